@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages te needs to build and test, if any are missing.
+# Usage: scripts/deps.sh [extra packages...]
+set -euo pipefail
+
+packages=(g++ cmake ninja-build pkg-config libfmt-dev llvm-dev libgtest-dev libgmock-dev libbenchmark-dev "$@")
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "te: installing missing packages: ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,78 @@
+// Integer semantics shared by constant folding, the simplifier and the interpreter.
+// Values are held in int64_t; results are wrapped to the type's width (two's complement
+// for Int, zero-extension for UInt). No function here has undefined behaviour.
+#pragma once
+#include <cstdint>
+
+#include "te/dtype.h"
+
+namespace te::arith {
+
+// Wraps v to `bits` bits: sign-extends for signed types, zero-extends for unsigned.
+inline int64_t wrap(int64_t v, int bits, bool is_signed) {
+  if (bits >= 64) return v;
+  uint64_t mask = (uint64_t{1} << bits) - 1;
+  uint64_t u = static_cast<uint64_t>(v) & mask;
+  if (is_signed && (u >> (bits - 1)) & 1) u |= ~mask;
+  return static_cast<int64_t>(u);
+}
+inline int64_t wrap(int64_t v, DataType t) {
+  if (t.is_bool()) return v != 0;
+  return wrap(v, t.bits(), !t.is_uint());
+}
+
+inline int64_t add(int64_t a, int64_t b, DataType t) {
+  return wrap(static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)), t);
+}
+inline int64_t sub(int64_t a, int64_t b, DataType t) {
+  return wrap(static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)), t);
+}
+inline int64_t mul(int64_t a, int64_t b, DataType t) {
+  return wrap(static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)), t);
+}
+
+// Unsigned values of the type's width (uint64 bit patterns live in int64_t).
+inline uint64_t as_unsigned(int64_t v, DataType t) {
+  if (t.bits() >= 64) return static_cast<uint64_t>(v);
+  return static_cast<uint64_t>(v) & ((uint64_t{1} << t.bits()) - 1);
+}
+
+// C division: x / 0 == 0, INT_MIN / -1 == INT_MIN (wrapped).
+inline int64_t truncdiv(int64_t a, int64_t b, DataType t) {
+  if (b == 0) return 0;
+  if (t.is_uint()) return wrap(static_cast<int64_t>(as_unsigned(a, t) / as_unsigned(b, t)), t);
+  if (b == -1) return sub(0, a, t);
+  return wrap(a / b, t);
+}
+// C remainder: x % 0 == 0, INT_MIN % -1 == 0.
+inline int64_t truncmod(int64_t a, int64_t b, DataType t) {
+  if (b == 0) return 0;
+  if (t.is_uint()) return wrap(static_cast<int64_t>(as_unsigned(a, t) % as_unsigned(b, t)), t);
+  if (b == -1) return 0;
+  return wrap(a % b, t);
+}
+// Floor division (rounds toward -inf): x / 0 == 0, INT_MIN / -1 == INT_MIN.
+inline int64_t floordiv(int64_t a, int64_t b, DataType t) {
+  if (b == 0) return 0;
+  if (t.is_uint()) return truncdiv(a, b, t);
+  if (b == -1) return sub(0, a, t);
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+  return wrap(q, t);
+}
+// Floor modulo (result has the divisor's sign): x % 0 == 0, INT_MIN % -1 == 0.
+inline int64_t floormod(int64_t a, int64_t b, DataType t) {
+  if (b == 0) return 0;
+  if (t.is_uint()) return truncmod(a, b, t);
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return wrap(r, t);
+}
+
+// Ordered comparison honouring signedness.
+inline bool less(int64_t a, int64_t b, DataType t) {
+  return t.is_uint() ? as_unsigned(a, t) < as_unsigned(b, t) : a < b;
+}
+
+}  // namespace te::arith

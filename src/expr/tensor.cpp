@@ -1,0 +1,165 @@
+// Placeholders, computes, tensor reads and the operation graph.
+#include "te/tensor.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "te/ir.h"
+
+namespace te {
+
+namespace {
+
+void check_shape(const std::vector<Expr>& shape, const std::string& name, const char* what) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const Expr& e = shape[i];
+    if (!e.defined()) throw Error(fmt::format("{} '{}': dimension {} is undefined", what, name, i));
+    if (!e.dtype().is_integer() || !e.dtype().is_scalar())
+      throw Error(fmt::format("{} '{}': dimension {} must be a scalar integer, got {}", what, name, i,
+                              e.dtype().to_string()));
+    if (const int64_t* v = as_const_int(e); v && *v < 0)
+      throw Error(fmt::format("{} '{}': dimension {} is negative ({})", what, name, i, *v));
+  }
+}
+
+// Collects the operations a body reads (in order of first use) and checks that reductions
+// appear only at the top.
+class BodyChecker : public IRVisitor {
+ public:
+  explicit BodyChecker(const std::string& name) : name_(name) {}
+  std::vector<Operation> inputs;
+
+ protected:
+  void visit_tensor_read(const TensorReadNode* n) override {
+    if (seen_.insert(n->op.get()).second) inputs.push_back(n->op);
+    IRVisitor::visit_tensor_read(n);
+  }
+  void visit_reduce(const ReduceNode*) override {
+    throw Error(fmt::format("compute '{}': a reduction (sum/prod/min/max over axes) must be the whole body, "
+                            "not part of a larger expression",
+                            name_));
+  }
+  void visit_load(const LoadNode*) override {
+    throw Error(fmt::format("compute '{}': the body may read tensors, not buffers (Load)", name_));
+  }
+
+ private:
+  const std::string& name_;
+  std::unordered_set<const OperationNode*> seen_;
+};
+
+}  // namespace
+
+Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
+  check_shape(shape, name, "placeholder");
+  if (!dtype.is_scalar() || dtype.is_void() || dtype.is_handle())
+    throw Error(fmt::format("placeholder '{}': element type must be a scalar data type, got {}", name,
+                            dtype.to_string()));
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::Placeholder;
+  op->name = std::move(name);
+  op->dtype = dtype;
+  op->shape = std::move(shape);
+  return Tensor(op);
+}
+
+Tensor compute_from_vars(std::vector<Expr> shape, const std::function<Expr(const std::vector<Var>&)>& fn,
+                         std::string name, std::vector<std::string> axis_names) {
+  check_shape(shape, name, "compute");
+  static const char* kDefault[] = {"i", "j", "k", "l", "m", "n"};
+  if (!axis_names.empty() && axis_names.size() != shape.size())
+    throw Error(fmt::format("compute '{}': {} axis names given for {} dimensions", name, axis_names.size(),
+                            shape.size()));
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::Compute;
+  op->name = name;
+  op->shape = shape;
+  std::vector<Var> vars;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::string axis_name = !axis_names.empty() ? axis_names[d]
+                            : shape.size() <= 6 ? kDefault[d]
+                                                : fmt::format("i{}", d);
+    DataType t = shape[d].dtype().bits() > 32 ? Int(64) : Int(32);
+    Var v(axis_name, t);
+    vars.push_back(v);
+    op->axis.emplace_back(Range::from_min_extent(make_zero(t), shape[d]), v, IterVarType::DataPar);
+  }
+  Expr body = fn(vars);
+  if (!body.defined()) throw Error(fmt::format("compute '{}': the function returned an undefined Expr", name));
+  if (body.dtype().is_vector())
+    throw Error(fmt::format("compute '{}': the body must be a scalar, got {}", name, body.dtype().to_string()));
+  BodyChecker checker(name);
+  if (auto* r = body.as<ReduceNode>()) {
+    op->reduce_axis = r->axis;
+    for (const IterVar& iv : r->axis) {
+      checker.visit(iv.dom().min);
+      checker.visit(iv.dom().extent);
+    }
+    checker.visit(r->source);
+    checker.visit(r->condition);
+  } else {
+    checker.visit(body);
+  }
+  op->dtype = body.dtype();
+  op->body = body;
+  op->inputs = std::move(checker.inputs);
+  return Tensor(op);
+}
+
+IterVar Tensor::axis(int k) const {
+  if (op_->kind != OpKind::Compute)
+    throw Error(fmt::format("tensor '{}': a placeholder has no axes", name()));
+  if (k < 0 || k >= static_cast<int>(op_->axis.size()))
+    throw Error(fmt::format("tensor '{}': axis {} out of range (it has {})", name(), k, op_->axis.size()));
+  return op_->axis[k];
+}
+
+IterVar Tensor::reduce_axis(int k) const {
+  if (op_->kind != OpKind::Compute || op_->reduce_axis.empty())
+    throw Error(fmt::format("tensor '{}': not a reduction, it has no reduce axes", name()));
+  if (k < 0 || k >= static_cast<int>(op_->reduce_axis.size()))
+    throw Error(fmt::format("tensor '{}': reduce axis {} out of range (it has {})", name(), k,
+                            op_->reduce_axis.size()));
+  return op_->reduce_axis[k];
+}
+
+Expr Tensor::operator()(std::vector<Expr> indices) const {
+  if (!op_) throw Error("tensor read: the tensor is undefined");
+  if (static_cast<int>(indices.size()) != ndim())
+    throw Error(fmt::format("tensor '{}': read with {} indices but it has {} dimensions", name(), indices.size(),
+                            ndim()));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const Expr& e = indices[i];
+    if (!e.defined()) throw Error(fmt::format("tensor '{}': index {} is undefined", name(), i));
+    if (!e.dtype().is_integer() || !e.dtype().is_scalar())
+      throw Error(fmt::format("tensor '{}': index {} must be a scalar integer, got {}", name(), i,
+                              e.dtype().to_string()));
+  }
+  return Expr(std::make_shared<const TensorReadNode>(dtype(), op_, std::move(indices)));
+}
+
+std::vector<Operation> topo_sort(const std::vector<Tensor>& outputs) {
+  std::vector<Operation> order;
+  std::unordered_set<const OperationNode*> done;
+  // Iterative DFS: deep graphs must not overflow the stack.
+  std::vector<std::pair<Operation, size_t>> stack;
+  for (const Tensor& t : outputs) {
+    if (!t.defined()) throw Error("topo_sort: an output tensor is undefined");
+    if (done.count(t.op().get())) continue;
+    stack.emplace_back(t.op(), 0);
+    while (!stack.empty()) {
+      auto& [op, next] = stack.back();
+      if (next < op->inputs.size()) {
+        Operation in = op->inputs[next++];
+        if (!done.count(in.get())) stack.emplace_back(in, 0);
+        continue;
+      }
+      if (done.insert(op.get()).second) order.push_back(op);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+}  // namespace te
