@@ -45,6 +45,10 @@ def main():
     save("float32_empty_0x3.npy", np.zeros((0, 3), dtype=np.float32))
     # 15 dims: numpy's spare room for the growing axis pushes the data from byte 128 to 192.
     save("uint8_15d_growth_pad.npy", np.full((1,) * 15, 42, dtype=np.uint8))
+    # A header that would end exactly on a 64-byte boundary: numpy still adds a full block
+    # of padding, so the data starts at 192, not 128.
+    save("uint8_14d_full_pad_block.npy",
+         np.arange(100, dtype=np.uint8).reshape((1, 100) + (1,) * 12))
     # Other versions.
     save("float32_v2_2x3.npy", np.arange(6, dtype=np.float32).reshape(2, 3), version=(2, 0))
     save("int16_v3_3.npy", np.array([-5, 0, 5], dtype=np.int16), version=(3, 0))

@@ -6,22 +6,9 @@
 #include <te/te.h>
 
 #include "expr/int_arith.h"
+#include "test_util.h"
 
 using namespace te;
-
-// Runs fn, expecting a te::Error whose message contains every one of the substrings.
-template <typename F>
-void expect_error(F fn, std::initializer_list<const char*> substrings) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected te::Error";
-  } catch (const InternalError& e) {
-    ADD_FAILURE() << "got an internal error: " << e.what();
-  } catch (const Error& e) {
-    for (const char* s : substrings) EXPECT_NE(std::string(e.what()).find(s), std::string::npos)
-        << "message '" << e.what() << "' lacks '" << s << "'";
-  }
-}
 
 TEST(DataType, NamesAndParse) {
   EXPECT_EQ(Float(32).to_string(), "float32");
