@@ -1,0 +1,386 @@
+// The IR printer: stable, C-like text that users paste into golden tests.
+//
+// Format (one statement per line, two-space indents, every simple statement ends in ';'):
+//   expressions   binary ops fully parenthesised: (a + b), (a < b), (a && b), !a;
+//                 `/` and `%` are FLOOR division and modulo, truncdiv(a, b) / truncmod(a, b)
+//                 are C's; min(a, b), max(a, b), select(c, a, b), if_then_else(c, a, b),
+//                 floor(x) and every other intrinsic by name; casts as float32(x).
+//   immediates    int32 plain (5, -5); other integer types in cast form (int64(5), uint8(255));
+//                 bool as true / false; float32 with an f suffix (0.5f, 1.0f, 1e+20f),
+//                 float64 plain (0.5, 1.0), float16 in cast form (float16(0.5)); the shortest
+//                 text that reads back to the same value; non-finite values in cast form:
+//                 float32(inf), float64(-inf), float32(nan).
+//   vectors       ramp(base, stride, lanes), broadcast(value, lanes).
+//   memory        A[i], A[i, j] (one index per dimension before flattening); a predicated
+//                 load or store names its predicate inside the brackets: A[ramp(i, 1, 8) if p].
+//   tensors       A(i, j); reductions sum(A(i, k), axis=[k], where=(k < 4)).
+//   let           (let x = v in body) in expressions; `let x = v;` as a statement, its body
+//                 following at the same indent.
+//   loops         for (i, 0, 16) {            serial
+//                 parallel for (i, 0, 16) {   also `vectorized for`, `unrolled for`
+//                 launch_thread threadIdx.x (tx, 0, 64) {   a thread-bound loop: tag, var
+//   statements    C[i] = (A[i] + B[i]);  if (c) { ... } else if (d) { ... } else { ... }
+//                 allocate B[float32 * 16 * 16] in shared { ... }
+//                 assert(cond, "message");  (its body follows at the same indent)
+//                 barrier();  evaluate(x);
+//   functions     func name(A: float32[n], m: int32) { ... }
+// Variables and buffers print by name: two distinct variables of one name print alike.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ostream>
+#include <sstream>
+#include <string>
+
+#include "expr/int_arith.h"
+#include "te/ir.h"
+#include "te/tensor.h"
+
+namespace te {
+
+namespace {
+
+// Shortest decimal text that reads back to v; always shows it is a float ("1.0", not "1").
+std::string float_digits(double v, int bits) {
+  std::string s = bits == 64 ? fmt::format("{}", v) : fmt::format("{}", static_cast<float>(v));
+  if (bits != 64 && static_cast<double>(static_cast<float>(v)) != v) s = fmt::format("{}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string float_imm_text(DataType t, double v) {
+  if (std::isnan(v)) return fmt::format("{}(nan)", t.to_string());
+  if (std::isinf(v)) return fmt::format("{}({}inf)", t.to_string(), v < 0 ? "-" : "");
+  if (t.bits() == 32) return float_digits(v, 32) + "f";
+  if (t.bits() == 64) return float_digits(v, 64);
+  return fmt::format("{}({})", t.to_string(), float_digits(v, t.bits()));
+}
+
+std::string int_imm_text(DataType t, int64_t v) {
+  if (t.is_bool()) return v ? "true" : "false";
+  if (t.is_uint()) return fmt::format("{}({})", t.to_string(), arith::as_unsigned(v, t));
+  if (t == Int(32)) return std::to_string(v);
+  return fmt::format("{}({})", t.to_string(), v);
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default: out += c;
+    }
+  }
+  return out + "\"";
+}
+
+class Printer {
+ public:
+  explicit Printer(std::ostream& os) : os_(os) {}
+
+  void print(const Expr& e) {
+    if (!e.defined()) {
+      os_ << "<undefined>";
+      return;
+    }
+    switch (e->kind) {
+      case ExprKind::IntImm: {
+        auto* n = e.as<IntImmNode>();
+        os_ << int_imm_text(n->dtype, n->value);
+        return;
+      }
+      case ExprKind::FloatImm: {
+        auto* n = e.as<FloatImmNode>();
+        os_ << float_imm_text(n->dtype, n->value);
+        return;
+      }
+      case ExprKind::Var: os_ << e.as<VarNode>()->name; return;
+      case ExprKind::Cast: {
+        auto* n = e.as<CastNode>();
+        os_ << n->dtype.to_string() << "(";
+        print(n->value);
+        os_ << ")";
+        return;
+      }
+      case ExprKind::Binary: return print_binary(e.as<BinaryNode>());
+      case ExprKind::Not:
+        os_ << "!";
+        print(e.as<NotNode>()->a);
+        return;
+      case ExprKind::Select: {
+        auto* n = e.as<SelectNode>();
+        print_call("select", {n->cond, n->true_value, n->false_value});
+        return;
+      }
+      case ExprKind::Load: {
+        auto* n = e.as<LoadNode>();
+        print_access(n->buffer, n->indices, n->predicate);
+        return;
+      }
+      case ExprKind::Ramp: {
+        auto* n = e.as<RampNode>();
+        os_ << "ramp(";
+        print(n->base);
+        os_ << ", ";
+        print(n->stride);
+        os_ << ", " << n->lanes << ")";
+        return;
+      }
+      case ExprKind::Broadcast: {
+        auto* n = e.as<BroadcastNode>();
+        os_ << "broadcast(";
+        print(n->value);
+        os_ << ", " << n->lanes << ")";
+        return;
+      }
+      case ExprKind::Call: {
+        auto* n = e.as<CallNode>();
+        print_call(intrinsic_name(n->op), n->args);
+        return;
+      }
+      case ExprKind::Let: {
+        auto* n = e.as<LetNode>();
+        os_ << "(let " << n->var.name() << " = ";
+        print(n->value);
+        os_ << " in ";
+        print(n->body);
+        os_ << ")";
+        return;
+      }
+      case ExprKind::TensorRead: {
+        auto* n = e.as<TensorReadNode>();
+        print_call(n->op ? n->op->name : std::string("<unknown tensor>"), n->indices);
+        return;
+      }
+      case ExprKind::Reduce: return print_reduce(e.as<ReduceNode>());
+    }
+  }
+
+  void print(const Stmt& s) {
+    if (!s.defined()) return;
+    switch (s->kind) {
+      case StmtKind::LetStmt: {
+        auto* n = s.as<LetStmtNode>();
+        line_start();
+        os_ << "let " << n->var.name() << " = ";
+        print(n->value);
+        os_ << ";\n";
+        print(n->body);
+        return;
+      }
+      case StmtKind::For: return print_for(s.as<ForNode>());
+      case StmtKind::Store: {
+        auto* n = s.as<StoreNode>();
+        line_start();
+        print_access(n->buffer, n->indices, n->predicate);
+        os_ << " = ";
+        print(n->value);
+        os_ << ";\n";
+        return;
+      }
+      case StmtKind::Allocate: {
+        auto* n = s.as<AllocateNode>();
+        line_start();
+        os_ << "allocate " << n->buffer.name() << "[" << n->buffer.dtype().to_string();
+        for (const Expr& d : n->buffer.shape()) {
+          os_ << " * ";
+          print(d);
+        }
+        os_ << "] in " << scope_name(n->buffer.scope()) << " {\n";
+        print_block(n->body);
+        line_start();
+        os_ << "}\n";
+        return;
+      }
+      case StmtKind::IfThenElse: {
+        line_start();
+        print_if(s.as<IfThenElseNode>());
+        return;
+      }
+      case StmtKind::Seq:
+        for (const Stmt& x : s.as<SeqNode>()->seq) print(x);
+        return;
+      case StmtKind::Evaluate:
+        line_start();
+        os_ << "evaluate(";
+        print(s.as<EvaluateNode>()->value);
+        os_ << ");\n";
+        return;
+      case StmtKind::Barrier:
+        line_start();
+        os_ << "barrier();\n";
+        return;
+      case StmtKind::Assert: {
+        auto* n = s.as<AssertNode>();
+        line_start();
+        os_ << "assert(";
+        print(n->cond);
+        os_ << ", " << quoted(n->message) << ");\n";
+        print(n->body);
+        return;
+      }
+    }
+  }
+
+  void print(const LoweredFunc& f) {
+    line_start();
+    os_ << "func " << f.name << "(";
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      const Param& p = f.params[i];
+      if (i) os_ << ", ";
+      if (p.is_buffer()) {
+        os_ << p.buffer.name() << ": " << p.buffer.dtype().to_string() << "[";
+        print_list(p.buffer.shape());
+        os_ << "]";
+      } else if (p.var.defined()) {
+        os_ << p.var.name() << ": " << p.var.dtype().to_string();
+      } else {
+        os_ << "<undefined parameter>";
+      }
+    }
+    os_ << ") {\n";
+    print_block(f.body);
+    line_start();
+    os_ << "}\n";
+  }
+
+ private:
+  void line_start() {
+    for (int i = 0; i < indent_; ++i) os_ << "  ";
+  }
+
+  void print_block(const Stmt& body) {
+    ++indent_;
+    print(body);
+    --indent_;
+  }
+
+  void print_list(const std::vector<Expr>& xs) {
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (i) os_ << ", ";
+      print(xs[i]);
+    }
+  }
+
+  void print_call(const std::string& name, const std::vector<Expr>& args) {
+    os_ << name << "(";
+    print_list(args);
+    os_ << ")";
+  }
+
+  void print_binary(const BinaryNode* n) {
+    switch (n->op) {
+      case BinOp::TruncDiv:
+      case BinOp::TruncMod:
+      case BinOp::Min:
+      case BinOp::Max:
+        print_call(binop_name(n->op), {n->a, n->b});
+        return;
+      default:
+        os_ << "(";
+        print(n->a);
+        os_ << " " << binop_name(n->op) << " ";
+        print(n->b);
+        os_ << ")";
+        return;
+    }
+  }
+
+  void print_access(const Buffer& buf, const std::vector<Expr>& indices, const Expr& predicate) {
+    os_ << (buf.defined() ? buf.name() : std::string("<undefined buffer>")) << "[";
+    print_list(indices);
+    if (predicate.defined()) {
+      os_ << " if ";
+      print(predicate);
+    }
+    os_ << "]";
+  }
+
+  void print_reduce(const ReduceNode* n) {
+    os_ << reducer_name(n->reducer) << "(";
+    print(n->source);
+    os_ << ", axis=[";
+    for (size_t i = 0; i < n->axis.size(); ++i) {
+      if (i) os_ << ", ";
+      os_ << n->axis[i].name();
+    }
+    os_ << "]";
+    if (n->condition.defined()) {
+      os_ << ", where=";
+      print(n->condition);
+    }
+    os_ << ")";
+  }
+
+  void print_for(const ForNode* n) {
+    line_start();
+    switch (n->for_kind) {
+      case ForKind::Serial: os_ << "for ("; break;
+      case ForKind::ThreadBinding: os_ << "launch_thread " << n->thread_tag << " ("; break;
+      default: os_ << for_kind_name(n->for_kind) << " for ("; break;
+    }
+    os_ << n->var.name() << ", ";
+    print(n->min);
+    os_ << ", ";
+    print(n->extent);
+    os_ << ") {\n";
+    print_block(n->body);
+    line_start();
+    os_ << "}\n";
+  }
+
+  // Prints from "if" on (the caller wrote the indent); else-if chains stay flat.
+  void print_if(const IfThenElseNode* n) {
+    os_ << "if (";
+    print(n->cond);
+    os_ << ") {\n";
+    print_block(n->then_case);
+    line_start();
+    if (!n->else_case.defined()) {
+      os_ << "}\n";
+      return;
+    }
+    if (auto* nested = n->else_case.as<IfThenElseNode>()) {
+      os_ << "} else ";
+      print_if(nested);
+      return;
+    }
+    os_ << "} else {\n";
+    print_block(n->else_case);
+    line_start();
+    os_ << "}\n";
+  }
+
+  std::ostream& os_;
+  int indent_ = 0;
+};
+
+template <typename T>
+std::string print_to_string(const T& x) {
+  std::ostringstream os;
+  Printer(os).print(x);
+  return os.str();
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& os, const Expr& e) {
+  Printer(os).print(e);
+  return os;
+}
+std::ostream& operator<<(std::ostream& os, const Stmt& s) {
+  Printer(os).print(s);
+  return os;
+}
+std::ostream& operator<<(std::ostream& os, const LoweredFunc& f) {
+  Printer(os).print(f);
+  return os;
+}
+std::string to_string(const Expr& e) { return print_to_string(e); }
+std::string to_string(const Stmt& s) { return print_to_string(s); }
+std::string to_string(const LoweredFunc& f) { return print_to_string(f); }
+
+}  // namespace te

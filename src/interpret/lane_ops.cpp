@@ -1,0 +1,204 @@
+#include "interpret/lane_ops.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "expr/int_arith.h"
+#include "te/error.h"
+#include "te/float16.h"
+
+namespace te::interp {
+namespace {
+
+// float16 arithmetic happens in float; this rounds a float result to half.
+float round_half(float v) { return static_cast<float>(half(v)); }
+
+double finish(float v, int bits) { return bits == 16 ? round_half(v) : v; }
+
+// double -> float, round to nearest even. Spelled out beyond float's range, where the
+// plain conversion is undefined behaviour in C++: from the midpoint between FLT_MAX and
+// 2^128 upward the result is infinity, below it FLT_MAX.
+float to_float(double v) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  if (!(std::fabs(v) > kMax)) return static_cast<float>(v);  // also NaN
+  const double midpoint = std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
+  float r = std::fabs(v) >= midpoint ? std::numeric_limits<float>::infinity()
+                                     : std::numeric_limits<float>::max();
+  return std::signbit(v) ? -r : r;
+}
+
+// double -> float rounding toward zero with the last bit set when inexact ("round to
+// odd"): rounding that float to half then equals rounding the double to half directly,
+// which plain double -> float -> half rounding does not guarantee.
+float to_float_round_odd(double v) {
+  float f = to_float(v);
+  if (static_cast<double>(f) == v || std::isnan(v) || std::isinf(f)) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits |= 1;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// Half to even, independent of the floating-point environment's rounding mode.
+template <typename F>
+F nearbyint_even(F x) {
+  F r = std::round(x);  // half away from zero
+  if (std::fabs(x - std::trunc(x)) == F(0.5)) r = F(2) * std::round(x / F(2));
+  return r;
+}
+
+// op on two float lanes in precision F (float for float16/32, double for float64);
+// arithmetic results are rounded to Float(bits).
+template <typename F>
+Scalar float_op(BinOp op, F a, F b, int bits) {
+  auto num = [&](F v) -> Scalar {
+    if constexpr (std::is_same_v<F, double>) return float_scalar(v);
+    else return float_scalar(finish(v, bits));
+  };
+  switch (op) {
+    case BinOp::Add: return num(a + b);
+    case BinOp::Sub: return num(a - b);
+    case BinOp::Mul: return num(a * b);
+    case BinOp::Div:
+    case BinOp::TruncDiv: return num(a / b);
+    case BinOp::Mod: {
+      F q = a / b;
+      F fq = std::floor(q);
+      F p = b * fq;
+      return num(a - p);
+    }
+    case BinOp::TruncMod: return num(std::fmod(a, b));
+    case BinOp::Min: return num(a < b ? a : b);
+    case BinOp::Max: return num(a > b ? a : b);
+    case BinOp::EQ: return int_scalar(a == b);
+    case BinOp::NE: return int_scalar(a != b);
+    case BinOp::LT: return int_scalar(a < b);
+    case BinOp::LE: return int_scalar(a <= b);
+    case BinOp::GT: return int_scalar(a > b);
+    case BinOp::GE: return int_scalar(a >= b);
+    case BinOp::And: return int_scalar(a != F(0) && b != F(0));
+    case BinOp::Or: return int_scalar(a != F(0) || b != F(0));
+  }
+  TE_ICHECK(false, "float_op: unknown operator");
+  return int_scalar(0);
+}
+
+// Float -> integer: truncate toward zero, saturate to the type's range, NaN -> 0.
+int64_t float_to_int(double v, DataType to) {
+  if (std::isnan(v)) return 0;
+  double t = std::trunc(v);
+  int bits = to.bits();
+  if (to.is_uint()) {
+    if (t <= 0) return 0;
+    double limit = std::ldexp(1.0, bits);  // 2^bits, exact
+    if (t >= limit) return arith::wrap(-1, to);  // all ones: the maximum
+    return arith::wrap(static_cast<int64_t>(static_cast<uint64_t>(t)), to);
+  }
+  double limit = std::ldexp(1.0, bits - 1);  // 2^(bits-1), exact
+  if (t >= limit) return static_cast<int64_t>(arith::as_unsigned(-1, to) >> 1);
+  if (t < -limit) return arith::wrap(static_cast<int64_t>(uint64_t{1} << (bits - 1)), to);
+  return static_cast<int64_t>(t);
+}
+
+// Integer -> Float(bits), rounding once to nearest even.
+double int_to_float(int64_t v, DataType from, int bits) {
+  bool is_unsigned = from.is_uint();
+  uint64_t u = arith::as_unsigned(v, from);
+  switch (bits) {
+    case 64: return is_unsigned ? static_cast<double>(u) : static_cast<double>(v);
+    case 32: return is_unsigned ? static_cast<float>(u) : static_cast<float>(v);
+    default:
+      // Through float: integers below 2^24 convert to float exactly, and larger ones
+      // stay above half's range (65504) whichever way float rounds them.
+      return round_half(is_unsigned ? static_cast<float>(u) : static_cast<float>(v));
+  }
+}
+
+[[noreturn]] void needs_float(Intrinsic op, DataType t) {
+  throw Error(fmt::format("{} needs a float argument, got {}", intrinsic_name(op),
+                          t.to_string()));
+}
+
+template <typename F>
+F float_unary(Intrinsic op, F x) {
+  switch (op) {
+    case Intrinsic::Floor: return std::floor(x);
+    case Intrinsic::Ceil: return std::ceil(x);
+    case Intrinsic::Round: return std::round(x);
+    case Intrinsic::NearbyInt: return nearbyint_even(x);
+    case Intrinsic::Trunc: return std::trunc(x);
+    case Intrinsic::Abs: return std::fabs(x);
+    case Intrinsic::Exp: return std::exp(x);
+    case Intrinsic::Log: return std::log(x);
+    case Intrinsic::Sqrt: return std::sqrt(x);
+    case Intrinsic::Tanh: return std::tanh(x);
+    case Intrinsic::Likely: return x;
+    default: break;
+  }
+  TE_ICHECK(false, "float_unary: not a one-argument intrinsic");
+  return x;
+}
+
+}  // namespace
+
+double round_to_float_bits(double v, int bits) {
+  if (bits == 64) return v;
+  if (bits == 32) return to_float(v);
+  return round_half(to_float_round_odd(v));
+}
+
+Scalar float_binary_lane(BinOp op, DataType t, Scalar a, Scalar b) {
+  if (t.bits() == 64) return float_op(op, a.f, b.f, 64);
+  return float_op(op, static_cast<float>(a.f), static_cast<float>(b.f), t.bits());
+}
+
+Scalar cast_lane(DataType from, DataType to, Scalar v) {
+  if (to.is_bool()) return int_scalar(from.is_float() ? v.f != 0 : v.i != 0);
+  if (to.is_float()) {
+    if (from.is_float()) return float_scalar(round_to_float_bits(v.f, to.bits()));
+    return float_scalar(int_to_float(v.i, from, to.bits()));
+  }
+  if (from.is_float()) return int_scalar(float_to_int(v.f, to));
+  return int_scalar(arith::wrap(v.i, to));
+}
+
+Scalar unary_intrinsic_lane(Intrinsic op, DataType t, Scalar x) {
+  if (t.is_float()) {
+    if (t.bits() == 64) return float_scalar(float_unary(op, x.f));
+    return float_scalar(finish(float_unary(op, static_cast<float>(x.f)), t.bits()));
+  }
+  switch (op) {
+    case Intrinsic::Floor:
+    case Intrinsic::Ceil:
+    case Intrinsic::Round:
+    case Intrinsic::NearbyInt:
+    case Intrinsic::Trunc:
+    case Intrinsic::Likely: return x;
+    case Intrinsic::Abs:
+      if (t.is_int() && x.i < 0) return int_scalar(arith::sub(0, x.i, t));
+      return x;
+    default: needs_float(op, t);
+  }
+}
+
+Scalar pow_lane(DataType t, Scalar x, Scalar y) {
+  if (!t.is_float()) needs_float(Intrinsic::Pow, t);
+  if (t.bits() == 64) return float_scalar(std::pow(x.f, y.f));
+  return float_scalar(
+      finish(std::pow(static_cast<float>(x.f), static_cast<float>(y.f)), t.bits()));
+}
+
+Scalar fma_lane(DataType t, Scalar a, Scalar b, Scalar c) {
+  if (!t.is_float()) return int_scalar(arith::add(arith::mul(a.i, b.i, t), c.i, t));
+  if (t.bits() == 64) return float_scalar(std::fma(a.f, b.f, c.f));
+  float r = std::fma(static_cast<float>(a.f), static_cast<float>(b.f), static_cast<float>(c.f));
+  return float_scalar(finish(r, t.bits()));
+}
+
+}  // namespace te::interp
