@@ -81,7 +81,8 @@ TEST(Expr, PromotionRules) {
   EXPECT_EQ((i32 < f32).dtype(), Bool());
   EXPECT_EQ(min(i8, i32).dtype(), Int(32));
   // The narrower side gets an explicit cast node.
-  auto* b = (i8 + i32).as<BinaryNode>();
+  Expr sum8_32 = i8 + i32;
+  auto* b = sum8_32.as<BinaryNode>();
   ASSERT_NE(b, nullptr);
   EXPECT_NE(b->a.as<CastNode>(), nullptr);
   EXPECT_TRUE(b->b.same_as(i32));
