@@ -208,6 +208,25 @@ TEST(PrintStmt, LoweredFunc) {
   EXPECT_EQ(os.str(), to_string(f));
 }
 
+TEST(PrintStmt, DistinctVariablesWithOneNameGetSuffixes) {
+  Var n("n"), loop_n("n"), inner_n("n");
+  Buffer a("A", Float(32), {n});
+  LoweredFunc f;
+  f.name = "f";
+  f.params = {Param{a, Var()}};
+  f.body = for_loop(loop_n, 0, n, ForKind::Serial,
+                    for_loop(inner_n, 0, 1, ForKind::Serial, store(a, load(a, {loop_n + inner_n}), {loop_n})));
+  EXPECT_EQ(to_string(f),
+            "func f(A: float32[n]) {\n"
+            "  for (n_1, 0, n) {\n"
+            "    for (n_2, 0, 1) {\n"
+            "      A[n_1] = A[(n_1 + n_2)];\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  EXPECT_EQ(to_string(loop_n + n), "(n + n_1)");  // first seen keeps the name
+}
+
 TEST(Equality, Expressions) {
   Var x("x"), y("y");
   Var x2("x");  // same name, another variable

@@ -24,13 +24,16 @@
 //                 assert(cond, "message");  (its body follows at the same indent)
 //                 barrier();  evaluate(x);
 //   functions     func name(A: float32[n], m: int32) { ... }
-// Variables and buffers print by name: two distinct variables of one name print alike.
+// Variables print by name; a second, distinct variable with a name already printed gets a
+// suffix (n, then n_1, n_2) so that one printout never shows two variables as one.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "expr/int_arith.h"
 #include "te/ir.h"
@@ -97,7 +100,7 @@ class Printer {
         os_ << float_imm_text(n->dtype, n->value);
         return;
       }
-      case ExprKind::Var: os_ << e.as<VarNode>()->name; return;
+      case ExprKind::Var: os_ << name_of(e.as<VarNode>()); return;
       case ExprKind::Cast: {
         auto* n = e.as<CastNode>();
         os_ << n->dtype.to_string() << "(";
@@ -143,7 +146,7 @@ class Printer {
       }
       case ExprKind::Let: {
         auto* n = e.as<LetNode>();
-        os_ << "(let " << n->var.name() << " = ";
+        os_ << "(let " << name_of(n->var.get()) << " = ";
         print(n->value);
         os_ << " in ";
         print(n->body);
@@ -165,7 +168,7 @@ class Printer {
       case StmtKind::LetStmt: {
         auto* n = s.as<LetStmtNode>();
         line_start();
-        os_ << "let " << n->var.name() << " = ";
+        os_ << "let " << name_of(n->var.get()) << " = ";
         print(n->value);
         os_ << ";\n";
         print(n->body);
@@ -236,7 +239,7 @@ class Printer {
         print_list(p.buffer.shape());
         os_ << "]";
       } else if (p.var.defined()) {
-        os_ << p.var.name() << ": " << p.var.dtype().to_string();
+        os_ << name_of(p.var.get()) << ": " << p.var.dtype().to_string();
       } else {
         os_ << "<undefined parameter>";
       }
@@ -305,7 +308,7 @@ class Printer {
     os_ << ", axis=[";
     for (size_t i = 0; i < n->axis.size(); ++i) {
       if (i) os_ << ", ";
-      os_ << n->axis[i].name();
+      os_ << name_of(n->axis[i].var().get());
     }
     os_ << "]";
     if (n->condition.defined()) {
@@ -322,7 +325,7 @@ class Printer {
       case ForKind::ThreadBinding: os_ << "launch_thread " << n->thread_tag << " ("; break;
       default: os_ << for_kind_name(n->for_kind) << " for ("; break;
     }
-    os_ << n->var.name() << ", ";
+    os_ << name_of(n->var.get()) << ", ";
     print(n->min);
     os_ << ", ";
     print(n->extent);
@@ -354,8 +357,20 @@ class Printer {
     os_ << "}\n";
   }
 
+  // The printed name of v: its own, or with a suffix if another variable already has it.
+  const std::string& name_of(const VarNode* v) {
+    auto it = names_.find(v);
+    if (it != names_.end()) return it->second;
+    std::string name = v->name;
+    for (int k = 1; taken_.count(name); ++k) name = fmt::format("{}_{}", v->name, k);
+    taken_.insert(name);
+    return names_.emplace(v, name).first->second;
+  }
+
   std::ostream& os_;
   int indent_ = 0;
+  std::unordered_map<const VarNode*, std::string> names_;
+  std::unordered_set<std::string> taken_;
 };
 
 template <typename T>
