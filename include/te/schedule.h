@@ -1,0 +1,175 @@
+// Schedules: how a tensor graph runs, kept as data (as in TVM). A Schedule holds one
+// Stage per operation, producers before consumers. A Stage holds its loops: the root
+// iter vars (the compute's axes, then its reduction axes), the split/fuse relations that
+// derive new iter vars from them, the leaf iter vars (the loops, outermost first),
+// per-loop annotations (parallel, vectorized, unrolled, bound to a GPU thread), where it
+// is computed (at the root, inlined into its readers, or inside a loop of a consumer)
+// and the memory scope of its buffer.
+//
+// Every primitive checks its inputs and throws te::Error whose message names the
+// primitive, the stage, the axis and the rule broken, e.g.
+//   "split: axis 'i' of stage 'C' was already split or fused; schedule its results"
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "te/expr.h"
+#include "te/ir.h"
+#include "te/tensor.h"
+
+namespace te {
+
+// parent = outer * factor + inner (plus the parent's min). Exactly one of factor and
+// nparts is given; the other follows from the parent's extent at bound inference.
+struct SplitRelation {
+  IterVar parent, outer, inner;
+  Expr factor;  // split(parent, factor): inner has `factor` iterations
+  Expr nparts;  // split_nparts(parent, nparts): outer has `nparts` iterations
+};
+// fused = outer * extent(inner) + inner.
+struct FuseRelation {
+  IterVar outer, inner, fused;
+};
+// The one loop of extent 1 that fuse() gives a stage without axes (a 0-d tensor).
+struct SingletonRelation {
+  IterVar iv;
+};
+using Relation = std::variant<SplitRelation, FuseRelation, SingletonRelation>;
+
+// Where a stage is computed: at the root of the function, inlined into its readers, or
+// inside a loop of another stage (compute_at).
+enum class AttachType : uint8_t { Root, Inline, Scope };
+
+// How one loop runs. ThreadBinding loops name the thread axis they are bound to.
+struct IterVarAttr {
+  ForKind kind = ForKind::Serial;
+  IterVar thread;  // for ForKind::ThreadBinding: the thread_axis() given to bind()
+};
+
+struct StageNode {
+  Operation op;         // the current operation (cache_read/cache_write/rfactor rewrite it)
+  Operation origin_op;  // the operation the stage was created for
+  std::vector<IterVar> all_iter_vars;   // roots first (axes, then reduce axes), then derived
+  std::vector<IterVar> leaf_iter_vars;  // the loops, outermost first
+  std::vector<Relation> relations;      // in the order they were applied
+  std::map<const IterVarNode*, IterVarAttr> attrs;
+  AttachType attach_type = AttachType::Root;
+  Operation attach_op;  // AttachType::Scope: the origin op of the stage computed in
+  IterVar attach_ivar;  // AttachType::Scope: the loop of that stage
+  MemoryScope scope = MemoryScope::Global;
+  bool scope_set = false;  // set explicitly (set_scope, cache_read, cache_write)
+  bool is_output = false;
+};
+
+struct ScheduleNode {
+  std::vector<Tensor> outputs;
+  std::vector<std::shared_ptr<StageNode>> stages;  // producers before consumers
+};
+
+class Stage {
+ public:
+  Stage() = default;
+  Stage(std::shared_ptr<ScheduleNode> schedule, std::shared_ptr<StageNode> node)
+      : schedule_(std::move(schedule)), node_(std::move(node)) {}
+
+  bool defined() const { return node_ != nullptr; }
+  const StageNode* get() const { return node_.get(); }
+  const StageNode* operator->() const { return node_.get(); }
+  bool same_as(const Stage& o) const { return node_ == o.node_; }
+
+  const Operation& op() const { return node_->op; }
+  const std::string& name() const { return node_->op->name; }
+  const std::vector<IterVar>& leaf_iter_vars() const { return node_->leaf_iter_vars; }
+  const std::vector<IterVar>& all_iter_vars() const { return node_->all_iter_vars; }
+  const std::vector<Relation>& relations() const { return node_->relations; }
+  // The annotation of a loop (Serial when none was given).
+  ForKind for_kind(const IterVar& iv) const;
+  // The thread axis a loop is bound to (undefined when it is not bound).
+  IterVar bound_thread(const IterVar& iv) const;
+  AttachType attach_type() const { return node_->attach_type; }
+  // AttachType::Scope: the stage and loop this stage is computed in.
+  Stage attach_stage() const;
+  const IterVar& attach_ivar() const { return node_->attach_ivar; }
+  MemoryScope scope() const { return node_->scope; }
+  bool is_output() const { return node_->is_output; }
+
+  // ---- Loop structure ----
+  // Splits a loop into (outer, inner) with `factor` inner iterations: "i.outer", "i.inner".
+  std::pair<IterVar, IterVar> split(const IterVar& parent, Expr factor);
+  // Splits a loop into (outer, inner) with `nparts` outer iterations.
+  std::pair<IterVar, IterVar> split_nparts(const IterVar& parent, Expr nparts);
+  // Fuses two adjacent loops (outer directly before inner) into one: "i.j.fused".
+  IterVar fuse(const IterVar& outer, const IterVar& inner);
+  // Fuses consecutive loops, outermost first. On a stage without axes, fuse({}) gives
+  // its single loop of extent 1.
+  IterVar fuse(const std::vector<IterVar>& axes);
+  // Puts the given loops in this order, in the positions they occupy now.
+  void reorder(const std::vector<IterVar>& order);
+  // split x by x_factor and y by y_factor, then order (x.outer, y.outer, x.inner, y.inner).
+  std::tuple<IterVar, IterVar, IterVar, IterVar> tile(const IterVar& x, const IterVar& y,
+                                                      Expr x_factor, Expr y_factor);
+
+  // ---- Loop annotations ----
+  // Runs the loop on a GPU thread axis: bind(iv, thread_axis("threadIdx.x")).
+  void bind(const IterVar& iv, const IterVar& thread);
+  void vectorize(const IterVar& iv);
+  void unroll(const IterVar& iv);
+  void parallel(const IterVar& iv);
+
+  // ---- Where the stage is computed ----
+  // Computes this stage inside loop iv of `parent`, which must read it.
+  void compute_at(const Stage& parent, const IterVar& iv);
+  // Substitutes this stage's expression into its readers (element-wise stages only).
+  void compute_inline();
+  // Computes this stage in its own loop nest at the root of the function (the default).
+  void compute_root();
+  // The memory scope of this stage's buffer: "global", "shared" or "local".
+  void set_scope(const std::string& scope);
+
+ private:
+  std::shared_ptr<ScheduleNode> schedule_;
+  std::shared_ptr<StageNode> node_;
+};
+
+class Schedule {
+ public:
+  Schedule() = default;
+  explicit Schedule(std::shared_ptr<ScheduleNode> n) : node_(std::move(n)) {}
+  bool defined() const { return node_ != nullptr; }
+  const ScheduleNode* get() const { return node_.get(); }
+
+  // The stage of a tensor or operation (te::Error if the schedule has none). A tensor
+  // whose operation a primitive replaced still finds its stage.
+  Stage operator[](const Tensor& t) const;
+  Stage operator[](const Operation& op) const;
+  std::vector<Stage> stages() const;
+  const std::vector<Tensor>& outputs() const { return node_->outputs; }
+
+  // A new stage that copies `t` into `scope` ("shared", "local", "global") and that the
+  // given readers read instead of t. Returns the copy ("A.shared").
+  Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers);
+  // A new stage that computes t's expression into `scope`; t's stage then copies it out.
+  // Returns the new tensor ("C.local"). t's stage must not be scheduled yet.
+  Tensor cache_write(const Tensor& t, const std::string& scope);
+  // Factors a reduction over the leaf reduction loop `axis` of t's stage: a new stage
+  // ("C.rf") computes the partial results, with axis's iterations as a data-parallel
+  // dimension at position factor_axis, and t's stage then reduces over that dimension.
+  // t's stage loses its loop schedule. Returns the new tensor.
+  Tensor rfactor(const Tensor& t, const IterVar& axis, int factor_axis = 0);
+
+  // A deep copy: primitives on it leave this schedule as it is.
+  Schedule copy() const;
+
+ private:
+  std::shared_ptr<ScheduleNode> node_;
+};
+
+// A schedule with one stage per operation reachable from outputs, all at the root.
+Schedule create_schedule(const std::vector<Tensor>& outputs);
+
+}  // namespace te

@@ -1,0 +1,46 @@
+// Indented lines of C code.
+#pragma once
+#include <string>
+
+namespace te::cuda {
+
+// s as one line of a C comment: newlines become spaces, "*/" cannot end the comment.
+inline std::string comment_text(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c;
+  for (size_t p; (p = out.find("*/")) != std::string::npos;) out.replace(p, 2, "* /");
+  return out;
+}
+
+class CodeWriter {
+ public:
+  explicit CodeWriter(int indent = 0) : indent_(indent) {}
+  void line(const std::string& s) {
+    text_.append(static_cast<size_t>(2 * indent_), ' ');
+    text_ += s;
+    text_ += '\n';
+  }
+  // `head {` and one level deeper; close() writes the matching `}`.
+  void open(const std::string& head) {
+    line(head + " {");
+    ++indent_;
+  }
+  // A bare `{` block.
+  void open_block() {
+    line("{");
+    ++indent_;
+  }
+  // One level deeper without writing a line (after a `} else {` written by close()).
+  void indent() { ++indent_; }
+  void close(const std::string& tail = "}") {
+    --indent_;
+    line(tail);
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  int indent_;
+  std::string text_;
+};
+
+}  // namespace te::cuda

@@ -1,0 +1,329 @@
+#include "codegen_cuda_src/expr_printer.h"
+
+#include <fmt/format.h>
+
+#include "codegen_cuda_src/c_types.h"
+#include "te/error.h"
+#include "te/ir.h"
+
+namespace te::cuda {
+
+namespace {
+
+std::string paren(const std::string& s) { return "(" + s + ")"; }
+
+bool is_half(DataType t) { return t.is_float() && t.bits() == 16; }
+
+std::string to_float(const std::string& half_value) { return "__half2float(" + half_value + ")"; }
+std::string to_half(const std::string& float_value) { return "__float2half_rn(" + float_value + ")"; }
+
+// The name of the C math function for a float intrinsic in float32 ("floorf") or
+// float64 ("floor"); fast is CUDA's fast float32 intrinsic where there is one.
+std::string math_name(Intrinsic op, int bits, bool fast) {
+  const char* base = "";
+  switch (op) {
+    case Intrinsic::Floor: base = "floor"; break;
+    case Intrinsic::Ceil: base = "ceil"; break;
+    case Intrinsic::Round: base = "round"; break;
+    case Intrinsic::NearbyInt: base = "rint"; break;
+    case Intrinsic::Trunc: base = "trunc"; break;
+    case Intrinsic::Abs: base = "fabs"; break;
+    case Intrinsic::Exp: base = "exp"; break;
+    case Intrinsic::Log: base = "log"; break;
+    case Intrinsic::Sqrt: base = "sqrt"; break;
+    case Intrinsic::Pow: base = "pow"; break;
+    case Intrinsic::Tanh: base = "tanh"; break;
+    case Intrinsic::Fma: base = "fma"; break;
+    default: TE_ICHECK(false, "not a math intrinsic");
+  }
+  if (bits == 64) return base;
+  bool has_fast = op == Intrinsic::Exp || op == Intrinsic::Log || op == Intrinsic::Pow || op == Intrinsic::Tanh;
+  return fast && has_fast ? fmt::format("__{}f", base) : fmt::format("{}f", base);
+}
+
+}  // namespace
+
+std::string ExprPrinter::strip_parens(const std::string& s) {
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    if (s[i] == ')' && --depth == 0 && i + 1 != s.size()) return s;  // "(a) + (b)"
+  }
+  return s.substr(1, s.size() - 2);
+}
+
+std::vector<std::string> ExprPrinter::take_hoisted() {
+  std::vector<std::string> out;
+  out.swap(hoisted_);
+  return out;
+}
+
+DataType ExprPrinter::compute_type(DataType t) const {
+  t = t.element_of();
+  return mode_.wide && t == Int(32) ? Int(64) : t;
+}
+
+std::string ExprPrinter::compute_c_type(DataType t) const { return c_type(compute_type(t)); }
+
+std::string ExprPrinter::print_guarded(const Expr& e) {
+  ++guarded_;
+  std::string s = print(e);
+  --guarded_;
+  return s;
+}
+
+std::string ExprPrinter::print(const Expr& e) {
+  TE_ICHECK(e.defined(), "printing an undefined expression");
+  DataType t = e.dtype().element_of();
+  switch (e->kind) {
+    case ExprKind::IntImm: return int_literal(t, e.as<IntImmNode>()->value);
+    case ExprKind::FloatImm: return float_literal(t, e.as<FloatImmNode>()->value);
+    case ExprKind::Var: {
+      auto* n = e.as<VarNode>();
+      auto it = scope_.vars.find(n);
+      if (it == scope_.vars.end())
+        throw Error(fmt::format("CUDA codegen: variable '{}' is used but not defined here (it is neither "
+                                "a parameter nor bound by an enclosing loop or let)",
+                                n->name));
+      const VarBinding& b = it->second;
+      // A cast binds tighter than every operator the printer emits: no parentheses.
+      if (compute_type(n->dtype) != b.declared) return fmt::format("({}){}", compute_c_type(n->dtype), b.name);
+      return b.name;
+    }
+    case ExprKind::Cast: {
+      auto* n = e.as<CastNode>();
+      return cast(n->value.dtype().element_of(), t, print(n->value));
+    }
+    case ExprKind::Binary: return binary(e.as<BinaryNode>());
+    case ExprKind::Not: return "!" + print(e.as<NotNode>()->a);
+    case ExprKind::Select: {
+      auto* n = e.as<SelectNode>();
+      // te evaluates both sides of a select, so its Let values may be hoisted.
+      return paren(fmt::format("{} ? {} : {}", print(n->cond), print(n->true_value), print(n->false_value)));
+    }
+    case ExprKind::Load: return load(e.as<LoadNode>());
+    case ExprKind::Ramp: {
+      auto* n = e.as<RampNode>();
+      TE_ICHECK(!lane_.empty(), "a vector expression outside of lane-by-lane code");
+      std::string step = is_one(n->stride) ? lane_ : fmt::format("{} * {}", print(n->stride), lane_);
+      return paren(fmt::format("{} + {}", print(n->base), step));
+    }
+    case ExprKind::Broadcast: return print(e.as<BroadcastNode>()->value);
+    case ExprKind::Call: return call(e.as<CallNode>());
+    case ExprKind::Let: return let(e.as<LetNode>());
+    case ExprKind::TensorRead:
+      throw Error(fmt::format("CUDA codegen: tensor read {} was not lowered to a load", to_string(e)));
+    case ExprKind::Reduce:
+      throw Error(fmt::format("CUDA codegen: reduction {} was not lowered to loops", to_string(e)));
+  }
+  TE_ICHECK(false, "unknown expression kind");
+  return "";
+}
+
+std::string ExprPrinter::cast(DataType from, DataType to, const std::string& v) {
+  if (from == to) return v;
+  if (to.is_bool()) {
+    if (is_half(from)) return paren(to_float(v) + " != 0.0f");
+    return paren(fmt::format("{} != {}", v, zero_literal(from)));
+  }
+  if (is_half(to)) {
+    if (from.is_float() && from.bits() == 64) return "__double2half(" + v + ")";
+    if (from.is_float()) return to_half(v);
+    return to_half("(float)" + v);
+  }
+  if (to.is_float()) {
+    std::string src = is_half(from) ? to_float(v) : v;
+    if (is_half(from) && to.bits() == 32) return src;
+    return fmt::format("({}){}", c_type(to), src);
+  }
+  // to is an integer type
+  if (from.is_float()) {
+    DataType f = is_half(from) ? Float(32) : from;
+    std::string name = helpers_.use(Helper::FloatToInt, f, to);
+    return fmt::format("{}({})", name, is_half(from) ? to_float(v) : strip_parens(v));
+  }
+  if (!from.is_bool() && compute_type(from) == compute_type(to) && to != Int(32)) return v;
+  return fmt::format("({}){}", c_type(to), v);
+}
+
+std::string ExprPrinter::binary(const BinaryNode* n) {
+  DataType t = n->a.dtype().element_of();
+  const char* sym = binop_name(n->op);
+  if (is_logical(n->op)) return paren(fmt::format("{} {} {}", print(n->a), sym, print_guarded(n->b)));
+  if (is_comparison(n->op)) return paren(fmt::format("{} {} {}", print(n->a), sym, print(n->b)));
+  if (!t.is_float()) return int_arith(n->op, t, n->a, n->b);
+
+  std::string a = print(n->a), b = print(n->b);
+  bool half = is_half(t);
+  switch (n->op) {
+    case BinOp::Add:
+    case BinOp::Sub:
+    case BinOp::Mul: return paren(fmt::format("{} {} {}", a, sym, b));
+    case BinOp::Div:
+    case BinOp::TruncDiv:
+      if (mode_.fast_math && t.bits() == 32) return fmt::format("__fdividef({}, {})", strip_parens(a), strip_parens(b));
+      return paren(fmt::format("{} / {}", a, b));
+    case BinOp::Min:
+    case BinOp::Max: {
+      std::string name = helpers_.use(n->op == BinOp::Min ? Helper::Min : Helper::Max, t);
+      return fmt::format("{}({}, {})", name, strip_parens(a), strip_parens(b));
+    }
+    case BinOp::Mod: {
+      // float16 computes in float and rounds once, like the interpreter.
+      std::string name = helpers_.use(Helper::FloatFloorMod, half ? Float(32) : t);
+      if (half) return to_half(fmt::format("{}({}, {})", name, to_float(a), to_float(b)));
+      return fmt::format("{}({}, {})", name, strip_parens(a), strip_parens(b));
+    }
+    case BinOp::TruncMod:
+      if (half) return to_half(fmt::format("fmodf({}, {})", to_float(a), to_float(b)));
+      return fmt::format("{}({}, {})", t.bits() == 32 ? "fmodf" : "fmod", strip_parens(a), strip_parens(b));
+    default: break;
+  }
+  TE_ICHECK(false, "unhandled float operator");
+  return "";
+}
+
+std::string ExprPrinter::int_arith(BinOp op, DataType t, const Expr& ea, const Expr& eb) {
+  DataType ct = compute_type(t);
+  std::string a = print(ea), b = print(eb);
+  bool narrow = ct.bits() < 32;
+  std::string narrow_type = c_type(ct);
+  // Types narrower than int are computed in int (C's promotion) and wrapped back.
+  auto wrap = [&](const std::string& s) { return narrow ? fmt::format("({}){}", narrow_type, s) : s; };
+  const char* sym = binop_name(op);
+  switch (op) {
+    case BinOp::Add:
+    case BinOp::Sub: return wrap(paren(fmt::format("{} {} {}", a, sym, b)));
+    case BinOp::Mul:
+      // uint16 * uint16 overflows int: multiply as uint32.
+      if (narrow && ct.is_uint()) return wrap(paren(fmt::format("(uint32_t){} * (uint32_t){}", a, b)));
+      return wrap(paren(fmt::format("{} * {}", a, b)));
+    case BinOp::Min:
+    case BinOp::Max: {
+      std::string name = helpers_.use(op == BinOp::Min ? Helper::Min : Helper::Max, ct);
+      return fmt::format("{}({}, {})", name, strip_parens(a), strip_parens(b));
+    }
+    case BinOp::Div:
+    case BinOp::Mod:
+    case BinOp::TruncDiv:
+    case BinOp::TruncMod: {
+      bool floor = op == BinOp::Div || op == BinOp::Mod;
+      bool div = op == BinOp::Div || op == BinOp::TruncDiv;
+      ValueRange rb = value_range(eb, scope_.ranges);
+      // C's / and % agree with te's where the divisor is never 0 (nor -1, whose
+      // MIN / -1 overflows), and for floor semantics where both sides are >= 0.
+      bool plain;
+      if (ct.is_uint()) plain = rb.lo > 0;
+      else if (floor) plain = rb.lo > 0 && value_range(ea, scope_.ranges).nonnegative();
+      else plain = rb.lo > 0 || rb.hi < -1;
+      if (plain) return wrap(paren(fmt::format("{} {} {}", a, div ? "/" : "%", b)));
+      DataType work = narrow ? DataType(ct.code(), 32) : ct;
+      Helper h = div ? (floor ? Helper::FloorDiv : Helper::TruncDiv) : (floor ? Helper::FloorMod : Helper::TruncMod);
+      std::string call = fmt::format("{}({}, {})", helpers_.use(h, work), strip_parens(a), strip_parens(b));
+      return narrow ? fmt::format("({}){}", narrow_type, call) : call;
+    }
+    default: break;
+  }
+  TE_ICHECK(false, "unhandled integer operator");
+  return "";
+}
+
+std::string ExprPrinter::float_call(const char* name, DataType t, const std::vector<std::string>& args) {
+  std::string list;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i) list += ", ";
+    list += is_half(t) ? to_float(args[i]) : strip_parens(args[i]);
+  }
+  std::string c = fmt::format("{}({})", name, list);
+  return is_half(t) ? to_half(c) : c;
+}
+
+std::string ExprPrinter::call(const CallNode* n) {
+  DataType t = n->dtype.element_of();
+  switch (n->op) {
+    case Intrinsic::IfThenElse:
+      return paren(fmt::format("{} ? {} : {}", print(n->args[0]), print_guarded(n->args[1]),
+                               print_guarded(n->args[2])));
+    case Intrinsic::Likely: return print(n->args[0]);
+    default: break;
+  }
+  DataType at = n->args[0].dtype().element_of();
+  if (!at.is_float()) {
+    switch (n->op) {
+      case Intrinsic::Floor:
+      case Intrinsic::Ceil:
+      case Intrinsic::Round:
+      case Intrinsic::NearbyInt:
+      case Intrinsic::Trunc: return print(n->args[0]);
+      case Intrinsic::Abs: {
+        if (at.is_uint()) return print(n->args[0]);
+        DataType ct = compute_type(at);
+        std::string name = helpers_.use(Helper::Abs, ct.bits() < 32 ? Int(32) : ct);
+        std::string c = fmt::format("{}({})", name, print_bare(n->args[0]));
+        return ct.bits() < 32 ? fmt::format("({}){}", c_type(ct), c) : c;
+      }
+      case Intrinsic::Fma: {
+        auto product = make_binary(BinOp::Mul, n->args[0], n->args[1]);
+        return int_arith(BinOp::Add, at, product, n->args[2]);
+      }
+      default:
+        throw Error(fmt::format("CUDA codegen: {} needs a float argument, got {}", intrinsic_name(n->op),
+                                at.to_string()));
+    }
+  }
+  std::vector<std::string> args;
+  for (const Expr& a : n->args) args.push_back(print(a));
+  // float16 math runs in float and rounds once, like the interpreter.
+  int bits = is_half(t) ? 32 : t.bits();
+  return float_call(math_name(n->op, bits, mode_.fast_math).c_str(), t, args);
+}
+
+std::string ExprPrinter::buffer_name(const Buffer& b) {
+  auto it = scope_.buffers.find(b.get());
+  if (it != scope_.buffers.end()) return it->second;
+  auto by_name = scope_.buffers_by_name.find(b.name());
+  if (by_name != scope_.buffers_by_name.end()) return by_name->second;
+  throw Error(fmt::format("CUDA codegen: buffer '{}' is accessed but is neither a parameter nor allocated",
+                          b.name()));
+}
+
+std::string ExprPrinter::load(const LoadNode* n) {
+  if (mode_.host)
+    throw Error(fmt::format("CUDA codegen: '{}' is read outside every kernel; host code cannot read device "
+                            "memory (bind the loops that read it to blockIdx/threadIdx)",
+                            n->buffer.name()));
+  if (n->indices.size() != 1)
+    throw Error(fmt::format("CUDA codegen: load from '{}' has {} indices; the CUDA backend takes flattened "
+                            "loop IR (one index per access)",
+                            n->buffer.name(), n->indices.size()));
+  DataType t = n->dtype.element_of();
+  std::string cond = n->predicate.defined() ? print(n->predicate) : "";
+  // A predicated load reads only where its predicate holds: its index is guarded too.
+  if (!cond.empty()) ++guarded_;
+  std::string access = fmt::format("{}[{}]", buffer_name(n->buffer), print_bare(n->indices[0]));
+  if (!cond.empty()) --guarded_;
+  if (compute_type(t) != t) access = fmt::format("({}){}", compute_c_type(t), access);
+  if (cond.empty()) return access;
+  return paren(fmt::format("{} ? {} : {}", cond, access, zero_literal(compute_type(t))));
+}
+
+std::string ExprPrinter::let(const LetNode* n) {
+  DataType vt = n->var.dtype();
+  std::string type = compute_c_type(vt);
+  std::string name = names_.unique(n->var.name());
+  std::string value = print_bare(n->value);
+  scope_.vars[n->var.get()] = VarBinding{name, compute_type(vt)};
+  scope_.ranges[n->var.get()] = value_range(n->value, scope_.ranges);
+  if (guarded_ == 0) {
+    hoisted_.push_back(fmt::format("const {} {} = {};", type, name, value));
+    return print(n->body);
+  }
+  // Inside code C may skip, the value must not be computed ahead: a lambda keeps the
+  // evaluation where it is.
+  std::string body = print_bare(n->body);
+  return fmt::format("([&]() -> {} {{ const {} {} = {}; return {}; }}())", compute_c_type(n->dtype), type, name,
+                     value, body);
+}
+
+}  // namespace te::cuda

@@ -1,0 +1,321 @@
+#include "codegen_cuda_src/kernel_analysis.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "te/error.h"
+
+namespace te::cuda {
+
+namespace {
+
+const char kAxes[] = {'x', 'y', 'z'};
+
+// Every variable an expression reads (Let-bound ones excluded), in order.
+class VarCollector : public IRVisitor {
+ public:
+  std::vector<const VarNode*> vars;
+
+ protected:
+  void visit_var(const VarNode* n) override {
+    if (!bound_.count(n)) vars.push_back(n);
+  }
+  void visit_let(const LetNode* n) override {
+    visit(n->value);
+    bound_.insert(n->var.get());
+    visit(n->body);
+  }
+
+ private:
+  std::set<const VarNode*> bound_;
+};
+
+std::vector<const VarNode*> vars_of(const Expr& e) {
+  VarCollector c;
+  c.visit(e);
+  return c.vars;
+}
+
+bool reads_buffer(const Expr& e, const Buffer& b) {
+  struct Finder : IRVisitor {
+    const Buffer& target;
+    bool found = false;
+    explicit Finder(const Buffer& t) : target(t) {}
+    void visit_load(const LoadNode* n) override {
+      if (n->buffer.same_as(target) || n->buffer.name() == target.name()) found = true;
+      IRVisitor::visit_load(n);
+    }
+  } f(b);
+  f.visit(e);
+  return f.found;
+}
+
+// The saturated product of the upper bounds of a buffer's extents.
+int64_t max_elements(const Buffer& b, const VarRanges& ranges) {
+  int64_t total = 1;
+  for (const Expr& d : b.shape()) {
+    int64_t hi = std::max<int64_t>(value_range(d, ranges).hi, 0);
+    if (hi != 0 && total > ValueRange::kUnbounded / hi) return ValueRange::kUnbounded;
+    total *= hi;
+  }
+  return total;
+}
+
+class Analyzer : public IRVisitor {
+ public:
+  Analyzer(const std::string& kernel, const HostVars& host_vars, const VarRanges& ranges)
+      : kernel_(kernel), host_vars_(host_vars), ranges_(ranges) {}
+
+  KernelAnalysis result;
+  bool may_exceed_int32 = false;
+
+  void run(const ForNode* root) {
+    visit_for(root);
+    int64_t threads = 1;
+    bool constant = true;
+    for (int d = 0; d < 3; ++d) {
+      if (!result.block[d].defined()) continue;
+      if (const int64_t* c = as_const_int(result.block[d])) threads *= *c;
+      else constant = false;
+    }
+    if (constant && threads > kMaxThreadsPerBlock)
+      throw Error(fmt::format("CUDA: kernel '{}' has {} threads per block ({}); the limit is {}", kernel_,
+                              threads, block_text(), kMaxThreadsPerBlock));
+    // Block-level code runs in every thread of the block: a store that reads what it
+    // writes (an accumulation) would be applied once per thread, racing.
+    if ((!constant || threads > 1) && !racy_stores_.empty())
+      throw Error(fmt::format("CUDA: in kernel '{}', the store to '{}' runs outside every threadIdx loop and "
+                              "reads '{}' itself, so every thread of the block would update it: bind its "
+                              "loops to threadIdx or compute it in a kernel of its own",
+                              kernel_, racy_stores_.front(), racy_stores_.front()));
+  }
+
+ protected:
+  void visit_var(const VarNode* n) override { use_var(n); }
+
+  void visit_let(const LetNode* n) override {
+    visit(n->value);
+    bind(n->var.get(), value_range(n->value, ranges_), depends_on_threads(n->value));
+    visit(n->body);
+  }
+
+  void visit_load(const LoadNode* n) override {
+    use_buffer(n->buffer, false);
+    IRVisitor::visit_load(n);
+  }
+
+  void visit_store(const StoreNode* n) override {
+    use_buffer(n->buffer, true);
+    if (thread_loops_ == 0 && reads_buffer(n->value, n->buffer)) racy_stores_.push_back(n->buffer.name());
+    IRVisitor::visit_store(n);
+  }
+
+  void visit_let_stmt(const LetStmtNode* n) override {
+    visit(n->value);
+    bind(n->var.get(), value_range(n->value, ranges_), depends_on_threads(n->value));
+    visit(n->body);
+  }
+
+  void visit_for(const ForNode* n) override {
+    visit(n->min);
+    if (n->for_kind != ForKind::ThreadBinding) {
+      visit(n->extent);
+      bool divergent = depends_on_threads(n->min) || depends_on_threads(n->extent);
+      check_index_range(n);
+      bind(n->var.get(), loop_var_range(n->min, n->extent, ranges_), divergent);
+      if (divergent) divergent_.push_back(fmt::format("loop '{}', whose bounds depend", n->var.name()));
+      visit(n->body);
+      if (divergent) divergent_.pop_back();
+      return;
+    }
+    ThreadTag tag = parse_thread_tag(n->thread_tag, n->var.name());
+    for (const auto& [outer_tag, outer_var] : enclosing_tags_) {
+      if (outer_tag == n->thread_tag)
+        throw Error(fmt::format("CUDA: in kernel '{}', loop '{}' binds {} inside loop '{}', which binds it "
+                                "already",
+                                kernel_, n->var.name(), n->thread_tag, outer_var));
+      if (tag.is_block && outer_tag.rfind("threadIdx.", 0) == 0)
+        throw Error(fmt::format("CUDA: in kernel '{}', {} loop '{}' is inside {} loop '{}': block loops must "
+                                "enclose thread loops",
+                                kernel_, n->thread_tag, n->var.name(), outer_tag, outer_var));
+    }
+    for (const VarNode* v : vars_of(n->extent)) {
+      if (bound_.count(v))
+        throw Error(fmt::format("CUDA: in kernel '{}', the extent {} of {} loop '{}' depends on '{}', which is "
+                                "bound inside the kernel: launch sizes must be known before the launch",
+                                kernel_, to_string(n->extent), n->thread_tag, n->var.name(), v->name));
+      if (!host_vars_.count(v)) use_var(v);  // reports the undefined variable
+    }
+    record_extent(tag, n);
+    check_index_range(n);
+    bind(n->var.get(), loop_var_range(n->min, n->extent, ranges_), !tag.is_block);
+    enclosing_tags_.emplace_back(n->thread_tag, n->var.name());
+    thread_loops_ += !tag.is_block;
+    visit(n->body);
+    thread_loops_ -= !tag.is_block;
+    enclosing_tags_.pop_back();
+  }
+
+  void visit_allocate(const AllocateNode* n) override {
+    const Buffer& b = n->buffer;
+    if (b.scope() == MemoryScope::Global)
+      throw Error(fmt::format("CUDA: kernel '{}' allocates global buffer '{}' inside the kernel; allocate it "
+                              "outside every blockIdx loop (at the top of the function) instead",
+                              kernel_, b.name()));
+    int64_t count = 1;
+    for (const Expr& d : b.shape()) {
+      const int64_t* c = as_const_int(d);
+      if (!c)
+        throw Error(fmt::format("CUDA: {} buffer '{}' in kernel '{}' has extent {}, which is not a constant: "
+                                "CUDA's {} arrays need sizes known at compile time",
+                                scope_name(b.scope()), b.name(), kernel_, to_string(d),
+                                b.scope() == MemoryScope::Shared ? "__shared__" : "per-thread"));
+      count *= std::max<int64_t>(*c, 0);
+    }
+    if (b.scope() == MemoryScope::Shared) {
+      result.shared_bytes += count * b.dtype().bytes();
+      shared_parts_.push_back(fmt::format("{}: {}", b.name(), count * b.dtype().bytes()));
+      if (result.shared_bytes > kMaxStaticSharedBytes) {
+        std::string parts;
+        for (const std::string& p : shared_parts_) parts += (parts.empty() ? "" : ", ") + p;
+        throw Error(fmt::format("CUDA: kernel '{}' needs {} bytes of static shared memory ({}); the limit is "
+                                "{} bytes (48 KiB)",
+                                kernel_, result.shared_bytes, parts, kMaxStaticSharedBytes));
+      }
+    }
+    may_exceed_int32 |= count > INT32_MAX;
+    allocated_.insert(b.get());
+    allocated_names_.insert(b.name());
+    visit(n->body);
+  }
+
+  void visit_if_then_else(const IfThenElseNode* n) override {
+    visit(n->cond);
+    bool divergent = depends_on_threads(n->cond);
+    if (divergent) divergent_.push_back(fmt::format("'if ({})', whose condition depends", to_string(n->cond)));
+    visit(n->then_case);
+    if (n->else_case.defined()) visit(n->else_case);
+    if (divergent) divergent_.pop_back();
+  }
+
+  void visit_barrier(const BarrierNode*) override {
+    if (!divergent_.empty())
+      throw Error(fmt::format("CUDA: in kernel '{}', a barrier is inside {} on threadIdx: the threads that "
+                              "skip it would never reach __syncthreads()",
+                              kernel_, divergent_.back()));
+  }
+
+ private:
+  std::string block_text() const {
+    std::string s;
+    for (int d = 0; d < 3; ++d) {
+      if (!result.block[d].defined()) continue;
+      s += fmt::format("{}threadIdx.{} = {}", s.empty() ? "" : ", ", kAxes[d], to_string(result.block[d]));
+    }
+    return s;
+  }
+
+  void use_var(const VarNode* v) {
+    if (bound_.count(v) || seen_free_.count(v)) return;
+    if (!host_vars_.count(v))
+      throw Error(fmt::format("CUDA: kernel '{}' reads variable '{}', which is neither a parameter of the "
+                              "function nor bound by an enclosing loop or let",
+                              kernel_, v->name));
+    seen_free_.insert(v);
+    result.free_vars.push_back(host_vars_.at(v));
+  }
+
+  void use_buffer(const Buffer& b, bool write) {
+    if (allocated_.count(b.get()) || allocated_names_.count(b.name())) return;
+    if (write) result.written.insert(b.name());
+    for (const Buffer& seen : result.buffers)
+      if (seen.same_as(b) || seen.name() == b.name()) return;
+    result.buffers.push_back(b);
+    may_exceed_int32 |= max_elements(b, ranges_) > INT32_MAX;
+  }
+
+  void bind(const VarNode* v, ValueRange r, bool thread_dependent) {
+    bound_.insert(v);
+    ranges_[v] = r;
+    if (thread_dependent) thread_dependent_.insert(v);
+  }
+
+  bool depends_on_threads(const Expr& e) const {
+    for (const VarNode* v : vars_of(e))
+      if (thread_dependent_.count(v)) return true;
+    return false;
+  }
+
+  void check_index_range(const ForNode* n) {
+    ValueRange r = loop_var_range(n->min, n->extent, ranges_);
+    ValueRange end = value_range(n->extent, ranges_);
+    may_exceed_int32 |= !r.fits_int32() || end.hi > INT32_MAX;
+  }
+
+  void record_extent(ThreadTag tag, const ForNode* n) {
+    std::array<Expr, 3>& dims = tag.is_block ? result.grid : result.block;
+    Expr& seen = dims[tag.dim];
+    auto& first_var = tag.is_block ? grid_vars_[tag.dim] : block_vars_[tag.dim];
+    if (!seen.defined()) {
+      seen = n->extent;
+      first_var = n->var.name();
+    } else if (!equal(seen, n->extent)) {
+      throw Error(fmt::format("CUDA: in kernel '{}', {} is bound to different extents: {} (loop '{}') and {} "
+                              "(loop '{}'); one launch has one size per axis",
+                              kernel_, n->thread_tag, to_string(seen), first_var, to_string(n->extent),
+                              n->var.name()));
+    }
+    if (const int64_t* c = as_const_int(n->extent)) {
+      int64_t limit = tag.is_block ? kMaxGridDim[tag.dim] : kMaxBlockDim[tag.dim];
+      if (*c > limit)
+        throw Error(fmt::format("CUDA: in kernel '{}', {} loop '{}' has extent {}; CUDA allows at most {}",
+                                kernel_, n->thread_tag, n->var.name(), *c, limit));
+    }
+  }
+
+  std::string kernel_;
+  const HostVars& host_vars_;
+  VarRanges ranges_;
+  std::set<const VarNode*> bound_, seen_free_, thread_dependent_;
+  std::set<const BufferNode*> allocated_;
+  std::set<std::string> allocated_names_;
+  std::vector<std::pair<std::string, std::string>> enclosing_tags_;
+  std::vector<std::string> shared_parts_, racy_stores_;
+  std::vector<std::string> divergent_;  // enclosing thread-dependent ifs and loops
+  std::string grid_vars_[3], block_vars_[3];
+  int thread_loops_ = 0;
+};
+
+}  // namespace
+
+ThreadTag parse_thread_tag(const std::string& tag, const std::string& loop_var) {
+  for (int d = 0; d < 3; ++d) {
+    if (tag == fmt::format("blockIdx.{}", kAxes[d])) return {true, d};
+    if (tag == fmt::format("threadIdx.{}", kAxes[d])) return {false, d};
+  }
+  if (tag == "vthread")
+    throw Error(fmt::format("CUDA: loop '{}' is bound to vthread, which the CUDA backend does not support; "
+                            "bind it to threadIdx or leave it serial",
+                            loop_var));
+  throw Error(fmt::format("CUDA: loop '{}' is bound to unknown thread tag '{}' (expected blockIdx.x|y|z or "
+                          "threadIdx.x|y|z)",
+                          loop_var, tag));
+}
+
+KernelAnalysis analyze_kernel(const ForNode* root, const std::string& kernel_name, const HostVars& host_vars,
+                              const VarRanges& host_ranges, CudaOptions::IndexWidth width) {
+  ThreadTag tag = parse_thread_tag(root->thread_tag, root->var.name());
+  if (!tag.is_block)
+    throw Error(fmt::format("CUDA: {} loop '{}' is outside every blockIdx loop: a kernel starts at a loop bound "
+                            "to blockIdx (bind an outer axis, even of extent 1, to blockIdx.x)",
+                            root->thread_tag, root->var.name()));
+  Analyzer a(kernel_name, host_vars, host_ranges);
+  a.run(root);
+  KernelAnalysis r = std::move(a.result);
+  r.index_64bit = width == CudaOptions::IndexWidth::Int64 ||
+                  (width == CudaOptions::IndexWidth::Auto && a.may_exceed_int32);
+  return r;
+}
+
+}  // namespace te::cuda

@@ -1,0 +1,50 @@
+// What a kernel (a top-level loop nest bound to blockIdx) needs and whether CUDA can run
+// it: launch sizes, the buffers and variables it takes from the host, its shared memory
+// and the index width; every CUDA-specific rule is checked here with a te::Error.
+#pragma once
+#include <array>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen_cuda_src/value_range.h"
+#include "te/cuda.h"
+#include "te/ir.h"
+
+namespace te::cuda {
+
+// CUDA's limits.
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+constexpr int64_t kMaxBlockDim[3] = {1024, 1024, 64};
+constexpr int64_t kMaxGridDim[3] = {2147483647, 65535, 65535};
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
+// "blockIdx.x" -> {true, 0}; "threadIdx.z" -> {false, 2}. Throws te::Error for other tags.
+struct ThreadTag {
+  bool is_block = false;
+  int dim = 0;
+};
+ThreadTag parse_thread_tag(const std::string& tag, const std::string& loop_var);
+
+struct KernelAnalysis {
+  // Extents per dimension (undefined where the kernel does not bind that axis).
+  std::array<Expr, 3> grid, block;
+  // Buffers the kernel reads or writes that it does not allocate, in order of first use.
+  std::vector<Buffer> buffers;
+  std::set<std::string> written;  // names of those it stores to
+  // Variables the kernel reads that the host binds, in order of first use.
+  std::vector<Var> free_vars;
+  int64_t shared_bytes = 0;
+  bool index_64bit = false;
+};
+
+// The variables visible at a point of the host code.
+using HostVars = std::map<const VarNode*, Var>;
+
+// Analyses the kernel rooted at `root` (a thread-bound loop at host level; it must bind
+// blockIdx). host_ranges holds what is known of the host variables' values.
+KernelAnalysis analyze_kernel(const ForNode* root, const std::string& kernel_name, const HostVars& host_vars,
+                              const VarRanges& host_ranges, CudaOptions::IndexWidth width);
+
+}  // namespace te::cuda

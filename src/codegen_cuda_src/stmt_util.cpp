@@ -1,0 +1,100 @@
+#include "codegen_cuda_src/stmt_util.h"
+
+namespace te::cuda {
+
+namespace {
+
+class VarUse : public IRVisitor {
+ public:
+  explicit VarUse(const VarNode* v) : target_(v) {}
+  bool found = false;
+
+ protected:
+  void visit_var(const VarNode* n) override { found |= n == target_; }
+
+ private:
+  const VarNode* target_;
+};
+
+class BufferUse : public IRVisitor {
+ public:
+  explicit BufferUse(const Buffer& b) : target_(b) {}
+  bool found = false;
+
+ protected:
+  void visit_load(const LoadNode* n) override {
+    found |= matches(n->buffer);
+    IRVisitor::visit_load(n);
+  }
+  void visit_store(const StoreNode* n) override {
+    found |= matches(n->buffer);
+    IRVisitor::visit_store(n);
+  }
+
+ private:
+  bool matches(const Buffer& b) const { return b.same_as(target_) || b.name() == target_.name(); }
+  const Buffer& target_;
+};
+
+class LoadFinder : public IRVisitor {
+ public:
+  bool found = false;
+
+ protected:
+  void visit_load(const LoadNode*) override { found = true; }
+};
+
+bool is_half(DataType t) { return t.is_float() && t.bits() == 16; }
+
+class HalfFinder : public IRVisitor {
+ public:
+  bool found = false;
+  void visit(const Expr& e) override {
+    if (e.defined()) found |= is_half(e.dtype());
+    IRVisitor::visit(e);
+  }
+  using IRVisitor::visit;
+
+ protected:
+  void visit_allocate(const AllocateNode* n) override {
+    found |= is_half(n->buffer.dtype());
+    IRVisitor::visit_allocate(n);
+  }
+};
+
+}  // namespace
+
+bool uses_var(const Stmt& s, const VarNode* v) {
+  VarUse u(v);
+  u.visit(s);
+  return u.found;
+}
+
+bool uses_var(const Expr& e, const VarNode* v) {
+  VarUse u(v);
+  u.visit(e);
+  return u.found;
+}
+
+bool uses_buffer(const Stmt& s, const Buffer& b) {
+  BufferUse u(b);
+  u.visit(s);
+  return u.found;
+}
+
+bool has_load(const Expr& e) {
+  LoadFinder f;
+  f.visit(e);
+  return f.found;
+}
+
+bool uses_float16(const LoweredFunc& f) {
+  for (const Param& p : f.params) {
+    if (p.is_buffer() ? is_half(p.buffer.dtype()) : is_half(p.var.dtype())) return true;
+  }
+  HalfFinder h;
+  if (f.body.defined()) h.visit(f.body);
+  return h.found;
+}
+
+}  // namespace te::cuda

@@ -1,0 +1,33 @@
+// Conservative integer ranges of index expressions. The CUDA backend uses them to
+// print plain `/` and `%` where te's floor semantics agree with C's (non-negative
+// dividend, positive constant divisor) and to decide when int32 index arithmetic
+// must be computed in 64 bits.
+#pragma once
+#include <cstdint>
+#include <map>
+
+#include "te/expr.h"
+
+namespace te::cuda {
+
+// [lo, hi]; bounds at or beyond +-kUnbounded mean "no bound known".
+struct ValueRange {
+  static constexpr int64_t kUnbounded = int64_t{1} << 61;
+  int64_t lo = -kUnbounded, hi = kUnbounded;
+  bool nonnegative() const { return lo >= 0; }
+  bool fits_int32() const { return lo >= INT32_MIN && hi <= INT32_MAX; }
+};
+
+using VarRanges = std::map<const VarNode*, ValueRange>;
+
+// The range of every value e can take, computed without wrapping (mathematical
+// values), given ranges for some variables; other variables span their type.
+ValueRange value_range(const Expr& e, const VarRanges& known);
+
+// The range of a loop variable running over [min, min + extent).
+ValueRange loop_var_range(const Expr& min, const Expr& extent, const VarRanges& known);
+
+// The range of values of scalar type t.
+ValueRange type_range(DataType t);
+
+}  // namespace te::cuda

@@ -1,0 +1,149 @@
+// CodeGen: loop IR to LLVM IR. One instance fills one llvm::Module with, for every
+// LoweredFunc, the C-ABI kernel of its KernelSignature and a packed entry point
+// `<kernel>__packed(void** args)` that the JIT calls (args[i] points at argument i).
+//
+// Values live in LLVM registers as: bool -> i1, intN/uintN -> iN, float16 -> float
+// (always holding a value representable in half: every float16 operation computes in
+// float and rounds to half, as the interpreter does), float32 -> float, float64 ->
+// double. In memory bool is one byte and float16 is half.
+#pragma once
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen_llvm/signature.h"
+#include "te/ir.h"
+
+namespace te::codegen {
+
+struct CodeGenOptions {
+  std::string cpu, features;    // function attributes "target-cpu" / "target-features"
+  bool fma_contraction = true;  // `contract` on float arithmetic
+  std::string symbol_prefix;    // prepended to every external symbol (JIT uniqueness)
+};
+
+// The external name of a function's packed entry point.
+std::string packed_symbol(const std::string& prefix, const std::string& name);
+
+class CodeGen {
+ public:
+  CodeGen(llvm::Module& module, const CodeGenOptions& options);
+  // Throws te::Error for IR the CPU backend cannot run (not lowered, a Barrier,
+  // unknown variables or buffers, ...), naming the function.
+  void add_function(const LoweredFunc& f, const KernelSignature& sig);
+
+ private:
+  struct BufferInfo {
+    llvm::Value* ptr = nullptr;  // pointer to the first element (memory type)
+    DataType dtype;              // element type
+    int64_t base_align = 1;      // bytes the pointer is known to be aligned to
+    // Parameters: their own alias scope and the scopes of the other parameters, so that
+    // code which loads the pointers from a closure still knows they do not overlap.
+    llvm::MDNode* alias_scope = nullptr;
+    llvm::MDNode* noalias = nullptr;
+  };
+  // What belongs to the LLVM function being emitted (a kernel or a parallel body).
+  struct FunctionState {
+    llvm::Function* fn = nullptr;
+    std::vector<llvm::Value*> heap_allocs;  // live te_alloc results, freed on error returns
+    bool in_parallel = false;               // inside a parallel loop body
+  };
+
+  // ---- types (codegen_types.cpp) ----
+  llvm::Type* value_type(DataType t);
+  llvm::Type* memory_type(DataType t);
+  llvm::Type* abi_type(DataType scalar);  // kernel parameters: bool as i8, float16 as float
+  llvm::Value* to_memory(llvm::Value* v, DataType t);
+  llvm::Value* from_memory(llvm::Value* v, DataType t);
+  llvm::Value* round_to_half(llvm::Value* v);  // float (vector) -> nearest half value
+  llvm::Value* int_const(DataType t, int64_t v);
+  llvm::Value* splat_if_vector(llvm::Value* scalar, int lanes);
+  llvm::Value* to_i64(llvm::Value* v, DataType t);  // index -> i64 (sign/zero extend)
+  llvm::Value* to_bool(llvm::Value* v, DataType t);
+  llvm::Value* any_lane(llvm::Value* mask);                // i1 vector -> i1
+  llvm::Value* and_masks(llvm::Value* a, llvm::Value* b);  // either may be null (all lanes)
+
+  // ---- expressions (codegen_expr.cpp, codegen_arith.cpp) ----
+  llvm::Value* emit(const Expr& e);
+  llvm::Value* emit_var(const VarNode* n);
+  llvm::Value* emit_binary(const BinaryNode* n);
+  llvm::Value* emit_int_binary(BinOp op, llvm::Value* a, llvm::Value* b, DataType t);
+  llvm::Value* emit_int_division(BinOp op, llvm::Value* a, llvm::Value* b, DataType t);
+  llvm::Value* emit_float_binary(BinOp op, llvm::Value* a, llvm::Value* b, DataType t);
+  llvm::Value* emit_cast(llvm::Value* v, DataType from, DataType to);
+  llvm::Value* emit_call(const CallNode* n);
+  llvm::Value* emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataType t);
+  llvm::Value* emit_if_then_else(const CallNode* n);
+  llvm::Value* emit_ramp(const RampNode* n);
+  llvm::Value* emit_let(const LetNode* n);
+
+  // ---- memory (codegen_memory.cpp) ----
+  const BufferInfo& buffer(const Buffer& b);
+  llvm::Value* emit_load(const LoadNode* n);
+  void emit_store(const StoreNode* n);
+  void emit_allocate(const AllocateNode* n);
+  llvm::Value* stack_allocation(int64_t bytes);         // an i8 pointer
+  llvm::Value* heap_allocation(const Buffer& buffer);   // an i8 pointer, freed by the caller
+  llvm::Align contiguous_alignment(const BufferInfo& info, const Expr& base);
+  // Attaches the buffer's alias scopes to a memory access (a load, store or intrinsic).
+  llvm::Value* annotate(llvm::Value* access, const BufferInfo& info);
+
+  // ---- statements (codegen_stmt.cpp) ----
+  void emit(const Stmt& s);
+  void emit_for(const ForNode* n);
+  // for (var = begin; var < end; ++var) body, in the var's type.
+  void emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body,
+                 ForKind kind);
+  void emit_if(const IfThenElseNode* n);
+  void emit_assert(const AssertNode* n);
+  // Sets the last error to message, frees live heap allocations and returns -1.
+  void emit_fail(const std::string& message);
+  // Frees live heap allocations and returns code (an i32).
+  void emit_error_return(llvm::Value* code);
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, uint64_t align);
+
+  // ---- parallel loops (codegen_parallel.cpp) ----
+  void emit_parallel_for(const ForNode* n);
+
+  // ---- functions (codegen_function.cpp) ----
+  llvm::Function* new_function(llvm::FunctionType* type, llvm::GlobalValue::LinkageTypes linkage,
+                               const std::string& name);
+  void emit_packed_entry(llvm::Function* kernel, const KernelSignature& sig);
+  void alias_scopes_for(const LoweredFunc& f, const KernelSignature& sig);
+  llvm::FunctionCallee runtime_function(const char* name);
+
+  // Binds a variable for the lifetime of the guard (restoring any outer binding).
+  class ScopedVar {
+   public:
+    ScopedVar(CodeGen* cg, const VarNode* v, llvm::Value* value);
+    ~ScopedVar();
+    ScopedVar(const ScopedVar&) = delete;
+    ScopedVar& operator=(const ScopedVar&) = delete;
+
+   private:
+    CodeGen* cg_;
+    const VarNode* var_;
+    llvm::Value* old_;
+  };
+
+  [[noreturn]] void fail_build(const std::string& what) const;
+
+  llvm::Module& module_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  CodeGenOptions options_;
+  std::string func_name_;
+  FunctionState fs_;
+  std::unordered_map<const VarNode*, llvm::Value*> vars_;
+  std::unordered_map<const BufferNode*, BufferInfo> buffers_;
+  llvm::Value* mask_ = nullptr;  // live lanes inside a vector if_then_else branch
+  // Per buffer of the current kernel: its alias scope list and the others' (alias_scopes_for).
+  std::unordered_map<const BufferNode*, llvm::MDNode*> scope_of_, noalias_of_;
+  int parallel_bodies_ = 0;
+};
+
+}  // namespace te::codegen

@@ -1,0 +1,292 @@
+// Expressions: immediates, variables, casts, select, vectors, let and intrinsic calls.
+// Arithmetic operators are in codegen_arith.cpp, loads in codegen_memory.cpp.
+#include <fmt/format.h>
+#include <llvm/IR/Constants.h>
+
+#include "codegen_llvm/codegen.h"
+#include "codegen_llvm/llvm_compat.h"
+#include "interpret/lane_ops.h"
+
+namespace te::codegen {
+
+llvm::Value* CodeGen::emit(const Expr& e) {
+  TE_ICHECK(e.defined(), "CodeGen: undefined expression");
+  DataType t = e.dtype();
+  switch (e->kind) {
+    case ExprKind::IntImm: {
+      const auto* n = e.as<IntImmNode>();
+      return int_const(t, t.is_bool() ? (n->value != 0) : n->value);
+    }
+    case ExprKind::FloatImm: {
+      // Immediates hold exactly what the interpreter computes with.
+      double v = interp::round_to_float_bits(e.as<FloatImmNode>()->value, t.bits());
+      return llvm::ConstantFP::get(value_type(t), v);
+    }
+    case ExprKind::Var:
+      return emit_var(e.as<VarNode>());
+    case ExprKind::Cast: {
+      const auto* n = e.as<CastNode>();
+      return emit_cast(emit(n->value), n->value.dtype(), t);
+    }
+    case ExprKind::Binary:
+      return emit_binary(e.as<BinaryNode>());
+    case ExprKind::Not: {
+      const auto* n = e.as<NotNode>();
+      return b_.CreateNot(to_bool(emit(n->a), n->a.dtype()));
+    }
+    case ExprKind::Select: {
+      const auto* n = e.as<SelectNode>();
+      llvm::Value* c = to_bool(emit(n->cond), n->cond.dtype());
+      llvm::Value* x = splat_if_vector(emit(n->true_value), t.lanes());
+      llvm::Value* y = splat_if_vector(emit(n->false_value), t.lanes());
+      return b_.CreateSelect(c, x, y);
+    }
+    case ExprKind::Load:
+      return emit_load(e.as<LoadNode>());
+    case ExprKind::Ramp:
+      return emit_ramp(e.as<RampNode>());
+    case ExprKind::Broadcast: {
+      const auto* n = e.as<BroadcastNode>();
+      return b_.CreateVectorSplat(static_cast<unsigned>(n->lanes), emit(n->value));
+    }
+    case ExprKind::Call:
+      return emit_call(e.as<CallNode>());
+    case ExprKind::Let:
+      return emit_let(e.as<LetNode>());
+    case ExprKind::TensorRead:
+    case ExprKind::Reduce:
+      fail_build(
+          fmt::format("expression {} is not lowered (tensor reads and reductions must be "
+                      "lowered to loads and loops before build)",
+                      to_string(e)));
+  }
+  TE_ICHECK(false, "CodeGen: unknown expression kind");
+  return nullptr;
+}
+
+llvm::Value* CodeGen::emit_var(const VarNode* n) {
+  auto it = vars_.find(n);
+  if (it == vars_.end())
+    fail_build(
+        fmt::format("variable '{}' is used but neither a parameter, a shape variable nor "
+                    "bound by a loop or let",
+                    n->name));
+  return it->second;
+}
+
+llvm::Value* CodeGen::emit_let(const LetNode* n) {
+  ScopedVar bind(this, n->var.get(), emit(n->value));
+  return emit(n->body);
+}
+
+llvm::Value* CodeGen::emit_ramp(const RampNode* n) {
+  DataType t = n->dtype;
+  llvm::Value* base = b_.CreateVectorSplat(static_cast<unsigned>(n->lanes), emit(n->base));
+  llvm::Value* stride = b_.CreateVectorSplat(static_cast<unsigned>(n->lanes), emit(n->stride));
+  std::vector<llvm::Constant*> lanes;
+  llvm::Type* elem = value_type(t.element_of());
+  for (int k = 0; k < n->lanes; ++k) {
+    lanes.push_back(t.is_float() ? llvm::ConstantFP::get(elem, k)
+                                 : llvm::ConstantInt::get(elem, static_cast<uint64_t>(k)));
+  }
+  llvm::Value* steps = llvm::ConstantVector::get(lanes);
+  if (t.is_float()) {
+    llvm::Value* r = b_.CreateFAdd(base, b_.CreateFMul(stride, steps));
+    return t.bits() == 16 ? round_to_half(r) : r;
+  }
+  return b_.CreateAdd(base, b_.CreateMul(stride, steps));
+}
+
+llvm::Value* CodeGen::emit_cast(llvm::Value* v, DataType from, DataType to) {
+  if (from.element_of() == to.element_of()) return v;
+  llvm::Type* target = value_type(to);
+  if (to.is_bool()) return to_bool(v, from);
+  if (from.is_bool()) {
+    return to.is_float() ? b_.CreateUIToFP(v, target) : b_.CreateZExt(v, target);
+  }
+  if (from.is_integer() && to.is_integer()) {
+    return from.is_int() ? b_.CreateSExtOrTrunc(v, target) : b_.CreateZExtOrTrunc(v, target);
+  }
+  if (from.is_integer() && to.is_float()) {
+    // float16 goes through float, exactly as the interpreter rounds it.
+    llvm::Value* r = from.is_int() ? b_.CreateSIToFP(v, target) : b_.CreateUIToFP(v, target);
+    return to.bits() == 16 ? round_to_half(r) : r;
+  }
+  if (from.is_float() && to.is_integer()) {
+    // Saturating: NaN -> 0, out of range -> the type's minimum or maximum.
+    llvm::Intrinsic::ID id =
+        to.is_int() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    return b_.CreateCall(compat::intrinsic(&module_, id, {target, v->getType()}), {v});
+  }
+  TE_ICHECK(from.is_float() && to.is_float(), "emit_cast: unexpected types");
+  if (to.bits() == 64) return b_.CreateFPExt(v, target);  // from float16 or float32: exact
+  if (from.bits() == 64) {
+    if (to.bits() == 32) return b_.CreateFPTrunc(v, target);
+    // double -> half in one rounding: round to float toward zero with a sticky last bit
+    // ("round to odd"), then to half.
+    llvm::Value* f = b_.CreateFPTrunc(v, target);
+    llvm::Value* back = b_.CreateFPExt(f, v->getType());
+    llvm::Function* fabs_f = compat::intrinsic(&module_, llvm::Intrinsic::fabs, {f->getType()});
+    llvm::Function* fabs_d = compat::intrinsic(&module_, llvm::Intrinsic::fabs, {v->getType()});
+    llvm::Value* abs_f = b_.CreateCall(fabs_f, {f});
+    llvm::Value* inexact = b_.CreateFCmpONE(back, v);
+    llvm::Value* finite = b_.CreateFCmpONE(abs_f, llvm::ConstantFP::getInfinity(f->getType()));
+    llvm::Value* too_big =
+        b_.CreateFCmpOGT(b_.CreateCall(fabs_d, {back}), b_.CreateCall(fabs_d, {v}));
+    llvm::Type* bits_type = b_.getInt32Ty();
+    if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(f->getType()))
+      bits_type = llvm::FixedVectorType::get(bits_type, vt->getNumElements());
+    llvm::Value* bits = b_.CreateBitCast(f, bits_type);
+    llvm::Value* one = llvm::ConstantInt::get(bits_type, 1);
+    bits = b_.CreateSelect(too_big, b_.CreateSub(bits, one), bits);
+    llvm::Value* odd = b_.CreateBitCast(b_.CreateOr(bits, one), f->getType());
+    llvm::Value* r = b_.CreateSelect(b_.CreateAnd(inexact, finite), odd, f);
+    return round_to_half(r);
+  }
+  // float32 -> float16 (float16 -> float32 is the identity on registers).
+  return to.bits() == 16 ? round_to_half(v) : v;
+}
+
+llvm::Value* CodeGen::emit_call(const CallNode* n) {
+  DataType t = n->dtype;
+  auto arg = [&](size_t k) { return splat_if_vector(emit(n->args[k]), t.lanes()); };
+  switch (n->op) {
+    case Intrinsic::IfThenElse:
+      return emit_if_then_else(n);
+    case Intrinsic::Likely: {
+      llvm::Value* x = emit(n->args[0]);
+      if (!n->args[0].dtype().is_bool() || x->getType()->isVectorTy()) return x;
+      llvm::Function* expect = compat::intrinsic(&module_, llvm::Intrinsic::expect, {x->getType()});
+      return b_.CreateCall(expect, {x, b_.getTrue()});
+    }
+    case Intrinsic::Pow: {
+      if (!t.is_float())
+        fail_build(fmt::format("pow needs float arguments, got {}", t.to_string()));
+      llvm::Value* x = arg(0);
+      llvm::Value* y = arg(1);
+      llvm::Value* r =
+          b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::pow, {x->getType()}), {x, y});
+      return t.bits() == 16 ? round_to_half(r) : r;
+    }
+    case Intrinsic::Fma: {
+      llvm::Value* a = arg(0);
+      llvm::Value* x = arg(1);
+      llvm::Value* c = arg(2);
+      if (!t.is_float()) return b_.CreateAdd(b_.CreateMul(a, x), c);
+      llvm::Value* r = b_.CreateCall(
+          compat::intrinsic(&module_, llvm::Intrinsic::fma, {a->getType()}), {a, x, c});
+      return t.bits() == 16 ? round_to_half(r) : r;
+    }
+    default:
+      break;
+  }
+  llvm::Value* x = arg(0);
+  if (t.is_float()) return emit_float_intrinsic(n->op, x, t);
+  switch (n->op) {
+    case Intrinsic::Floor:
+    case Intrinsic::Ceil:
+    case Intrinsic::Round:
+    case Intrinsic::NearbyInt:
+    case Intrinsic::Trunc:
+      return x;
+    case Intrinsic::Abs: {
+      if (!t.is_int()) return x;
+      llvm::Value* zero = llvm::Constant::getNullValue(x->getType());
+      return b_.CreateSelect(b_.CreateICmpSLT(x, zero), b_.CreateSub(zero, x), x);
+    }
+    default:
+      fail_build(
+          fmt::format("{} needs a float argument, got {}", intrinsic_name(n->op), t.to_string()));
+  }
+}
+
+llvm::Value* CodeGen::emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataType t) {
+  llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
+  switch (op) {
+    case Intrinsic::Floor:
+      id = llvm::Intrinsic::floor;
+      break;
+    case Intrinsic::Ceil:
+      id = llvm::Intrinsic::ceil;
+      break;
+    case Intrinsic::Round:
+      id = llvm::Intrinsic::round;
+      break;  // half away from zero
+    case Intrinsic::NearbyInt:
+      id = llvm::Intrinsic::roundeven;
+      break;  // half to even
+    case Intrinsic::Trunc:
+      id = llvm::Intrinsic::trunc;
+      break;
+    case Intrinsic::Abs:
+      id = llvm::Intrinsic::fabs;
+      break;
+    case Intrinsic::Exp:
+      id = llvm::Intrinsic::exp;
+      break;
+    case Intrinsic::Log:
+      id = llvm::Intrinsic::log;
+      break;
+    case Intrinsic::Sqrt:
+      id = llvm::Intrinsic::sqrt;
+      break;
+    case Intrinsic::Tanh:
+      break;
+    default:
+      TE_ICHECK(false, "emit_float_intrinsic: not a one-argument intrinsic");
+  }
+  llvm::Value* r = nullptr;
+  if (id != llvm::Intrinsic::not_intrinsic) {
+    r = b_.CreateCall(compat::intrinsic(&module_, id, {x->getType()}), {x});
+  } else {
+    // tanh has no LLVM intrinsic: libm's, lane by lane.
+    llvm::Type* elem = x->getType()->getScalarType();
+    llvm::FunctionCallee tanh_fn = module_.getOrInsertFunction(
+        elem->isDoubleTy() ? "tanh" : "tanhf", llvm::FunctionType::get(elem, {elem}, false));
+    if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType())) {
+      r = llvm::UndefValue::get(vt);
+      for (unsigned k = 0; k < vt->getNumElements(); ++k) {
+        llvm::Value* lane = b_.CreateCall(tanh_fn, {b_.CreateExtractElement(x, k)});
+        r = b_.CreateInsertElement(r, lane, k);
+      }
+    } else {
+      r = b_.CreateCall(tanh_fn, {x});
+    }
+  }
+  return t.bits() == 16 ? round_to_half(r) : r;
+}
+
+llvm::Value* CodeGen::emit_if_then_else(const CallNode* n) {
+  DataType t = n->dtype;
+  llvm::Value* cond = to_bool(emit(n->args[0]), n->args[0].dtype());
+  if (cond->getType()->isVectorTy()) {
+    // Lanes run both sides; loads on each side only touch the lanes that take it.
+    llvm::Value* outer = mask_;
+    mask_ = and_masks(outer, cond);
+    llvm::Value* x = splat_if_vector(emit(n->args[1]), t.lanes());
+    mask_ = and_masks(outer, b_.CreateNot(cond));
+    llvm::Value* y = splat_if_vector(emit(n->args[2]), t.lanes());
+    mask_ = outer;
+    return b_.CreateSelect(cond, x, y);
+  }
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "ite.then", fn);
+  llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(ctx_, "ite.else", fn);
+  llvm::BasicBlock* merge_bb = llvm::BasicBlock::Create(ctx_, "ite.end", fn);
+  b_.CreateCondBr(cond, then_bb, else_bb);
+  b_.SetInsertPoint(then_bb);
+  llvm::Value* x = splat_if_vector(emit(n->args[1]), t.lanes());
+  llvm::BasicBlock* then_end = b_.GetInsertBlock();
+  b_.CreateBr(merge_bb);
+  b_.SetInsertPoint(else_bb);
+  llvm::Value* y = splat_if_vector(emit(n->args[2]), t.lanes());
+  llvm::BasicBlock* else_end = b_.GetInsertBlock();
+  b_.CreateBr(merge_bb);
+  b_.SetInsertPoint(merge_bb);
+  llvm::PHINode* phi = b_.CreatePHI(x->getType(), 2);
+  phi->addIncoming(x, then_end);
+  phi->addIncoming(y, else_end);
+  return phi;
+}
+
+}  // namespace te::codegen

@@ -1,0 +1,73 @@
+// The compilation pipeline: CodeGen -> verify -> optimize -> object file or text.
+#include <fmt/format.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen_llvm/codegen.h"
+#include "codegen_llvm/compiler.h"
+#include "codegen_llvm/internal_compile.h"
+#include "codegen_llvm/llvm_compat.h"
+#include "codegen_llvm/target.h"
+
+namespace te::codegen {
+
+std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const CompileInput& in,
+                                              const std::string& symbol_prefix,
+                                              llvm::TargetMachine& tm) {
+  const HostTarget& host = host_target();
+  auto m = std::make_unique<llvm::Module>(in.funcs.empty() ? "te" : in.funcs[0].name, ctx);
+  m->setTargetTriple(host.triple);
+  m->setDataLayout(tm.createDataLayout());
+  CodeGenOptions options;
+  options.cpu = host.cpu;
+  options.features = host.features;
+  options.fma_contraction = in.options.fma_contraction;
+  options.symbol_prefix = symbol_prefix;
+  CodeGen cg(*m, options);
+  for (size_t k = 0; k < in.funcs.size(); ++k) cg.add_function(in.funcs[k], in.sigs[k]);
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*m, &os)) {
+    os.flush();
+    TE_ICHECK(false, "LLVM rejects the generated IR: " + problems);
+  }
+  return m;
+}
+
+std::string compile_object(const CompileInput& in) {
+  if (in.options.opt_level < 0 || in.options.opt_level > 3)
+    throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
+  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", *tm);
+  optimize(*m, *tm, in.options.opt_level);
+  return emit_machine_code(*m, *tm, /*assembly=*/false);
+}
+
+std::string compile_text(const CompileInput& in, TextKind kind) {
+  if (in.options.opt_level < 0 || in.options.opt_level > 3)
+    throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
+  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", *tm);
+  if (kind != TextKind::UnoptimizedIR) optimize(*m, *tm, in.options.opt_level);
+  if (kind == TextKind::Assembly) return emit_machine_code(*m, *tm, /*assembly=*/true);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  m->print(os, nullptr);
+  os.flush();
+  return text;
+}
+
+std::string target_fingerprint() {
+  const HostTarget& host = host_target();
+  return fmt::format("llvm {}.{}.{}; {}; {}; {}", LLVM_VERSION_MAJOR, LLVM_VERSION_MINOR,
+                     LLVM_VERSION_PATCH, host.triple, host.cpu, host.features);
+}
+
+std::string host_cpu_name() { return host_target().cpu; }
+std::string host_cpu_feature_string() { return host_target().features; }
+
+}  // namespace te::codegen

@@ -1,0 +1,24 @@
+// What code generation needs to know about the index of a load or store: the flat
+// index of a multi-dimensional access, whether a vector index is base + stride * lane,
+// and which power of two it is known to be a multiple of (for alignment).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "te/expr.h"
+
+namespace te::codegen {
+
+// The row-major flat index of indices into buffer (one index: returned as is).
+Expr flatten_index(const Buffer& buffer, const std::vector<Expr>& indices);
+
+// If the vector index is base + stride * lane for a scalar base and a constant stride
+// (Ramps, Broadcasts and their sums, differences and products with constants), sets
+// them and returns true.
+bool as_strided(const Expr& index, Expr* base, int64_t* stride);
+
+// The largest power of two (at most 2^30) the scalar integer expression is known to
+// be a multiple of; 1 when nothing is known.
+int64_t known_power_of_two_factor(const Expr& e);
+
+}  // namespace te::codegen

@@ -1,0 +1,128 @@
+// The process's JIT: one ORC LLJIT, created on first use and never destroyed (Modules in
+// static storage may outlive any destruction order). Each build's object file goes in
+// under its own ResourceTracker, so dropping the last Module unloads its code.
+#include <fmt/format.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "codegen_llvm/codegen.h"
+#include "codegen_llvm/compiler.h"
+#include "codegen_llvm/internal_compile.h"
+#include "codegen_llvm/llvm_compat.h"
+#include "codegen_llvm/target.h"
+#include "te/runtime/c_runtime_api.h"
+
+namespace te::codegen {
+namespace {
+
+std::atomic<uint64_t> g_compilations{0};
+std::atomic<uint64_t> g_cache_hits{0};
+std::atomic<uint64_t> g_live_code{0};
+std::atomic<uint64_t> g_next_module{0};
+
+std::string llvm_message(llvm::Error err) { return llvm::toString(std::move(err)); }
+
+llvm::orc::LLJIT& the_jit() {
+  static llvm::orc::LLJIT* jit = [] {
+    host_target();  // initialises the native target
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb)
+      throw Error("build: LLVM cannot describe this host: " + llvm_message(jtmb.takeError()));
+    auto created = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+    if (!created)
+      throw Error("build: cannot start LLVM's JIT: " + llvm_message(created.takeError()));
+    std::unique_ptr<llvm::orc::LLJIT> j = std::move(*created);
+    llvm::orc::JITDylib& main = j->getMainJITDylib();
+    // te's runtime by address; everything else (libm, memset) from the process.
+    llvm::orc::SymbolMap runtime;
+    auto add = [&](const char* name, const void* address) {
+      runtime[j->mangleAndIntern(name)] = compat::absolute_symbol(address);
+    };
+    add("te_parallel_for", reinterpret_cast<const void*>(&te_parallel_for));
+    add("te_set_last_error", reinterpret_cast<const void*>(&te_set_last_error));
+    add("te_get_last_error", reinterpret_cast<const void*>(&te_get_last_error));
+    add("te_alloc", reinterpret_cast<const void*>(&te_alloc));
+    add("te_free", reinterpret_cast<const void*>(&te_free));
+    if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(std::move(runtime))))
+      throw Error("build: cannot register te's runtime with the JIT: " +
+                  llvm_message(std::move(err)));
+    auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+        j->getDataLayout().getGlobalPrefix());
+    if (!process)
+      throw Error("build: the JIT cannot search this process's symbols: " +
+                  llvm_message(process.takeError()));
+    main.addGenerator(std::move(*process));
+    return j.release();
+  }();
+  return *jit;
+}
+
+class JitCode : public LoadedCode {
+ public:
+  JitCode(llvm::orc::ResourceTrackerSP tracker, std::vector<PackedFn> fns)
+      : tracker_(std::move(tracker)), fns_(std::move(fns)) {
+    g_live_code.fetch_add(1);
+  }
+  ~JitCode() override {
+    // Nothing useful can be done if unloading fails; the code then stays mapped.
+    if (llvm::Error err = tracker_->remove()) llvm::consumeError(std::move(err));
+    g_live_code.fetch_sub(1);
+  }
+  PackedFn packed(size_t k) const override { return fns_.at(k); }
+
+ private:
+  llvm::orc::ResourceTrackerSP tracker_;
+  std::vector<PackedFn> fns_;
+};
+
+}  // namespace
+
+std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
+  if (in.options.opt_level < 0 || in.options.opt_level > 3)
+    throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
+  llvm::orc::LLJIT& jit = the_jit();
+  std::string prefix = fmt::format("__te{}_", g_next_module.fetch_add(1));
+  std::string object;
+  {
+    llvm::LLVMContext ctx;
+    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
+    std::unique_ptr<llvm::Module> m = generate_module(ctx, in, prefix, *tm);
+    optimize(*m, *tm, in.options.opt_level);
+    object = emit_machine_code(*m, *tm, /*assembly=*/false);
+  }
+  g_compilations.fetch_add(1);
+  llvm::orc::JITDylib& main = jit.getMainJITDylib();
+  llvm::orc::ResourceTrackerSP tracker = main.createResourceTracker();
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, prefix + "object");
+  if (llvm::Error err = jit.addObjectFile(tracker, std::move(buffer)))
+    throw Error("build: the JIT rejects the compiled code: " + llvm_message(std::move(err)));
+  std::vector<PackedFn> fns;
+  for (const KernelSignature& sig : in.sigs) {
+    auto sym = jit.lookup(main, packed_symbol(prefix, sig.name));
+    if (!sym) {
+      std::string message = llvm_message(sym.takeError());
+      if (llvm::Error err = tracker->remove()) llvm::consumeError(std::move(err));
+      throw Error(
+          fmt::format("build: {}: the JIT cannot link the compiled code: {}", sig.name, message));
+    }
+    fns.push_back(reinterpret_cast<PackedFn>(static_cast<uintptr_t>(compat::address_of(*sym))));
+  }
+  return std::make_shared<JitCode>(std::move(tracker), std::move(fns));
+}
+
+void note_cache_hit() { g_cache_hits.fetch_add(1); }
+
+JitStats current_jit_stats() {
+  JitStats s;
+  s.compilations = g_compilations.load();
+  s.cache_hits = g_cache_hits.load();
+  s.live_code_objects = g_live_code.load();
+  return s;
+}
+
+}  // namespace te::codegen

@@ -1,0 +1,29 @@
+// The host target: LLVM initialisation, TargetMachines, the optimisation pipeline and
+// machine-code emission.
+#pragma once
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+#include <string>
+
+namespace te::codegen {
+
+struct HostTarget {
+  std::string triple, cpu, features;
+};
+// Initialises LLVM's native target once; te::Error if the host is not supported.
+const HostTarget& host_target();
+
+// A TargetMachine for the host at opt_level (0..3); each compilation takes its own, as
+// a TargetMachine is not safe to share between threads.
+std::unique_ptr<llvm::TargetMachine> make_target_machine(int opt_level);
+
+// LLVM's default pipeline for opt_level (new pass manager, with the TargetMachine's
+// cost model), as clang -O3 runs it.
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level);
+
+// An object file (or assembly text) of m.
+std::string emit_machine_code(llvm::Module& m, llvm::TargetMachine& tm, bool assembly);
+
+}  // namespace te::codegen

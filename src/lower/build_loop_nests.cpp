@@ -1,0 +1,186 @@
+// Pass "build_loop_nests" (TVM's ScheduleOps): each computed stage becomes its loops,
+// the guards that keep uneven splits and partial regions inside the tensor, and its
+// store. Root iter vars are replaced by their values in the leaf loop variables.
+#include <fmt/format.h>
+
+#include "lower/int_set.h"
+#include "lower/loop_bounds.h"
+#include "lower/passes.h"
+#include "lower/stage_graph.h"
+
+namespace te::lowering {
+
+namespace {
+
+class ReadsToLoads : public IRMutator {
+ public:
+  explicit ReadsToLoads(const LowerContext& ctx) : ctx_(ctx) {}
+
+ protected:
+  Expr mutate_tensor_read(const Expr& e, const TensorReadNode* n) override {
+    Expr r = IRMutator::mutate_tensor_read(e, n);
+    auto it = ctx_.buffers.find(n->op.get());
+    TE_ICHECK(it != ctx_.buffers.end(), "no buffer for a tensor read while building loop nests");
+    return load(it->second, r.as<TensorReadNode>()->indices);
+  }
+
+ private:
+  const LowerContext& ctx_;
+};
+
+Expr combine(Reducer r, const Expr& acc, const Expr& x) {
+  switch (r) {
+    case Reducer::Sum: return acc + x;
+    case Reducer::Prod: return acc * x;
+    case Reducer::Min: return min(acc, x);
+    case Reducer::Max: return max(acc, x);
+  }
+  return acc;
+}
+
+bool uses_var_of(const Expr& e, const std::vector<Var>& vars) {
+  RelaxMap m;
+  for (const Var& v : vars) m[v.get()] = Range();
+  return uses_any(e, m);
+}
+
+class NestBuilder {
+ public:
+  NestBuilder(const LowerContext& ctx, const StageNode& st)
+      : ctx_(ctx), s_(*ctx.sched.get()), st_(st), b_(ctx.bounds), known_(ctx.known) {}
+
+  StageNest build() {
+    StageNest nest;
+    nest.stage = &st_;
+    for (const AttachLevel& lv : attach_path(s_, st_)) add_range_bounds(known_, lv.iv.var(), 0, b_.at(lv.iv).extent);
+    std::map<const IterVarNode*, Expr> leaf_val;
+    for (const IterVar& leaf : st_.leaf_iter_vars) {
+      nest.loops.push_back(make_loop(leaf));
+      leaf_val[leaf.get()] = leaf_value(s_, st_, leaf, b_);
+      if (leaf.type() == IterVarType::Reduce) reduce_vars_.push_back(leaf.var());
+    }
+    values_ = pass_up_values(st_, leaf_val, b_, known_);
+    add_bound_checks();
+    make_body(nest);
+    return nest;
+  }
+
+ private:
+  NestLoop make_loop(const IterVar& leaf) {
+    const Range& r = b_.at(leaf);
+    NestLoop L;
+    L.iv = leaf;
+    L.min = make_zero(leaf.var().dtype());
+    L.extent = r.extent;
+    auto it = st_.attrs.find(leaf.get());
+    L.kind = it == st_.attrs.end() ? ForKind::Serial : it->second.kind;
+    L.thread_tag = thread_tag(st_, leaf);
+    if (L.kind == ForKind::ThreadBinding && L.thread_tag.empty()) L.kind = ForKind::Serial;  // vthread
+    AttachLevel loop = thread_loop(s_, st_, leaf);
+    if (loop.stage != &st_) {
+      L.has_loop = false;
+      share_thread_loop(leaf, r, loop);
+    } else {
+      add_range_bounds(known_, leaf.var(), 0, r.extent);
+      relax_[leaf.var().get()] = Range::from_min_extent(0, r.extent);
+    }
+    return L;
+  }
+
+  // A leaf bound to a thread that an enclosing loop already runs: the leaf is that loop's
+  // variable; threads beyond the leaf's extent skip the stage.
+  void share_thread_loop(const IterVar& leaf, const Range& r, const AttachLevel& loop) {
+    const Range& outer = b_.at(loop.iv);
+    const std::string tag = thread_tag(st_, leaf);
+    relax_[loop.iv.var().get()] = Range::from_min_extent(0, r.extent);
+    if (can_prove(r.extent == outer.extent, known_)) return;
+    if (can_prove(r.extent > outer.extent, known_))
+      throw Error(fmt::format("lower: stage '{}' binds axis '{}' ({} iterations) to {}, but it is computed inside "
+                              "the {} loop of stage '{}', which has only {} threads",
+                              st_.op->name, leaf.name(), to_string(r.extent), tag, tag, loop.stage->op->name,
+                              to_string(outer.extent)));
+    guards_.push_back(loop.iv.var() < r.extent);
+  }
+
+  void add_guard(const Expr& cond) {
+    Expr g = simplify(cond, known_);
+    if (is_one(g)) return;
+    for (const Expr& e : guards_)
+      if (equal(e, likely(g))) return;
+    guards_.push_back(likely(g));
+  }
+
+  // TVM's MakeBoundCheck: uneven splits may run past their parent's range, and a region
+  // smaller than the tensor (compute_at) may run past the tensor's edges.
+  void add_bound_checks() {
+    for (const Relation& rel : st_.relations) {
+      const auto* sp = std::get_if<SplitRelation>(&rel);
+      if (!sp) continue;
+      const Range& pr = b_.at(sp->parent);
+      Expr v = values_.at(sp->parent.get());
+      IntSet set = eval_set(v, relax_, known_);
+      Expr end = simplify(pr.min + pr.extent, known_);
+      if (!set.max.defined() || !can_prove(set.max < end, known_)) add_guard(v < end);
+    }
+    std::vector<IterVar> roots = st_.op->axis;
+    roots.insert(roots.end(), st_.op->reduce_axis.begin(), st_.op->reduce_axis.end());
+    for (const IterVar& iv : roots) {
+      const Range& r = b_.at(iv);
+      Range dom = Range::from_min_extent(simplify(iv.dom().min, known_), simplify(iv.dom().extent, known_));
+      if (equal(r.min, dom.min) && equal(r.extent, dom.extent)) continue;
+      Expr v = values_.at(iv.get());
+      IntSet set = eval_set(v, relax_, known_);
+      Expr end = simplify(dom.min + dom.extent, known_);
+      if (!set.min.defined() || !can_prove(set.min >= dom.min, known_)) add_guard(v >= dom.min);
+      if (!set.max.defined() || !can_prove(set.max < end, known_)) add_guard(v < end);
+    }
+  }
+
+  Stmt guarded(Stmt s, bool include_reduce_guards) {
+    for (auto it = guards_.rbegin(); it != guards_.rend(); ++it)
+      if (include_reduce_guards || !uses_var_of(*it, reduce_vars_)) s = if_then_else(*it, s);
+    return s;
+  }
+
+  void make_body(StageNest& nest) {
+    std::vector<std::pair<Var, Expr>> roots;
+    for (const IterVar& iv : st_.op->axis) roots.emplace_back(iv.var(), values_.at(iv.get()));
+    for (const IterVar& iv : st_.op->reduce_axis) roots.emplace_back(iv.var(), values_.at(iv.get()));
+    std::vector<Expr> index;
+    for (const IterVar& iv : st_.op->axis) index.push_back(values_.at(iv.get()));
+    const Buffer& buf = ctx_.buffers.at(st_.op.get());
+    ReadsToLoads to_loads(ctx_);
+    Expr body = substitute(st_.op->body, roots);
+    if (const auto* red = body.as<ReduceNode>()) {
+      Expr src = to_loads.mutate(red->source);
+      Stmt update = store(buf, combine(red->reducer, load(buf, index), src), index);
+      if (red->condition.defined()) update = if_then_else(to_loads.mutate(red->condition), update);
+      nest.body = guarded(update, true);
+      nest.init = guarded(store(buf, reducer_identity(red->reducer, buf.dtype()), index), false);
+    } else {
+      nest.body = guarded(store(buf, to_loads.mutate(body), index), true);
+    }
+  }
+
+  const LowerContext& ctx_;
+  const ScheduleNode& s_;
+  const StageNode& st_;
+  const BoundMap& b_;
+  VarBounds known_;
+  RelaxMap relax_;  // the stage's own loops over their ranges
+  std::vector<Var> reduce_vars_;
+  std::map<const IterVarNode*, Expr> values_;
+  std::vector<Expr> guards_;
+};
+
+}  // namespace
+
+std::vector<StageNest> build_loop_nests(const LowerContext& ctx) {
+  std::vector<StageNest> nests;
+  for (const auto& st : ctx.sched.get()->stages)
+    if (st->op->kind == OpKind::Compute && st->attach_type != AttachType::Inline)
+      nests.push_back(NestBuilder(ctx, *st).build());
+  return nests;
+}
+
+}  // namespace te::lowering

@@ -1,0 +1,54 @@
+// lower(): the passes, in order. Each pass is its own file in src/lower.
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "lower/dump_ir.h"
+#include "lower/passes.h"
+
+namespace te {
+
+std::vector<std::string> lower_pass_names() {
+  return {"inline",          "cache_stages",    "infer_bound",     "build_loop_nests",
+          "reduction_init",  "attach",          "storage_flatten", "allocate",
+          "simplify",        "loop_partition",  "unroll",          "vectorize",
+          "insert_barriers", "unify_thread_extents", "remove_no_op", "unique_names"};
+}
+
+namespace {
+
+void check_name(const std::string& name) {
+  bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok) throw Error(fmt::format("lower: function name '{}' must be a C identifier", name));
+}
+
+}  // namespace
+
+LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, const std::string& name,
+                  const LowerOptions& options) {
+  using namespace lowering;
+  if (!schedule.defined()) throw Error("lower: the schedule is undefined");
+  check_name(name);
+  IrDump dump(options);
+  Schedule s = dump.after("inline", inline_stages(schedule));
+  s = dump.after("cache_stages", assign_storage_scopes(s));
+  LowerContext ctx = dump.after("infer_bound", make_context(s, infer_bound_inlined(s), args));
+  std::vector<StageNest> nests = dump.after("build_loop_nests", build_loop_nests(ctx));
+  nests = dump.after("reduction_init", place_reduction_init(std::move(nests)));
+  Stmt body = dump.after("attach", attach_stages(nests, ctx));
+  body = dump.after("storage_flatten", storage_flatten(body, ctx));
+  body = dump.after("allocate", allocate_buffers(body, ctx));
+  body = dump.after("simplify", simplify(body, ctx.known));
+  if (options.partition_loops) body = dump.after("loop_partition", partition_loops(body, ctx.known));
+  body = dump.after("unroll", unroll_loops(body));
+  body = dump.after("vectorize", vectorize_loops(body));
+  body = dump.after("insert_barriers", insert_barriers(body));
+  body = dump.after("unify_thread_extents", unify_thread_extents(body, ctx.known));
+  body = dump.after("remove_no_op", remove_no_ops(body));
+  std::vector<Param> params = make_params(ctx, body);
+  body = dump.after("unique_names", unique_names(body, params));
+  return LoweredFunc{name, params, body};
+}
+
+}  // namespace te

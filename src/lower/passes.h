@@ -1,0 +1,89 @@
+// The passes of lower() (src/lower/lower.cpp) and the state they share.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "te/lower.h"
+#include "te/schedule.h"
+#include "te/simplify.h"
+
+namespace te::lowering {
+
+// What the loop-nest passes need to know about the schedule being lowered.
+struct LowerContext {
+  Schedule sched;  // inlined, with storage scopes assigned
+  BoundMap bounds;
+  // The buffer of every computed stage and every argument, by current operation.
+  std::map<const OperationNode*, Buffer> buffers;
+  // Buffers of the arguments, in order (they keep their shapes; accesses are flattened).
+  std::vector<Buffer> arg_buffers;
+  std::set<const BufferNode*> params;
+  // Intermediate buffers: the region of the tensor they hold (one range per dimension).
+  std::map<const BufferNode*, std::vector<Range>> realize;
+  // Constant bounds of the shape variables (see shape_var_bounds).
+  VarBounds known;
+};
+
+// One loop of a stage's nest.
+struct NestLoop {
+  IterVar iv;
+  bool has_loop = true;  // false: a thread axis that an enclosing loop of the same tag runs
+  Expr min, extent;
+  ForKind kind = ForKind::Serial;
+  std::string thread_tag;
+};
+
+// A stage's loop nest before it is assembled: its leaf loops, its statement and, for a
+// reduction, the initialisation and where it goes.
+struct StageNest {
+  const StageNode* stage = nullptr;
+  std::vector<NestLoop> loops;  // the leaves, outermost first
+  Stmt body;                    // the store (update of a reduction) under its guards
+  // Reductions only:
+  Stmt init;                       // the store of the identity under its data-parallel guards
+  std::vector<Expr> init_guards;   // set by build_loop_nests: guards free of reduction loops
+  size_t init_level = 0;           // init runs before loops[init_level]
+  std::vector<size_t> init_loops;  // loops (from init_level on) repeated around init
+};
+
+// ---- Schedule-level passes ----
+// compute_inline: substitutes inlined stages into their readers (a copy of the schedule).
+Schedule inline_stages(const Schedule& s);
+// cache stages: gives each intermediate stage its memory scope (cache_read/cache_write
+// and set_scope choose it; otherwise the thread loops it is computed under do).
+Schedule assign_storage_scopes(const Schedule& s);
+// Bound inference on an inlined schedule.
+BoundMap infer_bound_inlined(const Schedule& s);
+// Buffers, argument checks and regions; throws te::Error for bad argument lists.
+LowerContext make_context(const Schedule& s, BoundMap bounds, const std::vector<Tensor>& args);
+
+// ---- Loop nests ----
+// One nest per computed stage (ScheduleOps): loops, guards, the store.
+std::vector<StageNest> build_loop_nests(const LowerContext& ctx);
+// Reductions: the init goes just outside the outermost reduction loop.
+std::vector<StageNest> place_reduction_init(std::vector<StageNest> nests);
+// compute_at: nests inside the loops of their consumers; the root nests in order.
+Stmt attach_stages(const std::vector<StageNest>& nests, const LowerContext& ctx);
+// One stage's nest as a statement, without the stages computed inside it (for dumps).
+Stmt assemble_nest(const StageNest& nest);
+
+// ---- Statement passes ----
+// Row-major flat indices; intermediate buffers get flat shapes over their regions.
+Stmt storage_flatten(const Stmt& s, const LowerContext& ctx);
+// Allocate nodes for intermediates at the innermost statement covering their uses
+// (shared and global ones outside the thread loops that share them).
+Stmt allocate_buffers(const Stmt& s, const LowerContext& ctx);
+
+// loop_partition with known constant bounds of variables (see te::partition_loops).
+Stmt partition_loops(const Stmt& s, const VarBounds& known);
+
+// The parameters: argument buffers, then the scalar variables no argument shape binds.
+std::vector<Param> make_params(const LowerContext& ctx, const Stmt& body);
+// Within a device region, thread loops of one tag run over the tag's largest extent.
+Stmt unify_thread_extents(const Stmt& s, const VarBounds& known);
+// Renames loop and let variables that would shadow a variable in scope or a parameter.
+Stmt unique_names(const Stmt& s, const std::vector<Param>& params);
+
+}  // namespace te::lowering

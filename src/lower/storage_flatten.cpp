@@ -1,0 +1,93 @@
+// Pass "storage_flatten": multi-dimensional accesses become one row-major index. Argument
+// buffers keep their shapes (the callers' arrays); an intermediate buffer gets a flat
+// shape covering the region bound inference gave it, and its indices are taken relative
+// to the region's start. A region size that depends only on loop variables of constant
+// ranges becomes its constant upper bound.
+#include "lower/loop_bounds.h"
+#include "lower/passes.h"
+
+namespace te::lowering {
+
+namespace {
+
+class Flattener : public IRMutator {
+ public:
+  Flattener(const LowerContext& ctx, const Stmt& s)
+      : ctx_(ctx), bounds_(loop_var_bounds(s, ctx.known)), constant_loops_(loop_var_bounds(s, {}, false)) {}
+
+ protected:
+  Expr mutate_load(const Expr& e, const LoadNode* n) override {
+    Expr r = IRMutator::mutate_load(e, n);
+    const auto* ln = r.as<LoadNode>();
+    return load(flat_buffer(ln->buffer), {flat_index(ln->buffer, ln->indices)}, ln->predicate);
+  }
+
+  Stmt mutate_store(const Stmt& s, const StoreNode* n) override {
+    Stmt r = IRMutator::mutate_store(s, n);
+    const auto* sn = r.as<StoreNode>();
+    return store(flat_buffer(sn->buffer), sn->value, {flat_index(sn->buffer, sn->indices)}, sn->predicate);
+  }
+
+ private:
+  bool is_param(const Buffer& b) const { return ctx_.params.count(b.get()) != 0; }
+
+  // True if every variable of e is a loop variable with a constant range.
+  bool only_constant_loops(const Expr& e) const {
+    struct Check : IRVisitor {
+      const VarBounds* vars;
+      bool ok = true;
+      void visit_var(const VarNode* n) override { ok = ok && vars->count(n); }
+    } c;
+    c.vars = &constant_loops_;
+    c.visit(e);
+    return c.ok;
+  }
+
+  const std::vector<Range>& region(const Buffer& b) const {
+    auto it = ctx_.realize.find(b.get());
+    TE_ICHECK(it != ctx_.realize.end(), "storage_flatten: buffer without a region");
+    return it->second;
+  }
+
+  Buffer flat_buffer(const Buffer& b) {
+    if (is_param(b)) return b;
+    auto it = flat_.find(b.get());
+    if (it != flat_.end()) return it->second;
+    Expr size = make_const(Int(32), 1);
+    for (const Range& r : region(b)) size = size * r.extent;
+    size = simplify(size, bounds_);
+    Interval iv;
+    if (!as_const_int(size) && only_constant_loops(size) && const_bounds(size, constant_loops_, &iv))
+      size = make_const(size.dtype(), iv.max);
+    Buffer flat(b.name(), b.dtype(), {size}, b.scope());
+    flat_[b.get()] = flat;
+    return flat;
+  }
+
+  Expr flat_index(const Buffer& b, const std::vector<Expr>& indices) {
+    if (indices.empty()) return make_const(Int(32), 0);
+    bool param = is_param(b);
+    if (param && indices.size() == 1) return indices[0];
+    Expr idx;
+    for (size_t d = 0; d < indices.size(); ++d) {
+      Expr rel = param ? indices[d] : indices[d] - region(b)[d].min;
+      Expr ext = param ? b.shape()[d] : region(b)[d].extent;
+      idx = d == 0 ? rel : idx * ext + rel;
+    }
+    return simplify(idx, bounds_);
+  }
+
+  const LowerContext& ctx_;
+  VarBounds bounds_;          // with the shape variables' assumed bounds: for indices
+  VarBounds constant_loops_;  // loops of constant ranges only: for sizes
+  std::map<const BufferNode*, Buffer> flat_;
+};
+
+}  // namespace
+
+Stmt storage_flatten(const Stmt& s, const LowerContext& ctx) {
+  Flattener f(ctx, s);
+  return f.mutate(s);
+}
+
+}  // namespace te::lowering

@@ -1,0 +1,183 @@
+// Pass "vectorize": a vectorized loop of constant extent L becomes vector statements: its
+// variable becomes ramp(min, 1, L), expressions that use it become L-lane expressions
+// (scalars broadcast), loads and stores take vector indices. A body guarded by
+// likely(cond), cond monotonic in the variable, becomes
+//   if (likely(cond at the last lane)) { vector body } else { scalar loop }
+// (the scalar tail of a non-divisible split). Bodies it cannot vectorize (symbolic
+// extents, conditions on the variable elsewhere, loops or allocations that depend on it)
+// stay serial loops.
+#include "lower/int_set.h"
+#include "te/lower.h"
+#include "te/simplify.h"
+
+namespace te {
+
+namespace {
+
+struct CannotVectorize {};
+
+class LaneWidener : public IRMutator {
+ public:
+  LaneWidener(const Var& v, const Expr& min, int lanes) : v_(v), lanes_(lanes) {
+    vec_ = ramp(min, make_const(min.dtype(), 1), lanes);
+    relax_[v.get()] = Range();
+  }
+
+  Expr widen(const Expr& e) {
+    if (!e.defined() || !lowering::uses_any(e, relax_)) return e;
+    return mutate(e);
+  }
+
+ protected:
+  Expr to_lanes(const Expr& e) { return e.dtype().is_scalar() ? broadcast(e, lanes_) : e; }
+
+  Expr mutate_var(const Expr& e, const VarNode* n) override { return n == v_.get() ? vec_ : e; }
+  Expr mutate_binary(const Expr& e, const BinaryNode* n) override {
+    if (!lowering::uses_any(e, relax_)) return e;
+    Expr a = widen(n->a), b = widen(n->b);
+    const auto* ra = a.as<RampNode>();
+    const auto* rb = b.as<RampNode>();
+    // Keep ramps ramps where the arithmetic allows it.
+    if (n->op == BinOp::Add || n->op == BinOp::Sub) {
+      if (ra && b.dtype().is_scalar()) return ramp(make_binary(n->op, ra->base, b), ra->stride, lanes_);
+      if (rb && a.dtype().is_scalar() && n->op == BinOp::Add) return ramp(a + rb->base, rb->stride, lanes_);
+      if (ra && rb) return ramp(make_binary(n->op, ra->base, rb->base), make_binary(n->op, ra->stride, rb->stride), lanes_);
+    }
+    if (n->op == BinOp::Mul) {
+      if (ra && as_const_int(b)) return ramp(ra->base * b, ra->stride * b, lanes_);
+      if (rb && as_const_int(a)) return ramp(a * rb->base, a * rb->stride, lanes_);
+    }
+    return make_binary(n->op, to_lanes(a), to_lanes(b));
+  }
+  Expr mutate_cast(const Expr& e, const CastNode* n) override {
+    if (!lowering::uses_any(e, relax_)) return e;
+    return cast(n->dtype.with_lanes(lanes_), to_lanes(widen(n->value)));
+  }
+  Expr mutate_not(const Expr& e, const NotNode* n) override {
+    if (!lowering::uses_any(e, relax_)) return e;
+    return !to_lanes(widen(n->a));
+  }
+  Expr mutate_select(const Expr& e, const SelectNode* n) override {
+    if (!lowering::uses_any(e, relax_)) return e;
+    return select(widen(n->cond), to_lanes(widen(n->true_value)), to_lanes(widen(n->false_value)));
+  }
+  Expr mutate_call(const Expr& e, const CallNode* n) override {
+    if (!lowering::uses_any(e, relax_)) return e;
+    std::vector<Expr> args;
+    for (const Expr& a : n->args) args.push_back(to_lanes(widen(a)));
+    return Expr(std::make_shared<CallNode>(n->dtype.with_lanes(lanes_), n->op, std::move(args)));
+  }
+  Expr mutate_load(const Expr& e, const LoadNode* n) override {
+    if (!lowering::uses_any(e, relax_)) return e;
+    std::vector<Expr> idx;
+    for (const Expr& i : n->indices) idx.push_back(to_lanes(widen(i)));
+    Expr pred = n->predicate.defined() ? to_lanes(widen(n->predicate)) : Expr();
+    return load(n->buffer, idx, pred);
+  }
+  Expr mutate_let(const Expr& e, const LetNode* n) override {
+    if (!lowering::uses_any(e, relax_)) return e;
+    return widen(substitute(n->body, {{n->var, n->value}}));
+  }
+  Expr mutate_ramp(const Expr&, const RampNode*) override { throw CannotVectorize{}; }
+  Expr mutate_broadcast(const Expr&, const BroadcastNode*) override { throw CannotVectorize{}; }
+
+  Stmt mutate_store(const Stmt& s, const StoreNode* n) override {
+    std::vector<Expr> idx;
+    bool vector_index = false;
+    for (const Expr& i : n->indices) {
+      idx.push_back(widen(i));
+      vector_index = vector_index || idx.back().dtype().is_vector();
+    }
+    Expr value = widen(n->value);
+    Expr pred = widen(n->predicate);
+    if (!vector_index) {
+      // Every lane would store to the same place: only a lane-independent store is fine.
+      if (value.dtype().is_vector() || (pred.defined() && pred.dtype().is_vector())) throw CannotVectorize{};
+      return s;
+    }
+    for (Expr& i : idx) i = to_lanes(i);
+    return store(n->buffer, to_lanes(value), idx, pred.defined() ? to_lanes(pred) : Expr());
+  }
+  Stmt mutate_if_then_else(const Stmt& s, const IfThenElseNode* n) override {
+    if (lowering::uses_any(n->cond, relax_)) throw CannotVectorize{};
+    return IRMutator::mutate_if_then_else(s, n);
+  }
+  Stmt mutate_for(const Stmt& s, const ForNode* n) override {
+    if (lowering::uses_any(n->min, relax_) || lowering::uses_any(n->extent, relax_)) throw CannotVectorize{};
+    return IRMutator::mutate_for(s, n);
+  }
+  Stmt mutate_let_stmt(const Stmt&, const LetStmtNode* n) override {
+    return mutate(substitute(n->body, {{n->var, n->value}}));
+  }
+  Stmt mutate_allocate(const Stmt&, const AllocateNode*) override { throw CannotVectorize{}; }
+  Stmt mutate_assert(const Stmt&, const AssertNode*) override { throw CannotVectorize{}; }
+  Stmt mutate_barrier(const Stmt&, const BarrierNode*) override { throw CannotVectorize{}; }
+
+ private:
+  const Var& v_;
+  int lanes_;
+  Expr vec_;
+  lowering::RelaxMap relax_;
+};
+
+// cond, monotonic in v over the loop, holds at every lane iff it holds at the lane
+// returned (the last for increasing comparisons, the first for decreasing); undefined
+// when that cannot be shown.
+Expr all_lanes_condition(const Expr& cond, const ForNode* f, int lanes) {
+  const auto* b = cond.as<BinaryNode>();
+  if (!b || !is_comparison(b->op) || b->op == BinOp::EQ || b->op == BinOp::NE) return Expr();
+  if (!b->a.dtype().is_integer() || !b->a.dtype().is_scalar()) return Expr();
+  Expr d = simplify(b->a - b->b);
+  DataType t = f->var.dtype();
+  Expr d0 = simplify(substitute(d, {{f->var, make_zero(t)}}));
+  Expr d1 = simplify(substitute(d, {{f->var, make_const(t, 1)}}));
+  Expr slope = simplify(d1 - d0);
+  const int64_t* coef = as_const_int(slope);
+  if (!coef || !is_zero(simplify(d - (f->var * make_const(t, *coef) + d0)))) return Expr();
+  // a - b grows with v when coef > 0: "<"/"<=" are hardest at the last lane.
+  bool last = (*coef > 0) == (b->op == BinOp::LT || b->op == BinOp::LE);
+  Expr at = last ? simplify(f->min + make_const(t, lanes - 1)) : f->min;
+  return simplify(substitute(cond, {{f->var, at}}));
+}
+
+Stmt vectorize_loop(const ForNode* f) {
+  Stmt serial = for_loop(f->var, f->min, f->extent, ForKind::Serial, f->body);
+  const int64_t* ext = as_const_int(f->extent);
+  if (!ext || *ext < 1) return serial;
+  if (*ext == 1) return simplify(substitute(f->body, {{f->var, f->min}}));
+  int lanes = static_cast<int>(*ext);
+  LaneWidener widen(f->var, f->min, lanes);
+  try {
+    const auto* guard = f->body.as<IfThenElseNode>();
+    lowering::RelaxMap vm{{f->var.get(), Range()}};
+    if (guard && !guard->else_case.defined() && lowering::uses_any(guard->cond, vm)) {
+      const auto* call = guard->cond.as<CallNode>();
+      bool is_likely = call && call->op == Intrinsic::Likely;
+      Expr all = all_lanes_condition(is_likely ? call->args[0] : guard->cond, f, lanes);
+      if (!all.defined()) return serial;
+      Stmt vec = widen.mutate(guard->then_case);
+      return if_then_else(is_likely ? likely(all) : all, simplify(vec), serial);
+    }
+    return simplify(widen.mutate(f->body));
+  } catch (const CannotVectorize&) {
+    return serial;
+  }
+}
+
+class Vectorizer : public IRMutator {
+ protected:
+  Stmt mutate_for(const Stmt& s, const ForNode* n) override {
+    Stmt r = IRMutator::mutate_for(s, n);
+    if (n->for_kind != ForKind::Vectorized) return r;
+    return vectorize_loop(r.as<ForNode>());
+  }
+};
+
+}  // namespace
+
+Stmt vectorize_loops(const Stmt& s) {
+  Vectorizer v;
+  return v.mutate(s);
+}
+
+}  // namespace te

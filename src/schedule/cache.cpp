@@ -1,0 +1,120 @@
+// cache_read and cache_write: new stages that stage a tensor through another memory scope.
+#include <fmt/format.h>
+
+#include "schedule/schedule_util.h"
+#include "te/schedule.h"
+
+namespace te {
+
+using sched::quote;
+
+namespace {
+
+std::shared_ptr<StageNode> stage_of(const ScheduleNode& s, const Tensor& t, const char* primitive) {
+  if (!t.defined()) throw Error(fmt::format("{}: undefined tensor", primitive));
+  auto st = sched::find_stage(s, t.op().get());
+  if (!st) throw Error(fmt::format("{}: tensor {} is not part of this schedule", primitive, quote(t.name())));
+  return st;
+}
+
+MemoryScope scope_of(const std::string& scope, const Tensor& t, const char* primitive) {
+  try {
+    return parse_scope(scope);
+  } catch (const Error&) {
+    throw Error(fmt::format("{}: unknown memory scope {} for tensor {}; use \"global\", \"shared\" or \"local\"",
+                            primitive, quote(scope), quote(t.name())));
+  }
+}
+
+void insert_stage(ScheduleNode& s, size_t pos, const Operation& op, MemoryScope scope) {
+  auto st = sched::make_stage(op);
+  st->scope = scope;
+  st->scope_set = true;
+  s.stages.insert(s.stages.begin() + static_cast<std::ptrdiff_t>(pos), st);
+}
+
+}  // namespace
+
+Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers) {
+  ScheduleNode& s = *node_;
+  auto src_stage = stage_of(s, t, "cache_read");
+  MemoryScope m = scope_of(scope, t, "cache_read");
+  if (readers.empty())
+    throw Error(fmt::format("cache_read: no readers given for tensor {}", quote(t.name())));
+  Operation src = src_stage->op;
+  std::vector<std::shared_ptr<StageNode>> reader_stages;
+  for (const Tensor& r : readers) {
+    auto rs = stage_of(s, r, "cache_read");
+    if (!sched::reads(rs->op, src.get()))
+      throw Error(fmt::format("cache_read: stage {} does not read tensor {}", quote(rs->op->name), quote(t.name())));
+    reader_stages.push_back(rs);
+  }
+
+  std::vector<IterVar> axis;
+  std::vector<Expr> index;
+  for (size_t d = 0; d < src->shape.size(); ++d) {
+    DataType it = src->shape[d].dtype().bits() > 32 ? Int(64) : Int(32);
+    Var v(fmt::format("ax{}", d), it);
+    axis.emplace_back(Range::from_min_extent(make_zero(it), src->shape[d]), v, IterVarType::DataPar);
+    index.push_back(v);
+  }
+  Expr body(std::make_shared<TensorReadNode>(src->dtype, src, index));
+  Operation cache = sched::make_compute(t.name() + "." + scope_name(m), src->shape, axis, body);
+  insert_stage(s, sched::stage_index(s, src_stage.get()) + 1, cache, m);
+
+  std::map<const OperationNode*, Operation> redirect{{src.get(), cache}}, repl;
+  for (auto& rs : reader_stages) {
+    if (repl.count(rs->op.get())) continue;  // a reader listed twice
+    Operation next = sched::with_body(rs->op, sched::replace_reads(rs->op->body, redirect));
+    repl[rs->op.get()] = next;
+    rs->op = next;
+  }
+  sched::propagate_replacements(s, repl);
+  return Tensor(cache);
+}
+
+Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
+  ScheduleNode& s = *node_;
+  auto st = stage_of(s, t, "cache_write");
+  MemoryScope m = scope_of(scope, t, "cache_write");
+  Operation op = st->op;
+  if (op->kind != OpKind::Compute)
+    throw Error(fmt::format("cache_write: tensor {} is a placeholder; only computed tensors are written",
+                            quote(t.name())));
+  if (st->attach_type == AttachType::Inline)
+    throw Error(fmt::format("cache_write: stage {} is inlined", quote(op->name)));
+  if (!st->relations.empty() || !st->attrs.empty())
+    throw Error(fmt::format("cache_write: stage {} is already scheduled (split, fused or annotated); call "
+                            "cache_write before the other primitives on it",
+                            quote(op->name)));
+  for (const auto& other : s.stages)
+    if (other->attach_type == AttachType::Scope && other->attach_op == st->origin_op &&
+        other->attach_ivar.type() == IterVarType::Reduce)
+      throw Error(fmt::format("cache_write: stage {} is computed at reduction axis {} of stage {}, which moves "
+                              "to the cache stage",
+                              quote(other->op->name), quote(other->attach_ivar.name()), quote(op->name)));
+
+  // The cache stage computes the original expression over axes of its own.
+  std::vector<IterVar> axis;
+  std::vector<std::pair<Var, Expr>> rename;
+  std::vector<Expr> index;
+  for (const IterVar& iv : op->axis) {
+    Var v(iv.name() + ".c", iv.var().dtype());
+    axis.emplace_back(iv.dom(), v, IterVarType::DataPar);
+    rename.emplace_back(iv.var(), v);
+  }
+  Operation cache = sched::make_compute(t.name() + "." + scope_name(m), op->shape, axis,
+                                        substitute(op->body, rename));
+  // The original stage now copies the cache out.
+  for (const IterVar& iv : op->axis) index.push_back(iv.var());
+  Expr copy(std::make_shared<TensorReadNode>(op->dtype, cache, index));
+  Operation next = sched::make_compute(op->name, op->shape, op->axis, copy);
+  st->op = next;
+  st->all_iter_vars = op->axis;
+  st->leaf_iter_vars = op->axis;
+  insert_stage(s, sched::stage_index(s, st.get()), cache, m);
+  sched::propagate_replacements(s, {{op.get(), next}});
+  return Tensor(cache);
+}
+
+}  // namespace te

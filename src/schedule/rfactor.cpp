@@ -1,0 +1,173 @@
+// rfactor: factors a reduction over one of its leaf reduction loops into a new stage.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "schedule/schedule_util.h"
+#include "te/schedule.h"
+#include "te/simplify.h"
+
+namespace te {
+
+using sched::quote;
+
+namespace {
+
+using IvSet = std::set<const IterVarNode*>;
+
+bool in(const IvSet& s, const IterVar& iv) { return s.count(iv.get()) != 0; }
+
+// The iter vars related to `axis`: the roots it derives from and everything derived from them.
+IvSet touched_by(const StageNode& st, const IterVar& axis) {
+  IvSet up{axis.get()};
+  for (auto it = st.relations.rbegin(); it != st.relations.rend(); ++it) {
+    if (const auto* s = std::get_if<SplitRelation>(&*it)) {
+      if (in(up, s->outer) || in(up, s->inner)) up.insert(s->parent.get());
+    } else if (const auto* f = std::get_if<FuseRelation>(&*it)) {
+      if (in(up, f->fused)) up.insert({f->outer.get(), f->inner.get()});
+    }
+  }
+  IvSet down;
+  for (const IterVar& r : st.op->reduce_axis)
+    if (in(up, r)) down.insert(r.get());
+  for (const Relation& rel : st.relations) {
+    if (const auto* s = std::get_if<SplitRelation>(&rel)) {
+      if (in(down, s->parent)) down.insert({s->outer.get(), s->inner.get()});
+    } else if (const auto* f = std::get_if<FuseRelation>(&rel)) {
+      if (in(down, f->outer) || in(down, f->inner)) down.insert(f->fused.get());
+    }
+  }
+  return down;
+}
+
+bool divides(const Expr& amount, const Expr& extent) {
+  const int64_t* a = as_const_int(amount);
+  const int64_t* e = as_const_int(extent);
+  return a && e && *a > 0 && *e % *a == 0;
+}
+
+// Root values in terms of the leaf vars (leaf_value gives each leaf's), and the guards
+// that keep uneven splits inside their parents.
+struct RootValues {
+  std::map<const IterVarNode*, Expr> value;
+  Expr guard;
+};
+
+RootValues pass_up(const StageNode& st, const IvSet& touched, std::map<const IterVarNode*, Expr> value) {
+  RootValues out;
+  for (auto it = st.relations.rbegin(); it != st.relations.rend(); ++it) {
+    if (const auto* s = std::get_if<SplitRelation>(&*it)) {
+      if (!in(touched, s->parent)) continue;
+      const Range& pd = s->parent.dom();
+      Expr factor = s->factor.defined() ? s->factor : s->inner.dom().extent;
+      Expr v = simplify(value.at(s->outer.get()) * factor + value.at(s->inner.get()) + pd.min);
+      value[s->parent.get()] = v;
+      bool exact = s->factor.defined() ? divides(s->factor, pd.extent) : divides(s->nparts, pd.extent);
+      if (!exact) {
+        Expr g = v < pd.min + pd.extent;
+        out.guard = out.guard.defined() ? (out.guard && g) : g;
+      }
+    } else if (const auto* f = std::get_if<FuseRelation>(&*it)) {
+      if (!in(touched, f->fused)) continue;
+      Expr fv = value.at(f->fused.get());
+      Expr ie = f->inner.dom().extent;
+      value[f->outer.get()] = simplify(fv / ie + f->outer.dom().min);
+      value[f->inner.get()] = simplify(fv % ie + f->inner.dom().min);
+    }
+  }
+  out.value = std::move(value);
+  return out;
+}
+
+}  // namespace
+
+Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) {
+  ScheduleNode& s = *node_;
+  if (!t.defined()) throw Error("rfactor: undefined tensor");
+  auto st = sched::find_stage(s, t.op().get());
+  if (!st) throw Error(fmt::format("rfactor: tensor {} is not part of this schedule", quote(t.name())));
+  Operation op = st->op;
+  const auto* red = op->kind == OpKind::Compute ? op->body.as<ReduceNode>() : nullptr;
+  if (!red) throw Error(fmt::format("rfactor: stage {} is not a reduction", quote(op->name)));
+  sched::check_leaf(*st, axis, "rfactor");
+  if (axis.type() != IterVarType::Reduce)
+    throw Error(fmt::format("rfactor: axis {} of stage {} is not a reduction axis", quote(axis.name()),
+                            quote(op->name)));
+  int ndim = static_cast<int>(op->axis.size());
+  if (factor_axis < 0 || factor_axis > ndim)
+    throw Error(fmt::format("rfactor: factor_axis {} for stage {} must be between 0 and {}", factor_axis,
+                            quote(op->name), ndim));
+  for (const auto& other : s.stages)
+    if (other->attach_type == AttachType::Scope && other->attach_op == st->origin_op &&
+        sched::index_of(op->axis, other->attach_ivar) < 0)
+      throw Error(fmt::format("rfactor: stage {} is computed at axis {} of stage {}, which rfactor removes",
+                              quote(other->op->name), quote(other->attach_ivar.name()), quote(op->name)));
+
+  // The factored stage: op's axes (renamed) with axis's iterations inserted as a dimension.
+  IvSet touched = touched_by(*st, axis);
+  std::vector<std::pair<Var, Expr>> subst;
+  std::vector<IterVar> rf_axes;
+  std::vector<Expr> rf_shape;
+  for (const IterVar& iv : op->axis) {
+    Var v(iv.name(), iv.var().dtype());
+    rf_axes.emplace_back(iv.dom(), v, IterVarType::DataPar);
+    rf_shape.push_back(iv.dom().extent);
+    subst.emplace_back(iv.var(), v);
+  }
+  DataType at = axis.var().dtype();
+  Expr factor_extent = simplify(axis.dom().extent);
+  Var fv(axis.name(), at);
+  rf_axes.insert(rf_axes.begin() + factor_axis,
+                 IterVar(Range::from_min_extent(make_zero(at), factor_extent), fv, IterVarType::DataPar));
+  rf_shape.insert(rf_shape.begin() + factor_axis, factor_extent);
+
+  std::map<const IterVarNode*, Expr> leaf_value;
+  std::vector<IterVar> rf_reduce;
+  for (const IterVar& r : op->reduce_axis)
+    if (!in(touched, r)) rf_reduce.push_back(r);
+  for (const IterVar& leaf : st->leaf_iter_vars) {
+    if (!in(touched, leaf)) continue;
+    if (leaf.same_as(axis)) {
+      leaf_value[leaf.get()] = fv;
+    } else {
+      rf_reduce.push_back(leaf);
+      leaf_value[leaf.get()] = leaf.var();
+    }
+  }
+  RootValues roots = pass_up(*st, touched, leaf_value);
+  for (const IterVar& r : op->reduce_axis)
+    if (in(touched, r)) subst.emplace_back(r.var(), roots.value.at(r.get()));
+
+  Expr source = substitute(red->source, subst);
+  Expr cond = red->condition.defined() ? substitute(red->condition, subst) : Expr();
+  if (roots.guard.defined()) cond = cond.defined() ? (cond && roots.guard) : roots.guard;
+  Expr rf_body;
+  if (rf_reduce.empty()) {
+    rf_body = cond.defined() ? select(cond, source, reducer_identity(red->reducer, source.dtype())) : source;
+  } else {
+    rf_body = Expr(std::make_shared<ReduceNode>(source.dtype(), red->reducer, source, rf_reduce, cond));
+  }
+  Operation rf = sched::make_compute(op->name + ".rf", rf_shape, rf_axes, rf_body);
+
+  // The original stage now reduces the partial results over the factored dimension.
+  IterVar rv(Range::from_min_extent(make_zero(at), factor_extent), Var(axis.name() + ".v", at), IterVarType::Reduce);
+  std::vector<Expr> index;
+  for (const IterVar& iv : op->axis) index.push_back(iv.var());
+  index.insert(index.begin() + factor_axis, rv.var());
+  Expr read(std::make_shared<TensorReadNode>(rf->dtype, rf, index));
+  Expr body(std::make_shared<ReduceNode>(op->dtype, red->reducer, read, std::vector<IterVar>{rv}, Expr()));
+  Operation next = sched::make_compute(op->name, op->shape, op->axis, body);
+
+  st->op = next;
+  st->all_iter_vars = op->axis;
+  st->all_iter_vars.push_back(rv);
+  st->leaf_iter_vars = st->all_iter_vars;
+  st->relations.clear();
+  st->attrs.clear();
+  s.stages.insert(s.stages.begin() + static_cast<std::ptrdiff_t>(sched::stage_index(s, st.get())),
+                  sched::make_stage(rf));
+  sched::propagate_replacements(s, {{op.get(), next}});
+  return Tensor(rf);
+}
+
+}  // namespace te

@@ -1,0 +1,145 @@
+#include "schedule/schedule_util.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace te::sched {
+
+std::string quote(const std::string& name) { return "'" + name + "'"; }
+
+int index_of(const std::vector<IterVar>& v, const IterVar& iv) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].same_as(iv)) return static_cast<int>(i);
+  return -1;
+}
+
+size_t check_leaf(const StageNode& stage, const IterVar& iv, const char* primitive) {
+  const std::string& sname = stage.op->name;
+  if (!iv.defined()) throw Error(fmt::format("{}: undefined axis given for stage {}", primitive, quote(sname)));
+  int pos = index_of(stage.leaf_iter_vars, iv);
+  if (pos >= 0) return static_cast<size_t>(pos);
+  if (index_of(stage.all_iter_vars, iv) >= 0)
+    throw Error(fmt::format("{}: axis {} of stage {} was already split or fused; schedule its results",
+                            primitive, quote(iv.name()), quote(sname)));
+  throw Error(fmt::format("{}: axis {} is not an axis of stage {} (it belongs to another stage)", primitive,
+                          quote(iv.name()), quote(sname)));
+}
+
+std::shared_ptr<StageNode> make_stage(const Operation& op) {
+  auto s = std::make_shared<StageNode>();
+  s->op = op;
+  s->origin_op = op;
+  if (op->kind == OpKind::Compute) {
+    s->all_iter_vars = op->axis;
+    s->all_iter_vars.insert(s->all_iter_vars.end(), op->reduce_axis.begin(), op->reduce_axis.end());
+    s->leaf_iter_vars = s->all_iter_vars;
+  }
+  return s;
+}
+
+std::shared_ptr<StageNode> find_stage(const ScheduleNode& s, const OperationNode* op) {
+  for (const auto& st : s.stages)
+    if (st->op.get() == op || st->origin_op.get() == op) return st;
+  return nullptr;
+}
+
+size_t stage_index(const ScheduleNode& s, const StageNode* stage) {
+  for (size_t i = 0; i < s.stages.size(); ++i)
+    if (s.stages[i].get() == stage) return i;
+  TE_ICHECK(false, "stage not in its schedule");
+  return 0;
+}
+
+namespace {
+
+class ReadCollector : public IRVisitor {
+ public:
+  std::vector<Operation> ops;
+
+ protected:
+  void visit_tensor_read(const TensorReadNode* n) override {
+    bool seen = std::any_of(ops.begin(), ops.end(), [&](const Operation& o) { return o == n->op; });
+    if (!seen) ops.push_back(n->op);
+    IRVisitor::visit_tensor_read(n);
+  }
+};
+
+class ReadReplacer : public IRMutator {
+ public:
+  explicit ReadReplacer(const std::map<const OperationNode*, Operation>& repl) : repl_(repl) {}
+
+ protected:
+  Expr mutate_tensor_read(const Expr& e, const TensorReadNode* n) override {
+    Expr r = IRMutator::mutate_tensor_read(e, n);
+    auto it = repl_.find(n->op.get());
+    if (it == repl_.end()) return r;
+    const auto* rn = r.as<TensorReadNode>();
+    return Expr(std::make_shared<TensorReadNode>(rn->dtype, it->second, rn->indices));
+  }
+
+ private:
+  const std::map<const OperationNode*, Operation>& repl_;
+};
+
+}  // namespace
+
+std::vector<Operation> reads_of(const Expr& e) {
+  ReadCollector c;
+  c.visit(e);
+  return c.ops;
+}
+
+bool reads(const Operation& op, const OperationNode* producer) {
+  if (op->kind != OpKind::Compute) return false;
+  for (const Operation& in : reads_of(op->body))
+    if (in.get() == producer) return true;
+  return false;
+}
+
+Operation make_compute(std::string name, std::vector<Expr> shape, std::vector<IterVar> axis, Expr body) {
+  auto n = std::make_shared<OperationNode>();
+  n->kind = OpKind::Compute;
+  n->name = std::move(name);
+  n->dtype = body.dtype();
+  n->shape = std::move(shape);
+  n->axis = std::move(axis);
+  if (const auto* r = body.as<ReduceNode>()) n->reduce_axis = r->axis;
+  n->inputs = reads_of(body);
+  n->body = std::move(body);
+  return n;
+}
+
+Operation with_body(const Operation& op, Expr body) {
+  return make_compute(op->name, op->shape, op->axis, std::move(body));
+}
+
+Expr replace_reads(const Expr& e, const std::map<const OperationNode*, Operation>& repl) {
+  if (repl.empty()) return e;
+  ReadReplacer r(repl);
+  return r.mutate(e);
+}
+
+void propagate_replacements(ScheduleNode& s, std::map<const OperationNode*, Operation> repl) {
+  for (auto& st : s.stages) {
+    if (st->op->kind != OpKind::Compute) continue;
+    Expr body = replace_reads(st->op->body, repl);
+    if (body.same_as(st->op->body)) continue;
+    Operation next = with_body(st->op, body);
+    repl[st->op.get()] = next;
+    st->op = next;
+  }
+}
+
+std::string describe_attr(const IterVarAttr& attr) {
+  switch (attr.kind) {
+    case ForKind::Serial: return "serial";
+    case ForKind::Parallel: return "parallel";
+    case ForKind::Vectorized: return "vectorized";
+    case ForKind::Unrolled: return "unrolled";
+    case ForKind::ThreadBinding: return "bound to " + attr.thread->thread_tag;
+  }
+  return "annotated";
+}
+
+}  // namespace te::sched

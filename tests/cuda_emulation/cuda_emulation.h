@@ -1,0 +1,247 @@
+// A CPU emulation of the CUDA built-ins that te's generated .cu files use, so that the
+// host C++ compiler can build and run them without a GPU (tests only).
+//
+//  - Each thread of a block is a real std::thread; blocks run one after another.
+//  - threadIdx/blockIdx/blockDim/gridDim are thread_local variables.
+//  - __shared__ is `static`: one copy, shared by the threads of the running block.
+//  - __syncthreads() is a barrier over the block's threads; a thread that returns from
+//    the kernel leaves the barrier (as on current GPUs). A barrier that waits longer
+//    than 60 s is a deadlock: the program aborts with a message.
+//  - __half is IEEE binary16 storage; each operation computes in float and rounds to
+//    nearest even, as cuda_fp16's operators do.
+//  - cudaMallocAsync/cudaFreeAsync are malloc/free; launches are recorded.
+#pragma once
+#include <math.h>
+
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static
+
+struct uint3 {
+  unsigned int x, y, z;
+};
+struct dim3 {
+  unsigned int x, y, z;
+  dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+inline thread_local uint3 threadIdx;
+inline thread_local uint3 blockIdx;
+inline thread_local dim3 blockDim;
+inline thread_local dim3 gridDim;
+
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidConfiguration = 9,
+};
+typedef struct te_emu_stream* cudaStream_t;
+
+namespace te_emu {
+
+class BlockBarrier {
+ public:
+  explicit BlockBarrier(int threads) : expected_(threads) {}
+
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    unsigned long long generation = generation_;
+    if (++arrived_ == expected_) {
+      release();
+      return;
+    }
+    if (!cv_.wait_for(lock, std::chrono::seconds(60), [&] { return generation_ != generation; })) {
+      std::fprintf(stderr, "cuda emulation: __syncthreads() deadlock (%d of %d threads arrived)\n", arrived_,
+                   expected_);
+      std::abort();
+    }
+  }
+
+  // A thread that finished the kernel no longer takes part.
+  void leave() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --expected_;
+    if (arrived_ > 0 && arrived_ == expected_) release();
+  }
+
+ private:
+  void release() {
+    arrived_ = 0;
+    ++generation_;
+    cv_.notify_all();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int expected_;
+  int arrived_ = 0;
+  unsigned long long generation_ = 0;
+};
+
+inline thread_local BlockBarrier* current_barrier = nullptr;
+
+struct Launch {
+  dim3 grid, block;
+};
+inline std::vector<Launch> launches;
+inline long live_allocations = 0;
+
+template <typename... P, std::size_t... I>
+void call_kernel(void (*kernel)(P...), void** args, std::index_sequence<I...>) {
+  kernel(*static_cast<P*>(args[I])...);
+}
+
+}  // namespace te_emu
+
+inline void __syncthreads() { te_emu::current_barrier->arrive_and_wait(); }
+[[noreturn]] inline void __trap() {
+  std::fprintf(stderr, "cuda emulation: __trap() (a device assertion failed)\n");
+  std::abort();
+}
+
+template <typename... P>
+cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void** args, std::size_t shared_bytes,
+                             cudaStream_t) {
+  unsigned long long threads = 1ull * block.x * block.y * block.z;
+  if (shared_bytes != 0 || (sizeof...(P) > 0 && args == nullptr)) return cudaErrorInvalidValue;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || threads == 0 || threads > 1024 || block.x > 1024 ||
+      block.y > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535)
+    return cudaErrorInvalidConfiguration;
+  te_emu::launches.push_back({grid, block});
+  for (unsigned int bz = 0; bz < grid.z; ++bz)
+    for (unsigned int by = 0; by < grid.y; ++by)
+      for (unsigned int bx = 0; bx < grid.x; ++bx) {
+        te_emu::BlockBarrier barrier(static_cast<int>(threads));
+        std::vector<std::thread> workers;
+        workers.reserve(threads);
+        for (unsigned int tz = 0; tz < block.z; ++tz)
+          for (unsigned int ty = 0; ty < block.y; ++ty)
+            for (unsigned int tx = 0; tx < block.x; ++tx)
+              workers.emplace_back([=, &barrier] {
+                threadIdx = uint3{tx, ty, tz};
+                blockIdx = uint3{bx, by, bz};
+                blockDim = block;
+                gridDim = grid;
+                te_emu::current_barrier = &barrier;
+                te_emu::call_kernel(kernel, args, std::index_sequence_for<P...>());
+                barrier.leave();
+              });
+        for (std::thread& t : workers) t.join();
+      }
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t) {
+  *ptr = std::malloc(bytes);
+  if (!*ptr) return cudaErrorMemoryAllocation;
+  ++te_emu::live_allocations;
+  return cudaSuccess;
+}
+inline cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) {
+  if (ptr) --te_emu::live_allocations;
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+// ---- Device math intrinsics ----
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline float __tanhf(float x) { return tanhf(x); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float __fmul_rn(float x, float y) { return x * y; }
+inline double __dmul_rn(double x, double y) { return x * y; }
+inline float __int_as_float(int bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+inline double __longlong_as_double(long long bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+// ---- cuda_fp16 ----
+struct __half {
+  uint16_t bits;
+};
+typedef __half half;
+
+inline __half __ushort_as_half(unsigned short bits) {
+  __half h;
+  h.bits = bits;
+  return h;
+}
+
+inline float __half2float(__half h) {
+  float sign = (h.bits & 0x8000u) ? -1.0f : 1.0f;
+  unsigned exponent = (h.bits >> 10) & 0x1fu, mantissa = h.bits & 0x3ffu;
+  if (exponent == 31) return mantissa ? NAN : sign * INFINITY;
+  if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), -24);
+  return sign * std::ldexp(static_cast<float>(mantissa + 1024), static_cast<int>(exponent) - 25);
+}
+
+// Round to nearest, ties to even.
+inline __half __float2half_rn(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  uint32_t ax = x & 0x7fffffffu;
+  uint16_t h;
+  if (ax > 0x7f800000u) {
+    h = 0x7e00;  // NaN
+  } else if (ax >= 0x477ff000u) {
+    h = 0x7c00;  // >= 65520 rounds to infinity
+  } else if (ax < 0x38800000u) {
+    // Below 2^-14: a subnormal half, |f| * 2^24 rounded (exact scaling by a power of two).
+    h = static_cast<uint16_t>(std::nearbyint(std::fabs(f) * 16777216.0f));
+  } else {
+    uint32_t exponent = (ax >> 23) - 127 + 15, mantissa = ax & 0x7fffffu;
+    uint32_t bits = (exponent << 10) | (mantissa >> 13), rest = mantissa & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (bits & 1u))) ++bits;  // may carry into the exponent
+    h = static_cast<uint16_t>(bits);
+  }
+  return __ushort_as_half(static_cast<unsigned short>(sign | h));
+}
+
+// Rounds once: through float rounded to odd, which keeps the final rounding exact.
+inline __half __double2half(double d) {
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) != d && std::isfinite(d) && std::isfinite(f)) {
+    if (std::fabs(static_cast<double>(f)) > std::fabs(d)) f = std::nextafter(f, 0.0f);
+    uint32_t b;
+    std::memcpy(&b, &f, sizeof b);
+    b |= 1u;
+    std::memcpy(&f, &b, sizeof f);
+  }
+  return __float2half_rn(f);
+}
+
+inline __half operator+(__half a, __half b) { return __float2half_rn(__half2float(a) + __half2float(b)); }
+inline __half operator-(__half a, __half b) { return __float2half_rn(__half2float(a) - __half2float(b)); }
+inline __half operator*(__half a, __half b) { return __float2half_rn(__half2float(a) * __half2float(b)); }
+inline __half operator/(__half a, __half b) { return __float2half_rn(__half2float(a) / __half2float(b)); }
+inline bool operator==(__half a, __half b) { return __half2float(a) == __half2float(b); }
+inline bool operator!=(__half a, __half b) { return __half2float(a) != __half2float(b); }
+inline bool operator<(__half a, __half b) { return __half2float(a) < __half2float(b); }
+inline bool operator<=(__half a, __half b) { return __half2float(a) <= __half2float(b); }
+inline bool operator>(__half a, __half b) { return __half2float(a) > __half2float(b); }
+inline bool operator>=(__half a, __half b) { return __half2float(a) >= __half2float(b); }

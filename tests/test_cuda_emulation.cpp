@@ -1,0 +1,234 @@
+// The CUDA backend's output, run on the CPU: every module below is compiled once by the
+// host C++ compiler against tests/cuda_emulation/cuda_emulation.h (each GPU thread a real
+// thread, __shared__ shared by the block, __syncthreads() a barrier) and each launcher
+// call is compared, bit for bit, with interpret() on the same loop IR.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "cuda_emulation/harness.h"
+#include "cuda_emulation/kernels.h"
+
+namespace te {
+namespace {
+
+using cuda_test::EmulatedProgram;
+using cuda_test::EmulatedRun;
+
+class CudaEmulation : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    program_ = std::make_unique<EmulatedProgram>();
+    try {
+      for (const cuda_test::TestModule& c : cuda_test::all_test_modules()) {
+        CudaModule m = build_cuda(c.func, c.options);
+        funcs_.emplace_back(m.name(), c.func);
+        program_->add(m);
+      }
+    } catch (const Error& e) {
+      log_ = std::string("build_cuda failed: ") + e.what();
+      return;
+    }
+    built_ = program_->build(&log_);
+  }
+  static void TearDownTestSuite() {
+    program_.reset();
+    funcs_.clear();
+  }
+
+  void SetUp() override { ASSERT_TRUE(built_) << "the emulation program did not compile:\n" << log_; }
+
+  // The function whose module (launcher) has this name.
+  static const LoweredFunc& func(const std::string& name) {
+    for (const auto& [module, f] : funcs_)
+      if (module == name) return f;
+    throw std::runtime_error("no case " + name);
+  }
+
+  // Runs `name` through interpret() and through the emulated CUDA code on copies of args
+  // and expects every array to come out the same.
+  static EmulatedRun run_and_compare(const std::string& name, const std::vector<Argument>& args) {
+    const LoweredFunc& f = func(name);
+    std::vector<Argument> expected;
+    for (const Argument& a : args) expected.push_back(a.is_array() ? Argument(a.array().copy()) : a);
+    interpret(f, expected);
+    EmulatedRun r = program_->run(name, f, args);
+    EXPECT_EQ(r.error, 0) << r.output;
+    if (r.arrays.size() != f.params.size()) {
+      ADD_FAILURE() << "the emulation program failed:\n" << r.output;
+      return r;
+    }
+    for (size_t j = 0; j < f.params.size(); ++j) {
+      if (!f.params[j].is_buffer()) continue;
+      EXPECT_EQ(cuda_test::compare_arrays(expected[j].array(), r.arrays[j]), "")
+          << name << ": parameter " << f.params[j].name();
+    }
+    return r;
+  }
+
+  static std::unique_ptr<EmulatedProgram> program_;
+  static std::vector<std::pair<std::string, LoweredFunc>> funcs_;
+  static bool built_;
+  static std::string log_;
+};
+
+std::unique_ptr<EmulatedProgram> CudaEmulation::program_;
+std::vector<std::pair<std::string, LoweredFunc>> CudaEmulation::funcs_;
+bool CudaEmulation::built_ = false;
+std::string CudaEmulation::log_;
+
+std::vector<float> ramp_values(int64_t n, float scale, float offset) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = std::sin(static_cast<float>(i) * scale) * 10.0f + offset;
+  return v;
+}
+
+NDArray floats(int64_t n, float scale, float offset) {
+  return NDArray::from_vector(ramp_values(n, scale, offset), {n});
+}
+
+TEST_F(CudaEmulation, VectorAddUnevenSizes) {
+  for (int64_t n : {1000, 1, 63, 64, 65, 130}) {
+    EmulatedRun r = run_and_compare("vadd", {floats(n, 0.1f, 1.0f), floats(n, 0.7f, -2.0f), NDArray::empty({n}, Float(32))});
+    ASSERT_EQ(r.launches.size(), 1u);
+    EXPECT_EQ(r.launches[0][0], static_cast<unsigned>((n + 63) / 64)) << "grid for n = " << n;
+    EXPECT_EQ(r.launches[0][3], 64u);
+  }
+}
+
+TEST_F(CudaEmulation, EmptyGridIsNotLaunched) {
+  EmulatedRun r = run_and_compare("vadd", {floats(0, 1, 0), floats(0, 1, 0), NDArray::empty({0}, Float(32))});
+  EXPECT_TRUE(r.launches.empty());
+}
+
+TEST_F(CudaEmulation, SixtyFourBitIndexingGivesTheSameResults) {
+  run_and_compare("vadd64", {floats(777, 0.3f, 0.5f), floats(777, 0.2f, 0.0f), NDArray::empty({777}, Float(32))});
+}
+
+TEST_F(CudaEmulation, MatmulTiledThroughSharedMemory) {
+  NDArray a = NDArray::from_vector(ramp_values(20 * 17, 0.37f, 0.25f), {20, 17});
+  NDArray b = NDArray::from_vector(ramp_values(17 * 13, 0.11f, -0.5f), {17, 13});
+  EmulatedRun r = run_and_compare("matmul_shared", {a, b, NDArray::empty({20, 13}, Float(32))});
+  ASSERT_EQ(r.launches.size(), 1u);
+  EXPECT_EQ(r.launches[0], (std::array<unsigned, 6>{2, 3, 1, 8, 8, 1}));
+}
+
+TEST_F(CudaEmulation, RowReductionWithSharedTree) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{5, 100}, {3, 7}, {1, 64}}) {
+    NDArray a = NDArray::from_vector(ramp_values(rows * cols, 0.5f, 0.125f), {rows, cols});
+    run_and_compare("row_sum", {a, NDArray::empty({rows}, Float(32))});
+  }
+}
+
+TEST_F(CudaEmulation, PipelineOfTwoKernelsThroughScratchMemory) {
+  EmulatedRun r = run_and_compare("pipeline", {floats(100, 0.05f, 0.0f), NDArray::empty({100}, Float(32))});
+  ASSERT_EQ(r.launches.size(), 2u);
+  EXPECT_EQ(r.launches[0][0], 4u);  // 32 threads per block
+  EXPECT_EQ(r.launches[1][0], 7u);  // 16 threads per block
+  EXPECT_EQ(r.live_allocations, 0) << "the scratch buffer is freed";
+}
+
+TEST_F(CudaEmulation, Float16) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> a = {0.1f, -2.5f, 1e-6f, 6e-5f, 65504.f, 65520.f, 70000.f, -70000.f, inf, -inf, nan, 0.0f,
+                          -0.0f, 3.14159f, 100.25f, -127.9f, 1000.5f, 2049.0f, 2051.0f, 1e-8f};
+  std::vector<half> b;
+  for (size_t i = 0; i < a.size(); ++i) b.push_back(half(static_cast<float>(i) * 0.37f - 3.0f));
+  for (int k = 0; k < 200; ++k) {  // a sweep over the half range, subnormals included
+    a.push_back(std::ldexp(1.0f + static_cast<float>(k % 7) * 0.1234567f, k / 5 - 26) * (k % 2 ? -1.0f : 1.0f));
+    b.push_back(half(std::ldexp(1.0f + static_cast<float>(k % 5) * 0.3f, (k * 7) % 30 - 15)));
+  }
+  int64_t n = static_cast<int64_t>(a.size());
+  std::vector<Argument> args = {NDArray::from_vector(a, {n}), NDArray::from_vector(b, {n})};
+  for (DataType t : {Float(16), Float(16), Float(16), Float(32), Int(8), Float(16), Float(16)})
+    args.push_back(NDArray::empty({n}, t));
+  run_and_compare("half_ops", args);
+}
+
+std::vector<Argument> int_semantics_args() {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<int32_t> x = {7, -7, 7, -7, INT32_MIN, INT32_MIN, 0, 5, -1, 100, 255, -128, 30000, -30000, 123456, 9};
+  std::vector<int32_t> y = {2, 2, -2, -2, -1, 1, 3, 0, 0, -3, 200, 127, 3, -7, 0, -1};
+  std::vector<float> f = {nan, inf, -inf, 3e9f, -3e9f, 255.9f, -0.5f, 1e20f, -129.7f, 127.5f, 2.5f, -2.5f, 4.2e9f,
+                          -1e-30f, 65535.7f, 0.0f};
+  std::vector<double> g = {std::nan(""), 5e9, -5e9, 4294967295.9, 32767.99, -32768.5, 1.8446744073709552e19, -1.0,
+                           2e19, 40000.0, -40000.0, 0.999, 12345.678, -0.0, 1e300, 7.0};
+  int64_t n = static_cast<int64_t>(x.size());
+  std::vector<Argument> args = {NDArray::from_vector(x, {n}), NDArray::from_vector(y, {n}), NDArray::from_vector(f, {n}),
+                                NDArray::from_vector(g, {n})};
+  const LoweredFunc& fn = cuda_test::int_semantics_func();
+  for (size_t k = 4; k < fn.params.size(); ++k) args.push_back(NDArray::empty({n}, fn.params[k].buffer.dtype()));
+  return args;
+}
+
+TEST_F(CudaEmulation, IntegerSemanticsAndSaturatingCasts) { run_and_compare("int_semantics", int_semantics_args()); }
+
+TEST_F(CudaEmulation, IntegerSemanticsIn64BitIndexMode) { run_and_compare("int_semantics64", int_semantics_args()); }
+
+TEST_F(CudaEmulation, FloatSemantics) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> f = {5.5f, -5.5f, 5.5f, -5.5f, 0.5f, 1.5f, 2.5f, -2.5f, nan, 1.0f, 0.0f, -0.0f, 3.0f, 1e30f, -7.25f, 2.0f};
+  std::vector<float> g = {2.0f, 2.0f, -2.0f, -2.0f, nan, 0.0f, 3.0f, inf, 1.0f, nan, 2.0f, -1.0f, 0.7f, 3.0f, 1.5f, -0.5f};
+  std::vector<double> d;
+  for (float v : f) d.push_back(static_cast<double>(v) * 1.000000001);
+  int64_t n = static_cast<int64_t>(f.size());
+  std::vector<Argument> args = {NDArray::from_vector(f, {n}), NDArray::from_vector(g, {n}), NDArray::from_vector(d, {n})};
+  const LoweredFunc& fn = func("float_semantics");
+  for (size_t k = 3; k < fn.params.size(); ++k) args.push_back(NDArray::empty({n}, fn.params[k].buffer.dtype()));
+  run_and_compare("float_semantics", args);
+}
+
+TEST_F(CudaEmulation, VectorStoresLetsAndScalarParameters) {
+  for (int64_t n : {64, 50, 3}) {
+    run_and_compare("vector_let", {floats(n, 0.9f, 0.5f), NDArray::empty({n}, Float(32)), NDArray::empty({n}, Float(32)),
+                                   1.5f});
+  }
+}
+
+TEST_F(CudaEmulation, TwoDimensionalGridAndThreeDimensionalBlock) {
+  EmulatedRun r = run_and_compare("grid_2d", {NDArray::empty({9, 21}, Int(32))});
+  ASSERT_EQ(r.launches.size(), 1u);
+  EXPECT_EQ(r.launches[0], (std::array<unsigned, 6>{3, 3, 1, 8, 2, 2}));
+}
+
+TEST_F(CudaEmulation, HostLetsLoopsAndAsserts) {
+  EmulatedRun r = run_and_compare("host_code", {NDArray::empty({37}, Int(32))});
+  EXPECT_EQ(r.launches.size(), 4u);  // init, then the host loop's three launches
+  // A failed host assert: interpret() throws, the launcher returns cudaErrorInvalidValue.
+  const LoweredFunc& f = func("host_code");
+  EXPECT_THROW(interpret(f, {NDArray::empty({3}, Int(32))}), Error);
+  EmulatedRun failed = program_->run("host_code", f, {NDArray::empty({3}, Int(32))});
+  EXPECT_EQ(failed.error, 1) << failed.output;
+  EXPECT_TRUE(failed.launches.empty());
+}
+
+TEST_F(CudaEmulation, SharedMemoryBetweenTwoThreadLoops) {
+  run_and_compare("reverse4", {NDArray::from_vector(std::vector<float>{1, 2, 3, 4}, {4}), NDArray::empty({4}, Float(32))});
+}
+
+TEST_F(CudaEmulation, PlainAndHelperDivisions) {
+  std::vector<int32_t> a = {-9, -8, -1, 0, 1, 7, 8, 9, -100, 100, INT32_MIN, INT32_MAX};
+  int64_t n = static_cast<int64_t>(a.size());
+  for (int s : {3, -3, 0, -1})
+    run_and_compare("divs", {NDArray::from_vector(a, {n}), NDArray::empty({n}, Int(32)), s});
+}
+
+TEST_F(CudaEmulation, SixtyFourBitKernelTakesWidenedArguments) {
+  NDArray a = NDArray::from_vector(ramp_values(70 * 9, 0.3f, 0.0f), {70, 9});
+  run_and_compare("scale2d", {a, NDArray::empty({70, 9}, Float(32))});
+}
+
+TEST_F(CudaEmulation, MathFunctions) {
+  std::vector<float> a;
+  for (int i = 0; i < 40; ++i) a.push_back(static_cast<float>(i) * 0.37f + 0.01f);
+  run_and_compare("math", {NDArray::from_vector(a, {40}), NDArray::empty({40}, Float(32))});
+}
+
+TEST_F(CudaEmulation, SanitisedNames) {
+  run_and_compare("my_kernel", {floats(50, 0.2f, 0.0f), NDArray::empty({50}, Float(32))});
+}
+
+}  // namespace
+}  // namespace te

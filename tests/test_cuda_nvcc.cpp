@@ -1,0 +1,87 @@
+// Every module the CUDA tests emit, through the real CUDA compilers when they exist:
+// nvcc -std=c++17 -cubin for sm_80 and sm_90 with every warning an error, nvcc -c (the
+// host launcher too, under -Wall -Wextra -Werror), and NVRTC through compile_ptx().
+#include <gtest/gtest.h>
+
+#include <cctype>
+
+#include "cuda_emulation/harness.h"
+#include "cuda_emulation/kernels.h"
+
+namespace te {
+namespace {
+
+class CudaCompile : public ::testing::TestWithParam<cuda_test::TestModule> {};
+
+// gtest names take letters, digits and '_' only.
+std::string module_name(const ::testing::TestParamInfo<cuda_test::TestModule>& info) {
+  std::string name = info.param.func.name;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+TEST_P(CudaCompile, NvccBuildsItWithoutWarnings) {
+  std::string nvcc = cuda_test::nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set TE_NVCC or install the CUDA toolkit)";
+  CudaModule m = build_cuda(GetParam().func, GetParam().options);
+  cuda_test::TempDir dir;
+  std::string cu = dir.path() + "/" + m.name() + ".cu";
+  cuda_test::write_file(cu, m.source());
+  struct Build {
+    const char* arch;
+    const char* mode;
+  };
+  for (Build b : {Build{"sm_80", "-cubin"}, Build{"sm_90", "-cubin"}, Build{"sm_80", "-c"}}) {
+    cuda_test::CommandResult r = cuda_test::nvcc_compile(nvcc, cu, b.arch, b.mode, dir.path() + "/out");
+    EXPECT_EQ(r.status, 0) << "nvcc " << b.mode << " -arch=" << b.arch << " failed:\n"
+                           << r.output << "\n--- source ---\n"
+                           << m.source();
+    EXPECT_EQ(r.output, "") << "nvcc printed diagnostics";
+  }
+}
+
+TEST_P(CudaCompile, NvrtcCompilesTheKernels) {
+  CudaModule m = build_cuda(GetParam().func, GetParam().options);
+  if (!nvrtc_available()) {
+    EXPECT_THROW(compile_ptx(m), Error);
+    GTEST_SKIP() << "te was built without NVRTC (no CUDA toolkit found by CMake)";
+  }
+  std::string ptx = compile_ptx(m, "sm_80");
+  for (const CudaKernel& k : m.kernels())
+    EXPECT_NE(ptx.find(".entry " + k.name), std::string::npos) << "kernel " << k.name << " missing from the PTX";
+  EXPECT_EQ(ptx.find(".entry " + m.name() + "("), std::string::npos) << "the host launcher is not device code";
+}
+
+INSTANTIATE_TEST_SUITE_P(Modules, CudaCompile, ::testing::ValuesIn(cuda_test::all_test_modules()), module_name);
+
+TEST(CudaNvrtc, ReportsTheCompilerLog) {
+  if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
+  CudaModule broken("broken", "extern \"C\" __global__ void broken_kernel() { undeclared_name = 1; }\n", {}, {}, false);
+  try {
+    compile_ptx(broken, "sm_80");
+    FAIL() << "compile_ptx accepted invalid source";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("could not compile 'broken' for sm_80"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("undeclared_name"), std::string::npos) << "the log names the problem: " << msg;
+  }
+}
+
+TEST(CudaNvrtc, RejectsUnknownArchitectures) {
+  CudaModule m = build_cuda(cuda_test::vadd_func());
+  for (const char* arch : {"80", "sm_", "gfx90a", "sm_8x0"}) {
+    try {
+      compile_ptx(m, arch);
+      FAIL() << "accepted " << arch;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("unknown GPU architecture"), std::string::npos) << e.what();
+    }
+  }
+  if (nvrtc_available()) {
+    EXPECT_NE(compile_ptx(m, "compute_90").find(".target sm_90"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace te

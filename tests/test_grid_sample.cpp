@@ -1,0 +1,196 @@
+// te's grid_sample compute: every golden case through lower() + interpret() (and the JIT),
+// the scalar reference on random inputs, and the error messages.
+#include <gtest/gtest.h>
+
+#include <te/te.h>
+#include <te/ops/grid_sample.h>
+
+#include <cmath>
+#include <random>
+
+#include "gridsample_cases.h"
+#include "gridsample_reference.h"
+#include "test_util.h"
+
+using namespace te;
+
+namespace {
+
+const std::string kDir = std::string(TE_TEST_DATA_DIR) + "/gridsample";
+
+DataType dtype_named(const std::string& s) { return s == "float64" ? Float(64) : Float(32); }
+
+std::vector<Expr> const_shape(const std::vector<int64_t>& s) {
+  std::vector<Expr> out;
+  for (int64_t v : s) out.push_back(Expr(static_cast<int>(v)));
+  return out;
+}
+
+enum class Sched { Default, Cpu, Cuda };
+const Sched kAllSchedules[] = {Sched::Default, Sched::Cpu, Sched::Cuda};
+const char* sched_name(Sched k) { return k == Sched::Default ? "default" : k == Sched::Cpu ? "cpu" : "cuda"; }
+
+LoweredFunc lower_grid_sample(const std::vector<int64_t>& in_shape, const std::vector<int64_t>& grid_shape,
+                              DataType t, const ops::GridSampleOptions& o, Sched k = Sched::Default) {
+  Tensor data = placeholder(const_shape(in_shape), t, "data");
+  Tensor grid = placeholder(const_shape(grid_shape), t, "grid");
+  Tensor out = ops::grid_sample(data, grid, o);
+  Schedule s = create_schedule({out});
+  if (k == Sched::Cpu) ops::schedule_grid_sample_cpu(s, out);
+  if (k == Sched::Cuda) ops::schedule_grid_sample_cuda(s, out);
+  return lower(s, {data, grid, out}, "grid_sample");
+}
+
+template <typename T>
+void expect_close(const std::vector<T>& got, const std::vector<T>& want, double atol, double rtol,
+                  const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double tol = atol + rtol * std::fabs(double(want[i]));
+    ASSERT_LE(std::fabs(double(got[i]) - double(want[i])), tol)
+        << what << " element " << i << ": got " << got[i] << " want " << want[i];
+  }
+}
+
+template <typename T>
+void run_case(const GridSampleCase& c, bool nhwc, Sched k) {
+  std::string dir = kDir + "/" + c.name;
+  NDArray in = NDArray::load_npy(dir + (nhwc ? "/input_nhwc.npy" : "/input.npy"));
+  NDArray grid = NDArray::load_npy(dir + "/grid.npy");
+  NDArray expected = NDArray::load_npy(dir + (nhwc ? "/output_nhwc.npy" : "/output.npy"));
+  ops::GridSampleOptions o;
+  o.mode = c.mode;
+  o.padding_mode = c.padding;
+  o.align_corners = c.align_corners;
+  o.layout = nhwc ? "NHWC" : "NCHW";
+  LoweredFunc f = lower_grid_sample(in.shape(), grid.shape(), dtype_named(c.dtype), o, k);
+  NDArray out = NDArray::empty(expected.shape(), in.dtype());
+  interpret(f, {in, grid, out});
+  expect_close(out.to_vector<T>(), expected.to_vector<T>(), c.atol, c.rtol,
+               c.name + " (interpret, " + sched_name(k) + " schedule)");
+}
+
+}  // namespace
+
+TEST(GridSample, EveryGoldenCaseThroughInterpret) {
+  int ran = 0;
+  for (const auto& c : load_gridsample_cases(kDir)) {
+    if (c.informational) continue;
+    SCOPED_TRACE(c.name);
+    for (Sched k : kAllSchedules) {
+      if (c.dtype == "float64") run_case<double>(c, false, k);
+      else run_case<float>(c, false, k);
+    }
+    ++ran;
+  }
+  EXPECT_GT(ran, 100);
+}
+
+TEST(GridSample, ChannelsLastCases) {
+  int ran = 0;
+  for (const auto& c : load_gridsample_cases(kDir)) {
+    if (c.informational) continue;
+    std::ifstream probe(kDir + "/" + c.name + "/input_nhwc.npy");
+    if (!probe) continue;
+    SCOPED_TRACE(c.name);
+    for (Sched k : kAllSchedules) {
+      if (c.dtype == "float64") run_case<double>(c, true, k);
+      else run_case<float>(c, true, k);
+    }
+    ++ran;
+  }
+  EXPECT_GT(ran, 0);
+}
+
+TEST(GridSample, RandomInputsMatchTheReference) {
+  std::mt19937 rng(1234);
+  std::uniform_real_distribution<double> val(-2, 2), coord(-1.3, 1.3);
+  std::uniform_int_distribution<int> size(1, 5);
+  for (int trial = 0; trial < 24; ++trial) {
+    bool vol = trial % 4 == 3;
+    ops::GridSampleOptions o;
+    const char* modes[] = {"bilinear", "nearest", "bicubic"};
+    const char* pads[] = {"zeros", "border", "reflection"};
+    o.mode = modes[vol ? trial % 2 : trial % 3];
+    o.padding_mode = pads[(trial / 3) % 3];
+    o.align_corners = trial % 2 == 0;
+    std::vector<int64_t> in_shape{size(rng), size(rng)}, grid_shape{in_shape[0]};
+    for (int d = 0; d < (vol ? 3 : 2); ++d) {
+      in_shape.push_back(size(rng));
+      grid_shape.push_back(size(rng));
+    }
+    grid_shape.push_back(vol ? 3 : 2);
+    std::vector<double> data, grid;
+    int64_t n_in = 1, n_grid = 1;
+    for (int64_t s : in_shape) n_in *= s;
+    for (int64_t s : grid_shape) n_grid *= s;
+    for (int64_t i = 0; i < n_in; ++i) data.push_back(val(rng));
+    for (int64_t i = 0; i < n_grid; ++i) grid.push_back(coord(rng));
+    auto want = gsref::grid_sample<double>(data, in_shape, grid, grid_shape, {o.mode, o.padding_mode, o.align_corners});
+    std::vector<int64_t> out_shape{in_shape[0], in_shape[1]};
+    out_shape.insert(out_shape.end(), grid_shape.begin() + 1, grid_shape.end() - 1);
+    for (Sched k : kAllSchedules) {
+      LoweredFunc f = lower_grid_sample(in_shape, grid_shape, Float(64), o, k);
+      NDArray out = NDArray::empty(out_shape, Float(64));
+      interpret(f, {NDArray::from_vector(data, in_shape), NDArray::from_vector(grid, grid_shape), out});
+      expect_close(out.to_vector<double>(), want, 1e-12, 1e-12,
+                   std::string(o.mode) + "/" + o.padding_mode + (o.align_corners ? "/ac" : "") + " " +
+                       sched_name(k));
+    }
+  }
+}
+
+TEST(GridSample, EmptyOutputsWork) {
+  for (auto [n, c, ho] : {std::tuple{0, 2, 3}, std::tuple{2, 0, 3}, std::tuple{2, 2, 0}}) {
+    LoweredFunc f = lower_grid_sample({n, c, 4, 4}, {n, ho, 3, 2}, Float(32), {});
+    NDArray out = NDArray::empty({n, c, ho, 3}, Float(32));
+    interpret(f, {NDArray::empty({n, c, 4, 4}, Float(32)), NDArray::empty({n, ho, 3, 2}, Float(32)), out});
+    EXPECT_EQ(out.size(), 0);
+  }
+}
+
+TEST(GridSample, SymbolicShapes) {
+  Var n("n"), c("c"), h("h"), w("w"), ho("ho"), wo("wo");
+  Tensor data = placeholder({n, c, h, w}, Float(32), "data");
+  Tensor grid = placeholder({n, ho, wo, 2}, Float(32), "grid");
+  Tensor out = ops::grid_sample(data, grid, {"bilinear", "reflection", false});
+  LoweredFunc f = lower(create_schedule({out}), {data, grid, out}, "gs");
+  std::vector<float> d(2 * 3 * 4 * 5), g(2 * 3 * 2 * 2);
+  for (size_t i = 0; i < d.size(); ++i) d[i] = float(i % 7) - 3;
+  for (size_t i = 0; i < g.size(); ++i) g[i] = float(int(i % 9) - 4) * 0.4f;
+  NDArray out_a = NDArray::empty({2, 3, 3, 2}, Float(32));
+  interpret(f, {NDArray::from_vector(d, {2, 3, 4, 5}), NDArray::from_vector(g, {2, 3, 2, 2}), out_a});
+  auto want = gsref::grid_sample<float>(d, {2, 3, 4, 5}, g, {2, 3, 2, 2}, {"bilinear", "reflection", false});
+  expect_close(out_a.to_vector<float>(), want, 1e-5, 1e-5, "symbolic");
+}
+
+TEST(GridSample, Errors) {
+  Tensor d4 = placeholder({2, 3, 4, 5}, Float(32), "data");
+  Tensor g4 = placeholder({2, 6, 7, 2}, Float(32), "grid");
+  Tensor d5 = placeholder({2, 3, 4, 5, 6}, Float(32), "data5");
+  Tensor g5 = placeholder({2, 6, 7, 8, 3}, Float(32), "grid5");
+  expect_error([&] { ops::grid_sample(placeholder({3, 4, 5}, Float(32), "d"), g4); },
+               {"grid_sample", "4-D", "5-D", "got 3-D (3, 4, 5)"});
+  expect_error([&] { ops::grid_sample(d4, g5); }, {"grid_sample", "same rank", "got 5-D"});
+  expect_error([&] { ops::grid_sample(d4, placeholder({2, 6, 7, 3}, Float(32), "g")); },
+               {"grid's last dimension must be 2", "(2, 6, 7, 3)"});
+  expect_error([&] { ops::grid_sample(d4, placeholder({3, 6, 7, 2}, Float(32), "g")); },
+               {"same batch size N", "(2, 3, 4, 5)", "(3, 6, 7, 2)"});
+  expect_error([&] { ops::grid_sample(d5, g5, {"bicubic"}); }, {"bicubic interpolation only supports 4-D input"});
+  expect_error([&] { ops::grid_sample(d4, g4, {"linear"}); }, {"unknown mode 'linear'"});
+  expect_error([&] { ops::grid_sample(d4, g4, {"bilinear", "wrap"}); }, {"unknown padding_mode 'wrap'"});
+  ops::GridSampleOptions bad_layout;
+  bad_layout.layout = "CHWN";
+  expect_error([&] { ops::grid_sample(d4, g4, bad_layout); }, {"unknown layout 'CHWN'"});
+  expect_error([&] { ops::grid_sample(placeholder({2, 3, 4, 5}, Int(32), "d"), g4); },
+               {"data must be float16, float32 or float64, got int32"});
+  expect_error([&] { ops::grid_sample(d4, placeholder({2, 6, 7, 2}, Float(64), "g")); },
+               {"grid dtype float64 must match data dtype float32"});
+  expect_error([&] { ops::grid_sample(placeholder({2, 3, 0, 5}, Float(32), "d"), g4); },
+               {"every spatial dimension of data must be > 0"});
+  Tensor other = compute({2}, [&](Expr i) { return d4(i, 0, 0, 0); }, "other");
+  Schedule s = create_schedule({other});
+  expect_error([&] { ops::schedule_grid_sample_cpu(s, other); },
+               {"'other' is not a tensor made by te::ops::grid_sample"});
+  expect_error([&] { ops::schedule_grid_sample_cuda(s, other); }, {"not a tensor made by te::ops::grid_sample"});
+}
