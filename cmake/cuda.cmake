@@ -18,12 +18,12 @@ if(CUDAToolkit_FOUND AND CUDA_nvrtc_LIBRARY)
     TE_HAVE_NVRTC=1 TE_CUDA_INCLUDE_DIR="${TE_CUDA_INCLUDE_DIR}")
   set_property(SOURCE ${TE_CUDA_NVRTC_SOURCE} APPEND PROPERTY INCLUDE_DIRECTORIES ${CUDAToolkit_INCLUDE_DIRS})
 else()
-  message(STATUS "te: no CUDA toolkit: compile_ptx() throws, the nvcc checks in the tests are skipped")
+  message(STATUS "te: no CUDA toolkit with NVRTC: compile_ptx() throws; tests skip the NVRTC checks")
 endif()
 
 # The CUDA tests compile generated code at run time: they need the host compiler, and
 # nvcc when there is one.
-foreach(test_target test_cuda_codegen test_cuda_emulation test_cuda_nvcc test_cuda_lowered)
+foreach(test_target test_cuda_codegen test_cuda_emulation test_cuda_nvcc test_cuda_lowered test_grid_sample_cuda)
   if(TARGET ${test_target})
     target_compile_definitions(${test_target} PRIVATE TE_HOST_CXX="${CMAKE_CXX_COMPILER}")
     if(CUDAToolkit_FOUND AND CUDAToolkit_NVCC_EXECUTABLE)
@@ -33,10 +33,14 @@ foreach(test_target test_cuda_codegen test_cuda_emulation test_cuda_nvcc test_cu
 endforeach()
 
 # examples/offline_nvcc: te writes .cu files at build time, nvcc compiles them into a
-# program (needs nvcc; not with the sanitizers, which nvcc does not take).
-if(TE_BUILD_EXAMPLES AND CUDAToolkit_FOUND AND CUDAToolkit_NVCC_EXECUTABLE AND NOT TE_SANITIZE)
-  if(NOT CMAKE_CUDA_COMPILER)
-    set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
+# program. Built when CMake can compile CUDA here, and not with the sanitizers (nvcc
+# does not take them).
+if(TE_BUILD_EXAMPLES AND CUDAToolkit_FOUND AND NOT TE_SANITIZE)
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    add_subdirectory(${CMAKE_CURRENT_LIST_DIR}/../examples/offline_nvcc ${CMAKE_BINARY_DIR}/examples/offline_nvcc)
+  else()
+    message(STATUS "te: CMake cannot compile CUDA here: examples/offline_nvcc is not built")
   endif()
-  add_subdirectory(${CMAKE_CURRENT_LIST_DIR}/../examples/offline_nvcc ${CMAKE_BINARY_DIR}/examples/offline_nvcc)
 endif()

@@ -162,7 +162,12 @@ TEST(Aot, PlainCProgramLinksTheObjectAndTheRuntime) {
   EXPECT_TRUE(contains(out, "null: vadd: argument 'A' is a null pointer")) << out;
   EXPECT_TRUE(contains(out, "threads: 3")) << out;
   EXPECT_TRUE(contains(out, "ok")) << out;
-  // The object needs nothing of te but the runtime.
+  // The object defines exactly the two kernels...
+  ASSERT_EQ(run("nm -g --defined-only " + dir + "/kernels.o | awk '{print $3}' | sort",
+                dir + "/nm_defined.log"),
+            0);
+  EXPECT_EQ(read(dir + "/nm_defined.log"), "scale_checked\nvadd\n");
+  // ...and needs nothing of te but the runtime.
   ASSERT_EQ(run("nm -u " + dir + "/kernels.o", dir + "/nm.log"), 0);
   std::string undefined = read(dir + "/nm.log");
   std::istringstream lines(undefined);

@@ -68,11 +68,15 @@ void run_case(const GridSampleCase& c, bool nhwc, Sched k) {
   interpret(f, {in, grid, out});
   expect_close(out.to_vector<T>(), expected.to_vector<T>(), c.atol, c.rtol,
                c.name + " (interpret, " + sched_name(k) + " schedule)");
+  NDArray jit_out = NDArray::empty(expected.shape(), in.dtype());
+  build(f)("grid_sample")(in, grid, jit_out);
+  expect_close(jit_out.to_vector<T>(), expected.to_vector<T>(), c.atol, c.rtol,
+               c.name + " (LLVM JIT, " + sched_name(k) + " schedule)");
 }
 
 }  // namespace
 
-TEST(GridSample, EveryGoldenCaseThroughInterpret) {
+TEST(GridSample, EveryGoldenCaseThroughInterpretAndJit) {
   int ran = 0;
   for (const auto& c : load_gridsample_cases(kDir)) {
     if (c.informational) continue;
@@ -132,7 +136,11 @@ TEST(GridSample, RandomInputsMatchTheReference) {
     for (Sched k : kAllSchedules) {
       LoweredFunc f = lower_grid_sample(in_shape, grid_shape, Float(64), o, k);
       NDArray out = NDArray::empty(out_shape, Float(64));
-      interpret(f, {NDArray::from_vector(data, in_shape), NDArray::from_vector(grid, grid_shape), out});
+      NDArray in_a = NDArray::from_vector(data, in_shape), grid_a = NDArray::from_vector(grid, grid_shape);
+      interpret(f, {in_a, grid_a, out});
+      NDArray jit_out = NDArray::empty(out_shape, Float(64));
+      build(f)("grid_sample")(in_a, grid_a, jit_out);
+      expect_close(jit_out.to_vector<double>(), want, 1e-12, 1e-12, "JIT");
       expect_close(out.to_vector<double>(), want, 1e-12, 1e-12,
                    std::string(o.mode) + "/" + o.padding_mode + (o.align_corners ? "/ac" : "") + " " +
                        sched_name(k));

@@ -297,4 +297,17 @@ TEST(LlvmBasic, ArgumentChecksNameTheParameter) {
   expect_error([&] { gn(x, y, y); }, {"arguments 'Y' and 'B' share memory", "'Y' is written"});
 }
 
+TEST(LlvmBasic, EveryOptimizationLevelComputesTheSame) {
+  for (int level : {0, 1, 2, 3}) {
+    SCOPED_TRACE(level);
+    BuildOptions o = exact_options();
+    o.opt_level = level;
+    NDArray a = random_array<float>({29}, 19), b = random_array<float>({29}, 20);
+    expect_matches_interpreter(vector_vadd(), {a, b, NDArray::empty({29}, Float(32))}, 0, o);
+  }
+  BuildOptions bad;
+  bad.opt_level = 4;
+  expect_error([&] { build(vector_vadd(), bad); }, {"opt_level is 4", "0..3"});
+}
+
 }  // namespace

@@ -200,9 +200,9 @@ TEST(LlvmLower, VectorizedPaddingOnlyReadsInsideTheInput) {
   // so no lane reads outside A (ASan would see it: A is exactly n long).
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n + 2}, [&](Expr i) {
-    return if_then_else(i >= 1 && i <= n, A(i - 1), make_zero(Float(32)));
-  }, "B");
+  Tensor B = compute(
+      {n + 2},
+      [&](Expr i) { return if_then_else(i >= 1 && i <= n, A(i - 1), make_zero(Float(32))); }, "B");
   Schedule s = create_schedule({B});
   auto [xo, xi] = s[B].split(B.axis(0), 8);
   s[B].vectorize(xi);

@@ -1,5 +1,5 @@
 // lower() end to end on element-wise stages: golden loop nests, and every lowered program
-// run with interpret() against plain C++ over sizes that no split factor divides, and 1.
+// run with interpret() and the LLVM JIT against plain C++ over sizes that no split factor divides, and 1.
 #include <gtest/gtest.h>
 
 #include <te/te.h>
@@ -23,7 +23,7 @@ struct VAdd {
 void check_vadd(const LoweredFunc& f, const std::string& what) {
   for (int64_t len : {1, 7, 8, 64, 100, 129}) {
     NDArray a = input({len}, 1), b = input({len}, 2), c = output({len});
-    interpret(f, {a, b, c});
+    run_backends(f, {a, b, c});
     auto av = a.to_vector<float>(), bv = b.to_vector<float>();
     std::vector<float> want(av.size());
     for (size_t i = 0; i < want.size(); ++i) want[i] = av[i] + bv[i];
@@ -41,7 +41,7 @@ struct Add2D {
 void check_add2d(const LoweredFunc& f, const std::string& what) {
   for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 7}, {16, 16}, {17, 33}}) {
     NDArray a = input({rows, cols}, 3), b = input({rows, cols}, 4), c = output({rows, cols});
-    interpret(f, {a, b, c});
+    run_backends(f, {a, b, c});
     auto av = a.to_vector<float>(), bv = b.to_vector<float>();
     std::vector<float> want(av.size());
     for (size_t i = 0; i < want.size(); ++i) want[i] = av[i] * bv[i] + 1.0f;
@@ -184,7 +184,7 @@ TEST(Lower, ZeroDimensionalStageWithAFusedSingletonLoop) {
     if (fuse) s[T].fuse(std::vector<IterVar>{});
     LoweredFunc f = lower(s, {A, T}, "scalar");
     NDArray a = NDArray::from_vector(std::vector<float>{2.0f}, {}), t = output({});
-    interpret(f, {a, t});
+    run_backends(f, {a, t});
     EXPECT_EQ(t.to_vector<float>()[0], 7.0f) << f;
   }
 }
@@ -205,7 +205,7 @@ TEST(Lower, InlinedStagesDisappear) {
   EXPECT_NE(text.find("allocate A1"), std::string::npos) << text;
   for (int64_t len : {1, 5, 8, 19}) {
     NDArray a = input({len}, 5), c = output({len});
-    interpret(f, {a, c});
+    run_backends(f, {a, c});
     auto av = a.to_vector<float>();
     std::vector<float> want(av.size());
     for (size_t i = 0; i < av.size(); ++i) want[i] = (av[i] + 1.0f) * 2.0f + (av[i] + 1.0f);
@@ -227,7 +227,7 @@ TEST(Lower, ParametersAreTheArgumentsThenUnboundScalars) {
   EXPECT_EQ(f.params[3].name(), "k");
   EXPECT_EQ(f.params[0].buffer.ndim(), 2);  // argument buffers keep their shapes
   NDArray a = input({16, 3}, 6), b = output({16, 3});
-  interpret(f, {a, b, 2, 5});
+  run_backends(f, {a, b, 2, 5});
   auto av = a.to_vector<float>();
   std::vector<float> want(av.size());
   for (size_t i = 0; i < av.size(); ++i) want[i] = av[i] * 5.0f;
@@ -246,7 +246,7 @@ TEST(Lower, ComputedTensorsNotListedBecomeIntermediates) {
   LoweredFunc g = lower(s, {A, B, C}, "g");
   EXPECT_EQ(count_kind(g.body, StmtKind::Allocate), 0) << g;
   NDArray a = input({5}, 7), b = output({5}), c = output({5});
-  interpret(g, {a, b, c});
+  run_backends(g, {a, b, c});
   auto av = a.to_vector<float>(), bv = b.to_vector<float>(), cv = c.to_vector<float>();
   for (size_t i = 0; i < 5; ++i) {
     EXPECT_EQ(bv[i], av[i] + 1.0f);
@@ -298,7 +298,7 @@ TEST(Lower, Int64ShapesAndTwoOutputs) {
   LoweredFunc f = lower(s, {A, B, C}, "two_outputs");
   for (int64_t len : {1, 5, 12}) {
     NDArray a = input({len}, 8), b = output({len}), c = output({len});
-    interpret(f, {a, b, c});
+    run_backends(f, {a, b, c});
     auto av = a.to_vector<float>(), bv = b.to_vector<float>(), cv = c.to_vector<float>();
     for (size_t i = 0; i < av.size(); ++i) {
       ASSERT_EQ(bv[i], av[i] * 2.0f) << f;

@@ -1,4 +1,4 @@
-// compute_at and thread bindings, lowered and run with interpret() against plain C++:
+// compute_at and thread bindings, lowered and run with interpret() and the LLVM JIT against plain C++:
 // the bound inference cases of TVM's suite, end to end.
 #include <gtest/gtest.h>
 
@@ -37,7 +37,7 @@ void check_chain(const Chain& c, const LoweredFunc& f, const std::string& what, 
     NDArray a = input({rows, cols}, 1), out = output({rows, cols});
     std::vector<Argument> args = {a, out};
     args.insert(args.end(), extra.begin(), extra.end());
-    interpret(f, args);
+    run_backends(f, args);
     auto av = a.to_vector<float>();
     std::vector<float> want(av.size());
     for (size_t i = 0; i < av.size(); ++i) want[i] = av[i] * 2.0f + 3.0f;
@@ -100,7 +100,7 @@ TEST(LowerAttach, Conv1dProducerInsideTheConsumer) {
   EXPECT_EQ(allocations(f.body), (std::vector<std::string>{"A:global:3"})) << f;
   for (int64_t len : {1, 2, 7, 30}) {
     NDArray x = input({len + 2}, 2), b = output({len});
-    interpret(f, {x, b});
+    run_backends(f, {x, b});
     auto xv = x.to_vector<float>();
     std::vector<float> want(static_cast<size_t>(len));
     for (int64_t i = 0; i < len; ++i)
@@ -123,7 +123,7 @@ TEST(LowerAttach, BlurProducerInsideTheConsumer) {
   LoweredFunc f = lower(s, {X, B}, "blur");
   EXPECT_EQ(allocations(f.body), (std::vector<std::string>{"A:global:9"})) << f;
   NDArray x = input({n, n}, 3), b = output({n - 2, n - 2});
-  interpret(f, {x, b});
+  run_backends(f, {x, b});
   auto xv = x.to_vector<float>();
   auto at = [&](int i, int j) { return xv[static_cast<size_t>(i * n + j)] + 1.0f; };
   std::vector<float> want;
@@ -160,7 +160,7 @@ TEST(LowerAttach, NestedThreadsWithLocalAndSharedProducers) {
   EXPECT_GE(count_kind(f.body, StmtKind::Barrier), 1) << f;
   for (int64_t len : {1, 31, 32, 65}) {
     NDArray a = input({len}, 4), out = output({len});
-    interpret(f, {a, out});
+    run_backends(f, {a, out});
     auto av = a.to_vector<float>();
     std::vector<float> want(av.size());
     for (size_t i = 0; i < av.size(); ++i) want[i] = av[i] * 2.0f + 2.0f + 3.0f;
@@ -181,7 +181,7 @@ TEST(LowerAttach, ChainOfComputeAtAndAProducerReadByTwoConsumers) {
   LoweredFunc f = lower(s, {A, D}, "chain");
   for (int64_t len : {1, 3, 4, 10}) {
     NDArray a = input({len}, 5), d = output({len});
-    interpret(f, {a, d});
+    run_backends(f, {a, d});
     auto av = a.to_vector<float>();
     std::vector<float> want(av.size());
     for (size_t i = 0; i < av.size(); ++i) want[i] = (av[i] + 1.0f) * 2.0f + (av[i] + 1.0f);
@@ -195,7 +195,7 @@ TEST(LowerAttach, ChainOfComputeAtAndAProducerReadByTwoConsumers) {
   t[B].compute_inline();
   LoweredFunc g = lower(t, {A, D}, "chain2");
   NDArray a = input({9}, 6), d = output({9});
-  interpret(g, {a, d});
+  run_backends(g, {a, d});
   auto av = a.to_vector<float>();
   std::vector<float> want(av.size());
   for (size_t i = 0; i < av.size(); ++i) want[i] = (av[i] + 1.0f) * 2.0f + (av[i] + 1.0f);
@@ -220,7 +220,7 @@ TEST(LowerAttach, SharedCacheReadCooperativelyFetchedByTheThreads) {
   EXPECT_EQ(count_kind(f.body, StmtKind::Barrier), 1) << f;
   for (int64_t len : {1, 15, 16, 40}) {
     NDArray a = input({len}, 7), b = output({len});
-    interpret(f, {a, b});
+    run_backends(f, {a, b});
     auto av = a.to_vector<float>();
     std::vector<float> want(av.size());
     for (size_t i = 0; i < av.size(); ++i) want[i] = av[i] * av[i] + 1.0f;

@@ -1,6 +1,6 @@
 // The statement passes of lower(): bound guards and loop partitioning, vectorization
 // with its scalar tail, unrolling, barriers, no-op removal and storage flattening, both
-// through lower() (run with interpret()) and on hand-written loop IR.
+// through lower() (run with interpret() and the LLVM JIT) and on hand-written loop IR.
 #include <gtest/gtest.h>
 
 #include <te/te.h>
@@ -22,7 +22,7 @@ struct VAdd {
 void check_vadd(const LoweredFunc& f, const std::string& what, std::vector<int64_t> lengths = {1, 3, 4, 5, 8, 13, 67}) {
   for (int64_t len : lengths) {
     NDArray a = input({len}, 1), b = input({len}, 2), c = output({len});
-    interpret(f, {a, b, c});
+    run_backends(f, {a, b, c});
     auto av = a.to_vector<float>(), bv = b.to_vector<float>();
     std::vector<float> want(av.size());
     for (size_t i = 0; i < want.size(); ++i) want[i] = av[i] + bv[i];
@@ -61,7 +61,7 @@ std::vector<std::vector<float>> run(const Stmt& body, const std::vector<Buffer>&
     arrays.push_back(input({size}, static_cast<int>(i) + 10));
     args.emplace_back(arrays.back());
   }
-  interpret(f, args);
+  run_backends(f, args);
   std::vector<std::vector<float>> out;
   for (const NDArray& a : arrays) out.push_back(a.to_vector<float>());
   return out;
@@ -87,7 +87,7 @@ TEST(LowerPasses, SixteenSplitByFiveHasExactlyOneGuard) {
   EXPECT_EQ(count_guards(loops[0]->body), 0) << f;
   for (const LoweredFunc& g : {guarded, f}) {
     NDArray av = input({16, 16}, 3), bv = input({16, 16}, 4), cv = output({16, 16});
-    interpret(g, {av, bv, cv});
+    run_backends(g, {av, bv, cv});
     auto x = av.to_vector<float>(), y = bv.to_vector<float>();
     std::vector<float> want(x.size());
     for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] + y[i];
@@ -149,7 +149,7 @@ TEST(LowerPasses, VectorizedLoopOfConstantSizeKeepsAScalarTail) {
   LoweredFunc f = lower(s, {A, C}, "f");
   EXPECT_GT(count_exprs(f.body, [](const Expr& e) { return e.kind() == ExprKind::Ramp; }), 0) << f;
   NDArray a = input({20}, 5), c = output({20});
-  interpret(f, {a, c});
+  run_backends(f, {a, c});
   auto av = a.to_vector<float>();
   std::vector<float> want(av.size());
   for (size_t i = 0; i < av.size(); ++i) want[i] = av[i] * 2.0f;
@@ -232,7 +232,8 @@ TEST(LowerPasses, VectorizeHandWrittenLoops) {
   // A lane-dependent condition that is not a guard keeps the loop scalar.
   Stmt odd = for_loop(i, 0, 4, ForKind::Vectorized,
                       if_then_else(i % 2 == 0, store(A, make_const(Float(32), 2.0), {i})));
-  const auto* serial = vectorize_loops(odd).as<ForNode>();
+  Stmt odd_out = vectorize_loops(odd);
+  const auto* serial = odd_out.as<ForNode>();
   ASSERT_NE(serial, nullptr);
   EXPECT_EQ(serial->for_kind, ForKind::Serial);
 }
@@ -314,7 +315,7 @@ TEST(LowerPasses, StorageFlattenKeepsArgumentShapesAndFlattensIntermediates) {
   });
   EXPECT_GE(two_rows, 1) << f;
   NDArray a = input({5, 3}, 6), c = output({5, 3});
-  interpret(f, {a, c});
+  run_backends(f, {a, c});
   auto av = a.to_vector<float>();
   std::vector<float> want(av.size());
   for (size_t i = 0; i < av.size(); ++i) want[i] = (av[i] + 1.0f) * (av[i] + 1.0f);

@@ -1,4 +1,4 @@
-// Reductions lowered and run with interpret() against plain C++: reduction schedules and
+// Reductions lowered and run with interpret() and the JIT and the LLVM JIT against plain C++: reduction schedules and
 // the placement of the initialisation, every reducer, rfactor, cache_write, and the GEMM
 // of TVM's suite with shared and local caches on GPU threads.
 #include <gtest/gtest.h>
@@ -26,7 +26,7 @@ struct RowSum {
 void check_row_sum(const LoweredFunc& f, const std::string& what) {
   for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 7}, {16, 9}, {3, 33}}) {
     NDArray a = input({rows, cols}, 1), c = output({rows});
-    interpret(f, {a, c});
+    run_backends(f, {a, c});
     auto av = a.to_vector<float>();
     std::vector<float> want(static_cast<size_t>(rows), 0.0f);
     for (int64_t i = 0; i < rows; ++i)
@@ -60,7 +60,7 @@ void check_matmul(const LoweredFunc& f, const std::string& what,
                   std::vector<std::array<int64_t, 3>> sizes = {{1, 1, 1}, {5, 7, 3}, {16, 16, 16}, {17, 9, 33}}) {
   for (auto [M, K, N] : sizes) {
     NDArray a = input({M, K}, 2), b = input({K, N}, 3), c = output({M, N});
-    interpret(f, {a, b, c});
+    run_backends(f, {a, b, c});
     expect_close(c.to_vector<float>(), matmul_reference(a, b), 1e-4f,
                  what + " " + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N));
   }
@@ -147,7 +147,7 @@ TEST(LowerReduce, EveryReducerWithACondition) {
     LoweredFunc f = lower(s, {A, C}, "reduce");
     for (int64_t len : {1, 4, 7}) {
       NDArray a = input({len, len}, 4), c = output({len});
-      interpret(f, {a, c});
+      run_backends(f, {a, c});
       auto av = a.to_vector<float>();
       std::vector<float> want;
       for (int64_t i = 0; i < len; ++i) {
@@ -192,7 +192,7 @@ TEST(LowerReduce, RfactorOfTheOuterPartWithAConditionOnTheOutput) {
   LoweredFunc f = lower(s, {A, B}, "rf_where");
   for (int64_t len : {1, 5, 12}) {
     NDArray a = input({len}, 5), b = output({2});
-    interpret(f, {a, b});
+    run_backends(f, {a, b});
     auto av = a.to_vector<float>();
     float total = 0;
     for (float x : av) total += x;

@@ -1,14 +1,17 @@
 // Helpers for the lowering tests: deterministic inputs, running a lowered function with
-// interpret(), and looking for nodes in loop IR.
+// interpret() and the LLVM JIT, and looking for nodes in loop IR.
 #pragma once
 #include <gtest/gtest.h>
 
 #include <te/te.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "test_llvm_util.h"
 
 namespace lower_test {
 
@@ -95,6 +98,18 @@ inline bool mentions(const te::Expr& e, const std::string& name) {
   };
   c.visit(e);
   return c.count > 0;
+}
+
+// Runs f with interpret() on args (the tests then check args against plain C++), and
+// first through the LLVM JIT on copies, which must match the interpreter exactly. Loop IR
+// with barriers (GPU schedules with shared memory) runs only in the interpreter: the CPU
+// backend rejects barriers.
+inline void run_backends(const te::LoweredFunc& f, const std::vector<te::Argument>& args) {
+  StmtCounter barriers;
+  barriers.stmt_pred = [](const te::Stmt& s) { return s.as<te::BarrierNode>() != nullptr; };
+  barriers.visit(f.body);
+  if (barriers.count == 0) te::llvm_test::expect_matches_interpreter(f, args);
+  te::interpret(f, args);
 }
 
 }  // namespace lower_test

@@ -4,11 +4,11 @@
 
 namespace te::cuda {
 
-// s as one line of a C comment: newlines become spaces, "*/" cannot end the comment.
+// s as the text of a `//` comment: newlines become spaces, and backslashes, which
+// would continue the comment onto the next line, become '/'.
 inline std::string comment_text(const std::string& s) {
   std::string out;
-  for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c;
-  for (size_t p; (p = out.find("*/")) != std::string::npos;) out.replace(p, 2, "* /");
+  for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c == '\\' ? '/' : c;
   return out;
 }
 

@@ -241,7 +241,7 @@ class HostPrinter {
     declared(b);
     std::string T = c_type(b.dtype());
     // A global buffer between kernels: stream-ordered allocation, freed after the body.
-    w_.line(fmt::format("{{  // {}: global scratch buffer", b.name()));
+    w_.line(fmt::format("{{  // {}: global scratch buffer", comment_text(b.name())));
     w_.indent();
     w_.line(fmt::format("{}* {} = nullptr;", T, name));
     w_.line(fmt::format("const int64_t te_count = {};", count));

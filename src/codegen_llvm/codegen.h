@@ -24,6 +24,7 @@ struct CodeGenOptions {
   std::string cpu, features;    // function attributes "target-cpu" / "target-features"
   bool fma_contraction = true;  // `contract` on float arithmetic
   std::string symbol_prefix;    // prepended to every external symbol (JIT uniqueness)
+  bool packed_entries = true;   // emit `<kernel>__packed` (the JIT calls those)
 };
 
 // The external name of a function's packed entry point.
@@ -86,8 +87,8 @@ class CodeGen {
   llvm::Value* emit_load(const LoadNode* n);
   void emit_store(const StoreNode* n);
   void emit_allocate(const AllocateNode* n);
-  llvm::Value* stack_allocation(int64_t bytes);         // an i8 pointer
-  llvm::Value* heap_allocation(const Buffer& buffer);   // an i8 pointer, freed by the caller
+  llvm::Value* stack_allocation(int64_t bytes);        // an i8 pointer
+  llvm::Value* heap_allocation(const Buffer& buffer);  // an i8 pointer, freed by the caller
   llvm::Align contiguous_alignment(const BufferInfo& info, const Expr& base);
   // Attaches the buffer's alias scopes to a memory access (a load, store or intrinsic).
   llvm::Value* annotate(llvm::Value* access, const BufferInfo& info);

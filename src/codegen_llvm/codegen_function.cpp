@@ -148,7 +148,7 @@ void CodeGen::add_function(const LoweredFunc& f, const KernelSignature& sig) {
   }
   emit(f.body);
   b_.CreateRet(b_.getInt32(0));
-  emit_packed_entry(kernel, sig);
+  if (options_.packed_entries) emit_packed_entry(kernel, sig);
 }
 
 void CodeGen::emit_packed_entry(llvm::Function* kernel, const KernelSignature& sig) {

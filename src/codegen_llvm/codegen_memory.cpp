@@ -198,7 +198,8 @@ llvm::Value* CodeGen::stack_allocation(int64_t bytes) {
   // In the entry block (once per call, not per loop iteration), zero-filled on every
   // entry into the Allocate like the interpreter's storage.
   uint64_t size = static_cast<uint64_t>(std::max<int64_t>(bytes, 1));
-  llvm::AllocaInst* slot = entry_alloca(llvm::ArrayType::get(b_.getInt8Ty(), size), kAllocAlignment);
+  llvm::AllocaInst* slot =
+      entry_alloca(llvm::ArrayType::get(b_.getInt8Ty(), size), kAllocAlignment);
   b_.CreateMemSet(slot, b_.getInt8(0), size, llvm::MaybeAlign(kAllocAlignment));
   return slot;
 }

@@ -14,7 +14,7 @@
 namespace te::codegen {
 
 std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const CompileInput& in,
-                                              const std::string& symbol_prefix,
+                                              const std::string& symbol_prefix, bool packed_entries,
                                               llvm::TargetMachine& tm) {
   const HostTarget& host = host_target();
   auto m = std::make_unique<llvm::Module>(in.funcs.empty() ? "te" : in.funcs[0].name, ctx);
@@ -25,6 +25,7 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   options.features = host.features;
   options.fma_contraction = in.options.fma_contraction;
   options.symbol_prefix = symbol_prefix;
+  options.packed_entries = packed_entries;
   CodeGen cg(*m, options);
   for (size_t k = 0; k < in.funcs.size(); ++k) cg.add_function(in.funcs[k], in.sigs[k]);
   std::string problems;
@@ -41,7 +42,7 @@ std::string compile_object(const CompileInput& in) {
     throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
-  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", *tm);
+  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", /*packed_entries=*/false, *tm);
   optimize(*m, *tm, in.options.opt_level);
   return emit_machine_code(*m, *tm, /*assembly=*/false);
 }
@@ -51,7 +52,7 @@ std::string compile_text(const CompileInput& in, TextKind kind) {
     throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
-  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", *tm);
+  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", /*packed_entries=*/false, *tm);
   if (kind != TextKind::UnoptimizedIR) optimize(*m, *tm, in.options.opt_level);
   if (kind == TextKind::Assembly) return emit_machine_code(*m, *tm, /*assembly=*/true);
   std::string text;

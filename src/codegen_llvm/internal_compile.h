@@ -11,9 +11,10 @@
 
 namespace te::codegen {
 
-// Generates and verifies the module; external symbols get symbol_prefix.
+// Generates and verifies the module; external symbols get symbol_prefix, and the JIT's
+// packed entry points are added when packed_entries is set.
 std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const CompileInput& in,
-                                              const std::string& symbol_prefix,
+                                              const std::string& symbol_prefix, bool packed_entries,
                                               llvm::TargetMachine& tm);
 
 }  // namespace te::codegen

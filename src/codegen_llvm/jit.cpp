@@ -91,7 +91,8 @@ std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
   {
     llvm::LLVMContext ctx;
     std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
-    std::unique_ptr<llvm::Module> m = generate_module(ctx, in, prefix, *tm);
+    std::unique_ptr<llvm::Module> m =
+        generate_module(ctx, in, prefix, /*packed_entries=*/true, *tm);
     optimize(*m, *tm, in.options.opt_level);
     object = emit_machine_code(*m, *tm, /*assembly=*/false);
   }

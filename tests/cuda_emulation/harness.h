@@ -30,10 +30,11 @@ inline std::string host_cxx() {
 #endif
 }
 
-// nvcc from $TE_NVCC, CMake's CUDA toolkit or /usr/local/cuda; empty if none runs.
+// nvcc from $TE_NVCC (when set, and only there: TE_NVCC= disables the nvcc checks),
+// CMake's CUDA toolkit or /usr/local/cuda; empty if none runs.
 inline std::string nvcc_path() {
   std::vector<std::string> candidates;
-  if (const char* env = std::getenv("TE_NVCC")) candidates.push_back(env);
+  if (const char* env = std::getenv("TE_NVCC")) return ::access(env, X_OK) == 0 ? env : "";
 #ifdef TE_NVCC
   candidates.push_back(TE_NVCC);
 #endif

@@ -245,7 +245,8 @@ inline LoweredFunc host_code_func() {
   Buffer C("C", Int(32), {n});
   Stmt init = grid_1d(n, 16, [&](Expr i) { return store(C, i, {i}); }, "0");
   Stmt bump = grid_1d(half_n, 16, [&](Expr i) { return store(C, load(C, {i}) + rep * half_n, {i}); }, "1");
-  Stmt body = assert_stmt(n >= 4, "n must be at least 4",
+  // The message ends in a backslash, which must not continue its comment in the source.
+  Stmt body = assert_stmt(n >= 4, "n must be at least 4\\",
                           seq({init, let_stmt(half_n, n / 2, for_loop(rep, 0, 3, ForKind::Serial, bump))}));
   return LoweredFunc{"host_code", {buffer_param(C)}, body};
 }
