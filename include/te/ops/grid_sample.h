@@ -8,7 +8,7 @@
 // layout "NHWC" ("NDHWC" for 5-D is spelled the same) puts channels last in data and output.
 //
 // The computation has two stages: `<name>.coords` holds the padded source coordinate of
-// every output pixel (shape of the grid; for bicubic the unpadded one), and the output
+// every output pixel ((N, axis, spatial...); for bicubic the unpadded one), and the output
 // reads it, so a schedule can compute coordinates once per pixel and reuse them across
 // channels. Rules (see ../shared SEMANTICS): unnormalize per align_corners; border clamps
 // to pixel centres; reflection about (-0.5, S-0.5) or (0, S-1), then clip, and S = 1 with
@@ -126,9 +126,8 @@ struct Context {
   }
   // Source coordinate along spatial dimension d (outer to inner) of output pixel out_sp.
   Expr coord(const Expr& n, const std::vector<Expr>& out_sp, int d) const {
-    std::vector<Expr> idx{n};
+    std::vector<Expr> idx{n, sdims - 1 - d};  // axis a counts from the innermost dimension
     idx.insert(idx.end(), out_sp.begin(), out_sp.end());
-    idx.push_back(sdims - 1 - d);  // grid's last index counts from the innermost dimension
     return coords(idx);
   }
 };
@@ -240,22 +239,29 @@ inline Tensor grid_sample(const Tensor& data, const Tensor& grid, const GridSamp
     cx.in_sizes_f.push_back(cast(cx.ct, cx.in_sizes.back()));
   }
   const bool cubic = opts.mode == "bicubic";
+  // Planar (N, axis, spatial...): a vector of neighbouring pixels reads its coordinates
+  // with contiguous loads.
+  std::vector<Expr> coords_shape{grid.shape()[0], grid.shape().back()};
+  coords_shape.insert(coords_shape.end(), grid.shape().begin() + 1, grid.shape().end() - 1);
   cx.coords = compute(
-      grid.shape(),
+      coords_shape,
       [&](const std::vector<Var>& v) {
-        // v = (n, spatial..., axis); axis a indexes spatial dimension sdims - 1 - a.
-        Expr g = cast(cx.ct, grid(std::vector<Expr>(v.begin(), v.end())));
+        // v = (n, a, spatial...); axis a indexes spatial dimension sdims - 1 - a.
+        std::vector<Expr> gi{v[0]};
+        gi.insert(gi.end(), v.begin() + 2, v.end());
+        gi.push_back(v[1]);
+        Expr g = cast(cx.ct, grid(gi));
         Expr result;
         for (int a = cx.sdims - 1; a >= 0; --a) {
           int d = cx.sdims - 1 - a;
           Expr u = gs_detail::unnormalize(g, cx.in_sizes_f[d], opts.align_corners);
           if (!cubic) u = gs_detail::pad(u, cx.in_sizes_f[d], opts.padding_mode, opts.align_corners);
-          result = result.defined() ? select(v.back() == a, u, result) : u;
+          result = result.defined() ? select(v[1] == a, u, result) : u;
         }
         return result;
       },
-      opts.name + ".coords", cx.sdims == 2 ? std::vector<std::string>{"n", "h", "w", "a"}
-                                           : std::vector<std::string>{"n", "d", "h", "w", "a"});
+      opts.name + ".coords", cx.sdims == 2 ? std::vector<std::string>{"n", "a", "h", "w"}
+                                           : std::vector<std::string>{"n", "a", "d", "h", "w"});
 
   Expr N = data.shape()[0];
   Expr C = cx.nhwc ? data.shape().back() : data.shape()[1];
@@ -311,8 +317,9 @@ inline OutputAxes output_axes(const Tensor& out) {
 }  // namespace gs_detail
 
 // CPU schedule: parallel over output rows (batch and every spatial dimension but the
-// innermost, fused), coordinates of a row computed once and reused across channels, and
-// the innermost loop (width for NCHW, channels for NHWC) vectorized at the native width.
+// innermost, fused), coordinates of a row computed once; NCHW vectorizes along the width
+// with the channel loop inside each vector of pixels (its taps and weights are loop
+// invariant there), NHWC vectorizes along the contiguous channels.
 inline void schedule_grid_sample_cpu(Schedule& s, const Tensor& out, int vector_bytes = 32) {
   Tensor coords = gs_detail::coords_of(out);
   gs_detail::OutputAxes ax = gs_detail::output_axes(out);
@@ -320,18 +327,25 @@ inline void schedule_grid_sample_cpu(Schedule& s, const Tensor& out, int vector_
   bool nhwc = out.op()->axis.back().same_as(ax.c);
   std::vector<IterVar> rows{ax.n};
   rows.insert(rows.end(), ax.spatial.begin(), ax.spatial.end() - 1);
-  IterVar inner = nhwc ? ax.c : ax.spatial.back();
   std::vector<IterVar> order = rows;
-  if (nhwc) order.push_back(ax.spatial.back());
-  else order.push_back(ax.c);
-  order.push_back(inner);
+  order.push_back(ax.spatial.back());
+  order.push_back(ax.c);
   st.reorder(order);
   IterVar row = st.fuse(rows);
   st.parallel(row);
   int lanes = std::max(1, vector_bytes / out.dtype().bytes());
-  auto [io, ii] = st.split(inner, lanes);
-  (void)io;
-  st.vectorize(ii);
+  if (nhwc) {
+    // Channels are contiguous: the taps of one pixel are vector loads.
+    auto [co, ci] = st.split(ax.c, lanes);
+    (void)co;
+    st.vectorize(ci);
+  } else {
+    // A vector of pixels loops over the channels: its taps and weights do not depend on
+    // the channel, so they are computed once per vector and reused for every channel.
+    auto [wo, wi] = st.split(ax.spatial.back(), lanes);
+    st.reorder({wo, ax.c, wi});
+    st.vectorize(wi);
+  }
   s[coords].compute_at(st, row);
 }
 
