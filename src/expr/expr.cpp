@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+
+#include "te/float16.h"
 
 #include "expr/int_arith.h"
 
@@ -27,6 +30,21 @@ bool is_imm(const Expr& e) {
   if (e.as<IntImmNode>() || e.as<FloatImmNode>()) return true;
   if (auto* b = e.as<BroadcastNode>()) return is_imm(b->value);
   return false;
+}
+
+// v rounded once to the nearest float16 (ties to even): rounding to float with round-to-
+// odd first keeps the second rounding exact, as float has 13 more mantissa bits.
+double round_to_half(double v) {
+  if (std::isnan(v) || std::isinf(v)) return v;
+  float f = static_cast<float>(v);
+  if (static_cast<double>(f) != v && std::isfinite(f)) {
+    if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    bits |= 1;
+    std::memcpy(&f, &bits, sizeof bits);
+  }
+  return static_cast<double>(static_cast<float>(half(f)));
 }
 
 bool int_fits(int64_t v, DataType t) {
@@ -280,6 +298,7 @@ Expr make_const(DataType t, double v) {
   if (t.is_vector()) return broadcast(make_const(t.element_of(), v), t.lanes());
   if (t.is_float()) {
     if (t.bits() == 32) v = static_cast<double>(static_cast<float>(v));
+    if (t.bits() == 16) v = round_to_half(v);
     return make<FloatImmNode>(t, v);
   }
   if (t.is_bool()) return make<IntImmNode>(t, v != 0);
@@ -393,6 +412,8 @@ Expr operator-(Expr a) {
   require_defined(a, "unary -");
   if (a.dtype().is_bool()) throw Error(fmt::format("unary -: not defined for {}", tname(a)));
   if (const double* f = a.as<FloatImmNode>() ? as_const_float(a) : nullptr) return make_const(a.dtype(), -*f);
+  // Floats negate as -1 * x, which keeps IEEE's -(+0) == -0 (0 - x would give +0).
+  if (a.dtype().is_float()) return make_const(a.dtype(), int64_t{-1}) * a;
   return make_zero(a.dtype()) - a;
 }
 

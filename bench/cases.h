@@ -1,0 +1,23 @@
+// The benchmark cases, registered in the order they run: within each group the baselines
+// first, then te (see bench_util.h).
+#pragma once
+#include <string>
+
+#include "peak.h"
+
+namespace te_bench {
+
+void register_peak(const Peak& peak);
+void register_vadd();
+void register_sgemm(const Peak& peak);
+void register_grid_sample();
+// Compile latency; each cold sample runs a child process (te_compile_once next to
+// self_exe for te, self_exe --compile_once=<peer>:<kernel> for a peer).
+void register_compile(const std::string& self_exe);
+
+// The child side of a peer's cold compile case: compiles one kernel in this fresh process,
+// prints the wall and CPU milliseconds it took and returns the exit code.
+// who_kernel: "halide:sgemm"...
+int compile_once(const std::string& who_kernel);
+
+}  // namespace te_bench
