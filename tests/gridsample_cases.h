@@ -1,5 +1,8 @@
 // Reads tests/data/gridsample/index.tsv: one golden grid_sample case per row.
 #pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -48,4 +51,16 @@ inline std::vector<GridSampleCase> load_gridsample_cases(const std::string& dir)
     cases.push_back(c);
   }
   return cases;
+}
+
+// numpy's allclose rule, the one index.tsv's tolerances are for: |got - want| <= atol + rtol*|want|.
+template <typename T>
+void expect_allclose(const std::vector<T>& got, const std::vector<T>& want, double atol, double rtol,
+                     const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double tol = atol + rtol * std::fabs(double(want[i]));
+    ASSERT_LE(std::fabs(double(got[i]) - double(want[i])), tol)
+        << what << " element " << i << ": got " << got[i] << " want " << want[i];
+  }
 }

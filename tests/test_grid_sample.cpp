@@ -42,17 +42,6 @@ LoweredFunc lower_grid_sample(const std::vector<int64_t>& in_shape, const std::v
 }
 
 template <typename T>
-void expect_close(const std::vector<T>& got, const std::vector<T>& want, double atol, double rtol,
-                  const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    double tol = atol + rtol * std::fabs(double(want[i]));
-    ASSERT_LE(std::fabs(double(got[i]) - double(want[i])), tol)
-        << what << " element " << i << ": got " << got[i] << " want " << want[i];
-  }
-}
-
-template <typename T>
 void run_case(const GridSampleCase& c, bool nhwc, Sched k) {
   std::string dir = kDir + "/" + c.name;
   NDArray in = NDArray::load_npy(dir + (nhwc ? "/input_nhwc.npy" : "/input.npy"));
@@ -66,11 +55,11 @@ void run_case(const GridSampleCase& c, bool nhwc, Sched k) {
   LoweredFunc f = lower_grid_sample(in.shape(), grid.shape(), dtype_named(c.dtype), o, k);
   NDArray out = NDArray::empty(expected.shape(), in.dtype());
   interpret(f, {in, grid, out});
-  expect_close(out.to_vector<T>(), expected.to_vector<T>(), c.atol, c.rtol,
+  expect_allclose(out.to_vector<T>(), expected.to_vector<T>(), c.atol, c.rtol,
                c.name + " (interpret, " + sched_name(k) + " schedule)");
   NDArray jit_out = NDArray::empty(expected.shape(), in.dtype());
   build(f)("grid_sample")(in, grid, jit_out);
-  expect_close(jit_out.to_vector<T>(), expected.to_vector<T>(), c.atol, c.rtol,
+  expect_allclose(jit_out.to_vector<T>(), expected.to_vector<T>(), c.atol, c.rtol,
                c.name + " (LLVM JIT, " + sched_name(k) + " schedule)");
 }
 
@@ -140,8 +129,8 @@ TEST(GridSample, RandomInputsMatchTheReference) {
       interpret(f, {in_a, grid_a, out});
       NDArray jit_out = NDArray::empty(out_shape, Float(64));
       build(f)("grid_sample")(in_a, grid_a, jit_out);
-      expect_close(jit_out.to_vector<double>(), want, 1e-12, 1e-12, "JIT");
-      expect_close(out.to_vector<double>(), want, 1e-12, 1e-12,
+      expect_allclose(jit_out.to_vector<double>(), want, 1e-12, 1e-12, "JIT");
+      expect_allclose(out.to_vector<double>(), want, 1e-12, 1e-12,
                    std::string(o.mode) + "/" + o.padding_mode + (o.align_corners ? "/ac" : "") + " " +
                        sched_name(k));
     }
@@ -169,7 +158,7 @@ TEST(GridSample, SymbolicShapes) {
   NDArray out_a = NDArray::empty({2, 3, 3, 2}, Float(32));
   interpret(f, {NDArray::from_vector(d, {2, 3, 4, 5}), NDArray::from_vector(g, {2, 3, 2, 2}), out_a});
   auto want = gsref::grid_sample<float>(d, {2, 3, 4, 5}, g, {2, 3, 2, 2}, {"bilinear", "reflection", false});
-  expect_close(out_a.to_vector<float>(), want, 1e-5, 1e-5, "symbolic");
+  expect_allclose(out_a.to_vector<float>(), want, 1e-5, 1e-5, "symbolic");
 }
 
 TEST(GridSample, Errors) {

@@ -24,11 +24,7 @@ void check_case(const GridSampleCase& c) {
   std::vector<T> got = gsref::grid_sample<T>(in.to_vector<T>(), in.shape(), grid.to_vector<T>(), grid.shape(),
                                              {c.mode, c.padding, c.align_corners});
   std::vector<T> want = expected.to_vector<T>();
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    double tol = c.atol + c.rtol * std::fabs(double(want[i]));
-    ASSERT_LE(std::fabs(double(got[i]) - double(want[i])), tol) << c.name << " element " << i;
-  }
+  expect_allclose(got, want, c.atol, c.rtol, c.name);
 }
 
 }  // namespace
