@@ -14,6 +14,9 @@ void register_grid_sample();
 // Compile latency; each cold sample runs a child process (te_compile_once next to
 // self_exe for te, self_exe --compile_once=<peer>:<kernel> for a peer).
 void register_compile(const std::string& self_exe);
+// Auto-tuning (bench_tune.cpp): default vs hand-written vs tuned; tunes at registration,
+// before any kernel of the run executes.
+void register_tune();
 
 // The child side of a peer's cold compile case: compiles one kernel in this fresh process,
 // prints the wall and CPU milliseconds it took and returns the exit code.

@@ -3,7 +3,10 @@
 # Usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
 
-packages=(g++ cmake ninja-build pkg-config libfmt-dev llvm-dev libgtest-dev libgmock-dev libbenchmark-dev "$@")
+# doxygen: the `docs` target and the test that every public declaration is documented;
+# OpenMPI: the auto-tuner's optional MPI measurement ranks and their test.
+packages=(g++ cmake ninja-build pkg-config libfmt-dev llvm-dev libgtest-dev libgmock-dev libbenchmark-dev
+  doxygen libopenmpi-dev openmpi-bin "$@")
 
 missing=()
 for p in "${packages[@]}"; do

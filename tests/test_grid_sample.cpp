@@ -6,6 +6,7 @@
 #include <te/ops/grid_sample.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "gridsample_cases.h"
@@ -159,6 +160,88 @@ TEST(GridSample, SymbolicShapes) {
   interpret(f, {NDArray::from_vector(d, {2, 3, 4, 5}), NDArray::from_vector(g, {2, 3, 2, 2}), out_a});
   auto want = gsref::grid_sample<float>(d, {2, 3, 4, 5}, g, {2, 3, 2, 2}, {"bilinear", "reflection", false});
   expect_allclose(out_a.to_vector<float>(), want, 1e-5, 1e-5, "symbolic");
+}
+
+// Images over 512 KB take the CPU schedule's channel-block path (blocks of 64 channels
+// outside the rows); 67 channels leave a partial block.
+TEST(GridSample, LargeImagesThroughTheChannelBlockSchedule) {
+  const std::vector<int64_t> in_shape{2, 67, 40, 53}, grid_shape{2, 9, 21, 2}, out_shape{2, 67, 9, 21};
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<float> val(-2, 2), coord(-1.2f, 1.2f);
+  std::vector<float> data(2 * 67 * 40 * 53), grid(2 * 9 * 21 * 2);
+  for (float& v : data) v = val(rng);
+  for (float& v : grid) v = coord(rng);
+  for (const char* pad : {"zeros", "border", "reflection"}) {
+    ops::GridSampleOptions o{"bilinear", pad, false};
+    auto want = gsref::grid_sample<float>(data, in_shape, grid, grid_shape, {o.mode, o.padding_mode, false});
+    LoweredFunc f = lower_grid_sample(in_shape, grid_shape, Float(32), o, Sched::Cpu);
+    NDArray out = NDArray::empty(out_shape, Float(32));
+    build(f)("grid_sample")(NDArray::from_vector(data, in_shape), NDArray::from_vector(grid, grid_shape), out);
+    expect_allclose(out.to_vector<float>(), want, 1e-5, 1e-5, std::string("channel blocks, ") + pad);
+  }
+}
+
+TEST(GridSample, SymbolicShapesWithTheCpuSchedule) {
+  Var n("n"), c("c"), h("h"), w("w"), ho("ho"), wo("wo");
+  Tensor data = placeholder({n, c, h, w}, Float(32), "data");
+  Tensor grid = placeholder({n, ho, wo, 2}, Float(32), "grid");
+  Tensor out = ops::grid_sample(data, grid, {"bilinear", "zeros", false});
+  Schedule s = create_schedule({out});
+  ops::schedule_grid_sample_cpu(s, out);
+  LoweredFunc f = lower(s, {data, grid, out}, "gs");
+  std::vector<float> d(2 * 70 * 4 * 5), g(2 * 3 * 19 * 2);
+  for (size_t i = 0; i < d.size(); ++i) d[i] = float(i % 7) - 3;
+  for (size_t i = 0; i < g.size(); ++i) g[i] = float(int(i % 9) - 4) * 0.3f;
+  NDArray d_a = NDArray::from_vector(d, {2, 70, 4, 5}), g_a = NDArray::from_vector(g, {2, 3, 19, 2});
+  auto want = gsref::grid_sample<float>(d, {2, 70, 4, 5}, g, {2, 3, 19, 2}, {"bilinear", "zeros", false});
+  NDArray out_a = NDArray::empty({2, 70, 3, 19}, Float(32));
+  interpret(f, {d_a, g_a, out_a});
+  expect_allclose(out_a.to_vector<float>(), want, 1e-5, 1e-5, "symbolic, interpret");
+  NDArray jit_a = NDArray::empty({2, 70, 3, 19}, Float(32));
+  build(f)("gs")(d_a, g_a, jit_a);
+  expect_allclose(jit_a.to_vector<float>(), want, 1e-5, 1e-5, "symbolic, JIT");
+}
+
+// The rules of the header comment for non-finite values, on every schedule and backend.
+TEST(GridSample, NonFiniteValues) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  // One 1x1x3x3 image whose last pixel is infinite; align_corners = true, so grid -1, 0, 1
+  // are columns (rows) 0, 1, 2: every weight below is exact.
+  std::vector<float> data{1, 2, 3, 4, 5, 6, 7, 8, inf};
+  std::vector<float> grid{
+      nan,    -1,     // NaN x
+      inf,    -1,     // infinite x
+      -1,     -inf,   // infinite y
+      -2.5f,  -1,     // x = -1.5: both taps left of the image
+      -1.5f,  -1,     // x = -0.5: taps -1 (outside) and 0, half each
+      -1,     -0.5f,  // y = 0.5 in column 0: column 1's taps are inside with weight 0
+      1.5f,   1,      // x = 2.5 on row 2: tap 2 (the infinite pixel, half) and 3 (outside)
+  };
+  const int64_t n_pts = int64_t(grid.size() / 2);
+  struct Want { const char* pad; std::vector<float> v; };
+  const std::vector<Want> wants{
+      // zeros: a non-finite coordinate reads no tap; an outside tap adds nothing, even
+      // where its clamped neighbour is infinite; an inside tap of weight 0 adds 0 * value.
+      {"zeros", {0, 0, 0, 0, 0.5f, 2.5f, inf}},
+      // border: NaN -> coordinate 0, +inf -> the last column, -inf -> the first row.
+      {"border", {1, 3, 1, 1, 1, 2.5f, inf}},
+  };
+  for (const Want& w : wants) {
+    for (Sched k : kAllSchedules) {
+      ops::GridSampleOptions o{"bilinear", w.pad, true};
+      LoweredFunc f = lower_grid_sample({1, 1, 3, 3}, {1, 1, n_pts, 2}, Float(32), o, k);
+      NDArray d_a = NDArray::from_vector(data, {1, 1, 3, 3}), g_a = NDArray::from_vector(grid, {1, 1, n_pts, 2});
+      NDArray out = NDArray::empty({1, 1, 1, n_pts}, Float(32)), jit = NDArray::empty({1, 1, 1, n_pts}, Float(32));
+      interpret(f, {d_a, g_a, out});
+      build(f)("grid_sample")(d_a, g_a, jit);
+      for (const NDArray* a : {&out, &jit}) {
+        std::vector<float> got = a->to_vector<float>();
+        for (int64_t i = 0; i < n_pts; ++i)
+          EXPECT_EQ(got[size_t(i)], w.v[size_t(i)])
+              << w.pad << " point " << i << " (" << sched_name(k) << ", " << (a == &out ? "interpret" : "JIT") << ")";
+      }
+    }
+  }
 }
 
 TEST(GridSample, Errors) {

@@ -1,79 +1,90 @@
-// build(): LoweredFuncs to native code for the host CPU through LLVM (ORC JIT), and
-// ahead-of-time objects, shared libraries and C headers.
-//
-// Code generation notes:
-//  - Parallel loops run on te's thread pool (te/runtime/c_runtime_api.h; TE_NUM_THREADS
-//    sets its size). A parallel loop inside another runs serially in its chunk.
-//  - ThreadBinding loops (GPU axes) run as serial loops; a function with a Barrier
-//    cannot run on the CPU and is rejected.
-//  - Vectorized loops the lowering left as loops are emitted as loops with a
-//    vectorization hint; Ramp/Broadcast vectors are emitted as LLVM vector IR.
-//  - Float arithmetic may be contracted into fused multiply-adds (BuildOptions).
-//  - Buffers are `noalias`: arrays given to one call must not overlap an array that the
-//    function writes (calls through Function check this; AOT callers must ensure it).
-//  - Allocations of a constant size up to 32 KiB live on the stack, others on the heap
-//    (te_alloc); both start zero-filled.
+/// \file
+/// build(): LoweredFuncs to native code for the host CPU through LLVM (ORC JIT), and
+/// ahead-of-time objects, shared libraries and C headers.
+///
+/// Code generation notes:
+///  - Parallel loops run on te's thread pool (te/runtime/c_runtime_api.h; TE_NUM_THREADS
+///    sets its size). A parallel loop inside another runs serially in its chunk.
+///  - ThreadBinding loops (GPU axes) run as serial loops; a function with a Barrier
+///    cannot run on the CPU and is rejected.
+///  - Vectorized loops the lowering left as loops are emitted as loops with a
+///    vectorization hint; Ramp/Broadcast vectors are emitted as LLVM vector IR.
+///  - Float arithmetic may be contracted into fused multiply-adds (BuildOptions).
+///  - Buffers are `noalias`: arrays given to one call must not overlap an array that the
+///    function writes (calls through Function check this; AOT callers must ensure it).
+///  - Allocations of a constant size up to 32 KiB live on the stack, others on the heap
+///    (te_alloc); both start zero-filled.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "te/export.h"
 #include "te/ir.h"
 #include "te/module.h"
 
 namespace te {
 
-struct BuildOptions {
-  int opt_level = 3;            // 0..3: LLVM's O0..O3
-  bool fma_contraction = true;  // allow a * b + c to become one fused multiply-add
-  bool use_cache = true;        // reuse the code of an identical earlier build
+/// Options of build() and the export functions.
+struct TE_API BuildOptions {
+  int opt_level = 3;            ///< 0..3: LLVM's O0..O3
+  bool fma_contraction = true;  ///< allow a * b + c to become one fused multiply-add
+  bool use_cache = true;        ///< reuse the code of an identical earlier build
 };
 
-// JIT-compiles for the host CPU (its name and features, e.g. AVX2/AVX-512). Function
-// names must be C identifiers and distinct. Building a kernel identical to one whose
-// Module is still alive reuses that code (see jit_stats).
-Module build(const LoweredFunc& func, const BuildOptions& options = {});
-Module build(const std::vector<LoweredFunc>& funcs, const BuildOptions& options = {});
+/// JIT-compiles for the host CPU (its name and features, e.g. AVX2/AVX-512). Function
+/// names must be C identifiers and distinct. Building a kernel identical to one whose
+/// Module is still alive reuses that code (see jit_stats).
+TE_API Module build(const LoweredFunc& func, const BuildOptions& options = {});
+/// One Module holding several functions.
+TE_API Module build(const std::vector<LoweredFunc>& funcs, const BuildOptions& options = {});
 
 // ---- Ahead of time ----
-// Each function becomes the C function of c_prototype(): raw pointers to the buffers in
-// parameter order, then every symbolic variable (shape variables and scalar parameters)
-// in order of first appearance, returning 0 on success or nonzero with the message in
-// te_get_last_error(). Objects are compiled for the host CPU and need only
-// libte_runtime (for parallel loops, errors and heap allocations) at link time.
-void export_object(const LoweredFunc& func, const std::string& path,
-                   const BuildOptions& options = {});
-void export_object(const std::vector<LoweredFunc>& funcs, const std::string& path,
-                   const BuildOptions& options = {});
-// A shared library, linked by the system C compiler (`cc`, or $CC).
-void export_library(const LoweredFunc& func, const std::string& path,
-                    const BuildOptions& options = {});
-void export_library(const std::vector<LoweredFunc>& funcs, const std::string& path,
-                    const BuildOptions& options = {});
-// A C header (C and C++) with the prototypes and te_get_last_error.
-void export_header(const LoweredFunc& func, const std::string& path);
-void export_header(const std::vector<LoweredFunc>& funcs, const std::string& path);
-// "int32_t vadd(float* A, float* B, float* C, int32_t n)"
-std::string c_prototype(const LoweredFunc& func);
-// The text export_header writes.
-std::string c_header(const std::vector<LoweredFunc>& funcs, const std::string& guard);
+/// Each function becomes the C function of c_prototype(): raw pointers to the buffers in
+/// parameter order, then every symbolic variable (shape variables and scalar parameters)
+/// in order of first appearance, returning 0 on success or nonzero with the message in
+/// te_get_last_error(). Objects are compiled for the host CPU and need only
+/// libte_runtime (for parallel loops, errors and heap allocations) at link time.
+TE_API void export_object(const LoweredFunc& func, const std::string& path,
+                          const BuildOptions& options = {});
+/// Several functions in one object file.
+TE_API void export_object(const std::vector<LoweredFunc>& funcs, const std::string& path,
+                          const BuildOptions& options = {});
+/// A shared library, linked by the system C compiler (`cc`, or $CC).
+TE_API void export_library(const LoweredFunc& func, const std::string& path,
+                           const BuildOptions& options = {});
+/// Several functions in one shared library.
+TE_API void export_library(const std::vector<LoweredFunc>& funcs, const std::string& path,
+                           const BuildOptions& options = {});
+/// A C header (C and C++) with the prototypes and te_get_last_error.
+TE_API void export_header(const LoweredFunc& func, const std::string& path);
+/// The prototypes of several functions in one header.
+TE_API void export_header(const std::vector<LoweredFunc>& funcs, const std::string& path);
+/// The C prototype of the exported function, e.g.
+/// "int32_t vadd(float* A, float* B, float* C, int32_t n)".
+TE_API std::string c_prototype(const LoweredFunc& func);
+/// The text export_header writes, with include guard `guard`.
+TE_API std::string c_header(const std::vector<LoweredFunc>& funcs, const std::string& guard);
 
 // ---- Inspection ----
-// LLVM IR of the functions, before or after optimization, and the host assembly.
-std::string llvm_ir(const LoweredFunc& func, bool optimized = true,
-                    const BuildOptions& options = {});
-std::string assembly(const LoweredFunc& func, const BuildOptions& options = {});
-// The host CPU LLVM compiles for ("skylake-avx512", ...) and its enabled features.
-std::string host_cpu();
-std::string host_cpu_features();
+/// LLVM IR of the function, before or after optimization.
+TE_API std::string llvm_ir(const LoweredFunc& func, bool optimized = true,
+                           const BuildOptions& options = {});
+/// The host assembly of the function.
+TE_API std::string assembly(const LoweredFunc& func, const BuildOptions& options = {});
+/// The host CPU LLVM compiles for ("skylake-avx512", ...).
+TE_API std::string host_cpu();
+/// The host CPU's enabled features ("+avx2,+fma,...").
+TE_API std::string host_cpu_features();
 
-// Counters of the process's JIT: actual compilations, builds answered from the cache,
-// and compiled code objects currently loaded.
-struct JitStats {
-  uint64_t compilations = 0;
-  uint64_t cache_hits = 0;
-  uint64_t live_code_objects = 0;
+/// Counters of the process's JIT: actual compilations, builds answered from the cache,
+/// and compiled code objects currently loaded.
+struct TE_API JitStats {
+  uint64_t compilations = 0;       ///< Builds that compiled code.
+  uint64_t cache_hits = 0;         ///< Builds that reused the code of a live Module.
+  uint64_t live_code_objects = 0;  ///< Compiled code objects currently loaded.
 };
-JitStats jit_stats();
+/// The JIT's counters now.
+TE_API JitStats jit_stats();
 
 }  // namespace te

@@ -1,27 +1,28 @@
-// The CUDA C source backend: a LoweredFunc with blockIdx/threadIdx bindings becomes one
-// self-contained .cu file (kernels plus a host launcher) for nvcc or NVRTC.
-//
-// Mapping (src/codegen_cuda_src/README.md has the full rules):
-//  - Each top-level loop nest bound to blockIdx.* is one `extern "C" __global__` kernel;
-//    its thread-bound loops read blockIdx/threadIdx, every other loop stays a C loop.
-//    Everything outside those nests is host code in the launcher: lets, asserts (the
-//    launcher returns cudaErrorInvalidValue when one fails), serial loops and global
-//    allocations (cudaMallocAsync / cudaFreeAsync on the stream).
-//  - Allocate in shared scope is a `__shared__` array, in local scope a per-thread array;
-//    both need constant sizes. Barrier is __syncthreads().
-//  - te's semantics are kept: integer / and % floor, x / 0 == 0, INT_MIN / -1 wraps,
-//    float -> int casts truncate and saturate (NaN -> 0), float min/max are
-//    `a < b ? a : b` / `a > b ? a : b`, float16 rounds after every operation,
-//    if_then_else evaluates only the taken side. Signed 32- and 64-bit + - * are plain C
-//    operators (as in TVM and Halide): CUDA, like C, does not define their overflow.
-//  - Index arithmetic: int32 values are computed in 64 bits in a kernel where an extent
-//    or a buffer size may exceed 2^31 - 1 (CudaOptions::index_width).
-//
-// The launcher, `extern "C" cudaError_t name(buffers..., shape vars..., cudaStream_t)`,
-// takes raw device pointers in the order of the LoweredFunc's buffer parameters, then
-// every symbolic variable in order of first appearance (buffer shapes, then scalar
-// parameters), computes each kernel's grid and block from them, skips a kernel whose
-// grid is empty, launches the kernels in order and returns the first error.
+/// \file
+/// The CUDA C source backend: a LoweredFunc with blockIdx/threadIdx bindings becomes one
+/// self-contained .cu file (kernels plus a host launcher) for nvcc or NVRTC.
+///
+/// Mapping (src/codegen_cuda_src/README.md has the full rules):
+///  - Each top-level loop nest bound to blockIdx.* is one `extern "C" __global__` kernel;
+///    its thread-bound loops read blockIdx/threadIdx, every other loop stays a C loop.
+///    Everything outside those nests is host code in the launcher: lets, asserts (the
+///    launcher returns cudaErrorInvalidValue when one fails), serial loops and global
+///    allocations (cudaMallocAsync / cudaFreeAsync on the stream).
+///  - Allocate in shared scope is a `__shared__` array, in local scope a per-thread array;
+///    both need constant sizes. Barrier is __syncthreads().
+///  - te's semantics are kept: integer / and % floor, x / 0 == 0, INT_MIN / -1 wraps,
+///    float -> int casts truncate and saturate (NaN -> 0), float min/max are
+///    `a < b ? a : b` / `a > b ? a : b`, float16 rounds after every operation,
+///    if_then_else evaluates only the taken side. Signed 32- and 64-bit + - * are plain C
+///    operators (as in TVM and Halide): CUDA, like C, does not define their overflow.
+///  - Index arithmetic: int32 values are computed in 64 bits in a kernel where an extent
+///    or a buffer size may exceed 2^31 - 1 (CudaOptions::index_width).
+///
+/// The launcher, `extern "C" cudaError_t name(buffers..., shape vars..., cudaStream_t)`,
+/// takes raw device pointers in the order of the LoweredFunc's buffer parameters, then
+/// every symbolic variable in order of first appearance (buffer shapes, then scalar
+/// parameters), computes each kernel's grid and block from them, skips a kernel whose
+/// grid is empty, launches the kernels in order and returns the first error.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -29,71 +30,83 @@
 #include <string>
 #include <vector>
 
+#include "te/export.h"
 #include "te/ir.h"
 
 namespace te {
 
-struct CudaOptions {
-  // Use CUDA's fast, less accurate float32 intrinsics: __expf, __logf, __powf, __tanhf,
-  // __fdividef.
+/// Options of build_cuda().
+struct TE_API CudaOptions {
+  /// Use CUDA's fast, less accurate float32 intrinsics: __expf, __logf, __powf, __tanhf,
+  /// __fdividef.
   bool fast_math = false;
-  // How int32 index arithmetic is emitted. Auto: in 64 bits in each kernel where a loop
-  // extent or an accessed buffer's element count may exceed 2^31 - 1; Int32 / Int64: always.
-  enum class IndexWidth : uint8_t { Auto, Int32, Int64 };
-  IndexWidth index_width = IndexWidth::Auto;
+  /// How int32 index arithmetic is emitted. Auto: in 64 bits in each kernel where a loop
+  /// extent or an accessed buffer's element count may exceed 2^31 - 1; Int32 / Int64: always.
+  enum class IndexWidth : uint8_t {
+    Auto,   ///< 64 bits only where an extent or a buffer may exceed 2^31 - 1
+    Int32,  ///< always 32 bits
+    Int64   ///< always 64 bits
+  };
+  IndexWidth index_width = IndexWidth::Auto;  ///< See IndexWidth.
 };
 
-// One parameter of a kernel or of the host launcher.
-struct CudaParam {
-  std::string name;    // the C identifier in the source
-  std::string c_type;  // "const float* __restrict__", "float*", "int32_t", ...
-  Buffer buffer;       // defined for a buffer (pointer) parameter
-  Var var;             // defined for a scalar parameter
+/// One parameter of a kernel or of the host launcher.
+struct TE_API CudaParam {
+  std::string name;    ///< the C identifier in the source
+  std::string c_type;  ///< "const float* __restrict__", "float*", "int32_t", ...
+  Buffer buffer;       ///< defined for a buffer (pointer) parameter
+  Var var;             ///< defined for a scalar parameter
+  /// Whether this is a buffer (pointer) parameter.
   bool is_buffer() const { return buffer.defined(); }
 };
 
-// Grid and block sizes of one launch, x/y/z.
-struct CudaLaunchDims {
-  std::array<int64_t, 3> grid{{1, 1, 1}};
-  std::array<int64_t, 3> block{{1, 1, 1}};
+/// Grid and block sizes of one launch, x/y/z.
+struct TE_API CudaLaunchDims {
+  std::array<int64_t, 3> grid{{1, 1, 1}};   ///< Blocks along x, y, z.
+  std::array<int64_t, 3> block{{1, 1, 1}};  ///< Threads per block along x, y, z.
+  /// block x * y * z.
   int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
 };
 
-// One __global__ function of a CudaModule.
-struct CudaKernel {
-  std::string name;
-  std::vector<CudaParam> params;
-  // Extents of blockIdx.x/y/z and threadIdx.x/y/z (1 where not bound), over the
-  // launcher's scalar parameters (and host loop variables when launched in a loop).
+/// One __global__ function of a CudaModule.
+struct TE_API CudaKernel {
+  std::string name;               ///< The kernel's C name ("vadd_kernel0").
+  std::vector<CudaParam> params;  ///< Its parameters, in order.
+  /// Extents of blockIdx.x/y/z (1 where not bound), over the launcher's scalar
+  /// parameters (and host loop variables when launched in a loop).
   std::array<Expr, 3> grid;
+  /// Extents of threadIdx.x/y/z (1 where not bound), as for grid.
   std::array<Expr, 3> block;
-  int64_t shared_bytes = 0;   // static __shared__ memory per block
-  bool index_64bit = false;   // int32 index arithmetic is computed in 64 bits
+  int64_t shared_bytes = 0;   ///< static __shared__ memory per block
+  bool index_64bit = false;   ///< int32 index arithmetic is computed in 64 bits
 
-  // The sizes for given values of the variables above, by name ({{"n", 1000}}).
-  // Throws te::Error naming a variable that has no value.
+  /// The sizes for given values of the variables above, by name ({{"n", 1000}}).
+  /// Throws te::Error naming a variable that has no value.
   CudaLaunchDims launch_dims(const std::map<std::string, int64_t>& values) const;
 };
 
-class CudaModule {
+/// The CUDA C of one LoweredFunc (see build_cuda): the source and what a launch needs.
+class TE_API CudaModule {
  public:
+  /// An empty module.
   CudaModule() = default;
+  /// A module with these parts (build_cuda makes them).
   CudaModule(std::string name, std::string source, std::vector<CudaParam> launcher_params,
              std::vector<CudaKernel> kernels, bool uses_half);
 
-  // The host launcher's name (the LoweredFunc's).
+  /// The host launcher's name (the LoweredFunc's).
   const std::string& name() const { return name_; }
-  // A complete .cu file: nvcc compiles it as it is; NVRTC (which defines
-  // __CUDACC_RTC__) sees only the kernels.
+  /// A complete .cu file: nvcc compiles it as it is; NVRTC (which defines
+  /// __CUDACC_RTC__) sees only the kernels.
   const std::string& source() const { return source_; }
-  // The launcher's parameters, without the trailing cudaStream_t.
+  /// The launcher's parameters, without the trailing cudaStream_t.
   const std::vector<CudaParam>& launcher_params() const { return launcher_params_; }
-  // The launcher's prototype for the caller's code:
-  // `extern "C" cudaError_t vadd(float* A, float* B, float* C, int32_t n, cudaStream_t stream);`
+  /// The launcher's prototype for the caller's code:
+  /// `extern "C" cudaError_t vadd(float* A, float* B, float* C, int32_t n, cudaStream_t stream);`
   std::string launcher_declaration() const;
-  // The kernels in launch order.
+  /// The kernels in launch order.
   const std::vector<CudaKernel>& kernels() const { return kernels_; }
-  // True if the source includes cuda_fp16.h (a float16 value is used).
+  /// True if the source includes cuda_fp16.h (a float16 value is used).
   bool uses_half() const { return uses_half_; }
 
  private:
@@ -104,21 +117,21 @@ class CudaModule {
   bool uses_half_ = false;
 };
 
-// Generates CUDA C for f. Throws te::Error when f cannot run on a GPU as it is: a
-// statement outside every kernel that needs one (a store, a barrier, a shared or local
-// allocation), a threadIdx loop outside every blockIdx loop, a blockIdx loop inside a
-// threadIdx loop, one thread tag bound to different extents in one kernel, more than
-// 1024 threads per block or a grid/block dimension over CUDA's limit (when constant),
-// more than 48 KiB of static shared memory, non-constant shared or local sizes.
-CudaModule build_cuda(const LoweredFunc& f, const CudaOptions& options = {});
+/// Generates CUDA C for f. Throws te::Error when f cannot run on a GPU as it is: a
+/// statement outside every kernel that needs one (a store, a barrier, a shared or local
+/// allocation), a threadIdx loop outside every blockIdx loop, a blockIdx loop inside a
+/// threadIdx loop, one thread tag bound to different extents in one kernel, more than
+/// 1024 threads per block or a grid/block dimension over CUDA's limit (when constant),
+/// more than 48 KiB of static shared memory, non-constant shared or local sizes.
+TE_API CudaModule build_cuda(const LoweredFunc& f, const CudaOptions& options = {});
 
-// True if te was built with NVRTC (the CUDA toolkit was found by CMake).
-bool nvrtc_available();
+/// True if te was built with NVRTC (the CUDA toolkit was found by CMake).
+TE_API bool nvrtc_available();
 
-// Compiles the module's kernels with NVRTC for arch ("sm_80" or "compute_80") and
-// returns the PTX. Throws te::Error with NVRTC's log when compilation fails, and when
-// te was built without NVRTC.
-std::string compile_ptx(const CudaModule& module, const std::string& arch = "sm_80",
-                        const std::vector<std::string>& extra_options = {});
+/// Compiles the module's kernels with NVRTC for arch ("sm_80" or "compute_80") and
+/// returns the PTX. Throws te::Error with NVRTC's log when compilation fails, and when
+/// te was built without NVRTC.
+TE_API std::string compile_ptx(const CudaModule& module, const std::string& arch = "sm_80",
+                               const std::vector<std::string>& extra_options = {});
 
 }  // namespace te

@@ -1,47 +1,78 @@
-// DataType: a scalar kind (int, uint, float, bool), a bit width and a lane count.
+/// \file
+/// DataType: a scalar kind (int, uint, float, bool), a bit width and a lane count.
 #pragma once
 #include <cstdint>
 #include <string>
 
+#include "te/export.h"
+
 namespace te {
 
-class DataType {
+/// The type of an expression or an array element: a kind (Code), a bit width and a
+/// number of lanes (1 for scalars, more for vectors). Make them with Int(), UInt(),
+/// Float(), Bool().
+class TE_API DataType {
  public:
-  enum class Code : uint8_t { Int, UInt, Float, Bool, Handle };
+  /// The kind of scalar.
+  enum class Code : uint8_t {
+    Int,    ///< signed integer
+    UInt,   ///< unsigned integer
+    Float,  ///< IEEE floating point
+    Bool,   ///< boolean (1 bit; one byte in memory)
+    Handle  ///< an opaque pointer
+  };
 
+  /// Int with 0 bits: the type of statements (see Void()).
   constexpr DataType() = default;
+  /// A type of the given code, bits and lanes.
   constexpr DataType(Code code, int bits, int lanes = 1)
       : code_(code), bits_(static_cast<uint8_t>(bits)), lanes_(static_cast<uint16_t>(lanes)) {}
 
+  /// The kind of scalar.
   constexpr Code code() const { return code_; }
+  /// Bits of one lane.
   constexpr int bits() const { return bits_; }
+  /// Lanes: 1 for a scalar.
   constexpr int lanes() const { return lanes_; }
-  // Bytes of one lane in memory (bool is stored as one byte).
+  /// Bytes of one lane in memory (bool is stored as one byte).
   constexpr int bytes() const { return code_ == Code::Bool ? 1 : (bits_ + 7) / 8; }
 
+  /// Signed integer.
   constexpr bool is_int() const { return code_ == Code::Int; }
+  /// Unsigned integer.
   constexpr bool is_uint() const { return code_ == Code::UInt; }
+  /// Floating point.
   constexpr bool is_float() const { return code_ == Code::Float; }
+  /// Boolean.
   constexpr bool is_bool() const { return code_ == Code::Bool; }
+  /// Opaque pointer.
   constexpr bool is_handle() const { return code_ == Code::Handle; }
-  // int or uint (not bool).
+  /// int or uint (not bool).
   constexpr bool is_integer() const { return is_int() || is_uint(); }
+  /// One lane.
   constexpr bool is_scalar() const { return lanes_ == 1; }
+  /// More than one lane.
   constexpr bool is_vector() const { return lanes_ > 1; }
+  /// Zero bits: the type of statements (Void()).
   constexpr bool is_void() const { return bits_ == 0; }
 
+  /// The same kind and bits with `lanes` lanes.
   constexpr DataType with_lanes(int lanes) const { return DataType(code_, bits_, lanes); }
+  /// The scalar type of one lane.
   constexpr DataType element_of() const { return with_lanes(1); }
+  /// The same kind and lanes with `bits` bits.
   constexpr DataType with_bits(int bits) const { return DataType(code_, bits, lanes_); }
 
+  /// Same code, bits and lanes.
   constexpr bool operator==(const DataType& o) const {
     return code_ == o.code_ && bits_ == o.bits_ && lanes_ == o.lanes_;
   }
+  /// Not operator==.
   constexpr bool operator!=(const DataType& o) const { return !(*this == o); }
 
-  // "float32", "int64", "bool", "float32x8".
+  /// "float32", "int64", "bool", "float32x8".
   std::string to_string() const;
-  // Parses what to_string prints; throws te::Error on anything else.
+  /// Parses what to_string prints; throws te::Error on anything else.
   static DataType parse(const std::string& s);
 
  private:
@@ -50,13 +81,20 @@ class DataType {
   uint16_t lanes_ = 1;
 };
 
+/// Signed integer of 8, 16, 32 or 64 bits (lanes > 1: a vector).
 constexpr DataType Int(int bits, int lanes = 1) { return DataType(DataType::Code::Int, bits, lanes); }
+/// Unsigned integer of 8, 16, 32 or 64 bits.
 constexpr DataType UInt(int bits, int lanes = 1) { return DataType(DataType::Code::UInt, bits, lanes); }
+/// IEEE float of 16, 32 or 64 bits.
 constexpr DataType Float(int bits, int lanes = 1) { return DataType(DataType::Code::Float, bits, lanes); }
+/// Boolean (stored as one byte per element).
 constexpr DataType Bool(int lanes = 1) { return DataType(DataType::Code::Bool, 1, lanes); }
+/// An opaque 64-bit pointer.
 constexpr DataType Handle() { return DataType(DataType::Code::Handle, 64, 1); }
+/// The type of statements: no value.
 constexpr DataType Void() { return DataType(DataType::Code::Int, 0, 1); }
 
-std::ostream& operator<<(std::ostream& os, const DataType& t);
+/// Writes t.to_string().
+TE_API std::ostream& operator<<(std::ostream& os, const DataType& t);
 
 }  // namespace te

@@ -1,20 +1,21 @@
-// Expressions: immutable, shared nodes. The DSL builders below apply te's type rules.
-//
-// Type rules (for + - * / % min max and comparisons):
-//  - bool operands are rejected by arithmetic and by min/max; && || ! need bool operands.
-//  - equal types combine as they are.
-//  - an immediate (a literal) takes the type of the other operand: `x + 1`, `f * 0.5`.
-//    An integer literal that does not fit the other integer type is an error; a float
-//    literal combined with an integer expression makes the result the literal's float type.
-//  - float with int/uint: the integer side is cast to the float type.
-//  - two floats, or two ints / two uints of different widths: the narrower is widened.
-//  - int with uint: both become Int(max(bits)).
-//  - vectors: lane counts must match; a scalar is broadcast to the vector's lanes.
-//  - `%` on floats is an error (use fmod-free formulations: x - floor(x / y) * y).
-// Integer / and % are floor division and modulo (Python, Halide). truncdiv / truncmod
-// give C's. Division by zero is defined: x / 0 == 0 and x % 0 == 0 (both kinds), and
-// INT_MIN / -1 == INT_MIN (wraps), INT_MIN % -1 == 0. Integer + - * wrap (two's
-// complement) at the type's width. Float arithmetic follows IEEE-754.
+/// \file
+/// Expressions: immutable, shared nodes. The DSL builders below apply te's type rules.
+///
+/// Type rules (for + - * / % min max and comparisons):
+///  - bool operands are rejected by arithmetic and by min/max; && || ! need bool operands.
+///  - equal types combine as they are.
+///  - an immediate (a literal) takes the type of the other operand: `x + 1`, `f * 0.5`.
+///    An integer literal that does not fit the other integer type is an error; a float
+///    literal combined with an integer expression makes the result the literal's float type.
+///  - float with int/uint: the integer side is cast to the float type.
+///  - two floats, or two ints / two uints of different widths: the narrower is widened.
+///  - int with uint: both become Int(max(bits)).
+///  - vectors: lane counts must match; a scalar is broadcast to the vector's lanes.
+///  - `%` on floats is an error (use fmod-free formulations: x - floor(x / y) * y).
+/// Integer / and % are floor division and modulo (Python, Halide). truncdiv / truncmod
+/// give C's. Division by zero is defined: x / 0 == 0 and x % 0 == 0 (both kinds), and
+/// INT_MIN / -1 == INT_MIN (wraps), INT_MIN % -1 == 0. Integer + - * wrap (two's
+/// complement) at the type's width. Float arithmetic follows IEEE-754.
 #pragma once
 #include <cstdint>
 #include <initializer_list>
@@ -26,343 +27,470 @@
 
 #include "te/dtype.h"
 #include "te/error.h"
+#include "te/export.h"
 
 namespace te {
 
+/// The kind of an expression node.
 enum class ExprKind : uint8_t {
   IntImm, FloatImm, Var, Cast, Binary, Not, Select, Load, Ramp, Broadcast, Call, Let,
   TensorRead, Reduce
 };
 
+/// The operator of a BinaryNode.
 enum class BinOp : uint8_t {
   Add, Sub, Mul, Div, Mod, TruncDiv, TruncMod, Min, Max,
   EQ, NE, LT, LE, GT, GE, And, Or
 };
-const char* binop_name(BinOp op);  // "+", "min", "truncdiv", ...
-bool is_comparison(BinOp op);
-bool is_logical(BinOp op);        // And, Or
+TE_API const char* binop_name(BinOp op);  ///< "+", "min", "truncdiv", ...
+/// EQ, NE, LT, LE, GT, GE.
+TE_API bool is_comparison(BinOp op);
+TE_API bool is_logical(BinOp op);        ///< And, Or
 
-// Calls to built-in functions. IfThenElse evaluates only the taken side; Likely marks
-// a condition expected true (a hint for loop partitioning and codegen).
+/// Calls to built-in functions. IfThenElse evaluates only the taken side; Likely marks
+/// a condition expected true (a hint for loop partitioning and codegen).
 enum class Intrinsic : uint8_t {
   Floor, Ceil, Round, NearbyInt, Trunc, Abs, Exp, Log, Sqrt, Pow, Tanh, Fma, Likely,
   IfThenElse
 };
-const char* intrinsic_name(Intrinsic op);  // "floor", "if_then_else", ...
+TE_API const char* intrinsic_name(Intrinsic op);  ///< "floor", "if_then_else", ...
 
-struct ExprNode {
-  ExprKind kind;
-  DataType dtype;
+/// The base of every expression node; immutable once built.
+struct TE_API ExprNode {
+  ExprKind kind;   ///< Which node this is.
+  DataType dtype;  ///< The type of the value.
+  /// A node of kind k and type t.
   ExprNode(ExprKind k, DataType t) : kind(k), dtype(t) {}
   virtual ~ExprNode() = default;
 };
 
-struct VarNode;
-struct BufferNode;
-struct IterVarNode;
-struct OperationNode;
+struct VarNode;        ///< See below.
+struct BufferNode;     ///< See below.
+struct IterVarNode;    ///< See below.
+struct OperationNode;  ///< See te/tensor.h.
 
-// A handle on an immutable expression node; null when default-constructed.
-class Expr {
+/// A handle on an immutable expression node; null when default-constructed.
+class TE_API Expr {
  public:
+  /// An undefined expression.
   Expr() = default;
+  /// A handle to n.
   explicit Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}
-  Expr(int v);        // int32 immediate
-  Expr(int64_t v);    // int64 immediate
-  Expr(float v);      // float32 immediate
-  Expr(double v);     // float64 immediate
-  Expr(bool v) = delete;  // write const_true()/const_false(): avoids silent int->bool
+  Expr(int v);        ///< int32 immediate
+  Expr(int64_t v);    ///< int64 immediate
+  Expr(float v);      ///< float32 immediate
+  Expr(double v);     ///< float64 immediate
+  Expr(bool v) = delete;  ///< write const_true()/const_false(): avoids silent int->bool
 
+  /// Whether there is a node.
   bool defined() const { return node_ != nullptr; }
+  /// The node.
   const ExprNode* get() const { return node_.get(); }
+  /// The node.
   const ExprNode* operator->() const { return node_.get(); }
+  /// The shared node.
   const std::shared_ptr<const ExprNode>& node() const { return node_; }
+  /// The type of the value (te::Error if undefined).
   DataType dtype() const;
+  /// The node's kind (te::Error if undefined).
   ExprKind kind() const;
 
-  // Typed view of the node, or nullptr if the node is of another kind.
+  /// Typed view of the node, or nullptr if the node is of another kind.
   template <typename T>
   const T* as() const {
     return node_ && node_->kind == T::kKind ? static_cast<const T*>(node_.get()) : nullptr;
   }
-  // Identity (same node), not structural equality: see equal().
+  /// Identity (same node), not structural equality: see equal().
   bool same_as(const Expr& o) const { return node_ == o.node_; }
 
  private:
   std::shared_ptr<const ExprNode> node_;
 };
 
-struct VarNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Var;
-  std::string name;
+/// A variable's node.
+struct TE_API VarNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Var;  ///< The node's kind.
+  std::string name;  ///< For printing; identity is the node.
+  /// A variable of type t.
   VarNode(std::string n, DataType t) : ExprNode(kKind, t), name(std::move(n)) {}
 };
 
-// A variable. Two Vars are the same variable only if they share a node.
-class Var : public Expr {
+/// A variable. Two Vars are the same variable only if they share a node.
+class TE_API Var : public Expr {
  public:
+  /// An undefined variable.
   Var() = default;
+  /// A new variable (int32 by default: shape variables; Float(32) for a float scalar).
   explicit Var(std::string name, DataType t = Int(32));
+  /// A handle to the variable n.
   explicit Var(std::shared_ptr<const VarNode> n) : Expr(std::move(n)) {}
+  /// The node.
   const VarNode* get() const { return static_cast<const VarNode*>(Expr::get()); }
+  /// The node.
   const VarNode* operator->() const { return get(); }
+  /// The name.
   const std::string& name() const { return get()->name; }
 };
 
-struct IntImmNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::IntImm;
-  int64_t value;  // for uint64, the bit pattern
+/// An integer (or bool) constant.
+struct TE_API IntImmNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::IntImm;  ///< The node's kind.
+  int64_t value;  ///< for uint64, the bit pattern
+  /// A constant v of type t.
   IntImmNode(DataType t, int64_t v) : ExprNode(kKind, t), value(v) {}
 };
-struct FloatImmNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::FloatImm;
-  double value;
+/// A floating-point constant.
+struct TE_API FloatImmNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::FloatImm;  ///< The node's kind.
+  double value;  ///< The value (exactly representable in dtype).
+  /// A constant v of type t.
   FloatImmNode(DataType t, double v) : ExprNode(kKind, t), value(v) {}
 };
-struct CastNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Cast;
-  Expr value;
+/// value converted to dtype (float to int truncates and saturates; NaN gives 0).
+struct TE_API CastNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Cast;  ///< The node's kind.
+  Expr value;  ///< The value converted.
+  /// See cast().
   CastNode(DataType t, Expr v) : ExprNode(kKind, t), value(std::move(v)) {}
 };
-struct BinaryNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Binary;
-  BinOp op;
-  Expr a, b;
+/// `a op b`.
+struct TE_API BinaryNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Binary;  ///< The node's kind.
+  BinOp op;  ///< The operator.
+  Expr a;    ///< The left operand.
+  Expr b;    ///< The right operand.
+  /// See make_binary().
   BinaryNode(DataType t, BinOp o, Expr x, Expr y)
       : ExprNode(kKind, t), op(o), a(std::move(x)), b(std::move(y)) {}
 };
-struct NotNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Not;
-  Expr a;
+/// `!a`.
+struct TE_API NotNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Not;  ///< The node's kind.
+  Expr a;  ///< The bool operand.
+  /// See operator!.
   NotNode(DataType t, Expr x) : ExprNode(kKind, t), a(std::move(x)) {}
 };
-// Both sides are evaluated; see if_then_else for a guarded choice.
-struct SelectNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Select;
-  Expr cond, true_value, false_value;
+/// Both sides are evaluated; see if_then_else for a guarded choice.
+struct TE_API SelectNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Select;  ///< The node's kind.
+  Expr cond;         ///< The bool condition.
+  Expr true_value;   ///< The value when cond holds.
+  Expr false_value;  ///< The value otherwise.
+  /// See select().
   SelectNode(DataType t, Expr c, Expr x, Expr y)
       : ExprNode(kKind, t), cond(std::move(c)), true_value(std::move(x)), false_value(std::move(y)) {}
 };
 
-// A memory scope for buffers and cache stages.
-enum class MemoryScope : uint8_t { Global, Shared, Local };
-const char* scope_name(MemoryScope s);       // "global", "shared", "local"
-MemoryScope parse_scope(const std::string& s);  // throws te::Error on unknown names
-
-// A named region of memory with an element type and a row-major shape.
-struct BufferNode {
-  std::string name;
-  DataType dtype;  // element type (lanes == 1)
-  std::vector<Expr> shape;
-  MemoryScope scope = MemoryScope::Global;
+/// A memory scope for buffers and cache stages.
+enum class MemoryScope : uint8_t {
+  Global,  ///< ordinary (device) memory
+  Shared,  ///< shared by the threads of a GPU block
+  Local    ///< private to a thread (registers)
 };
-class Buffer {
+TE_API const char* scope_name(MemoryScope s);       ///< "global", "shared", "local"
+TE_API MemoryScope parse_scope(const std::string& s);  ///< throws te::Error on unknown names
+
+/// A named region of memory with an element type and a row-major shape.
+struct TE_API BufferNode {
+  std::string name;  ///< For printing and parameter names.
+  DataType dtype;  ///< element type (lanes == 1)
+  std::vector<Expr> shape;  ///< The extent of each dimension.
+  MemoryScope scope = MemoryScope::Global;  ///< Where it lives.
+};
+/// A shared handle to a BufferNode; buffers are the same only if they share a node.
+class TE_API Buffer {
  public:
+  /// An undefined buffer.
   Buffer() = default;
+  /// A new buffer.
   Buffer(std::string name, DataType dtype, std::vector<Expr> shape,
          MemoryScope scope = MemoryScope::Global);
+  /// Whether there is a node.
   bool defined() const { return node_ != nullptr; }
+  /// The node.
   const BufferNode* get() const { return node_.get(); }
+  /// The node.
   const BufferNode* operator->() const { return node_.get(); }
+  /// Whether both are the same buffer.
   bool same_as(const Buffer& o) const { return node_ == o.node_; }
+  /// The name.
   const std::string& name() const { return node_->name; }
+  /// The element type.
   DataType dtype() const { return node_->dtype; }
+  /// The extent of each dimension.
   const std::vector<Expr>& shape() const { return node_->shape; }
+  /// Where it lives.
   MemoryScope scope() const { return node_->scope; }
+  /// The number of dimensions.
   int ndim() const { return static_cast<int>(node_->shape.size()); }
 
  private:
   std::shared_ptr<const BufferNode> node_;
 };
 
-// buffer[indices...] if predicate (lanes of a vector load; undefined predicate = all).
-// Before storage flattening there is one index per dimension; after, exactly one.
-struct LoadNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Load;
-  Buffer buffer;
-  std::vector<Expr> indices;
-  Expr predicate;
+/// buffer[indices...] if predicate (lanes of a vector load; undefined predicate = all).
+/// Before storage flattening there is one index per dimension; after, exactly one.
+struct TE_API LoadNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Load;  ///< The node's kind.
+  Buffer buffer;              ///< The buffer read.
+  std::vector<Expr> indices;  ///< The indices (Ramps for vector loads).
+  Expr predicate;             ///< Lanes to read (others are 0); undefined: all.
+  /// See load().
   LoadNode(DataType t, Buffer b, std::vector<Expr> i, Expr p)
       : ExprNode(kKind, t), buffer(std::move(b)), indices(std::move(i)), predicate(std::move(p)) {}
 };
-// The vector base, base + stride, ..., base + (lanes-1)*stride.
-struct RampNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Ramp;
-  Expr base, stride;
-  int lanes;
+/// The vector base, base + stride, ..., base + (lanes-1)*stride.
+struct TE_API RampNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Ramp;  ///< The node's kind.
+  Expr base;    ///< The first lane.
+  Expr stride;  ///< The step between lanes.
+  int lanes;    ///< The number of lanes.
+  /// See ramp().
   RampNode(DataType t, Expr b, Expr s, int l)
       : ExprNode(kKind, t), base(std::move(b)), stride(std::move(s)), lanes(l) {}
 };
-struct BroadcastNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Broadcast;
-  Expr value;
-  int lanes;
+/// `lanes` copies of a scalar value.
+struct TE_API BroadcastNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Broadcast;  ///< The node's kind.
+  Expr value;  ///< The scalar.
+  int lanes;   ///< The number of lanes.
+  /// See broadcast().
   BroadcastNode(DataType t, Expr v, int l) : ExprNode(kKind, t), value(std::move(v)), lanes(l) {}
 };
-struct CallNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Call;
-  Intrinsic op;
-  std::vector<Expr> args;
+/// A call of a built-in function.
+struct TE_API CallNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Call;  ///< The node's kind.
+  Intrinsic op;            ///< The function.
+  std::vector<Expr> args;  ///< Its arguments.
+  /// A call of o.
   CallNode(DataType t, Intrinsic o, std::vector<Expr> a)
       : ExprNode(kKind, t), op(o), args(std::move(a)) {}
 };
-struct LetNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Let;
-  Var var;
-  Expr value, body;
+/// `let var = value in body`, as an expression.
+struct TE_API LetNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Let;  ///< The node's kind.
+  Var var;     ///< The variable bound.
+  Expr value;  ///< Its value.
+  Expr body;   ///< The result, where var is visible.
+  /// See let().
   LetNode(DataType t, Var v, Expr val, Expr b)
       : ExprNode(kKind, t), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
 };
 
-// A range [min, min + extent).
-struct Range {
-  Expr min, extent;
+/// A range [min, min + extent).
+struct TE_API Range {
+  Expr min;     ///< The first value.
+  Expr extent;  ///< The number of values.
+  /// An undefined range.
   Range() = default;
-  // [begin, end): reduce_axis({0, K}) reads naturally.
+  /// [begin, end): reduce_axis({0, K}) reads naturally.
   Range(Expr begin, Expr end);
+  /// [min, min + extent).
   static Range from_min_extent(Expr min, Expr extent);
 };
 
-enum class IterVarType : uint8_t { DataPar, Reduce, Thread };
-
-// A loop variable with its domain: a compute axis, a reduction axis, a split/fuse
-// result, or a GPU thread axis (thread_tag "blockIdx.x", "threadIdx.y", ...).
-struct IterVarNode {
-  Var var;
-  Range dom;
-  IterVarType type = IterVarType::DataPar;
-  std::string thread_tag;
+/// The role of an IterVar.
+enum class IterVarType : uint8_t {
+  DataPar,  ///< a data-parallel axis (or a loop derived from one)
+  Reduce,   ///< a reduction axis
+  Thread    ///< a GPU thread axis (thread_axis())
 };
-class IterVar {
+
+/// A loop variable with its domain: a compute axis, a reduction axis, a split/fuse
+/// result, or a GPU thread axis (thread_tag "blockIdx.x", "threadIdx.y", ...).
+struct TE_API IterVarNode {
+  Var var;                                 ///< The loop variable.
+  Range dom;                               ///< Its domain (undefined for derived loops).
+  IterVarType type = IterVarType::DataPar;  ///< Its role.
+  std::string thread_tag;                  ///< Thread axes: "blockIdx.x", ...
+};
+/// A shared handle to an IterVarNode: what `C.axis(0)`, `reduce_axis`, `split` and
+/// `thread_axis` return, and what schedule primitives take.
+class TE_API IterVar {
  public:
+  /// An undefined iter var.
   IterVar() = default;
+  /// A new iter var.
   IterVar(Range dom, Var var, IterVarType type, std::string thread_tag = "");
+  /// Whether there is a node.
   bool defined() const { return node_ != nullptr; }
+  /// The node.
   const IterVarNode* get() const { return node_.get(); }
+  /// The node.
   const IterVarNode* operator->() const { return node_.get(); }
+  /// Whether both are the same iter var.
   bool same_as(const IterVar& o) const { return node_ == o.node_; }
+  /// The loop variable.
   const Var& var() const { return node_->var; }
+  /// The domain.
   const Range& dom() const { return node_->dom; }
+  /// The role.
   IterVarType type() const { return node_->type; }
+  /// The variable's name ("i", "i.outer", ...).
   const std::string& name() const { return node_->var.name(); }
+  /// The loop variable as an expression.
   operator Expr() const { return node_->var; }  // NOLINT: `A(i, k)` with k a reduce axis
 
  private:
   std::shared_ptr<const IterVarNode> node_;
 };
 
-// A reduction axis over dom: `IterVar k = reduce_axis({0, K}, "k");`
-IterVar reduce_axis(Range dom, std::string name = "k");
-// A GPU thread axis: "blockIdx.x|y|z", "threadIdx.x|y|z", "vthread".
-IterVar thread_axis(const std::string& tag);
+/// A reduction axis over dom: `IterVar k = reduce_axis({0, K}, "k");`
+TE_API IterVar reduce_axis(Range dom, std::string name = "k");
+/// A GPU thread axis: "blockIdx.x|y|z", "threadIdx.x|y|z", "vthread".
+TE_API IterVar thread_axis(const std::string& tag);
 
-// A tensor element read inside a compute body: T(i, j). Lowering turns it into a Load.
-struct TensorReadNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::TensorRead;
-  std::shared_ptr<const OperationNode> op;
-  std::vector<Expr> indices;
+/// A tensor element read inside a compute body: T(i, j). Lowering turns it into a Load.
+struct TE_API TensorReadNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::TensorRead;  ///< The node's kind.
+  std::shared_ptr<const OperationNode> op;  ///< The operation whose output is read.
+  std::vector<Expr> indices;                ///< One per dimension.
+  /// See Tensor::operator().
   TensorReadNode(DataType t, std::shared_ptr<const OperationNode> o, std::vector<Expr> i)
       : ExprNode(kKind, t), op(std::move(o)), indices(std::move(i)) {}
 };
 
-enum class Reducer : uint8_t { Sum, Prod, Min, Max };
-const char* reducer_name(Reducer r);  // "sum", "prod", "min", "max"
+/// How a ReduceNode combines values.
+enum class Reducer : uint8_t {
+  Sum,   ///< a + b, identity 0
+  Prod,  ///< a * b, identity 1
+  Min,   ///< min(a, b), identity the largest value
+  Max    ///< max(a, b), identity the smallest value
+};
+TE_API const char* reducer_name(Reducer r);  ///< "sum", "prod", "min", "max"
 
-// reducer over `axis` of source, counting only points where condition holds.
-// Only allowed as the whole body of a compute.
-struct ReduceNode : ExprNode {
-  static constexpr ExprKind kKind = ExprKind::Reduce;
-  Reducer reducer;
-  Expr source;
-  std::vector<IterVar> axis;
-  Expr condition;  // undefined: all points
+/// reducer over `axis` of source, counting only points where condition holds.
+/// Only allowed as the whole body of a compute.
+struct TE_API ReduceNode : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Reduce;  ///< The node's kind.
+  Reducer reducer;            ///< How values combine.
+  Expr source;                ///< The value at each point.
+  std::vector<IterVar> axis;  ///< The reduction axes.
+  Expr condition;  ///< undefined: all points
+  /// See reduce().
   ReduceNode(DataType t, Reducer r, Expr s, std::vector<IterVar> ax, Expr c)
       : ExprNode(kKind, t), reducer(r), source(std::move(s)), axis(std::move(ax)), condition(std::move(c)) {}
 };
 
 // ---- Immediates ----
-Expr make_const(DataType t, int64_t v);  // IntImm or FloatImm (broadcast if t is a vector)
-Expr make_const(DataType t, double v);
-Expr make_const(DataType t, int v);
-Expr const_true(int lanes = 1);
-Expr const_false(int lanes = 1);
-Expr make_zero(DataType t);
-// The identity element of a reducer (0, 1, +inf/max value, -inf/min value).
-Expr reducer_identity(Reducer r, DataType t);
-// The largest and smallest values of a type (infinities for floats).
-Expr max_value(DataType t);
-Expr min_value(DataType t);
+TE_API Expr make_const(DataType t, int64_t v);  ///< IntImm or FloatImm (broadcast if t is a vector)
+/// A constant of type t with value v (rounded to t).
+TE_API Expr make_const(DataType t, double v);
+/// A constant of type t with value v.
+TE_API Expr make_const(DataType t, int v);
+/// The bool constant true (a vector of `lanes`).
+TE_API Expr const_true(int lanes = 1);
+/// The bool constant false (a vector of `lanes`).
+TE_API Expr const_false(int lanes = 1);
+/// Zero of type t.
+TE_API Expr make_zero(DataType t);
+/// The identity element of a reducer (0, 1, +inf/max value, -inf/min value).
+TE_API Expr reducer_identity(Reducer r, DataType t);
+/// The largest and smallest values of a type (infinities for floats).
+TE_API Expr max_value(DataType t);
+/// The smallest value of a type (-infinity for floats).
+TE_API Expr min_value(DataType t);
 
-// Immediate value of e if it is an IntImm (or a Broadcast of one).
-const int64_t* as_const_int(const Expr& e);
-const double* as_const_float(const Expr& e);
-bool is_const_int(const Expr& e, int64_t v);
-bool is_zero(const Expr& e);
-bool is_one(const Expr& e);
+/// Immediate value of e if it is an IntImm (or a Broadcast of one).
+TE_API const int64_t* as_const_int(const Expr& e);
+/// Immediate value of e if it is a FloatImm (or a Broadcast of one).
+TE_API const double* as_const_float(const Expr& e);
+/// Whether e is the integer constant v.
+TE_API bool is_const_int(const Expr& e, int64_t v);
+/// Whether e is a constant 0 (integer or float).
+TE_API bool is_zero(const Expr& e);
+/// Whether e is a constant 1 (integer or float).
+TE_API bool is_one(const Expr& e);
 
 // ---- Arithmetic (type rules at the top of this file) ----
-Expr operator+(Expr a, Expr b);
-Expr operator-(Expr a, Expr b);
-Expr operator*(Expr a, Expr b);
-Expr operator/(Expr a, Expr b);  // floor division on integers
-Expr operator%(Expr a, Expr b);  // floor modulo on integers; error on floats
-Expr operator-(Expr a);
-Expr truncdiv(Expr a, Expr b);
-Expr truncmod(Expr a, Expr b);
-Expr min(Expr a, Expr b);
-Expr max(Expr a, Expr b);
-Expr operator==(Expr a, Expr b);
-Expr operator!=(Expr a, Expr b);
-Expr operator<(Expr a, Expr b);
-Expr operator<=(Expr a, Expr b);
-Expr operator>(Expr a, Expr b);
-Expr operator>=(Expr a, Expr b);
-Expr operator&&(Expr a, Expr b);
-Expr operator||(Expr a, Expr b);
-Expr operator!(Expr a);
-// Builds a Binary node applying the type rules for op.
-Expr make_binary(BinOp op, Expr a, Expr b);
+/// \name Arithmetic, comparison and logic
+/// Build Binary (or Not) nodes with te's type rules (top of this file); a type error is
+/// a te::Error naming both operand types. Comparisons give bool; && || ! take bool.
+//@{
+TE_API Expr operator+(Expr a, Expr b);
+TE_API Expr operator-(Expr a, Expr b);
+TE_API Expr operator*(Expr a, Expr b);
+TE_API Expr operator/(Expr a, Expr b);  ///< floor division on integers
+TE_API Expr operator%(Expr a, Expr b);  ///< floor modulo on integers; error on floats
+TE_API Expr operator-(Expr a);
+TE_API Expr truncdiv(Expr a, Expr b);
+TE_API Expr truncmod(Expr a, Expr b);
+TE_API Expr min(Expr a, Expr b);
+TE_API Expr max(Expr a, Expr b);
+TE_API Expr operator==(Expr a, Expr b);
+TE_API Expr operator!=(Expr a, Expr b);
+TE_API Expr operator<(Expr a, Expr b);
+TE_API Expr operator<=(Expr a, Expr b);
+TE_API Expr operator>(Expr a, Expr b);
+TE_API Expr operator>=(Expr a, Expr b);
+TE_API Expr operator&&(Expr a, Expr b);
+TE_API Expr operator||(Expr a, Expr b);
+TE_API Expr operator!(Expr a);
+//@}
+/// Builds a Binary node applying the type rules for op.
+TE_API Expr make_binary(BinOp op, Expr a, Expr b);
 
-Expr select(Expr cond, Expr true_value, Expr false_value);
-Expr if_then_else(Expr cond, Expr true_value, Expr false_value);
-Expr cast(DataType t, Expr value);
-Expr floor(Expr x);
-Expr ceil(Expr x);
-Expr round(Expr x);      // half away from zero
-Expr nearbyint(Expr x);  // half to even
-Expr trunc(Expr x);
-Expr abs(Expr x);
-Expr exp(Expr x);
-Expr log(Expr x);
-Expr sqrt(Expr x);
-Expr pow(Expr x, Expr y);
-Expr tanh(Expr x);
-Expr fma(Expr a, Expr b, Expr c);  // a * b + c
-Expr likely(Expr cond);
-Expr let(Var v, Expr value, Expr body);
+/// cond ? true_value : false_value, evaluating both sides.
+TE_API Expr select(Expr cond, Expr true_value, Expr false_value);
+/// cond ? true_value : false_value, evaluating only the taken side (guards loads).
+TE_API Expr if_then_else(Expr cond, Expr true_value, Expr false_value);
+/// value converted to t (float to int truncates toward zero and saturates; NaN gives 0).
+TE_API Expr cast(DataType t, Expr value);
+/// \name Math functions
+/// On floats (floor, ceil, round, nearbyint, trunc and abs also accept integers, which
+/// they return unchanged, or as |x| for abs).
+//@{
+TE_API Expr floor(Expr x);
+TE_API Expr ceil(Expr x);
+TE_API Expr round(Expr x);      ///< half away from zero
+TE_API Expr nearbyint(Expr x);  ///< half to even
+TE_API Expr trunc(Expr x);
+TE_API Expr abs(Expr x);
+TE_API Expr exp(Expr x);
+TE_API Expr log(Expr x);
+TE_API Expr sqrt(Expr x);
+TE_API Expr pow(Expr x, Expr y);
+TE_API Expr tanh(Expr x);
+TE_API Expr fma(Expr a, Expr b, Expr c);  ///< a * b + c
+//@}
+/// cond, marked as expected to hold (loop_partition splits loops on it).
+TE_API Expr likely(Expr cond);
+/// `let v = value in body`.
+TE_API Expr let(Var v, Expr value, Expr body);
 
 // ---- Vectors and memory (used by lowering and by hand-written loop IR) ----
-Expr ramp(Expr base, Expr stride, int lanes);
-Expr broadcast(Expr value, int lanes);
-Expr load(Buffer buffer, std::vector<Expr> indices, Expr predicate = Expr());
+/// The vector base, base + stride, ..., base + (lanes - 1) * stride.
+TE_API Expr ramp(Expr base, Expr stride, int lanes);
+/// `lanes` copies of a scalar.
+TE_API Expr broadcast(Expr value, int lanes);
+/// buffer[indices] on the lanes where predicate holds (undefined: all).
+TE_API Expr load(Buffer buffer, std::vector<Expr> indices, Expr predicate = Expr());
 
 // ---- Reductions (the whole body of a compute) ----
-Expr sum(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
-Expr prod(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
-Expr min(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
-Expr max(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
-Expr reduce(Reducer r, Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
-// Braced-list forms, so that min(x, {k}) is not mistaken for the binary min(x, y).
-Expr sum(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
-Expr prod(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
-Expr min(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
-Expr max(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
+/// \name Reductions
+/// The sum, product, minimum or maximum of source over the axes, counting only the
+/// points where `where` holds (undefined: all): `sum(A(i, k), {k})`. A reduction must be
+/// the whole body of a compute.
+//@{
+TE_API Expr sum(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
+TE_API Expr prod(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
+TE_API Expr min(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
+TE_API Expr max(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
+TE_API Expr reduce(Reducer r, Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
+/// Braced-list forms, so that min(x, {k}) is not mistaken for the binary min(x, y).
+TE_API Expr sum(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
+TE_API Expr prod(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
+TE_API Expr min(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
+TE_API Expr max(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
+//@}
 
 // ---- Printing (stable, C-like; see printer.cpp) ----
-std::ostream& operator<<(std::ostream& os, const Expr& e);
-std::string to_string(const Expr& e);
+/// Writes the expression as te's C-like text.
+TE_API std::ostream& operator<<(std::ostream& os, const Expr& e);
+/// The text operator<< writes.
+TE_API std::string to_string(const Expr& e);
 
-// Structural equality: same shape of tree, same immediates, same variables (by identity).
-bool equal(const Expr& a, const Expr& b);
+/// Structural equality: same shape of tree, same immediates, same variables (by identity).
+TE_API bool equal(const Expr& a, const Expr& b);
 
 }  // namespace te

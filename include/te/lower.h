@@ -1,70 +1,76 @@
-// lower(): a Schedule to loop IR, through a fixed list of passes (src/lower/lower.cpp
-// lists them in order, one line each). TE_DUMP_IR=<pass> (or "all") in the environment,
-// or LowerOptions::dump_ir, prints the IR after that pass to stderr.
+/// \file
+/// lower(): a Schedule to loop IR, through a fixed list of passes (src/lower/lower.cpp
+/// lists them in order, one line each). `TE_DUMP_IR=<pass>` (or "all") in the environment,
+/// or LowerOptions::dump_ir, prints the IR after that pass to stderr.
 #pragma once
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "te/export.h"
 #include "te/ir.h"
 #include "te/schedule.h"
 
 namespace te {
 
-// The range of every iter var of every computed stage, as bound inference finds it: a
-// stage's root ranges cover what its consumers read inside its attach point (its whole
-// declared domain for outputs), and split/fuse results follow from them.
-class BoundMap {
+/// The range of every iter var of every computed stage, as bound inference finds it: a
+/// stage's root ranges cover what its consumers read inside its attach point (its whole
+/// declared domain for outputs), and split/fuse results follow from them.
+class TE_API BoundMap {
  public:
-  // The range of iv; te::Error if bound inference did not reach it.
+  /// The range of iv; te::Error if bound inference did not reach it.
   const Range& at(const IterVar& iv) const;
+  /// Whether bound inference gave iv a range.
   bool contains(const IterVar& iv) const { return ranges_.count(iv.get()) != 0; }
+  /// Sets (or replaces) the range of iv.
   void set(const IterVar& iv, Range r) { ranges_[iv.get()] = {iv, std::move(r)}; }
+  /// The number of iter vars with a range.
   size_t size() const { return ranges_.size(); }
 
  private:
   std::map<const IterVarNode*, std::pair<IterVar, Range>> ranges_;
 };
 
-// Bound inference on a schedule (inlined stages are substituted into their readers
-// first, as lower() does).
-BoundMap infer_bound(const Schedule& s);
+/// Bound inference on a schedule (inlined stages are substituted into their readers
+/// first, as lower() does).
+TE_API BoundMap infer_bound(const Schedule& s);
 
-struct LowerOptions {
-  // Split loops whose bound guards hold on a sub-range into a guard-free main part and a
-  // guarded rest.
+/// Options of lower().
+struct TE_API LowerOptions {
+  /// Split loops whose bound guards hold on a sub-range into a guard-free main part and a
+  /// guarded rest.
   bool partition_loops = true;
-  // Print the IR after this pass ("all": after every pass) to stderr; empty: the
-  // TE_DUMP_IR environment variable decides.
+  /// Print the IR after this pass ("all": after every pass) to stderr; empty: the
+  /// TE_DUMP_IR environment variable decides.
   std::string dump_ir;
 };
 
-// Lowers a schedule into a function whose parameters are the buffers of `args` in order,
-// then the scalar variables that no listed tensor's shape binds (a shape dimension that
-// is exactly a variable binds it), in order of first appearance. Every tensor the
-// computation reads must be listed (te::Error naming it otherwise); computed tensors not
-// listed become intermediate buffers.
-LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std::string& name,
-                  const LowerOptions& options = {});
+/// Lowers a schedule into a function whose parameters are the buffers of `args` in order,
+/// then the scalar variables that no listed tensor's shape binds (a shape dimension that
+/// is exactly a variable binds it), in order of first appearance. Every tensor the
+/// computation reads must be listed (te::Error naming it otherwise); computed tensors not
+/// listed become intermediate buffers.
+TE_API LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args,
+                         const std::string& name, const LowerOptions& options = {});
 
-// The names TE_DUMP_IR accepts, in pipeline order.
-std::vector<std::string> lower_pass_names();
+/// The names TE_DUMP_IR accepts, in pipeline order.
+TE_API std::vector<std::string> lower_pass_names();
 
 // ---- The loop IR passes lower() ends with; they also work on hand-written loop IR ----
-// Splits a loop whose body is guarded by likely(cond), cond linear in the loop variable,
-// into a guard-free main loop and a guarded remainder (not thread-bound or vectorized loops).
-Stmt partition_loops(const Stmt& s);
-// Replaces each unrolled loop of constant extent by copies of its body.
-Stmt unroll_loops(const Stmt& s);
-// Turns each vectorized loop of constant extent into vector statements (Ramp/Broadcast).
-// A guard on the vector variable becomes a check of the last lane with a scalar loop as
-// the fallback; a body that cannot be vectorized stays a serial loop.
-Stmt vectorize_loops(const Stmt& s);
-// Inserts a barrier between writes of shared memory and later reads (or writes) of it
-// by the threads of the block, including across iterations of an enclosing loop.
-Stmt insert_barriers(const Stmt& s);
-// Removes statements that do nothing: empty loops, empty branches, constant evaluates.
-Stmt remove_no_ops(const Stmt& s);
+/// Splits a loop whose body is guarded by likely(cond), cond linear in the loop variable,
+/// into a guard-free main loop and a guarded remainder (not thread-bound or vectorized loops).
+TE_API Stmt partition_loops(const Stmt& s);
+/// Replaces each unrolled loop of constant extent by copies of its body.
+TE_API Stmt unroll_loops(const Stmt& s);
+/// Turns each vectorized loop of constant extent into vector statements (Ramp/Broadcast).
+/// A guard on the vector variable becomes a check of the last lane with a scalar loop as
+/// the fallback; a body that cannot be vectorized stays a serial loop.
+TE_API Stmt vectorize_loops(const Stmt& s);
+/// Inserts a barrier between writes of shared memory and later reads (or writes) of it
+/// by the threads of the block, including across iterations of an enclosing loop.
+TE_API Stmt insert_barriers(const Stmt& s);
+/// Removes statements that do nothing: empty loops, empty branches, constant evaluates.
+TE_API Stmt remove_no_ops(const Stmt& s);
 
 }  // namespace te

@@ -1,14 +1,15 @@
-// Schedules: how a tensor graph runs, kept as data (as in TVM). A Schedule holds one
-// Stage per operation, producers before consumers. A Stage holds its loops: the root
-// iter vars (the compute's axes, then its reduction axes), the split/fuse relations that
-// derive new iter vars from them, the leaf iter vars (the loops, outermost first),
-// per-loop annotations (parallel, vectorized, unrolled, bound to a GPU thread), where it
-// is computed (at the root, inlined into its readers, or inside a loop of a consumer)
-// and the memory scope of its buffer.
-//
-// Every primitive checks its inputs and throws te::Error whose message names the
-// primitive, the stage, the axis and the rule broken, e.g.
-//   "split: axis 'i' of stage 'C' was already split or fused; schedule its results"
+/// \file
+/// Schedules: how a tensor graph runs, kept as data (as in TVM). A Schedule holds one
+/// Stage per operation, producers before consumers. A Stage holds its loops: the root
+/// iter vars (the compute's axes, then its reduction axes), the split/fuse relations that
+/// derive new iter vars from them, the leaf iter vars (the loops, outermost first),
+/// per-loop annotations (parallel, vectorized, unrolled, bound to a GPU thread), where it
+/// is computed (at the root, inlined into its readers, or inside a loop of a consumer)
+/// and the memory scope of its buffer.
+///
+/// Every primitive checks its inputs and throws te::Error whose message names the
+/// primitive, the stage, the axis and the rule broken, e.g.
+///   "split: axis 'i' of stage 'C' was already split or fused; schedule its results"
 #pragma once
 #include <map>
 #include <memory>
@@ -18,117 +19,151 @@
 #include <variant>
 #include <vector>
 
+#include "te/export.h"
 #include "te/expr.h"
 #include "te/ir.h"
 #include "te/tensor.h"
 
 namespace te {
 
-// parent = outer * factor + inner (plus the parent's min). Exactly one of factor and
-// nparts is given; the other follows from the parent's extent at bound inference.
-struct SplitRelation {
-  IterVar parent, outer, inner;
-  Expr factor;  // split(parent, factor): inner has `factor` iterations
-  Expr nparts;  // split_nparts(parent, nparts): outer has `nparts` iterations
+/// parent = outer * factor + inner (plus the parent's min). Exactly one of factor and
+/// nparts is given; the other follows from the parent's extent at bound inference.
+struct TE_API SplitRelation {
+  IterVar parent;  ///< The loop that was split.
+  IterVar outer;   ///< The outer result ("<parent>.outer").
+  IterVar inner;   ///< The inner result ("<parent>.inner").
+  Expr factor;  ///< split(parent, factor): inner has `factor` iterations
+  Expr nparts;  ///< split_nparts(parent, nparts): outer has `nparts` iterations
 };
-// fused = outer * extent(inner) + inner.
-struct FuseRelation {
-  IterVar outer, inner, fused;
+/// fused = outer * extent(inner) + inner.
+struct TE_API FuseRelation {
+  IterVar outer;  ///< The outer loop fused.
+  IterVar inner;  ///< The inner loop fused.
+  IterVar fused;  ///< The result ("<outer>.<inner>.fused").
 };
-// The one loop of extent 1 that fuse() gives a stage without axes (a 0-d tensor).
-struct SingletonRelation {
-  IterVar iv;
+/// The one loop of extent 1 that fuse() gives a stage without axes (a 0-d tensor).
+struct TE_API SingletonRelation {
+  IterVar iv;  ///< The loop.
 };
+/// One step of a stage's loop structure.
 using Relation = std::variant<SplitRelation, FuseRelation, SingletonRelation>;
 
-// Where a stage is computed: at the root of the function, inlined into its readers, or
-// inside a loop of another stage (compute_at).
-enum class AttachType : uint8_t { Root, Inline, Scope };
-
-// How one loop runs. ThreadBinding loops name the thread axis they are bound to.
-struct IterVarAttr {
-  ForKind kind = ForKind::Serial;
-  IterVar thread;  // for ForKind::ThreadBinding: the thread_axis() given to bind()
+/// Where a stage is computed: at the root of the function, inlined into its readers, or
+/// inside a loop of another stage (compute_at).
+enum class AttachType : uint8_t {
+  Root,    ///< its own loop nest at the root (compute_root, the default)
+  Inline,  ///< substituted into its readers (compute_inline)
+  Scope    ///< inside a loop of another stage (compute_at)
 };
 
-struct StageNode {
-  Operation op;         // the current operation (cache_read/cache_write/rfactor rewrite it)
-  Operation origin_op;  // the operation the stage was created for
-  std::vector<IterVar> all_iter_vars;   // roots first (axes, then reduce axes), then derived
-  std::vector<IterVar> leaf_iter_vars;  // the loops, outermost first
-  std::vector<Relation> relations;      // in the order they were applied
-  std::map<const IterVarNode*, IterVarAttr> attrs;
-  AttachType attach_type = AttachType::Root;
-  Operation attach_op;  // AttachType::Scope: the origin op of the stage computed in
-  IterVar attach_ivar;  // AttachType::Scope: the loop of that stage
-  MemoryScope scope = MemoryScope::Global;
-  bool scope_set = false;  // set explicitly (set_scope, cache_read, cache_write)
-  bool is_output = false;
+/// How one loop runs. ThreadBinding loops name the thread axis they are bound to.
+struct TE_API IterVarAttr {
+  ForKind kind = ForKind::Serial;  ///< Serial, Parallel, Vectorized, Unrolled or ThreadBinding.
+  IterVar thread;  ///< for ForKind::ThreadBinding: the thread_axis() given to bind()
 };
 
-struct ScheduleNode {
-  std::vector<Tensor> outputs;
-  std::vector<std::shared_ptr<StageNode>> stages;  // producers before consumers
+/// The data of a Stage (see Stage for the accessors).
+struct TE_API StageNode {
+  Operation op;         ///< the current operation (cache_read/cache_write/rfactor rewrite it)
+  Operation origin_op;  ///< the operation the stage was created for
+  std::vector<IterVar> all_iter_vars;   ///< roots first (axes, then reduce axes), then derived
+  std::vector<IterVar> leaf_iter_vars;  ///< the loops, outermost first
+  std::vector<Relation> relations;      ///< in the order they were applied
+  std::map<const IterVarNode*, IterVarAttr> attrs;  ///< annotations of annotated loops
+  AttachType attach_type = AttachType::Root;         ///< where the stage is computed
+  Operation attach_op;  ///< AttachType::Scope: the origin op of the stage computed in
+  IterVar attach_ivar;  ///< AttachType::Scope: the loop of that stage
+  MemoryScope scope = MemoryScope::Global;  ///< the memory of its buffer
+  bool scope_set = false;  ///< set explicitly (set_scope, cache_read, cache_write)
+  bool is_output = false;  ///< one of the schedule's outputs
 };
 
-class Stage {
+/// The data of a Schedule.
+struct TE_API ScheduleNode {
+  std::vector<Tensor> outputs;  ///< the tensors create_schedule() was given
+  std::vector<std::shared_ptr<StageNode>> stages;  ///< producers before consumers
+};
+
+/// How one operation runs: a handle to a stage of a Schedule (`s[C]`). The primitives
+/// change the schedule in place; see docs/primitives for each, with the loop nest
+/// before and after.
+class TE_API Stage {
  public:
+  /// An undefined stage.
   Stage() = default;
+  /// The stage `node` of `schedule` (Schedule::operator[] makes them).
   Stage(std::shared_ptr<ScheduleNode> schedule, std::shared_ptr<StageNode> node)
       : schedule_(std::move(schedule)), node_(std::move(node)) {}
 
+  /// Whether this refers to a stage.
   bool defined() const { return node_ != nullptr; }
+  /// The stage's data.
   const StageNode* get() const { return node_.get(); }
+  /// The stage's data.
   const StageNode* operator->() const { return node_.get(); }
+  /// Whether both refer to the same stage.
   bool same_as(const Stage& o) const { return node_ == o.node_; }
 
+  /// The operation the stage computes now.
   const Operation& op() const { return node_->op; }
+  /// The operation's name.
   const std::string& name() const { return node_->op->name; }
+  /// The loops, outermost first.
   const std::vector<IterVar>& leaf_iter_vars() const { return node_->leaf_iter_vars; }
+  /// Every iter var: the roots (axes, then reduction axes), then those derived by splits
+  /// and fuses.
   const std::vector<IterVar>& all_iter_vars() const { return node_->all_iter_vars; }
+  /// The splits and fuses, in the order they were applied.
   const std::vector<Relation>& relations() const { return node_->relations; }
-  // The annotation of a loop (Serial when none was given).
+  /// The annotation of a loop (Serial when none was given).
   ForKind for_kind(const IterVar& iv) const;
-  // The thread axis a loop is bound to (undefined when it is not bound).
+  /// The thread axis a loop is bound to (undefined when it is not bound).
   IterVar bound_thread(const IterVar& iv) const;
+  /// Where the stage is computed.
   AttachType attach_type() const { return node_->attach_type; }
-  // AttachType::Scope: the stage and loop this stage is computed in.
+  /// AttachType::Scope: the stage and loop this stage is computed in.
   Stage attach_stage() const;
+  /// AttachType::Scope: the loop of attach_stage() this stage is computed in.
   const IterVar& attach_ivar() const { return node_->attach_ivar; }
+  /// The memory scope of the stage's buffer.
   MemoryScope scope() const { return node_->scope; }
+  /// Whether the stage is an output of the schedule.
   bool is_output() const { return node_->is_output; }
 
   // ---- Loop structure ----
-  // Splits a loop into (outer, inner) with `factor` inner iterations: "i.outer", "i.inner".
+  /// Splits a loop into (outer, inner) with `factor` inner iterations: "i.outer", "i.inner".
   std::pair<IterVar, IterVar> split(const IterVar& parent, Expr factor);
-  // Splits a loop into (outer, inner) with `nparts` outer iterations.
+  /// Splits a loop into (outer, inner) with `nparts` outer iterations.
   std::pair<IterVar, IterVar> split_nparts(const IterVar& parent, Expr nparts);
-  // Fuses two adjacent loops (outer directly before inner) into one: "i.j.fused".
+  /// Fuses two adjacent loops (outer directly before inner) into one: "i.j.fused".
   IterVar fuse(const IterVar& outer, const IterVar& inner);
-  // Fuses consecutive loops, outermost first. On a stage without axes, fuse({}) gives
-  // its single loop of extent 1.
+  /// Fuses consecutive loops, outermost first. On a stage without axes, fuse({}) gives
+  /// its single loop of extent 1.
   IterVar fuse(const std::vector<IterVar>& axes);
-  // Puts the given loops in this order, in the positions they occupy now.
+  /// Puts the given loops in this order, in the positions they occupy now.
   void reorder(const std::vector<IterVar>& order);
-  // split x by x_factor and y by y_factor, then order (x.outer, y.outer, x.inner, y.inner).
+  /// split x by x_factor and y by y_factor, then order (x.outer, y.outer, x.inner, y.inner).
   std::tuple<IterVar, IterVar, IterVar, IterVar> tile(const IterVar& x, const IterVar& y,
                                                       Expr x_factor, Expr y_factor);
 
   // ---- Loop annotations ----
-  // Runs the loop on a GPU thread axis: bind(iv, thread_axis("threadIdx.x")).
+  /// Runs the loop on a GPU thread axis: bind(iv, thread_axis("threadIdx.x")).
   void bind(const IterVar& iv, const IterVar& thread);
+  /// Turns the loop (of constant extent) into vector instructions (data-parallel loops).
   void vectorize(const IterVar& iv);
+  /// Replaces the loop (of constant extent) by copies of its body.
   void unroll(const IterVar& iv);
+  /// Runs the loop's iterations on te's thread pool (data-parallel loops).
   void parallel(const IterVar& iv);
 
   // ---- Where the stage is computed ----
-  // Computes this stage inside loop iv of `parent`, which must read it.
+  /// Computes this stage inside loop iv of `parent`, which must read it.
   void compute_at(const Stage& parent, const IterVar& iv);
-  // Substitutes this stage's expression into its readers (element-wise stages only).
+  /// Substitutes this stage's expression into its readers (element-wise stages only).
   void compute_inline();
-  // Computes this stage in its own loop nest at the root of the function (the default).
+  /// Computes this stage in its own loop nest at the root of the function (the default).
   void compute_root();
-  // The memory scope of this stage's buffer: "global", "shared" or "local".
+  /// The memory scope of this stage's buffer: "global", "shared" or "local".
   void set_scope(const std::string& scope);
 
  private:
@@ -136,40 +171,49 @@ class Stage {
   std::shared_ptr<StageNode> node_;
 };
 
-class Schedule {
+/// How a tensor graph runs: one Stage per operation (create_schedule makes it). Copies
+/// share the schedule; copy() makes an independent one.
+class TE_API Schedule {
  public:
+  /// An undefined schedule.
   Schedule() = default;
+  /// A handle to the schedule n.
   explicit Schedule(std::shared_ptr<ScheduleNode> n) : node_(std::move(n)) {}
+  /// Whether this refers to a schedule.
   bool defined() const { return node_ != nullptr; }
+  /// The schedule's data.
   const ScheduleNode* get() const { return node_.get(); }
 
-  // The stage of a tensor or operation (te::Error if the schedule has none). A tensor
-  // whose operation a primitive replaced still finds its stage.
+  /// The stage of a tensor or operation (te::Error if the schedule has none). A tensor
+  /// whose operation a primitive replaced still finds its stage.
   Stage operator[](const Tensor& t) const;
+  /// The stage of an operation.
   Stage operator[](const Operation& op) const;
+  /// Every stage, producers before consumers.
   std::vector<Stage> stages() const;
+  /// The tensors the schedule was created for.
   const std::vector<Tensor>& outputs() const { return node_->outputs; }
 
-  // A new stage that copies `t` into `scope` ("shared", "local", "global") and that the
-  // given readers read instead of t. Returns the copy ("A.shared").
+  /// A new stage that copies `t` into `scope` ("shared", "local", "global") and that the
+  /// given readers read instead of t. Returns the copy ("A.shared").
   Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers);
-  // A new stage that computes t's expression into `scope`; t's stage then copies it out.
-  // Returns the new tensor ("C.local"). t's stage must not be scheduled yet.
+  /// A new stage that computes t's expression into `scope`; t's stage then copies it out.
+  /// Returns the new tensor ("C.local"). t's stage must not be scheduled yet.
   Tensor cache_write(const Tensor& t, const std::string& scope);
-  // Factors a reduction over the leaf reduction loop `axis` of t's stage: a new stage
-  // ("C.rf") computes the partial results, with axis's iterations as a data-parallel
-  // dimension at position factor_axis, and t's stage then reduces over that dimension.
-  // t's stage loses its loop schedule. Returns the new tensor.
+  /// Factors a reduction over the leaf reduction loop `axis` of t's stage: a new stage
+  /// ("C.rf") computes the partial results, with axis's iterations as a data-parallel
+  /// dimension at position factor_axis, and t's stage then reduces over that dimension.
+  /// t's stage loses its loop schedule. Returns the new tensor.
   Tensor rfactor(const Tensor& t, const IterVar& axis, int factor_axis = 0);
 
-  // A deep copy: primitives on it leave this schedule as it is.
+  /// A deep copy: primitives on it leave this schedule as it is.
   Schedule copy() const;
 
  private:
   std::shared_ptr<ScheduleNode> node_;
 };
 
-// A schedule with one stage per operation reachable from outputs, all at the root.
-Schedule create_schedule(const std::vector<Tensor>& outputs);
+/// A schedule with one stage per operation reachable from outputs, all at the root.
+TE_API Schedule create_schedule(const std::vector<Tensor>& outputs);
 
 }  // namespace te

@@ -1,4 +1,5 @@
-// The umbrella header: everything a te user needs.
+/// \file
+/// The umbrella header: everything a te user needs.
 #pragma once
 #include "te/argument.h"
 #include "te/build.h"
@@ -9,6 +10,7 @@
 #include "te/float16.h"
 #include "te/interpret.h"
 #include "te/ir.h"
+#include "te/log.h"
 #include "te/lower.h"
 #include "te/ndarray.h"
 #include "te/schedule.h"

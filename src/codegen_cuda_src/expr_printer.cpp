@@ -210,12 +210,12 @@ std::string ExprPrinter::int_arith(BinOp op, DataType t, const Expr& ea, const E
     case BinOp::TruncMod: {
       bool floor = op == BinOp::Div || op == BinOp::Mod;
       bool div = op == BinOp::Div || op == BinOp::TruncDiv;
-      ValueRange rb = value_range(eb, scope_.ranges);
+      ValueRange rb = value_range(eb, scope_.ranges, mode_.wide);
       // C's / and % agree with te's where the divisor is never 0 (nor -1, whose
       // MIN / -1 overflows), and for floor semantics where both sides are >= 0.
       bool plain;
       if (ct.is_uint()) plain = rb.lo > 0;
-      else if (floor) plain = rb.lo > 0 && value_range(ea, scope_.ranges).nonnegative();
+      else if (floor) plain = rb.lo > 0 && value_range(ea, scope_.ranges, mode_.wide).nonnegative();
       else plain = rb.lo > 0 || rb.hi < -1;
       if (plain) return wrap(paren(fmt::format("{} {} {}", a, div ? "/" : "%", b)));
       DataType work = narrow ? DataType(ct.code(), 32) : ct;
@@ -314,7 +314,7 @@ std::string ExprPrinter::let(const LetNode* n) {
   std::string name = names_.unique(n->var.name());
   std::string value = print_bare(n->value);
   scope_.vars[n->var.get()] = VarBinding{name, compute_type(vt)};
-  scope_.ranges[n->var.get()] = value_range(n->value, scope_.ranges);
+  scope_.ranges[n->var.get()] = value_range(n->value, scope_.ranges, mode_.wide);
   if (guarded_ == 0) {
     hoisted_.push_back(fmt::format("const {} {} = {};", type, name, value));
     return print(n->body);

@@ -55,7 +55,7 @@ bool reads_buffer(const Expr& e, const Buffer& b) {
 int64_t max_elements(const Buffer& b, const VarRanges& ranges) {
   int64_t total = 1;
   for (const Expr& d : b.shape()) {
-    int64_t hi = std::max<int64_t>(value_range(d, ranges).hi, 0);
+    int64_t hi = std::max<int64_t>(math_range(d, ranges).hi, 0);
     if (hi != 0 && total > ValueRange::kUnbounded / hi) return ValueRange::kUnbounded;
     total *= hi;
   }
@@ -96,7 +96,7 @@ class Analyzer : public IRVisitor {
 
   void visit_let(const LetNode* n) override {
     visit(n->value);
-    bind(n->var.get(), value_range(n->value, ranges_), depends_on_threads(n->value));
+    bind(n->var.get(), math_range(n->value, ranges_), depends_on_threads(n->value));
     visit(n->body);
   }
 
@@ -113,7 +113,7 @@ class Analyzer : public IRVisitor {
 
   void visit_let_stmt(const LetStmtNode* n) override {
     visit(n->value);
-    bind(n->var.get(), value_range(n->value, ranges_), depends_on_threads(n->value));
+    bind(n->var.get(), math_range(n->value, ranges_), depends_on_threads(n->value));
     visit(n->body);
   }
 
@@ -249,8 +249,8 @@ class Analyzer : public IRVisitor {
 
   void check_index_range(const ForNode* n) {
     ValueRange r = loop_var_range(n->min, n->extent, ranges_);
-    ValueRange end = value_range(n->extent, ranges_);
-    may_exceed_int32 |= !r.fits_int32() || end.hi > INT32_MAX;
+    ValueRange end = math_range(n->extent, ranges_);
+    may_exceed_int32 |= !r.fits_int32() || end.hi > INT32_MAX || !math_range(n->min, ranges_).fits_int32();
   }
 
   void record_extent(ThreadTag tag, const ForNode* n) {

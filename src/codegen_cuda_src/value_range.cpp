@@ -31,9 +31,28 @@ ValueRange unite(const ValueRange& a, const ValueRange& b) {
 
 class RangeEval {
  public:
-  explicit RangeEval(const VarRanges& known) : known_(known) {}
+  RangeEval(const VarRanges& known, bool wrap, bool wide) : known_(known), wrap_(wrap), wide_(wide) {}
 
+  // The range of e's values as stored in its type: the mathematical range when it fits
+  // the type, else the whole type (the value wrapped: int16 32765 + 7 is negative).
   ValueRange eval(const Expr& e) {
+    ValueRange r = eval_unwrapped(e);
+    DataType t = e.dtype().element_of();
+    if (!wrap_ || !t.is_integer()) return r;
+    // Wide code computes int32 arithmetic in int64; a cast to int32 still truncates.
+    if (wide_ && t == Int(32) && !e.as<CastNode>()) t = Int(64);
+    return fits(r, t) ? r : type_range(t);
+  }
+
+ private:
+  static bool fits(const ValueRange& r, DataType t) {
+    ValueRange limits = type_range(t);
+    // 64-bit types: only a bounded range (within +-2^61) is known not to have wrapped.
+    if (t.bits() >= 62) return r.lo > -kInf && r.hi < kInf && r.lo >= limits.lo;
+    return r.lo >= limits.lo && r.hi <= limits.hi;
+  }
+
+  ValueRange eval_unwrapped(const Expr& e) {
     DataType t = e.dtype();
     if (!t.is_integer() && !t.is_bool()) return ValueRange{};
     if (auto* n = e.as<IntImmNode>()) {
@@ -47,8 +66,8 @@ class RangeEval {
     }
     if (auto* n = e.as<CastNode>()) {
       if (!n->value.dtype().is_integer() && !n->value.dtype().is_bool()) return type_range(t);
-      ValueRange v = eval(n->value), limits = type_range(t);
-      return v.lo >= limits.lo && v.hi <= limits.hi ? v : limits;
+      ValueRange v = eval(n->value);
+      return wrap_ || fits(v, t.element_of()) ? v : type_range(t);  // eval() widens it when wrapping
     }
     if (auto* n = e.as<BinaryNode>()) return binary(n);
     if (auto* n = e.as<SelectNode>()) return unite(eval(n->true_value), eval(n->false_value));
@@ -70,7 +89,6 @@ class RangeEval {
     return type_range(t);
   }
 
- private:
   ValueRange binary(const BinaryNode* n) {
     if (is_comparison(n->op) || is_logical(n->op)) return make(0, 1);
     ValueRange a = eval(n->a), b = eval(n->b);
@@ -107,6 +125,7 @@ class RangeEval {
   }
 
   const VarRanges& known_;
+  bool wrap_, wide_;
   VarRanges lets_;  // variables bound by Let inside the expression
 };
 
@@ -120,7 +139,11 @@ ValueRange type_range(DataType t) {
   return {-(int64_t{1} << (t.bits() - 1)), (int64_t{1} << (t.bits() - 1)) - 1};
 }
 
-ValueRange value_range(const Expr& e, const VarRanges& known) { return RangeEval(known).eval(e); }
+ValueRange value_range(const Expr& e, const VarRanges& known, bool wide) {
+  return RangeEval(known, true, wide).eval(e);
+}
+
+ValueRange math_range(const Expr& e, const VarRanges& known) { return RangeEval(known, false, false).eval(e); }
 
 ValueRange loop_var_range(const Expr& min, const Expr& extent, const VarRanges& known) {
   ValueRange m = value_range(min, known), x = value_range(extent, known);

@@ -1,7 +1,7 @@
 // Conservative integer ranges of index expressions. The CUDA backend uses them to
 // print plain `/` and `%` where te's floor semantics agree with C's (non-negative
-// dividend, positive constant divisor) and to decide when int32 index arithmetic
-// must be computed in 64 bits.
+// dividend, positive constant divisor): value_range, which accounts for wrapping; and
+// to decide when int32 index arithmetic must be computed in 64 bits: math_range.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -20,9 +20,17 @@ struct ValueRange {
 
 using VarRanges = std::map<const VarNode*, ValueRange>;
 
-// The range of every value e can take, computed without wrapping (mathematical
-// values), given ranges for some variables; other variables span their type.
-ValueRange value_range(const Expr& e, const VarRanges& known);
+// The range of every value e can take, given ranges for some variables; other
+// variables span their type. A subexpression whose mathematical range does not fit its
+// type may have wrapped, so its range is its type's.
+// wide: int32 arithmetic is computed in int64 (cuda ExprPrinter's wide mode), so only
+// casts to int32 wrap at 32 bits.
+ValueRange value_range(const Expr& e, const VarRanges& known, bool wide = false);
+
+// The range of the mathematical values of e (+ - * as on unbounded integers, casts
+// between integer types exact where the value fits): how far index arithmetic would
+// reach if it did not wrap, to decide whether it needs 64 bits.
+ValueRange math_range(const Expr& e, const VarRanges& known);
 
 // The range of a loop variable running over [min, min + extent).
 ValueRange loop_var_range(const Expr& min, const Expr& extent, const VarRanges& known);

@@ -13,10 +13,12 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "codegen_llvm/signature.h"
 #include "te/ir.h"
+#include "te/simplify.h"
 
 namespace te::codegen {
 
@@ -52,6 +54,9 @@ class CodeGen {
     llvm::Function* fn = nullptr;
     std::vector<llvm::Value*> heap_allocs;  // live te_alloc results, freed on error returns
     bool in_parallel = false;               // inside a parallel loop body
+    // Set when a load's index read from memory left its buffer: (error message, i1 slot);
+    // checked before the function returns success.
+    std::vector<std::pair<std::string, llvm::Value*>> bad_index_flags;
   };
 
   // ---- types (codegen_types.cpp) ----
@@ -74,10 +79,19 @@ class CodeGen {
   llvm::Value* emit_binary(const BinaryNode* n);
   llvm::Value* emit_int_binary(BinOp op, llvm::Value* a, llvm::Value* b, DataType t);
   llvm::Value* emit_int_division(BinOp op, llvm::Value* a, llvm::Value* b, DataType t);
+  llvm::Value* safe_divisor(llvm::Value* b, bool is_signed);
+  llvm::Value* emit_float_min_max(BinOp op, llvm::Value* a, llvm::Value* b, bool half);
   llvm::Value* emit_float_binary(BinOp op, llvm::Value* a, llvm::Value* b, DataType t);
   llvm::Value* emit_cast(llvm::Value* v, DataType from, DataType to);
+  llvm::Value* emit_lane_loads(const BufferInfo& info, const Expr& index, llvm::Type* vec_mem, int lanes);
+  llvm::Value* emit_saturating_float_to_int(llvm::Value* v, DataType to, llvm::Type* target);
   llvm::Value* emit_call(const CallNode* n);
   llvm::Value* emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataType t);
+  bool reads_memory(const Expr& e) const;
+  bool provably_in_bounds(const Buffer& buf, const Expr& index) const;
+  Expr checked_index(const Buffer& buf, const Expr& index, llvm::Value* active);
+  void emit_success_return();
+  llvm::Value* emit_libm_call(const std::string& name, std::vector<llvm::Value*> args);
   llvm::Value* emit_if_then_else(const CallNode* n);
   llvm::Value* emit_ramp(const RampNode* n);
   llvm::Value* emit_let(const LetNode* n);
@@ -140,6 +154,8 @@ class CodeGen {
   std::string func_name_;
   FunctionState fs_;
   std::unordered_map<const VarNode*, llvm::Value*> vars_;
+  std::unordered_set<const VarNode*> data_vars_;  // let-bound to values read from memory
+  VarBounds loop_bounds_;  // the enclosing loops with constant bounds: their variables' ranges
   std::unordered_map<const BufferNode*, BufferInfo> buffers_;
   llvm::Value* mask_ = nullptr;  // live lanes inside a vector if_then_else branch
   // Per buffer of the current kernel: its alias scope list and the others' (alias_scopes_for).

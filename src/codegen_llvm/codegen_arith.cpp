@@ -3,6 +3,7 @@
 // (never LLVM's undefined behaviour), C comparisons, and float min/max as
 // `a < b ? a : b`.
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
 
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/llvm_compat.h"
@@ -62,21 +63,35 @@ llvm::Value* CodeGen::emit_int_binary(BinOp op, llvm::Value* a, llvm::Value* b, 
   return nullptr;
 }
 
+// A divisor LLVM's udiv/sdiv are defined on: 1 in place of 0 (and, when signed, of -1,
+// so INT_MIN / -1 cannot trap); the caller puts the right answers for those back.
+// Built from arithmetic, not a select: InstSimplify threads a division over a select
+// arm by arm, and an arm that is a constant vector with a zero lane folds to poison,
+// which lets it drop that arm for every lane. umax/add/sub fold lane by lane, so no
+// rewrite of them can make a zero lane.
+llvm::Value* CodeGen::safe_divisor(llvm::Value* b, bool is_signed) {
+  llvm::Type* type = b->getType();
+  llvm::Value* one = llvm::ConstantInt::get(type, 1);
+  if (!is_signed) return b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, b, one);
+  // b + 1 (wrapping) is 0 or 1 exactly for b == -1 or 0: raise it to 2 and step back.
+  llvm::Value* two = llvm::ConstantInt::get(type, 2);
+  return b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, b_.CreateAdd(b, one), two), one);
+}
+
 llvm::Value* CodeGen::emit_int_division(BinOp op, llvm::Value* a, llvm::Value* b, DataType t) {
   llvm::Type* type = a->getType();
   llvm::Value* zero = llvm::Constant::getNullValue(type);
-  llvm::Value* one = llvm::ConstantInt::get(type, 1);
   llvm::Value* b_is_zero = b_.CreateICmpEQ(b, zero);
   if (!t.is_int()) {
-    llvm::Value* safe = b_.CreateSelect(b_is_zero, one, b);
+    llvm::Value* safe = safe_divisor(b, false);
     bool is_div = op == BinOp::Div || op == BinOp::TruncDiv;
     llvm::Value* r = is_div ? b_.CreateUDiv(a, safe) : b_.CreateURem(a, safe);
     return b_.CreateSelect(b_is_zero, zero, r);
   }
-  // Dividing by 1 in place of 0 and -1 keeps sdiv/srem defined; the selects below put
-  // the right answers back (x / 0 == 0, x % 0 == 0, x / -1 == -x wrapping, x % -1 == 0).
+  // The selects below put the right answers back for the divisors safe_divisor
+  // replaced (x / 0 == 0, x % 0 == 0, x / -1 == -x wrapping, x % -1 == 0).
   llvm::Value* b_is_minus_one = b_.CreateICmpEQ(b, llvm::Constant::getAllOnesValue(type));
-  llvm::Value* safe = b_.CreateSelect(b_.CreateOr(b_is_zero, b_is_minus_one), one, b);
+  llvm::Value* safe = safe_divisor(b, true);
   llvm::Value* q = b_.CreateSDiv(a, safe);
   llvm::Value* r = b_.CreateSRem(a, safe);
   llvm::Value* negated = b_.CreateSub(zero, a);
@@ -107,6 +122,21 @@ llvm::Value* CodeGen::emit_int_division(BinOp op, llvm::Value* a, llvm::Value* b
   return b_.CreateSelect(b_is_zero, zero, result);
 }
 
+// te's float min(a, b) is `a < b ? a : b` and max(a, b) `b < a ? a : b`. float16 values
+// are held in float: LLVM 14's InstCombine narrows `fptrunc(select(fcmp olt float -0.0,
+// x), -0.0, x)` to half wrongly (it picks -0.0 for x == +0.0), so float16 compares and
+// selects in half, which it leaves alone; the truncations are exact.
+llvm::Value* CodeGen::emit_float_min_max(BinOp op, llvm::Value* a, llvm::Value* b, bool half) {
+  if (half) {
+    llvm::Type* wide = a->getType();
+    llvm::Type* h = b_.getHalfTy();
+    if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(wide)) h = llvm::FixedVectorType::get(h, vt->getNumElements());
+    return b_.CreateFPExt(emit_float_min_max(op, b_.CreateFPTrunc(a, h), b_.CreateFPTrunc(b, h), false), wide);
+  }
+  llvm::Value* a_wins = op == BinOp::Min ? b_.CreateFCmpOLT(a, b) : b_.CreateFCmpOLT(b, a);
+  return b_.CreateSelect(a_wins, a, b);
+}
+
 llvm::Value* CodeGen::emit_float_binary(BinOp op, llvm::Value* a, llvm::Value* b, DataType t) {
   bool half = t.bits() == 16;
   auto finish = [&](llvm::Value* r) { return half ? round_to_half(r) : r; };
@@ -132,9 +162,8 @@ llvm::Value* CodeGen::emit_float_binary(BinOp op, llvm::Value* a, llvm::Value* b
     case BinOp::TruncMod:
       return finish(b_.CreateFRem(a, b));
     case BinOp::Min:
-      return b_.CreateSelect(b_.CreateFCmpOLT(a, b), a, b);
     case BinOp::Max:
-      return b_.CreateSelect(b_.CreateFCmpOGT(a, b), a, b);
+      return emit_float_min_max(op, a, b, half);
     case BinOp::EQ:
       return b_.CreateFCmpOEQ(a, b);
     case BinOp::NE:

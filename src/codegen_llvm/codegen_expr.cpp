@@ -1,5 +1,7 @@
 // Expressions: immediates, variables, casts, select, vectors, let and intrinsic calls.
 // Arithmetic operators are in codegen_arith.cpp, loads in codegen_memory.cpp.
+#include <cmath>
+
 #include <fmt/format.h>
 #include <llvm/IR/Constants.h>
 
@@ -75,6 +77,7 @@ llvm::Value* CodeGen::emit_var(const VarNode* n) {
 }
 
 llvm::Value* CodeGen::emit_let(const LetNode* n) {
+  if (reads_memory(n->value)) data_vars_.insert(n->var.get());
   ScopedVar bind(this, n->var.get(), emit(n->value));
   return emit(n->body);
 }
@@ -97,6 +100,28 @@ llvm::Value* CodeGen::emit_ramp(const RampNode* n) {
   return b_.CreateAdd(base, b_.CreateMul(stride, steps));
 }
 
+// Saturating float -> int (NaN -> 0, out of range -> the type's minimum or maximum) as
+// compares and selects around a plain conversion: unlike llvm.fptosi.sat, which LLVM 14
+// scalarizes on x86, this stays one vector conversion per vector. The bounds are powers of
+// two, exact in every float type; the plain conversion's result is used only in range.
+llvm::Value* CodeGen::emit_saturating_float_to_int(llvm::Value* v, DataType to, llvm::Type* target) {
+  llvm::Type* ft = v->getType();
+  const int bits = to.bits();
+  const bool is_signed = to.is_int();
+  llvm::Value* lo = llvm::ConstantFP::get(ft, is_signed ? -std::ldexp(1.0, bits - 1) : 0.0);
+  llvm::Value* hi = llvm::ConstantFP::get(ft, std::ldexp(1.0, is_signed ? bits - 1 : bits));
+  llvm::Value* below = b_.CreateFCmpOLT(v, lo);
+  llvm::Value* above = b_.CreateFCmpOGE(v, hi);
+  llvm::Value* is_nan = b_.CreateFCmpUNO(v, v);
+  llvm::Value* plain = is_signed ? b_.CreateFPToSI(v, target) : b_.CreateFPToUI(v, target);
+  auto int_const = [&](const llvm::APInt& x) { return llvm::ConstantInt::get(target, x); };
+  llvm::Value* min_v = int_const(is_signed ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt(bits, 0));
+  llvm::Value* max_v = int_const(is_signed ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits));
+  llvm::Value* r = b_.CreateSelect(above, max_v, plain);
+  r = b_.CreateSelect(below, min_v, r);
+  return b_.CreateSelect(is_nan, llvm::Constant::getNullValue(target), r);
+}
+
 llvm::Value* CodeGen::emit_cast(llvm::Value* v, DataType from, DataType to) {
   if (from.element_of() == to.element_of()) return v;
   llvm::Type* target = value_type(to);
@@ -113,10 +138,7 @@ llvm::Value* CodeGen::emit_cast(llvm::Value* v, DataType from, DataType to) {
     return to.bits() == 16 ? round_to_half(r) : r;
   }
   if (from.is_float() && to.is_integer()) {
-    // Saturating: NaN -> 0, out of range -> the type's minimum or maximum.
-    llvm::Intrinsic::ID id =
-        to.is_int() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
-    return b_.CreateCall(compat::intrinsic(&module_, id, {target, v->getType()}), {v});
+    return emit_saturating_float_to_int(v, to, target);
   }
   TE_ICHECK(from.is_float() && to.is_float(), "emit_cast: unexpected types");
   if (to.bits() == 64) return b_.CreateFPExt(v, target);  // from float16 or float32: exact
@@ -162,10 +184,7 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
     case Intrinsic::Pow: {
       if (!t.is_float())
         fail_build(fmt::format("pow needs float arguments, got {}", t.to_string()));
-      llvm::Value* x = arg(0);
-      llvm::Value* y = arg(1);
-      llvm::Value* r =
-          b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::pow, {x->getType()}), {x, y});
+      llvm::Value* r = emit_libm_call("pow", {arg(0), arg(1)});
       return t.bits() == 16 ? round_to_half(r) : r;
     }
     case Intrinsic::Fma: {
@@ -221,39 +240,52 @@ llvm::Value* CodeGen::emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataTyp
     case Intrinsic::Abs:
       id = llvm::Intrinsic::fabs;
       break;
-    case Intrinsic::Exp:
-      id = llvm::Intrinsic::exp;
-      break;
-    case Intrinsic::Log:
-      id = llvm::Intrinsic::log;
-      break;
     case Intrinsic::Sqrt:
       id = llvm::Intrinsic::sqrt;
       break;
+    case Intrinsic::Exp:
+    case Intrinsic::Log:
     case Intrinsic::Tanh:
       break;
     default:
       TE_ICHECK(false, "emit_float_intrinsic: not a one-argument intrinsic");
   }
   llvm::Value* r = nullptr;
-  if (id != llvm::Intrinsic::not_intrinsic) {
+  if (id != llvm::Intrinsic::not_intrinsic)
     r = b_.CreateCall(compat::intrinsic(&module_, id, {x->getType()}), {x});
-  } else {
-    // tanh has no LLVM intrinsic: libm's, lane by lane.
-    llvm::Type* elem = x->getType()->getScalarType();
-    llvm::FunctionCallee tanh_fn = module_.getOrInsertFunction(
-        elem->isDoubleTy() ? "tanh" : "tanhf", llvm::FunctionType::get(elem, {elem}, false));
-    if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType())) {
-      r = llvm::UndefValue::get(vt);
-      for (unsigned k = 0; k < vt->getNumElements(); ++k) {
-        llvm::Value* lane = b_.CreateCall(tanh_fn, {b_.CreateExtractElement(x, k)});
-        r = b_.CreateInsertElement(r, lane, k);
-      }
-    } else {
-      r = b_.CreateCall(tanh_fn, {x});
-    }
-  }
+  else
+    r = emit_libm_call(op == Intrinsic::Exp ? "exp" : op == Intrinsic::Log ? "log" : "tanh", {x});
   return t.bits() == 16 ? round_to_half(r) : r;
+}
+
+// exp, log, pow and tanh call libm's exp/expf (...), lane by lane, the functions
+// interpret() calls: the JIT gives their results bit for bit. The calls are `nobuiltin`
+// so that LLVM neither folds them on constants (with the host's double-precision
+// functions) nor rewrites them (pow(2^k, y) into exp2(k * y), pow(x, 3.0) into
+// multiplications), each of which changes the last bits; `readnone` keeps them free to
+// hoist and share like the intrinsics (te never reads errno).
+llvm::Value* CodeGen::emit_libm_call(const std::string& name, std::vector<llvm::Value*> args) {
+  llvm::Type* type = args[0]->getType();
+  llvm::Type* elem = type->getScalarType();
+  std::vector<llvm::Type*> params(args.size(), elem);
+  llvm::FunctionCallee fn = module_.getOrInsertFunction(elem->isDoubleTy() ? name : name + "f",
+                                                        llvm::FunctionType::get(elem, params, false));
+  auto call = [&](const std::vector<llvm::Value*>& scalars) {
+    llvm::CallInst* c = b_.CreateCall(fn, scalars);
+    c->addFnAttr(llvm::Attribute::NoBuiltin);
+    c->setDoesNotAccessMemory();
+    c->setDoesNotThrow();
+    return c;
+  };
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(type);
+  if (vt == nullptr) return call(args);
+  llvm::Value* r = llvm::UndefValue::get(vt);
+  for (unsigned k = 0; k < vt->getNumElements(); ++k) {
+    std::vector<llvm::Value*> lane;
+    for (llvm::Value* a : args) lane.push_back(b_.CreateExtractElement(a, k));
+    r = b_.CreateInsertElement(r, call(lane), k);
+  }
+  return r;
 }
 
 llvm::Value* CodeGen::emit_if_then_else(const CallNode* n) {

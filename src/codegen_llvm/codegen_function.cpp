@@ -117,7 +117,7 @@ void CodeGen::add_function(const LoweredFunc& f, const KernelSignature& sig) {
       arg->addAttr(llvm::Attribute::NoCapture);
     }
   }
-  fs_ = FunctionState{kernel, {}, false};
+  fs_ = FunctionState{kernel, {}, false, {}};
   vars_.clear();
   buffers_.clear();
   mask_ = nullptr;
@@ -147,7 +147,7 @@ void CodeGen::add_function(const LoweredFunc& f, const KernelSignature& sig) {
     }
   }
   emit(f.body);
-  b_.CreateRet(b_.getInt32(0));
+  emit_success_return();
   if (options_.packed_entries) emit_packed_entry(kernel, sig);
 }
 

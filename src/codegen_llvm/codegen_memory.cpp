@@ -1,9 +1,10 @@
 // Loads, stores and allocations. Vector accesses become one contiguous (masked) load or
 // store when the index is base + lane, a scalar access and a broadcast when it is the
-// same for every lane, and a (masked) gather or scatter otherwise. Masked-off lanes
+// same for every lane, and per-lane loads (a masked gather) or a scatter otherwise. Masked-off lanes
 // read as zero and are never touched in memory.
 #include <fmt/format.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include <optional>
 
@@ -59,6 +60,7 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
   llvm::Align elem_align(static_cast<uint64_t>(info.dtype.bytes()));
   llvm::Value* active =
       n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
+  if (reads_memory(index) && !provably_in_bounds(n->buffer, index)) index = checked_index(n->buffer, index, and_masks(active, mask_));
   if (t.is_scalar()) {
     // A scalar load inside a vector branch runs when any lane takes the branch.
     if (mask_ != nullptr) active = and_masks(active, any_lane(mask_));
@@ -105,12 +107,121 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
     llvm::Value* v = annotate(b_.CreateAlignedLoad(elem_mem, ptr, elem_align), info);
     return from_memory(b_.CreateVectorSplat(static_cast<unsigned>(lanes), v), t);
   }
+  if (active == nullptr) return from_memory(emit_lane_loads(info, index, vec_mem, lanes), t);
   llvm::Value* ptrs = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(index), index.dtype()));
   llvm::Value* v =
       annotate(b_.CreateMaskedGather(vec_mem, ptrs, elem_align,
                                      active == nullptr ? all_true(b_, lanes) : active, zero),
                info);
   return from_memory(v, t);
+}
+
+namespace {
+class MemoryReads : public IRVisitor {
+ public:
+  explicit MemoryReads(const std::unordered_set<const VarNode*>& data_vars) : data_vars_(data_vars) {}
+  bool found = false;
+
+ protected:
+  void visit_load(const LoadNode*) override { found = true; }
+  void visit_var(const VarNode* n) override { found = found || data_vars_.count(n) != 0; }
+
+ private:
+  const std::unordered_set<const VarNode*>& data_vars_;
+};
+}  // namespace
+
+// True when the enclosing loops' constant bounds and the index's own clamps (min/max, as
+// grid_sample clamps its taps into the image) keep every lane inside the buffer, so an
+// index read from memory needs no run-time check.
+bool CodeGen::provably_in_bounds(const Buffer& buf, const Expr& index) const {
+  int64_t size = 1;
+  for (const Expr& d : buf.shape()) {
+    const int64_t* v = as_const_int(d);
+    if (v == nullptr || *v < 0 || (*v != 0 && size > (int64_t{1} << 62) / *v)) return false;
+    size *= *v;
+  }
+  Interval range{0, 0};
+  return const_bounds(index, loop_bounds_, &range) && range.min >= 0 && range.max < size;
+}
+
+bool CodeGen::reads_memory(const Expr& e) const {
+  MemoryReads r(data_vars_);
+  r.visit(e);
+  return r.found;
+}
+
+// Bounds inference proves every index te computes from loop variables in range, and
+// the call checks the shapes; an index read from memory (a gather, A[B[i]]) can be
+// anything. Such an index is replaced by 0 where it is outside the buffer, so the load
+// stays inside, and a flag of the function records it (only for lanes that load: a
+// guarded gather's guard still protects it); the function then fails with a te::Error
+// instead of returning success. No branch in the loop: gathers stay as fast as they were.
+Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* active) {
+  DataType it = index.dtype().element_of();
+  Expr size = make_const(it, 1);
+  for (const Expr& d : buf.shape()) size = size * cast(it, d);
+  int lanes = index.dtype().lanes();
+  Expr zero = make_const(it, 0);
+  if (lanes > 1) size = broadcast(size, lanes), zero = broadcast(zero, lanes);
+  Expr inside = index >= zero && index < size;
+  llvm::Value* bad = b_.CreateNot(to_bool(emit(inside), inside.dtype()));
+  if (active != nullptr) bad = b_.CreateAnd(bad, splat_if_vector(active, lanes));
+  std::string message = fmt::format("{}: out-of-bounds load from buffer '{}': an index read from memory ({}) is "
+                                    "outside the buffer",
+                                    func_name_, buf.name(), to_string(index));
+  llvm::Value* flag = nullptr;
+  for (const auto& [m, slot] : fs_.bad_index_flags)
+    if (m == message) flag = slot;
+  if (flag == nullptr) {
+    llvm::BasicBlock& entry = fs_.fn->getEntryBlock();
+    llvm::IRBuilder<> at_entry(&entry, entry.getFirstInsertionPt());
+    flag = at_entry.CreateAlloca(b_.getInt1Ty());
+    at_entry.CreateStore(b_.getFalse(), flag);
+    fs_.bad_index_flags.emplace_back(message, flag);
+  }
+  b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), flag), any_lane(bad)), flag);
+  return select(inside, index, zero);
+}
+
+void CodeGen::emit_success_return() {
+  for (const auto& [message, flag] : fs_.bad_index_flags) {
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* ok_bb = llvm::BasicBlock::Create(ctx_, "index.ok", fn);
+    llvm::BasicBlock* fail_bb = llvm::BasicBlock::Create(ctx_, "index.bad", fn);
+    b_.CreateCondBr(b_.CreateLoad(b_.getInt1Ty(), flag), fail_bb, ok_bb);
+    b_.SetInsertPoint(fail_bb);
+    emit_fail(message);
+    b_.SetInsertPoint(ok_bb);
+  }
+  b_.CreateRet(b_.getInt32(0));
+}
+
+// An unmasked gather as one scalar load per lane. x86's gather instructions are
+// microcoded on AMD Zen (on Zen 5, te's bilinear grid_sample ran 2-3x slower with them on
+// a rotated grid) and slowed by Intel's gather-data-sampling mitigation; Halide, too,
+// scalarizes gathers on x86. Masked gathers stay gathers: they must not touch inactive lanes.
+llvm::Value* CodeGen::emit_lane_loads(const BufferInfo& info, const Expr& index, llvm::Type* vec_mem,
+                                      int lanes) {
+  llvm::Type* elem_mem = memory_type(info.dtype);
+  llvm::Align elem_align(static_cast<uint64_t>(info.dtype.bytes()));
+  // base + uniform part first: when only that changes in a loop (a channel loop over
+  // precomputed taps), the lanes' offsets are loop invariant and can leave the loop.
+  llvm::Value* base = info.ptr;
+  Expr uniform, varying = index;
+  if (split_uniform(index, &uniform, &varying))
+    base = b_.CreateInBoundsGEP(elem_mem, base, to_i64(emit(uniform), uniform.dtype()));
+  llvm::Value* offsets = emit(varying);
+  DataType offset_type = varying.dtype().element_of();
+  llvm::Value* v = llvm::UndefValue::get(vec_mem);
+  for (int i = 0; i < lanes; ++i) {
+    llvm::Value* lane = b_.getInt64(static_cast<uint64_t>(i));
+    llvm::Value* offset = to_i64(b_.CreateExtractElement(offsets, lane), offset_type);
+    llvm::Value* ptr = b_.CreateInBoundsGEP(elem_mem, base, offset);
+    llvm::Value* x = annotate(b_.CreateAlignedLoad(elem_mem, ptr, elem_align), info);
+    v = b_.CreateInsertElement(v, x, lane);
+  }
+  return v;
 }
 
 void CodeGen::emit_store(const StoreNode* n) {

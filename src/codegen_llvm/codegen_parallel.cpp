@@ -24,6 +24,7 @@ class Uses : public IRVisitor {
   void visit_var(const VarNode* n) override { add(vars, var_seen_, n); }
   void visit_load(const LoadNode* n) override {
     add(buffers, buffer_seen_, n->buffer.get());
+    for (const Expr& e : n->buffer.shape()) visit(e);  // a checked index compares with the size
     IRVisitor::visit_load(n);
   }
   void visit_store(const StoreNode* n) override {
@@ -90,7 +91,7 @@ void CodeGen::emit_parallel_for(const ForNode* n) {
     auto saved_vars = std::move(vars_);
     auto saved_buffers = std::move(buffers_);
     llvm::Value* saved_mask = mask_;
-    fs_ = FunctionState{body, {}, true};
+    fs_ = FunctionState{body, {}, true, {}};
     vars_.clear();
     buffers_.clear();
     mask_ = nullptr;
@@ -116,7 +117,7 @@ void CodeGen::emit_parallel_for(const ForNode* n) {
     llvm::Value* from = b_.CreateAdd(loop_begin, b_.CreateTrunc(chunk_begin, vt));
     llvm::Value* to = b_.CreateAdd(loop_begin, b_.CreateTrunc(chunk_end, vt));
     emit_loop(n->var, from, to, n->body, ForKind::Serial);
-    b_.CreateRet(b_.getInt32(0));
+    emit_success_return();
 
     fs_ = std::move(saved_fs);
     vars_ = std::move(saved_vars);

@@ -31,6 +31,7 @@ void CodeGen::emit(const Stmt& s) {
   switch (s->kind) {
     case StmtKind::LetStmt: {
       const auto* n = s.as<LetStmtNode>();
+      if (reads_memory(n->value)) data_vars_.insert(n->var.get());
       ScopedVar bind(this, n->var.get(), emit(n->value));
       emit(n->body);
       return;
@@ -60,6 +61,19 @@ void CodeGen::emit(const Stmt& s) {
 }
 
 void CodeGen::emit_for(const ForNode* n) {
+  // The loop variable's range, for provably_in_bounds, while its body is emitted.
+  const int64_t* const_min = as_const_int(n->min);
+  const int64_t* const_extent = as_const_int(n->extent);
+  const bool bounded = const_min != nullptr && const_extent != nullptr && *const_extent > 0;
+  if (bounded) loop_bounds_[n->var.get()] = Interval{*const_min, *const_min + *const_extent - 1};
+  struct Forget {
+    VarBounds& bounds;
+    const VarNode* var;
+    bool active;
+    ~Forget() {
+      if (active) bounds.erase(var);
+    }
+  } forget{loop_bounds_, n->var.get(), bounded};
   if (n->for_kind == ForKind::Parallel && !fs_.in_parallel) return emit_parallel_for(n);
   DataType t = n->var.dtype();
   if (!t.is_integer() || !t.is_scalar())

@@ -10,6 +10,7 @@
 #include "codegen_llvm/internal_compile.h"
 #include "codegen_llvm/llvm_compat.h"
 #include "codegen_llvm/target.h"
+#include "te/log.h"
 
 namespace te::codegen {
 
@@ -40,11 +41,20 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
 std::string compile_object(const CompileInput& in) {
   if (in.options.opt_level < 0 || in.options.opt_level > 3)
     throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
+  std::string what = in.funcs.empty() ? "object" : "object '" + in.funcs[0].name + "'";
+  TE_LOG(Info, fmt::format("{}: compiling for {}, cpu {}", what, host_target().triple,
+                           host_target().cpu));
+  StageTimer timer(what);
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
   std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", /*packed_entries=*/false, *tm);
+  timer.lap("LLVM IR emission");
   optimize(*m, *tm, in.options.opt_level);
-  return emit_machine_code(*m, *tm, /*assembly=*/false);
+  timer.lap("LLVM optimization");
+  std::string object = emit_machine_code(*m, *tm, /*assembly=*/false);
+  timer.lap("LLVM machine code");
+  timer.finish();
+  return object;
 }
 
 std::string compile_text(const CompileInput& in, TextKind kind) {

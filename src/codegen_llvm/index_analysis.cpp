@@ -43,6 +43,29 @@ Expr flatten_index(const Buffer& buffer, const std::vector<Expr>& indices) {
   return flat;
 }
 
+bool split_uniform(const Expr& index, Expr* uniform, Expr* varying) {
+  std::vector<Expr> terms{index}, scalars, vectors;
+  while (!terms.empty()) {
+    Expr e = terms.back();
+    terms.pop_back();
+    const auto* add = e.as<BinaryNode>();
+    if (add != nullptr && add->op == BinOp::Add) {
+      terms.push_back(add->b);
+      terms.push_back(add->a);
+    } else if (const auto* b = e.as<BroadcastNode>(); b != nullptr && b->value.dtype().is_scalar()) {
+      scalars.push_back(b->value);
+    } else {
+      vectors.push_back(e);
+    }
+  }
+  if (scalars.empty() || vectors.empty()) return false;
+  *uniform = scalars[0];
+  for (size_t i = 1; i < scalars.size(); ++i) *uniform = *uniform + scalars[i];
+  *varying = vectors[0];
+  for (size_t i = 1; i < vectors.size(); ++i) *varying = *varying + vectors[i];
+  return true;
+}
+
 bool as_strided(const Expr& index, Expr* base, int64_t* stride) {
   if (const auto* r = index.as<RampNode>()) {
     if (!r->base.dtype().is_scalar()) return false;

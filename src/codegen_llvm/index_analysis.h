@@ -17,6 +17,10 @@ Expr flatten_index(const Buffer& buffer, const std::vector<Expr>& indices);
 // them and returns true.
 bool as_strided(const Expr& index, Expr* base, int64_t* stride);
 
+// Splits a vector index into uniform + varying: the sum of its top-level broadcast terms
+// (a scalar) and the rest (a vector). Returns false when it has no broadcast term.
+bool split_uniform(const Expr& index, Expr* uniform, Expr* varying);
+
 // The largest power of two (at most 2^30) the scalar integer expression is known to
 // be a multiple of; 1 when nothing is known.
 int64_t known_power_of_two_factor(const Expr& e);

@@ -15,6 +15,7 @@
 #include "codegen_llvm/internal_compile.h"
 #include "codegen_llvm/llvm_compat.h"
 #include "codegen_llvm/target.h"
+#include "te/log.h"
 #include "te/runtime/c_runtime_api.h"
 
 namespace te::codegen {
@@ -57,6 +58,9 @@ llvm::orc::LLJIT& the_jit() {
       throw Error("build: the JIT cannot search this process's symbols: " +
                   llvm_message(process.takeError()));
     main.addGenerator(std::move(*process));
+    const HostTarget& host = host_target();
+    TE_LOG(Info, fmt::format("JIT target: {}, cpu {}", host.triple, host.cpu));
+    TE_LOG(Debug, fmt::format("JIT target features: {}", host.features));
     return j.release();
   }();
   return *jit;
@@ -87,14 +91,20 @@ std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
     throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
   llvm::orc::LLJIT& jit = the_jit();
   std::string prefix = fmt::format("__te{}_", g_next_module.fetch_add(1));
+  std::string what = in.funcs.empty() ? "JIT" : "JIT '" + in.funcs[0].name + "'";
+  TE_LOG(Info, fmt::format("{}: compiling (not in the cache)", what));
+  StageTimer timer(what);
   std::string object;
   {
     llvm::LLVMContext ctx;
     std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
     std::unique_ptr<llvm::Module> m =
         generate_module(ctx, in, prefix, /*packed_entries=*/true, *tm);
+    timer.lap("LLVM IR emission");
     optimize(*m, *tm, in.options.opt_level);
+    timer.lap("LLVM optimization");
     object = emit_machine_code(*m, *tm, /*assembly=*/false);
+    timer.lap("LLVM machine code");
   }
   g_compilations.fetch_add(1);
   llvm::orc::JITDylib& main = jit.getMainJITDylib();
@@ -113,10 +123,15 @@ std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
     }
     fns.push_back(reinterpret_cast<PackedFn>(static_cast<uintptr_t>(compat::address_of(*sym))));
   }
+  timer.lap("JIT linking");
+  timer.finish();
   return std::make_shared<JitCode>(std::move(tracker), std::move(fns));
 }
 
-void note_cache_hit() { g_cache_hits.fetch_add(1); }
+void note_cache_hit() {
+  g_cache_hits.fetch_add(1);
+  TE_LOG(Info, "JIT: cache hit, reusing the code of an identical earlier build");
+}
 
 JitStats current_jit_stats() {
   JitStats s;

@@ -244,12 +244,17 @@ Expr Simplifier::rewrite_div_mod(BinOp op, const Expr& a, const Expr& b) {
     std::optional<Bounds> rb = linear_bounds(rpart, an_);
     if (rb && fits(*rb, t)) {
       i128 q1 = floordiv128(rb->lo, d), q2 = floordiv128(rb->hi, d);
+      // The new terms may complete a (y / d) * d + y % d pair with dpart's (as
+      // ((y % 2) * 2 + y) / 2 == y % 2 + y / 2 does, doubled): fold it now, or a
+      // second pass would.
       if (q1 == q2) {
         dpart.add_const(static_cast<int64_t>(q1));
+        fold_div_mod_pairs(dpart);
         return linear_to_expr(dpart);
       }
       if (!dpart.terms.empty()) {
         dpart.add_term(rewrite_again(op, linear_to_expr(rpart), b), 1);
+        fold_div_mod_pairs(dpart);
         return linear_to_expr(dpart);
       }
     }

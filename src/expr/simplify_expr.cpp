@@ -156,7 +156,12 @@ Expr Simplifier::rewrite_cast(DataType t, const Expr& v) {
     DataType from = inner->value.dtype(), mid = v.dtype();
     bool all_integer = from.is_integer() && mid.is_integer() && t.is_integer();
     // An exact first cast, or integer truncations that keep t's low bits, can be skipped.
-    if (converts_exactly(from.element_of(), mid.element_of()) || (all_integer && mid.bits() >= t.bits()))
+    // Not an exact int -> float whose float -> int then saturates where the direct
+    // int -> int cast would wrap: only when t holds every value of the source type.
+    bool saturation_lost = mid.is_float() && !from.is_float() && (t.is_integer()) &&
+                           !converts_exactly(from.element_of(), t.element_of());
+    if ((converts_exactly(from.element_of(), mid.element_of()) && !saturation_lost) ||
+        (all_integer && mid.bits() >= t.bits()))
       return rewrite_cast(t, inner->value);
   }
   return make_cast(t, v);

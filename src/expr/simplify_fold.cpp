@@ -206,7 +206,7 @@ double round_half_even(double x) {
   double r = std::floor(x);
   double diff = x - r;
   if (diff > 0.5 || (diff == 0.5 && std::fmod(r, 2.0) != 0)) r += 1;
-  return r;
+  return std::copysign(r, x);  // -0.4 rounds to -0.0, as IEEE's roundeven does
 }
 }  // namespace
 

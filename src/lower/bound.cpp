@@ -7,6 +7,7 @@
 // shared: threadIdx; local: none).
 #include <fmt/format.h>
 
+#include <climits>
 #include <set>
 
 #include "lower/int_set.h"
@@ -62,7 +63,16 @@ void pass_down(const StageNode& st, BoundMap& b, const VarBounds& known) {
       b.set(sp->outer, Range::from_min_extent(make_zero(t), outer));
       b.set(sp->inner, Range::from_min_extent(make_zero(t), inner));
     } else if (const auto* f = std::get_if<FuseRelation>(&rel)) {
-      Expr ext = simplify(b.at(f->outer).extent * b.at(f->inner).extent, known);
+      const Expr& eo = b.at(f->outer).extent;
+      const Expr& ei = b.at(f->inner).extent;
+      const int64_t* co = as_const_int(eo);
+      const int64_t* ci = as_const_int(ei);
+      DataType ft = f->fused.var().dtype();
+      if (co && ci && ft.bits() <= 32 && static_cast<__int128>(*co) * *ci > INT32_MAX)
+        throw Error(fmt::format("fuse: axis '{}' would have {} x {} iterations, beyond int32; give the axes' "
+                                "extents as int64 or fuse fewer axes",
+                                f->fused.name(), *co, *ci));
+      Expr ext = simplify(eo * ei, known);
       b.set(f->fused, Range::from_min_extent(make_zero(f->fused.var().dtype()), ext));
     } else if (const auto* one = std::get_if<SingletonRelation>(&rel)) {
       b.set(one->iv, Range::from_min_extent(0, 1));

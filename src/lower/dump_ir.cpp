@@ -9,7 +9,9 @@
 
 namespace te::lowering {
 
-IrDump::IrDump(const LowerOptions& options) {
+IrDump::IrDump(const LowerOptions& options, const std::string& func_name)
+    : timer_("lower '" + func_name + "'") {
+  TE_LOG(Debug, "lower '" + func_name + "': start");
   selected_ = options.dump_ir;
   if (selected_.empty())
     if (const char* env = std::getenv("TE_DUMP_IR")) selected_ = env;
@@ -20,6 +22,11 @@ IrDump::IrDump(const LowerOptions& options) {
     for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
     throw Error(fmt::format("TE_DUMP_IR: unknown pass '{}'; the passes are: all, {}", selected_, list));
   }
+}
+
+void IrDump::finish(const LoweredFunc& f) {
+  timer_.finish();
+  TE_LOG(Info, fmt::format("lowered '{}' ({} parameters)", f.name, f.params.size()));
 }
 
 bool IrDump::wants(const char* pass) const { return selected_ == "all" || selected_ == pass; }

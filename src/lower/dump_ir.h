@@ -1,22 +1,31 @@
 // TE_DUMP_IR / LowerOptions::dump_ir: prints the IR after a named pass of lower().
+// With TE_TIME_PASSES=1 it also times each pass: the time between consecutive after()
+// calls (lower() calls each pass, then after()), leaving out the printing.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "lower/passes.h"
+#include "te/log.h"
 
 namespace te::lowering {
 
 class IrDump {
  public:
-  explicit IrDump(const LowerOptions& options);
+  IrDump(const LowerOptions& options, const std::string& func_name);
 
   // Prints value's text after `pass` when asked to, and hands value on.
   template <typename T>
-  T after(const char* pass, T value) const {
-    if (wants(pass)) print(pass, text(value));
+  T after(const char* pass, T value) {
+    timer_.lap(pass);
+    if (wants(pass)) {
+      print(pass, text(value));
+      timer_.restart();
+    }
     return value;
   }
+  // The end of lower(): prints the pass timings (TE_TIME_PASSES) and logs the result.
+  void finish(const LoweredFunc& f);
 
  private:
   bool wants(const char* pass) const;
@@ -27,6 +36,7 @@ class IrDump {
   static std::string text(const Stmt& s);
 
   std::string selected_;
+  StageTimer timer_;
 };
 
 }  // namespace te::lowering

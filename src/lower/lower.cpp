@@ -30,7 +30,7 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   using namespace lowering;
   if (!schedule.defined()) throw Error("lower: the schedule is undefined");
   check_name(name);
-  IrDump dump(options);
+  IrDump dump(options, name);
   Schedule s = dump.after("inline", inline_stages(schedule));
   s = dump.after("cache_stages", assign_storage_scopes(s));
   LowerContext ctx = dump.after("infer_bound", make_context(s, infer_bound_inlined(s), args));
@@ -48,7 +48,9 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   body = dump.after("remove_no_op", remove_no_ops(body));
   std::vector<Param> params = make_params(ctx, body);
   body = dump.after("unique_names", unique_names(body, params));
-  return LoweredFunc{name, params, body};
+  LoweredFunc f{name, params, body};
+  dump.finish(f);
+  return f;
 }
 
 }  // namespace te

@@ -3,12 +3,35 @@
 // shape covering the region bound inference gave it, and its indices are taken relative
 // to the region's start. A region size that depends only on loop variables of constant
 // ranges becomes its constant upper bound.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <set>
+
 #include "lower/loop_bounds.h"
 #include "lower/passes.h"
 
 namespace te::lowering {
 
 namespace {
+
+// Flat indices are computed in the extents' type: an int32 buffer of more than 2^31 - 1
+// elements would wrap them (reading the wrong elements). Refused while lowering.
+void check_index_range(const std::string& name, const std::vector<Expr>& dims) {
+  __int128 total = 1;
+  std::string text;
+  for (const Expr& d : dims) {
+    const int64_t* c = as_const_int(d);
+    if (!c || d.dtype().bits() > 32) return;
+    total *= std::max<int64_t>(*c, 0);
+    text += (text.empty() ? "" : " x ") + std::to_string(*c);
+    if (total > INT32_MAX)
+      throw Error(fmt::format("lower: buffer '{}' has more than {} elements ({}), beyond what int32 indices "
+                              "reach; give its extents as int64 (make_const(Int(64), ...)) or split the data",
+                              name, INT32_MAX, text));
+  }
+}
 
 class Flattener : public IRMutator {
  public:
@@ -53,6 +76,9 @@ class Flattener : public IRMutator {
     if (is_param(b)) return b;
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
+    std::vector<Expr> extents;
+    for (const Range& r : region(b)) extents.push_back(simplify(r.extent, bounds_));
+    check_index_range(b.name(), extents);
     Expr size = make_const(Int(32), 1);
     for (const Range& r : region(b)) size = size * r.extent;
     size = simplify(size, bounds_);
@@ -67,6 +93,7 @@ class Flattener : public IRMutator {
   Expr flat_index(const Buffer& b, const std::vector<Expr>& indices) {
     if (indices.empty()) return make_const(Int(32), 0);
     bool param = is_param(b);
+    if (param && checked_.insert(b.get()).second) check_index_range(b.name(), b.shape());
     if (param && indices.size() == 1) return indices[0];
     Expr idx;
     for (size_t d = 0; d < indices.size(); ++d) {
@@ -81,6 +108,7 @@ class Flattener : public IRMutator {
   VarBounds bounds_;          // with the shape variables' assumed bounds: for indices
   VarBounds constant_loops_;  // loops of constant ranges only: for sizes
   std::map<const BufferNode*, Buffer> flat_;
+  std::set<const BufferNode*> checked_;
 };
 
 }  // namespace

@@ -1,9 +1,10 @@
 // Pass "unify_thread_extents": inside one device region (the subtree of an outermost
 // thread-bound loop, one GPU kernel) a thread tag is one hardware index with one extent.
 // Loops of a tag with fewer iterations than the region's largest (a shared copy fetched
-// by 16 threads in a 32-thread block) run over the largest extent and guard their body.
-// Extents that cannot be compared, and loops whose body holds a barrier (a guard would
-// split the block at it), are left for the backend to report.
+// by 16 threads in a 32-thread block) run over the largest extent and guard their body;
+// around a barrier in the body (a shared reduction's) the guard moves inside, so every
+// thread still reaches it. Extents that cannot be compared, and barriers under loop
+// bounds or conditions that read memory, are left for the backend to report.
 #include <map>
 
 #include "lower/passes.h"
@@ -35,6 +36,18 @@ bool has_barrier(const Stmt& s) {
   return f.found;
 }
 
+bool has_load(const Expr& e) {
+  class Finder : public IRVisitor {
+   public:
+    bool found = false;
+
+   protected:
+    void visit_load(const LoadNode*) override { found = true; }
+  } f;
+  f.visit(e);
+  return f.found;
+}
+
 class Widener : public IRMutator {
  public:
   explicit Widener(std::map<std::string, Expr> target) : target_(std::move(target)) {}
@@ -46,9 +59,54 @@ class Widener : public IRMutator {
     auto it = target_.find(n->thread_tag);
     if (it == target_.end() || equal(it->second, n->extent)) return r;
     const auto* f = r.as<ForNode>();
-    if (has_barrier(f->body)) return r;
-    Stmt body = if_then_else(f->var < f->min + f->extent, f->body);
+    Stmt body = guard(f->body, f->var < f->min + f->extent);
+    if (!body.defined()) return r;
     return for_loop(f->var, f->min, it->second, f->for_kind, body, f->thread_tag);
+  }
+
+  // s run only where cond holds, every barrier in s still reached by all the block's
+  // threads: the condition moves inside the statements around each barrier, whose
+  // loop bounds, lets and conditions (free of loads, so harmless to evaluate in the
+  // extra threads) run everywhere. Undefined when s cannot be guarded so.
+  static Stmt guard(const Stmt& s, const Expr& cond) {
+    if (!has_barrier(s)) return if_then_else(cond, s);
+    switch (s.kind()) {
+      case StmtKind::Barrier: return s;
+      case StmtKind::Seq: {
+        std::vector<Stmt> kids;
+        for (const Stmt& c : s.as<SeqNode>()->seq) {
+          kids.push_back(guard(c, cond));
+          if (!kids.back().defined()) return Stmt();
+        }
+        return seq(kids);
+      }
+      case StmtKind::For: {
+        const auto* n = s.as<ForNode>();
+        Stmt body = guard(n->body, cond);
+        if (!body.defined() || has_load(n->min) || has_load(n->extent)) return Stmt();
+        return for_loop(n->var, n->min, n->extent, n->for_kind, body, n->thread_tag);
+      }
+      case StmtKind::LetStmt: {
+        const auto* n = s.as<LetStmtNode>();
+        Stmt body = guard(n->body, cond);
+        if (!body.defined() || has_load(n->value)) return Stmt();
+        return let_stmt(n->var, n->value, body);
+      }
+      case StmtKind::Allocate: {
+        const auto* n = s.as<AllocateNode>();
+        Stmt body = guard(n->body, cond);
+        return body.defined() ? allocate(n->buffer, body) : Stmt();
+      }
+      case StmtKind::IfThenElse: {
+        const auto* n = s.as<IfThenElseNode>();
+        Stmt then_case = guard(n->then_case, cond);
+        Stmt else_case = n->else_case.defined() ? guard(n->else_case, cond) : Stmt();
+        if (!then_case.defined() || (n->else_case.defined() && !else_case.defined()) || has_load(n->cond))
+          return Stmt();
+        return if_then_else(n->cond, then_case, else_case);
+      }
+      default: return Stmt();
+    }
   }
 
  private:

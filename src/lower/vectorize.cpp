@@ -5,8 +5,12 @@
 //   if (likely(cond at the last lane)) { vector body } else { scalar loop }
 // (the scalar tail of a non-divisible split). Bodies it cannot vectorize (symbolic
 // extents, conditions on the variable elsewhere, loops or allocations that depend on it)
-// stay serial loops.
+// stay serial loops (the JIT asks LLVM to vectorize them). A constant extent over 64
+// lanes is a te::Error.
+#include <fmt/format.h>
+
 #include "lower/int_set.h"
+#include "te/error.h"
 #include "te/lower.h"
 #include "te/simplify.h"
 
@@ -15,6 +19,10 @@ namespace te {
 namespace {
 
 struct CannotVectorize {};
+
+// Wider vectors are no faster on any CPU or GPU te targets, and LLVM's compile time
+// grows with the lane count (100000 lanes would not fit te's 16-bit lane count anyway).
+constexpr int64_t kMaxVectorLanes = 64;
 
 class LaneWidener : public IRMutator {
  public:
@@ -145,6 +153,10 @@ Stmt vectorize_loop(const ForNode* f) {
   const int64_t* ext = as_const_int(f->extent);
   if (!ext || *ext < 1) return serial;
   if (*ext == 1) return simplify(substitute(f->body, {{f->var, f->min}}));
+  if (*ext > kMaxVectorLanes)
+    throw Error(fmt::format("vectorize: loop '{}' has {} iterations; te vectorizes at most {} lanes: split the "
+                            "axis (e.g. by 8 or 16) and vectorize the inner part",
+                            f->var.name(), *ext, kMaxVectorLanes));
   int lanes = static_cast<int>(*ext);
   LaneWidener widen(f->var, f->min, lanes);
   try {

@@ -1,6 +1,8 @@
 // cache_read and cache_write: new stages that stage a tensor through another memory scope.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "schedule/schedule_util.h"
 #include "te/schedule.h"
 
@@ -62,11 +64,17 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
   Operation cache = sched::make_compute(t.name() + "." + scope_name(m), src->shape, axis, body);
   insert_stage(s, sched::stage_index(s, src_stage.get()) + 1, cache, m);
 
+  // Readers are rewritten producers first, each also redirected to the rewritten
+  // versions of the readers it reads (T2 = A + T1 with both listed must read the new T1).
+  std::sort(reader_stages.begin(), reader_stages.end(), [&](const auto& x, const auto& y) {
+    return sched::stage_index(s, x.get()) < sched::stage_index(s, y.get());
+  });
+  reader_stages.erase(std::unique(reader_stages.begin(), reader_stages.end()), reader_stages.end());  // listed twice
   std::map<const OperationNode*, Operation> redirect{{src.get(), cache}}, repl;
   for (auto& rs : reader_stages) {
-    if (repl.count(rs->op.get())) continue;  // a reader listed twice
     Operation next = sched::with_body(rs->op, sched::replace_reads(rs->op->body, redirect));
     repl[rs->op.get()] = next;
+    redirect[rs->op.get()] = next;
     rs->op = next;
   }
   sched::propagate_replacements(s, repl);

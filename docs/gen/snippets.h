@@ -1,0 +1,571 @@
+// The code and the outputs shown in docs/: every snippet is run here, and
+// tests/test_docs.cpp checks that each `<!-- output: NAME -->` block of the .md files is
+// exactly what NAME prints now and that each `<!-- code: NAME -->` block is the code
+// between `// [doc:NAME]` and `// [/doc]` below. TE_UPDATE_DOCS=1 ./test_docs rewrites
+// the blocks in place after an intended change.
+#pragma once
+#include <te/log.h>
+#include <te/ops/grid_sample.h>
+#include <te/te.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace te_docs {
+
+using namespace te;
+
+struct Snippet {
+  std::string name;
+  std::function<std::string()> run;
+};
+
+inline std::string text(const LoweredFunc& f) {
+  std::ostringstream os;
+  os << f;
+  return os.str();
+}
+
+// Outputs of one primitive: "<name>.before" and "<name>.after".
+struct BeforeAfter {
+  std::string before, after;
+};
+
+// ---- The primitives, each on the smallest computation that shows it ----
+
+inline BeforeAfter split_example() {
+  // [doc:split]
+  Tensor A = placeholder({32}, Float(32), "A");
+  Tensor B = compute({32}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Schedule s = create_schedule({B});
+  std::string before = text(lower(s, {A, B}, "f"));
+  auto [outer, inner] = s[B].split(B.axis(0), 8);  // inner: 8 iterations
+  // [/doc]
+  (void)outer, (void)inner;
+  return {before, text(lower(s, {A, B}, "f"))};
+}
+
+inline BeforeAfter split_guard_example() {
+  // [doc:split_guard]
+  Var n("n");
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Schedule s = create_schedule({B});
+  s[B].split(B.axis(0), 8);
+  LowerOptions no_partition;
+  no_partition.partition_loops = false;
+  LoweredFunc guarded = lower(s, {A, B}, "f", no_partition);
+  LoweredFunc partitioned = lower(s, {A, B}, "f");  // the default
+  // [/doc]
+  return {text(guarded), text(partitioned)};
+}
+
+inline BeforeAfter split_nparts_example() {
+  Tensor A = placeholder({32}, Float(32), "A");
+  Tensor B = compute({32}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Schedule s = create_schedule({B});
+  std::string before = text(lower(s, {A, B}, "f"));
+  // [doc:split_nparts]
+  auto [outer, inner] = s[B].split_nparts(B.axis(0), 4);  // outer: 4 iterations
+  // [/doc]
+  (void)outer, (void)inner;
+  return {before, text(lower(s, {A, B}, "f"))};
+}
+
+// B[i, j] = A[i, j] * 2 over 4 x 8: the 2-D computation of several primitives.
+struct TwoD {
+  Tensor A = placeholder({4, 8}, Float(32), "A");
+  Tensor B = compute({4, 8}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
+  Schedule s = create_schedule({B});
+  std::string now() const { return text(lower(s, {A, B}, "f")); }
+};
+
+inline BeforeAfter fuse_example() {
+  TwoD t;
+  auto& [A, B, s] = t;
+  (void)A;
+  std::string before = t.now();
+  // [doc:fuse]
+  IterVar ij = s[B].fuse(B.axis(0), B.axis(1));  // "i.j.fused", 32 iterations
+  // [/doc]
+  (void)ij;
+  return {before, t.now()};
+}
+
+inline BeforeAfter reorder_example() {
+  TwoD t;
+  auto& [A, B, s] = t;
+  (void)A;
+  std::string before = t.now();
+  // [doc:reorder]
+  s[B].reorder({B.axis(1), B.axis(0)});  // j outermost
+  // [/doc]
+  return {before, t.now()};
+}
+
+inline BeforeAfter tile_example() {
+  // [doc:tile]
+  Tensor A = placeholder({8, 8}, Float(32), "A");
+  Tensor B = compute({8, 8}, [&](Expr i, Expr j) { return A(j, i); }, "B");  // transpose
+  Schedule s = create_schedule({B});
+  std::string before = text(lower(s, {A, B}, "f"));
+  auto [io, jo, ii, ji] = s[B].tile(B.axis(0), B.axis(1), 4, 4);
+  // [/doc]
+  (void)io, (void)jo, (void)ii, (void)ji;
+  return {before, text(lower(s, {A, B}, "f"))};
+}
+
+inline BeforeAfter bind_example() {
+  // [doc:bind]
+  Tensor A = placeholder({256}, Float(32), "A");
+  Tensor B = compute({256}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Schedule s = create_schedule({B});
+  std::string before = text(lower(s, {A, B}, "f"));
+  auto [bx, tx] = s[B].split(B.axis(0), 64);
+  s[B].bind(bx, thread_axis("blockIdx.x"));
+  s[B].bind(tx, thread_axis("threadIdx.x"));
+  // [/doc]
+  return {before, text(lower(s, {A, B}, "f"))};
+}
+
+inline BeforeAfter vectorize_example() {
+  Tensor A = placeholder({32}, Float(32), "A");
+  Tensor B = compute({32}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Schedule s = create_schedule({B});
+  std::string before = text(lower(s, {A, B}, "f"));
+  // [doc:vectorize]
+  auto [outer, inner] = s[B].split(B.axis(0), 8);
+  s[B].vectorize(inner);  // 8 lanes: ramp(base, 1, 8) loads and stores
+  // [/doc]
+  (void)outer;
+  return {before, text(lower(s, {A, B}, "f"))};
+}
+
+inline BeforeAfter unroll_example() {
+  Tensor A = placeholder({16}, Float(32), "A");
+  Tensor B = compute({16}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Schedule s = create_schedule({B});
+  std::string before = text(lower(s, {A, B}, "f"));
+  // [doc:unroll]
+  auto [outer, inner] = s[B].split(B.axis(0), 4);
+  s[B].unroll(inner);  // the 4 iterations become 4 statements
+  // [/doc]
+  (void)outer;
+  return {before, text(lower(s, {A, B}, "f"))};
+}
+
+inline BeforeAfter parallel_example() {
+  TwoD t;
+  auto& [A, B, s] = t;
+  (void)A;
+  std::string before = t.now();
+  // [doc:parallel]
+  s[B].parallel(B.axis(0));  // rows run on te's thread pool
+  // [/doc]
+  return {before, t.now()};
+}
+
+// C[i, j] = B[i, j] + 1 where B[i, j] = A[i, j] * 2: a producer and its consumer.
+struct Chain {
+  Tensor A = placeholder({4, 8}, Float(32), "A");
+  Tensor B = compute({4, 8}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
+  Tensor C = compute({4, 8}, [&](Expr i, Expr j) { return B(i, j) + 1.0f; }, "C");
+  Schedule s = create_schedule({C});
+  std::string now() const { return text(lower(s, {A, C}, "f")); }
+};
+
+inline BeforeAfter compute_at_example() {
+  Chain c;
+  auto& [A, B, C, s] = c;
+  (void)A;
+  std::string before = c.now();
+  // [doc:compute_at]
+  s[B].compute_at(s[C], C.axis(0));  // one row of B per row of C
+  // [/doc]
+  return {before, c.now()};
+}
+
+inline BeforeAfter compute_inline_example() {
+  Chain c;
+  auto& [A, B, C, s] = c;
+  (void)A, (void)C;
+  std::string before = c.now();
+  // [doc:compute_inline]
+  s[B].compute_inline();  // C[i, j] = A[i, j] * 2 + 1, no buffer for B
+  // [/doc]
+  return {before, c.now()};
+}
+
+inline BeforeAfter compute_root_example() {
+  Chain c;
+  auto& [A, B, C, s] = c;
+  (void)A;
+  s[B].compute_at(s[C], C.axis(0));
+  std::string before = c.now();
+  // [doc:compute_root]
+  s[B].compute_root();  // back to its own loop nest before C's
+  // [/doc]
+  return {before, c.now()};
+}
+
+inline BeforeAfter cache_read_example() {
+  TwoD t;
+  auto& [A, B, s] = t;
+  std::string before = t.now();
+  // [doc:cache_read]
+  Tensor AL = s.cache_read(A, "local", {B});  // "A.local", read by B instead of A
+  s[AL].compute_at(s[B], B.axis(0));          // one row of A at a time
+  // [/doc]
+  return {before, t.now()};
+}
+
+inline BeforeAfter cache_write_example() {
+  // [doc:cache_write]
+  Tensor A = placeholder({4, 8}, Float(32), "A");
+  IterVar k = reduce_axis({0, 8}, "k");
+  Tensor S = compute({4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");  // row sums
+  Schedule s = create_schedule({S});
+  std::string before = text(lower(s, {A, S}, "f"));
+  Tensor SL = s.cache_write(S, "local");  // "S.local" accumulates, S copies it out
+  s[SL].compute_at(s[S], S.axis(0));
+  // [/doc]
+  return {before, text(lower(s, {A, S}, "f"))};
+}
+
+inline BeforeAfter rfactor_example() {
+  // [doc:rfactor]
+  Tensor A = placeholder({16}, Float(32), "A");
+  IterVar k = reduce_axis({0, 16}, "k");
+  Tensor S = compute({1}, [&](Expr) { return sum(A(k), {k}); }, "S");
+  Schedule s = create_schedule({S});
+  std::string before = text(lower(s, {A, S}, "f"));
+  auto [ko, ki] = s[S].split(k, 4);
+  Tensor SR = s.rfactor(S, ki);  // "S.rf"[ki]: 4 partial sums, then S adds them
+  // [/doc]
+  (void)ko, (void)SR;
+  return {before, text(lower(s, {A, S}, "f"))};
+}
+
+// ---- One mistake per primitive, and te's message for it ----
+
+inline std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const te::Error& e) {
+    return std::string(e.what()) + "\n";
+  }
+  return "(no error)\n";
+}
+
+// A, B = A * 2, C = B + 1 (4 x 8), S = row sums of A, T = S * 2: outputs C and T.
+struct Mistakes {
+  Tensor A = placeholder({4, 8}, Float(32), "A");
+  Tensor B = compute({4, 8}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
+  Tensor C = compute({4, 8}, [&](Expr i, Expr j) { return B(i, j) + 1.0f; }, "C");
+  IterVar k = reduce_axis({0, 8}, "k");
+  Tensor S = compute({4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");
+  Tensor T = compute({4}, [&](Expr i) { return S(i) * 2.0f; }, "T");
+  Schedule s = create_schedule({C, T});
+};
+
+inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mistakes() {
+  return {
+      {"split", [](Mistakes& m) { m.s[m.B].split(m.B.axis(0), 0); }},
+      {"split_nparts", [](Mistakes& m) { m.s[m.B].split_nparts(m.C.axis(0), 2); }},
+      {"fuse", [](Mistakes& m) { m.s[m.B].fuse(m.B.axis(1), m.B.axis(0)); }},
+      {"reorder", [](Mistakes& m) { m.s[m.B].reorder({m.B.axis(0), m.B.axis(0)}); }},
+      {"tile", [](Mistakes& m) { m.s[m.B].tile(m.B.axis(0), m.B.axis(0), 2, 2); }},
+      {"bind",
+       [](Mistakes& m) {
+         m.s[m.C].bind(m.C.axis(0), thread_axis("threadIdx.x"));
+         m.s[m.C].bind(m.C.axis(1), thread_axis("threadIdx.x"));
+       }},
+      {"vectorize", [](Mistakes& m) { m.s[m.S].vectorize(m.k); }},
+      {"unroll",
+       [](Mistakes& m) {
+         m.s[m.B].vectorize(m.B.axis(1));
+         m.s[m.B].unroll(m.B.axis(1));
+       }},
+      {"parallel", [](Mistakes& m) { m.s[m.S].parallel(m.k); }},
+      {"compute_at", [](Mistakes& m) { m.s[m.B].compute_at(m.s[m.T], m.T.axis(0)); }},
+      {"compute_inline", [](Mistakes& m) { m.s[m.S].compute_inline(); }},
+      {"compute_root", [](Mistakes& m) { m.s[m.A].compute_root(); }},
+      {"cache_read", [](Mistakes& m) { m.s.cache_read(m.A, "local", {m.T}); }},
+      {"cache_write",
+       [](Mistakes& m) {
+         m.s[m.S].split(m.k, 2);
+         m.s.cache_write(m.S, "local");
+       }},
+      {"rfactor", [](Mistakes& m) { m.s.rfactor(m.B, m.B.axis(0)); }},
+  };
+}
+
+// ---- The tutorial ----
+
+struct VectorAdd {
+  Var n;
+  Tensor A, B, C;
+};
+
+inline VectorAdd make_vector_add() {
+  // [doc:tutorial.define]
+  Var n("n");  // a symbolic int32 length
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor B = placeholder({n}, Float(32), "B");
+  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  // [/doc]
+  return {n, A, B, C};
+}
+
+inline std::string tutorial_print() {
+  VectorAdd v = make_vector_add();
+  auto& [n, A, B, C] = v;
+  (void)n;
+  std::ostringstream captured;
+  std::streambuf* old = std::cout.rdbuf(captured.rdbuf());
+  // [doc:tutorial.print]
+  Schedule s = create_schedule({C});
+  LoweredFunc f = lower(s, {A, B, C}, "vadd");
+  std::cout << f;
+  // [/doc]
+  std::cout.rdbuf(old);
+  return captured.str();
+}
+
+inline LoweredFunc tutorial_gpu_func() {
+  VectorAdd v = make_vector_add();
+  auto& [n, A, B, C] = v;
+  (void)n;
+  // [doc:tutorial.gpu]
+  Schedule s = create_schedule({C});
+  auto [bx, tx] = s[C].split(C.axis(0), 64);
+  s[C].bind(bx, thread_axis("blockIdx.x"));
+  s[C].bind(tx, thread_axis("threadIdx.x"));
+  LoweredFunc gpu = lower(s, {A, B, C}, "vadd");
+  // [/doc]
+  return gpu;
+}
+
+inline LoweredFunc tutorial_cpu_func() {
+  VectorAdd v = make_vector_add();
+  auto& [n, A, B, C] = v;
+  (void)n;
+  // [doc:tutorial.cpu]
+  Schedule t = create_schedule({C});
+  auto [xo, xi] = t[C].split(C.axis(0), 8);
+  t[C].vectorize(xi);
+  t[C].parallel(xo);
+  LoweredFunc cpu = lower(t, {A, B, C}, "vadd");
+  // [/doc]
+  return cpu;
+}
+
+inline std::string tutorial_interpret() {
+  LoweredFunc gpu = tutorial_gpu_func();
+  std::ostringstream out;
+  // [doc:tutorial.interpret]
+  NDArray a = NDArray::from_vector(std::vector<float>{1, 2, 3, 4, 5}, {5});
+  NDArray b = NDArray::from_vector(std::vector<float>{10, 20, 30, 40, 50}, {5});
+  NDArray c = NDArray::empty({5}, Float(32));
+  interpret(gpu, {a, b, c});  // every (block, thread) of the GPU schedule, on the CPU
+  for (float x : c.to_vector<float>()) out << x << " ";
+  // [/doc]
+  return out.str() + "\n";
+}
+
+inline std::string tutorial_jit() {
+  LoweredFunc cpu = tutorial_cpu_func();
+  std::ostringstream out;
+  // [doc:tutorial.jit]
+  Module m = build(cpu);  // LLVM, for this CPU
+  NDArray a = NDArray::from_vector(std::vector<float>{1, 2, 3}, {3});
+  NDArray b = NDArray::from_vector(std::vector<float>{0.5f, 0.25f, 0.125f}, {3});
+  NDArray c = NDArray::empty({3}, Float(32));
+  m("vadd")(a, b, c);  // n = 3, bound from the arrays
+  for (float x : c.to_vector<float>()) out << x << " ";
+  out << "\n" << m("vadd").signature() << "\n";
+  try {
+    m("vadd")(a, b, NDArray::empty({4}, Float(32)));
+  } catch (const te::Error& e) {
+    out << e.what() << "\n";
+  }
+  // [/doc]
+  return out.str();
+}
+
+inline std::string tutorial_cuda_kernel() {
+  LoweredFunc gpu = tutorial_gpu_func();
+  // [doc:tutorial.cuda]
+  CudaModule cu = build_cuda(gpu);
+  std::string source = cu.source();  // write it to vadd.cu and compile with nvcc
+  const CudaKernel& k = cu.kernels().at(0);
+  CudaLaunchDims d = k.launch_dims({{"n", 1000}});
+  // [/doc]
+  std::ostringstream out;
+  out << k.name << ": grid " << d.grid[0] << ", block " << d.block[0] << "\n";
+  return out.str();
+}
+
+// The kernel of the .cu file, and the launcher's declaration.
+inline std::string tutorial_cuda_source() {
+  CudaModule cu = build_cuda(tutorial_gpu_func());
+  std::string source = cu.source();
+  size_t start = source.find("extern \"C\" __global__");
+  size_t end = source.find("#ifndef __CUDACC_RTC__", start);
+  if (start == std::string::npos || end == std::string::npos) return source;
+  return source.substr(start, end - start) + cu.launcher_declaration() + "\n";
+}
+
+inline std::string tutorial_aot() {
+  LoweredFunc cpu = tutorial_cpu_func();
+  std::filesystem::path tmp = std::filesystem::temp_directory_path() / ("te_docs_aot_" + std::to_string(getpid()));
+  std::filesystem::create_directories(tmp);
+  const std::string dir = tmp.string();
+  // [doc:tutorial.aot]
+  export_object(cpu, dir + "/vadd.o");  // link it with libte_runtime
+  export_header(cpu, dir + "/vadd.h");  // #include it from C or C++
+  std::string prototype = c_prototype(cpu);
+  // [/doc]
+  std::filesystem::remove_all(tmp);
+  return prototype + "\n";
+}
+
+// ---- DLPack ----
+
+inline std::string dlpack_example() {
+  Module m = build(tutorial_cpu_func());
+  std::ostringstream out;
+  // [doc:dlpack.example]
+  // Memory of another library, described by DLTensors: borrowed by the call, no copy.
+  float x[4] = {1, 2, 3, 4}, y[4] = {10, 20, 30, 40}, z[4] = {};
+  int64_t shape[1] = {4};
+  dlpack::DLTensor dx{x, {dlpack::kDLCPU, 0}, 1, {dlpack::kDLFloat, 32, 1}, shape, nullptr, 0};
+  dlpack::DLTensor dy = dx, dz = dx;
+  dy.data = y;
+  dz.data = z;
+  m("vadd")(&dx, &dy, &dz);
+  out << z[0] << " " << z[1] << " " << z[2] << " " << z[3] << "\n";
+
+  // te's array handed out and taken back: the same memory all along.
+  NDArray a = NDArray::from_vector(std::vector<float>{5, 6}, {2});
+  dlpack::DLManagedTensorVersioned* t = a.to_dlpack_versioned();  // what a consumer gets
+  NDArray b = NDArray::from_dlpack(t);  // b owns t: its deleter runs when b is gone
+  out << "same data: " << std::boolalpha << (b.data() == a.data()) << "\n";
+  // [/doc]
+  return out.str();
+}
+
+// ---- grid_sample ----
+
+inline std::string grid_sample_table() {
+  std::ostringstream out;
+  // [doc:grid_sample.table]
+  // One row of 4 pixels, sampled at 7 x positions (y = 0) with every option.
+  Tensor data = placeholder({1, 1, 1, 4}, Float(32), "data");
+  Tensor grid = placeholder({1, 1, 7, 2}, Float(32), "grid");
+  NDArray d = NDArray::from_vector(std::vector<float>{10, 20, 30, 40}, {1, 1, 1, 4});
+  const std::vector<float> xs{-1.25f, -1.0f, -0.5f, 0.0f, 0.6f, 1.0f, 1.3f};
+  std::vector<float> g;
+  for (float x : xs) g.insert(g.end(), {x, 0.0f});
+  NDArray gr = NDArray::from_vector(g, {1, 1, 7, 2});
+  for (const char* mode : {"bilinear", "nearest", "bicubic"})
+    for (const char* padding : {"zeros", "border", "reflection"})
+      for (bool align_corners : {false, true}) {
+        Tensor out_t = ops::grid_sample(data, grid, {mode, padding, align_corners});
+        NDArray o = NDArray::empty({1, 1, 1, 7}, Float(32));
+        interpret(lower(create_schedule({out_t}), {data, grid, out_t}, "gs"), {d, gr, o});
+        out << mode << " " << padding << (align_corners ? " align:" : ":");
+        for (float v : o.to_vector<float>()) out << " " << v;
+        out << "\n";
+      }
+  // [/doc]
+  return out.str();
+}
+
+// ---- TE_DUMP_IR ----
+
+inline std::string dump_ir(const std::string& pass) {
+  VectorAdd v = make_vector_add();
+  auto& [n, A, B, C] = v;
+  (void)n;
+  Schedule s = create_schedule({C});
+  auto [xo, xi] = s[C].split(C.axis(0), 4);
+  s[C].vectorize(xi);
+  (void)xo;
+  LowerOptions options;
+  options.dump_ir = pass;  // the same as TE_DUMP_IR=<pass> in the environment
+  // Only the dump: messages that TE_LOG or TE_TIME_PASSES may ask for go nowhere.
+  set_log_sink([](LogLevel, const std::string&) {});
+  std::ostringstream captured;
+  std::streambuf* old = std::cerr.rdbuf(captured.rdbuf());
+  try {
+    lower(s, {A, B, C}, "vadd", options);
+  } catch (...) {
+    std::cerr.rdbuf(old);
+    set_log_sink(nullptr);
+    throw;
+  }
+  std::cerr.rdbuf(old);
+  set_log_sink(nullptr);
+  return captured.str();
+}
+
+inline std::string pass_list() {
+  std::string out;
+  for (const std::string& p : lower_pass_names()) out += p + "\n";
+  return out;
+}
+
+// Every snippet by name.
+inline std::vector<Snippet> snippets() {
+  std::vector<Snippet> out;
+  auto pair = [&](const std::string& name, BeforeAfter (*fn)()) {
+    // Each half runs the example again: examples are cheap and deterministic.
+    out.push_back({name + ".before", [fn] { return fn().before; }});
+    out.push_back({name + ".after", [fn] { return fn().after; }});
+  };
+  pair("split", split_example);
+  pair("split_guard", split_guard_example);
+  pair("split_nparts", split_nparts_example);
+  pair("fuse", fuse_example);
+  pair("reorder", reorder_example);
+  pair("tile", tile_example);
+  pair("bind", bind_example);
+  pair("vectorize", vectorize_example);
+  pair("unroll", unroll_example);
+  pair("parallel", parallel_example);
+  pair("compute_at", compute_at_example);
+  pair("compute_inline", compute_inline_example);
+  pair("compute_root", compute_root_example);
+  pair("cache_read", cache_read_example);
+  pair("cache_write", cache_write_example);
+  pair("rfactor", rfactor_example);
+  for (const auto& [name, fn] : mistakes()) {
+    out.push_back({name + ".error", [fn = fn] {
+                     Mistakes m;
+                     return error_of([&] { fn(m); });
+                   }});
+  }
+  out.push_back({"tutorial.print", tutorial_print});
+  out.push_back({"tutorial.gpu", [] { return text(tutorial_gpu_func()); }});
+  out.push_back({"tutorial.cpu", [] { return text(tutorial_cpu_func()); }});
+  out.push_back({"tutorial.interpret", tutorial_interpret});
+  out.push_back({"tutorial.jit", tutorial_jit});
+  out.push_back({"tutorial.cuda", tutorial_cuda_kernel});
+  out.push_back({"tutorial.cuda_source", tutorial_cuda_source});
+  out.push_back({"tutorial.aot", tutorial_aot});
+  out.push_back({"dlpack.example", dlpack_example});
+  out.push_back({"grid_sample.table", grid_sample_table});
+  out.push_back({"dump_ir.passes", pass_list});
+  for (const char* pass : {"inline", "infer_bound", "build_loop_nests", "storage_flatten", "simplify", "loop_partition", "vectorize"})
+    out.push_back({std::string("dump_ir.") + pass, [pass] { return dump_ir(pass); }});
+  return out;
+}
+
+}  // namespace te_docs

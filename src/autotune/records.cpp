@@ -1,0 +1,268 @@
+#include "te/autotune/records.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <limits>
+
+#include "autotune/json.h"
+#include "te/error.h"
+
+namespace te::autotune {
+
+namespace {
+
+constexpr double kMaxSeconds = 86400;  // a time above a day is not a measurement
+constexpr double kMinSeconds = 1e-9;
+constexpr double kMaxExactInt = 9007199254740992.0;  // 2^53
+
+[[noreturn]] void bad(const std::string& what) { throw Error("tuning record: " + what); }
+
+const json::Value& member(const json::Value& obj, const char* key, json::Value::Kind kind) {
+  const json::Value* v = obj.find(key);
+  if (!v) bad(fmt::format("missing \"{}\"", key));
+  if (v->kind() != kind)
+    bad(fmt::format("\"{}\" is a {}, not a {}", key, json::kind_name(v->kind()), json::kind_name(kind)));
+  return *v;
+}
+
+std::string string_member(const json::Value& obj, const char* key, bool required, bool non_empty) {
+  if (!required && !obj.find(key)) return "";
+  const std::string& s = member(obj, key, json::Value::Kind::String).as_string();
+  if (s.size() > kMaxRecordStringBytes)
+    bad(fmt::format("\"{}\" is longer than {} bytes", key, kMaxRecordStringBytes));
+  if (non_empty && s.empty()) bad(fmt::format("\"{}\" is empty", key));
+  return s;
+}
+
+double seconds_member(const json::Value& obj, const char* key) {
+  if (!obj.find(key)) return 0;
+  double d = member(obj, key, json::Value::Kind::Number).as_number();
+  if (!(d >= 0 && d <= kMaxSeconds))
+    bad(fmt::format("\"{}\" is {}, not between 0 and {} seconds", key, d, kMaxSeconds));
+  return d;
+}
+
+std::string config_label(const std::string& knob, const json::Value& v) {
+  switch (v.kind()) {
+    case json::Value::Kind::String:
+      if (v.as_string().empty() || v.as_string().size() > 256)
+        bad(fmt::format("config knob \"{}\": an option name must have 1-256 bytes", knob));
+      return v.as_string();
+    case json::Value::Kind::Bool:
+      return v.as_bool() ? "on" : "off";
+    case json::Value::Kind::Number: {
+      double d = v.as_number();
+      if (d != std::floor(d) || std::fabs(d) >= kMaxExactInt)
+        bad(fmt::format("config knob \"{}\": {} is not an integer of at most 2^53", knob, d));
+      return std::to_string(static_cast<int64_t>(d));
+    }
+    default:
+      bad(fmt::format("config knob \"{}\" is a {}", knob, json::kind_name(v.kind())));
+  }
+}
+
+// "32" or "-4" (as std::to_string writes it, below 2^53 in magnitude): written as a number.
+bool canonical_integer(const std::string& s, int64_t* v) {
+  if (s.empty() || s.size() > 17) return false;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+  return ec == std::errc() && end == s.data() + s.size() && std::to_string(*v) == s &&
+         std::fabs(static_cast<double>(*v)) < kMaxExactInt;
+}
+
+}  // namespace
+
+double median_time(std::vector<double> times) {
+  if (times.empty()) throw Error("median_time: no times");
+  auto mid = times.begin() + std::ptrdiff_t((times.size() - 1) / 2);
+  std::nth_element(times.begin(), mid, times.end());
+  return *mid;
+}
+
+double Record::cost() const {
+  if (!ok || times.empty()) return std::numeric_limits<double>::infinity();
+  return median_time(times);
+}
+
+Record make_record(const std::string& key, const Config& config, bool ok, std::string error,
+                   std::vector<double> times, double build_s) {
+  Record r;
+  r.key = key;
+  r.target = host_target_string();
+  r.cpu = host_cpu_model();
+  r.llvm = llvm_version();
+  for (size_t i = 0; i < config.knobs().size(); ++i)
+    r.config.emplace_back(config.knobs()[i].name, config.knobs()[i].label(config.indices()[i]));
+  r.ok = ok;
+  r.error = ok ? "" : std::move(error);
+  if (r.error.size() > kMaxRecordStringBytes) r.error.resize(kMaxRecordStringBytes);
+  if (ok) r.times = std::move(times);
+  r.build_s = build_s;
+  r.timestamp =
+      std::floor(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+  return r;
+}
+
+std::string format_record(const Record& r) {
+  json::Value config = json::Value::object();
+  for (const auto& [name, label] : r.config) {
+    // Integers as numbers, everything else (choices, on/off) as strings.
+    int64_t v = 0;
+    if (canonical_integer(label, &v))
+      config.set(name, json::Value::number(static_cast<double>(v)));
+    else
+      config.set(name, json::Value::string(label));
+  }
+  json::Value times = json::Value::array();
+  for (double t : r.times) times.push_back(json::Value::number(t));
+  json::Value obj = json::Value::object();
+  obj.set("te_tune", json::Value::number(1));
+  obj.set("key", json::Value::string(r.key));
+  obj.set("target", json::Value::string(r.target));
+  obj.set("cpu", json::Value::string(r.cpu));
+  obj.set("llvm", json::Value::string(r.llvm));
+  obj.set("config", std::move(config));
+  obj.set("status", json::Value::string(r.ok ? "ok" : "error"));
+  obj.set("error", json::Value::string(r.error));
+  obj.set("times", std::move(times));
+  obj.set("build_s", json::Value::number(r.build_s));
+  obj.set("timestamp", json::Value::number(r.timestamp));
+  return json::write(obj);
+}
+
+Record parse_record(const std::string& line) {
+  if (line.size() > kMaxRecordLineBytes)
+    bad(fmt::format("line of {} bytes (at most {})", line.size(), kMaxRecordLineBytes));
+  json::Value root;
+  try {
+    root = json::parse(line, 4);  // record -> config / times -> values
+  } catch (const Error& e) {
+    bad(e.what());
+  }
+  if (root.kind() != json::Value::Kind::Object) bad("not a JSON object");
+  const json::Value& version = member(root, "te_tune", json::Value::Kind::Number);
+  if (version.as_number() != 1) bad(fmt::format("version {} (this te reads version 1)", version.as_number()));
+
+  Record r;
+  r.key = string_member(root, "key", true, true);
+  r.target = string_member(root, "target", true, true);
+  r.cpu = string_member(root, "cpu", false, false);
+  r.llvm = string_member(root, "llvm", false, false);
+
+  const json::Value& config = member(root, "config", json::Value::Kind::Object);
+  if (config.members().size() > kMaxRecordKnobs)
+    bad(fmt::format("config has {} knobs (at most {})", config.members().size(), kMaxRecordKnobs));
+  for (const auto& [name, v] : config.members()) {
+    if (name.empty() || name.size() > 64) bad("config: a knob name must have 1-64 bytes");
+    r.config.emplace_back(name, config_label(name, v));
+  }
+
+  const std::string& status = member(root, "status", json::Value::Kind::String).as_string();
+  if (status != "ok" && status != "error") bad("\"status\" must be \"ok\" or \"error\"");
+  r.ok = status == "ok";
+  r.error = string_member(root, "error", false, false);
+
+  const json::Value& times = member(root, "times", json::Value::Kind::Array);
+  if (times.items().size() > kMaxRecordTimes)
+    bad(fmt::format("{} times (at most {})", times.items().size(), kMaxRecordTimes));
+  for (const json::Value& t : times.items()) {
+    if (t.kind() != json::Value::Kind::Number) bad(fmt::format("a time is a {}", json::kind_name(t.kind())));
+    double d = t.as_number();
+    // No call through te takes under a nanosecond: a smaller time is a lie that would win.
+    if (!(d >= kMinSeconds && d <= kMaxSeconds))
+      bad(fmt::format("time {} is not between {} and {} seconds", d, kMinSeconds, kMaxSeconds));
+    r.times.push_back(d);
+  }
+  if (r.ok && r.times.empty()) bad("status \"ok\" without times");
+  if (!r.ok && !r.times.empty()) bad("status \"error\" with times");
+  if (!r.ok && r.error.empty()) bad("status \"error\" without an error");
+  r.build_s = seconds_member(root, "build_s");
+  if (root.find("timestamp")) {
+    double ts = member(root, "timestamp", json::Value::Kind::Number).as_number();
+    if (!(ts >= 0 && ts < 1e11)) bad(fmt::format("timestamp {} is not a time", ts));
+    r.timestamp = ts;
+  }
+  return r;
+}
+
+RecordFile read_records(std::istream& in, const std::string& name) {
+  RecordFile out;
+  std::streambuf* sb = in.rdbuf();
+  if (!sb) return out;
+  std::string line;
+  bool too_long = false;
+  size_t line_no = 0;
+  auto finish_line = [&] {
+    ++line_no;
+    bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
+    if (too_long) {
+      out.warnings.push_back(
+          fmt::format("{}:{}: skipped: line longer than {} bytes", name, line_no, kMaxRecordLineBytes));
+    } else if (!blank) {
+      try {
+        out.records.push_back(parse_record(line));
+      } catch (const Error& e) {
+        out.warnings.push_back(fmt::format("{}:{}: skipped: {}", name, line_no, e.what()));
+      }
+    }
+    line.clear();
+    too_long = false;
+  };
+  for (;;) {
+    int c = sb->sbumpc();
+    if (c == std::char_traits<char>::eof()) break;
+    if (c == '\n') {
+      finish_line();
+      continue;
+    }
+    if (line.size() < kMaxRecordLineBytes)
+      line.push_back(static_cast<char>(c));
+    else
+      too_long = true;
+  }
+  if (!line.empty() || too_long) finish_line();
+  return out;
+}
+
+RecordFile read_records_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("tuning records: cannot read '{}'", path));
+  return read_records(in, path);
+}
+
+void append_records_file(const std::string& path, const std::vector<Record>& records) {
+  std::ofstream out(path, std::ios::app | std::ios::binary);
+  if (!out) throw Error(fmt::format("tuning records: cannot open '{}' for writing", path));
+  for (const Record& r : records) out << format_record(r) << '\n';
+  out.flush();
+  if (!out) throw Error(fmt::format("tuning records: writing '{}' failed", path));
+}
+
+std::optional<Record> best_record(const std::vector<Record>& records, const std::string& key,
+                                  const ConfigSpace& space, const std::string& target) {
+  std::optional<Record> best;
+  for (const Record& r : records) {
+    if (!r.ok || r.key != key || r.target != target) continue;
+    if (best && !(r.cost() < best->cost())) continue;
+    if (!space.from_labels(r.config)) continue;
+    best = r;
+  }
+  return best;
+}
+
+std::optional<Config> best_config(const std::vector<Record>& records, const std::string& key,
+                                  const ConfigSpace& space, const std::string& target) {
+  std::optional<Record> r = best_record(records, key, space, target);
+  if (!r) return std::nullopt;
+  return space.from_labels(r->config);
+}
+
+}  // namespace te::autotune

@@ -1,0 +1,151 @@
+// One trial, as a worker runs it: schedule, lower, compile, check against the reference
+// output, time. Every failure becomes the result's error, prefixed by the step it hit.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "autotune/wire.h"
+#include "te/autotune/measure.h"
+#include "te/autotune/records.h"
+#include "te/build.h"
+#include "te/error.h"
+#include "te/module.h"
+
+namespace te::autotune {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Element i of a scalar array as a double.
+double element(const NDArray& a, int64_t i) {
+  const void* p = a.data();
+  DataType t = a.dtype();
+  switch (t.code()) {
+    case DataType::Code::Float:
+      if (t.bits() == 16) return double(float(static_cast<const half*>(p)[i]));
+      if (t.bits() == 32) return double(static_cast<const float*>(p)[i]);
+      return static_cast<const double*>(p)[i];
+    case DataType::Code::Int:
+      if (t.bits() == 8) return static_cast<const int8_t*>(p)[i];
+      if (t.bits() == 16) return static_cast<const int16_t*>(p)[i];
+      if (t.bits() == 32) return static_cast<const int32_t*>(p)[i];
+      return double(static_cast<const int64_t*>(p)[i]);
+    case DataType::Code::UInt:
+      if (t.bits() == 8) return static_cast<const uint8_t*>(p)[i];
+      if (t.bits() == 16) return static_cast<const uint16_t*>(p)[i];
+      if (t.bits() == 32) return static_cast<const uint32_t*>(p)[i];
+      return double(static_cast<const uint64_t*>(p)[i]);
+    case DataType::Code::Bool:
+      return static_cast<const uint8_t*>(p)[i] != 0;
+    default:
+      return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+// "" when out matches ref within the tolerances; otherwise the first mismatch.
+std::string compare(const NDArray& out, const NDArray& ref, const std::string& name,
+                    const MeasureOptions& o) {
+  if (out.dtype() != ref.dtype() || out.shape() != ref.shape())
+    return fmt::format("output '{}' has shape {} but the reference has {}", name, out.shape_string(),
+                       ref.shape_string());
+  bool is_float = out.dtype().is_float();
+  for (int64_t i = 0; i < out.size(); ++i) {
+    double a = element(out, i), b = element(ref, i);
+    if (std::isnan(a) && std::isnan(b)) continue;  // both left unwritten, or both NaN
+    bool close = is_float ? std::fabs(a - b) <= o.atol + o.rtol * std::fabs(b) : a == b;
+    if (!close) return fmt::format("output '{}' element {} is {}, expected {}", name, i, a, b);
+  }
+  return "";
+}
+
+}  // namespace
+
+double MeasureResult::cost() const {
+  if (!ok || times.empty()) return std::numeric_limits<double>::infinity();
+  return median_time(times);
+}
+
+std::vector<size_t> output_positions(const Task& task, const std::vector<Argument>& args) {
+  if (!task.outputs.empty()) {
+    for (size_t p : task.outputs)
+      if (p >= args.size() || !args[p].is_array())
+        throw Error(fmt::format("tune '{}': output position {} is not an array argument ({} arguments)",
+                                task.key, p, args.size()));
+    return task.outputs;
+  }
+  for (size_t p = args.size(); p-- > 0;)
+    if (args[p].is_array()) return {p};
+  throw Error(fmt::format("tune '{}': make_args gave no array to write", task.key));
+}
+
+MeasureResult run_trial(const Task& task, const Config& config, std::vector<Argument>& args,
+                        const std::vector<NDArray>& reference, const MeasureOptions& options) {
+  MeasureResult r;
+  auto t0 = std::chrono::steady_clock::now();
+  auto failed = [&](const std::string& step, const std::string& what) {
+    r.ok = false;
+    r.error = step + ": " + what;
+    r.times.clear();
+    return r;
+  };
+  LoweredFunc f;
+  try {
+    f = task.build(config);
+  } catch (const std::exception& e) {
+    return failed("schedule/lower failed", e.what());
+  } catch (...) {
+    return failed("schedule/lower failed", "an exception that is not a std::exception");
+  }
+  Function fn;
+  try {
+    fn = build(f)(f.name);
+  } catch (const std::exception& e) {
+    return failed("build failed", e.what());
+  }
+  r.build_s = seconds_since(t0);
+  std::vector<size_t> outs;
+  try {
+    outs = output_positions(task, args);
+    detail::poison_outputs(args, outs);
+    fn.call(args);
+  } catch (const std::exception& e) {
+    return failed("run failed", e.what());
+  }
+  if (!reference.empty()) {
+    for (size_t k = 0; k < outs.size() && k < reference.size(); ++k) {
+      std::string name = outs[k] < f.params.size() ? f.params[outs[k]].name() : std::to_string(outs[k]);
+      std::string diff = compare(args[outs[k]].array(), reference[k], name, options);
+      if (!diff.empty()) return failed("wrong output", diff);
+    }
+  }
+  try {
+    TimingResult t = time_evaluator(fn, options.number, options.repeat, options.min_repeat_ms).run(args);
+    for (double s : t.results) r.times.push_back(std::max(s, 1e-9));  // records need times > 0
+  } catch (const std::exception& e) {
+    return failed("timing failed", e.what());
+  }
+  r.ok = true;
+  return r;
+}
+
+std::vector<MeasureResult> FunctionMeasurer::measure(const std::vector<Config>& configs) {
+  std::vector<MeasureResult> out;
+  for (const Config& c : configs) {
+    try {
+      out.push_back(fn_(c));
+    } catch (const std::exception& e) {
+      MeasureResult r;
+      r.error = e.what();
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+}  // namespace te::autotune
