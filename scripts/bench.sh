@@ -22,7 +22,9 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTE_BUILD_BENCHMARKS
   -DTE_BUILD_TESTS=OFF -DTE_BUILD_EXAMPLES=OFF
 cmake --build "$build" --target te_bench -j "$(nproc)"
 
-mkdir -p "$build/results"
+mkdir -p "$build/results/tune"
+# The tune groups' records (resumed by later runs): out of the source tree.
+export TE_BENCH_TUNE_DIR="${TE_BENCH_TUNE_DIR:-$build/results/tune}"
 for threads in 1 2; do
   echo "== te_bench, $threads thread(s) =="
   TE_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads "$build/bench/te_bench" \
