@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "codegen_cuda_src/c_types.h"
+#include "codegen_cuda_src/stmt_util.h"
 #include "te/error.h"
 #include "te/ir.h"
 
@@ -288,6 +289,34 @@ std::string ExprPrinter::buffer_name(const Buffer& b) {
                           b.name()));
 }
 
+// An index read from memory (a gather, A[B[i]]) can be anything: unless its range is
+// provably inside the buffer (clamped, as grid_sample's taps are), it goes through a
+// helper that stops the kernel when it is outside. Other indices are in range by bound
+// inference and the launcher's shape checks.
+std::string ExprPrinter::checked_index(const Buffer& buf, const Expr& index) {
+  std::string printed = print_bare(index);
+  if (!index.dtype().is_scalar() || !reads_memory(index, scope_.data_vars)) return printed;
+  DataType it = compute_type(index.dtype());
+  if (!it.is_int()) return printed;
+  int64_t size = 1;
+  bool constant = true;
+  for (const Expr& d : buf.shape()) {
+    const int64_t* v = as_const_int(d);
+    if (v == nullptr || *v < 0 || (*v != 0 && size > ValueRange::kUnbounded / *v)) {
+      constant = false;
+      break;
+    }
+    size *= *v;
+  }
+  if (constant) {
+    ValueRange r = value_range(index, scope_.ranges, mode_.wide);
+    if (r.lo >= 0 && r.hi < size) return printed;
+  }
+  Expr extent = make_const(it, 1);
+  for (const Expr& d : buf.shape()) extent = extent * te::cast(it, d);
+  return fmt::format("{}({}, {})", helpers_.use(Helper::CheckedIndex, it), printed, print_bare(extent));
+}
+
 std::string ExprPrinter::load(const LoadNode* n) {
   if (mode_.host)
     throw Error(fmt::format("CUDA codegen: '{}' is read outside every kernel; host code cannot read device "
@@ -301,7 +330,7 @@ std::string ExprPrinter::load(const LoadNode* n) {
   std::string cond = n->predicate.defined() ? print(n->predicate) : "";
   // A predicated load reads only where its predicate holds: its index is guarded too.
   if (!cond.empty()) ++guarded_;
-  std::string access = fmt::format("{}[{}]", buffer_name(n->buffer), print_bare(n->indices[0]));
+  std::string access = fmt::format("{}[{}]", buffer_name(n->buffer), checked_index(n->buffer, n->indices[0]));
   if (!cond.empty()) --guarded_;
   if (compute_type(t) != t) access = fmt::format("({}){}", compute_c_type(t), access);
   if (cond.empty()) return access;
@@ -315,6 +344,7 @@ std::string ExprPrinter::let(const LetNode* n) {
   std::string value = print_bare(n->value);
   scope_.vars[n->var.get()] = VarBinding{name, compute_type(vt)};
   scope_.ranges[n->var.get()] = value_range(n->value, scope_.ranges, mode_.wide);
+  if (reads_memory(n->value, scope_.data_vars)) scope_.data_vars.insert(n->var.get());
   if (guarded_ == 0) {
     hoisted_.push_back(fmt::format("const {} {} = {};", type, name, value));
     return print(n->body);

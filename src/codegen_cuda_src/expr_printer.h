@@ -1,6 +1,7 @@
 // Prints te expressions as CUDA C expressions with te's semantics.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct PrintScope {
   std::map<const BufferNode*, std::string> buffers;
   std::map<std::string, std::string> buffers_by_name;  // for Buffer objects rebuilt by passes
   VarRanges ranges;                                    // known ranges, for plain / and %
+  std::set<const VarNode*> data_vars;                  // bound to values read from memory
 };
 
 struct PrintMode {
@@ -41,6 +43,8 @@ class ExprPrinter {
   std::string print(const Expr& e);
   // e without its outermost parentheses: for an index, a right-hand side, a condition.
   std::string print_bare(const Expr& e) { return strip_parens(print(e)); }
+  // index into buf, printed; run-time checked when it reads memory (see the .cpp).
+  std::string checked_index(const Buffer& buf, const Expr& index);
   // Declarations (`const T x = v;`) of Let expressions hoisted out of what was printed;
   // they must be emitted before the statement that uses the printed text.
   std::vector<std::string> take_hoisted();

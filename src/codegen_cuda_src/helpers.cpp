@@ -146,6 +146,20 @@ std::string HelperSet::use(Helper h, DataType t, DataType to) {
           kDevice, T, name, f32 ? "__fmul_rn" : "__dmul_rn", f32 ? "floorf" : "floor");
       break;
     }
+    case Helper::CheckedIndex: {
+      TE_ICHECK(t.is_int() && t.bits() >= 32, "checked index helper takes 32/64-bit signed integers");
+      name = "te_checked_index_" + sfx;
+      std::string T = c_type(t);
+      text = fmt::format(
+          "// An index read from memory: outside its buffer the kernel stops (__trap; the launch\n"
+          "// reports an error) instead of reading or writing out of bounds.\n"
+          "{0} {1} {2}({1} i, {1} n) {{\n"
+          "  if (i < 0 || i >= n) __trap();\n"
+          "  return i;\n"
+          "}}\n",
+          kDevice, T, name);
+      break;
+    }
     case Helper::FloatToInt: {
       TE_ICHECK(t.is_float() && t.bits() >= 32 && to.is_integer(), "float -> int helper types");
       name = fmt::format("te_cast_{}_{}", sfx, type_suffix(to));

@@ -16,6 +16,7 @@ enum class Helper : uint8_t {
   Abs,                                     // signed integers, 32 or 64 bits
   FloatFloorMod,                           // float32 / float64: a - b * floor(a / b)
   FloatToInt,                              // float32 / float64 -> any integer, saturating
+  CheckedIndex,                            // an index read from memory, checked (32/64-bit)
 };
 
 class HelperSet {

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "codegen_cuda_src/stmt_util.h"
 #include "te/error.h"
 
 namespace te::cuda {
@@ -96,23 +97,27 @@ class Analyzer : public IRVisitor {
 
   void visit_let(const LetNode* n) override {
     visit(n->value);
+    if (reads_memory(n->value, data_vars_)) data_vars_.insert(n->var.get());
     bind(n->var.get(), math_range(n->value, ranges_), depends_on_threads(n->value));
     visit(n->body);
   }
 
   void visit_load(const LoadNode* n) override {
     use_buffer(n->buffer, false);
+    use_extents_if_checked(n->buffer, n->indices);
     IRVisitor::visit_load(n);
   }
 
   void visit_store(const StoreNode* n) override {
     use_buffer(n->buffer, true);
+    use_extents_if_checked(n->buffer, n->indices);
     if (thread_loops_ == 0 && reads_buffer(n->value, n->buffer)) racy_stores_.push_back(n->buffer.name());
     IRVisitor::visit_store(n);
   }
 
   void visit_let_stmt(const LetStmtNode* n) override {
     visit(n->value);
+    if (reads_memory(n->value, data_vars_)) data_vars_.insert(n->var.get());
     bind(n->var.get(), math_range(n->value, ranges_), depends_on_threads(n->value));
     visit(n->body);
   }
@@ -207,6 +212,7 @@ class Analyzer : public IRVisitor {
   }
 
  private:
+  std::set<const VarNode*> data_vars_;  // let-bound to values read from memory
   std::string block_text() const {
     std::string s;
     for (int d = 0; d < 3; ++d) {
@@ -224,6 +230,15 @@ class Analyzer : public IRVisitor {
                               kernel_, v->name));
     seen_free_.insert(v);
     result.free_vars.push_back(host_vars_.at(v));
+  }
+
+  // An index read from memory is checked against the buffer's size in the kernel
+  // (ExprPrinter::checked_index), so a symbolic size's variables become parameters.
+  void use_extents_if_checked(const Buffer& b, const std::vector<Expr>& indices) {
+    if (indices.size() != 1 || !reads_memory(indices[0], data_vars_)) return;
+    for (const Expr& d : b.shape())
+      for (const VarNode* v : vars_of(d))
+        if (host_vars_.count(v)) use_var(v);
   }
 
   void use_buffer(const Buffer& b, bool write) {

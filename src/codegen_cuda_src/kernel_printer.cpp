@@ -83,6 +83,7 @@ class KernelPrinter {
           std::string value = printer_.print_bare(n->value);
           flush_hoisted();
           bind_var(n->var, value_range(n->value, scope_.ranges));
+          if (reads_memory(n->value, scope_.data_vars)) scope_.data_vars.insert(n->var.get());
           w_.line(fmt::format("const {} {} = {};", printer_.compute_c_type(n->var.dtype()), var_name(n->var), value));
         }
         return emit(n->body, in_seq);
@@ -207,7 +208,7 @@ class KernelPrinter {
 
   std::string store_text(const StoreNode* n) {
     DataType t = n->buffer.dtype();
-    std::string index = printer_.print_bare(n->indices[0]);
+    std::string index = printer_.checked_index(n->buffer, n->indices[0]);
     std::string value = printer_.print_bare(n->value);
     if (printer_.compute_type(t) != t) value = fmt::format("({})({})", c_type(t), value);
     std::string target = fmt::format("{}[{}] = {};", scope_buffer(n->buffer), index, value);
