@@ -11,7 +11,9 @@
 /// Stages: `<name>.coords` holds the padded source coordinate of every output pixel
 /// ((N, axis, spatial...); for bicubic the unpadded one). Bilinear adds two per-pixel stages
 /// read by the output: `<name>.taps` (int32, (N, 2 * dims, spatial...)): for each dimension
-/// d the indices floor(u) and floor(u) + 1 at 2d and 2d + 1 (clamped where read), and `<name>.weights`
+/// d the indices floor(u) and floor(u) + 1 at 2d and 2d + 1 (clamped where read; when every
+/// input extent is a constant >= 2, just floor(u) at d, the output reading the pixel pair
+/// p, p + 1 with p = floor(u) clamped into [0, S - 2]), and `<name>.weights`
 /// ((N, 2^dims, spatial...)): each corner's weight, NaN for a corner outside the image. So a
 /// schedule computes all per-pixel work once and reuses it across channels, where per
 /// channel only the gathers and multiply-adds remain. Rules (see ../shared SEMANTICS):
@@ -109,6 +111,7 @@ inline Expr cubic_far(const Expr& x) {  // 1 < |x| < 2
 struct Context {
   Tensor data, grid, coords;
   Tensor taps, weights;           // bilinear's per-pixel stages (see the header comment)
+  bool paired = false;            // bilinear reads pixel pairs p, p + 1 (see make_bilinear_stages)
   GridSampleOptions opts;
   int sdims = 2;                  // spatial dimensions
   bool nhwc = false;
@@ -163,14 +166,24 @@ inline void make_bilinear_stages(Context& cx, const std::vector<Expr>& out_sp, c
     return sh;
   };
   auto pixel = [](const std::vector<Var>& v) { return std::vector<Expr>(v.begin() + 2, v.end()); };
+  // Paired (every spatial extent a constant >= 2): along each dimension the two pixels
+  // read are always p and p + 1 with p = floor(u) clamped into [0, S - 2], and the weights
+  // say which of them are taps. All 2^dims loads of a pixel then share one offset (plus
+  // constants), so the channel loop keeps one offset per lane instead of one per tap.
+  cx.paired = true;
+  for (const Expr& s_d : cx.in_sizes) {
+    const int64_t* v = as_const_int(s_d);
+    cx.paired = cx.paired && v != nullptr && *v >= 2;
+  }
   cx.taps = compute(
-      shape(2 * sd),
+      shape(cx.paired ? sd : 2 * sd),
       [&](const std::vector<Var>& v) {
         Expr result;
         for (int d = sd - 1; d >= 0; --d)
-          for (int b = 1; b >= 0; --b) {
+          for (int b = cx.paired ? 0 : 1; b >= 0; --b) {
             Expr i = to_index(floor(cx.coord(v[0], pixel(v), d))) + b;
-            result = result.defined() ? select(v[1] == 2 * d + b, i, result) : i;
+            int entry = cx.paired ? d : 2 * d + b;
+            result = result.defined() ? select(v[1] == entry, i, result) : i;
           }
         return result;
       },
@@ -178,31 +191,36 @@ inline void make_bilinear_stages(Context& cx, const std::vector<Expr>& out_sp, c
   cx.weights = compute(
       shape(1 << sd),
       [&](const std::vector<Var>& v) {
-        std::vector<Expr> lo_w, hi_w, lo_in, hi_in;
+        Expr nan = make_const(cx.ct, std::numeric_limits<double>::quiet_NaN());
+        // Per dimension, the weight of the lower and the upper pixel read (NaN: not a tap).
+        std::vector<Expr> lo_w, hi_w;
         for (int d = 0; d < sd; ++d) {
           Expr u = cx.coord(v[0], pixel(v), d);
           Expr f = floor(u);
           Expr i = to_index(f);
           Expr w1 = u - f;
-          hi_w.push_back(w1);
-          lo_w.push_back(1 - w1);
-          lo_in.push_back(i >= 0 && i < cx.in_sizes[d]);
-          hi_in.push_back(i + 1 >= 0 && i + 1 < cx.in_sizes[d]);
+          if (cx.paired) {
+            Expr p = min(max(i, 0), cx.in_sizes[d] - 2);
+            auto weight_of = [&](const Expr& pixel_index) {
+              return select(pixel_index == i, 1 - w1, select(pixel_index == i + 1, w1, nan));
+            };
+            lo_w.push_back(weight_of(p));
+            hi_w.push_back(weight_of(p + 1));
+          } else {
+            lo_w.push_back(select(i >= 0 && i < cx.in_sizes[d], 1 - w1, nan));
+            hi_w.push_back(select(i + 1 >= 0 && i + 1 < cx.in_sizes[d], w1, nan));
+          }
         }
-        Expr nan = make_const(cx.ct, std::numeric_limits<double>::quiet_NaN());
         Expr result;
         for (int k = (1 << sd) - 1; k >= 0; --k) {
-          Expr weight, inside;
+          // A NaN factor (not a tap, or a non-finite coordinate: u - floor(u) is NaN)
+          // makes the corner's weight NaN.
+          Expr weight;
           for (int d = 0; d < sd; ++d) {
-            bool upper = (k >> (sd - 1 - d)) & 1;
-            Expr w = upper ? hi_w[d] : lo_w[d];
-            Expr in = upper ? hi_in[d] : lo_in[d];
+            Expr w = ((k >> (sd - 1 - d)) & 1) ? hi_w[d] : lo_w[d];
             weight = weight.defined() ? weight * w : w;
-            inside = inside.defined() ? (inside && in) : in;
           }
-          // A NaN weight also marks non-finite coordinates (u - floor(u) is NaN there).
-          Expr corner = select(inside, weight, nan);
-          result = result.defined() ? select(v[1] == k, corner, result) : corner;
+          result = result.defined() ? select(v[1] == k, weight, result) : weight;
         }
         return result;
       },
@@ -216,11 +234,14 @@ inline Expr bilinear(const Context& cx, const Expr& n, const Expr& c, const std:
     std::vector<Expr> sp;
     for (int d = 0; d < sd; ++d) {
       bool upper = (k >> (sd - 1 - d)) & 1;
-      std::vector<Expr> ti{n, 2 * d + (upper ? 1 : 0)};
+      std::vector<Expr> ti{n, cx.paired ? d : 2 * d + (upper ? 1 : 0)};
       ti.insert(ti.end(), out_sp.begin(), out_sp.end());
       // Clamped where it is used: the load provably stays inside the image, so the
       // backends need no run-time check, and the clamps leave the channel loop.
-      sp.push_back(min(max(cx.taps(ti), 0), cx.in_sizes[d] - 1));
+      if (cx.paired)
+        sp.push_back(min(max(cx.taps(ti), 0), cx.in_sizes[d] - 2) + (upper ? 1 : 0));
+      else
+        sp.push_back(min(max(cx.taps(ti), 0), cx.in_sizes[d] - 1));
     }
     std::vector<Expr> wi{n, k};
     wi.insert(wi.end(), out_sp.begin(), out_sp.end());
