@@ -36,14 +36,6 @@ class BufferUse : public IRVisitor {
   const Buffer& target_;
 };
 
-class LoadFinder : public IRVisitor {
- public:
-  bool found = false;
-
- protected:
-  void visit_load(const LoadNode*) override { found = true; }
-};
-
 bool is_half(DataType t) { return t.is_float() && t.bits() == 16; }
 
 class HalfFinder : public IRVisitor {
@@ -82,11 +74,7 @@ bool uses_buffer(const Stmt& s, const Buffer& b) {
   return u.found;
 }
 
-bool has_load(const Expr& e) {
-  LoadFinder f;
-  f.visit(e);
-  return f.found;
-}
+bool has_load(const Expr& e) { return reads_memory(e, {}); }
 
 bool reads_memory(const Expr& e, const std::set<const VarNode*>& data_vars) {
   struct Finder : IRVisitor {
