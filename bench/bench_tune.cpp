@@ -143,9 +143,9 @@ void register_tune() {
   gs->task.key += "/" + suffix;
   gs->group = "tune/grid_sample/" + shape.name();
   gs->records = dir + "/tune_grid_sample_" + shape.name() + "_" + suffix + ".jsonl";
-  gs->hand = [shape] { return te_examples::grid_sample_kernel(shape, 32, 0, "grid_sample_hand"); };
+  gs->hand = [shape] { return te_examples::grid_sample_kernel(shape, 64, 0, 0, "grid_sample_hand"); };
   gs->tolerance = 1e-4;
-  gs->hand_config = te_examples::grid_sample_hand_config(gs->task);
+  gs->hand_config = te_examples::grid_sample_hand_config(gs->task, shape);
 
   // Tuning first: no kernel has run in this process yet.
   tune_if_selected(*sgemm);

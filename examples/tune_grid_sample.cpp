@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   else
     tuner = std::make_unique<ModelTuner>(task.space);
   // The hand-written schedule's config first: the tuned one can only be as fast or faster.
-  if (auto hand = te_examples::grid_sample_hand_config(task)) tuner->measure_first({*hand});
+  if (auto hand = te_examples::grid_sample_hand_config(task, sh)) tuner->measure_first({*hand});
   TuneOptions opt;
   opt.n_trial = trials;
   opt.records_path = records;
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     LoweredFunc f;
     double s = 0;
   } rows[] = {{"default (as written)", task.reference()},
-              {"hand-written (defaults)", te_examples::grid_sample_kernel(sh, 32, 0, "grid_sample_hand")},
+              {"hand-written (defaults)", te_examples::grid_sample_kernel(sh, 64, 0, 0, "grid_sample_hand")},
               {"tuned (apply_best)", apply_best(records, task)}};
   std::vector<float> expected;
   for (Row& row : rows) {

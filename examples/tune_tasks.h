@@ -71,33 +71,41 @@ struct GridSampleShape {
 // Bilinear, zeros, align_corners = false, NCHW. vector_bytes <= 0: the default schedule
 // (nothing scheduled); otherwise schedule_grid_sample_cpu with these parameters.
 inline te::LoweredFunc grid_sample_kernel(const GridSampleShape& sh, int vector_bytes, int channel_block,
-                                          const std::string& name) {
+                                          int row_block, const std::string& name) {
   using namespace te;
   Tensor data = placeholder({sh.N, sh.C, sh.H, sh.W}, Float(32), "data");
   Tensor grid = placeholder({sh.N, sh.Ho, sh.Wo, 2}, Float(32), "grid");
   Tensor out = ops::grid_sample(data, grid, ops::GridSampleOptions{});
   Schedule s = create_schedule({out});
-  if (vector_bytes > 0) ops::schedule_grid_sample_cpu(s, out, vector_bytes, channel_block);
+  if (vector_bytes > 0) ops::schedule_grid_sample_cpu(s, out, vector_bytes, channel_block, row_block);
   return lower(s, {data, grid, out}, name);
 }
 
-// The hand-written schedule's config: schedule_grid_sample_cpu's defaults (32 bytes, 32 channels).
-inline std::optional<te::autotune::Config> grid_sample_hand_config(const te::autotune::Task& task) {
-  return task.space.from_labels({{"vector_bytes", "32"}, {"channel_block", "32"}});
+// The hand-written schedule's config: schedule_grid_sample_cpu's defaults (64 bytes; for
+// images up to 512 KB blocks of 4 channels and 16 rows, else blocks of 64 channels).
+inline std::optional<te::autotune::Config> grid_sample_hand_config(const te::autotune::Task& task,
+                                                                   const GridSampleShape& sh) {
+  const bool small = int64_t(sh.C) * sh.H * sh.W * 4 <= (512 << 10);
+  return task.space.from_labels({{"vector_bytes", "64"},
+                                 {"channel_block", std::to_string(std::min(sh.C, small ? 4 : 64))},
+                                 {"row_block", std::to_string(std::min(sh.Ho, 16))}});
 }
 
-// schedule_grid_sample_cpu's parameters as knobs: the vector width in bytes and the
-// channels per work item. Args: data, grid (random, U(-1, 1)), out.
+// schedule_grid_sample_cpu's parameters as knobs: the vector width in bytes, the channels
+// per block and the rows per block (images up to 512 KB). Args: data, grid (random,
+// U(-1, 1)), out.
 inline te::autotune::Task grid_sample_tuning_task(const GridSampleShape& sh) {
   using namespace te::autotune;
   Task task;
   task.key = "grid_sample/bilinear/" + sh.name();
   task.space.define_pow2("vector_bytes", 8, 128);
   task.space.define_split("channel_block", sh.C);
+  task.space.define_split("row_block", sh.Ho);
   task.build = [sh](const Config& c) {
-    return grid_sample_kernel(sh, int(c["vector_bytes"]), int(c["channel_block"]), "grid_sample_tuned");
+    return grid_sample_kernel(sh, int(c["vector_bytes"]), int(c["channel_block"]), int(c["row_block"]),
+                              "grid_sample_tuned");
   };
-  task.reference = [sh] { return grid_sample_kernel(sh, 0, 0, "grid_sample_default"); };
+  task.reference = [sh] { return grid_sample_kernel(sh, 0, 0, 0, "grid_sample_default"); };
   task.make_args = [sh] {
     std::mt19937 rng(3);
     std::uniform_real_distribution<float> u(-1, 1);

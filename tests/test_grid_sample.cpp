@@ -27,6 +27,12 @@ std::vector<Expr> const_shape(const std::vector<int64_t>& s) {
   return out;
 }
 
+int64_t count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
 enum class Sched { Default, Cpu, Cuda };
 const Sched kAllSchedules[] = {Sched::Default, Sched::Cpu, Sched::Cuda};
 const char* sched_name(Sched k) { return k == Sched::Default ? "default" : k == Sched::Cpu ? "cpu" : "cuda"; }
@@ -160,6 +166,40 @@ TEST(GridSample, SymbolicShapes) {
   interpret(f, {NDArray::from_vector(d, {2, 3, 4, 5}), NDArray::from_vector(g, {2, 3, 2, 2}), out_a});
   auto want = gsref::grid_sample<float>(d, {2, 3, 4, 5}, g, {2, 3, 2, 2}, {"bilinear", "reflection", false});
   expect_allclose(out_a.to_vector<float>(), want, 1e-5, 1e-5, "symbolic");
+}
+
+// Images up to 512 KB take the CPU schedule's row-block path: blocks of 16 output rows
+// (37 leaves a partial one), blocks of 4 channels (7: the last block shifted inwards) and
+// vectors of 16 pixels (21: the last vector shifted inwards), in every mode; and 5-D.
+TEST(GridSample, SmallImagesThroughTheRowBlockSchedule) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> val(-2, 2), coord(-1.2f, 1.2f);
+  auto random = [&](size_t n, auto& dist) {
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(rng);
+    return v;
+  };
+  struct Shape { std::vector<int64_t> in, grid, out; std::vector<const char*> modes; };
+  const std::vector<Shape> shapes{
+      {{2, 7, 11, 13}, {2, 37, 21, 2}, {2, 7, 37, 21}, {"bilinear", "nearest", "bicubic"}},
+      {{1, 5, 4, 6, 7}, {1, 3, 19, 21, 3}, {1, 5, 3, 19, 21}, {"bilinear", "nearest"}},
+  };
+  for (const Shape& sh : shapes) {
+    std::vector<float> data = random(size_t(count(sh.in)), val);
+    std::vector<float> grid = random(size_t(count(sh.grid)), coord);
+    for (const char* mode : sh.modes) {
+      ops::GridSampleOptions o{mode, "border", false};
+      auto want = gsref::grid_sample<float>(data, sh.in, grid, sh.grid, {o.mode, o.padding_mode, false});
+      LoweredFunc f = lower_grid_sample(sh.in, sh.grid, Float(32), o, Sched::Cpu);
+      NDArray d = NDArray::from_vector(data, sh.in), g = NDArray::from_vector(grid, sh.grid);
+      NDArray out = NDArray::empty(sh.out, Float(32)), jit = NDArray::empty(sh.out, Float(32));
+      interpret(f, {d, g, out});
+      build(f)("grid_sample")(d, g, jit);
+      std::string what = std::string("row blocks, ") + mode + ", " + std::to_string(sh.in.size()) + "-D";
+      expect_allclose(out.to_vector<float>(), want, 1e-5, 1e-5, what + " (interpret)");
+      expect_allclose(jit.to_vector<float>(), want, 1e-5, 1e-5, what + " (JIT)");
+    }
+  }
 }
 
 // Images over 512 KB take the CPU schedule's channel-block path (blocks of 64 channels

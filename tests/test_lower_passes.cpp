@@ -20,14 +20,7 @@ struct VAdd {
 };
 
 void check_vadd(const LoweredFunc& f, const std::string& what, std::vector<int64_t> lengths = {1, 3, 4, 5, 8, 13, 67}) {
-  for (int64_t len : lengths) {
-    NDArray a = input({len}, 1), b = input({len}, 2), c = output({len});
-    run_backends(f, {a, b, c});
-    auto av = a.to_vector<float>(), bv = b.to_vector<float>();
-    std::vector<float> want(av.size());
-    for (size_t i = 0; i < want.size(); ++i) want[i] = av[i] + bv[i];
-    expect_close(c.to_vector<float>(), want, 0, what + " n=" + std::to_string(len));
-  }
+  check_vector_add(f, what, lengths);
 }
 
 // The loops at the top level of a function body.

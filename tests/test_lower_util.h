@@ -112,4 +112,17 @@ inline void run_backends(const te::LoweredFunc& f, const std::vector<te::Argumen
   te::interpret(f, args);
 }
 
+// Runs f, a vector add over (A, B, C), on both backends (run_backends) for each
+// length and compares C with a + b computed in C++.
+inline void check_vector_add(const te::LoweredFunc& f, const std::string& what, const std::vector<int64_t>& lengths) {
+  for (int64_t len : lengths) {
+    te::NDArray a = input({len}, 1), b = input({len}, 2), c = output({len});
+    run_backends(f, {a, b, c});
+    auto av = a.to_vector<float>(), bv = b.to_vector<float>();
+    std::vector<float> want(av.size());
+    for (size_t i = 0; i < want.size(); ++i) want[i] = av[i] + bv[i];
+    expect_close(c.to_vector<float>(), want, 0, what + " n=" + std::to_string(len));
+  }
+}
+
 }  // namespace lower_test

@@ -66,6 +66,21 @@ inline BeforeAfter split_guard_example() {
   return {text(guarded), text(partitioned)};
 }
 
+inline BeforeAfter split_shift_example() {
+  Tensor A = placeholder({20}, Float(32), "A");
+  Tensor B = compute({20}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Schedule guard = create_schedule({B});
+  auto [go, gi] = guard[B].split(B.axis(0), 8);
+  guard[B].vectorize(gi);
+  // [doc:split_shift]
+  Schedule s = create_schedule({B});
+  auto [outer, inner] = s[B].split(B.axis(0), 8, TailStrategy::ShiftInwards);
+  s[B].vectorize(inner);
+  // [/doc]
+  (void)go, (void)outer;
+  return {text(lower(guard, {A, B}, "f")), text(lower(s, {A, B}, "f"))};
+}
+
 inline BeforeAfter split_nparts_example() {
   Tensor A = placeholder({32}, Float(32), "A");
   Tensor B = compute({32}, [&](Expr i) { return A(i) * 2.0f; }, "B");
@@ -532,6 +547,7 @@ inline std::vector<Snippet> snippets() {
   };
   pair("split", split_example);
   pair("split_guard", split_guard_example);
+  pair("split_shift", split_shift_example);
   pair("split_nparts", split_nparts_example);
   pair("fuse", fuse_example);
   pair("reorder", reorder_example);
@@ -546,6 +562,10 @@ inline std::vector<Snippet> snippets() {
   pair("cache_read", cache_read_example);
   pair("cache_write", cache_write_example);
   pair("rfactor", rfactor_example);
+  out.push_back({"split_shift.error", [] {
+                   Mistakes m;
+                   return error_of([&] { m.s[m.S].split(m.S.axis(0), 3, TailStrategy::ShiftInwards); });
+                 }});
   for (const auto& [name, fn] : mistakes()) {
     out.push_back({name + ".error", [fn = fn] {
                      Mistakes m;

@@ -26,14 +26,29 @@
 
 namespace te {
 
+/// What a split does where its factor does not divide the parent's extent (Halide's
+/// TailStrategy).
+enum class TailStrategy : uint8_t {
+  /// The last outer iteration runs the inner loop behind a guard (parent < extent): the
+  /// default; always correct. Vectorized, the tail becomes a scalar loop.
+  GuardWithIf,
+  /// The last outer iteration starts at extent - factor, so it overlaps the one before and
+  /// recomputes those points: no guard, the tail stays one full vector. For stages without
+  /// reduction axes (a reduction would accumulate the overlap twice). Where the extent is
+  /// not known to be at least the factor, the split falls back to GuardWithIf.
+  ShiftInwards
+};
+
 /// parent = outer * factor + inner (plus the parent's min). Exactly one of factor and
 /// nparts is given; the other follows from the parent's extent at bound inference.
+/// With TailStrategy::ShiftInwards: parent = min(outer * factor, extent - factor) + inner.
 struct TE_API SplitRelation {
   IterVar parent;  ///< The loop that was split.
   IterVar outer;   ///< The outer result ("<parent>.outer").
   IterVar inner;   ///< The inner result ("<parent>.inner").
   Expr factor;  ///< split(parent, factor): inner has `factor` iterations
   Expr nparts;  ///< split_nparts(parent, nparts): outer has `nparts` iterations
+  TailStrategy tail = TailStrategy::GuardWithIf;  ///< how an uneven last iteration runs
 };
 /// fused = outer * extent(inner) + inner.
 struct TE_API FuseRelation {
@@ -132,7 +147,9 @@ class TE_API Stage {
 
   // ---- Loop structure ----
   /// Splits a loop into (outer, inner) with `factor` inner iterations: "i.outer", "i.inner".
-  std::pair<IterVar, IterVar> split(const IterVar& parent, Expr factor);
+  /// `tail` says how the last outer iteration runs when factor does not divide the extent.
+  std::pair<IterVar, IterVar> split(const IterVar& parent, Expr factor,
+                                    TailStrategy tail = TailStrategy::GuardWithIf);
   /// Splits a loop into (outer, inner) with `nparts` outer iterations.
   std::pair<IterVar, IterVar> split_nparts(const IterVar& parent, Expr nparts);
   /// Fuses two adjacent loops (outer directly before inner) into one: "i.j.fused".

@@ -72,6 +72,11 @@ Expr leaf_value(const ScheduleNode& s, const StageNode& st, const IterVar& leaf,
   return is_zero(own.min) ? Expr(v) : simplify(own.min + v);
 }
 
+bool shifts_inwards(const SplitRelation& sp, const Expr& extent, const VarBounds& known) {
+  return sp.tail == TailStrategy::ShiftInwards && sp.factor.defined() && !can_prove(extent % sp.factor == 0, known) &&
+         can_prove(extent >= sp.factor, known);
+}
+
 std::map<const IterVarNode*, Expr> pass_up_values(const StageNode& st, std::map<const IterVarNode*, Expr> value,
                                                    const BoundMap& bounds, const VarBounds& known) {
   for (auto it = st.relations.rbegin(); it != st.relations.rend(); ++it) {
@@ -80,7 +85,9 @@ std::map<const IterVarNode*, Expr> pass_up_values(const StageNode& st, std::map<
       const Range& pr = bounds.at(sp->parent);
       Expr outer = value.at(sp->outer.get()) - bounds.at(sp->outer).min;
       Expr inner = value.at(sp->inner.get()) - bounds.at(sp->inner).min;
-      value[sp->parent.get()] = simplify(pr.min + outer * factor + inner, known);
+      Expr start = outer * factor;
+      if (shifts_inwards(*sp, pr.extent, known)) start = min(start, pr.extent - factor);
+      value[sp->parent.get()] = simplify(pr.min + start + inner, known);
     } else if (const auto* f = std::get_if<FuseRelation>(&*it)) {
       Expr fused = value.at(f->fused.get()) - bounds.at(f->fused).min;
       Expr ie = bounds.at(f->inner).extent;

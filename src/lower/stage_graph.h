@@ -41,8 +41,13 @@ AttachLevel thread_loop(const ScheduleNode& s, const StageNode& st, const IterVa
 // loop variable, or plus the variable of the enclosing thread loop it shares.
 Expr leaf_value(const ScheduleNode& s, const StageNode& st, const IterVar& leaf, const BoundMap& bounds);
 
+// Whether a split runs its last iteration shifted inwards: ShiftInwards asked, the factor
+// does not divide the extent and the extent is at least the factor (else: guards).
+bool shifts_inwards(const SplitRelation& sp, const Expr& extent, const VarBounds& known);
+
 // Values of every iter var from the values of the leaves, through the relations in
-// reverse (split: parent = min + outer * factor + inner; fuse: outer/inner from fused).
+// reverse (split: parent = min + outer * factor + inner, or min + min(outer * factor,
+// extent - factor) + inner when shifted inwards; fuse: outer/inner from fused).
 std::map<const IterVarNode*, Expr> pass_up_values(const StageNode& st, std::map<const IterVarNode*, Expr> value,
                                                    const BoundMap& bounds, const VarBounds& known);
 

@@ -63,11 +63,21 @@ IterVar derived(const IterVar& from, const std::string& name, Expr extent) {
   return IterVar(Range::from_min_extent(make_zero(t), std::move(extent)), Var(name, t), from.type());
 }
 
+// ShiftInwards recomputes the points where the last iteration overlaps the one before:
+// harmless for a pure stage, but a reduction would accumulate them twice.
+void check_tail(const StageNode& s, const IterVar& parent, TailStrategy tail, const char* primitive) {
+  if (tail != TailStrategy::ShiftInwards || s.op->reduce_axis.empty()) return;
+  throw Error(fmt::format("{}: ShiftInwards on axis {} of stage {}: the stage is a reduction, and the "
+                          "overlapping last iteration would accumulate some points twice; use GuardWithIf",
+                          primitive, quote(parent.name()), quote(s.op->name)));
+}
+
 std::pair<IterVar, IterVar> do_split(const ScheduleNode& sch, StageNode& s, const IterVar& parent, Expr factor,
-                                     Expr nparts, const char* primitive) {
+                                     Expr nparts, TailStrategy tail, const char* primitive) {
   check_compute(s, primitive);
   size_t pos = sched::check_leaf(s, parent, primitive);
   check_replaceable(sch, s, parent, primitive);
+  check_tail(s, parent, tail, primitive);
   Expr ext = parent.dom().extent;
   IterVar outer, inner;
   if (factor.defined()) {
@@ -79,7 +89,7 @@ std::pair<IterVar, IterVar> do_split(const ScheduleNode& sch, StageNode& s, cons
     outer = derived(parent, parent.name() + ".outer", clamp_to_extent(nparts, ext));
     inner = derived(parent, parent.name() + ".inner", ceil_div(ext, nparts));
   }
-  s.relations.push_back(SplitRelation{parent, outer, inner, factor, nparts});
+  s.relations.push_back(SplitRelation{parent, outer, inner, factor, nparts, tail});
   s.all_iter_vars.push_back(outer);
   s.all_iter_vars.push_back(inner);
   s.leaf_iter_vars[pos] = outer;
@@ -89,12 +99,12 @@ std::pair<IterVar, IterVar> do_split(const ScheduleNode& sch, StageNode& s, cons
 
 }  // namespace
 
-std::pair<IterVar, IterVar> Stage::split(const IterVar& parent, Expr factor) {
-  return do_split(*schedule_, *node_, parent, std::move(factor), Expr(), "split");
+std::pair<IterVar, IterVar> Stage::split(const IterVar& parent, Expr factor, TailStrategy tail) {
+  return do_split(*schedule_, *node_, parent, std::move(factor), Expr(), tail, "split");
 }
 
 std::pair<IterVar, IterVar> Stage::split_nparts(const IterVar& parent, Expr nparts) {
-  return do_split(*schedule_, *node_, parent, Expr(), std::move(nparts), "split_nparts");
+  return do_split(*schedule_, *node_, parent, Expr(), std::move(nparts), TailStrategy::GuardWithIf, "split_nparts");
 }
 
 IterVar Stage::fuse(const IterVar& outer, const IterVar& inner) {

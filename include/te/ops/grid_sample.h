@@ -434,7 +434,7 @@ inline int64_t image_bytes(const Tensor& out) {
 // k / a axis (so that the select over it folds away).
 inline void vectorize_pixel_stage(Schedule& s, const Tensor& t, int lanes) {
   Stage st = s[t];
-  auto [wo, wi] = st.split(t.axis(t.ndim() - 1), lanes);
+  auto [wo, wi] = st.split(t.axis(t.ndim() - 1), lanes, TailStrategy::ShiftInwards);
   (void)wo;
   st.vectorize(wi);
   st.unroll(t.axis(1));
@@ -457,56 +457,75 @@ inline OutputAxes output_axes(const Tensor& out) {
 
 }  // namespace gs_detail
 
-/// CPU schedule: parallel over output rows, vectorized along the output width (NCHW) or the
-// contiguous channels (NHWC), each row's per-pixel stages (coordinates; bilinear's taps
-// and weights) computed once and reused by every channel, so that per channel only the
-// loads and multiply-adds remain. NCHW loops over the channels inside each vector of
-// pixels; when one image's data exceed 512 KB (more than a core's L2 keeps while a row's
-// vectors sweep all its channel planes), the channels are first split into blocks of
-// `channel_block` (0: 64), outside the rows: a block's planes stay cached across the
-// image. On 256x200x200 with a random grid that is 2.5-3x faster than sweeping all 256
-// channels per vector, and within 10-20% of it on a smooth one (bench/README.md).
+/// CPU schedule: vectorized along the output width (NCHW) or the contiguous channels
+/// (NHWC), the per-pixel stages (coordinates; bilinear's taps and weights) computed once
+/// per pixel and reused by every channel, so that per channel only the loads and
+/// multiply-adds remain. Uneven vector splits shift their last vector inwards
+/// (TailStrategy::ShiftInwards): a width of 200 in vectors of 16 runs 13 whole vectors
+/// rather than 12 and a scalar tail (which cost 20-25 % at 1x256x200x200).
+///
+/// NCHW loops over a block of channels inside each vector of pixels (the vector's lane
+/// offsets are extracted once per block) and picks the loop order by the size of one
+/// image's data (all channels):
+/// - up to 512 KB (it stays in L2): blocks of `row_block` output rows (0: 16) are the
+///   parallel work items; their per-pixel stages are computed first, then each block of
+///   `channel_block` channels (0: 4) runs over the rows, so a random grid's taps hit the
+///   few planes in L1 instead of all of them (1.3x faster than a row at a time over all
+///   32 channels at 4x32x64x64, bench/README.md);
+/// - larger: the channels are split into blocks of `channel_block` (0: 64) outside the
+///   rows, each (block, row) a work item with its own per-pixel stages: a block's planes
+///   stay cached across the image (2.5-3x faster than sweeping all 256 channels per
+///   vector at 1x256x200x200 on a random grid; within 10-20 % of it on a smooth one).
 inline void schedule_grid_sample_cpu(Schedule& s, const Tensor& out, int vector_bytes = 64,
-                                     int channel_block = 0) {
+                                     int channel_block = 0, int row_block = 0) {
   Tensor coords = gs_detail::coords_of(out);
   Tensor taps = gs_detail::find_stage(out, ".taps");
   Tensor weights = gs_detail::find_stage(out, ".weights");
   gs_detail::OutputAxes ax = gs_detail::output_axes(out);
   Stage st = s[out];
+  const auto shift = TailStrategy::ShiftInwards;
   bool nhwc = out.op()->axis.back().same_as(ax.c);
   int lanes = std::max(1, vector_bytes / out.dtype().bytes());
-  std::vector<IterVar> rows{ax.n};
-  IterVar c_inner = ax.c;
-  if (!nhwc && gs_detail::image_bytes(out) > (512 << 10)) {
-    auto [co, ci] = st.split(ax.c, channel_block > 0 ? channel_block : 64);
-    rows.push_back(co);
-    c_inner = ci;
-  }
-  rows.insert(rows.end(), ax.spatial.begin(), ax.spatial.end() - 1);
-  std::vector<IterVar> order = rows;
-  order.push_back(ax.spatial.back());
-  order.push_back(c_inner);
-  st.reorder(order);
-  IterVar row = st.fuse(rows);
-  st.parallel(row);
+  IterVar work;  // the parallel loop; the per-pixel stages are computed inside it
   if (nhwc) {
     // Channels are contiguous: the taps of one pixel are vector loads.
-    auto [co, ci] = st.split(ax.c, lanes);
+    std::vector<IterVar> rows{ax.n};
+    rows.insert(rows.end(), ax.spatial.begin(), ax.spatial.end() - 1);
+    work = st.fuse(rows);
+    auto [co, ci] = st.split(ax.c, lanes, shift);
     (void)co;
     st.vectorize(ci);
   } else {
-    // A vector of pixels loops over the channels: its taps and weights do not depend on
-    // the channel, so they are loaded once per vector and reused for every channel.
-    auto [wo, wi] = st.split(ax.spatial.back(), lanes);
-    st.reorder({wo, c_inner, wi});
+    // A vector of pixels loops over a block of channels: its taps and weights do not
+    // depend on the channel, so they are loaded once per vector and block.
+    const IterVar& w = ax.spatial.back();
+    const IterVar& h = ax.spatial[ax.spatial.size() - 2];
+    auto [wo, wi] = st.split(w, lanes, shift);
+    std::vector<IterVar> outer{ax.n};
+    outer.insert(outer.end(), ax.spatial.begin(), ax.spatial.end() - 2);  // 5-D: depth
+    if (gs_detail::image_bytes(out) <= (512 << 10)) {
+      auto [ho, hi] = st.split(h, row_block > 0 ? row_block : 16);
+      auto [co, ci] = st.split(ax.c, channel_block > 0 ? channel_block : 4, shift);
+      outer.push_back(ho);
+      std::vector<IterVar> order = outer;
+      order.insert(order.end(), {co, hi, wo, ci, wi});
+      st.reorder(order);
+    } else {
+      auto [co, ci] = st.split(ax.c, channel_block > 0 ? channel_block : 64, shift);
+      outer.insert(outer.begin() + 1, co);
+      outer.push_back(h);
+      std::vector<IterVar> order = outer;
+      order.insert(order.end(), {wo, ci, wi});
+      st.reorder(order);
+    }
+    work = st.fuse(outer);
     st.vectorize(wi);
   }
-  if (!taps.defined()) {
-    s[coords].compute_at(st, row);
-    return;
-  }
+  st.parallel(work);
+  s[coords].compute_at(st, work);
+  if (!taps.defined()) return;
   for (const Tensor& t : {coords, taps, weights}) {
-    s[t].compute_at(st, row);
+    s[t].compute_at(st, work);
     gs_detail::vectorize_pixel_stage(s, t, std::max(1, vector_bytes / 4));
   }
 }
