@@ -16,6 +16,11 @@ if(TE_AUTOTUNE_MPI AND MPI_CXX_FOUND AND MPIEXEC_EXECUTABLE)
   add_library(te::autotune_mpi ALIAS te_autotune_mpi)
   target_link_libraries(te_autotune_mpi PUBLIC te::te MPI::MPI_CXX)
   target_compile_options(te_autotune_mpi PRIVATE ${TE_WARNINGS})
+  # Installed as te::autotune_mpi in its own export set: teConfig.cmake loads it only
+  # where the consumer's CMake finds MPI too (find_package(te COMPONENTS autotune_mpi)).
+  set_target_properties(te_autotune_mpi PROPERTIES EXPORT_NAME autotune_mpi POSITION_INDEPENDENT_CODE ON)
+  install(TARGETS te_autotune_mpi EXPORT teAutotuneMpiTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT teAutotuneMpiTargets NAMESPACE te:: DESTINATION ${TE_INSTALL_CMAKEDIR})
   if(TARGET test_autotune_mpi)
     target_link_libraries(test_autotune_mpi PRIVATE te_autotune_mpi)
     target_compile_definitions(test_autotune_mpi PRIVATE TE_AUTOTUNE_MPI

@@ -106,4 +106,6 @@ TEST(RuntimeErrors, ArraysBeyondInt32IndicesAreRefused) {
   dlpack::DLTensor huge{small.data(), {dlpack::kDLCPU, 0}, 2, {dlpack::kDLUInt, 8, 1}, shape, nullptr, 0};
   expect_error([&] { mod("copy")(&huge, &huge); },
                {"copy", "argument 1 ('A')", "65536", "more than 2147483647 elements", "int64"});
+  expect_error([&] { interpret(lower(create_schedule({C}), {A, C}, "copy"), {&huge, &huge}); },
+               {"copy", "parameter 'A'", "65536", "more than 2147483647 elements", "int64"});
 }

@@ -38,6 +38,11 @@ if(MODE STREQUAL "install")
             cmake/te/teKernels.cmake pkgconfig/te.pc pkgconfig/te-runtime.pc)
     check("${f} is not installed in ${libdir}" EXISTS "${libdir}/${f}")
   endforeach()
+  if(EXPECT_MPI)
+    check("libte_autotune_mpi.a is not installed in ${libdir}" EXISTS "${libdir}/libte_autotune_mpi.a")
+    check("teAutotuneMpiTargets.cmake is not installed" EXISTS "${libdir}/cmake/te/teAutotuneMpiTargets.cmake")
+    check("te/autotune/mpi.h is not installed" EXISTS "${PREFIX}/include/te/autotune/mpi.h")
+  endif()
   file(GLOB_RECURSE internal "${PREFIX}/include/expr/*" "${PREFIX}/include/lower/*")
   check("internal headers are installed: ${internal}" NOT internal)
 
@@ -62,7 +67,7 @@ if(MODE STREQUAL "install")
 else()
   set(args -S "${APP_DIR}" -B "${BUILD_DIR}" -G "${GENERATOR}"
     -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${CC}
-    -DTE_CONSUMER_MODE=${MODE} -DTE_SOURCE_DIR=${TE_SOURCE_DIR}
+    -DTE_CONSUMER_MODE=${MODE} -DTE_SOURCE_DIR=${TE_SOURCE_DIR} -DTE_CONSUMER_EXPECT_MPI=${EXPECT_MPI}
     # No optimization, no debug info: the quickest build (of te too, from source).
     -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0" "-DCMAKE_C_FLAGS_DEBUG=-O0")
   if(MODE STREQUAL "package")
@@ -75,6 +80,9 @@ else()
   run(${CMAKE_COMMAND} --build "${BUILD_DIR}" -j 2)
   run("${BUILD_DIR}/jit_vadd")
   run("${BUILD_DIR}/aot_app")
+  if(EXPECT_MPI)
+    check("the MPI consumer was not built" EXISTS "${BUILD_DIR}/mpi_tuner")
+  endif()
 
   # The generated files: C headers with the prototypes, a .cu with the launcher.
   set(out "${BUILD_DIR}/kernels")
