@@ -286,6 +286,11 @@ TEST(CudaCodegenErrors, SharedAndLocalSizesMustBeConstant) {
   Buffer G("G", Float(32), {4});
   expect_cuda_error(LoweredFunc{"glob", {buffer_param(A)}, block_loop(bx, 1, allocate(G, thread_loop(tx, 4, store(G, 1.0f, {tx}))))},
                {"kernel 'glob_kernel0' allocates global buffer 'G' inside the kernel"});
+  // Constant but absurd: 2^40 x 2^40 floats, whose byte count would overflow int64.
+  Expr big = make_const(Int(64), int64_t{1} << 40);
+  Buffer L("L", Float(32), {big, big}, MemoryScope::Local);
+  expect_cuda_error(LoweredFunc{"huge", {buffer_param(A)}, block_loop(bx, 1, allocate(L, thread_loop(tx, 4, store(L, 1.0f, {make_const(Int(64), 0), make_const(Int(64), 0)}))))},
+               {"local buffer 'L' in kernel 'huge_kernel0' has more than 2^61 bytes"});
 }
 
 TEST(CudaCodegenErrors, BarrierUnderThreadDependentCondition) {

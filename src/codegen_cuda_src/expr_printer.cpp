@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "codegen_cuda_src/c_types.h"
+#include "codegen_cuda_src/index_check.h"
 #include "codegen_cuda_src/stmt_util.h"
 #include "te/error.h"
 #include "te/ir.h"
@@ -291,27 +292,11 @@ std::string ExprPrinter::buffer_name(const Buffer& b) {
 
 // An index read from memory (a gather, A[B[i]]) can be anything: unless its range is
 // provably inside the buffer (clamped, as grid_sample's taps are), it goes through a
-// helper that stops the kernel when it is outside. Other indices are in range by bound
-// inference and the launcher's shape checks.
+// helper that stops the kernel when it is outside.
 std::string ExprPrinter::checked_index(const Buffer& buf, const Expr& index) {
   std::string printed = print_bare(index);
-  if (!index.dtype().is_scalar() || !reads_memory(index, scope_.data_vars)) return printed;
+  if (!index_needs_check(buf, index, scope_.data_vars, scope_.ranges, mode_.wide)) return printed;
   DataType it = compute_type(index.dtype());
-  if (!it.is_int()) return printed;
-  int64_t size = 1;
-  bool constant = true;
-  for (const Expr& d : buf.shape()) {
-    const int64_t* v = as_const_int(d);
-    if (v == nullptr || *v < 0 || (*v != 0 && size > ValueRange::kUnbounded / *v)) {
-      constant = false;
-      break;
-    }
-    size *= *v;
-  }
-  if (constant) {
-    ValueRange r = value_range(index, scope_.ranges, mode_.wide);
-    if (r.lo >= 0 && r.hi < size) return printed;
-  }
   Expr extent = make_const(it, 1);
   for (const Expr& d : buf.shape()) extent = extent * te::cast(it, d);
   return fmt::format("{}({}, {})", helpers_.use(Helper::CheckedIndex, it), printed, print_bare(extent));
@@ -344,7 +329,7 @@ std::string ExprPrinter::let(const LetNode* n) {
   std::string value = print_bare(n->value);
   scope_.vars[n->var.get()] = VarBinding{name, compute_type(vt)};
   scope_.ranges[n->var.get()] = value_range(n->value, scope_.ranges, mode_.wide);
-  if (reads_memory(n->value, scope_.data_vars)) scope_.data_vars.insert(n->var.get());
+  note_let(scope_.data_vars, n->var.get(), n->value);
   if (guarded_ == 0) {
     hoisted_.push_back(fmt::format("const {} {} = {};", type, name, value));
     return print(n->body);

@@ -8,6 +8,7 @@
 #include "codegen_cuda_src/helpers.h"
 #include "codegen_cuda_src/names.h"
 #include "codegen_cuda_src/value_range.h"
+#include "expr/reads_memory.h"
 #include "te/expr.h"
 
 namespace te::cuda {
@@ -25,7 +26,7 @@ struct PrintScope {
   std::map<const BufferNode*, std::string> buffers;
   std::map<std::string, std::string> buffers_by_name;  // for Buffer objects rebuilt by passes
   VarRanges ranges;                                    // known ranges, for plain / and %
-  std::set<const VarNode*> data_vars;                  // bound to values read from memory
+  DataVars data_vars;                                  // bound to values read from memory
 };
 
 struct PrintMode {
@@ -43,7 +44,7 @@ class ExprPrinter {
   std::string print(const Expr& e);
   // e without its outermost parentheses: for an index, a right-hand side, a condition.
   std::string print_bare(const Expr& e) { return strip_parens(print(e)); }
-  // index into buf, printed; run-time checked when it reads memory (see the .cpp).
+  // index into buf, printed; run-time checked where index_needs_check says so.
   std::string checked_index(const Buffer& buf, const Expr& index);
   // Declarations (`const T x = v;`) of Let expressions hoisted out of what was printed;
   // they must be emitted before the statement that uses the printed text.

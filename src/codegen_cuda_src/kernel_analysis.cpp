@@ -4,7 +4,10 @@
 
 #include <map>
 
+#include "codegen_cuda_src/index_check.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "expr/buffer_util.h"
+#include "expr/reads_memory.h"
 #include "te/error.h"
 
 namespace te::cuda {
@@ -52,15 +55,10 @@ bool reads_buffer(const Expr& e, const Buffer& b) {
   return f.found;
 }
 
-// The saturated product of the upper bounds of a buffer's extents.
+// The product of the upper bounds of a buffer's extents, saturated at kUnbounded.
 int64_t max_elements(const Buffer& b, const VarRanges& ranges) {
-  int64_t total = 1;
-  for (const Expr& d : b.shape()) {
-    int64_t hi = std::max<int64_t>(math_range(d, ranges).hi, 0);
-    if (hi != 0 && total > ValueRange::kUnbounded / hi) return ValueRange::kUnbounded;
-    total *= hi;
-  }
-  return total;
+  auto extent_hi = [&ranges](const Expr& d) -> std::optional<int64_t> { return math_range(d, ranges).hi; };
+  return product_of_extents(b, extent_hi, ValueRange::kUnbounded).value_or(ValueRange::kUnbounded);
 }
 
 class Analyzer : public IRVisitor {
@@ -97,7 +95,7 @@ class Analyzer : public IRVisitor {
 
   void visit_let(const LetNode* n) override {
     visit(n->value);
-    if (reads_memory(n->value, data_vars_)) data_vars_.insert(n->var.get());
+    note_let(data_vars_, n->var.get(), n->value);
     bind(n->var.get(), math_range(n->value, ranges_), depends_on_threads(n->value));
     visit(n->body);
   }
@@ -117,7 +115,7 @@ class Analyzer : public IRVisitor {
 
   void visit_let_stmt(const LetStmtNode* n) override {
     visit(n->value);
-    if (reads_memory(n->value, data_vars_)) data_vars_.insert(n->var.get());
+    note_let(data_vars_, n->var.get(), n->value);
     bind(n->var.get(), math_range(n->value, ranges_), depends_on_threads(n->value));
     visit(n->body);
   }
@@ -168,16 +166,20 @@ class Analyzer : public IRVisitor {
       throw Error(fmt::format("CUDA: kernel '{}' allocates global buffer '{}' inside the kernel; allocate it "
                               "outside every blockIdx loop (at the top of the function) instead",
                               kernel_, b.name()));
-    int64_t count = 1;
     for (const Expr& d : b.shape()) {
-      const int64_t* c = as_const_int(d);
-      if (!c)
+      if (!as_const_int(d))
         throw Error(fmt::format("CUDA: {} buffer '{}' in kernel '{}' has extent {}, which is not a constant: "
                                 "CUDA's {} arrays need sizes known at compile time",
                                 scope_name(b.scope()), b.name(), kernel_, to_string(d),
                                 b.scope() == MemoryScope::Shared ? "__shared__" : "per-thread"));
-      count *= std::max<int64_t>(*c, 0);
     }
+    // At most kUnbounded bytes: the byte counts below cannot overflow.
+    std::optional<int64_t> elements =
+        constant_elements(b, ValueRange::kUnbounded / std::max<int64_t>(b.dtype().bytes(), 1));
+    if (!elements)
+      throw Error(fmt::format("CUDA: {} buffer '{}' in kernel '{}' has more than 2^61 bytes",
+                              scope_name(b.scope()), b.name(), kernel_));
+    int64_t count = *elements;
     if (b.scope() == MemoryScope::Shared) {
       result.shared_bytes += count * b.dtype().bytes();
       shared_parts_.push_back(fmt::format("{}: {}", b.name(), count * b.dtype().bytes()));
@@ -212,7 +214,7 @@ class Analyzer : public IRVisitor {
   }
 
  private:
-  std::set<const VarNode*> data_vars_;  // let-bound to values read from memory
+  DataVars data_vars_;  // let-bound to values read from memory
   std::string block_text() const {
     std::string s;
     for (int d = 0; d < 3; ++d) {
@@ -232,10 +234,12 @@ class Analyzer : public IRVisitor {
     result.free_vars.push_back(host_vars_.at(v));
   }
 
-  // An index read from memory is checked against the buffer's size in the kernel
-  // (ExprPrinter::checked_index), so a symbolic size's variables become parameters.
+  // A checked index is compared with the buffer's size in the kernel
+  // (ExprPrinter::checked_index), so a symbolic size's variables become parameters. The
+  // ranges here are not the printer's, but they only decide for constant sizes, which
+  // need no parameters; the width is not known yet, and not wide is conservative.
   void use_extents_if_checked(const Buffer& b, const std::vector<Expr>& indices) {
-    if (indices.size() != 1 || !reads_memory(indices[0], data_vars_)) return;
+    if (indices.size() != 1 || !index_needs_check(b, indices[0], data_vars_, ranges_, false)) return;
     for (const Expr& d : b.shape())
       for (const VarNode* v : vars_of(d))
         if (host_vars_.count(v)) use_var(v);

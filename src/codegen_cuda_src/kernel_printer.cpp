@@ -6,6 +6,8 @@
 #include "codegen_cuda_src/code_writer.h"
 #include "codegen_cuda_src/expr_printer.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "expr/buffer_util.h"
+#include "expr/reads_memory.h"
 #include "te/error.h"
 
 namespace te::cuda {
@@ -83,7 +85,7 @@ class KernelPrinter {
           std::string value = printer_.print_bare(n->value);
           flush_hoisted();
           bind_var(n->var, value_range(n->value, scope_.ranges));
-          if (reads_memory(n->value, scope_.data_vars)) scope_.data_vars.insert(n->var.get());
+          note_let(scope_.data_vars, n->var.get(), n->value);
           w_.line(fmt::format("const {} {} = {};", printer_.compute_c_type(n->var.dtype()), var_name(n->var), value));
         }
         return emit(n->body, in_seq);
@@ -171,7 +173,7 @@ class KernelPrinter {
     flush_hoisted();
     bind_var(n->var, loop_var_range(n->min, n->extent, scope_.ranges));
     const std::string& v = var_name(n->var);
-    if (has_load(n->min) || has_load(n->extent)) {
+    if (reads_memory(n->min) || reads_memory(n->extent)) {
       // The bounds read memory the body may write: compute them once, as te does.
       std::string end_name = names_.unique(n->var.name() + "_end");
       w_.line(fmt::format("const {} {} = {};", type, end_name, end_text));
@@ -226,13 +228,13 @@ class KernelPrinter {
   void emit_allocate(const AllocateNode* n, bool in_seq) {
     const Buffer& b = n->buffer;
     if (uses_buffer(n->body, b)) {
-      int64_t count = 1;
-      for (const Expr& d : b.shape()) count *= std::max<int64_t>(*as_const_int(d), 0);  // constant: analysed
+      std::optional<int64_t> count = constant_elements(b);
+      TE_ICHECK(count.has_value(), "CUDA: an array size the kernel analysis did not check");
       std::string name = names_.unique(b.name());
       scope_.buffers[b.get()] = name;
       scope_.buffers_by_name[b.name()] = name;
       w_.line(fmt::format("{}{} {}[{}];", b.scope() == MemoryScope::Shared ? "__shared__ " : "", c_type(b.dtype()),
-                          name, std::max<int64_t>(count, 1)));
+                          name, std::max<int64_t>(*count, 1)));
     }
     emit(n->body, in_seq);
   }

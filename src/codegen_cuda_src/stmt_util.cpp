@@ -74,20 +74,6 @@ bool uses_buffer(const Stmt& s, const Buffer& b) {
   return u.found;
 }
 
-bool has_load(const Expr& e) { return reads_memory(e, {}); }
-
-bool reads_memory(const Expr& e, const std::set<const VarNode*>& data_vars) {
-  struct Finder : IRVisitor {
-    const std::set<const VarNode*>& data;
-    bool found = false;
-    explicit Finder(const std::set<const VarNode*>& d) : data(d) {}
-    void visit_load(const LoadNode*) override { found = true; }
-    void visit_var(const VarNode* n) override { found = found || data.count(n) != 0; }
-  } f(data_vars);
-  f.visit(e);
-  return f.found;
-}
-
 bool uses_float16(const LoweredFunc& f) {
   for (const Param& p : f.params) {
     if (p.is_buffer() ? is_half(p.buffer.dtype()) : is_half(p.var.dtype())) return true;

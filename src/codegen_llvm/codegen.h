@@ -11,16 +11,43 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "codegen_llvm/signature.h"
+#include "expr/reads_memory.h"
 #include "te/ir.h"
 #include "te/simplify.h"
 
 namespace te::codegen {
+
+// Binds key to value in map for the guard's lifetime, then restores the outer binding (or
+// its absence): the scoping of variables, allocated buffers and known loop bounds.
+template <typename Map>
+class ScopedBinding {
+ public:
+  ScopedBinding(Map& map, const typename Map::key_type& key, typename Map::mapped_type value)
+      : map_(map), key_(key) {
+    auto it = map_.find(key_);
+    if (it != map_.end()) outer_ = std::move(it->second);
+    map_[key_] = std::move(value);
+  }
+  ~ScopedBinding() {
+    if (outer_)
+      map_[key_] = std::move(*outer_);
+    else
+      map_.erase(key_);
+  }
+  ScopedBinding(const ScopedBinding&) = delete;
+  ScopedBinding& operator=(const ScopedBinding&) = delete;
+
+ private:
+  Map& map_;
+  typename Map::key_type key_;
+  std::optional<typename Map::mapped_type> outer_;
+};
 
 struct CodeGenOptions {
   std::string cpu, features;    // function attributes "target-cpu" / "target-features"
@@ -87,7 +114,6 @@ class CodeGen {
   llvm::Value* emit_saturating_float_to_int(llvm::Value* v, DataType to, llvm::Type* target);
   llvm::Value* emit_call(const CallNode* n);
   llvm::Value* emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataType t);
-  bool reads_memory(const Expr& e) const;
   bool provably_in_bounds(const Buffer& buf, const Expr& index) const;
   Expr checked_index(const Buffer& buf, const Expr& index, llvm::Value* active);
   void emit_success_return();
@@ -131,19 +157,9 @@ class CodeGen {
   void alias_scopes_for(const LoweredFunc& f, const KernelSignature& sig);
   llvm::FunctionCallee runtime_function(const char* name);
 
-  // Binds a variable for the lifetime of the guard (restoring any outer binding).
-  class ScopedVar {
-   public:
-    ScopedVar(CodeGen* cg, const VarNode* v, llvm::Value* value);
-    ~ScopedVar();
-    ScopedVar(const ScopedVar&) = delete;
-    ScopedVar& operator=(const ScopedVar&) = delete;
-
-   private:
-    CodeGen* cg_;
-    const VarNode* var_;
-    llvm::Value* old_;
-  };
+  using VarValues = std::unordered_map<const VarNode*, llvm::Value*>;
+  // Binds a variable in vars_ for the lifetime of the guard.
+  using ScopedVar = ScopedBinding<VarValues>;
 
   [[noreturn]] void fail_build(const std::string& what) const;
 
@@ -153,10 +169,10 @@ class CodeGen {
   CodeGenOptions options_;
   std::string func_name_;
   FunctionState fs_;
-  std::unordered_map<const VarNode*, llvm::Value*> vars_;
-  std::unordered_set<const VarNode*> data_vars_;  // let-bound to values read from memory
+  VarValues vars_;
+  DataVars data_vars_;  // let-bound to values read from memory
   VarBounds loop_bounds_;  // the enclosing loops with constant bounds: their variables' ranges
-  std::unordered_map<const BufferNode*, BufferInfo> buffers_;
+  std::unordered_map<const BufferNode*, BufferInfo> buffers_;  // parameters and live allocations
   llvm::Value* mask_ = nullptr;  // live lanes inside a vector if_then_else branch
   // Per buffer of the current kernel: its alias scope list and the others' (alias_scopes_for).
   std::unordered_map<const BufferNode*, llvm::MDNode*> scope_of_, noalias_of_;

@@ -77,8 +77,8 @@ llvm::Value* CodeGen::emit_var(const VarNode* n) {
 }
 
 llvm::Value* CodeGen::emit_let(const LetNode* n) {
-  if (reads_memory(n->value)) data_vars_.insert(n->var.get());
-  ScopedVar bind(this, n->var.get(), emit(n->value));
+  note_let(data_vars_, n->var.get(), n->value);
+  ScopedVar bind(vars_, n->var.get(), emit(n->value));
   return emit(n->body);
 }
 

@@ -11,6 +11,7 @@
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/index_analysis.h"
 #include "codegen_llvm/llvm_compat.h"
+#include "expr/buffer_util.h"
 
 namespace te::codegen {
 namespace {
@@ -60,7 +61,8 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
   llvm::Align elem_align(static_cast<uint64_t>(info.dtype.bytes()));
   llvm::Value* active =
       n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
-  if (reads_memory(index) && !provably_in_bounds(n->buffer, index)) index = checked_index(n->buffer, index, and_masks(active, mask_));
+  if (reads_memory(index, data_vars_) && !provably_in_bounds(n->buffer, index))
+    index = checked_index(n->buffer, index, and_masks(active, mask_));
   if (t.is_scalar()) {
     // A scalar load inside a vector branch runs when any lane takes the branch.
     if (mask_ != nullptr) active = and_masks(active, any_lane(mask_));
@@ -116,39 +118,13 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
   return from_memory(v, t);
 }
 
-namespace {
-class MemoryReads : public IRVisitor {
- public:
-  explicit MemoryReads(const std::unordered_set<const VarNode*>& data_vars) : data_vars_(data_vars) {}
-  bool found = false;
-
- protected:
-  void visit_load(const LoadNode*) override { found = true; }
-  void visit_var(const VarNode* n) override { found = found || data_vars_.count(n) != 0; }
-
- private:
-  const std::unordered_set<const VarNode*>& data_vars_;
-};
-}  // namespace
-
 // True when the enclosing loops' constant bounds and the index's own clamps (min/max, as
 // grid_sample clamps its taps into the image) keep every lane inside the buffer, so an
 // index read from memory needs no run-time check.
 bool CodeGen::provably_in_bounds(const Buffer& buf, const Expr& index) const {
-  int64_t size = 1;
-  for (const Expr& d : buf.shape()) {
-    const int64_t* v = as_const_int(d);
-    if (v == nullptr || *v < 0 || (*v != 0 && size > (int64_t{1} << 62) / *v)) return false;
-    size *= *v;
-  }
+  std::optional<int64_t> size = constant_elements(buf);
   Interval range{0, 0};
-  return const_bounds(index, loop_bounds_, &range) && range.min >= 0 && range.max < size;
-}
-
-bool CodeGen::reads_memory(const Expr& e) const {
-  MemoryReads r(data_vars_);
-  r.visit(e);
-  return r.found;
+  return size && const_bounds(index, loop_bounds_, &range) && range.min >= 0 && range.max < *size;
 }
 
 // Bounds inference proves every index te computes from loop variables in range, and
@@ -288,21 +264,15 @@ void CodeGen::emit_allocate(const AllocateNode* n) {
   }
   bool on_stack = constant && bytes <= kMaxStackBytes;
   llvm::Value* raw = on_stack ? stack_allocation(bytes) : heap_allocation(buf);
-  auto outer = buffers_.find(buf.get());
-  std::optional<BufferInfo> saved;
-  if (outer != buffers_.end()) saved = outer->second;
-  buffers_[buf.get()] = BufferInfo{b_.CreateBitCast(raw, compat::pointer_to(memory_type(t))), t,
-                                   kAllocAlignment, scope_of_[buf.get()], noalias_of_[buf.get()]};
+  ScopedBinding bind(buffers_, buf.get(),
+                     BufferInfo{b_.CreateBitCast(raw, compat::pointer_to(memory_type(t))), t,
+                                kAllocAlignment, scope_of_[buf.get()], noalias_of_[buf.get()]});
   if (!on_stack) fs_.heap_allocs.push_back(raw);
   emit(n->body);
   if (!on_stack) {
     fs_.heap_allocs.pop_back();
     b_.CreateCall(runtime_function("te_free"), {raw});
   }
-  if (saved)
-    buffers_[buf.get()] = *saved;
-  else
-    buffers_.erase(buf.get());
 }
 
 llvm::Value* CodeGen::stack_allocation(int64_t bytes) {

@@ -8,20 +8,6 @@
 
 namespace te::codegen {
 
-CodeGen::ScopedVar::ScopedVar(CodeGen* cg, const VarNode* v, llvm::Value* value)
-    : cg_(cg), var_(v), old_(nullptr) {
-  auto it = cg_->vars_.find(v);
-  if (it != cg_->vars_.end()) old_ = it->second;
-  cg_->vars_[v] = value;
-}
-
-CodeGen::ScopedVar::~ScopedVar() {
-  if (old_ != nullptr)
-    cg_->vars_[var_] = old_;
-  else
-    cg_->vars_.erase(var_);
-}
-
 void CodeGen::fail_build(const std::string& what) const {
   throw Error(fmt::format("build: {}: {}", func_name_, what));
 }
@@ -31,8 +17,8 @@ void CodeGen::emit(const Stmt& s) {
   switch (s->kind) {
     case StmtKind::LetStmt: {
       const auto* n = s.as<LetStmtNode>();
-      if (reads_memory(n->value)) data_vars_.insert(n->var.get());
-      ScopedVar bind(this, n->var.get(), emit(n->value));
+      note_let(data_vars_, n->var.get(), n->value);
+      ScopedVar bind(vars_, n->var.get(), emit(n->value));
       emit(n->body);
       return;
     }
@@ -64,16 +50,9 @@ void CodeGen::emit_for(const ForNode* n) {
   // The loop variable's range, for provably_in_bounds, while its body is emitted.
   const int64_t* const_min = as_const_int(n->min);
   const int64_t* const_extent = as_const_int(n->extent);
-  const bool bounded = const_min != nullptr && const_extent != nullptr && *const_extent > 0;
-  if (bounded) loop_bounds_[n->var.get()] = Interval{*const_min, *const_min + *const_extent - 1};
-  struct Forget {
-    VarBounds& bounds;
-    const VarNode* var;
-    bool active;
-    ~Forget() {
-      if (active) bounds.erase(var);
-    }
-  } forget{loop_bounds_, n->var.get(), bounded};
+  std::optional<ScopedBinding<VarBounds>> range;
+  if (const_min != nullptr && const_extent != nullptr && *const_extent > 0)
+    range.emplace(loop_bounds_, n->var.get(), Interval{*const_min, *const_min + *const_extent - 1});
   if (n->for_kind == ForKind::Parallel && !fs_.in_parallel) return emit_parallel_for(n);
   DataType t = n->var.dtype();
   if (!t.is_integer() || !t.is_scalar())
@@ -99,7 +78,7 @@ void CodeGen::emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, co
   b_.CreateCondBr(more, body_bb, exit_bb);
   b_.SetInsertPoint(body_bb);
   {
-    ScopedVar bind(this, var.get(), i);
+    ScopedVar bind(vars_, var.get(), i);
     emit(body);
   }
   // i < end, so i + 1 cannot overflow.
