@@ -14,6 +14,10 @@
 ///    function writes (calls through Function check this; AOT callers must ensure it).
 ///  - Allocations of a constant size up to 32 KiB live on the stack, others on the heap
 ///    (te_alloc); both start zero-filled.
+///  - On x86, vector stores into an output the function never reads and that is at least
+///    as large as the last-level cache are non-temporal (they do not read each line
+///    before writing it) when the output is aligned to the vector
+///    (BuildOptions::streaming_store_min_bytes).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,6 +34,12 @@ struct TE_API BuildOptions {
   int opt_level = 3;            ///< 0..3: LLVM's O0..O3
   bool fma_contraction = true;  ///< allow a * b + c to become one fused multiply-add
   bool use_cache = true;        ///< reuse the code of an identical earlier build
+  /// Streaming (non-temporal) stores, x86: a vector store into an output the function
+  /// never reads bypasses the caches when that output has at least this many bytes and
+  /// the store's address is aligned to the vector (checked at run time), so writing an
+  /// output larger than the caches costs no read of each line first. 0: the host's
+  /// last-level cache size; negative: never.
+  int64_t streaming_store_min_bytes = 0;
 };
 
 /// JIT-compiles for the host CPU (its name and features, e.g. AVX2/AVX-512). Function

@@ -72,7 +72,8 @@ class IdentityPattern : public IRVisitor {
 
 std::string cache_key(const CompileInput& in) {
   std::string key = target_fingerprint();
-  key += fmt::format("\nopt {} fma {}\n", in.options.opt_level, in.options.fma_contraction);
+  key += fmt::format("\nopt {} fma {} stream {}\n", in.options.opt_level, in.options.fma_contraction,
+                     in.options.streaming_store_min_bytes);
   for (const LoweredFunc& f : in.funcs) {
     IdentityPattern pattern;
     for (const Param& p : f.params) pattern.param(p);

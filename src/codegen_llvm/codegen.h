@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "codegen_llvm/signature.h"
@@ -54,6 +55,9 @@ struct CodeGenOptions {
   bool fma_contraction = true;  // `contract` on float arithmetic
   std::string symbol_prefix;    // prepended to every external symbol (JIT uniqueness)
   bool packed_entries = true;   // emit `<kernel>__packed` (the JIT calls those)
+  // Vector stores into outputs of at least this many bytes are streamed (non-temporal)
+  // when aligned; <= 0: never (BuildOptions::streaming_store_min_bytes, resolved).
+  int64_t streaming_store_min_bytes = 0;
 };
 
 // The external name of a function's packed entry point.
@@ -84,6 +88,7 @@ class CodeGen {
     // Set when a load's index read from memory left its buffer: (error message, i1 slot);
     // checked before the function returns success.
     std::vector<std::pair<std::string, llvm::Value*>> bad_index_flags;
+    bool streamed = false;  // emitted a non-temporal store: fence before returning
   };
 
   // ---- types (codegen_types.cpp) ----
@@ -133,6 +138,17 @@ class CodeGen {
   // Attaches the buffer's alias scopes to a memory access (a load, store or intrinsic).
   llvm::Value* annotate(llvm::Value* access, const BufferInfo& info);
 
+  // ---- streaming stores (codegen_stream.cpp) ----
+  // The parameters f never loads from: outputs whose stores may bypass the caches.
+  void find_streamable_outputs(const LoweredFunc& f, const KernelSignature& sig);
+  // Stores value (a vector) at ptr = buf + index, streaming it where the buffer and the
+  // index qualify and the buffer is aligned at run time (else a store aligned to align);
+  // false (nothing emitted) where it cannot be streamed.
+  bool emit_streaming_store(const Buffer& buf, const BufferInfo& info, llvm::Value* value, llvm::Value* ptr,
+                            const Expr& index, llvm::Align align);
+  // Orders this function's streamed stores before its return (sfence).
+  void emit_stream_fence();
+
   // ---- statements (codegen_stmt.cpp) ----
   void emit(const Stmt& s);
   void emit_for(const ForNode* n);
@@ -177,6 +193,7 @@ class CodeGen {
   // Per buffer of the current kernel: its alias scope list and the others' (alias_scopes_for).
   std::unordered_map<const BufferNode*, llvm::MDNode*> scope_of_, noalias_of_;
   int parallel_bodies_ = 0;
+  std::unordered_set<const BufferNode*> streamable_;  // find_streamable_outputs
 };
 
 }  // namespace te::codegen

@@ -124,6 +124,7 @@ void CodeGen::add_function(const LoweredFunc& f, const KernelSignature& sig) {
   parallel_bodies_ = 0;
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kernel));
   alias_scopes_for(f, sig);
+  find_streamable_outputs(f, sig);
   for (size_t k = 0; k < sig.args.size(); ++k) {
     const KernelArg& a = sig.args[k];
     llvm::Value* arg = kernel->getArg(static_cast<unsigned>(k));

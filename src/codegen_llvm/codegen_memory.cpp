@@ -170,6 +170,7 @@ void CodeGen::emit_success_return() {
     emit_fail(message);
     b_.SetInsertPoint(ok_bb);
   }
+  emit_stream_fence();
   b_.CreateRet(b_.getInt32(0));
 }
 
@@ -235,6 +236,7 @@ void CodeGen::emit_store(const StoreNode* n) {
     llvm::Value* ptr = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(base), base.dtype()));
     ptr = b_.CreateBitCast(ptr, compat::pointer_to(value->getType()));
     llvm::Align align = contiguous_alignment(info, base);
+    if (active == nullptr && emit_streaming_store(n->buffer, info, value, ptr, base, align)) return;
     if (active == nullptr)
       annotate(b_.CreateAlignedStore(value, ptr, align), info);
     else

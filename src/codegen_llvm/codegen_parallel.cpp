@@ -29,6 +29,7 @@ class Uses : public IRVisitor {
   }
   void visit_store(const StoreNode* n) override {
     add(buffers, buffer_seen_, n->buffer.get());
+    for (const Expr& e : n->buffer.shape()) visit(e);  // a streaming store compares with the size
     IRVisitor::visit_store(n);
   }
   void visit_allocate(const AllocateNode* n) override {

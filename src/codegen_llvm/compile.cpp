@@ -27,6 +27,7 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   options.fma_contraction = in.options.fma_contraction;
   options.symbol_prefix = symbol_prefix;
   options.packed_entries = packed_entries;
+  options.streaming_store_min_bytes = streaming_threshold(in.options.streaming_store_min_bytes);
   CodeGen cg(*m, options);
   for (size_t k = 0; k < in.funcs.size(); ++k) cg.add_function(in.funcs[k], in.sigs[k]);
   std::string problems;

@@ -11,6 +11,9 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetOptions.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <mutex>
 
 #include "codegen_llvm/llvm_compat.h"
@@ -30,6 +33,37 @@ const HostTarget& host_target() {
     return t;
   }();
   return target;
+}
+
+namespace {
+
+// The largest data cache one core sees, as Linux describes it (sysconf's L3 figure can
+// be the whole package's: 384 MiB for this EPYC's 32 MiB per core complex).
+int64_t last_level_cache_bytes() {
+  int64_t best = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
+    std::ifstream type_file(dir + "type"), size_file(dir + "size");
+    std::string type, size;
+    if (!(type_file >> type) || !(size_file >> size) || type == "Instruction") continue;
+    char* end = nullptr;
+    int64_t v = std::strtoll(size.c_str(), &end, 10);
+    if (end != nullptr && (*end == 'K' || *end == 'k')) v <<= 10;
+    if (end != nullptr && (*end == 'M' || *end == 'm')) v <<= 20;
+    best = std::max(best, v);
+  }
+  if (best <= 0) best = int64_t{8} << 20;
+  return best;
+}
+
+}  // namespace
+
+int64_t streaming_threshold(int64_t requested) {
+  const std::string& triple = host_target().triple;
+  static const bool x86 = triple.rfind("x86_64", 0) == 0 || (triple.size() > 3 && triple[0] == 'i' && triple.substr(2, 2) == "86");
+  if (!x86 || requested < 0) return -1;
+  static const int64_t llc = last_level_cache_bytes();
+  return requested == 0 ? llc : requested;
 }
 
 std::unique_ptr<llvm::TargetMachine> make_target_machine(int opt_level) {

@@ -15,6 +15,11 @@ struct HostTarget {
 // Initialises LLVM's native target once; te::Error if the host is not supported.
 const HostTarget& host_target();
 
+// BuildOptions::streaming_store_min_bytes resolved for the host: 0 becomes the
+// last-level cache size (8 MiB where the system does not say), and -1 (never) where the
+// host is not x86 (the fence that orders streamed stores is x86's sfence).
+int64_t streaming_threshold(int64_t requested);
+
 // A TargetMachine for the host at opt_level (0..3); each compilation takes its own, as
 // a TargetMachine is not safe to share between threads.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(int opt_level);

@@ -1,0 +1,110 @@
+// Streaming (non-temporal) stores. A store into a line the cache does not hold first
+// reads the line from memory (write-allocate): writing an output larger than the caches
+// moves its bytes twice. x86's non-temporal stores write whole lines without reading
+// them, but need addresses aligned to the vector and bypass the caches, so they are used
+// only for outputs the function never reads that are at least as large as the last-level
+// cache, for stores whose index is a multiple of the vector, and only where the output's
+// start is aligned at run time.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/IR/MDBuilder.h>
+
+#include "codegen_llvm/codegen.h"
+#include "codegen_llvm/index_analysis.h"
+#include "codegen_llvm/llvm_compat.h"
+
+namespace te::codegen {
+namespace {
+
+class LoadedBuffers : public IRVisitor {
+ public:
+  std::unordered_set<const BufferNode*> loaded;
+
+ protected:
+  void visit_load(const LoadNode* n) override {
+    loaded.insert(n->buffer.get());
+    IRVisitor::visit_load(n);
+  }
+};
+
+}  // namespace
+
+void CodeGen::find_streamable_outputs(const LoweredFunc& f, const KernelSignature& sig) {
+  streamable_.clear();
+  if (options_.streaming_store_min_bytes <= 0) return;
+  LoadedBuffers l;
+  l.visit(f.body);
+  for (const KernelArg& a : sig.args)
+    if (a.buffer.defined() && !l.loaded.count(a.buffer.get())) streamable_.insert(a.buffer.get());
+}
+
+bool CodeGen::emit_streaming_store(const Buffer& buf, const BufferInfo& info, llvm::Value* value, llvm::Value* ptr,
+                                   const Expr& index, llvm::Align align) {
+  if (!streamable_.count(buf.get())) return false;
+  auto* type = llvm::dyn_cast<llvm::FixedVectorType>(value->getType());
+  if (type == nullptr) return false;
+  const uint64_t bytes = module_.getDataLayout().getTypeStoreSize(type).getFixedSize();
+  if (bytes != 16 && bytes != 32 && bytes != 64) return false;
+  // Every store of the loop streams or none does: the index must be a multiple of the
+  // vector, and the buffer's start is checked (once: LLVM hoists it). Mixing the two kinds
+  // on neighbouring addresses made a 41 MB grid_sample output slower, not faster.
+  if (info.dtype.bytes() * known_power_of_two_factor(index) < static_cast<int64_t>(bytes)) return false;
+
+  // Large enough: decided now for constant shapes, at run time for symbolic ones.
+  const int64_t min_bytes = options_.streaming_store_min_bytes;
+  int64_t constant = info.dtype.bytes();
+  std::vector<llvm::Value*> symbolic;
+  for (const Expr& extent : buf.shape()) {
+    if (const int64_t* c = as_const_int(extent)) {
+      if (__builtin_mul_overflow(constant, std::max<int64_t>(*c, 0), &constant)) constant = INT64_MAX;
+    } else {
+      symbolic.push_back(to_i64(emit(extent), extent.dtype()));
+    }
+  }
+  llvm::Value* stream = nullptr;  // i1; null: always
+  if (symbolic.empty()) {
+    if (constant < min_bytes) return false;
+  } else {
+    // The array exists in memory, so its byte size fits in int64 (and a wrong answer
+    // would only choose the other kind of store, never change the result).
+    llvm::Value* size = b_.getInt64(static_cast<uint64_t>(constant));
+    for (llvm::Value* e : symbolic) size = b_.CreateMul(size, e);
+    stream = b_.CreateICmpUGE(size, b_.getInt64(static_cast<uint64_t>(min_bytes)));
+  }
+  if (info.base_align < static_cast<int64_t>(bytes)) {
+    llvm::Value* addr = b_.CreatePtrToInt(info.ptr, b_.getInt64Ty());
+    llvm::Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(addr, b_.getInt64(bytes - 1)), b_.getInt64(0));
+    stream = stream == nullptr ? aligned : b_.CreateAnd(stream, aligned);
+  }
+  auto streaming_store = [&] {
+    llvm::StoreInst* st = b_.CreateAlignedStore(value, ptr, llvm::Align(bytes));
+    llvm::MDNode* one = llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))});
+    st->setMetadata(llvm::LLVMContext::MD_nontemporal, one);
+    annotate(st, info);
+  };
+  fs_.streamed = true;
+  if (stream == nullptr) {
+    streaming_store();
+    return true;
+  }
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* nt_bb = llvm::BasicBlock::Create(ctx_, "store.stream", fn);
+  llvm::BasicBlock* plain_bb = llvm::BasicBlock::Create(ctx_, "store.plain", fn);
+  llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(ctx_, "store.done", fn);
+  b_.CreateCondBr(stream, nt_bb, plain_bb);
+  b_.SetInsertPoint(nt_bb);
+  streaming_store();
+  b_.CreateBr(done_bb);
+  b_.SetInsertPoint(plain_bb);
+  annotate(b_.CreateAlignedStore(value, ptr, align), info);
+  b_.CreateBr(done_bb);
+  b_.SetInsertPoint(done_bb);
+  return true;
+}
+
+void CodeGen::emit_stream_fence() {
+  if (!fs_.streamed) return;
+  b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::x86_sse_sfence));
+}
+
+}  // namespace te::codegen
