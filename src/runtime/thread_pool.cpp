@@ -22,6 +22,8 @@ namespace {
 // there is nested and runs serially.
 thread_local bool t_inside_parallel = false;
 
+constexpr int64_t kChunksPerThread = 16;
+
 struct Job {
   te_parallel_body body = nullptr;
   void* closure = nullptr;
@@ -87,7 +89,11 @@ class ThreadPool {
     job->body = body;
     job->closure = closure;
     job->n = n;
-    job->chunks = std::min<int64_t>(n, threads_);
+    // Several chunks per thread, claimed in order: a thread slowed by another process
+    // leaves its share to the others, and the threads work on neighbouring iterations at
+    // any moment (sharing what those read in the last-level cache) rather than each on its
+    // own far half.
+    job->chunks = std::min<int64_t>(n, int64_t{threads_} * kChunksPerThread);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       queue_.push_back(job);
