@@ -109,3 +109,27 @@ TEST(RuntimeErrors, ArraysBeyondInt32IndicesAreRefused) {
   expect_error([&] { interpret(lower(create_schedule({C}), {A, C}, "copy"), {&huge, &huge}); },
                {"copy", "parameter 'A'", "65536", "more than 2147483647 elements", "int64"});
 }
+
+// Hand-built loop IR can scatter through indices read from memory (compute() cannot):
+// the JIT checks them as it checks gathers, writes nothing outside the buffer and fails.
+TEST(RuntimeErrors, ScatterWithAnIndexOutsideTheOutputFails) {
+  Var n("n"), i("i"), io("io");
+  Buffer A("A", Float(32), {4}), B("B", Int(32), {n});
+  Param pa, pb;
+  pa.buffer = A;
+  pb.buffer = B;
+  Stmt scalar = for_loop(i, 0, n, ForKind::Serial, store(A, cast(Float(32), i), {load(B, {i})}));
+  Stmt vector = for_loop(io, 0, n / 4, ForKind::Serial,
+                         store(A, broadcast(Expr(1.0f), 4), {load(B, {ramp(io * 4, 1, 4)})}));
+  for (const Stmt& body : {scalar, vector}) {
+    LoweredFunc f{"scatter", {pa, pb}, body};
+    Module m = build(f);
+    NDArray a = floats({0, 0, 0, 0});
+    for (int32_t bad : {4, -1, 1000000}) {
+      expect_error([&] { m("scatter")(a, ints({0, 1, bad, 3})); },
+                   {"scatter", "out-of-bounds store to buffer 'A'", "read from memory"});
+      expect_error([&] { interpret(f, {a, ints({0, 1, bad, 3})}); }, {"out-of-bounds store to buffer 'A'"});
+    }
+    m("scatter")(a, ints({3, 2, 1, 0}));  // in range: no error
+  }
+}

@@ -120,7 +120,9 @@ class CodeGen {
   llvm::Value* emit_call(const CallNode* n);
   llvm::Value* emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataType t);
   bool provably_in_bounds(const Buffer& buf, const Expr& index) const;
-  Expr checked_index(const Buffer& buf, const Expr& index, llvm::Value* active);
+  // index clamped to 0 where it lies outside buf (an i1 flag records it; the function
+  // then fails with a message naming the load or store).
+  Expr checked_index(const Buffer& buf, const Expr& index, llvm::Value* active, bool is_store);
   void emit_success_return();
   llvm::Value* emit_libm_call(const std::string& name, std::vector<llvm::Value*> args);
   llvm::Value* emit_if_then_else(const CallNode* n);

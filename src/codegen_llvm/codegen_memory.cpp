@@ -62,7 +62,7 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
   llvm::Value* active =
       n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
   if (reads_memory(index, data_vars_) && !provably_in_bounds(n->buffer, index))
-    index = checked_index(n->buffer, index, and_masks(active, mask_));
+    index = checked_index(n->buffer, index, and_masks(active, mask_), /*is_store=*/false);
   if (t.is_scalar()) {
     // A scalar load inside a vector branch runs when any lane takes the branch.
     if (mask_ != nullptr) active = and_masks(active, any_lane(mask_));
@@ -133,7 +133,7 @@ bool CodeGen::provably_in_bounds(const Buffer& buf, const Expr& index) const {
 // stays inside, and a flag of the function records it (only for lanes that load: a
 // guarded gather's guard still protects it); the function then fails with a te::Error
 // instead of returning success. No branch in the loop: gathers stay as fast as they were.
-Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* active) {
+Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* active, bool is_store) {
   DataType it = index.dtype().element_of();
   Expr size = make_const(it, 1);
   for (const Expr& d : buf.shape()) size = size * cast(it, d);
@@ -143,9 +143,9 @@ Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* a
   Expr inside = index >= zero && index < size;
   llvm::Value* bad = b_.CreateNot(to_bool(emit(inside), inside.dtype()));
   if (active != nullptr) bad = b_.CreateAnd(bad, splat_if_vector(active, lanes));
-  std::string message = fmt::format("{}: out-of-bounds load from buffer '{}': an index read from memory ({}) is "
+  std::string message = fmt::format("{}: out-of-bounds {} buffer '{}': an index read from memory ({}) is "
                                     "outside the buffer",
-                                    func_name_, buf.name(), to_string(index));
+                                    func_name_, is_store ? "store to" : "load from", buf.name(), to_string(index));
   llvm::Value* flag = nullptr;
   for (const auto& [m, slot] : fs_.bad_index_flags)
     if (m == message) flag = slot;
@@ -213,6 +213,10 @@ void CodeGen::emit_store(const StoreNode* n) {
   llvm::Value* value = to_memory(emit(n->value), t);
   llvm::Value* active =
       n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
+  // A scatter through indices read from memory (hand-built loop IR: compute() cannot
+  // express one) writes element 0 instead of outside the buffer, and the call fails.
+  if (reads_memory(index, data_vars_) && !provably_in_bounds(n->buffer, index))
+    index = checked_index(n->buffer, index, and_masks(active, mask_), /*is_store=*/true);
   if (t.is_scalar()) {
     llvm::Value* ptr = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(index), index.dtype()));
     if (active == nullptr) {
