@@ -7,6 +7,7 @@
 
 #include "codegen_llvm/module_impl.h"
 #include "codegen_llvm/shape_eval.h"
+#include "expr/buffer_util.h"
 #include "interpret/lane_ops.h"
 #include "te/runtime/c_runtime_api.h"
 
@@ -123,19 +124,10 @@ PreparedCall::PreparedCall(const detail::FunctionEntry& entry, const std::vector
                                   arr.shape_string(), d, to_string(e), *expected, from));
         }
       }
-      // Indices are computed in the extents' type: with int32 extents, an array of more
-      // than 2^31 - 1 elements would wrap them.
-      bool narrow = true;
-      for (const Expr& e : buf.shape()) narrow = narrow && e.dtype().bits() <= 32;
-      if (narrow && !buf.shape().empty()) {
-        int64_t count = 1;
-        bool over = false;
-        for (int64_t extent : arr.shape()) over = over || __builtin_mul_overflow(count, extent, &count);
-        if (over || count > std::numeric_limits<int32_t>::max())
-          throw Error(fmt::format("{} has shape {}: more than 2147483647 elements, beyond the int32 indices of "
-                                  "'{}' (declare its extents as int64 to index larger arrays)",
-                                  what, arr.shape_string(), f.name));
-      }
+      if (beyond_int32_indices(buf, arr.shape()))
+        throw Error(fmt::format("{} has shape {}: more than 2147483647 elements, beyond the int32 indices of "
+                                "'{}' (declare its extents as int64 to index larger arrays)",
+                                what, arr.shape_string(), f.name));
       arrays_.push_back(arr);
       array_of_param[p] = &arrays_.back();
       put(slot, reinterpret_cast<uintptr_t>(arrays_.back().data()));

@@ -1,5 +1,7 @@
 #include "expr/buffer_util.h"
 
+#include <limits>
+
 namespace te {
 
 std::optional<int64_t> product_of_extents(const Buffer& buf,
@@ -32,6 +34,16 @@ std::optional<int64_t> constant_elements(const Buffer& buf, int64_t limit) {
         return *c;
       },
       limit);
+}
+
+bool beyond_int32_indices(const Buffer& buf, const std::vector<int64_t>& shape) {
+  if (buf.shape().empty()) return false;
+  for (const Expr& e : buf.shape())
+    if (e.dtype().bits() > 32) return false;
+  int64_t count = 1;
+  for (int64_t extent : shape)
+    if (__builtin_mul_overflow(count, extent, &count)) return true;
+  return count > std::numeric_limits<int32_t>::max();
 }
 
 }  // namespace te

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "te/expr.h"
 
@@ -18,5 +19,10 @@ std::optional<int64_t> product_of_extents(const Buffer& buf,
 // The number of elements of buf when every extent is an integer constant (a negative
 // extent counting as 0); nullopt when one is not, or when the number exceeds limit.
 std::optional<int64_t> constant_elements(const Buffer& buf, int64_t limit = INT64_MAX);
+
+// Whether an array of `shape` given for buf has more elements than buf's indices reach:
+// with extents of at most 32 bits, indices are int32 and more than 2^31 - 1 elements would
+// wrap them (int64 extents index any array).
+bool beyond_int32_indices(const Buffer& buf, const std::vector<int64_t>& shape);
 
 }  // namespace te

@@ -2,8 +2,7 @@
 // built function makes at its call: count, kind, dtype, rank and shapes.
 #include <fmt/format.h>
 
-#include <limits>
-
+#include "expr/buffer_util.h"
 #include "expr/int_arith.h"
 #include "interpret/interpreter.h"
 #include "interpret/lane_ops.h"
@@ -37,16 +36,8 @@ Scalar scalar_argument(const Argument& a, const Param& p) {
   return int_scalar(v);
 }
 
-// Indices are computed in the extents' type: with int32 extents, an array of more than
-// 2^31 - 1 elements would wrap them (the JIT refuses such arrays at its call too).
 void check_fits_int32_indices(const LoweredFunc& f, const Param& p, const NDArray& arr) {
-  bool narrow = true;
-  for (const Expr& e : p.buffer.shape()) narrow = narrow && e.dtype().bits() <= 32;
-  if (!narrow || p.buffer.shape().empty()) return;
-  int64_t count = 1;
-  bool over = false;
-  for (int64_t extent : arr.shape()) over = over || __builtin_mul_overflow(count, extent, &count);
-  if (over || count > std::numeric_limits<int32_t>::max())
+  if (beyond_int32_indices(p.buffer, arr.shape()))
     throw Error(fmt::format("parameter '{}' has shape {}: more than 2147483647 elements, beyond the int32 "
                             "indices of '{}' (declare its extents as int64 to index larger arrays)",
                             p.name(), arr.shape_string(), f.name));
