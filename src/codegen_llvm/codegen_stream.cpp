@@ -11,6 +11,7 @@
 
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/index_analysis.h"
+#include "expr/buffer_util.h"
 #include "codegen_llvm/llvm_compat.h"
 
 namespace te::codegen {
@@ -51,25 +52,17 @@ bool CodeGen::emit_streaming_store(const Buffer& buf, const BufferInfo& info, ll
   if (info.dtype.bytes() * known_power_of_two_factor(index) < static_cast<int64_t>(bytes)) return false;
 
   // Large enough: decided now for constant shapes, at run time for symbolic ones.
-  const int64_t min_bytes = options_.streaming_store_min_bytes;
-  int64_t constant = info.dtype.bytes();
-  std::vector<llvm::Value*> symbolic;
-  for (const Expr& extent : buf.shape()) {
-    if (const int64_t* c = as_const_int(extent)) {
-      if (__builtin_mul_overflow(constant, std::max<int64_t>(*c, 0), &constant)) constant = INT64_MAX;
-    } else {
-      symbolic.push_back(to_i64(emit(extent), extent.dtype()));
-    }
-  }
+  const int64_t elem = info.dtype.bytes();
+  const int64_t min_elements = (options_.streaming_store_min_bytes + elem - 1) / elem;
   llvm::Value* stream = nullptr;  // i1; null: always
-  if (symbolic.empty()) {
-    if (constant < min_bytes) return false;
+  if (std::optional<int64_t> count = constant_elements(buf)) {
+    if (*count < min_elements) return false;
   } else {
-    // The array exists in memory, so its byte size fits in int64 (and a wrong answer
+    // The array exists in memory, so its element count fits in int64 (and a wrong answer
     // would only choose the other kind of store, never change the result).
-    llvm::Value* size = b_.getInt64(static_cast<uint64_t>(constant));
-    for (llvm::Value* e : symbolic) size = b_.CreateMul(size, e);
-    stream = b_.CreateICmpUGE(size, b_.getInt64(static_cast<uint64_t>(min_bytes)));
+    llvm::Value* elements = b_.getInt64(1);
+    for (const Expr& extent : buf.shape()) elements = b_.CreateMul(elements, to_i64(emit(extent), extent.dtype()));
+    stream = b_.CreateICmpUGE(elements, b_.getInt64(static_cast<uint64_t>(min_elements)));
   }
   if (info.base_align < static_cast<int64_t>(bytes)) {
     llvm::Value* addr = b_.CreatePtrToInt(info.ptr, b_.getInt64Ty());
