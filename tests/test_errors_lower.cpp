@@ -1,5 +1,5 @@
 // Schedules lower() must either compile correctly or refuse with a te::Error naming what
-// is wrong: vectorize and unroll of symbolic or absurd extents, splits that need a
+// is wrong: vectorize and unroll of absurd extents, splits that need a
 // guard (in reductions, under compute_at, on GPU axes), extents beyond int32, and
 // empty (zero-size) extents.
 #include <gtest/gtest.h>
@@ -45,22 +45,7 @@ struct AddOne {
 
 }  // namespace
 
-// A symbolic extent cannot become vector code: the loop stays a loop (the JIT asks LLVM
-// to vectorize it) and computes the right values. Likewise unroll.
-TEST(LowerErrors, VectorizeAndUnrollOfASymbolicExtentStayLoops) {
-  for (bool vec : {true, false}) {
-    Var n("n");
-    AddOne g(n);
-    Schedule s = create_schedule({g.C});
-    if (vec) s[g.C].vectorize(g.C.axis(0));
-    else s[g.C].unroll(g.C.axis(0));
-    LoweredFunc f = lower(s, {g.A, g.C}, "f");
-    auto [interp, jit] = run_both(f, {NDArray::from_vector(iota(37), {37})}, {37});
-    EXPECT_EQ(interp, iota(37, 1));
-    EXPECT_EQ(jit, iota(37, 1));
-  }
-}
-
+// Symbolic extents of vectorize and unroll: tests/test_directives.cpp.
 TEST(LowerErrors, VectorizeOfMoreThan64LanesIsRefused) {
   AddOne g(Expr(65));
   Schedule s = create_schedule({g.C});

@@ -114,7 +114,11 @@ TEST(Lower, VectorAddUnderManySchedules) {
          auto [xo, xi] = s[v.C].split(v.C.axis(0), 4);
          s[v.C].unroll(xi);
        }},
-      {"vectorize whole axis", [](Schedule& s, const VAdd& v) { s[v.C].vectorize(v.C.axis(0)); }},
+      {"split 8, vectorize inner",
+       [](Schedule& s, const VAdd& v) {
+         auto [xo, xi] = s[v.C].split(v.C.axis(0), 8);
+         s[v.C].vectorize(xi);
+       }},
       {"split 16, bind, split 4, vectorize",
        [](Schedule& s, const VAdd& v) {
          auto [bx, rest] = s[v.C].split(v.C.axis(0), 16);

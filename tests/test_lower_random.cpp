@@ -14,9 +14,32 @@ using namespace lower_test;
 
 namespace {
 
-// Applies random loop transformations to a stage; returns a description.
-std::string shuffle_loops(Schedule& s, const Tensor& t, std::mt19937& rng, bool allow_vector) {
+// Where a stage's loops run: inside a parallel or a vectorized loop of a consumer, the
+// same annotation again would have no effect, and lower() refuses it.
+struct Nest {
+  bool in_parallel = false, in_vector = false;
+};
+
+// What shuffle_loops did: a description and the loops it annotated.
+struct Shuffled {
   std::string what;
+  IterVar parallel, vectorized;
+};
+
+// The nest of a producer computed at loop `at` of a consumer shuffled into `c` in `outer`.
+Nest nest_at(const Shuffled& c, const Nest& outer, const IterVar& at) {
+  Nest n = outer;
+  n.in_parallel = n.in_parallel || c.parallel.defined();  // the parallel loop is the outermost
+  n.in_vector = n.in_vector || (c.vectorized.defined() && c.vectorized.same_as(at));
+  return n;
+}
+
+// Applies random loop transformations to a stage; annotates only what lower() accepts:
+// vectorize and unroll loops of constant extent, no parallel or vector loop where an
+// enclosing loop already is one.
+Shuffled shuffle_loops(Schedule& s, const Tensor& t, std::mt19937& rng, bool allow_vector, Nest nest = {}) {
+  Shuffled out;
+  std::string& what = out.what;
   Stage st = s[t];
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
   int steps = static_cast<int>(rng() % 4);
@@ -50,18 +73,23 @@ std::string shuffle_loops(Schedule& s, const Tensor& t, std::mt19937& rng, bool 
   }
   std::vector<IterVar> leaves = st.leaf_iter_vars();
   const IterVar& inner = leaves.back();
-  if (allow_vector && inner.type() == IterVarType::DataPar && rng() % 3 == 0) {
+  const bool constant = as_const_int(inner.dom().extent) != nullptr;
+  const unsigned roll = rng() % 3;
+  if (allow_vector && !nest.in_vector && constant && inner.type() == IterVarType::DataPar && roll == 0) {
     st.vectorize(inner);
+    out.vectorized = inner;
     what += " vectorize(" + inner.name() + ")";
-  } else if (rng() % 3 == 0) {
+  } else if (constant && rng() % 3 == 0) {
     st.unroll(inner);
     what += " unroll(" + inner.name() + ")";
   }
-  if (leaves.size() > 1 && leaves[0].type() == IterVarType::DataPar && rng() % 3 == 0) {
+  if (!nest.in_parallel && !nest.in_vector && leaves.size() > 1 && leaves[0].type() == IterVarType::DataPar &&
+      rng() % 3 == 0) {
     st.parallel(leaves[0]);
+    out.parallel = leaves[0];
     what += " parallel(" + leaves[0].name() + ")";
   }
-  return what;
+  return out;
 }
 
 }  // namespace
@@ -74,7 +102,8 @@ TEST(LowerRandom, ElementwisePipelines) {
     Tensor B = compute({m, n + 1}, [&](Expr i, Expr j) { return A(i, j) * 2.0f + 1.0f; }, "B");
     Tensor C = compute({m, n}, [&](Expr i, Expr j) { return B(i, j) + B(i, j + 1); }, "C");
     Schedule s = create_schedule({C});
-    std::string what = shuffle_loops(s, C, rng, true);
+    Shuffled c = shuffle_loops(s, C, rng, true);
+    std::string what = c.what;
     int where = static_cast<int>(rng() % 3);
     if (where == 1) {
       s[B].compute_inline();
@@ -84,7 +113,7 @@ TEST(LowerRandom, ElementwisePipelines) {
       IterVar at = leaves[rng() % leaves.size()];
       s[B].compute_at(s[C], at);
       what += " | B at " + at.name();
-      what += " |" + shuffle_loops(s, B, rng, false);
+      what += " |" + shuffle_loops(s, B, rng, false, nest_at(c, {}, at)).what;
     }
     LoweredFunc f = lower(s, {A, C}, "pipeline");
     for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 7}, {6, 5}}) {
@@ -117,19 +146,24 @@ TEST(LowerRandom, ReductionPipelines) {
     Tensor C = compute({m}, [&](Expr i) { return sum(B(i, k), {k}); }, "C");
     Tensor D = compute({m}, [&](Expr i) { return C(i) + 1.0f; }, "D");
     Schedule s = create_schedule({D});
-    std::string what = shuffle_loops(s, C, rng, true);
-    what += " | D:" + shuffle_loops(s, D, rng, true);
+    // Consumers first: where a producer runs decides which annotations it may take.
+    Shuffled d = shuffle_loops(s, D, rng, true);
+    std::string what = " D:" + d.what;
+    Nest c_nest;
+    if (rng() % 2) {
+      std::vector<IterVar> leaves = s[D].leaf_iter_vars();
+      IterVar at = leaves[rng() % leaves.size()];
+      s[C].compute_at(s[D], at);
+      c_nest = nest_at(d, {}, at);
+      what += " | C at " + at.name();
+    }
+    Shuffled c = shuffle_loops(s, C, rng, true, c_nest);
+    what += " | C:" + c.what;
     if (rng() % 2) {
       std::vector<IterVar> leaves = s[C].leaf_iter_vars();
       IterVar at = leaves[rng() % leaves.size()];
       s[B].compute_at(s[C], at);
       what += " | B at " + at.name();
-    }
-    if (rng() % 2) {
-      std::vector<IterVar> leaves = s[D].leaf_iter_vars();
-      IterVar at = leaves[rng() % leaves.size()];
-      s[C].compute_at(s[D], at);
-      what += " | C at " + at.name();
     }
     LoweredFunc f = lower(s, {A, D}, "reduce");
     for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {4, 7}, {7, 3}}) {

@@ -92,17 +92,12 @@ TEST(LowerThreads, AThreadAxisInsideALoopOfTheSameTagSharesIt) {
                {"lower", "stage 'A.shared'", "threadIdx.x", "32 iterations", "stage 'B'", "only 16 threads"});
 }
 
-TEST(LowerThreads, VirtualThreadsRunAsSerialLoops) {
+TEST(LowerThreads, VirtualThreadsAreRefusedUntilInterleaved) {
   Square q;
   Schedule s = create_schedule({q.B});
   auto [vo, vi] = s[q.B].split(q.B.axis(0), 2);
   s[q.B].bind(vo, thread_axis("vthread"));
-  LoweredFunc f = lower(s, {q.A, q.B}, "vthread");
-  EXPECT_EQ(count_stmts(f.body, [](const Stmt& x) {
-              const auto* n = x.as<ForNode>();
-              return n && n->for_kind == ForKind::ThreadBinding;
-            }), 0) << f;
-  check_square(f, "vthread");
+  expect_error([&] { lower(s, {q.A, q.B}, "vthread"); }, {"'i.outer' of stage 'B' is bound to vthread"});
 }
 
 TEST(LowerThreads, ASharedBufferSizedByAnInnerLoopIsAnError) {

@@ -283,7 +283,6 @@ TEST(Schedule, RfactorShapesForFactorAxisZeroAndOne) {
   {
     Schedule s = create_schedule({B});
     auto [ko, ki] = s[B].split(k1, 4);
-    s[B].split(B.axis(0), 8);
     Tensor BF = s.rfactor(B, ki);
     EXPECT_TRUE(is_const_int(BF.shape()[0], 4));
     EXPECT_TRUE(equal(BF.shape()[1], n));
@@ -296,7 +295,6 @@ TEST(Schedule, RfactorShapesForFactorAxisZeroAndOne) {
   {
     Schedule s = create_schedule({B});
     auto [ko, ki] = s[B].split(k1, 4);
-    s[B].split(B.axis(0), 8);
     Tensor BF = s.rfactor(B, ki, 1);
     EXPECT_TRUE(equal(BF.shape()[0], n));
     EXPECT_TRUE(is_const_int(BF.shape()[1], 4));

@@ -65,7 +65,8 @@ TE_API Stmt partition_loops(const Stmt& s);
 TE_API Stmt unroll_loops(const Stmt& s);
 /// Turns each vectorized loop of constant extent into vector statements (Ramp/Broadcast).
 /// A guard on the vector variable becomes a check of the last lane with a scalar loop as
-/// the fallback; a body that cannot be vectorized stays a serial loop.
+/// the fallback; a body that cannot be vectorized stays a loop of kind Vectorized (with a
+/// warning), which the LLVM backend hands to LLVM's loop vectorizer.
 TE_API Stmt vectorize_loops(const Stmt& s);
 /// Inserts a barrier between writes of shared memory and later reads (or writes) of it
 /// by the threads of the block, including across iterations of an enclosing loop.

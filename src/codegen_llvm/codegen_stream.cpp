@@ -44,7 +44,7 @@ bool CodeGen::emit_streaming_store(const Buffer& buf, const BufferInfo& info, ll
   if (!streamable_.count(buf.get())) return false;
   auto* type = llvm::dyn_cast<llvm::FixedVectorType>(value->getType());
   if (type == nullptr) return false;
-  const uint64_t bytes = module_.getDataLayout().getTypeStoreSize(type).getFixedSize();
+  const uint64_t bytes = compat::fixed_size(module_.getDataLayout().getTypeStoreSize(type));
   if (bytes != 16 && bytes != 32 && bytes != 64) return false;
   // Every store of the loop streams or none does: the index must be a multiple of the
   // vector, and the buffer's start is checked (once: LLVM hoists it). Mixing the two kinds

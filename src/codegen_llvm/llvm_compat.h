@@ -9,6 +9,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Support/CodeGen.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/TypeSize.h>
 
 #if LLVM_VERSION_MAJOR >= 17
 #include <llvm/TargetParser/Host.h>
@@ -36,6 +37,15 @@ inline llvm::Function* intrinsic(llvm::Module* m, llvm::Intrinsic::ID id,
   return llvm::Intrinsic::getOrInsertDeclaration(m, id, types);
 #else
   return llvm::Intrinsic::getDeclaration(m, id, types);
+#endif
+}
+
+// The size in bytes (or bits) of a fixed-size type: getFixedSize() is gone in LLVM 18+.
+inline uint64_t fixed_size(llvm::TypeSize size) {
+#if LLVM_VERSION_MAJOR >= 16
+  return size.getFixedValue();
+#else
+  return size.getFixedSize();
 #endif
 }
 

@@ -76,6 +76,7 @@ class NestBuilder {
     L.kind = it == st_.attrs.end() ? ForKind::Serial : it->second.kind;
     L.thread_tag = thread_tag(st_, leaf);
     if (L.kind == ForKind::ThreadBinding && L.thread_tag.empty()) L.kind = ForKind::Serial;  // vthread
+    if (L.kind == ForKind::Vectorized || L.kind == ForKind::Unrolled) check_constant_extent(leaf, L);
     AttachLevel loop = thread_loop(s_, st_, leaf);
     if (loop.stage != &st_) {
       L.has_loop = false;
@@ -85,6 +86,18 @@ class NestBuilder {
       relax_[leaf.var().get()] = Range::from_min_extent(0, r.extent);
     }
     return L;
+  }
+
+  // Vector code and unrolled copies need the iteration count when lowering: a symbolic
+  // one would leave the loop as it was, the directive dropped.
+  void check_constant_extent(const IterVar& leaf, NestLoop& L) {
+    L.extent = simplify(L.extent, known_);
+    if (as_const_int(L.extent)) return;
+    const bool vec = L.kind == ForKind::Vectorized;
+    throw Error(fmt::format("lower: stage '{}' {} axis '{}', whose extent {} is not a constant; split it by a "
+                            "constant factor and {} the inner loop",
+                            st_.op->name, vec ? "vectorizes" : "unrolls", leaf.name(), to_string(L.extent),
+                            vec ? "vectorize" : "unroll"));
   }
 
   // A leaf bound to a thread that an enclosing loop already runs: the leaf is that loop's

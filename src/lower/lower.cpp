@@ -31,12 +31,14 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   if (!schedule.defined()) throw Error("lower: the schedule is undefined");
   check_name(name);
   IrDump dump(options, name);
+  check_schedule(schedule);
   Schedule s = dump.after("inline", inline_stages(schedule));
   s = dump.after("cache_stages", assign_storage_scopes(s));
   LowerContext ctx = dump.after("infer_bound", make_context(s, infer_bound_inlined(s), args));
   std::vector<StageNest> nests = dump.after("build_loop_nests", build_loop_nests(ctx));
   nests = dump.after("reduction_init", place_reduction_init(std::move(nests)));
   Stmt body = dump.after("attach", attach_stages(nests, ctx));
+  check_loop_nesting(body, ctx);
   body = dump.after("storage_flatten", storage_flatten(body, ctx));
   body = dump.after("allocate", allocate_buffers(body, ctx));
   body = dump.after("simplify", simplify(body, ctx.known));

@@ -49,6 +49,9 @@ struct StageNest {
 };
 
 // ---- Schedule-level passes ----
+// Refuses directives that lowering could only drop: a loop schedule on an inlined stage,
+// a compute_at axis split or fused afterwards, vthread bindings.
+void check_schedule(const Schedule& s);
 // compute_inline: substitutes inlined stages into their readers (a copy of the schedule).
 Schedule inline_stages(const Schedule& s);
 // cache stages: gives each intermediate stage its memory scope (cache_read/cache_write
@@ -66,6 +69,9 @@ std::vector<StageNest> build_loop_nests(const LowerContext& ctx);
 std::vector<StageNest> place_reduction_init(std::vector<StageNest> nests);
 // compute_at: nests inside the loops of their consumers; the root nests in order.
 Stmt attach_stages(const std::vector<StageNest>& nests, const LowerContext& ctx);
+// Refuses annotations nested where they have no effect (parallel in parallel, vectorized
+// or GPU loops; vectorized in vectorized; host loops around kernels).
+void check_loop_nesting(const Stmt& body, const LowerContext& ctx);
 // One stage's nest as a statement, without the stages computed inside it (for dumps).
 Stmt assemble_nest(const StageNest& nest);
 

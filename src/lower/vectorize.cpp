@@ -3,14 +3,16 @@
 // (scalars broadcast), loads and stores take vector indices. A body guarded by
 // likely(cond), cond monotonic in the variable, becomes
 //   if (likely(cond at the last lane)) { vector body } else { scalar loop }
-// (the scalar tail of a non-divisible split). Bodies it cannot vectorize (symbolic
-// extents, conditions on the variable elsewhere, loops or allocations that depend on it)
-// stay serial loops (the JIT asks LLVM to vectorize them). A constant extent over 64
-// lanes is a te::Error.
+// (the scalar tail of a non-divisible split). Bodies it cannot vectorize (conditions on
+// the variable elsewhere, loops or allocations that depend on it) stay loops marked
+// Vectorized, with a warning: LLVM's loop vectorizer gets them; so do hand-built loops of
+// symbolic extent (lower() refuses those earlier, in build_loop_nests). A constant extent
+// over 64 lanes is a te::Error.
 #include <fmt/format.h>
 
 #include "lower/int_set.h"
 #include "te/error.h"
+#include "te/log.h"
 #include "te/lower.h"
 #include "te/simplify.h"
 
@@ -18,7 +20,9 @@ namespace te {
 
 namespace {
 
-struct CannotVectorize {};
+struct CannotVectorize {
+  const char* why;
+};
 
 // Wider vectors are no faster on any CPU or GPU te targets, and LLVM's compile time
 // grows with the lane count (100000 lanes would not fit te's 16-bit lane count anyway).
@@ -86,8 +90,10 @@ class LaneWidener : public IRMutator {
     if (!lowering::uses_any(e, relax_)) return e;
     return widen(substitute(n->body, {{n->var, n->value}}));
   }
-  Expr mutate_ramp(const Expr&, const RampNode*) override { throw CannotVectorize{}; }
-  Expr mutate_broadcast(const Expr&, const BroadcastNode*) override { throw CannotVectorize{}; }
+  Expr mutate_ramp(const Expr&, const RampNode*) override { throw CannotVectorize{"it holds vector code already"}; }
+  Expr mutate_broadcast(const Expr&, const BroadcastNode*) override {
+    throw CannotVectorize{"it holds vector code already"};
+  }
 
   Stmt mutate_store(const Stmt& s, const StoreNode* n) override {
     std::vector<Expr> idx;
@@ -100,26 +106,28 @@ class LaneWidener : public IRMutator {
     Expr pred = widen(n->predicate);
     if (!vector_index) {
       // Every lane would store to the same place: only a lane-independent store is fine.
-      if (value.dtype().is_vector() || (pred.defined() && pred.dtype().is_vector())) throw CannotVectorize{};
+      if (value.dtype().is_vector() || (pred.defined() && pred.dtype().is_vector()))
+        throw CannotVectorize{"every lane would store to the same element"};
       return s;
     }
     for (Expr& i : idx) i = to_lanes(i);
     return store(n->buffer, to_lanes(value), idx, pred.defined() ? to_lanes(pred) : Expr());
   }
   Stmt mutate_if_then_else(const Stmt& s, const IfThenElseNode* n) override {
-    if (lowering::uses_any(n->cond, relax_)) throw CannotVectorize{};
+    if (lowering::uses_any(n->cond, relax_)) throw CannotVectorize{"a condition depends on the lane"};
     return IRMutator::mutate_if_then_else(s, n);
   }
   Stmt mutate_for(const Stmt& s, const ForNode* n) override {
-    if (lowering::uses_any(n->min, relax_) || lowering::uses_any(n->extent, relax_)) throw CannotVectorize{};
+    if (lowering::uses_any(n->min, relax_) || lowering::uses_any(n->extent, relax_))
+      throw CannotVectorize{"an inner loop's bounds depend on the lane"};
     return IRMutator::mutate_for(s, n);
   }
   Stmt mutate_let_stmt(const Stmt&, const LetStmtNode* n) override {
     return mutate(substitute(n->body, {{n->var, n->value}}));
   }
-  Stmt mutate_allocate(const Stmt&, const AllocateNode*) override { throw CannotVectorize{}; }
-  Stmt mutate_assert(const Stmt&, const AssertNode*) override { throw CannotVectorize{}; }
-  Stmt mutate_barrier(const Stmt&, const BarrierNode*) override { throw CannotVectorize{}; }
+  Stmt mutate_allocate(const Stmt&, const AllocateNode*) override { throw CannotVectorize{"it allocates memory"}; }
+  Stmt mutate_assert(const Stmt&, const AssertNode*) override { throw CannotVectorize{"it asserts"}; }
+  Stmt mutate_barrier(const Stmt&, const BarrierNode*) override { throw CannotVectorize{"it has a barrier"}; }
 
  private:
   const Var& v_;
@@ -148,10 +156,20 @@ Expr all_lanes_condition(const Expr& cond, const ForNode* f, int lanes) {
   return simplify(substitute(cond, {{f->var, at}}));
 }
 
+// A body te cannot turn into vector code stays a loop that keeps its Vectorized kind:
+// the LLVM backend marks it for LLVM's loop vectorizer, CUDA prints `#pragma unroll`.
+Stmt left_to_backend(const ForNode* f, const char* why) {
+  TE_LOG(Warn, fmt::format("vectorize: te cannot make vector code of loop '{}' ({}); it stays a loop marked for "
+                           "LLVM's loop vectorizer (unrolled in CUDA)",
+                           f->var.name(), why));
+  return for_loop(f->var, f->min, f->extent, ForKind::Vectorized, f->body);
+}
+
 Stmt vectorize_loop(const ForNode* f) {
   Stmt serial = for_loop(f->var, f->min, f->extent, ForKind::Serial, f->body);
   const int64_t* ext = as_const_int(f->extent);
-  if (!ext || *ext < 1) return serial;
+  if (!ext) return left_to_backend(f, "its extent is not a constant");
+  if (*ext < 1) return serial;
   if (*ext == 1) return simplify(substitute(f->body, {{f->var, f->min}}));
   if (*ext > kMaxVectorLanes)
     throw Error(fmt::format("vectorize: loop '{}' has {} iterations; te vectorizes at most {} lanes: split the "
@@ -166,13 +184,13 @@ Stmt vectorize_loop(const ForNode* f) {
       const auto* call = guard->cond.as<CallNode>();
       bool is_likely = call && call->op == Intrinsic::Likely;
       Expr all = all_lanes_condition(is_likely ? call->args[0] : guard->cond, f, lanes);
-      if (!all.defined()) return serial;
+      if (!all.defined()) return left_to_backend(f, "its guard is not monotonic in the lane");
       Stmt vec = widen.mutate(guard->then_case);
       return if_then_else(is_likely ? likely(all) : all, simplify(vec), serial);
     }
     return simplify(widen.mutate(f->body));
-  } catch (const CannotVectorize&) {
-    return serial;
+  } catch (const CannotVectorize& e) {
+    return left_to_backend(f, e.why);
   }
 }
 

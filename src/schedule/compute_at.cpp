@@ -104,6 +104,10 @@ void Stage::set_scope(const std::string& scope) {
                             "\"local\"",
                             quote(scope), quote(name())));
   }
+  if (s.is_output && m != MemoryScope::Global)
+    throw Error(fmt::format("set_scope: stage {} is an output, and outputs live in global memory; to compute it "
+                            "in {} memory first, use cache_write({}, {})",
+                            quote(name()), scope, s.op->name, quote(scope)));
   s.scope = m;
   s.scope_set = true;
 }

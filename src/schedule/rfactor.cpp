@@ -103,6 +103,25 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
       throw Error(fmt::format("rfactor: stage {} is computed at axis {} of stage {}, which rfactor removes",
                               quote(other->op->name), quote(other->attach_ivar.name()), quote(op->name)));
 
+  // rfactor rebuilds the stage's loops (its axes, then the factored reduction): a loop
+  // schedule given before would be dropped.
+  for (const IterVar& leaf : st->leaf_iter_vars) {
+    auto it = st->attrs.find(leaf.get());
+    if (it != st->attrs.end())
+      throw Error(fmt::format("rfactor: axis {} of stage {} is {}, but rfactor rebuilds the stage's loops; "
+                              "annotate stage {} after rfactor",
+                              quote(leaf.name()), quote(op->name), sched::describe_attr(it->second), quote(op->name)));
+  }
+  for (const Relation& rel : st->relations) {
+    const auto* sp = std::get_if<SplitRelation>(&rel);
+    const auto* fu = std::get_if<FuseRelation>(&rel);
+    const IterVar& iv = sp ? sp->parent : fu ? fu->outer : std::get<SingletonRelation>(rel).iv;
+    if (iv.type() != IterVarType::Reduce)
+      throw Error(fmt::format("rfactor: data axis {} of stage {} is {}, but rfactor rebuilds the stage's data "
+                              "loops; split or fuse them after rfactor",
+                              quote(iv.name()), quote(op->name), sp ? "split" : "fused"));
+  }
+
   // The factored stage: op's axes (renamed) with axis's iterations inserted as a dimension.
   IvSet touched = touched_by(*st, axis);
   std::vector<std::pair<Var, Expr>> subst;

@@ -55,10 +55,40 @@ std::string names(const std::vector<IterVar>& ivs) {
   return s;
 }
 
-// Random restructuring of a stage's loops, then annotations.
-void cpu_loops(Rng& rng, Stage st, std::ostringstream& log, StepFilter& steps) {
+// Where a stage's loops run. Inside a consumer's parallel or vectorized loop the same
+// annotation again would have no effect, and lower() refuses it (check_loop_nesting).
+struct Nest {
+  bool in_parallel = false, in_vector = false;
+};
+
+// The loops of a stage that cpu_loops annotated.
+struct Annotated {
+  IterVar parallel, vectorized;
+};
+
+// The nest of a stage computed at loop `at` of `parent` (annotated as `a`, in nest `outer`).
+Nest nest_at(const Stage& parent, const Annotated& a, const Nest& outer, const IterVar& at) {
+  Nest n = outer;
+  // The parent's leaves from the outermost down to `at` enclose the stage.
+  for (const IterVar& leaf : parent.leaf_iter_vars()) {
+    n.in_parallel = n.in_parallel || leaf.same_as(a.parallel);
+    n.in_vector = n.in_vector || leaf.same_as(a.vectorized);
+    if (leaf.same_as(at)) break;
+  }
+  return n;
+}
+
+// Random restructuring of a stage's loops, then annotations that lower() accepts where
+// the stage runs (`nest`): one vectorized and one parallel loop at most, the parallel
+// one outside the vectorized one.
+Annotated cpu_loops(Rng& rng, Stage st, std::ostringstream& log, StepFilter& steps, const Nest& nest) {
+  Annotated out;
   static const int kFactors[] = {1, 2, 3, 3, 4, 5, 7, 7};
   const std::string who = st.name() + ": ";
+  // Loops whose extent is a constant wherever the stage runs: the inner loops of splits by
+  // a constant factor. (A stage that is not an output gets its loops' extents from the
+  // region its readers need, which need not be a constant even when the axis's is.)
+  std::set<const IterVarNode*> constant_inner;
   int restructures = static_cast<int>(rng.below(4));
   for (int k = 0; k < restructures; ++k) {
     std::vector<IterVar> leaves = st.leaf_iter_vars();
@@ -69,6 +99,7 @@ void cpu_loops(Rng& rng, Stage st, std::ostringstream& log, StepFilter& steps) {
         bool nparts = rng.chance(25);
         if (!steps.take()) break;
         auto [o, i] = nparts ? st.split_nparts(iv, f) : st.split(iv, f);
+        if (!nparts) constant_inner.insert(i.get());
         log << who << (nparts ? "split_nparts(" : "split(") << iv.name() << ", " << f << ")\n";
         break;
       }
@@ -93,7 +124,9 @@ void cpu_loops(Rng& rng, Stage st, std::ostringstream& log, StepFilter& steps) {
         size_t p = rng.below(leaves.size() - 1);
         int fx = rng.pick(kFactors), fy = rng.pick(kFactors);
         if (!steps.take()) break;
-        st.tile(leaves[p], leaves[p + 1], fx, fy);
+        auto [xo, yo, xi, yi] = st.tile(leaves[p], leaves[p + 1], fx, fy);
+        constant_inner.insert(xi.get());
+        constant_inner.insert(yi.get());
         log << who << "tile(" << leaves[p].name() << ", " << leaves[p + 1].name() << ", " << fx << ", " << fy
             << ")\n";
         break;
@@ -104,9 +137,10 @@ void cpu_loops(Rng& rng, Stage st, std::ostringstream& log, StepFilter& steps) {
   std::set<const IterVarNode*> annotated;
   auto small = [&](const IterVar& iv) {
     int64_t e;
-    return const_extent(iv, &e) && e <= 16 && !annotated.count(iv.get());
+    const bool constant = st.is_output() || constant_inner.count(iv.get());
+    return constant && const_extent(iv, &e) && e <= 16 && !annotated.count(iv.get());
   };
-  if (rng.chance(40)) {
+  if (rng.chance(40) && !nest.in_vector) {
     std::vector<IterVar> cands;
     for (const IterVar& iv : leaves)
       if (iv.type() == IterVarType::DataPar && small(iv)) cands.push_back(iv);
@@ -114,6 +148,7 @@ void cpu_loops(Rng& rng, Stage st, std::ostringstream& log, StepFilter& steps) {
       IterVar iv = cands.back().same_as(leaves.back()) && rng.chance(70) ? cands.back() : rng.pick(cands);
       if (steps.take()) {
         st.vectorize(iv);
+        out.vectorized = iv;
         annotated.insert(iv.get());
         log << who << "vectorize(" << iv.name() << ")\n";
       }
@@ -132,19 +167,23 @@ void cpu_loops(Rng& rng, Stage st, std::ostringstream& log, StepFilter& steps) {
       }
     }
   }
-  if (rng.chance(35)) {
+  if (rng.chance(35) && !nest.in_parallel && !nest.in_vector) {
     std::vector<IterVar> cands;
-    for (const IterVar& iv : leaves)
+    for (const IterVar& iv : leaves) {
+      if (out.vectorized.same_as(iv)) break;  // only loops outside the vectorized one
       if (iv.type() == IterVarType::DataPar && !annotated.count(iv.get())) cands.push_back(iv);
+    }
     if (!cands.empty()) {
       IterVar iv = rng.chance(60) ? cands.front() : rng.pick(cands);
       if (steps.take()) {
         st.parallel(iv);
+        out.parallel = iv;
         annotated.insert(iv.get());
         log << who << "parallel(" << iv.name() << ")\n";
       }
     }
   }
+  return out;
 }
 
 std::vector<Tensor> reader_tensors(const StageGraph& g, const std::vector<size_t>& readers) {
@@ -203,6 +242,8 @@ void schedule_for_cpu(Rng& rng, Schedule& s, const std::vector<Tensor>& computes
 
   // Consumers before producers: a consumer's loops are final when a producer attaches.
   StageGraph g(s);
+  std::vector<Nest> nest(g.stages.size());
+  std::vector<Annotated> annotated(g.stages.size());
   for (size_t i = g.stages.size(); i-- > 0;) {
     Stage st = g.stages[i];
     if (!is_compute(st)) continue;
@@ -221,11 +262,12 @@ void schedule_for_cpu(Rng& rng, Schedule& s, const std::vector<Tensor>& computes
         IterVar at = rng.pick(parent.leaf_iter_vars());
         if (steps.take()) {
           st.compute_at(parent, at);
+          nest[i] = nest_at(parent, annotated[eff[0]], nest[eff[0]], at);
           log << st.name() << ": compute_at(" << parent.name() << ", " << at.name() << ")\n";
         }
       }
     }
-    cpu_loops(rng, st, log, steps);
+    annotated[i] = cpu_loops(rng, st, log, steps, nest[i]);
   }
 }
 
