@@ -112,7 +112,28 @@ TEST(AutotuneRecords, JsonSyntax) {
     expect_error([&] { parse_record(with_key(bad)); }, {"tuning record"});
   }
   expect_error([&] { parse_record("{\"te_tune\":1,}"); }, {"JSON", "column 14"});
-  expect_error([&] { parse_record(good + " x"); }, {"unexpected text after the JSON value"});
+  expect_error([&] { parse_record(good + " x"); }, {"JSON", "expected end of input"});
+  expect_error([&] { parse_record(with_key("\"k\",\"key\":\"k\"")); }, {"JSON: duplicate key \"key\""});
+  expect_error([&] { parse_record(with_key("[[[[[[1]]]]]]")); }, {"JSON: nesting deeper than 4"});
+  expect_error([&] { parse_record(with_key("1e999")); }, {"JSON", "number overflow"});
+}
+
+// A line as te wrote it before the records moved to nlohmann-json reads the same, and is
+// written back byte for byte: the format did not change.
+TEST(AutotuneRecords, LinesOfEarlierVersionsReadAndWriteTheSame) {
+  const std::string line =
+      R"({"te_tune":1,"key":"sgemm/512","target":"x86_64-pc-linux-gnu -mcpu=znver3","cpu":"AMD EPYC","llvm":"14.0.6",)"
+      R"("config":{"tile":32,"order":"ji","unroll":"on"},"status":"ok","error":"","times":[0.00123,0.0015,2e-05],)"
+      R"("build_s":0.052,"timestamp":1795575060})";
+  Record r = parse_record(line);
+  EXPECT_EQ(r.key, "sgemm/512");
+  ASSERT_EQ(r.config.size(), 3u);
+  EXPECT_EQ(r.config[0], (std::pair<std::string, std::string>{"tile", "32"}));
+  EXPECT_EQ(r.config[1].second, "ji");
+  EXPECT_EQ(r.config[2].second, "on");
+  EXPECT_EQ(r.times, (std::vector<double>{0.00123, 0.0015, 2e-05}));
+  EXPECT_EQ(r.timestamp, 1795575060);
+  EXPECT_EQ(format_record(r), line);
 }
 
 TEST(AutotuneRecords, RoundTrip) {

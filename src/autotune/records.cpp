@@ -11,7 +11,7 @@
 #include <istream>
 #include <limits>
 
-#include "autotune/json.h"
+#include "autotune/json_io.h"
 #include "te/error.h"
 
 namespace te::autotune {
@@ -24,48 +24,48 @@ constexpr double kMaxExactInt = 9007199254740992.0;  // 2^53
 
 [[noreturn]] void bad(const std::string& what) { throw Error("tuning record: " + what); }
 
-const json::Value& member(const json::Value& obj, const char* key, json::Value::Kind kind) {
-  const json::Value* v = obj.find(key);
-  if (!v) bad(fmt::format("missing \"{}\"", key));
-  if (v->kind() != kind)
-    bad(fmt::format("\"{}\" is a {}, not a {}", key, json::kind_name(v->kind()), json::kind_name(kind)));
-  return *v;
+bool has(const Json& obj, const char* key) { return obj.find(key) != obj.end(); }
+
+// The member `key` of a record object, of the kind named ("number", "string", ...).
+const Json& member(const Json& obj, const char* key, std::string_view kind) {
+  auto it = obj.find(key);
+  if (it == obj.end()) bad(fmt::format("missing \"{}\"", key));
+  if (kind_name(*it) != kind) bad(fmt::format("\"{}\" is a {}, not a {}", key, kind_name(*it), kind));
+  return *it;
 }
 
-std::string string_member(const json::Value& obj, const char* key, bool required, bool non_empty) {
-  if (!required && !obj.find(key)) return "";
-  const std::string& s = member(obj, key, json::Value::Kind::String).as_string();
+std::string string_member(const Json& obj, const char* key, bool required, bool non_empty) {
+  if (!required && !has(obj, key)) return "";
+  const std::string& s = member(obj, key, "string").get_ref<const std::string&>();
   if (s.size() > kMaxRecordStringBytes)
     bad(fmt::format("\"{}\" is longer than {} bytes", key, kMaxRecordStringBytes));
   if (non_empty && s.empty()) bad(fmt::format("\"{}\" is empty", key));
   return s;
 }
 
-double seconds_member(const json::Value& obj, const char* key) {
-  if (!obj.find(key)) return 0;
-  double d = member(obj, key, json::Value::Kind::Number).as_number();
+double seconds_member(const Json& obj, const char* key) {
+  if (!has(obj, key)) return 0;
+  double d = member(obj, key, "number").get<double>();
   if (!(d >= 0 && d <= kMaxSeconds))
     bad(fmt::format("\"{}\" is {}, not between 0 and {} seconds", key, d, kMaxSeconds));
   return d;
 }
 
-std::string config_label(const std::string& knob, const json::Value& v) {
-  switch (v.kind()) {
-    case json::Value::Kind::String:
-      if (v.as_string().empty() || v.as_string().size() > 256)
-        bad(fmt::format("config knob \"{}\": an option name must have 1-256 bytes", knob));
-      return v.as_string();
-    case json::Value::Kind::Bool:
-      return v.as_bool() ? "on" : "off";
-    case json::Value::Kind::Number: {
-      double d = v.as_number();
-      if (d != std::floor(d) || std::fabs(d) >= kMaxExactInt)
-        bad(fmt::format("config knob \"{}\": {} is not an integer of at most 2^53", knob, d));
-      return std::to_string(static_cast<int64_t>(d));
-    }
-    default:
-      bad(fmt::format("config knob \"{}\" is a {}", knob, json::kind_name(v.kind())));
+std::string config_label(const std::string& knob, const Json& v) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s.empty() || s.size() > 256)
+      bad(fmt::format("config knob \"{}\": an option name must have 1-256 bytes", knob));
+    return s;
   }
+  if (v.is_boolean()) return v.get<bool>() ? "on" : "off";
+  if (v.is_number()) {
+    double d = v.get<double>();
+    if (d != std::floor(d) || std::fabs(d) >= kMaxExactInt)
+      bad(fmt::format("config knob \"{}\": {} is not an integer of at most 2^53", knob, d));
+    return std::to_string(static_cast<int64_t>(d));
+  }
+  bad(fmt::format("config knob \"{}\" is a {}", knob, kind_name(v)));
 }
 
 // "32" or "-4" (as std::to_string writes it, below 2^53 in magnitude): written as a number.
@@ -110,44 +110,44 @@ Record make_record(const std::string& key, const Config& config, bool ok, std::s
 }
 
 std::string format_record(const Record& r) {
-  json::Value config = json::Value::object();
+  Json config = Json::object();
   for (const auto& [name, label] : r.config) {
     // Integers as numbers, everything else (choices, on/off) as strings.
     int64_t v = 0;
     if (canonical_integer(label, &v))
-      config.set(name, json::Value::number(static_cast<double>(v)));
+      config[name] = v;
     else
-      config.set(name, json::Value::string(label));
+      config[name] = label;
   }
-  json::Value times = json::Value::array();
-  for (double t : r.times) times.push_back(json::Value::number(t));
-  json::Value obj = json::Value::object();
-  obj.set("te_tune", json::Value::number(1));
-  obj.set("key", json::Value::string(r.key));
-  obj.set("target", json::Value::string(r.target));
-  obj.set("cpu", json::Value::string(r.cpu));
-  obj.set("llvm", json::Value::string(r.llvm));
-  obj.set("config", std::move(config));
-  obj.set("status", json::Value::string(r.ok ? "ok" : "error"));
-  obj.set("error", json::Value::string(r.error));
-  obj.set("times", std::move(times));
-  obj.set("build_s", json::Value::number(r.build_s));
-  obj.set("timestamp", json::Value::number(r.timestamp));
-  return json::write(obj);
+  Json times = Json::array();
+  for (double t : r.times) times.push_back(json_number(t));
+  Json obj = Json::object();
+  obj["te_tune"] = 1;
+  obj["key"] = r.key;
+  obj["target"] = r.target;
+  obj["cpu"] = r.cpu;
+  obj["llvm"] = r.llvm;
+  obj["config"] = std::move(config);
+  obj["status"] = r.ok ? "ok" : "error";
+  obj["error"] = r.error;
+  obj["times"] = std::move(times);
+  obj["build_s"] = json_number(r.build_s);
+  obj["timestamp"] = json_number(r.timestamp);
+  return write_json(obj);
 }
 
 Record parse_record(const std::string& line) {
   if (line.size() > kMaxRecordLineBytes)
     bad(fmt::format("line of {} bytes (at most {})", line.size(), kMaxRecordLineBytes));
-  json::Value root;
+  Json root;
   try {
-    root = json::parse(line, 4);  // record -> config / times -> values
+    root = parse_json(line, 4);  // record -> config / times -> values, and room
   } catch (const Error& e) {
     bad(e.what());
   }
-  if (root.kind() != json::Value::Kind::Object) bad("not a JSON object");
-  const json::Value& version = member(root, "te_tune", json::Value::Kind::Number);
-  if (version.as_number() != 1) bad(fmt::format("version {} (this te reads version 1)", version.as_number()));
+  if (!root.is_object()) bad("not a JSON object");
+  const double version = member(root, "te_tune", "number").get<double>();
+  if (version != 1) bad(fmt::format("version {} (this te reads version 1)", version));
 
   Record r;
   r.key = string_member(root, "key", true, true);
@@ -155,25 +155,24 @@ Record parse_record(const std::string& line) {
   r.cpu = string_member(root, "cpu", false, false);
   r.llvm = string_member(root, "llvm", false, false);
 
-  const json::Value& config = member(root, "config", json::Value::Kind::Object);
-  if (config.members().size() > kMaxRecordKnobs)
-    bad(fmt::format("config has {} knobs (at most {})", config.members().size(), kMaxRecordKnobs));
-  for (const auto& [name, v] : config.members()) {
+  const Json& config = member(root, "config", "object");
+  if (config.size() > kMaxRecordKnobs)
+    bad(fmt::format("config has {} knobs (at most {})", config.size(), kMaxRecordKnobs));
+  for (const auto& [name, v] : config.items()) {
     if (name.empty() || name.size() > 64) bad("config: a knob name must have 1-64 bytes");
     r.config.emplace_back(name, config_label(name, v));
   }
 
-  const std::string& status = member(root, "status", json::Value::Kind::String).as_string();
+  const std::string& status = member(root, "status", "string").get_ref<const std::string&>();
   if (status != "ok" && status != "error") bad("\"status\" must be \"ok\" or \"error\"");
   r.ok = status == "ok";
   r.error = string_member(root, "error", false, false);
 
-  const json::Value& times = member(root, "times", json::Value::Kind::Array);
-  if (times.items().size() > kMaxRecordTimes)
-    bad(fmt::format("{} times (at most {})", times.items().size(), kMaxRecordTimes));
-  for (const json::Value& t : times.items()) {
-    if (t.kind() != json::Value::Kind::Number) bad(fmt::format("a time is a {}", json::kind_name(t.kind())));
-    double d = t.as_number();
+  const Json& times = member(root, "times", "array");
+  if (times.size() > kMaxRecordTimes) bad(fmt::format("{} times (at most {})", times.size(), kMaxRecordTimes));
+  for (const Json& t : times) {
+    if (!t.is_number()) bad(fmt::format("a time is a {}", kind_name(t)));
+    double d = t.get<double>();
     // No call through te takes under a nanosecond: a smaller time is a lie that would win.
     if (!(d >= kMinSeconds && d <= kMaxSeconds))
       bad(fmt::format("time {} is not between {} and {} seconds", d, kMinSeconds, kMaxSeconds));
@@ -183,8 +182,8 @@ Record parse_record(const std::string& line) {
   if (!r.ok && !r.times.empty()) bad("status \"error\" with times");
   if (!r.ok && r.error.empty()) bad("status \"error\" without an error");
   r.build_s = seconds_member(root, "build_s");
-  if (root.find("timestamp")) {
-    double ts = member(root, "timestamp", json::Value::Kind::Number).as_number();
+  if (has(root, "timestamp")) {
+    double ts = member(root, "timestamp", "number").get<double>();
     if (!(ts >= 0 && ts < 1e11)) bad(fmt::format("timestamp {} is not a time", ts));
     r.timestamp = ts;
   }

@@ -11,43 +11,41 @@
 #include <cmath>
 #include <cstring>
 
-#include "autotune/json.h"
+#include "autotune/json_io.h"
 #include "te/error.h"
 
 namespace te::autotune::detail {
 
 std::string encode_result(const MeasureResult& r) {
-  json::Value times = json::Value::array();
+  Json times = Json::array();
   for (double t : r.times)
-    if (std::isfinite(t)) times.push_back(json::Value::number(t));
-  json::Value obj = json::Value::object();
-  obj.set("ok", json::Value::boolean(r.ok));
-  obj.set("error", json::Value::string(r.error));
-  obj.set("times", std::move(times));
-  obj.set("build_s", json::Value::number(std::isfinite(r.build_s) ? r.build_s : 0.0));
-  return json::write(obj);
+    if (std::isfinite(t)) times.push_back(json_number(t));
+  Json obj = Json::object();
+  obj["ok"] = r.ok;
+  obj["error"] = r.error;
+  obj["times"] = std::move(times);
+  obj["build_s"] = json_number(std::isfinite(r.build_s) ? r.build_s : 0.0);
+  return write_json(obj);
 }
 
 MeasureResult decode_result(const std::string& line) {
   MeasureResult r;
   try {
-    json::Value v = json::parse(line, 4);
-    const json::Value* ok = v.find("ok");
-    const json::Value* error = v.find("error");
-    const json::Value* times = v.find("times");
-    const json::Value* build_s = v.find("build_s");
-    if (!ok || ok->kind() != json::Value::Kind::Bool || !error ||
-        error->kind() != json::Value::Kind::String || !times || times->kind() != json::Value::Kind::Array ||
-        !build_s || build_s->kind() != json::Value::Kind::Number)
+    Json v = parse_json(line, 4);
+    if (!v.is_object()) throw Error("not a JSON object");
+    auto ok = v.find("ok"), error = v.find("error"), times = v.find("times"), build_s = v.find("build_s");
+    if (ok == v.end() || !ok->is_boolean() || error == v.end() || !error->is_string() || times == v.end() ||
+        !times->is_array() || build_s == v.end() || !build_s->is_number())
       throw Error("fields missing");
-    for (const json::Value& t : times->items()) {
-      if (t.kind() != json::Value::Kind::Number || !(t.as_number() > 0)) throw Error("bad time");
-      r.times.push_back(t.as_number());
+    for (const Json& t : *times) {
+      if (!t.is_number() || !(t.get<double>() > 0)) throw Error("bad time");
+      r.times.push_back(t.get<double>());
     }
-    r.ok = ok->as_bool() && !r.times.empty();
-    r.error = r.ok ? "" : (error->as_string().empty() ? "no times measured" : error->as_string());
+    r.ok = ok->get<bool>() && !r.times.empty();
+    const std::string& message = error->get_ref<const std::string&>();
+    r.error = r.ok ? "" : (message.empty() ? "no times measured" : message);
     if (!r.ok) r.times.clear();
-    r.build_s = build_s->as_number();
+    r.build_s = build_s->get<double>();
   } catch (const Error& e) {
     r = MeasureResult();
     r.error = std::string("the worker sent an unreadable result: ") + e.what();

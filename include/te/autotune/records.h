@@ -17,7 +17,9 @@
 /// kMaxRecordLineBytes, missing or mistyped fields, a version other than 1, times that are
 /// not numbers between 1 ns and a day, an ok record without times or a failed one with
 /// some (or without its error), more than kMaxRecordTimes times or kMaxRecordKnobs knobs,
-/// strings over kMaxRecordStringBytes. Unknown fields are ignored. read_records() skips
+/// strings over kMaxRecordStringBytes, duplicate keys, nesting deeper than 4. Unknown
+/// fields are ignored. (The JSON is read and written by nlohmann-json, privately; the
+/// format is the one earlier te versions wrote, byte for byte, and they read it.) read_records() skips
 /// such lines, each with a warning naming the file, the line and the reason, and keeps
 /// the rest: one damaged line (a run killed mid-write leaves a truncated last line) does
 /// not lose a tuning run. It never holds more than one line of kMaxRecordLineBytes in
