@@ -349,3 +349,30 @@ TEST(LlvmBasic, IndirectIndexClampedIntoTheBufferNeedsNoRuntimeCheck) {
   expect_error([&] { build(raw)("indirect")(a, NDArray::empty({8}, Float(32)), ind); },
                {"out-of-bounds load from buffer 'A'"});
 }
+
+// Where te made vector code, LLVM's unrollers and vectorizers stay off (they only grew
+// the code and its compile time); scalar code still gets them, as clang -O3 runs them.
+TEST(LlvmBasic, LlvmLeavesTeVectorCodeAsTeMadeIt) {
+  auto count = [](const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+  };
+  Var io("io"), i("i");
+  Buffer A("A", Float(32), {64}), B("B", Float(32), {64});
+  Expr lanes = ramp(io * 8, 1, 8);
+  LoweredFunc vec = make_func("twice_vec", {buffer_param(A), buffer_param(B)},
+                              serial(io, 0, 8, store(B, load(A, {lanes}) * broadcast(Expr(2.0f), 8), {lanes})));
+  std::string vec_ir = llvm_ir(vec, /*optimized=*/true);
+  // The 8-iteration loop stays a loop: one vector store, not 8 (LLVM's full unroll).
+  EXPECT_EQ(count(vec_ir, "store <8 x float>"), 1u) << vec_ir;
+  LoweredFunc scalar = make_func("twice", {buffer_param(A), buffer_param(B)},
+                                 serial(i, 0, 64, store(B, load(A, {i}) * 2.0f, {i})));
+  std::string scalar_ir = llvm_ir(scalar, /*optimized=*/true);
+  EXPECT_TRUE(contains(scalar_ir, " x float>")) << scalar_ir;  // LLVM's loop vectorizer ran
+  for (const LoweredFunc& f : {vec, scalar}) {
+    auto out = expect_matches_interpreter(f, {random_array<float>({64}, 11), NDArray::empty({64}, Float(32))});
+    auto av = out[0].array().to_vector<float>(), bv = out[1].array().to_vector<float>();
+    for (int k = 0; k < 64; ++k) EXPECT_EQ(bv[k], 2.0f * av[k]);
+  }
+}

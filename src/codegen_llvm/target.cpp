@@ -4,6 +4,8 @@
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -85,14 +87,47 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(int opt_level) {
   return tm;
 }
 
+namespace {
+
+// Whether te emitted vector code (an instruction of vector type) into m.
+bool has_vector_code(const llvm::Module& m) {
+  for (const llvm::Function& f : m)
+    for (const llvm::BasicBlock& b : f)
+      for (const llvm::Instruction& i : b)
+        if (i.getType()->isVectorTy()) return true;
+  return false;
+}
+
+// Whether a loop of m carries llvm.loop.vectorize.enable: a loop te could not vectorize
+// itself and left to LLVM (src/lower/vectorize.cpp).
+bool has_vectorize_hint(const llvm::Module& m) {
+  for (const llvm::Function& f : m)
+    for (const llvm::BasicBlock& b : f) {
+      const llvm::MDNode* loop = b.getTerminator() ? b.getTerminator()->getMetadata("llvm.loop") : nullptr;
+      if (loop == nullptr) continue;
+      for (const llvm::MDOperand& op : loop->operands()) {
+        const auto* property = llvm::dyn_cast_or_null<llvm::MDNode>(op.get());
+        if (property == nullptr || property->getNumOperands() == 0) continue;
+        const auto* name = llvm::dyn_cast_or_null<llvm::MDString>(property->getOperand(0).get());
+        if (name != nullptr && name->getString() == "llvm.loop.vectorize.enable") return true;
+      }
+    }
+  return false;
+}
+
+}  // namespace
+
 void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = opt_level >= 2;
-  tuning.SLPVectorization = opt_level >= 2;
+  const bool te_vectorized = has_vector_code(m);
+  tuning.LoopVectorization = opt_level >= 2 && (!te_vectorized || has_vectorize_hint(m));
+  tuning.SLPVectorization = opt_level >= 2 && !te_vectorized;
+  tuning.LoopUnrolling = !te_vectorized;
+  tuning.LoopInterleaving = !te_vectorized;
   llvm::PassBuilder pb(&tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

@@ -25,7 +25,11 @@ int64_t streaming_threshold(int64_t requested);
 std::unique_ptr<llvm::TargetMachine> make_target_machine(int opt_level);
 
 // LLVM's default pipeline for opt_level (new pass manager, with the TargetMachine's
-// cost model), as clang -O3 runs it.
+// cost model), as clang -O3 runs it, except where te made vector code itself: then, as
+// Halide does, LLVM's loop unroller, loop vectorizer and SLP vectorizer stay off (the
+// loop vectorizer still runs for loops te marked for it). They would only grow what te
+// already unrolled and vectorized: sgemm's code was 2.7x larger and twice as slow to
+// compile with them, and no faster (bench/README.md, "Compile latency").
 void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level);
 
 // An object file (or assembly text) of m.
