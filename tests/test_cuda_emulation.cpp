@@ -115,6 +115,23 @@ TEST_F(CudaEmulation, MatmulTiledThroughSharedMemory) {
   EXPECT_EQ(r.launches[0], (std::array<unsigned, 6>{2, 3, 1, 8, 8, 1}));
 }
 
+TEST_F(CudaEmulation, MatmulWithVirtualThreads) {
+  const int M = 37, N = 29, K = 11;
+  auto av = ramp_values(M * K, 0.37f, 0.25f), bv = ramp_values(K * N, 0.11f, -0.5f);
+  EmulatedRun r = run_and_compare("matmul_vthread", {NDArray::from_vector(av, {M, K}), NDArray::from_vector(bv, {K, N}),
+                                                      NDArray::empty({M, N}, Float(32))});
+  ASSERT_EQ(r.launches.size(), 1u);
+  EXPECT_EQ(r.launches[0], (std::array<unsigned, 6>{2, 3, 1, 4, 4, 1}));  // 4 x 4 threads: vthreads are not threads
+  ASSERT_EQ(r.arrays.size(), 3u);
+  auto got = r.arrays[2].to_vector<float>();
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float want = 0;
+      for (int q = 0; q < K; ++q) want += av[size_t(i * K + q)] * bv[size_t(q * N + j)];
+      EXPECT_NEAR(got[size_t(i * N + j)], want, 1e-3f * (1 + std::fabs(want))) << i << "," << j;
+    }
+}
+
 TEST_F(CudaEmulation, RowReductionWithSharedTree) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{5, 100}, {3, 7}, {1, 64}}) {
     NDArray a = NDArray::from_vector(ramp_values(rows * cols, 0.5f, 0.125f), {rows, cols});

@@ -134,12 +134,16 @@ TEST(Directives, ParallelHostLoopAroundAGpuKernelIsRefused) {
                 "leave the host loop serial"});
 }
 
-TEST(Directives, VthreadIsRefused) {
-  AddOne g({Expr(8), Expr(64)});
+TEST(Directives, VthreadOfASymbolicExtentIsRefused) {
+  AddOne g({Expr(8), Var("m")});
   Schedule s = create_schedule({g.C});
-  s[g.C].bind(g.C.axis(0), thread_axis("vthread"));
+  s[g.C].bind(g.C.axis(1), thread_axis("vthread"));
   expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"axis 'i' of stage 'C' is bound to vthread", "does not interleave"});
+               {"axis 'j' of stage 'C' is bound to vthread, but its extent m is not a constant", "split_nparts"});
+  Schedule t = create_schedule({g.C});
+  auto [vo, vi] = t[g.C].split_nparts(g.C.axis(1), 100);
+  t[g.C].bind(vo, thread_axis("vthread"));
+  expect_error([&] { lower(t, {g.A, g.C}, "f"); }, {"bound to vthread with 100 iterations", "at most 64"});
 }
 
 // The attach point must stay a loop: split and fuse refuse to replace it (at schedule time).

@@ -92,12 +92,54 @@ TEST(LowerThreads, AThreadAxisInsideALoopOfTheSameTagSharesIt) {
                {"lower", "stage 'A.shared'", "threadIdx.x", "32 iterations", "stage 'B'", "only 16 threads"});
 }
 
-TEST(LowerThreads, VirtualThreadsAreRefusedUntilInterleaved) {
+// vthread: the loop is gone; its iterations are interleaved copies inside the inner loop.
+TEST(LowerThreads, VirtualThreadsInterleaveInsideTheInnerLoop) {
   Square q;
   Schedule s = create_schedule({q.B});
-  auto [vo, vi] = s[q.B].split(q.B.axis(0), 2);
+  auto [vo, vi] = s[q.B].split_nparts(q.B.axis(0), 2);
   s[q.B].bind(vo, thread_axis("vthread"));
-  expect_error([&] { lower(s, {q.A, q.B}, "vthread"); }, {"'i.outer' of stage 'B' is bound to vthread"});
+  LoweredFunc f = lower(s, {q.A, q.B}, "vthread");
+  EXPECT_EQ(count_stmts(f.body, [](const Stmt& x) {
+              const auto* n = x.as<ForNode>();
+              return n && n->var.name() == "i.outer";
+            }), 0) << f;
+  // One loop (over i.inner) holding both vthreads' stores.
+  const ForNode* inner = nullptr;
+  count_stmts(f.body, [&](const Stmt& x) {
+    if (x.as<ForNode>()) inner = x.as<ForNode>();
+    return false;
+  });
+  ASSERT_NE(inner, nullptr) << f;
+  EXPECT_EQ(inner->var.name(), "i.inner") << f;
+  EXPECT_EQ(count_stmts(inner->body, [](const Stmt& x) { return x.as<StoreNode>() != nullptr; }), 2) << f;
+  check_square(f, "vthread");
+}
+
+// A buffer computed inside a vthread loop gets one copy per vthread.
+TEST(LowerThreads, VirtualThreadsGetTheirOwnCopyOfInnerBuffers) {
+  Var n("n");
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor T = compute({n}, [&](Expr i) { return A(i) + 1.0f; }, "T");
+  Tensor B = compute({n}, [&](Expr i) { return T(i) * T(i); }, "B");
+  Schedule s = create_schedule({B});
+  auto [vo, rest] = s[B].split_nparts(B.axis(0), 3);
+  auto [mid, in] = s[B].split(rest, 4);
+  s[B].bind(vo, thread_axis("vthread"));
+  s[T].compute_at(s[B], mid);
+  LoweredFunc f = lower(s, {A, B}, "vthread_buffers");
+  int allocations = count_stmts(f.body, [](const Stmt& x) {
+    const auto* a = x.as<AllocateNode>();
+    return a && a->buffer.name() == "T" && is_const_int(a->buffer.shape()[0], 12);  // 3 vthreads x 4
+  });
+  EXPECT_EQ(allocations, 1) << f;
+  for (int64_t len : {1, 5, 12, 13, 40}) {
+    NDArray a = input({len}, 3), b = output({len});
+    run_backends(f, {a, b});
+    auto av = a.to_vector<float>();
+    std::vector<float> want;
+    for (float x : av) want.push_back((x + 1.0f) * (x + 1.0f));
+    expect_close(b.to_vector<float>(), want, 1e-6f, "n=" + std::to_string(len));
+  }
 }
 
 TEST(LowerThreads, ASharedBufferSizedByAnInnerLoopIsAnError) {

@@ -32,25 +32,11 @@ void check_inlined_unscheduled(const StageNode& st) {
                           st.op->name, first_directive(st)));
 }
 
-void check_no_vthread(const StageNode& st) {
-  for (const IterVar& leaf : st.leaf_iter_vars) {
-    auto it = st.attrs.find(leaf.get());
-    if (it == st.attrs.end() || it->second.kind != ForKind::ThreadBinding) continue;
-    if (it->second.thread->thread_tag.rfind("vthread", 0) != 0) continue;
-    // Run serially, a vthread would only rename a serial loop: its point, interleaved
-    // register tiles (TVM's InjectVirtualThread), is not built yet, so it is refused.
-    throw Error(fmt::format("lower: axis '{}' of stage '{}' is bound to vthread, which te does not interleave "
-                            "yet; leave the loop serial, or unroll it to interleave its iterations",
-                            leaf.name(), st.op->name));
-  }
-}
-
 }  // namespace
 
 void check_schedule(const Schedule& s) {
   for (const auto& st : s.get()->stages) {
     check_inlined_unscheduled(*st);
-    check_no_vthread(*st);
   }
 }
 

@@ -11,7 +11,7 @@ namespace te {
 std::vector<std::string> lower_pass_names() {
   return {"inline",          "cache_stages",    "infer_bound",     "build_loop_nests",
           "reduction_init",  "attach",          "storage_flatten", "allocate",
-          "simplify",        "loop_partition",  "unroll",          "vectorize",
+          "inject_virtual_thread", "simplify",        "loop_partition",  "unroll",          "vectorize",
           "insert_barriers", "unify_thread_extents", "remove_no_op", "unique_names"};
 }
 
@@ -41,6 +41,7 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   check_loop_nesting(body, ctx);
   body = dump.after("storage_flatten", storage_flatten(body, ctx));
   body = dump.after("allocate", allocate_buffers(body, ctx));
+  body = dump.after("inject_virtual_thread", inject_virtual_threads(body, ctx));
   body = dump.after("simplify", simplify(body, ctx.known));
   if (options.partition_loops) body = dump.after("loop_partition", partition_loops(body, ctx.known));
   body = dump.after("unroll", unroll_loops(body));

@@ -49,8 +49,7 @@ struct StageNest {
 };
 
 // ---- Schedule-level passes ----
-// Refuses directives that lowering could only drop: a loop schedule on an inlined stage,
-// a compute_at axis split or fused afterwards, vthread bindings.
+// Refuses directives that lowering could only drop: a loop schedule on an inlined stage.
 void check_schedule(const Schedule& s);
 // compute_inline: substitutes inlined stages into their readers (a copy of the schedule).
 Schedule inline_stages(const Schedule& s);
@@ -81,6 +80,10 @@ Stmt storage_flatten(const Stmt& s, const LowerContext& ctx);
 // Allocate nodes for intermediates at the innermost statement covering their uses
 // (shared and global ones outside the thread loops that share them).
 Stmt allocate_buffers(const Stmt& s, const LowerContext& ctx);
+
+// vthread loops become interleaved copies of their innermost statements (TVM's
+// InjectVirtualThread); buffers allocated inside get one copy per vthread.
+Stmt inject_virtual_threads(const Stmt& body, const LowerContext& ctx);
 
 // loop_partition with known constant bounds of variables (see te::partition_loops).
 Stmt partition_loops(const Stmt& s, const VarBounds& known);

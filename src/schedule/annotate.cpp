@@ -40,7 +40,7 @@ void Stage::bind(const IterVar& iv, const IterVar& thread) {
                             iv.defined() ? quote(iv.name()) : "(undefined)", quote(name())));
   for (const auto& [other, attr] : node_->attrs)
     if (attr.kind == ForKind::ThreadBinding && attr.thread->thread_tag == thread->thread_tag &&
-        other != iv.get()) {
+        thread->thread_tag != "vthread" && other != iv.get()) {  // several vthreads nest (x and y tiles)
       int pos = -1;
       for (size_t i = 0; i < node_->leaf_iter_vars.size(); ++i)
         if (node_->leaf_iter_vars[i].get() == other) pos = static_cast<int>(i);

@@ -63,6 +63,35 @@ inline LoweredFunc matmul_shared_func(int M, int N, int K) {
   return LoweredFunc{"matmul_shared", {buffer_param(A), buffer_param(B), buffer_param(C)}, kernel};
 }
 
+// C = A (M x K) * B (K x N) scheduled as TVM's GEMM tutorial: 16 x 16 block tiles, 2 x 2
+// virtual threads of 4 x 4 threads, each computing 2 x 2 elements per virtual thread in
+// registers (cache_write "local"): the vthreads interleave strided register tiles.
+inline LoweredFunc matmul_vthread_func(int M, int N, int K) {
+  Tensor A = placeholder({M, K}, Float(32), "A");
+  Tensor B = placeholder({K, N}, Float(32), "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Schedule s = create_schedule({C});
+  Tensor CL = s.cache_write(C, "local");
+  auto [by, yi] = s[C].split(C.axis(0), 16);
+  auto [bx, xi] = s[C].split(C.axis(1), 16);
+  s[C].reorder({by, bx, yi, xi});
+  auto [vy, yi1] = s[C].split_nparts(yi, 2);
+  auto [ty, yi2] = s[C].split_nparts(yi1, 4);
+  auto [vx, xi1] = s[C].split_nparts(xi, 2);
+  auto [tx, xi2] = s[C].split_nparts(xi1, 4);
+  s[C].reorder({by, bx, vy, vx, ty, tx, yi2, xi2});
+  s[C].bind(by, thread_axis("blockIdx.y"));
+  s[C].bind(bx, thread_axis("blockIdx.x"));
+  s[C].bind(vy, thread_axis("vthread"));
+  s[C].bind(vx, thread_axis("vthread"));
+  s[C].bind(ty, thread_axis("threadIdx.y"));
+  s[C].bind(tx, thread_axis("threadIdx.x"));
+  s[CL].compute_at(s[C], tx);
+  LoweredFunc f = lower(s, {A, B, C}, "matmul_vthread");
+  return f;
+}
+
 // B[r] = sum of row r of A (rows x cols): 32 threads per row, then a shared-memory tree.
 inline LoweredFunc row_sum_func() {
   Var rows("rows"), cols("cols");
@@ -323,6 +352,7 @@ inline std::vector<TestModule> all_test_modules() {
       {vadd_func(), {}},
       {vadd_func("vadd64"), wide},
       {matmul_shared_func(20, 13, 17), {}},
+      {matmul_vthread_func(37, 29, 11), {}},
       {row_sum_func(), {}},
       {pipeline_func(), {}},
       {half_func(), {}},
