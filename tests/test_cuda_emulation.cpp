@@ -132,6 +132,18 @@ TEST_F(CudaEmulation, MatmulWithVirtualThreads) {
     }
 }
 
+TEST_F(CudaEmulation, TransposeThroughAPaddedSharedTile) {
+  const int M = 45, N = 70;
+  auto av = ramp_values(M * N, 0.21f, 0.5f);
+  EmulatedRun r = run_and_compare("transpose_shared", {NDArray::from_vector(av, {M, N}), NDArray::empty({N, M}, Float(32))});
+  ASSERT_EQ(r.launches.size(), 1u);
+  EXPECT_EQ(r.launches[0], (std::array<unsigned, 6>{2, 3, 1, 32, 8, 1}));
+  ASSERT_EQ(r.arrays.size(), 2u);
+  auto got = r.arrays[1].to_vector<float>();
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < M; ++j) ASSERT_EQ(got[size_t(i * M + j)], av[size_t(j * N + i)]) << i << "," << j;
+}
+
 TEST_F(CudaEmulation, RowReductionWithSharedTree) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{5, 100}, {3, 7}, {1, 64}}) {
     NDArray a = NDArray::from_vector(ramp_values(rows * cols, 0.5f, 0.125f), {rows, cols});

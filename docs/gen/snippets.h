@@ -253,6 +253,18 @@ inline BeforeAfter cache_write_example() {
   return {before, text(lower(s, {A, S}, "f"))};
 }
 
+inline BeforeAfter storage_align_example() {
+  // [doc:storage_align]
+  Tensor A = placeholder({8, 6}, Float(32), "A");
+  Tensor T = compute({8, 6}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "T");
+  Tensor B = compute({6, 8}, [&](Expr i, Expr j) { return T(j, i); }, "B");  // reads T's columns
+  Schedule s = create_schedule({B});
+  std::string before = text(lower(s, {A, B}, "f"));
+  s[T].storage_align(T.axis(0), 8, 1);  // rows of 6 -> 9 elements: 9 = 8 * 1 + 1
+  // [/doc]
+  return {before, text(lower(s, {A, B}, "f"))};
+}
+
 inline BeforeAfter rfactor_example() {
   // [doc:rfactor]
   Tensor A = placeholder({16}, Float(32), "A");
@@ -318,6 +330,7 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
          m.s.cache_write(m.S, "local");
        }},
       {"rfactor", [](Mistakes& m) { m.s.rfactor(m.B, m.B.axis(0)); }},
+      {"storage_align", [](Mistakes& m) { m.s[m.B].storage_align(m.B.axis(1), 32, 32); }},
   };
 }
 
@@ -562,6 +575,7 @@ inline std::vector<Snippet> snippets() {
   pair("cache_read", cache_read_example);
   pair("cache_write", cache_write_example);
   pair("rfactor", rfactor_example);
+  pair("storage_align", storage_align_example);
   out.push_back({"split_shift.error", [] {
                    Mistakes m;
                    return error_of([&] { m.s[m.S].split(m.S.axis(0), 3, TailStrategy::ShiftInwards); });

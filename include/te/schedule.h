@@ -77,6 +77,15 @@ struct TE_API IterVarAttr {
   IterVar thread;  ///< for ForKind::ThreadBinding: the thread_axis() given to bind()
 };
 
+/// A padded stride of a stage's buffer (Stage::storage_align): the stride of dimension
+/// `dim` becomes the smallest value at least its row-major stride that is
+/// `offset` modulo `factor`.
+struct TE_API StorageAlign {
+  int dim = 0;         ///< the dimension (the index of the axis in the operation's axes)
+  int64_t factor = 1;  ///< the stride's modulus
+  int64_t offset = 0;  ///< the stride's remainder, 0 <= offset < factor
+};
+
 /// The data of a Stage (see Stage for the accessors).
 struct TE_API StageNode {
   Operation op;         ///< the current operation (cache_read/cache_write/rfactor rewrite it)
@@ -91,6 +100,7 @@ struct TE_API StageNode {
   MemoryScope scope = MemoryScope::Global;  ///< the memory of its buffer
   bool scope_set = false;  ///< set explicitly (set_scope, cache_read, cache_write)
   bool is_output = false;  ///< one of the schedule's outputs
+  std::vector<StorageAlign> storage_align;  ///< padded strides of its buffer (storage_align)
 };
 
 /// The data of a Schedule.
@@ -182,6 +192,11 @@ class TE_API Stage {
   void compute_root();
   /// The memory scope of this stage's buffer: "global", "shared" or "local".
   void set_scope(const std::string& scope);
+  /// Pads the stride of dimension `axis` (T.axis(d) of its tensor T) of this stage's buffer to the
+  /// smallest value at least its row-major stride that is `offset` modulo `factor`
+  /// (TVM's storage_align): e.g. (axis 0, 32, 1) gives a 32 x 32 shared tile rows of 33
+  /// elements, so a column's 32 elements fall in 32 different banks.
+  void storage_align(const IterVar& axis, int factor, int offset);
 
  private:
   std::shared_ptr<ScheduleNode> schedule_;

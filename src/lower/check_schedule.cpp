@@ -26,6 +26,10 @@ std::string first_directive(const StageNode& st) {
 }
 
 void check_inlined_unscheduled(const StageNode& st) {
+  if (st.attach_type == AttachType::Inline && !st.storage_align.empty())
+    throw Error(fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no buffer, but storage_align "
+                            "pads one; remove the storage_align or compute the stage at a loop",
+                            st.op->name));
   if (st.attach_type != AttachType::Inline || (st.relations.empty() && st.attrs.empty())) return;
   throw Error(fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no loops, but it was also "
                           "scheduled ({}); remove its loop schedule or compute it at the root",

@@ -2,7 +2,9 @@
 // buffers keep their shapes (the callers' arrays); an intermediate buffer gets a flat
 // shape covering the region bound inference gave it, and its indices are taken relative
 // to the region's start. A region size that depends only on loop variables of constant
-// ranges becomes its constant upper bound.
+// ranges becomes its constant upper bound. A stage's storage_align pads the strides of its
+// buffer: stride[d] becomes the smallest value >= the row-major one that is offset
+// modulo factor.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,7 +38,15 @@ void check_index_range(const std::string& name, const std::vector<Expr>& dims) {
 class Flattener : public IRMutator {
  public:
   Flattener(const LowerContext& ctx, const Stmt& s)
-      : ctx_(ctx), bounds_(loop_var_bounds(s, ctx.known)), constant_loops_(loop_var_bounds(s, {}, false)) {}
+      : ctx_(ctx), bounds_(loop_var_bounds(s, ctx.known)), constant_loops_(loop_var_bounds(s, {}, false)) {
+    for (const auto& st : ctx.sched.get()->stages) {
+      if (st->storage_align.empty()) continue;
+      auto it = ctx.buffers.find(st->op.get());
+      if (it == ctx.buffers.end()) continue;
+      aligns_[it->second.get()] = st->storage_align;
+      aligned_stage_[it->second.get()] = st->op->name;
+    }
+  }
 
  protected:
   Expr mutate_load(const Expr& e, const LoadNode* n) override {
@@ -80,7 +90,12 @@ class Flattener : public IRMutator {
     for (const Range& r : region(b)) extents.push_back(simplify(r.extent, bounds_));
     check_index_range(b.name(), extents);
     Expr size = make_const(Int(32), 1);
-    for (const Range& r : region(b)) size = size * r.extent;
+    if (aligns_.count(b.get()) && !extents.empty()) {
+      size = strides(b)[0] * region(b)[0].extent;
+      check_index_range(b.name(), {simplify(size, bounds_)});
+    } else {
+      for (const Range& r : region(b)) size = size * r.extent;
+    }
     size = simplify(size, bounds_);
     Interval iv;
     if (!as_const_int(size) && only_constant_loops(size) && const_bounds(size, constant_loops_, &iv))
@@ -95,6 +110,15 @@ class Flattener : public IRMutator {
     bool param = is_param(b);
     if (param && checked_.insert(b.get()).second) check_index_range(b.name(), b.shape());
     if (param && indices.size() == 1) return indices[0];
+    if (!param && aligns_.count(b.get())) {
+      const std::vector<Expr>& stride = strides(b);
+      Expr idx;
+      for (size_t d = 0; d < indices.size(); ++d) {
+        Expr term = (indices[d] - region(b)[d].min) * stride[d];
+        idx = d == 0 ? term : idx + term;
+      }
+      return simplify(idx, bounds_);
+    }
     Expr idx;
     for (size_t d = 0; d < indices.size(); ++d) {
       Expr rel = param ? indices[d] : indices[d] - region(b)[d].min;
@@ -104,7 +128,35 @@ class Flattener : public IRMutator {
     return simplify(idx, bounds_);
   }
 
+  // Row-major strides over the buffer's region, padded where its stage asked.
+  const std::vector<Expr>& strides(const Buffer& b) {
+    auto cached = strides_.find(b.get());
+    if (cached != strides_.end()) return cached->second;
+    const std::vector<Range>& reg = region(b);
+    const size_t n = reg.size();
+    std::vector<Expr> stride(n);
+    for (size_t d = n; d-- > 0;) {
+      Expr natural = d + 1 == n ? make_const(reg[d].extent.dtype(), 1) : stride[d + 1] * reg[d + 1].extent;
+      stride[d] = simplify(natural, bounds_);
+      for (const StorageAlign& a : aligns_.at(b.get())) {
+        if (a.dim < 0 || static_cast<size_t>(a.dim) >= n)
+          throw Error(fmt::format("lower: stage '{}' aligns dimension {} of its buffer, which has {} (did "
+                                  "rfactor change its shape?)",
+                                  aligned_stage_.at(b.get()), a.dim, n));
+        if (static_cast<size_t>(a.dim) != d) continue;
+        // The smallest v >= natural with v % factor == offset (natural >= 1 > offset - factor).
+        DataType t = stride[d].dtype();
+        Expr f = make_const(t, a.factor), o = make_const(t, a.offset);
+        stride[d] = simplify((stride[d] - o + f - make_const(t, 1)) / f * f + o, bounds_);
+      }
+    }
+    return strides_[b.get()] = stride;
+  }
+
   const LowerContext& ctx_;
+  std::map<const BufferNode*, std::vector<StorageAlign>> aligns_;
+  std::map<const BufferNode*, std::string> aligned_stage_;
+  std::map<const BufferNode*, std::vector<Expr>> strides_;
   VarBounds bounds_;          // with the shape variables' assumed bounds: for indices
   VarBounds constant_loops_;  // loops of constant ranges only: for sizes
   std::map<const BufferNode*, Buffer> flat_;

@@ -92,6 +92,29 @@ inline LoweredFunc matmul_vthread_func(int M, int N, int K) {
   return f;
 }
 
+// B = A transposed through a 32 x 32 shared tile per block, its rows padded to 33
+// elements (storage_align) so a warp's column read hits 32 banks.
+inline LoweredFunc transpose_shared_func(int M, int N) {
+  Tensor A = placeholder({M, N}, Float(32), "A");
+  Tensor B = compute({N, M}, [&](Expr i, Expr j) { return A(j, i); }, "B");
+  Schedule s = create_schedule({B});
+  Tensor S = s.cache_read(A, "shared", {B});
+  auto [bi, bj, ii, ij] = s[B].tile(B.axis(0), B.axis(1), 32, 32);
+  auto [io, ty] = s[B].split(ii, 8);
+  s[B].reorder({bi, bj, io, ty, ij});
+  s[B].bind(bi, thread_axis("blockIdx.y"));
+  s[B].bind(bj, thread_axis("blockIdx.x"));
+  s[B].bind(ty, thread_axis("threadIdx.y"));
+  s[B].bind(ij, thread_axis("threadIdx.x"));
+  s[S].compute_at(s[B], bj);
+  auto [so, sty] = s[S].split(S.axis(0), 8);
+  s[S].bind(sty, thread_axis("threadIdx.y"));
+  s[S].bind(S.axis(1), thread_axis("threadIdx.x"));
+  s[S].storage_align(S.axis(0), 32, 1);
+  (void)io, (void)so;
+  return lower(s, {A, B}, "transpose_shared");
+}
+
 // B[r] = sum of row r of A (rows x cols): 32 threads per row, then a shared-memory tree.
 inline LoweredFunc row_sum_func() {
   Var rows("rows"), cols("cols");
@@ -353,6 +376,7 @@ inline std::vector<TestModule> all_test_modules() {
       {vadd_func("vadd64"), wide},
       {matmul_shared_func(20, 13, 17), {}},
       {matmul_vthread_func(37, 29, 11), {}},
+      {transpose_shared_func(45, 70), {}},
       {row_sum_func(), {}},
       {pipeline_func(), {}},
       {half_func(), {}},
