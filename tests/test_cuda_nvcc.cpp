@@ -55,6 +55,29 @@ TEST_P(CudaCompile, NvrtcCompilesTheKernels) {
 
 INSTANTIATE_TEST_SUITE_P(Modules, CudaCompile, ::testing::ValuesIn(cuda_test::all_test_modules()), module_name);
 
+// Loads from buffers a kernel only reads go through the read-only data cache (the
+// parameters are `const T* __restrict__`: ld.global.nc, what __ldg gives); a buffer the
+// kernel also writes is loaded normally.
+TEST(CudaNvrtc, BuffersOnlyReadUseTheReadOnlyCache) {
+  if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
+  auto loads = [](const std::string& ptx, const std::string& kind) {
+    size_t n = 0;
+    for (size_t at = ptx.find(kind); at != std::string::npos; at = ptx.find(kind, at + 1)) ++n;
+    return n;
+  };
+  std::string gemm = compile_ptx(build_cuda(cuda_test::matmul_vthread_func(37, 29, 11)), "sm_90");
+  EXPECT_GT(loads(gemm, "ld.global.nc."), 0u);
+  EXPECT_EQ(loads(gemm, "ld.global."), loads(gemm, "ld.global.nc.")) << gemm;
+  Var n("n");
+  Buffer A("A", Float(32), {n}), B("B", Float(32), {n});
+  Stmt body = cuda_test::grid_1d(n, 32, [&](Expr i) { return store(B, load(B, {i}) + load(A, {i}), {i}); });
+  std::string in_place =
+      compile_ptx(build_cuda(LoweredFunc{"accumulate", {cuda_test::buffer_param(A), cuda_test::buffer_param(B)}, body}),
+                  "sm_90");
+  EXPECT_EQ(loads(in_place, "ld.global.nc."), 1u) << in_place;  // A
+  EXPECT_EQ(loads(in_place, "ld.global."), 2u) << in_place;      // A and B
+}
+
 TEST(CudaNvrtc, ReportsTheCompilerLog) {
   if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
   CudaModule broken("broken", "extern \"C\" __global__ void broken_kernel() { undeclared_name = 1; }\n", {}, {}, false);
