@@ -14,6 +14,7 @@
 // axes are data-parallel; reduction axes cannot be bound).
 #include <fmt/format.h>
 
+#include "lower/int_set.h"
 #include "lower/passes.h"
 #include "te/simplify.h"
 
@@ -21,24 +22,7 @@ namespace te::lowering {
 
 namespace {
 
-class VarUse : public IRVisitor {
- public:
-  explicit VarUse(const VarNode* v) : v_(v) {}
-  bool found = false;
-
- protected:
-  void visit_var(const VarNode* n) override { found = found || n == v_; }
-
- private:
-  const VarNode* v_;
-};
-
-bool uses(const Expr& e, const Var& v) {
-  if (!e.defined()) return false;
-  VarUse u(v.get());
-  u.visit(e);
-  return u.found;
-}
+bool uses(const Expr& e, const Var& v) { return e.defined() && uses_any(e, RelaxMap{{v.get(), Range()}}); }
 
 // Accesses of one buffer moved into its per-vthread copy: index + vt * size.
 class GiveEachVthreadItsCopy : public IRMutator {
