@@ -151,6 +151,44 @@ TEST_F(CudaEmulation, RowReductionWithSharedTree) {
   }
 }
 
+// Reduction axes bound to threadIdx: warp shuffles, shared memory across warps and the
+// shared-memory tree, bit for bit as interpret() computes them (same order of operations).
+TEST_F(CudaEmulation, CrossThreadReductions) {
+  for (const cuda_test::RowReduceCase& c : cuda_test::emulated_row_reduce_cases()) {
+    const bool whole = c.form == cuda_test::RowReduceCase::Form::Whole;
+    for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{4, 300}, {3, c.threads}, {2, 5}}) {
+      if (whole && cols != c.threads) continue;
+      NDArray a = cuda_test::row_reduce_input(c.dtype, c.reducer, rows, cols, 7);
+      NDArray b = NDArray::empty({rows}, c.dtype);
+      SCOPED_TRACE(c.name + " " + std::to_string(rows) + "x" + std::to_string(cols));
+      run_and_compare(c.name, {a, b});
+    }
+  }
+}
+
+TEST_F(CudaEmulation, SoftmaxRowsTwoReductionsInOneKernel) {
+  for (const char* name : {"softmax_rows", "softmax_rows_fast"})
+    for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{3, 300}, {2, 96}, {1, 5}}) {
+      SCOPED_TRACE(std::string(name) + " " + std::to_string(cols));
+      run_and_compare(name, {NDArray::from_vector(ramp_values(rows * cols, 0.37f, 0.0f), {rows, cols}),
+                             NDArray::empty({rows, cols}, Float(32))});
+    }
+}
+
+// te::ops' reference schedules (rows cached in shared memory, two cross-thread reductions).
+TEST_F(CudaEmulation, SoftmaxLayerNormAndRowSumOps) {
+  for (int64_t rows : {1, 3}) {
+    SCOPED_TRACE(rows);
+    run_and_compare("softmax_op768", {NDArray::from_vector(ramp_values(rows * 768, 0.11f, 1.0f), {rows, 768}),
+                                      NDArray::empty({rows, 768}, Float(32))});
+    run_and_compare("layer_norm_op768", {NDArray::from_vector(ramp_values(rows * 768, 0.13f, 5.0f), {rows, 768}),
+                                         floats(768, 0.3f, 1.0f), floats(768, 0.7f, 0.0f),
+                                         NDArray::empty({rows, 768}, Float(32))});
+    run_and_compare("reduce_rows_op1000", {NDArray::from_vector(ramp_values(rows * 1000, 0.05f, 0.5f), {rows, 1000}),
+                                           NDArray::empty({rows}, Float(32))});
+  }
+}
+
 TEST_F(CudaEmulation, PipelineOfTwoKernelsThroughScratchMemory) {
   EmulatedRun r = run_and_compare("pipeline", {floats(100, 0.05f, 0.0f), NDArray::empty({100}, Float(32))});
   ASSERT_EQ(r.launches.size(), 2u);

@@ -75,8 +75,11 @@ TEST(ScheduleErrors, BindAndAnnotations) {
   g.s[g.D].bind(xi, tx);
   expect_error([&] { g.s[g.D].bind(xo, thread_axis("threadIdx.x")); },
                {"bind", "thread tag threadIdx.x", "already bound to axis 'i.inner'", "stage 'D'"});
-  expect_error([&] { g.s[g.C].bind(g.k, tx); },
-               {"bind", "axis 'k'", "stage 'C'", "reduction axis", "cross-thread reductions"});
+  expect_error([&] { g.s[g.C].bind(g.k, thread_axis("blockIdx.x")); },
+               {"bind", "axis 'k'", "stage 'C'", "reduction axis", "threadIdx.x/y/z", "not to blockIdx.x",
+                "rfactor"});
+  expect_error([&] { g.s[g.C].bind(g.k, thread_axis("vthread")); },
+               {"bind", "axis 'k'", "stage 'C'", "reduction axis", "not to vthread"});
   expect_error([&] { g.s[g.C].vectorize(g.k); }, {"vectorize", "axis 'k'", "stage 'C'", "reduction axis"});
   expect_error([&] { g.s[g.C].parallel(g.k); }, {"parallel", "axis 'k'", "stage 'C'", "reduction axis"});
   expect_error([&] { g.s[g.D].unroll(xi); }, {"unroll", "axis 'i.inner'", "stage 'D'", "already bound to threadIdx.x"});

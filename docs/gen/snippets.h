@@ -253,6 +253,20 @@ inline BeforeAfter cache_write_example() {
   return {before, text(lower(s, {A, S}, "f"))};
 }
 
+inline BeforeAfter bind_reduce_example() {
+  // [doc:bind_reduce]
+  Tensor A = placeholder({4, 256}, Float(32), "A");
+  IterVar k = reduce_axis({0, 256}, "k");
+  Tensor S = compute({4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");  // row sums
+  Schedule s = create_schedule({S});
+  s[S].bind(S.axis(0), thread_axis("blockIdx.x"));
+  std::string before = text(lower(s, {A, S}, "f"));
+  auto [ko, ki] = s[S].split(k, 64);
+  s[S].bind(ki, thread_axis("threadIdx.x"));  // 64 threads share each row
+  // [/doc]
+  return {before, text(lower(s, {A, S}, "f"))};
+}
+
 inline BeforeAfter storage_align_example() {
   // [doc:storage_align]
   Tensor A = placeholder({8, 6}, Float(32), "A");
@@ -576,6 +590,7 @@ inline std::vector<Snippet> snippets() {
   pair("cache_write", cache_write_example);
   pair("rfactor", rfactor_example);
   pair("storage_align", storage_align_example);
+  pair("bind_reduce", bind_reduce_example);
   out.push_back({"split_shift.error", [] {
                    Mistakes m;
                    return error_of([&] { m.s[m.S].split(m.S.axis(0), 3, TailStrategy::ShiftInwards); });

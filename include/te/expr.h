@@ -49,9 +49,12 @@ TE_API bool is_logical(BinOp op);        ///< And, Or
 
 /// Calls to built-in functions. IfThenElse evaluates only the taken side; Likely marks
 /// a condition expected true (a hint for loop partitioning and codegen).
+/// WarpShuffleDown(value, delta, thread) exchanges values between the threads of a GPU
+/// warp (see warp_shuffle_down). ThreadAllreduce is a marker lowering places and then
+/// expands itself (pass "lower_thread_allreduce"); no lowered function contains it.
 enum class Intrinsic : uint8_t {
   Floor, Ceil, Round, NearbyInt, Trunc, Abs, Exp, Log, Sqrt, Pow, Tanh, Fma, Likely,
-  IfThenElse
+  IfThenElse, WarpShuffleDown, ThreadAllreduce
 };
 TE_API const char* intrinsic_name(Intrinsic op);  ///< "floor", "if_then_else", ...
 
@@ -457,6 +460,14 @@ TE_API Expr fma(Expr a, Expr b, Expr c);  ///< a * b + c
 TE_API Expr likely(Expr cond);
 /// `let v = value in body`.
 TE_API Expr let(Var v, Expr value, Expr body);
+/// CUDA's `__shfl_down_sync(0xffffffff, value, delta, 32)`: value as computed by the thread
+/// whose linear index in the block (x + y * blockDim.x + z * blockDim.x * blockDim.y) is
+/// `thread + delta`, when that thread is in the same warp of 32; the caller's own value
+/// otherwise. `thread` must be the caller's linear index (the interpreter groups threads
+/// into warps by it; CUDA reads it from the hardware). Every thread of a warp must reach
+/// the shuffle together; only a store's or a let's value may contain one, and only GPU
+/// code (build_cuda, interpret) runs it.
+TE_API Expr warp_shuffle_down(Expr value, Expr delta, Expr thread);
 
 // ---- Vectors and memory (used by lowering and by hand-written loop IR) ----
 /// The vector base, base + stride, ..., base + (lanes - 1) * stride.

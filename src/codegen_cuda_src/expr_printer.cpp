@@ -248,6 +248,17 @@ std::string ExprPrinter::call(const CallNode* n) {
       return paren(fmt::format("{} ? {} : {}", print(n->args[0]), print_guarded(n->args[1]),
                                print_guarded(n->args[2])));
     case Intrinsic::Likely: return print(n->args[0]);
+    case Intrinsic::WarpShuffleDown: {
+      // Every lane of the warp runs the shuffle (lowering puts no thread-dependent branch
+      // around it), so the mask names them all. Types narrower than int go through int.
+      std::string c = fmt::format("__shfl_down_sync(0xffffffffu, {}, {}, 32)", print_bare(n->args[0]),
+                                  print_bare(n->args[1]));
+      bool narrow = !t.is_float() && t.bits() < 32;
+      return narrow ? fmt::format("(({}){})", c_type(t), c) : c;
+    }
+    case Intrinsic::ThreadAllreduce:
+      TE_ICHECK(false, "CUDA codegen: a thread_allreduce marker survived lowering");
+      break;
     default: break;
   }
   DataType at = n->args[0].dtype().element_of();

@@ -175,6 +175,12 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
   switch (n->op) {
     case Intrinsic::IfThenElse:
       return emit_if_then_else(n);
+    case Intrinsic::WarpShuffleDown:
+    case Intrinsic::ThreadAllreduce:
+      fail_build(
+          "contains a warp shuffle (a cross-thread reduction's: a reduction axis bound to "
+          "threadIdx); the CPU backend runs thread-bound loops serially and cannot exchange "
+          "values between threads: use build_cuda, or keep the reduction axis serial for the CPU");
     case Intrinsic::Likely: {
       llvm::Value* x = emit(n->args[0]);
       if (!n->args[0].dtype().is_bool() || x->getType()->isVectorTy()) return x;

@@ -178,6 +178,8 @@ const char* intrinsic_name(Intrinsic op) {
     case Intrinsic::Fma: return "fma";
     case Intrinsic::Likely: return "likely";
     case Intrinsic::IfThenElse: return "if_then_else";
+    case Intrinsic::WarpShuffleDown: return "warp_shuffle_down";
+    case Intrinsic::ThreadAllreduce: return "thread_allreduce";
   }
   return "?";
 }
@@ -519,6 +521,17 @@ Expr likely(Expr cond) {
   require_defined(cond, "likely");
   require_bool("likely", cond);
   return make<CallNode>(cond.dtype(), Intrinsic::Likely, std::vector<Expr>{cond});
+}
+Expr warp_shuffle_down(Expr value, Expr delta, Expr thread) {
+  require_defined(value, "warp_shuffle_down");
+  require_defined(delta, "warp_shuffle_down");
+  require_defined(thread, "warp_shuffle_down");
+  if (!value.dtype().is_scalar())
+    throw Error(fmt::format("warp_shuffle_down: the value must be a scalar, got {}", tname(value)));
+  for (const Expr* e : {&delta, &thread})
+    if (!e->dtype().is_scalar() || !e->dtype().is_integer() || e->dtype().is_bool())
+      throw Error(fmt::format("warp_shuffle_down: delta and thread must be scalar integers, got {}", tname(*e)));
+  return make<CallNode>(value.dtype(), Intrinsic::WarpShuffleDown, std::vector<Expr>{value, delta, thread});
 }
 Expr let(Var v, Expr value, Expr body) {
   require_defined(v, "let");

@@ -2,6 +2,8 @@
 // checks, once, everything that does not depend on the arguments.
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "interpret/lane_ops.h"
 #include "interpret/program.h"
 #include "te/tensor.h"
@@ -18,7 +20,8 @@ size_t arity(Intrinsic op) {
   switch (op) {
     case Intrinsic::Pow: return 2;
     case Intrinsic::Fma:
-    case Intrinsic::IfThenElse: return 3;
+    case Intrinsic::IfThenElse:
+    case Intrinsic::WarpShuffleDown: return 3;
     default: return 1;
   }
 }
@@ -112,7 +115,50 @@ class Compiler {
     return out;
   }
 
+  // Marks the operands a backend may evaluate in some threads only.
+  struct Conditional {
+    Conditional(Compiler& c, bool on = true) : c_(c), on_(on) { c_.conditional_ += on_; }
+    ~Conditional() { c_.conditional_ -= on_; }
+    Compiler& c_;
+    int on_;
+  };
+
+  const CExpr* shuffle(const CallNode* n, CExpr& c) {
+    if (in_shuffle_) throw Error("a warp shuffle's argument contains another warp shuffle");
+    if (conditional_ > 0)
+      throw Error("a warp shuffle inside a select, an if_then_else or the right operand of && or || runs in "
+                  "only some threads of a warp (CUDA evaluates one side of ?:), but every thread must run it: "
+                  "bind the shuffle's result with a let first");
+    in_shuffle_ = true;
+    c.a = scalar(n->args[0], "a warp shuffle's value");
+    c.b = scalar_int(n->args[1], "a warp shuffle's delta");
+    c.c = scalar_int(n->args[2], "a warp shuffle's thread index");
+    in_shuffle_ = false;
+    c.arg_type = c.a->type;
+    c.slot = p_.shuffle_slots++;
+    shuffles_.push_back(&c);
+    return &c;
+  }
+  // The shuffles compiled since the last call, which must belong to a store or a let.
+  std::vector<const CExpr*> take_shuffles(StmtKind owner) {
+    if (!shuffles_.empty() && owner != StmtKind::Store && owner != StmtKind::LetStmt)
+      throw Error("a warp shuffle may only appear in the value, index or predicate of a store or "
+                  "in a let's value");
+    return std::exchange(shuffles_, {});
+  }
+
+ public:
+  // Statement s's own expressions are compiled: attach their shuffles to c.
+  void attach_shuffles(CStmt& c) {
+    c.shuffles = take_shuffles(c.kind);
+    if (!c.shuffles.empty()) c.has_barrier = true;
+  }
+
+ private:
   Program& p_;
+  bool in_shuffle_ = false;
+  int conditional_ = 0;
+  std::vector<const CExpr*> shuffles_;
   std::vector<std::pair<const VarNode*, int>> vars_;
   std::vector<std::pair<const BufferNode*, int>> buffers_;
 };
@@ -147,7 +193,10 @@ const CExpr* Compiler::expr(const Expr& e) {
       c.op = EOp::Binary;
       c.bin = n->op;
       c.a = operand(n->a, lanes, "an operand");
-      c.b = operand(n->b, lanes, "an operand");
+      {
+        Conditional only_sometimes(*this, is_logical(n->op));  // CUDA's && and || short-circuit
+        c.b = operand(n->b, lanes, "an operand");
+      }
       if (c.a->type.element_of() != c.b->type.element_of())
         throw Error(fmt::format("operands of '{}' have different types {} and {}",
                                 binop_name(n->op), c.a->type.to_string(), c.b->type.to_string()));
@@ -162,6 +211,7 @@ const CExpr* Compiler::expr(const Expr& e) {
       auto* n = e.as<SelectNode>();
       c.op = EOp::Select;
       c.a = condition(n->cond, lanes, "a select condition");
+      Conditional only_sometimes(*this);  // printed as CUDA's ?:
       c.b = operand(n->true_value, lanes, "a select value");
       c.c = operand(n->false_value, lanes, "a select value");
       return &c;
@@ -190,18 +240,23 @@ const CExpr* Compiler::expr(const Expr& e) {
       return &c;
     case ExprKind::Call: {
       auto* n = e.as<CallNode>();
+      if (n->op == Intrinsic::ThreadAllreduce)
+        throw Error("thread_allreduce is a marker that lower() expands itself (pass "
+                    "lower_thread_allreduce); it cannot run");
       if (n->args.size() != arity(n->op))
         throw Error(fmt::format("{} takes {} arguments, got {}", intrinsic_name(n->op),
                                 arity(n->op), n->args.size()));
       if (n->op == Intrinsic::IfThenElse) {
         c.op = EOp::IfThenElse;
         c.a = condition(n->args[0], lanes, "an if_then_else condition");
+        Conditional only_sometimes(*this);
         c.b = operand(n->args[1], lanes, "an if_then_else value");
         c.c = operand(n->args[2], lanes, "an if_then_else value");
         return &c;
       }
       c.op = EOp::Call;
       c.fn = n->op;
+      if (n->op == Intrinsic::WarpShuffleDown) return shuffle(n, c);
       const CExpr** slots[] = {&c.a, &c.b, &c.c};
       for (size_t k = 0; k < n->args.size(); ++k)
         *slots[k] = operand(n->args[k], lanes, "an intrinsic's argument");
@@ -248,6 +303,7 @@ const CStmt* Compiler::stmt(const Stmt& s) {
     case StmtKind::LetStmt: {
       auto* n = s.as<LetStmtNode>();
       c.value = scalar(n->value, "a let value");
+      attach_shuffles(c);
       c.slot = bind_var(n->var.get());
       add_child(n->body);
       unbind_var();
@@ -257,6 +313,7 @@ const CStmt* Compiler::stmt(const Stmt& s) {
       auto* n = s.as<ForNode>();
       c.min = scalar_int(n->min, "a loop's min");
       c.extent = scalar_int(n->extent, "a loop's extent");
+      attach_shuffles(c);
       c.var_type = n->var.dtype();
       if (!c.var_type.is_integer() || !c.var_type.is_scalar())
         throw Error(fmt::format("loop variable '{}' has type {}; it must be a scalar integer",
@@ -276,6 +333,7 @@ const CStmt* Compiler::stmt(const Stmt& s) {
       c.indices = indices(n->indices, n->buffer, lanes);
       if (n->predicate.defined())
         c.predicate = condition(n->predicate, lanes, "a store predicate");
+      attach_shuffles(c);
       return &c;
     }
     case StmtKind::Allocate: {
@@ -283,6 +341,7 @@ const CStmt* Compiler::stmt(const Stmt& s) {
       c.buffer = n->buffer.get();
       for (const Expr& extent : n->buffer.shape())
         c.shape.push_back(scalar_int(extent, "a buffer extent"));
+      attach_shuffles(c);
       c.slot = bind_buffer(n->buffer.get());
       add_child(n->body);
       unbind_buffer();
@@ -291,6 +350,7 @@ const CStmt* Compiler::stmt(const Stmt& s) {
     case StmtKind::IfThenElse: {
       auto* n = s.as<IfThenElseNode>();
       c.value = condition(n->cond, 1, "an if condition");
+      attach_shuffles(c);
       add_child(n->then_case);
       add_child(n->else_case);
       return &c;
@@ -300,11 +360,13 @@ const CStmt* Compiler::stmt(const Stmt& s) {
       return &c;
     case StmtKind::Evaluate:
       c.value = expr(s.as<EvaluateNode>()->value);
+      attach_shuffles(c);
       return &c;
     case StmtKind::Barrier: c.has_barrier = true; return &c;
     case StmtKind::Assert: {
       auto* n = s.as<AssertNode>();
       c.value = condition(n->cond, 1, "an assert condition");
+      attach_shuffles(c);
       c.message = &n->message;
       add_child(n->body);
       return &c;

@@ -60,6 +60,8 @@ Scalar Interpreter::eval_rare(const CExpr* e, Frame& f) {
           Scalar b = eval(e->b, f);
           return fma_lane(e->arg_type, a, b, eval(e->c, f));
         }
+        case Intrinsic::WarpShuffleDown:  // exchanged before the statement ran
+          return f.shuffled[static_cast<size_t>(e->slot)];
         default: return unary_intrinsic_lane(e->fn, e->arg_type, eval(e->a, f));
       }
     case EOp::Let:

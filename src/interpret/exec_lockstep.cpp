@@ -4,6 +4,7 @@
 // for one thread after another (a valid interleaving: nothing inside synchronises).
 #include <fmt/format.h>
 
+#include <map>
 #include <numeric>
 
 #include "expr/int_arith.h"
@@ -44,6 +45,7 @@ void Interpreter::exec_lockstep(const CStmt* s, ThreadGroup& g, const std::vecto
       for (const CStmt* c : s->children) exec_lockstep(c, g, active);
       return;
     case StmtKind::LetStmt:
+      exchange_shuffles(s, g, active);
       for (int t : active) {
         Frame& f = g.threads[static_cast<size_t>(t)];
         f.vars[static_cast<size_t>(s->slot)] = eval(s->value, f);
@@ -83,9 +85,55 @@ void Interpreter::exec_lockstep(const CStmt* s, ThreadGroup& g, const std::vecto
                                 active.size(), g.threads.size()));
       return;
     case StmtKind::Store:
+      exchange_shuffles(s, g, active);
+      for (int t : active) {
+        Frame& f = g.threads[static_cast<size_t>(t)];
+        if (s->value->type.is_scalar()) exec_store(s, f);
+        else exec_vector_store(s, f);
+      }
+      return;
     case StmtKind::Evaluate: break;
   }
   TE_ICHECK(false, "exec_lockstep: statement without a barrier reached the lockstep path");
+}
+
+void Interpreter::exchange_shuffles(const CStmt* s, ThreadGroup& g, const std::vector<int>& active) {
+  auto warp = [](int64_t i) { return i >= 0 ? i / 32 : -((31 - i) / 32); };
+  const size_t n = g.threads.size();
+  for (const CExpr* e : s->shuffles) {
+    // Each thread's linear index in the block, and the warps that are all here: a warp
+    // with a thread that does not reach the shuffle would read an undefined value.
+    std::vector<int64_t> id(n);
+    std::map<int64_t, size_t> by_id;
+    for (size_t t = 0; t < n; ++t) {
+      id[t] = eval(e->c, g.threads[t]).i;
+      if (!by_id.emplace(id[t], t).second)
+        throw Error(fmt::format("warp shuffle: two threads of the block give the same thread index {}", id[t]));
+    }
+    std::vector<char> on(n, 0);
+    for (int t : active) on[static_cast<size_t>(t)] = 1;
+    for (size_t t = 0; t < n; ++t)
+      if (!on[t])
+        for (int a : active)
+          if (warp(id[t]) == warp(id[static_cast<size_t>(a)]))
+            throw Error(fmt::format("warp shuffle in divergent control flow: thread {} of warp {} does not "
+                                    "reach it while thread {} does",
+                                    id[t], warp(id[t]), id[static_cast<size_t>(a)]));
+    std::vector<Scalar> value(n);
+    std::vector<int64_t> delta(n);
+    for (int t : active) {
+      Frame& f = g.threads[static_cast<size_t>(t)];
+      value[static_cast<size_t>(t)] = eval(e->a, f);
+      delta[static_cast<size_t>(t)] = eval(e->b, f).i;
+    }
+    for (int t : active) {
+      const size_t k = static_cast<size_t>(t);
+      const int64_t src = id[k] + delta[k];
+      auto it = by_id.find(src);
+      bool same_warp = it != by_id.end() && warp(src) == warp(id[k]);
+      g.threads[k].shuffled[static_cast<size_t>(e->slot)] = same_warp ? value[it->second] : value[k];
+    }
+  }
 }
 
 void Interpreter::lockstep_for(const CStmt* s, ThreadGroup& g, const std::vector<int>& active) {

@@ -13,11 +13,15 @@ void Interpreter::run(const std::vector<Argument>& args) {
   Frame root;
   root.vars.assign(static_cast<size_t>(program_.var_slots), int_scalar(0));
   root.buffers.assign(static_cast<size_t>(program_.buffer_slots), nullptr);
+  root.shuffled.assign(static_cast<size_t>(program_.shuffle_slots), int_scalar(0));
   bind_arguments(args, root);
   if (program_.body) exec(program_.body, root);
 }
 
 void Interpreter::exec(const CStmt* s, Frame& f) {
+  if (!s->shuffles.empty())
+    throw Error("a warp shuffle runs outside the GPU thread loops (threadIdx.*) that would give "
+                "it a warp of threads");
   switch (s->kind) {
     case StmtKind::LetStmt:
       f.vars[static_cast<size_t>(s->slot)] = eval(s->value, f);

@@ -37,6 +37,7 @@ struct BufferStorage {
 struct Frame {
   std::vector<Scalar> vars;
   std::vector<BufferStorage*> buffers;
+  std::vector<Scalar> shuffled;  // each warp shuffle's result for this thread
 };
 
 }  // namespace te::interp

@@ -65,6 +65,8 @@ class Interpreter {
   void lockstep_for(const CStmt* s, ThreadGroup& g, const std::vector<int>& active);
   void lockstep_thread_loop(const CStmt* s, ThreadGroup& g, const std::vector<int>& active);
   void lockstep_allocate(const CStmt* s, ThreadGroup& g, const std::vector<int>& active);
+  // Computes s's warp shuffles: each active thread's Frame::shuffled gets its result.
+  void exchange_shuffles(const CStmt* s, ThreadGroup& g, const std::vector<int>& active);
 
   // Arguments (bind_args.cpp).
   void bind_arguments(const std::vector<Argument>& args, Frame& root);

@@ -21,7 +21,8 @@ struct CExpr {
   Intrinsic fn = Intrinsic::Likely;  // Call
   DataType type;                   // the result's type (lanes included)
   DataType arg_type;               // the first operand's element type (Cast, Binary, Call)
-  int slot = -1;                   // Var, Let: variable slot; Load: buffer slot
+  int slot = -1;                   // Var, Let: variable slot; Load: buffer slot;
+                                   // WarpShuffleDown: its slot in Frame::shuffled
   Scalar imm{};                    // Const
   // Operands: Cast/Not/Broadcast: a; Binary: a, b; Select/IfThenElse: cond a, values b c;
   // Ramp: base a, stride b; Call: its arguments; Let: value a, body b.
@@ -34,7 +35,9 @@ struct CExpr {
 
 struct CStmt {
   StmtKind kind = StmtKind::Evaluate;
-  bool has_barrier = false;  // a Barrier anywhere below (or this is one)
+  // A Barrier or a warp shuffle anywhere below (or here): the threads of a block run it
+  // in lockstep.
+  bool has_barrier = false;
   bool gpu_threads = false;  // For: a threadIdx loop
   int slot = -1;             // LetStmt, For: variable slot; Store, Allocate: buffer slot
   DataType var_type;         // For: the loop variable's type
@@ -50,6 +53,9 @@ struct CStmt {
   // with else null when absent.
   std::vector<const CStmt*> children;
   const std::string* message = nullptr;  // Assert
+  // Store, LetStmt: the warp shuffles in its expressions, exchanged between the threads
+  // of each warp before any of them evaluates the rest.
+  std::vector<const CExpr*> shuffles;
 };
 
 // How one parameter binds: a buffer slot and, per dimension, either the slot of a bare
@@ -68,6 +74,7 @@ struct Program {
   std::vector<ParamBinding> params;
   int var_slots = 0;
   int buffer_slots = 0;
+  int shuffle_slots = 0;
   std::vector<const VarNode*> slot_vars;  // the variable of each slot, for messages
 };
 

@@ -32,9 +32,10 @@ Stmt compose(const StageNest& nest, const Attached& attached) {
     if (it != attached.end()) parts = it->second;
     if (has_init && nest.init_level == i + 1) parts.push_back(init_nest(nest));
     parts.push_back(inner);
+    if (has_init && nest.init_level == i + 1 && nest.finish.defined()) parts.push_back(nest.finish);
     inner = wrap_loop(nest.loops[i], seq(parts));
   }
-  if (has_init && nest.init_level == 0) return seq({init_nest(nest), inner});
+  if (has_init && nest.init_level == 0) return seq({init_nest(nest), inner, nest.finish});
   return inner;
 }
 

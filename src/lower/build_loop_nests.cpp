@@ -1,8 +1,12 @@
 // Pass "build_loop_nests" (TVM's ScheduleOps): each computed stage becomes its loops,
 // the guards that keep uneven splits and partial regions inside the tensor, and its
 // store. Root iter vars are replaced by their values in the leaf loop variables.
+// A reduction with axes bound to threadIdx (a cross-thread reduction) accumulates each
+// thread's part in a local accumulator, then leaves a thread_allreduce marker and the
+// store of the total by the leader thread (see lower_thread_allreduce).
 #include <fmt/format.h>
 
+#include "lower/allreduce_marker.h"
 #include "lower/int_set.h"
 #include "lower/loop_bounds.h"
 #include "lower/passes.h"
@@ -27,16 +31,6 @@ class ReadsToLoads : public IRMutator {
  private:
   const LowerContext& ctx_;
 };
-
-Expr combine(Reducer r, const Expr& acc, const Expr& x) {
-  switch (r) {
-    case Reducer::Sum: return acc + x;
-    case Reducer::Prod: return acc * x;
-    case Reducer::Min: return min(acc, x);
-    case Reducer::Max: return max(acc, x);
-  }
-  return acc;
-}
 
 bool uses_var_of(const Expr& e, const std::vector<Var>& vars) {
   RelaxMap m;
@@ -63,6 +57,104 @@ class NestBuilder {
     add_bound_checks();
     make_body(nest);
     return nest;
+  }
+
+  static bool is_thread_reduce(const NestLoop& L) {
+    return L.iv.type() == IterVarType::Reduce && L.kind == ForKind::ThreadBinding && !L.thread_tag.empty();
+  }
+
+  // A cross-thread reduction's thread loops go outside its serial reduction loops: a
+  // thread loop is the block's threads running at once, so its position among serial
+  // loops changes nothing but where each thread's accumulator starts.
+  void arrange_cross_thread_loops(StageNest& nest) {
+    const std::string& name = st_.op->name;
+    const NestLoop* bound = nullptr;
+    for (const NestLoop& L : nest.loops)
+      if (is_thread_reduce(L) && !bound) bound = &L;
+    const std::string what = fmt::format("stage '{}' reduces across threads (axis '{}' is bound to {})", name,
+                                         bound->iv.name(), bound->thread_tag);
+    const Buffer& buf = ctx_.buffers.at(st_.op.get());
+    if (buf.scope() == MemoryScope::Local)
+      throw Error(fmt::format("lower: {}, so its result must be in shared or global memory where the threads "
+                              "that need it see it, but it is computed inside a thread loop of its consumer "
+                              "(local memory): compute it at an outer (block-level) loop",
+                              what));
+    size_t first = nest.loops.size();
+    for (size_t i = 0; i < nest.loops.size(); ++i)
+      if (nest.loops[i].iv.type() == IterVarType::Reduce) {
+        first = i;
+        break;
+      }
+    std::vector<NestLoop> threads, serial;
+    for (size_t i = first; i < nest.loops.size(); ++i) {
+      NestLoop& L = nest.loops[i];
+      const bool thread = L.kind == ForKind::ThreadBinding && !L.thread_tag.empty();
+      if (L.iv.type() != IterVarType::Reduce && !thread)
+        throw Error(fmt::format("lower: {}, so its data-parallel axis '{}' must be outside its reduction axes "
+                                "or bound to a thread: reorder it outward",
+                                what, L.iv.name()));
+      if (is_thread_reduce(L)) check_reduction_threads(L, what);
+      if (thread && !serial.empty() && attached_at_any(serial))
+        throw Error(fmt::format("lower: {}, and a stage is computed at its serial reduction axis '{}' outside "
+                                "the thread-bound axis '{}': reorder the thread-bound axis outward",
+                                what, attached_serial(serial), L.iv.name()));
+      (thread ? threads : serial).push_back(L);
+    }
+    nest.loops.resize(first);
+    nest.loops.insert(nest.loops.end(), threads.begin(), threads.end());
+    nest.loops.insert(nest.loops.end(), serial.begin(), serial.end());
+  }
+
+  void check_reduction_threads(NestLoop& L, const std::string& what) {
+    if (!L.has_loop)
+      throw Error(fmt::format("lower: {}, but an enclosing loop of a consumer already runs {}: compute the "
+                              "stage at a loop outside the consumer's {} loop",
+                              what, L.thread_tag, L.thread_tag));
+    L.extent = simplify(L.extent, known_);
+    if (!as_const_int(L.extent))
+      throw Error(fmt::format("lower: {}, whose extent {} is not a constant: the threads of a block are a fixed "
+                              "number; split the axis by a constant factor and bind the inner part",
+                              what, to_string(L.extent)));
+  }
+
+  bool attached_at(const IterVar& iv) const {
+    for (const auto& other : s_.stages)
+      if (other->attach_type == AttachType::Scope && other->attach_ivar.same_as(iv)) return true;
+    return false;
+  }
+  bool attached_at_any(const std::vector<NestLoop>& loops) const {
+    for (const NestLoop& L : loops)
+      if (attached_at(L.iv)) return true;
+    return false;
+  }
+  std::string attached_serial(const std::vector<NestLoop>& loops) const {
+    for (const NestLoop& L : loops)
+      if (attached_at(L.iv)) return L.iv.name();
+    return "?";
+  }
+
+  // Each thread folds its part into a local accumulator; the marker combines them; the
+  // leader (every reduction thread at 0) stores the total under the data-parallel guards.
+  void make_cross_thread_body(StageNest& nest, const ReduceNode* red, const Expr& src, const Expr& cond,
+                              const std::vector<Expr>& index) {
+    arrange_cross_thread_loops(nest);
+    const Buffer& buf = ctx_.buffers.at(st_.op.get());
+    Buffer acc(st_.op->name + ".red", buf.dtype(), {make_const(Int(32), 1)}, MemoryScope::Local);
+    const Expr zero = make_const(Int(32), 0);
+    Expr partial = load(acc, {zero});
+    Stmt update = store(acc, combine_with(red->reducer, partial, src), {zero});
+    if (cond.defined()) update = if_then_else(cond, update);
+    nest.body = guarded(update, true);
+    nest.init = store(acc, reducer_identity(red->reducer, buf.dtype()), {zero});
+    AllreduceMarker m{partial, make_const(Bool(), 1), red->reducer, {}};
+    Expr leader;
+    for (const NestLoop& L : nest.loops)
+      if (is_thread_reduce(L)) {
+        m.threads.push_back(L.iv.var());
+        Expr first = L.iv.var() == make_zero(L.iv.var().dtype());
+        leader = leader.defined() ? (leader && first) : first;
+      }
+    nest.finish = seq({make_allreduce_marker(m), guarded(if_then_else(leader, store(buf, partial, index)), false)});
   }
 
  private:
@@ -166,7 +258,14 @@ class NestBuilder {
     Expr body = substitute(st_.op->body, roots);
     if (const auto* red = body.as<ReduceNode>()) {
       Expr src = to_loads.mutate(red->source);
-      Stmt update = store(buf, combine(red->reducer, load(buf, index), src), index);
+      bool cross_thread = false;
+      for (const NestLoop& L : nest.loops) cross_thread = cross_thread || is_thread_reduce(L);
+      if (cross_thread) {
+        Expr cond = red->condition.defined() ? to_loads.mutate(red->condition) : Expr();
+        make_cross_thread_body(nest, red, src, cond, index);
+        return;
+      }
+      Stmt update = store(buf, combine_with(red->reducer, load(buf, index), src), index);
       if (red->condition.defined()) update = if_then_else(to_loads.mutate(red->condition), update);
       nest.body = guarded(update, true);
       nest.init = guarded(store(buf, reducer_identity(red->reducer, buf.dtype()), index), false);

@@ -12,7 +12,8 @@ std::vector<std::string> lower_pass_names() {
   return {"inline",          "cache_stages",    "infer_bound",     "build_loop_nests",
           "reduction_init",  "attach",          "storage_flatten", "allocate",
           "inject_virtual_thread", "simplify",        "loop_partition",  "unroll",          "vectorize",
-          "insert_barriers", "unify_thread_extents", "remove_no_op", "unique_names"};
+          "insert_barriers", "unify_thread_extents", "lower_thread_allreduce", "remove_no_op",
+          "unique_names"};
 }
 
 namespace {
@@ -48,6 +49,7 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   body = dump.after("vectorize", vectorize_loops(body));
   body = dump.after("insert_barriers", insert_barriers(body));
   body = dump.after("unify_thread_extents", unify_thread_extents(body, ctx.known));
+  body = dump.after("lower_thread_allreduce", lower_thread_allreduce(body));
   body = dump.after("remove_no_op", remove_no_ops(body));
   std::vector<Param> params = make_params(ctx, body);
   body = dump.after("unique_names", unique_names(body, params));

@@ -46,6 +46,9 @@ struct StageNest {
   std::vector<Expr> init_guards;   // set by build_loop_nests: guards free of reduction loops
   size_t init_level = 0;           // init runs before loops[init_level]
   std::vector<size_t> init_loops;  // loops (from init_level on) repeated around init
+  // Cross-thread reductions only: runs after the loops from init_level on (the threads
+  // combine their partial results, and one of them stores the total).
+  Stmt finish;
 };
 
 // ---- Schedule-level passes ----
@@ -64,7 +67,8 @@ LowerContext make_context(const Schedule& s, BoundMap bounds, const std::vector<
 // ---- Loop nests ----
 // One nest per computed stage (ScheduleOps): loops, guards, the store.
 std::vector<StageNest> build_loop_nests(const LowerContext& ctx);
-// Reductions: the init goes just outside the outermost reduction loop.
+// Reductions: the init goes just outside the outermost reduction loop (that is not bound
+// to GPU threads).
 std::vector<StageNest> place_reduction_init(std::vector<StageNest> nests);
 // compute_at: nests inside the loops of their consumers; the root nests in order.
 Stmt attach_stages(const std::vector<StageNest>& nests, const LowerContext& ctx);
@@ -92,6 +96,9 @@ Stmt partition_loops(const Stmt& s, const VarBounds& known);
 std::vector<Param> make_params(const LowerContext& ctx, const Stmt& body);
 // Within a device region, thread loops of one tag run over the tag's largest extent.
 Stmt unify_thread_extents(const Stmt& s, const VarBounds& known);
+// Cross-thread reductions: each thread_allreduce marker becomes warp shuffles, shared
+// memory and barriers (TVM's LowerThreadAllreduce).
+Stmt lower_thread_allreduce(const Stmt& s);
 // Renames loop and let variables that would shadow a variable in scope or a parameter.
 Stmt unique_names(const Stmt& s, const std::vector<Param>& params);
 

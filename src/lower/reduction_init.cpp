@@ -1,6 +1,8 @@
 // Pass "reduction_init": where a reduction's initialisation runs. It goes just outside
 // the outermost reduction loop, inside the data-parallel loops around it; data-parallel
-// loops inside that point are repeated around it (as TVM's MakeComputeStmt does).
+// loops inside that point are repeated around it (as TVM's MakeComputeStmt does). The
+// reduction loops bound to GPU threads of a cross-thread reduction stay outside it: each
+// thread initialises its own partial result.
 #include "lower/passes.h"
 
 namespace te::lowering {
@@ -10,7 +12,7 @@ std::vector<StageNest> place_reduction_init(std::vector<StageNest> nests) {
     if (!nest.init.defined()) continue;
     size_t first_reduce = nest.loops.size();
     for (size_t i = 0; i < nest.loops.size(); ++i)
-      if (nest.loops[i].iv.type() == IterVarType::Reduce) {
+      if (nest.loops[i].iv.type() == IterVarType::Reduce && nest.loops[i].kind != ForKind::ThreadBinding) {
         first_reduce = i;
         break;
       }

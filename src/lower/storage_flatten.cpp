@@ -63,6 +63,8 @@ class Flattener : public IRMutator {
 
  private:
   bool is_param(const Buffer& b) const { return ctx_.params.count(b.get()) != 0; }
+  // A buffer lowering made itself, already flat (a cross-thread reduction's accumulator).
+  bool made_flat(const Buffer& b) const { return !is_param(b) && ctx_.realize.count(b.get()) == 0; }
 
   // True if every variable of e is a loop variable with a constant range.
   bool only_constant_loops(const Expr& e) const {
@@ -83,7 +85,7 @@ class Flattener : public IRMutator {
   }
 
   Buffer flat_buffer(const Buffer& b) {
-    if (is_param(b)) return b;
+    if (is_param(b) || made_flat(b)) return b;
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
     std::vector<Expr> extents;
@@ -107,6 +109,10 @@ class Flattener : public IRMutator {
 
   Expr flat_index(const Buffer& b, const std::vector<Expr>& indices) {
     if (indices.empty()) return make_const(Int(32), 0);
+    if (made_flat(b)) {
+      TE_ICHECK(indices.size() == 1, "storage_flatten: a lowering-made buffer with several indices");
+      return indices[0];
+    }
     bool param = is_param(b);
     if (param && checked_.insert(b.get()).second) check_index_range(b.name(), b.shape());
     if (param && indices.size() == 1) return indices[0];

@@ -3,10 +3,12 @@
 // Loops of a tag with fewer iterations than the region's largest (a shared copy fetched
 // by 16 threads in a 32-thread block) run over the largest extent and guard their body;
 // around a barrier in the body (a shared reduction's) the guard moves inside, so every
-// thread still reaches it. Extents that cannot be compared, and barriers under loop
+// thread still reaches it; a cross-thread reduction's marker takes the guard into its
+// predicate instead (the extra threads add the identity). Extents that cannot be compared, and barriers under loop
 // bounds or conditions that read memory, are left for the backend to report.
 #include <map>
 
+#include "lower/allreduce_marker.h"
 #include "lower/passes.h"
 
 namespace te::lowering {
@@ -31,6 +33,11 @@ bool has_barrier(const Stmt& s) {
 
    protected:
     void visit_barrier(const BarrierNode*) override { found = true; }
+    // Cross-thread reductions synchronise the threads too.
+    void visit_call(const CallNode* n) override {
+      found = found || n->op == Intrinsic::ThreadAllreduce || n->op == Intrinsic::WarpShuffleDown;
+      IRVisitor::visit_call(n);
+    }
   } f;
   f.visit(s);
   return f.found;
@@ -72,6 +79,12 @@ class Widener : public IRMutator {
     if (!has_barrier(s)) return if_then_else(cond, s);
     switch (s.kind()) {
       case StmtKind::Barrier: return s;
+      case StmtKind::Evaluate: {
+        std::optional<AllreduceMarker> m = as_allreduce_marker(s);
+        if (!m) return Stmt();
+        m->predicate = m->predicate && cond;
+        return make_allreduce_marker(*m);
+      }
       case StmtKind::Seq: {
         std::vector<Stmt> kids;
         for (const Stmt& c : s.as<SeqNode>()->seq) {

@@ -19,14 +19,21 @@ void annotate(StageNode& s, const IterVar& iv, IterVarAttr attr, const char* pri
   if (it != s.attrs.end())
     throw Error(fmt::format("{}: axis {} of stage {} is already {}", primitive, quote(iv.name()),
                             quote(s.op->name), sched::describe_attr(it->second)));
-  bool data_only = attr.kind == ForKind::Vectorized || attr.kind == ForKind::Parallel ||
-                   attr.kind == ForKind::ThreadBinding;
-  if (data_only && iv.type() == IterVarType::Reduce)
+  if (iv.type() == IterVarType::Reduce && attr.kind == ForKind::ThreadBinding) {
+    // A cross-thread reduction: the threads of a block combine their partial results.
+    const std::string& tag = attr.thread->thread_tag;
+    if (tag.rfind("threadIdx.", 0) != 0)
+      throw Error(fmt::format("bind: axis {} of stage {} is a reduction axis; it can be bound to threadIdx.x/y/z "
+                              "(a cross-thread reduction) but not to {}: {}",
+                              quote(iv.name()), quote(s.op->name), tag,
+                              tag == "vthread" ? "virtual threads run one after another in one thread"
+                                               : "blocks cannot combine their partial results (rfactor the axis "
+                                                 "and bind the rfactor stage's new data axis to blocks instead)"));
+  } else if (iv.type() == IterVarType::Reduce &&
+             (attr.kind == ForKind::Vectorized || attr.kind == ForKind::Parallel)) {
     throw Error(fmt::format("{}: axis {} of stage {} is a reduction axis; only data-parallel axes can be {}",
-                            primitive, quote(iv.name()), quote(s.op->name),
-                            attr.kind == ForKind::ThreadBinding ? "bound to threads (cross-thread reductions "
-                                                                  "are not supported)"
-                                                                : sched::describe_attr(attr)));
+                            primitive, quote(iv.name()), quote(s.op->name), sched::describe_attr(attr)));
+  }
   s.attrs[iv.get()] = std::move(attr);
 }
 

@@ -7,12 +7,15 @@
 //  - __syncthreads() is a barrier over the block's threads; a thread that returns from
 //    the kernel leaves the barrier (as on current GPUs). A barrier that waits longer
 //    than 60 s is a deadlock: the program aborts with a message.
+//  - __shfl_down_sync exchanges values through a per-block array; the threads of each warp
+//    (32 consecutive linear thread indices) meet at a warp barrier before and after.
 //  - __half is IEEE binary16 storage; each operation computes in float and rounds to
 //    nearest even, as cuda_fp16's operators do.
 //  - cudaMallocAsync/cudaFreeAsync are malloc/free; launches are recorded.
 #pragma once
 #include <math.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -21,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -97,6 +101,17 @@ class BlockBarrier {
 
 inline thread_local BlockBarrier* current_barrier = nullptr;
 
+// The values the threads of a block publish for warp shuffles, and one barrier per warp.
+struct WarpExchange {
+  explicit WarpExchange(unsigned threads) : slots(threads) {
+    for (unsigned w = 0; w * 32 < threads; ++w) warps.emplace_back(new BlockBarrier(static_cast<int>(std::min(32u, threads - w * 32))));
+  }
+  std::vector<unsigned long long> slots;
+  std::vector<std::unique_ptr<BlockBarrier>> warps;
+};
+inline thread_local WarpExchange* current_exchange = nullptr;
+inline thread_local unsigned linear_thread = 0;
+
 struct Launch {
   dim3 grid, block;
 };
@@ -111,6 +126,26 @@ void call_kernel(void (*kernel)(P...), void** args, std::index_sequence<I...>) {
 }  // namespace te_emu
 
 inline void __syncthreads() { te_emu::current_barrier->arrive_and_wait(); }
+
+// Every lane of the warp must call it (te only emits full masks); a lane past the end of
+// the block or of the warp reads its own value, as width 32 does on the GPU.
+template <typename T>
+T __shfl_down_sync(unsigned mask, T value, unsigned delta, int width = 32) {
+  static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle of a wide type");
+  if (mask != 0xffffffffu || width != 32) {
+    std::fprintf(stderr, "cuda emulation: __shfl_down_sync with a partial mask or width\n");
+    std::abort();
+  }
+  te_emu::WarpExchange& x = *te_emu::current_exchange;
+  const unsigned me = te_emu::linear_thread, src = me + delta;
+  te_emu::BlockBarrier& warp = *x.warps[me / 32];
+  std::memcpy(&x.slots[me], &value, sizeof(T));
+  warp.arrive_and_wait();
+  T out = value;
+  if (src / 32 == me / 32 && src < x.slots.size()) std::memcpy(&out, &x.slots[src], sizeof(T));
+  warp.arrive_and_wait();
+  return out;
+}
 [[noreturn]] inline void __trap() {
   std::fprintf(stderr, "cuda emulation: __trap() (a device assertion failed)\n");
   std::abort();
@@ -129,19 +164,23 @@ cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void**
     for (unsigned int by = 0; by < grid.y; ++by)
       for (unsigned int bx = 0; bx < grid.x; ++bx) {
         te_emu::BlockBarrier barrier(static_cast<int>(threads));
+        te_emu::WarpExchange exchange(static_cast<unsigned>(threads));
         std::vector<std::thread> workers;
         workers.reserve(threads);
         for (unsigned int tz = 0; tz < block.z; ++tz)
           for (unsigned int ty = 0; ty < block.y; ++ty)
             for (unsigned int tx = 0; tx < block.x; ++tx)
-              workers.emplace_back([=, &barrier] {
+              workers.emplace_back([=, &barrier, &exchange] {
                 threadIdx = uint3{tx, ty, tz};
+                te_emu::linear_thread = tx + block.x * (ty + block.y * tz);
+                te_emu::current_exchange = &exchange;
                 blockIdx = uint3{bx, by, bz};
                 blockDim = block;
                 gridDim = grid;
                 te_emu::current_barrier = &barrier;
                 te_emu::call_kernel(kernel, args, std::index_sequence_for<P...>());
                 barrier.leave();
+                exchange.warps[te_emu::linear_thread / 32]->leave();
               });
         for (std::thread& t : workers) t.join();
       }

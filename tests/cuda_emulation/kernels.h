@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_emulation/reduction_kernels.h"
 #include "te/te.h"
 
 namespace te::cuda_test {
@@ -371,7 +372,7 @@ inline std::vector<TestModule> all_test_modules() {
   CudaOptions wide, fast;
   wide.index_width = CudaOptions::IndexWidth::Int64;
   fast.fast_math = true;
-  return {
+  std::vector<TestModule> modules = {
       {vadd_func(), {}},
       {vadd_func("vadd64"), wide},
       {matmul_shared_func(20, 13, 17), {}},
@@ -392,7 +393,14 @@ inline std::vector<TestModule> all_test_modules() {
       {divisions_func(), {}},
       {scale2d_func(), {}},
       {odd_names_func(), {}},
+      {softmax_rows_func(128), {}},
+      {softmax_rows_func(96, "softmax_rows_fast"), fast},
+      {softmax_op_func(768, 256), {}},
+      {layer_norm_op_func(768, 256), {}},
+      {reduce_rows_op_func(1000, 512), {}},
   };
+  for (const RowReduceCase& c : emulated_row_reduce_cases()) modules.push_back({row_reduce_func(c), {}});
+  return modules;
 }
 
 }  // namespace te::cuda_test

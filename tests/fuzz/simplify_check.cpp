@@ -144,6 +144,8 @@ class Lifter {
           case Intrinsic::Pow: match_lanes(a); return pow(a[0], a[1]);
           case Intrinsic::Fma: match_lanes(a); return fma(a[0], a[1], a[2]);
           case Intrinsic::IfThenElse: return if_then_else(a[0], a[1], a[2]);
+          case Intrinsic::WarpShuffleDown:
+          case Intrinsic::ThreadAllreduce: break;  // GPU-only: the generator never makes them
         }
         break;
       }

@@ -1,0 +1,27 @@
+// The marker build_loop_nests leaves where the threads of a cross-thread reduction
+// combine their partial results, and that lower_thread_allreduce expands (as TVM's
+// tvm_thread_allreduce). Between the two, passes see an ordinary Evaluate of a call.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "te/ir.h"
+#include "te/tensor.h"
+
+namespace te::lowering {
+
+struct AllreduceMarker {
+  Expr accumulator;  // a Load of one element: each thread's partial result, and where
+                     // the leader (every reduction thread index 0) receives the total
+  Expr predicate;    // whether this thread's partial counts (false: the identity)
+  Reducer reducer = Reducer::Sum;
+  std::vector<Var> threads;  // the loop variables of the reduction's thread loops
+};
+
+Stmt make_allreduce_marker(const AllreduceMarker& m);
+// a combined with b by reducer r (a + b, a * b, min, max).
+Expr combine_with(Reducer r, const Expr& a, const Expr& b);
+// The marker in s, if s is one.
+std::optional<AllreduceMarker> as_allreduce_marker(const Stmt& s);
+
+}  // namespace te::lowering

@@ -1,0 +1,252 @@
+// Pass "lower_thread_allreduce" (TVM's LowerThreadAllreduce): each thread_allreduce
+// marker becomes the code that combines the partial results of a group of threads (the
+// threads that differ only in the reduction's thread indices) into the group's leader.
+//
+//  - Groups of 2, 4, 8, 16 or 32 consecutive threads: a tree of warp shuffles, nothing
+//    else (no shared memory, no barrier).
+//  - Groups of whole warps (64, 96, ... threads), or a block that is one group of any
+//    size: shuffles within each warp, the warps' totals through shared memory, then
+//    shuffles within the first warp. A partial last warp skips the lanes past the group.
+//  - Anything else (groups that straddle warps, reductions over threadIdx.y alone): a
+//    tree in shared memory with a barrier per level.
+// It runs after unify_thread_extents, so the thread loops have their final extents: the
+// launch's block shape, which fixes the lanes of each warp.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "lower/allreduce_marker.h"
+#include "lower/passes.h"
+
+namespace te::lowering {
+
+namespace {
+
+constexpr int64_t kWarp = 32;
+
+int64_t pow2_ceil(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+int tag_dim(const std::string& tag) { return tag.back() - 'x'; }  // threadIdx.x -> 0
+
+bool is_thread_index(const ForNode* f) {
+  return f->for_kind == ForKind::ThreadBinding && f->thread_tag.rfind("threadIdx.", 0) == 0;
+}
+
+// The extents of every threadIdx loop of a kernel, by dimension.
+class ThreadExtents : public IRVisitor {
+ public:
+  std::map<int, std::vector<Expr>> extents;
+
+ protected:
+  void visit_for(const ForNode* n) override {
+    if (is_thread_index(n)) extents[tag_dim(n->thread_tag)].push_back(n->extent);
+    IRVisitor::visit_for(n);
+  }
+};
+
+std::string stage_of(const AllreduceMarker& m) {
+  std::string name = m.accumulator.as<LoadNode>()->buffer.name();
+  const std::string suffix = ".red";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    name.resize(name.size() - suffix.size());
+  return name;
+}
+
+Expr i32(const Expr& e) { return e.dtype() == Int(32) ? e : cast(Int(32), e); }
+Expr c32(int64_t v) { return make_const(Int(32), v); }
+
+class Expander {
+ public:
+  Expander(const AllreduceMarker& m, const std::vector<const ForNode*>& loops, const ThreadExtents& kernel,
+           bool repeats)
+      : m_(m), repeats_(repeats) {
+    const std::string stage = stage_of(m);
+    const auto* acc = m.accumulator.as<LoadNode>();
+    acc_ = acc->buffer;
+    acc_index_ = acc->indices;
+    identity_ = reducer_identity(m.reducer, acc_.dtype());
+    // The block's shape, and where the marker sits in it.
+    const ForNode* loop_of[3] = {nullptr, nullptr, nullptr};
+    for (const ForNode* f : loops)
+      if (is_thread_index(f)) loop_of[tag_dim(f->thread_tag)] = f;
+    for (const auto& [dim, extents] : kernel.extents) {
+      const ForNode* f = loop_of[dim];
+      std::string tag = fmt::format("threadIdx.{}", static_cast<char>('x' + dim));
+      if (!f)
+        throw Error(fmt::format("lower: stage '{}' reduces across threads, but its kernel also runs {} loops that "
+                                "do not enclose the reduction: its threads would all do the reduction at once; "
+                                "bind an axis of '{}' to {} too, or compute the other stages in their own kernel",
+                                stage, tag, stage, tag));
+      const int64_t* c = as_const_int(f->extent);
+      for (const Expr& e : extents)
+        if (!c || !equal(e, f->extent))
+          throw Error(fmt::format("lower: stage '{}' reduces across threads, but the {} loops of its kernel have "
+                                  "different or non-constant extents ({} and {}): give them one constant extent",
+                                  stage, tag, to_string(f->extent), to_string(e)));
+      dims_[dim] = *c;
+      index_[dim] = i32(f->var - f->min);
+    }
+    // Which dimensions the reduction spans.
+    for (const Var& v : m.threads) {
+      int dim = -1;
+      for (int d = 0; d < 3; ++d)
+        if (loop_of[d] && loop_of[d]->var.same_as(v)) dim = d;
+      TE_ICHECK(dim >= 0, "thread_allreduce: a reduction thread variable has no enclosing thread loop");
+      reduce_[dim] = true;
+    }
+    tid_ = c32(0);
+    Expr r = c32(0), g = c32(0);
+    for (int d = 2; d >= 0; --d) {
+      tid_ = tid_ * c32(dims_[d]) + index_[d];
+      if (reduce_[d]) {
+        r = r * c32(dims_[d]) + index_[d];
+        tr_ *= dims_[d];
+      } else {
+        g = g * c32(dims_[d]) + index_[d];
+        groups_ *= dims_[d];
+      }
+    }
+    r_ = simplify(r);
+    g_ = simplify(g);
+    tid_ = simplify(tid_);
+    // Groups are runs of consecutive lanes when the dimensions they span come before the
+    // others (x, or x and y, ...; dimensions of one thread do not count).
+    bool seen_other = false;
+    for (int d = 0; d < 3; ++d) {
+      if (dims_[d] == 1) continue;
+      if (!reduce_[d]) seen_other = true;
+      else if (seen_other) contiguous_ = false;
+    }
+  }
+
+  Stmt expand() {
+    std::vector<Stmt> out;
+    Expr partial = load(acc_, acc_index_);
+    if (!is_one(m_.predicate)) out.push_back(set(select(m_.predicate, partial, identity_)));
+    if (tr_ == 1) return seq(out);
+    const bool warp_groups = contiguous_ && tr_ <= kWarp && kWarp % tr_ == 0;
+    const bool warp_aligned = contiguous_ && (tr_ % kWarp == 0 || groups_ == 1);
+    if (warp_groups || warp_aligned) shuffle_tree(out);
+    else shared_tree(out);
+    return seq(out);
+  }
+
+  std::vector<Buffer> scratch;  // shared buffers to allocate outside the thread loops
+
+ private:
+  Stmt set(const Expr& v) { return store(acc_, v, acc_index_); }
+  Expr partial() { return load(acc_, acc_index_); }
+  Expr combine(const Expr& a, const Expr& b) { return combine_with(m_.reducer, a, b); }
+
+  // Lane k takes lane k + d's value, d = width/2 .. 1; lanes past `valid` (when the
+  // group ends inside a warp) are skipped.
+  void warp_steps(std::vector<Stmt>& out, int64_t width, const Expr& lane, int64_t valid) {
+    for (int64_t d = pow2_ceil(width) / 2; d >= 1; d /= 2) {
+      // Every lane shuffles (bound by a let, never inside ?:), then some combine.
+      Var other(acc_.name() + ".other", acc_.dtype());
+      Expr step = combine(partial(), other);
+      if (valid % kWarp != 0 && !(valid <= kWarp && kWarp % valid == 0))
+        step = select(lane + c32(d) < c32(valid), step, partial());
+      out.push_back(let_stmt(other, warp_shuffle_down(partial(), c32(d), tid_), set(step)));
+    }
+  }
+
+  void shuffle_tree(std::vector<Stmt>& out) {
+    warp_steps(out, std::min(tr_, kWarp), r_, tr_);
+    if (tr_ <= kWarp) return;
+    // Warp leaders hand their totals to the group's first warp through shared memory.
+    const int64_t warps = (tr_ + kWarp - 1) / kWarp;
+    Buffer totals(acc_.name() + ".warps", acc_.dtype(), {c32(groups_ * warps)}, MemoryScope::Shared);
+    scratch.push_back(totals);
+    Expr lane = r_ % c32(kWarp), warp = r_ / c32(kWarp);
+    out.push_back(if_then_else(simplify(lane == c32(0)), store(totals, partial(), {simplify(g_ * c32(warps) + warp)})));
+    out.push_back(barrier());
+    std::vector<Stmt> first;
+    first.push_back(set(if_then_else(r_ < c32(warps), load(totals, {simplify(g_ * c32(warps) + r_)}), identity_)));
+    warp_steps(first, warps, r_, kWarp);
+    out.push_back(if_then_else(r_ < c32(kWarp), seq(first)));
+    if (repeats_) out.push_back(barrier());  // the next round must not overwrite unread totals
+  }
+
+  void shared_tree(std::vector<Stmt>& out) {
+    Buffer tree(acc_.name() + ".tree", acc_.dtype(), {c32(groups_ * tr_)}, MemoryScope::Shared);
+    scratch.push_back(tree);
+    Expr base = simplify(g_ * c32(tr_));
+    out.push_back(store(tree, partial(), {simplify(base + r_)}));
+    out.push_back(barrier());
+    for (int64_t d = pow2_ceil(tr_) / 2; d >= 1; d /= 2) {
+      Expr at = simplify(base + r_);
+      Expr mine = load(tree, {at}), other = load(tree, {simplify(at + c32(d))});
+      Expr active = simplify(r_ < c32(d) && r_ + c32(d) < c32(tr_));
+      out.push_back(if_then_else(active, store(tree, combine(mine, other), {at})));
+      out.push_back(barrier());
+    }
+    out.push_back(if_then_else(r_ == c32(0), set(load(tree, {base}))));
+    if (repeats_) out.push_back(barrier());
+  }
+
+  const AllreduceMarker& m_;
+  bool repeats_;
+  Buffer acc_;
+  std::vector<Expr> acc_index_;
+  Expr identity_;
+  int64_t dims_[3] = {1, 1, 1};
+  Expr index_[3] = {c32(0), c32(0), c32(0)};
+  bool reduce_[3] = {false, false, false};
+  int64_t tr_ = 1, groups_ = 1;
+  Expr tid_, r_, g_;
+  bool contiguous_ = true;
+};
+
+class AllreduceLowering : public IRMutator {
+ protected:
+  Stmt mutate_for(const Stmt& s, const ForNode* n) override {
+    const bool kernel_root = kernel_ == nullptr && n->for_kind == ForKind::ThreadBinding;
+    if (kernel_root) {
+      kernel_ = std::make_unique<ThreadExtents>();
+      kernel_->visit(s);
+    }
+    const bool outermost_threads = is_thread_index(n) && !inside_threads_;
+    if (outermost_threads) inside_threads_ = true;
+    loops_.push_back(n);
+    std::vector<Buffer> outer_scratch;
+    if (outermost_threads) outer_scratch.swap(scratch_);
+    Stmt r = IRMutator::mutate_for(s, n);
+    loops_.pop_back();
+    if (outermost_threads) {
+      for (const Buffer& b : scratch_) r = allocate(b, r);
+      scratch_.swap(outer_scratch);
+      inside_threads_ = false;
+    }
+    if (kernel_root) kernel_.reset();
+    return r;
+  }
+
+  Stmt mutate_evaluate(const Stmt& s, const EvaluateNode* n) override {
+    std::optional<AllreduceMarker> m = as_allreduce_marker(s);
+    if (!m) return IRMutator::mutate_evaluate(s, n);
+    TE_ICHECK(kernel_ && inside_threads_, "thread_allreduce marker outside the thread loops");
+    bool repeats = false;
+    for (const ForNode* f : loops_) repeats = repeats || f->for_kind != ForKind::ThreadBinding;
+    Expander e(*m, loops_, *kernel_, repeats);
+    Stmt out = e.expand();
+    scratch_.insert(scratch_.end(), e.scratch.begin(), e.scratch.end());
+    return out;
+  }
+
+ private:
+  std::unique_ptr<ThreadExtents> kernel_;
+  bool inside_threads_ = false;
+  std::vector<const ForNode*> loops_;
+  std::vector<Buffer> scratch_;
+};
+
+}  // namespace
+
+Stmt lower_thread_allreduce(const Stmt& s) { return AllreduceLowering().mutate(s); }
+
+}  // namespace te::lowering
