@@ -6,9 +6,10 @@ set -euo pipefail
 # doxygen: the `docs` target and the test that every public declaration is documented;
 # OpenMPI: the auto-tuner's optional MPI measurement ranks and their test;
 # llvm-19-dev: CI builds te against LLVM 19 as well as Debian's default 14;
-# nlohmann-json3-dev: the tuning records (a private, header-only dependency).
+# nlohmann-json3-dev: the tuning records (a private, header-only dependency);
+# python3-numpy: the GPU check kit's runner (scripts/gpu_check.py), checked by a test.
 packages=(g++ cmake ninja-build pkg-config libfmt-dev llvm-dev llvm-19-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev doxygen libopenmpi-dev openmpi-bin "$@")
+  libgtest-dev libgmock-dev libbenchmark-dev doxygen libopenmpi-dev openmpi-bin python3-numpy "$@")
 
 missing=()
 for p in "${packages[@]}"; do

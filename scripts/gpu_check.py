@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""The GPU check kit's runner (see scripts/gpu_check.sh): on a machine with an NVIDIA GPU,
+nvcc and PyTorch, compiles every kernel of a kit made by te_gpu_kit, runs each through
+its own host launcher and compares the outputs with what interpret() produced, then times
+the bench kernels against PyTorch / cuBLAS with CUDA events and prints a table.
+
+  gpu_check.py KIT [--out results.md] [--only NAME ...] [--check-only] [--compile-only]
+
+--check-only reads the kit (manifests, .npy files) without nvcc or a GPU; --compile-only
+also builds each kernel into a shared library (nvcc, no GPU), reporting spills.
+"""
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+
+CTYPES = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32, "int64": ctypes.c_int64,
+          "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
+          "float32": ctypes.c_float, "float64": ctypes.c_double, "bool": ctypes.c_bool}
+
+
+def nvcc_path():
+    for c in (os.environ.get("TE_NVCC"), "/usr/local/cuda/bin/nvcc", "nvcc"):
+        if c and (os.path.isabs(c) and os.access(c, os.X_OK) or not os.path.isabs(c)):
+            return c
+    return "nvcc"
+
+
+def compile_so(folder, arch):
+    """kernel.cu -> kernel.so; returns (ok, log, spill bytes)."""
+    cu, so = os.path.join(folder, "kernel.cu"), os.path.join(folder, "kernel.so")
+    cmd = [nvcc_path(), "-O3", "-std=c++17", f"-arch={arch}", "-Xcompiler", "-fPIC", "-shared",
+           "--resource-usage", "-o", so, cu]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    log = r.stdout + r.stderr
+    spills = sum(int(a) + int(b) for a, b in re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log))
+    return r.returncode == 0, log, spills
+
+
+def tolerance(dtype, name):
+    if dtype == "float16":
+        return 1e-2, 1e-2
+    if dtype == "float64":
+        return 1e-12, 1e-12
+    if dtype == "float32":
+        # nvcc contracts a * b + c into fma; fast math uses the __expf family.
+        return (1e-3, 1e-4) if name.endswith("_fast") else (1e-5, 1e-5)
+    return 0, 0
+
+
+def check_kit(kit, only):
+    corpus = json.load(open(os.path.join(kit, "corpus.json")))
+    bench = json.load(open(os.path.join(kit, "bench.json")))
+    for m in corpus:
+        if only and m["name"] not in only or "skip" in m:
+            continue
+        folder = os.path.join(kit, "corpus", m["name"])
+        assert os.path.exists(os.path.join(folder, "kernel.cu")), folder
+        for p in m["params"]:
+            if p["kind"] == "buffer":
+                a, b = np.load(os.path.join(folder, p["input"])), np.load(os.path.join(folder, p["expected"]))
+                assert a.shape == b.shape and a.dtype == b.dtype, (m["name"], p["name"])
+    for b in bench:
+        assert os.path.exists(os.path.join(kit, "bench", b["name"], "kernel.cu")), b["name"]
+    return corpus, bench
+
+
+def run_corpus(torch, kit, corpus, arch, only):
+    rows = []
+    for m in corpus:
+        if only and m["name"] not in only:
+            continue
+        if "skip" in m:
+            rows.append((m["name"], "skipped", m["skip"]))
+            continue
+        folder = os.path.join(kit, "corpus", m["name"])
+        ok, log, spills = compile_so(folder, arch)
+        if not ok:
+            rows.append((m["name"], "FAIL", "nvcc: " + log.strip().splitlines()[-1]))
+            continue
+        fn = getattr(ctypes.CDLL(os.path.join(folder, "kernel.so")), m["launcher"])
+        fn.restype = ctypes.c_int
+        args, types, buffers = [], [], []
+        for p in m["params"]:
+            if p["kind"] == "buffer":
+                host = np.ascontiguousarray(np.load(os.path.join(folder, p["input"])))
+                dev = torch.from_numpy(host.reshape(-1).view(np.uint8).copy()).cuda()
+                buffers.append((p, host, dev))
+                args.append(ctypes.c_void_p(dev.data_ptr()))
+                types.append(ctypes.c_void_p)
+            else:
+                t = CTYPES[p["dtype"]]
+                args.append(t(p["value"]))
+                types.append(t)
+        fn.argtypes = types + [ctypes.c_void_p]
+        err = fn(*args, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        torch.cuda.synchronize()
+        problems = [] if err == 0 else [f"launcher returned cudaError {err}"]
+        exact = True
+        for p, host, dev in buffers:
+            got = dev.cpu().numpy().view(host.dtype).reshape(host.shape)
+            want = np.load(os.path.join(folder, p["expected"]))
+            if got.tobytes() == want.tobytes():
+                continue
+            exact = False
+            rtol, atol = tolerance(p["dtype"], m["name"])
+            if rtol == 0 or not np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
+                                            equal_nan=True):
+                diff = np.nanmax(np.abs(got.astype(np.float64) - want.astype(np.float64))) if got.size else 0
+                problems.append(f"{p['name']} differs from interpret() (max |diff| {diff:.3g})")
+        status = "FAIL" if problems else ("ok (bit-exact)" if exact else "ok (within tolerance)")
+        note = "; ".join(problems) + (f" {spills} bytes of spills" if spills else "")
+        rows.append((m["name"], status, note))
+    return rows
+
+
+def time_ms(torch, fn, iters=50, warmup=5):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(iters):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def make_buffer(torch, spec):
+    shape, role = spec["shape"], spec["role"]
+    if role == "output":
+        return torch.empty(shape, device="cuda")
+    if role == "grid":
+        return torch.rand(shape, device="cuda") * 2.2 - 1.1
+    return torch.randn(shape, device="cuda")
+
+
+def reference(torch, name, bufs, n_out):
+    F = torch.nn.functional
+    if name == "softmax":
+        return lambda: torch.softmax(bufs[0], -1)
+    if name == "layer_norm":
+        return lambda: F.layer_norm(bufs[0], (bufs[0].shape[-1],), bufs[1], bufs[2], 1e-5)
+    if name == "sum":
+        return lambda: bufs[0].sum(-1)
+    if name == "matmul":
+        return lambda: torch.matmul(bufs[0], bufs[1])
+    if name == "grid_sample":
+        return lambda: F.grid_sample(bufs[0], bufs[1], mode="bilinear", padding_mode="zeros", align_corners=False)
+    raise ValueError("unknown reference " + name)
+
+
+def run_bench(torch, kit, bench, arch, only):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    rows = []
+    copy_gbs = None
+    for b in bench:
+        if only and b["name"] not in only:
+            continue
+        folder = os.path.join(kit, "bench", b["name"])
+        ok, log, spills = compile_so(folder, arch)
+        if not ok:
+            rows.append((b["name"], None, None, "nvcc failed: " + log.strip().splitlines()[-1]))
+            continue
+        fn = getattr(ctypes.CDLL(os.path.join(folder, "kernel.so")), b["launcher"])
+        fn.restype = ctypes.c_int
+        bufs = [make_buffer(torch, s) for s in b["buffers"]]
+        out = next(i for i, s in enumerate(b["buffers"]) if s["role"] == "output")
+        fn.argtypes = [ctypes.c_void_p] * len(bufs) + [ctypes.c_int32] * len(b["scalars"]) + [ctypes.c_void_p]
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        call = lambda: fn(*[ctypes.c_void_p(t.data_ptr()) for t in bufs], *b["scalars"], stream)
+        if call() != 0:
+            rows.append((b["name"], None, None, "launcher failed"))
+            continue
+        torch.cuda.synchronize()
+        ref = reference(torch, b["reference"], bufs, out)
+        want = ref()
+        err = (bufs[out] - want).abs().max().item() / max(1.0, want.abs().max().item())
+        te_ms, torch_ms = time_ms(torch, call), time_ms(torch, ref)
+        if b["name"].startswith("row_sum"):
+            src, dst = bufs[0], torch.empty_like(bufs[0])
+            copy_ms = time_ms(torch, lambda: dst.copy_(src))
+            copy_gbs = 2 * src.numel() * 4 / copy_ms / 1e6
+        note = f"max rel err {err:.2e}" + (f", {spills} B spills" if spills else "")
+        rows.append((b["name"], te_ms, torch_ms, note, b["bytes"] / te_ms / 1e6, b["flops"] / te_ms / 1e9))
+    return rows, copy_gbs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("kit")
+    ap.add_argument("--out", help="also write the report (markdown) here")
+    ap.add_argument("--only", nargs="*", default=[], help="kernel names to run")
+    ap.add_argument("--check-only", action="store_true")
+    ap.add_argument("--compile-only", action="store_true")
+    ap.add_argument("--arch", help="sm_XX (default: the GPU's)")
+    a = ap.parse_args()
+    corpus, bench = check_kit(a.kit, a.only)
+    if a.check_only:
+        print(f"kit ok: {len(corpus)} corpus kernels, {len(bench)} bench kernels")
+        return 0
+    if a.compile_only:
+        failed = 0
+        for name, folder in [(m["name"], os.path.join(a.kit, "corpus", m["name"])) for m in corpus] + \
+                            [(b["name"], os.path.join(a.kit, "bench", b["name"])) for b in bench]:
+            if a.only and name not in a.only:
+                continue
+            ok, log, spills = compile_so(folder, a.arch or "sm_90")
+            failed += not ok
+            print(f"{name}: {'ok' if ok else 'FAIL'}{f', {spills} bytes of spills' if spills else ''}")
+            if not ok:
+                print(log)
+        return 1 if failed else 0
+    import torch
+    if not torch.cuda.is_available():
+        print("gpu_check: PyTorch sees no CUDA device", file=sys.stderr)
+        return 1
+    major, minor = torch.cuda.get_device_capability()
+    arch = a.arch or f"sm_{major}{minor}"
+    gpu = torch.cuda.get_device_name()
+    lines = [f"GPU check: {gpu} ({arch}), {datetime.date.today()}, torch {torch.__version__}", "",
+             "| corpus kernel | result | note |", "|---|---|---|"]
+    corpus_rows = run_corpus(torch, a.kit, corpus, arch, a.only)
+    lines += [f"| {n} | {s} | {note} |" for n, s, note in corpus_rows]
+    bench_rows, copy_gbs = run_bench(torch, a.kit, bench, arch, a.only)
+    lines += ["", "| bench kernel | te ms | PyTorch ms | te / PyTorch speed | te GB/s | te GFLOP/s | note |",
+              "|---|---|---|---|---|---|---|"]
+    for r in bench_rows:
+        if r[1] is None:
+            lines.append(f"| {r[0]} | - | - | - | - | - | {r[3]} |")
+        else:
+            lines.append(f"| {r[0]} | {r[1]:.4f} | {r[2]:.4f} | {r[2] / r[1]:.2f}x | {r[4]:.0f} | {r[5]:.0f} | {r[3]} |")
+    if copy_gbs:
+        lines.append(f"\ndevice-to-device copy: {copy_gbs:.0f} GB/s (the row sum's bandwidth baseline)")
+    report = "\n".join(lines)
+    print(report)
+    if a.out:
+        open(a.out, "w").write(report + "\n")
+    return 1 if any(s == "FAIL" for _, s, _ in corpus_rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
