@@ -189,6 +189,28 @@ TEST_F(CudaEmulation, SoftmaxLayerNormAndRowSumOps) {
   }
 }
 
+// grid_sample with channel groups over threads: the emulation as interpret(), and both as
+// the compute under its default schedule (one loop nest, no threads).
+TEST_F(CudaEmulation, GridSampleWithChannelsSplitOverThreads) {
+  for (auto [name, channels] : std::vector<std::pair<std::string, int>>{{"grid_sample_c80", 80}, {"grid_sample_c5_by2", 5}}) {
+    SCOPED_TRACE(name);
+    NDArray data = NDArray::from_vector(ramp_values(2 * channels * 9 * 11, 0.3f, 0.0f), {2, channels, 9, 11});
+    std::vector<float> g = ramp_values(2 * 7 * 5 * 2, 0.71f, 0.0f);
+    for (float& v : g) v *= 0.12f;  // inside and a little outside [-1, 1]
+    NDArray grid = NDArray::from_vector(g, {2, 7, 5, 2});
+    EmulatedRun r = run_and_compare(name, {data, grid, NDArray::empty({2, channels, 7, 5}, Float(32))});
+    ASSERT_EQ(r.launches.size(), 1u);
+    const unsigned groups = 3;  // 80 channels by 32, 5 by 2
+    EXPECT_EQ(r.launches[0][0], (2 * groups * 7 * 5 + 63) / 64);
+    Tensor d, gr;
+    Tensor out = cuda_test::grid_sample_output(&d, &gr, channels);
+    NDArray want = NDArray::empty({2, channels, 7, 5}, Float(32));
+    interpret(lower(create_schedule({out}), {d, gr, out}, "gs_ref"), {data, grid, want});
+    ASSERT_EQ(r.arrays.size(), 3u);
+    EXPECT_EQ(cuda_test::compare_arrays(want, r.arrays[2]), "");
+  }
+}
+
 TEST_F(CudaEmulation, PipelineOfTwoKernelsThroughScratchMemory) {
   EmulatedRun r = run_and_compare("pipeline", {floats(100, 0.05f, 0.0f), NDArray::empty({100}, Float(32))});
   ASSERT_EQ(r.launches.size(), 2u);

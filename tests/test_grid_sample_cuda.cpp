@@ -12,6 +12,7 @@
 
 #include "cuda_emulation/harness.h"
 #include "gridsample_cases.h"
+#include "test_util.h"
 
 namespace te {
 namespace {
@@ -156,6 +157,16 @@ TEST_F(GridSampleCuda, CompilesWithNvcc) {
     cuda_test::CommandResult r = cuda_test::nvcc_compile(nvcc, cu, "sm_80", "-cubin", cu + ".cubin");
     EXPECT_EQ(r.status, 0) << r.output;
   }
+}
+
+TEST(GridSampleCudaSchedule, RefusesBadThreadAndChannelCounts) {
+  Tensor data = placeholder({1, 4, 5, 5}, Float(32), "data");
+  Tensor grid = placeholder({1, 3, 3, 2}, Float(32), "grid");
+  Tensor out = ops::grid_sample(data, grid, ops::GridSampleOptions{});
+  Schedule s = create_schedule({out});
+  expect_error([&] { ops::schedule_grid_sample_cuda(s, out, 256, -1); },
+               {"schedule_grid_sample_cuda", "channels_per_thread >= 0", "-1"});
+  expect_error([&] { ops::schedule_grid_sample_cuda(s, out, 0); }, {"schedule_grid_sample_cuda", "threads_per_block must be >= 1"});
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cuda_emulation/reduction_kernels.h"
+#include "te/ops/grid_sample.h"
 #include "te/te.h"
 
 namespace te::cuda_test {
@@ -355,6 +356,21 @@ inline LoweredFunc odd_names_func() {
   return LoweredFunc{"my-kernel", {buffer_param(A), buffer_param(B)}, body};
 }
 
+// Bilinear grid_sample with channels split over threads (schedule_grid_sample_cuda's
+// channels_per_thread; 0 picks it: 80 channels -> groups of 32, 32, 16).
+inline Tensor grid_sample_output(Tensor* data, Tensor* grid, int channels) {
+  *data = placeholder({2, channels, 9, 11}, Float(32), "data");
+  *grid = placeholder({2, 7, 5, 2}, Float(32), "grid");
+  return ops::grid_sample(*data, *grid, ops::GridSampleOptions{});
+}
+inline LoweredFunc grid_sample_split_func(int channels, int channels_per_thread, const std::string& name) {
+  Tensor data, grid;
+  Tensor out = grid_sample_output(&data, &grid, channels);
+  Schedule s = create_schedule({out});
+  ops::schedule_grid_sample_cuda(s, out, 64, channels_per_thread);
+  return lower(s, {data, grid, out}, name);
+}
+
 struct TestModule {
   LoweredFunc func;
   CudaOptions options;
@@ -398,6 +414,8 @@ inline std::vector<TestModule> all_test_modules() {
       {softmax_op_func(768, 256), {}},
       {layer_norm_op_func(768, 256), {}},
       {reduce_rows_op_func(1000, 512), {}},
+      {grid_sample_split_func(80, 0, "grid_sample_c80"), {}},
+      {grid_sample_split_func(5, 2, "grid_sample_c5_by2"), {}},
   };
   for (const RowReduceCase& c : emulated_row_reduce_cases()) modules.push_back({row_reduce_func(c), {}});
   return modules;
