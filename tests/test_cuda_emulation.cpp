@@ -211,6 +211,16 @@ TEST_F(CudaEmulation, GridSampleWithChannelsSplitOverThreads) {
   }
 }
 
+// float4 loads and stores where the addresses are aligned, the lane loop elsewhere: same
+// results either way.
+TEST_F(CudaEmulation, VectorLoadsAndStoresWithTheirScalarFallback) {
+  for (auto [name, offset] : std::vector<std::pair<std::string, int>>{{"vector_access", 0}, {"vector_access_offset", 1}})
+    for (int64_t n : {1000, 1001, 3, 256}) {
+      SCOPED_TRACE(name + " " + std::to_string(n));
+      run_and_compare(name, {floats(n, 0.1f, 1.0f), floats(n + offset, 0.3f, 0.0f), NDArray::empty({n}, Float(32))});
+    }
+}
+
 TEST_F(CudaEmulation, PipelineOfTwoKernelsThroughScratchMemory) {
   EmulatedRun r = run_and_compare("pipeline", {floats(100, 0.05f, 0.0f), NDArray::empty({100}, Float(32))});
   ASSERT_EQ(r.launches.size(), 2u);

@@ -119,6 +119,15 @@ TEST(CudaNvcc, ReferenceSchedulesDoNotSpill) {
   }
 }
 
+// A vectorized loop of 4 floats over dense, aligned addresses: 128-bit loads (through the
+// read-only cache for buffers only read) and stores, beside the lane-by-lane fallback.
+TEST(CudaNvrtc, VectorizedLoopsUse128BitAccesses) {
+  if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
+  std::string ptx = compile_ptx(build_cuda(cuda_test::vector_access_func(0, "v4")), "sm_90");
+  EXPECT_NE(ptx.find("ld.global.nc.v4.f32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("st.global.v4.f32"), std::string::npos) << ptx;
+}
+
 TEST(CudaNvrtc, ReportsTheCompilerLog) {
   if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
   CudaModule broken("broken", "extern \"C\" __global__ void broken_kernel() { undeclared_name = 1; }\n", {}, {}, false);

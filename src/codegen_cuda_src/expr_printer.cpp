@@ -323,6 +323,9 @@ std::string ExprPrinter::load(const LoadNode* n) {
                             "loop IR (one index per access)",
                             n->buffer.name(), n->indices.size()));
   DataType t = n->dtype.element_of();
+  auto vec = vector_loads_.find(n);
+  if (vec != vector_loads_.end() && lane_.size() == 1 && lane_[0] >= '0' && lane_[0] <= '3')
+    return fmt::format("{}.{}", vec->second, "xyzw"[lane_[0] - '0']);
   std::string cond = n->predicate.defined() ? print(n->predicate) : "";
   // A predicated load reads only where its predicate holds: its index is guarded too.
   if (!cond.empty()) ++guarded_;
@@ -331,6 +334,10 @@ std::string ExprPrinter::load(const LoadNode* n) {
   if (compute_type(t) != t) access = fmt::format("({}){}", compute_c_type(t), access);
   if (cond.empty()) return access;
   return paren(fmt::format("{} ? {} : {}", cond, access, zero_literal(compute_type(t))));
+}
+
+bool ExprPrinter::index_is_checked(const Buffer& buf, const Expr& index) const {
+  return index_needs_check(buf, index, scope_.data_vars, scope_.ranges, mode_.wide);
 }
 
 std::string ExprPrinter::let(const LetNode* n) {

@@ -53,6 +53,13 @@ class ExprPrinter {
   // Vector expressions print as one lane: lane is the C variable holding the lane number
   // (Ramp(b, s, n) prints as b + s * lane, Broadcast(v) as v). Empty: scalar code.
   void set_lane(std::string lane) { lane_ = std::move(lane); }
+  // Loads read as a whole vector into a variable (float4 te_v0 = ...): inside code printed
+  // for a literal lane ("0".."3"), such a load prints as that variable's component.
+  void set_vector_loads(std::map<const LoadNode*, std::string> loads) { vector_loads_ = std::move(loads); }
+  // Whether an access to buf at index goes through the run-time bounds check.
+  bool index_is_checked(const Buffer& buf, const Expr& index) const;
+  // buf's name in the kernel.
+  std::string name_of(const Buffer& buf) { return buffer_name(buf); }
 
   // The type an int32 value is computed in: int64 in wide mode.
   DataType compute_type(DataType t) const;
@@ -79,6 +86,7 @@ class ExprPrinter {
   NameTable& names_;
   PrintMode mode_;
   std::string lane_;
+  std::map<const LoadNode*, std::string> vector_loads_;
   int guarded_ = 0;
   std::vector<std::string> hoisted_;
 };

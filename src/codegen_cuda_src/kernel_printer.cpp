@@ -192,14 +192,111 @@ class KernelPrinter {
                               n->buffer.name(), n->indices.size()));
     int lanes = std::max(n->value.dtype().lanes(), n->indices[0].dtype().lanes());
     if (n->predicate.defined()) lanes = std::max(lanes, n->predicate.dtype().lanes());
-    if (lanes > 1) printer_.set_lane("te_lane");
-    std::string line = store_text(n);
     if (lanes == 1) {
+      std::string line = store_text(n);
       flush_hoisted();
       w_.line(line);
       return;
     }
-    // Vector stores run lane by lane; the compiler unrolls the loop.
+    std::string vector_type = vector_c_type(n->buffer.dtype(), lanes);
+    const bool vectorizable = !vector_type.empty() && !n->predicate.defined() && dense(n->indices[0], lanes) &&
+                              !printer_.index_is_checked(n->buffer, n->indices[0]);
+    if (!vectorizable) return emit_lane_loop(n, lanes);
+    w_.open(vector_condition(n, lanes));
+    emit_vector_store(n, lanes, vector_type);
+    w_.close("} else {");
+    w_.indent();
+    emit_lane_loop(n, lanes);
+    w_.close();
+  }
+
+  // floatN / intN / uintN / double2 for a vector of `lanes` elements of t ("" if none).
+  static std::string vector_c_type(DataType t, int lanes) {
+    if (lanes != 2 && lanes != 4) return "";
+    if (t == Float(32)) return fmt::format("float{}", lanes);
+    if (t == Int(32)) return fmt::format("int{}", lanes);
+    if (t == UInt(32)) return fmt::format("uint{}", lanes);
+    if (t == Float(64) && lanes == 2) return "double2";
+    return "";
+  }
+
+  // A ramp over consecutive elements: what one vector load or store can move.
+  static bool dense(const Expr& index, int lanes) {
+    const auto* r = index.as<RampNode>();
+    return r && r->lanes == lanes && is_one(r->stride);
+  }
+
+  // The loads of value that can be read as one vector each (dense, unpredicated, of a
+  // vectorizable type, not bounds-checked), and always read: a load only if_then_else's
+  // taken side or the right operand of && / || reads is left where it is.
+  std::vector<const LoadNode*> vector_loads(const Expr& value, int lanes) {
+    struct Finder : IRVisitor {
+      std::vector<const LoadNode*> found;
+      int lanes = 0;
+      void visit_call(const CallNode* c) override {
+        if (c->op == Intrinsic::IfThenElse) return visit(c->args[0]);
+        IRVisitor::visit_call(c);
+      }
+      void visit_binary(const BinaryNode* b) override {
+        if (is_logical(b->op)) return visit(b->a);
+        IRVisitor::visit_binary(b);
+      }
+      void visit_load(const LoadNode* l) override {
+        if (l->indices.size() == 1 && dense(l->indices[0], lanes) && !l->predicate.defined() &&
+            !vector_c_type(l->buffer.dtype(), lanes).empty())
+          found.push_back(l);
+        IRVisitor::visit_load(l);
+      }
+    } f;
+    f.lanes = lanes;
+    f.visit(value);
+    std::vector<const LoadNode*> out;
+    for (const LoadNode* l : f.found)
+      if (!printer_.index_is_checked(l->buffer, l->indices[0])) out.push_back(l);
+    return out;
+  }
+
+  std::string address(const Buffer& b, const Expr& ramp_index) {
+    return fmt::format("({} + {})", printer_.name_of(b), printer_.print(ramp_index.as<RampNode>()->base));
+  }
+
+  // Vector accesses need addresses aligned to the vector's size: checked when the kernel
+  // runs (a pointer argument may be offset), with the lane-by-lane loop as the fallback.
+  std::string vector_condition(const StoreNode* n, int lanes) {
+    std::string bits = fmt::format("(unsigned long long){}", address(n->buffer, n->indices[0]));
+    for (const LoadNode* l : vector_loads(n->value, lanes))
+      bits += fmt::format(" | (unsigned long long){}", address(l->buffer, l->indices[0]));
+    flush_hoisted();
+    return fmt::format("if ((({}) % {}) == 0)", bits, n->buffer.dtype().bytes() * lanes);
+  }
+
+  void emit_vector_store(const StoreNode* n, int lanes, const std::string& type) {
+    std::map<const LoadNode*, std::string> names;
+    for (const LoadNode* l : vector_loads(n->value, lanes)) {
+      std::string name = fmt::format("te_v{}", names.size());  // read-only buffers: ld.global.nc
+      w_.line(fmt::format("const {} {} = *(const {}*){};", vector_c_type(l->buffer.dtype(), lanes), name,
+                          vector_c_type(l->buffer.dtype(), lanes), address(l->buffer, l->indices[0])));
+      names[l] = name;
+    }
+    printer_.set_vector_loads(names);
+    w_.line(fmt::format("{} te_vs;", type));
+    DataType t = n->buffer.dtype();
+    for (int k = 0; k < lanes; ++k) {
+      printer_.set_lane(std::to_string(k));
+      std::string value = printer_.print_bare(n->value);
+      if (printer_.compute_type(t) != t) value = fmt::format("({})({})", c_type(t), value);
+      flush_hoisted();
+      w_.line(fmt::format("te_vs.{} = {};", "xyzw"[k], value));
+    }
+    printer_.set_lane("");
+    printer_.set_vector_loads({});
+    w_.line(fmt::format("*({}*){} = te_vs;", type, address(n->buffer, n->indices[0])));
+  }
+
+  // Vector stores otherwise run lane by lane; the compiler unrolls the loop.
+  void emit_lane_loop(const StoreNode* n, int lanes) {
+    printer_.set_lane("te_lane");
+    std::string line = store_text(n);
     w_.line("#pragma unroll");
     w_.open(fmt::format("for (int te_lane = 0; te_lane < {}; ++te_lane)", lanes));
     flush_hoisted();

@@ -37,6 +37,13 @@
 #define __launch_bounds__(...)
 #define __shared__ static
 
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(8) int2 { int x, y; };
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(8) uint2 { unsigned int x, y; };
+struct alignas(16) uint4 { unsigned int x, y, z, w; };
+struct alignas(16) double2 { double x, y; };
 struct uint3 {
   unsigned int x, y, z;
 };

@@ -371,6 +371,22 @@ inline LoweredFunc grid_sample_split_func(int channels, int channels_per_thread,
   return lower(s, {data, grid, out}, name);
 }
 
+// C = A * 2 + B[i + offset] with a vectorized inner loop of 4: float4 loads and stores
+// where the addresses are 16-byte aligned at run time (never for B when offset is odd),
+// lane by lane otherwise.
+inline LoweredFunc vector_access_func(int offset, const std::string& name) {
+  Var n("n");
+  Tensor A = placeholder({n}, Float(32), "A"), B = placeholder({n + offset}, Float(32), "B");
+  Tensor C = compute({n}, [&](Expr i) { return A(i) * 2.0f + B(i + offset); }, "C");
+  Schedule s = create_schedule({C});
+  auto [o, v] = s[C].split(C.axis(0), 4);
+  auto [bx, tx] = s[C].split(o, 64);
+  s[C].bind(bx, thread_axis("blockIdx.x"));
+  s[C].bind(tx, thread_axis("threadIdx.x"));
+  s[C].vectorize(v);
+  return lower(s, {A, B, C}, name);
+}
+
 struct TestModule {
   LoweredFunc func;
   CudaOptions options;
@@ -416,6 +432,8 @@ inline std::vector<TestModule> all_test_modules() {
       {reduce_rows_op_func(1000, 512), {}},
       {grid_sample_split_func(80, 0, "grid_sample_c80"), {}},
       {grid_sample_split_func(5, 2, "grid_sample_c5_by2"), {}},
+      {vector_access_func(0, "vector_access"), {}},
+      {vector_access_func(1, "vector_access_offset"), {}},
   };
   for (const RowReduceCase& c : emulated_row_reduce_cases()) modules.push_back({row_reduce_func(c), {}});
   return modules;
