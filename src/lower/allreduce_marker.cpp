@@ -13,6 +13,19 @@ Expr combine_with(Reducer r, const Expr& a, const Expr& b) {
   return a;
 }
 
+namespace {
+const std::string kAccumulatorSuffix = ".red";
+}
+
+std::string accumulator_name(const std::string& stage) { return stage + kAccumulatorSuffix; }
+
+std::string stage_of_accumulator(const std::string& accumulator) {
+  const size_t n = kAccumulatorSuffix.size();
+  TE_ICHECK(accumulator.size() > n && accumulator.compare(accumulator.size() - n, n, kAccumulatorSuffix) == 0,
+            "stage_of_accumulator: not an accumulator's name");
+  return accumulator.substr(0, accumulator.size() - n);
+}
+
 // Arguments: accumulator, predicate, reducer (an int), then the thread variables.
 Stmt make_allreduce_marker(const AllreduceMarker& m) {
   std::vector<Expr> args{m.accumulator, m.predicate, make_const(Int(32), static_cast<int64_t>(m.reducer))};

@@ -3,6 +3,7 @@
 // tvm_thread_allreduce). Between the two, passes see an ordinary Evaluate of a call.
 #pragma once
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "te/ir.h"
@@ -17,6 +18,10 @@ struct AllreduceMarker {
   Reducer reducer = Reducer::Sum;
   std::vector<Var> threads;  // the loop variables of the reduction's thread loops
 };
+
+// The name of a stage's per-thread accumulator buffer, and back (for messages).
+std::string accumulator_name(const std::string& stage);
+std::string stage_of_accumulator(const std::string& accumulator);
 
 Stmt make_allreduce_marker(const AllreduceMarker& m);
 // a combined with b by reducer r (a + b, a * b, min, max).

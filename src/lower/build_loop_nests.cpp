@@ -94,10 +94,11 @@ class NestBuilder {
                                 "or bound to a thread: reorder it outward",
                                 what, L.iv.name()));
       if (is_thread_reduce(L)) check_reduction_threads(L, what);
-      if (thread && !serial.empty() && attached_at_any(serial))
-        throw Error(fmt::format("lower: {}, and a stage is computed at its serial reduction axis '{}' outside "
-                                "the thread-bound axis '{}': reorder the thread-bound axis outward",
-                                what, attached_serial(serial), L.iv.name()));
+      if (thread)
+        if (const IterVar* at = first_attached(serial))
+          throw Error(fmt::format("lower: {}, and a stage is computed at its serial reduction axis '{}' outside "
+                                  "the thread-bound axis '{}': reorder the thread-bound axis outward",
+                                  what, at->name(), L.iv.name()));
       (thread ? threads : serial).push_back(L);
     }
     nest.loops.resize(first);
@@ -122,15 +123,11 @@ class NestBuilder {
       if (other->attach_type == AttachType::Scope && other->attach_ivar.same_as(iv)) return true;
     return false;
   }
-  bool attached_at_any(const std::vector<NestLoop>& loops) const {
+  // The first of loops at which some stage is computed, if any.
+  const IterVar* first_attached(const std::vector<NestLoop>& loops) const {
     for (const NestLoop& L : loops)
-      if (attached_at(L.iv)) return true;
-    return false;
-  }
-  std::string attached_serial(const std::vector<NestLoop>& loops) const {
-    for (const NestLoop& L : loops)
-      if (attached_at(L.iv)) return L.iv.name();
-    return "?";
+      if (attached_at(L.iv)) return &L.iv;
+    return nullptr;
   }
 
   // Each thread folds its part into a local accumulator; the marker combines them; the
@@ -139,7 +136,7 @@ class NestBuilder {
                               const std::vector<Expr>& index) {
     arrange_cross_thread_loops(nest);
     const Buffer& buf = ctx_.buffers.at(st_.op.get());
-    Buffer acc(st_.op->name + ".red", buf.dtype(), {make_const(Int(32), 1)}, MemoryScope::Local);
+    Buffer acc(accumulator_name(st_.op->name), buf.dtype(), {make_const(Int(32), 1)}, MemoryScope::Local);
     const Expr zero = make_const(Int(32), 0);
     Expr partial = load(acc, {zero});
     Stmt update = store(acc, combine_with(red->reducer, partial, src), {zero});

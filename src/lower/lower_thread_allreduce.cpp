@@ -48,14 +48,6 @@ class ThreadExtents : public IRVisitor {
   }
 };
 
-std::string stage_of(const AllreduceMarker& m) {
-  std::string name = m.accumulator.as<LoadNode>()->buffer.name();
-  const std::string suffix = ".red";
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-    name.resize(name.size() - suffix.size());
-  return name;
-}
-
 Expr i32(const Expr& e) { return e.dtype() == Int(32) ? e : cast(Int(32), e); }
 Expr c32(int64_t v) { return make_const(Int(32), v); }
 
@@ -64,7 +56,7 @@ class Expander {
   Expander(const AllreduceMarker& m, const std::vector<const ForNode*>& loops, const ThreadExtents& kernel,
            bool repeats)
       : m_(m), repeats_(repeats) {
-    const std::string stage = stage_of(m);
+    const std::string stage = stage_of_accumulator(m.accumulator.as<LoadNode>()->buffer.name());
     const auto* acc = m.accumulator.as<LoadNode>();
     acc_ = acc->buffer;
     acc_index_ = acc->indices;

@@ -20,8 +20,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string dtype_name(DataType t) { return t.to_string(); }
-
 // Values every kernel of the corpus accepts: small integers (indices, divisors, shifts),
 // floats in [-2, 2).
 NDArray random_array(const std::vector<int64_t>& shape, DataType t, std::mt19937& rng) {
@@ -102,14 +100,14 @@ json write_module(const cuda_test::TestModule& m, const fs::path& dir, std::mt19
       std::string in = fmt::format("in{}.npy", j), out = fmt::format("out{}.npy", j);
       before[j].array().save_npy((dir / in).string());
       args[j].array().save_npy((dir / out).string());
-      params.push_back({{"kind", "buffer"}, {"name", lp.name}, {"dtype", dtype_name(lp.buffer.dtype())},
+      params.push_back({{"kind", "buffer"}, {"name", lp.name}, {"dtype", lp.buffer.dtype().to_string()},
                         {"input", in}, {"expected", out}});
     } else {
       const bool is_float = lp.var.dtype().is_float();
       json value = found ? (is_float ? json(args[j].float_value()) : json(args[j].int_value()))
                          : json(value_of(lp.var, chosen));
       params.push_back({{"kind", is_float ? "float" : "int"}, {"name", lp.name},
-                        {"dtype", dtype_name(lp.var.dtype())}, {"value", value}});
+                        {"dtype", lp.var.dtype().to_string()}, {"value", value}});
     }
   }
   manifest["params"] = params;
