@@ -279,6 +279,22 @@ inline BeforeAfter storage_align_example() {
   return {before, text(lower(s, {A, B}, "f"))};
 }
 
+inline BeforeAfter double_buffer_example() {
+  // [doc:double_buffer]
+  Tensor A = placeholder({4, 8}, Float(32), "A");
+  IterVar k = reduce_axis({0, 8}, "k");
+  Tensor S = compute({4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");
+  Schedule s = create_schedule({S});
+  Tensor AL = s.cache_read(A, "local", {S});  // A copied 2 elements of k at a time
+  auto [ko, ki] = s[S].split(k, 2);
+  s[AL].compute_at(s[S], ko);
+  std::string before = text(lower(s, {A, S}, "f"));
+  s[AL].double_buffer();  // the copy for ko + 1 is made while ko's is read
+  // [/doc]
+  (void)ki;
+  return {before, text(lower(s, {A, S}, "f"))};
+}
+
 inline BeforeAfter rfactor_example() {
   // [doc:rfactor]
   Tensor A = placeholder({16}, Float(32), "A");
@@ -345,6 +361,7 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
        }},
       {"rfactor", [](Mistakes& m) { m.s.rfactor(m.B, m.B.axis(0)); }},
       {"storage_align", [](Mistakes& m) { m.s[m.B].storage_align(m.B.axis(1), 32, 32); }},
+      {"double_buffer", [](Mistakes& m) { m.s[m.C].double_buffer(); }},
   };
 }
 
@@ -590,6 +607,7 @@ inline std::vector<Snippet> snippets() {
   pair("cache_write", cache_write_example);
   pair("rfactor", rfactor_example);
   pair("storage_align", storage_align_example);
+  pair("double_buffer", double_buffer_example);
   pair("bind_reduce", bind_reduce_example);
   out.push_back({"split_shift.error", [] {
                    Mistakes m;

@@ -101,6 +101,7 @@ struct TE_API StageNode {
   bool scope_set = false;  ///< set explicitly (set_scope, cache_read, cache_write)
   bool is_output = false;  ///< one of the schedule's outputs
   std::vector<StorageAlign> storage_align;  ///< padded strides of its buffer (storage_align)
+  bool double_buffer = false;  ///< two buffers, the next fetch overlapping the current use
 };
 
 /// The data of a Schedule.
@@ -197,6 +198,12 @@ class TE_API Stage {
   /// (TVM's storage_align): e.g. (axis 0, 32, 1) gives a 32 x 32 shared tile rows of 33
   /// elements, so a column's 32 elements fall in 32 different banks.
   void storage_align(const IterVar& axis, int factor, int offset);
+  /// Gives this stage two buffers (TVM's double_buffer): computed at a loop (compute_at),
+  /// iteration v + 1's data is fetched into one buffer while iteration v reads the other, so
+  /// on a GPU the loads of the next tile overlap the arithmetic on the current one and the
+  /// loop needs one barrier per iteration instead of two. The loop is unrolled by two.
+  /// lower() checks the attachment: a serial or unrolled loop.
+  void double_buffer();
 
  private:
   std::shared_ptr<ScheduleNode> schedule_;

@@ -9,11 +9,11 @@
 namespace te {
 
 std::vector<std::string> lower_pass_names() {
-  return {"inline",          "cache_stages",    "infer_bound",     "build_loop_nests",
-          "reduction_init",  "attach",          "storage_flatten", "allocate",
-          "inject_virtual_thread", "simplify",        "loop_partition",  "unroll",          "vectorize",
-          "insert_barriers", "unify_thread_extents", "lower_thread_allreduce", "remove_no_op",
-          "unique_names"};
+  return {"inline",          "cache_stages",         "infer_bound",           "build_loop_nests",
+          "reduction_init",  "attach",               "storage_flatten",       "inject_double_buffer",
+          "allocate",        "inject_virtual_thread", "simplify",             "loop_partition",
+          "unroll",          "vectorize",            "insert_barriers",       "unify_thread_extents",
+          "lower_thread_allreduce", "remove_no_op",  "unique_names"};
 }
 
 namespace {
@@ -41,6 +41,7 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   Stmt body = dump.after("attach", attach_stages(nests, ctx));
   check_loop_nesting(body, ctx);
   body = dump.after("storage_flatten", storage_flatten(body, ctx));
+  body = dump.after("inject_double_buffer", inject_double_buffer(body, ctx));
   body = dump.after("allocate", allocate_buffers(body, ctx));
   body = dump.after("inject_virtual_thread", inject_virtual_threads(body, ctx));
   body = dump.after("simplify", simplify(body, ctx.known));

@@ -24,6 +24,8 @@ struct LowerContext {
   std::map<const BufferNode*, std::vector<Range>> realize;
   // Constant bounds of the shape variables (see shape_var_bounds).
   VarBounds known;
+  // Set by storage_flatten: the flat buffer that replaced each intermediate buffer.
+  std::map<const BufferNode*, Buffer> flat_buffers;
 };
 
 // One loop of a stage's nest.
@@ -80,7 +82,11 @@ Stmt assemble_nest(const StageNest& nest);
 
 // ---- Statement passes ----
 // Row-major flat indices; intermediate buffers get flat shapes over their regions.
-Stmt storage_flatten(const Stmt& s, const LowerContext& ctx);
+// Records the flat buffers in ctx.flat_buffers.
+Stmt storage_flatten(const Stmt& s, LowerContext& ctx);
+// Stages marked double_buffer() get a second buffer; their attach loop fetches the next
+// iteration's data into one while the current iteration reads the other.
+Stmt inject_double_buffer(const Stmt& s, const LowerContext& ctx);
 // Allocate nodes for intermediates at the innermost statement covering their uses
 // (shared and global ones outside the thread loops that share them).
 Stmt allocate_buffers(const Stmt& s, const LowerContext& ctx);

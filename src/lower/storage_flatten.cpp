@@ -48,6 +48,8 @@ class Flattener : public IRMutator {
     }
   }
 
+  const std::map<const BufferNode*, Buffer>& flat_buffers() const { return flat_; }
+
  protected:
   Expr mutate_load(const Expr& e, const LoadNode* n) override {
     Expr r = IRMutator::mutate_load(e, n);
@@ -171,9 +173,11 @@ class Flattener : public IRMutator {
 
 }  // namespace
 
-Stmt storage_flatten(const Stmt& s, const LowerContext& ctx) {
+Stmt storage_flatten(const Stmt& s, LowerContext& ctx) {
   Flattener f(ctx, s);
-  return f.mutate(s);
+  Stmt out = f.mutate(s);
+  for (const auto& [tensor_buffer, flat] : f.flat_buffers()) ctx.flat_buffers[tensor_buffer] = flat;
+  return out;
 }
 
 }  // namespace te::lowering
