@@ -126,6 +126,7 @@ TEST(LowerThreads, VirtualThreadsGetTheirOwnCopyOfInnerBuffers) {
   auto [mid, in] = s[B].split(rest, 4);
   s[B].bind(vo, thread_axis("vthread"));
   s[T].compute_at(s[B], mid);
+  s[T].set_scope("local");  // a global or shared T would be one buffer for all vthreads
   LoweredFunc f = lower(s, {A, B}, "vthread_buffers");
   int allocations = count_stmts(f.body, [](const Stmt& x) {
     const auto* a = x.as<AllocateNode>();
@@ -140,6 +141,31 @@ TEST(LowerThreads, VirtualThreadsGetTheirOwnCopyOfInnerBuffers) {
     for (float x : av) want.push_back((x + 1.0f) * (x + 1.0f));
     expect_close(b.to_vector<float>(), want, 1e-6f, "n=" + std::to_string(len));
   }
+}
+
+// As TVM's: a global (or shared) buffer computed inside vthreads holds the region of all
+// of them (its bounds are relaxed over the vthread loops) and is computed once.
+TEST(LowerThreads, VirtualThreadsShareGlobalAndSharedBuffers) {
+  Tensor A = placeholder({24}, Float(32), "A");
+  Tensor T = compute({24}, [&](Expr i) { return A(i) + 1.0f; }, "T");
+  Tensor B = compute({24}, [&](Expr i) { return T(i) * T(i); }, "B");
+  Schedule s = create_schedule({B});
+  auto [vo, rest] = s[B].split_nparts(B.axis(0), 3);
+  auto [mid, in] = s[B].split(rest, 4);
+  s[B].bind(vo, thread_axis("vthread"));
+  s[T].compute_at(s[B], mid);
+  LoweredFunc f = lower(s, {A, B}, "vthread_shared_buffer");
+  int stores = count_stmts(f.body, [](const Stmt& x) {
+    const auto* st = x.as<StoreNode>();
+    return st && st->buffer.name() == "T";
+  });
+  EXPECT_EQ(stores, 1) << f;  // not one copy per vthread
+  NDArray a = input({24}, 3), b = output({24});
+  run_backends(f, {a, b});
+  std::vector<float> want;
+  for (float x : a.to_vector<float>()) want.push_back((x + 1.0f) * (x + 1.0f));
+  expect_close(b.to_vector<float>(), want, 1e-6f, "vthreads sharing T");
+  (void)in;
 }
 
 TEST(LowerThreads, ASharedBufferSizedByAnInnerLoopIsAnError) {

@@ -1,6 +1,6 @@
 // Pass "allocate": an Allocate for each intermediate buffer around the innermost
 // statement that covers all its accesses (the sub-range of a sequence that does). Shared
-// buffers go outside the threadIdx loops whose threads share them, global intermediates
+// buffers go outside the threadIdx and vthread loops whose threads share them, global intermediates
 // outside every thread loop: their regions were inferred across those threads.
 #include <fmt/format.h>
 
@@ -8,6 +8,7 @@
 
 #include "lower/int_set.h"
 #include "lower/passes.h"
+#include "lower/stage_graph.h"
 
 namespace te::lowering {
 
@@ -116,20 +117,23 @@ class Wrapper : public IRMutator {
   const Buffer& buffer_;
 };
 
-bool shares_across(MemoryScope scope, const ForNode* loop) {
+// Shared memory is shared by a block's threads, and by the vthreads each thread runs;
+// only local buffers get a copy per vthread (inject_virtual_thread).
+bool shares_across(MemoryScope scope, const ForNode* loop, const std::set<const VarNode*>& vthreads) {
+  if (vthreads.count(loop->var.get())) return true;
   if (loop->for_kind != ForKind::ThreadBinding) return false;
   if (scope == MemoryScope::Global) return true;
   return scope == MemoryScope::Shared && loop->thread_tag.rfind("threadIdx", 0) == 0;
 }
 
-Stmt place(const Stmt& s, const Buffer& b) {
+Stmt place(const Stmt& s, const Buffer& b, const std::set<const VarNode*>& vthreads) {
   AccessPath p(b);
   p.visit(s);
   TE_ICHECK(p.found && !p.lca.empty(), "allocate: buffer without accesses");
   size_t target = p.lca.size() - 1;
   if (b.scope() != MemoryScope::Local)
     for (size_t i = 0; i < p.lca.size(); ++i)
-      if (const auto* f = p.lca[i].as<ForNode>(); f && shares_across(b.scope(), f)) {
+      if (const auto* f = p.lca[i].as<ForNode>(); f && shares_across(b.scope(), f, vthreads)) {
         target = i;
         break;
       }
@@ -154,7 +158,8 @@ Stmt allocate_buffers(const Stmt& s, const LowerContext& ctx) {
   IntermediateCollector c(ctx);
   c.visit(s);
   Stmt out = s;
-  for (const Buffer& b : c.buffers) out = place(out, b);
+  const std::set<const VarNode*> vthreads = vthread_loop_vars(*ctx.sched.get());
+  for (const Buffer& b : c.buffers) out = place(out, b, vthreads);
   return out;
 }
 

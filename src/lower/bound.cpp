@@ -4,7 +4,7 @@
 // For a producer P and a consumer C, C's loops inside P's attach point range over their
 // bounds ("relaxed"), the loops around it stay fixed (symbolic), and thread loops are
 // relaxed when P's buffer is shared by those threads (global: blockIdx and threadIdx;
-// shared: threadIdx; local: none).
+// shared: threadIdx and vthread; local: none).
 #include <fmt/format.h>
 
 #include <climits>
@@ -35,7 +35,16 @@ namespace lowering {
 
 namespace {
 
+bool is_vthread(const StageNode& owner, const IterVar& iv) {
+  auto it = owner.attrs.find(iv.get());
+  return it != owner.attrs.end() && it->second.kind == ForKind::ThreadBinding &&
+         it->second.thread->thread_tag.rfind("vthread", 0) == 0;
+}
+
 bool need_relax(const StageNode& owner, const IterVar& iv, bool found_attach, MemoryScope scope) {
+  // The vthreads of a thread share its shared memory, as threadIdx's do, but each gets
+  // its own copy of a local buffer (inject_virtual_thread).
+  if (is_vthread(owner, iv)) return !found_attach || scope_rank(scope) <= scope_rank(MemoryScope::Shared);
   std::string tag = thread_tag(owner, iv);
   if (tag.empty()) return !found_attach;
   return scope_rank(scope) <= thread_rank(tag);

@@ -197,7 +197,8 @@ class DoubleBufferer : public IRMutator {
     const Expr end = n->min + n->extent;
     Var pair(v_.name() + ".outer", t);
     const Expr first = n->min + pair * c(2), second = first + c(1);
-    Stmt body = seq({half(p, first, false, end, !even), guarded(second < end, half(p, second, true, end, true), !even)});
+    Stmt body = seq({half(p, first, false, end, !even),  // an even count: the next one always exists
+                     guarded(second < end, half(p, second, true, end, true), !even)});
     Stmt loop = for_loop(pair, c(0), simplify((n->extent + c(1)) / c(2)), n->for_kind, body, n->thread_tag);
     Stmt prologue = guarded(n->extent > c(0), fetch(p, n->min, false), !(extent && *extent > 0));
     return seq({prologue, loop});

@@ -11,7 +11,9 @@
 // each value. A buffer allocated inside gets one copy per vthread. Barriers stay single:
 // every vthread reaches them together. Moving statements of different vthreads past each
 // other is what binding an axis to a thread allows: its iterations are independent (bound
-// axes are data-parallel; reduction axes cannot be bound).
+// axes are data-parallel; reduction axes cannot be bound). A statement that does not use
+// the variable (a shared tile filled for all vthreads) does the same in every vthread, so
+// it runs once, as in TVM.
 #include <fmt/format.h>
 
 #include "lower/int_set.h"
@@ -23,6 +25,17 @@ namespace te::lowering {
 namespace {
 
 bool uses(const Expr& e, const Var& v) { return e.defined() && uses_any(e, RelaxMap{{v.get(), Range()}}); }
+
+bool uses_stmt(const Stmt& s, const Var& v) {
+  struct Finder : IRVisitor {
+    const VarNode* var;
+    bool found = false;
+    void visit_var(const VarNode* n) override { found = found || n == var; }
+  } f;
+  f.var = v.get();
+  f.visit(s);
+  return f.found;
+}
 
 // Accesses of one buffer moved into its per-vthread copy: index + vt * size.
 class GiveEachVthreadItsCopy : public IRMutator {
@@ -61,6 +74,7 @@ class VirtualThreadInjector {
 
   // The statement equivalent to `for vt in [min, min + count): s`.
   Stmt inject(const Stmt& s) {
+    if (!uses_stmt(s, vt_)) return s;
     switch (s.kind()) {
       case StmtKind::Seq: {
         std::vector<Stmt> parts;

@@ -46,6 +46,15 @@ std::string thread_tag(const StageNode& st, const IterVar& iv) {
   return tag.rfind("vthread", 0) == 0 ? "" : tag;
 }
 
+std::set<const VarNode*> vthread_loop_vars(const ScheduleNode& s) {
+  std::set<const VarNode*> out;
+  for (const auto& st : s.stages)
+    for (const auto& [iv, attr] : st->attrs)
+      if (attr.kind == ForKind::ThreadBinding && attr.thread->thread_tag.rfind("vthread", 0) == 0)
+        out.insert(iv->var.get());
+  return out;
+}
+
 int thread_rank(const std::string& tag) { return tag.rfind("blockIdx", 0) == 0 ? 0 : 1; }
 
 int scope_rank(MemoryScope scope) {

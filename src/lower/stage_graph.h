@@ -1,6 +1,7 @@
 // Queries on a schedule that lowering needs: attach paths, consumers, thread bindings.
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ std::string thread_tag(const StageNode& st, const IterVar& iv);
 int thread_rank(const std::string& tag);
 // global 0, shared 1, local 2: a buffer is shared by the threads of ranks >= its own.
 int scope_rank(MemoryScope scope);
+// The loop variables of the leaves bound to vthread (their loops are serial until
+// inject_virtual_thread interleaves them).
+std::set<const VarNode*> vthread_loop_vars(const ScheduleNode& s);
 
 // The actual loop a thread-bound leaf runs on: the enclosing loop of the same thread
 // tag when there is one (the leaf then has no loop of its own), else the leaf itself.
