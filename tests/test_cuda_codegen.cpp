@@ -69,7 +69,7 @@ extern "C" cudaError_t vadd(float* A, float* B, float* C, int32_t n, cudaStream_
 TEST(CudaCodegen, SharedMemoryKernelGolden) {
   CudaModule m = build_cuda(cuda_test::reverse4_func());
   const char* kernel = R"(extern "C" __global__ void __launch_bounds__(4) reverse4_kernel0(const float* __restrict__ A, float* __restrict__ B) {
-  __shared__ float S[4];
+  alignas(16) __shared__ float S[4];
   {
     const int32_t tx = (int32_t)threadIdx.x;
     S[tx] = A[tx];
@@ -327,4 +327,18 @@ TEST(CudaCodegenErrors, UnsupportedBindingsAndUnloweredIR) {
 }
 
 }  // namespace
+// Vector accesses to the kernel's own arrays (declared alignas(16)) at element offsets
+// that are provably multiples of the lanes need no run-time alignment check; accesses
+// through pointer arguments (which may be offset) keep theirs.
+TEST(CudaCodegen, AlignmentProvenAtCompileTimeForTheKernelsOwnArrays) {
+  const std::string src = build_cuda(cuda_test::matmul_reference_func(256, 256, 64, {}, "sgemm")).source();
+  EXPECT_NE(src.find("alignas(16) __shared__ float B_shared[1024];"), std::string::npos) << src;
+  EXPECT_NE(src.find("= *(const float4*)(B_shared + "), std::string::npos) << src;  // registers from shared
+  for (const char* own : {"(unsigned long long)(A_shared", "(unsigned long long)(B_shared",
+                          "(unsigned long long)(B_shared_local", "(unsigned long long)(C_local"})
+    EXPECT_EQ(src.find(own), std::string::npos) << own << "\n" << src;
+  EXPECT_NE(src.find("(unsigned long long)(B + "), std::string::npos) << src;  // a parameter: checked
+  EXPECT_NE(src.find("(unsigned long long)(C + "), std::string::npos) << src;
+}
+
 }  // namespace te

@@ -132,6 +132,34 @@ TEST_F(CudaEmulation, MatmulWithVirtualThreads) {
     }
 }
 
+// te::ops::schedule_matmul_cuda: double-buffered shared tiles, vthreads, vector loads;
+// whole tiles, tiles cut at every edge (M, N, K not multiples; an odd number of k tiles),
+// and the default 128 x 128 tiles with 256 threads.
+TEST_F(CudaEmulation, ReferenceGemmSchedule) {
+  struct Case {
+    const char* name;
+    int M, N, K;
+    std::array<unsigned, 6> launch;
+  };
+  for (const Case& c : {Case{"matmul_tiled", 64, 96, 48, {3, 2, 1, 8, 8, 1}},
+                        Case{"matmul_tiled_edges", 50, 40, 20, {2, 2, 1, 8, 8, 1}},
+                        Case{"matmul_tiled_default", 256, 128, 32, {1, 2, 1, 16, 16, 1}}}) {
+    auto av = ramp_values(c.M * c.K, 0.37f, 0.25f), bv = ramp_values(c.K * c.N, 0.11f, -0.5f);
+    EmulatedRun r = run_and_compare(c.name, {NDArray::from_vector(av, {c.M, c.K}), NDArray::from_vector(bv, {c.K, c.N}),
+                                             NDArray::empty({c.M, c.N}, Float(32))});
+    ASSERT_EQ(r.launches.size(), 1u) << c.name;
+    EXPECT_EQ(r.launches[0], c.launch) << c.name;
+    ASSERT_EQ(r.arrays.size(), 3u);
+    auto got = r.arrays[2].to_vector<float>();
+    for (int i = 0; i < c.M; ++i)
+      for (int j = 0; j < c.N; ++j) {
+        float want = 0;
+        for (int q = 0; q < c.K; ++q) want += av[size_t(i * c.K + q)] * bv[size_t(q * c.N + j)];
+        ASSERT_NEAR(got[size_t(i * c.N + j)], want, 1e-3f * (1 + std::fabs(want))) << c.name << " " << i << "," << j;
+      }
+  }
+}
+
 TEST_F(CudaEmulation, TransposeThroughAPaddedSharedTile) {
   const int M = 45, N = 70;
   auto av = ramp_values(M * N, 0.21f, 0.5f);

@@ -25,14 +25,6 @@ struct Matmul {
   }
 };
 
-std::vector<float> reference(const std::vector<float>& a, const std::vector<float>& b, int M, int N, int K) {
-  std::vector<float> c(size_t(M * N), 0.0f);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j)
-      for (int q = 0; q < K; ++q) c[size_t(i * N + j)] += a[size_t(i * K + q)] * b[size_t(q * N + j)];
-  return c;
-}
-
 // CPU: rows of A copied into a local buffer 4 elements of k at a time.
 Schedule cpu_schedule(const Matmul& g, bool doubled) {
   Schedule s = create_schedule({g.C});
@@ -92,7 +84,7 @@ void run_and_check(const LoweredFunc& f, int M, int N, int K, const std::string&
   for (const Param& p : f.params) symbolic = symbolic || !p.is_buffer();
   if (symbolic) args.push_back(Argument(static_cast<int64_t>(K)));
   run_backends(f, args);
-  expect_close(c.to_vector<float>(), reference(a.to_vector<float>(), b.to_vector<float>(), M, N, K), 1e-5f, what);
+  expect_close(c.to_vector<float>(), matmul_reference(a.to_vector<float>(), b.to_vector<float>(), M, N, K), 1e-5f, what);
 }
 
 }  // namespace

@@ -45,6 +45,16 @@ inline void expect_close(const std::vector<float>& got, const std::vector<float>
   }
 }
 
+// C = A (M x K) * B (K x N), row-major, in plain C++.
+inline std::vector<float> matmul_reference(const std::vector<float>& a, const std::vector<float>& b, int M, int N,
+                                           int K) {
+  std::vector<float> c(size_t(M * N), 0.0f);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j)
+      for (int q = 0; q < K; ++q) c[size_t(i * N + j)] += a[size_t(i * K + q)] * b[size_t(q * N + j)];
+  return c;
+}
+
 // Counts the nodes of loop IR that satisfy a predicate.
 class StmtCounter : public te::IRVisitor {
  public:

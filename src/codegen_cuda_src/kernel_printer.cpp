@@ -1,6 +1,7 @@
 #include "codegen_cuda_src/kernel_printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "codegen_cuda_src/c_types.h"
 #include "codegen_cuda_src/code_writer.h"
@@ -9,12 +10,15 @@
 #include "expr/buffer_util.h"
 #include "expr/reads_memory.h"
 #include "te/error.h"
+#include "te/simplify.h"
 
 namespace te::cuda {
 
 namespace {
 
 const char kAxes[] = {'x', 'y', 'z'};
+// Bytes every array a kernel declares is aligned to: a float4, int4 or double2.
+constexpr int kArrayAlignment = 16;
 
 class KernelPrinter {
  public:
@@ -202,7 +206,13 @@ class KernelPrinter {
     const bool vectorizable = !vector_type.empty() && !n->predicate.defined() && dense(n->indices[0], lanes) &&
                               !printer_.index_is_checked(n->buffer, n->indices[0]);
     if (!vectorizable) return emit_lane_loop(n, lanes);
-    w_.open(vector_condition(n, lanes));
+    const std::string check = alignment_check(n, lanes);
+    if (check.empty()) {  // a block of its own: its te_v* / te_vs names are local
+      w_.open_block();
+      emit_vector_store(n, lanes, vector_type);
+      return w_.close();
+    }
+    w_.open(check);
     emit_vector_store(n, lanes, vector_type);
     w_.close("} else {");
     w_.indent();
@@ -260,14 +270,27 @@ class KernelPrinter {
     return fmt::format("({} + {})", printer_.name_of(b), printer_.print(ramp_index.as<RampNode>()->base));
   }
 
-  // Vector accesses need addresses aligned to the vector's size: checked when the kernel
-  // runs (a pointer argument may be offset), with the lane-by-lane loop as the fallback.
-  std::string vector_condition(const StoreNode* n, int lanes) {
-    std::string bits = fmt::format("(unsigned long long){}", address(n->buffer, n->indices[0]));
-    for (const LoadNode* l : vector_loads(n->value, lanes))
-      bits += fmt::format(" | (unsigned long long){}", address(l->buffer, l->indices[0]));
+  // Vector accesses need addresses aligned to the vector's size. The kernel's own arrays
+  // are declared aligned to kArrayAlignment, so an element offset that is provably a
+  // multiple of the lanes is aligned; other addresses (a pointer argument may be offset)
+  // are checked when the kernel runs, with the lane-by-lane loop as the fallback. The
+  // condition ("" when every address is proven aligned):
+  std::string alignment_check(const StoreNode* n, int lanes) {
+    std::vector<std::string> unproven;
+    auto note = [&](const Buffer& b, const Expr& ramp) {
+      if (!proven_aligned(b, ramp, lanes)) unproven.push_back(fmt::format("(unsigned long long){}", address(b, ramp)));
+    };
+    note(n->buffer, n->indices[0]);
+    for (const LoadNode* l : vector_loads(n->value, lanes)) note(l->buffer, l->indices[0]);
     flush_hoisted();
-    return fmt::format("if ((({}) % {}) == 0)", bits, n->buffer.dtype().bytes() * lanes);
+    if (unproven.empty()) return "";
+    return fmt::format("if ((({}) % {}) == 0)", fmt::join(unproven, " | "), n->buffer.dtype().bytes() * lanes);
+  }
+
+  static bool proven_aligned(const Buffer& b, const Expr& ramp, int lanes) {
+    if (b.scope() == MemoryScope::Global || b.dtype().bytes() * lanes > kArrayAlignment) return false;
+    const Expr& base = ramp.as<RampNode>()->base;
+    return can_prove(base % make_const(base.dtype(), lanes) == make_zero(base.dtype()));
   }
 
   void emit_vector_store(const StoreNode* n, int lanes, const std::string& type) {
@@ -330,8 +353,9 @@ class KernelPrinter {
       std::string name = names_.unique(b.name());
       scope_.buffers[b.get()] = name;
       scope_.buffers_by_name[b.name()] = name;
-      w_.line(fmt::format("{}{} {}[{}];", b.scope() == MemoryScope::Shared ? "__shared__ " : "", c_type(b.dtype()),
-                          name, std::max<int64_t>(*count, 1)));
+      w_.line(fmt::format("alignas({}) {}{} {}[{}];", kArrayAlignment,
+                          b.scope() == MemoryScope::Shared ? "__shared__ " : "", c_type(b.dtype()), name,
+                          std::max<int64_t>(*count, 1)));
     }
     emit(n->body, in_seq);
   }

@@ -9,6 +9,7 @@
 
 #include "cuda_emulation/reduction_kernels.h"
 #include "te/ops/grid_sample.h"
+#include "te/ops/matmul.h"
 #include "te/te.h"
 
 namespace te::cuda_test {
@@ -75,23 +76,34 @@ inline LoweredFunc matmul_vthread_func(int M, int N, int K) {
   Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s = create_schedule({C});
   Tensor CL = s.cache_write(C, "local");
-  auto [by, yi] = s[C].split(C.axis(0), 16);
-  auto [bx, xi] = s[C].split(C.axis(1), 16);
-  s[C].reorder({by, bx, yi, xi});
-  auto [vy, yi1] = s[C].split_nparts(yi, 2);
-  auto [ty, yi2] = s[C].split_nparts(yi1, 4);
-  auto [vx, xi1] = s[C].split_nparts(xi, 2);
-  auto [tx, xi2] = s[C].split_nparts(xi1, 4);
-  s[C].reorder({by, bx, vy, vx, ty, tx, yi2, xi2});
-  s[C].bind(by, thread_axis("blockIdx.y"));
-  s[C].bind(bx, thread_axis("blockIdx.x"));
-  s[C].bind(vy, thread_axis("vthread"));
-  s[C].bind(vx, thread_axis("vthread"));
-  s[C].bind(ty, thread_axis("threadIdx.y"));
-  s[C].bind(tx, thread_axis("threadIdx.x"));
+  ops::MatmulCudaOptions o;
+  o.block_m = o.block_n = 16;
+  o.threads_y = o.threads_x = 4;
+  const IterVar tx = ops::matmul_detail::tile_output(s, C, o).tx;  // the reference GEMM's tiling
   s[CL].compute_at(s[C], tx);
   LoweredFunc f = lower(s, {A, B, C}, "matmul_vthread");
   return f;
+}
+
+// te::ops::matmul with the reference CUDA schedule (double-buffered shared tiles,
+// vthreads, vector loads).
+inline LoweredFunc matmul_reference_func(int M, int N, int K, const ops::MatmulCudaOptions& o,
+                                         const std::string& name) {
+  Tensor A = placeholder({M, K}, Float(32), "A");
+  Tensor B = placeholder({K, N}, Float(32), "B");
+  Tensor C = ops::matmul(A, B, "C");
+  Schedule s = create_schedule({C});
+  ops::schedule_matmul_cuda(s, C, o);
+  return lower(s, {A, B, C}, name);
+}
+
+// Small tiles for the emulation: 32 x 32 per block, 8 x 8 threads of 2 x 2 vthreads of
+// 2 x 2 elements (float2 rows).
+inline ops::MatmulCudaOptions small_matmul_tiles() {
+  ops::MatmulCudaOptions o;
+  o.block_m = o.block_n = 32;
+  o.threads_y = o.threads_x = 8;
+  return o;
 }
 
 // B = A transposed through a 32 x 32 shared tile per block, its rows padded to 33
@@ -409,6 +421,9 @@ inline std::vector<TestModule> all_test_modules() {
       {vadd_func("vadd64"), wide},
       {matmul_shared_func(20, 13, 17), {}},
       {matmul_vthread_func(37, 29, 11), {}},
+      {matmul_reference_func(64, 96, 48, small_matmul_tiles(), "matmul_tiled"), {}},
+      {matmul_reference_func(50, 40, 20, small_matmul_tiles(), "matmul_tiled_edges"), {}},
+      {matmul_reference_func(256, 128, 32, {}, "matmul_tiled_default"), {}},
       {transpose_shared_func(45, 70), {}},
       {row_sum_func(), {}},
       {pipeline_func(), {}},

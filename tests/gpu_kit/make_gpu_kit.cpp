@@ -163,7 +163,7 @@ std::vector<BenchCase> bench_cases() {
                {{{"shape", {rows, cols}}, {"role", "input"}}, {{"shape", {rows}}, {"role", "output"}}},
                json::array({rows}), f4 * rows * cols, static_cast<double>(rows * cols)});
   const int64_t n = 4096;
-  v.push_back({"sgemm_4096", cuda_test::matmul_vthread_func(n, n, n), "matmul",
+  v.push_back({"sgemm_4096", cuda_test::matmul_reference_func(n, n, n, {}, "sgemm"), "matmul",
                {{{"shape", {n, n}}, {"role", "input"}}, {{"shape", {n, n}}, {"role", "input"}},
                 {{"shape", {n, n}}, {"role", "output"}}},
                json::array(), 3 * f4 * n * n, 2.0 * n * n * n});
