@@ -249,6 +249,21 @@ TEST_F(CudaEmulation, VectorLoadsAndStoresWithTheirScalarFallback) {
     }
 }
 
+// The same with float16 pairs: __half2 loads and stores.
+TEST_F(CudaEmulation, Half2VectorAccessesWithTheirScalarFallback) {
+  auto halves = [](int64_t n, float scale) {
+    std::vector<half> v;
+    for (int64_t i = 0; i < n; ++i) v.push_back(half(std::sin(static_cast<float>(i) * scale) * 8.0f));
+    return NDArray::from_vector(v, {n});
+  };
+  for (auto [name, offset] :
+       std::vector<std::pair<std::string, int>>{{"vector_access_half2", 0}, {"vector_access_half2_offset", 1}})
+    for (int64_t n : {1000, 1001, 3, 256}) {
+      SCOPED_TRACE(name + " " + std::to_string(n));
+      run_and_compare(name, {halves(n, 0.1f), halves(n + offset, 0.3f), NDArray::empty({n}, Float(16))});
+    }
+}
+
 TEST_F(CudaEmulation, PipelineOfTwoKernelsThroughScratchMemory) {
   EmulatedRun r = run_and_compare("pipeline", {floats(100, 0.05f, 0.0f), NDArray::empty({100}, Float(32))});
   ASSERT_EQ(r.launches.size(), 2u);

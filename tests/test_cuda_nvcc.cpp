@@ -145,6 +145,14 @@ TEST(CudaNvrtc, ReferenceGemmUsesVectorAccessesAndOneBarrierPerTile) {
   EXPECT_EQ(count("bar.sync"), 2) << ptx;
 }
 
+// float16 pairs move as one 32-bit __half2 access each.
+TEST(CudaNvrtc, VectorizedHalfPairsUseHalf2Accesses) {
+  if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
+  std::string ptx = compile_ptx(build_cuda(cuda_test::vector_access_func(0, "h2", Float(16), 2)), "sm_90");
+  EXPECT_NE(ptx.find("ld.global.nc.v2.u16"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("st.global.v2.u16"), std::string::npos) << ptx;
+}
+
 TEST(CudaNvrtc, ReportsTheCompilerLog) {
   if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
   CudaModule broken("broken", "extern \"C\" __global__ void broken_kernel() { undeclared_name = 1; }\n", {}, {}, false);

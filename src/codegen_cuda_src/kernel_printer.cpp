@@ -220,9 +220,11 @@ class KernelPrinter {
     w_.close();
   }
 
-  // floatN / intN / uintN / double2 for a vector of `lanes` elements of t ("" if none).
+  // floatN / intN / uintN / double2 / __half2 for a vector of `lanes` elements of t ("" if
+  // none).
   static std::string vector_c_type(DataType t, int lanes) {
     if (lanes != 2 && lanes != 4) return "";
+    if (t == Float(16) && lanes == 2) return "__half2";
     if (t == Float(32)) return fmt::format("float{}", lanes);
     if (t == Int(32)) return fmt::format("int{}", lanes);
     if (t == UInt(32)) return fmt::format("uint{}", lanes);

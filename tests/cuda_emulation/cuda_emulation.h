@@ -230,6 +230,9 @@ struct __half {
   uint16_t bits;
 };
 typedef __half half;
+struct alignas(4) __half2 {
+  __half x, y;
+};
 
 inline __half __ushort_as_half(unsigned short bits) {
   __half h;

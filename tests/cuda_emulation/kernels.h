@@ -386,12 +386,12 @@ inline LoweredFunc grid_sample_split_func(int channels, int channels_per_thread,
 // C = A * 2 + B[i + offset] with a vectorized inner loop of 4: float4 loads and stores
 // where the addresses are 16-byte aligned at run time (never for B when offset is odd),
 // lane by lane otherwise.
-inline LoweredFunc vector_access_func(int offset, const std::string& name) {
+inline LoweredFunc vector_access_func(int offset, const std::string& name, DataType t = Float(32), int lanes = 4) {
   Var n("n");
-  Tensor A = placeholder({n}, Float(32), "A"), B = placeholder({n + offset}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) * 2.0f + B(i + offset); }, "C");
+  Tensor A = placeholder({n}, t, "A"), B = placeholder({n + offset}, t, "B");
+  Tensor C = compute({n}, [&](Expr i) { return A(i) * make_const(t, 2.0) + B(i + offset); }, "C");
   Schedule s = create_schedule({C});
-  auto [o, v] = s[C].split(C.axis(0), 4);
+  auto [o, v] = s[C].split(C.axis(0), lanes);
   auto [bx, tx] = s[C].split(o, 64);
   s[C].bind(bx, thread_axis("blockIdx.x"));
   s[C].bind(tx, thread_axis("threadIdx.x"));
@@ -449,6 +449,8 @@ inline std::vector<TestModule> all_test_modules() {
       {grid_sample_split_func(5, 2, "grid_sample_c5_by2"), {}},
       {vector_access_func(0, "vector_access"), {}},
       {vector_access_func(1, "vector_access_offset"), {}},
+      {vector_access_func(0, "vector_access_half2", Float(16), 2), {}},
+      {vector_access_func(1, "vector_access_half2_offset", Float(16), 2), {}},
   };
   for (const RowReduceCase& c : emulated_row_reduce_cases()) modules.push_back({row_reduce_func(c), {}});
   return modules;
