@@ -322,6 +322,21 @@ TEST_F(CudaEmulation, FloatSemantics) {
   run_and_compare("float_semantics", args);
 }
 
+// Every function of the math library in float32, float64 and float16 (rounded once), and
+// isnan/isinf/isfinite, as interpret() computes them (the emulation's libm is glibc's, as
+// interpret()'s; a GPU's functions differ within CUDA's documented ulp bounds).
+TEST_F(CudaEmulation, MathLibrary) {
+  for (const char* name : {"math_library", "math_library_fast"})
+    for (int64_t n : {40, 97}) run_and_compare(name, cuda_test::math_library_args(n, func(name)));
+}
+
+// & | ^ ~ << >> popcount on int8 ... uint64, with shift amounts negative, in range and
+// beyond the width (te's defined results), in 32- and 64-bit index modes.
+TEST_F(CudaEmulation, BitwiseOperators) {
+  for (const char* name : {"bitwise", "bitwise64"})
+    for (int64_t n : {64, 211}) run_and_compare(name, cuda_test::bitwise_args(n, static_cast<uint64_t>(n)));
+}
+
 TEST_F(CudaEmulation, VectorStoresLetsAndScalarParameters) {
   for (int64_t n : {64, 50, 3}) {
     run_and_compare("vector_let", {floats(n, 0.9f, 0.5f), NDArray::empty({n}, Float(32)), NDArray::empty({n}, Float(32)),

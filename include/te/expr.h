@@ -13,7 +13,8 @@
 ///  - vectors: lane counts must match; a scalar is broadcast to the vector's lanes.
 ///  - `%` on floats is an error (use fmod-free formulations: x - floor(x / y) * y).
 /// Integer / and % are floor division and modulo (Python, Halide). truncdiv / truncmod
-/// give C's. Division by zero is defined: x / 0 == 0 and x % 0 == 0 (both kinds), and
+/// give C's. Bitwise & | ^ ~ << >> and popcount take integers only (int or uint; a float
+/// or bool operand is an error naming the types) and combine types as + does. Division by zero is defined: x / 0 == 0 and x % 0 == 0 (both kinds), and
 /// INT_MIN / -1 == INT_MIN (wraps), INT_MIN % -1 == 0. Integer + - * wrap (two's
 /// complement) at the type's width. Float arithmetic follows IEEE-754.
 #pragma once
@@ -54,7 +55,12 @@ TE_API bool is_logical(BinOp op);        ///< And, Or
 /// expands itself (pass "lower_thread_allreduce"); no lowered function contains it.
 enum class Intrinsic : uint8_t {
   Floor, Ceil, Round, NearbyInt, Trunc, Abs, Exp, Log, Sqrt, Pow, Tanh, Fma, Likely,
-  IfThenElse, WarpShuffleDown, ThreadAllreduce
+  IfThenElse, WarpShuffleDown, ThreadAllreduce,
+  // The rest of the math library (float arguments; IsNan/IsInf/IsFinite give bool).
+  Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Erf, Sigmoid, Exp2, Log2, Log10,
+  Log1p, Expm1, Rsqrt, IsNan, IsInf, IsFinite,
+  // Bitwise operations on integers (see operator& and friends).
+  BitAnd, BitOr, BitXor, BitNot, ShiftLeft, ShiftRight, Popcount
 };
 TE_API const char* intrinsic_name(Intrinsic op);  ///< "floor", "if_then_else", ...
 
@@ -455,6 +461,50 @@ TE_API Expr sqrt(Expr x);
 TE_API Expr pow(Expr x, Expr y);
 TE_API Expr tanh(Expr x);
 TE_API Expr fma(Expr a, Expr b, Expr c);  ///< a * b + c
+TE_API Expr sin(Expr x);
+TE_API Expr cos(Expr x);
+TE_API Expr tan(Expr x);
+TE_API Expr asin(Expr x);
+TE_API Expr acos(Expr x);
+TE_API Expr atan(Expr x);
+TE_API Expr atan2(Expr y, Expr x);  ///< the angle of (x, y), in [-pi, pi]
+TE_API Expr sinh(Expr x);
+TE_API Expr cosh(Expr x);
+TE_API Expr erf(Expr x);
+TE_API Expr sigmoid(Expr x);  ///< 1 / (1 + exp(-x)), rounded once for float16
+TE_API Expr exp2(Expr x);
+TE_API Expr log2(Expr x);
+TE_API Expr log10(Expr x);
+TE_API Expr log1p(Expr x);  ///< log(1 + x), accurate near 0
+TE_API Expr expm1(Expr x);  ///< exp(x) - 1, accurate near 0
+TE_API Expr rsqrt(Expr x);  ///< 1 / sqrt(x) (two roundings; CUDA's rsqrtf under fast math)
+//@}
+/// \name Floating-point classification
+/// A bool: whether x is a NaN, an infinity, or neither. An integer x gives the constant
+/// answer (false, false, true).
+//@{
+TE_API Expr isnan(Expr x);     ///< x != x
+TE_API Expr isinf(Expr x);     ///< |x| == infinity
+TE_API Expr isfinite(Expr x);  ///< neither NaN nor infinite
+//@}
+/// \name Bitwise operations
+/// On integers (int or uint of any width; vectors lane by lane); the operands combine
+/// as for + (a literal takes the other side's type) and the result has that type.
+/// A float or bool operand is a te::Error naming both types.
+///
+/// Shifts are defined for every amount b, as multiplication and floor division by 2^b:
+/// `a << b` is a * 2^b wrapped to the type (0 once b >= the width), `a >> b` is
+/// floor(a / 2^b): arithmetic (sign-filling) on int, logical on uint (0 or -1 once
+/// b >= the width); a negative b shifts the other way by -b (as in Halide). Where b is
+/// known to lie in [0, width) this is C's shift.
+//@{
+TE_API Expr operator&(Expr a, Expr b);
+TE_API Expr operator|(Expr a, Expr b);
+TE_API Expr operator^(Expr a, Expr b);
+TE_API Expr operator~(Expr a);
+TE_API Expr operator<<(Expr a, Expr b);
+TE_API Expr operator>>(Expr a, Expr b);
+TE_API Expr popcount(Expr a);  ///< the number of bits set, in a's type
 //@}
 /// cond, marked as expected to hold (loop_partition splits loops on it).
 TE_API Expr likely(Expr cond);

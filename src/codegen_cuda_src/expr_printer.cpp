@@ -36,10 +36,31 @@ std::string math_name(Intrinsic op, int bits, bool fast) {
     case Intrinsic::Pow: base = "pow"; break;
     case Intrinsic::Tanh: base = "tanh"; break;
     case Intrinsic::Fma: base = "fma"; break;
+    case Intrinsic::Sin: base = "sin"; break;
+    case Intrinsic::Cos: base = "cos"; break;
+    case Intrinsic::Tan: base = "tan"; break;
+    case Intrinsic::Asin: base = "asin"; break;
+    case Intrinsic::Acos: base = "acos"; break;
+    case Intrinsic::Atan: base = "atan"; break;
+    case Intrinsic::Atan2: base = "atan2"; break;
+    case Intrinsic::Sinh: base = "sinh"; break;
+    case Intrinsic::Cosh: base = "cosh"; break;
+    case Intrinsic::Erf: base = "erf"; break;
+    case Intrinsic::Exp2: base = "exp2"; break;
+    case Intrinsic::Log2: base = "log2"; break;
+    case Intrinsic::Log10: base = "log10"; break;
+    case Intrinsic::Log1p: base = "log1p"; break;
+    case Intrinsic::Expm1: base = "expm1"; break;
     default: TE_ICHECK(false, "not a math intrinsic");
   }
   if (bits == 64) return base;
-  bool has_fast = op == Intrinsic::Exp || op == Intrinsic::Log || op == Intrinsic::Pow || op == Intrinsic::Tanh;
+  bool has_fast = false;  // CUDA's fast float32 intrinsics (__expf ...)
+  switch (op) {
+    case Intrinsic::Exp: case Intrinsic::Log: case Intrinsic::Pow: case Intrinsic::Tanh:
+    case Intrinsic::Sin: case Intrinsic::Cos: case Intrinsic::Tan: case Intrinsic::Log2:
+    case Intrinsic::Log10: has_fast = true; break;
+    default: break;
+  }
   return fast && has_fast ? fmt::format("__{}f", base) : fmt::format("{}f", base);
 }
 
@@ -259,6 +280,30 @@ std::string ExprPrinter::call(const CallNode* n) {
     case Intrinsic::ThreadAllreduce:
       TE_ICHECK(false, "CUDA codegen: a thread_allreduce marker survived lowering");
       break;
+    case Intrinsic::BitAnd: case Intrinsic::BitOr: case Intrinsic::BitXor: case Intrinsic::BitNot:
+    case Intrinsic::ShiftLeft: case Intrinsic::ShiftRight: case Intrinsic::Popcount:
+      return bitwise(n);
+    case Intrinsic::IsNan: case Intrinsic::IsInf: case Intrinsic::IsFinite: {
+      DataType at = n->args[0].dtype().element_of();
+      if (!at.is_float()) return n->op == Intrinsic::IsFinite ? "true" : "false";
+      std::string x = is_half(at) ? to_float(print(n->args[0])) : print_bare(n->args[0]);
+      return fmt::format("{}({})", intrinsic_name(n->op), x);
+    }
+    case Intrinsic::Sigmoid:
+    case Intrinsic::Rsqrt: {
+      if (!t.is_float()) break;
+      // Each step in the type's precision, as interpret() (float16: in float, rounded once).
+      bool f32 = t.bits() != 64, fast = mode_.fast_math && f32;
+      std::string x = is_half(t) ? to_float(print(n->args[0])) : print(n->args[0]);
+      std::string one = f32 ? "1.0f" : "1.0", c;
+      if (n->op == Intrinsic::Sigmoid)
+        c = fast ? fmt::format("__fdividef(1.0f, 1.0f + __expf(-{}))", x)
+                 : paren(fmt::format("{} / ({} + {}(-{}))", one, one, f32 ? "expf" : "exp", x));
+      else
+        c = fast ? fmt::format("rsqrtf({})", strip_parens(x))
+                 : paren(fmt::format("{} / {}({})", one, f32 ? "sqrtf" : "sqrt", strip_parens(x)));
+      return is_half(t) ? to_half(c) : c;
+    }
     default: break;
   }
   DataType at = n->args[0].dtype().element_of();
@@ -290,6 +335,43 @@ std::string ExprPrinter::call(const CallNode* n) {
   // float16 math runs in float and rounds once, like the interpreter.
   int bits = is_half(t) ? 32 : t.bits();
   return float_call(math_name(n->op, bits, mode_.fast_math).c_str(), t, args);
+}
+
+// te's bitwise operations on the real type (in wide mode an int32 is held in int64: the
+// shifts and popcount must see 32 bits); types narrower than int work in 32 bits, where
+// te's results are the same once wrapped back.
+std::string ExprPrinter::bitwise(const CallNode* n) {
+  DataType t = n->dtype.element_of();
+  if (!t.is_integer())
+    throw Error(fmt::format("CUDA codegen: {} needs integer arguments, got {}", intrinsic_name(n->op), t.to_string()));
+  DataType ct = compute_type(t);
+  DataType work = t.bits() < 32 ? DataType(t.code(), 32) : t;
+  std::vector<std::string> args;
+  for (const Expr& a : n->args) args.push_back(ct == work ? print(a) : fmt::format("({}){}", c_type(work), print(a)));
+  auto back = [&](const std::string& s) { return ct == work ? s : fmt::format("({}){}", c_type(ct), s); };
+  auto sym = [&](const char* op) { return back(paren(fmt::format("{} {} {}", args[0], op, args[1]))); };
+  switch (n->op) {
+    case Intrinsic::BitAnd: return sym("&");
+    case Intrinsic::BitOr: return sym("|");
+    case Intrinsic::BitXor: return sym("^");
+    case Intrinsic::BitNot: return back(paren("~" + args[0]));
+    case Intrinsic::Popcount: {
+      std::string bits = fmt::format("({})({}){}", t.bits() == 64 ? "unsigned long long" : "uint32_t",
+                                     c_type(DataType(DataType::Code::UInt, t.bits())), args[0]);
+      return fmt::format("({}){}({})", c_type(ct), t.bits() == 64 ? "__popcll" : "__popc", bits);
+    }
+    default: break;
+  }
+  bool left = n->op == Intrinsic::ShiftLeft;
+  // An amount known to lie in [0, width) is C's shift (on the unsigned type for <<).
+  ValueRange amount = value_range(n->args[1], scope_.ranges, mode_.wide);
+  if (amount.lo >= 0 && amount.hi < t.bits()) {
+    if (!left) return sym(">>");
+    std::string u = c_type(DataType(DataType::Code::UInt, work.bits()));
+    return back(fmt::format("({})(({}){} << {})", c_type(work), u, args[0], args[1]));
+  }
+  std::string name = helpers_.use(left ? Helper::ShiftLeft : Helper::ShiftRight, work);
+  return back(fmt::format("{}({}, {})", name, strip_parens(args[0]), strip_parens(args[1])));
 }
 
 std::string ExprPrinter::buffer_name(const Buffer& b) {

@@ -96,6 +96,29 @@ std::string float_to_int(DataType from, DataType to, const std::string& name) {
                     limit(std::ldexp(1.0, to.bits() - 1)), int_literal(to, max), int_literal(to, -max - 1), T);
 }
 
+// te's << and >> (expr.h): a * 2^b wrapped and floor(a / 2^b), for every amount b; a
+// negative amount shifts the other way. Shifts happen on the unsigned type (a signed
+// left shift of a negative value is undefined in C++17).
+std::string shift(Helper h, DataType t, const std::string& name) {
+  std::string T = c_type(t), U = unsigned_of(t);
+  int w = t.bits();
+  bool left = h == Helper::ShiftLeft;
+  std::string doc = fmt::format("// a {} b as te defines it: {}, a negative b shifts the other way.\n",
+                                left ? "<<" : ">>", left ? "a * 2^b wrapped, 0 once b >= the width"
+                                                         : "floor(a / 2^b), for every b");
+  if (t.is_uint())
+    return doc + fmt::format("{0} {1} {2}({1} a, {1} b) {{ return b >= {3}u ? ({1})0 : ({1})(a {4} b); }}\n",
+                             kHostDevice, T, name, w, left ? "<<" : ">>");
+  std::string shl = fmt::format("k >= {0}u ? ({1})0 : ({1})(({2})a << k)", w, T, U);
+  std::string shr = fmt::format("a >> (k >= {0}u ? {1}u : k)", w, w - 1);
+  return doc + fmt::format(
+                   "{0} {1} {2}({1} a, {1} b) {{\n"
+                   "  {3} k = b < 0 ? ({3})0 - ({3})b : ({3})b;\n"
+                   "  return b < 0 ? {4} : {5};\n"
+                   "}}\n",
+                   kHostDevice, T, name, U, left ? shr : shl, left ? shl : shr);
+}
+
 }  // namespace
 
 std::string HelperSet::use(Helper h, DataType t, DataType to) {
@@ -158,6 +181,13 @@ std::string HelperSet::use(Helper h, DataType t, DataType to) {
           "  return i;\n"
           "}}\n",
           kDevice, T, name);
+      break;
+    }
+    case Helper::ShiftLeft:
+    case Helper::ShiftRight: {
+      TE_ICHECK(t.is_integer() && t.bits() >= 32, "shift helpers take 32/64-bit integers");
+      name = fmt::format("te_{}_{}", h == Helper::ShiftLeft ? "shl" : "shr", sfx);
+      text = shift(h, t, name);
       break;
     }
     case Helper::FloatToInt: {

@@ -17,6 +17,7 @@ enum class Helper : uint8_t {
   FloatFloorMod,                           // float32 / float64: a - b * floor(a / b)
   FloatToInt,                              // float32 / float64 -> any integer, saturating
   CheckedIndex,                            // an index read from memory, checked (32/64-bit)
+  ShiftLeft, ShiftRight,                   // te's shifts, every amount defined (32/64-bit)
 };
 
 class HelperSet {

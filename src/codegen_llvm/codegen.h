@@ -119,6 +119,8 @@ class CodeGen {
   llvm::Value* emit_saturating_float_to_int(llvm::Value* v, DataType to, llvm::Type* target);
   llvm::Value* emit_call(const CallNode* n);
   llvm::Value* emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataType t);
+  llvm::Value* emit_classification(Intrinsic op, llvm::Value* x, DataType arg_type);
+  llvm::Value* emit_bitwise(Intrinsic op, llvm::Value* a, llvm::Value* b, DataType t);
   bool provably_in_bounds(const Buffer& buf, const Expr& index) const;
   // index clamped to 0 where it lies outside buf (an i1 flag records it; the function
   // then fails with a message naming the load or store).

@@ -187,12 +187,28 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
       llvm::Function* expect = compat::intrinsic(&module_, llvm::Intrinsic::expect, {x->getType()});
       return b_.CreateCall(expect, {x, b_.getTrue()});
     }
-    case Intrinsic::Pow: {
+    case Intrinsic::Pow:
+    case Intrinsic::Atan2: {
       if (!t.is_float())
-        fail_build(fmt::format("pow needs float arguments, got {}", t.to_string()));
-      llvm::Value* r = emit_libm_call("pow", {arg(0), arg(1)});
+        fail_build(fmt::format("{} needs float arguments, got {}", intrinsic_name(n->op), t.to_string()));
+      llvm::Value* r = emit_libm_call(intrinsic_name(n->op), {arg(0), arg(1)});
       return t.bits() == 16 ? round_to_half(r) : r;
     }
+    case Intrinsic::IsNan:
+    case Intrinsic::IsInf:
+    case Intrinsic::IsFinite:
+      return emit_classification(n->op, emit(n->args[0]), n->args[0].dtype());
+    case Intrinsic::BitAnd:
+    case Intrinsic::BitOr:
+    case Intrinsic::BitXor:
+    case Intrinsic::BitNot:
+    case Intrinsic::ShiftLeft:
+    case Intrinsic::ShiftRight:
+    case Intrinsic::Popcount:
+      if (!t.is_integer())
+        fail_build(fmt::format("{} needs integer arguments, got {}", intrinsic_name(n->op), t.to_string()));
+      return n->args.size() == 1 ? emit_bitwise(n->op, arg(0), nullptr, t)
+                                 : emit_bitwise(n->op, arg(0), arg(1), t);
     case Intrinsic::Fma: {
       llvm::Value* a = arg(0);
       llvm::Value* x = arg(1);
@@ -249,9 +265,34 @@ llvm::Value* CodeGen::emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataTyp
     case Intrinsic::Sqrt:
       id = llvm::Intrinsic::sqrt;
       break;
+    case Intrinsic::Sigmoid: {  // 1 / (1 + exp(-x)), each step in x's precision
+      llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+      llvm::Value* e = emit_libm_call("exp", {b_.CreateFNeg(x)});
+      llvm::Value* r = b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+      return t.bits() == 16 ? round_to_half(r) : r;
+    }
+    case Intrinsic::Rsqrt: {  // 1 / sqrt(x): two IEEE roundings, as interpret()
+      llvm::Value* root = b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::sqrt, {x->getType()}), {x});
+      llvm::Value* r = b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), root);
+      return t.bits() == 16 ? round_to_half(r) : r;
+    }
     case Intrinsic::Exp:
     case Intrinsic::Log:
     case Intrinsic::Tanh:
+    case Intrinsic::Sin:
+    case Intrinsic::Cos:
+    case Intrinsic::Tan:
+    case Intrinsic::Asin:
+    case Intrinsic::Acos:
+    case Intrinsic::Atan:
+    case Intrinsic::Sinh:
+    case Intrinsic::Cosh:
+    case Intrinsic::Erf:
+    case Intrinsic::Exp2:
+    case Intrinsic::Log2:
+    case Intrinsic::Log10:
+    case Intrinsic::Log1p:
+    case Intrinsic::Expm1:
       break;
     default:
       TE_ICHECK(false, "emit_float_intrinsic: not a one-argument intrinsic");
@@ -260,8 +301,54 @@ llvm::Value* CodeGen::emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataTyp
   if (id != llvm::Intrinsic::not_intrinsic)
     r = b_.CreateCall(compat::intrinsic(&module_, id, {x->getType()}), {x});
   else
-    r = emit_libm_call(op == Intrinsic::Exp ? "exp" : op == Intrinsic::Log ? "log" : "tanh", {x});
+    r = emit_libm_call(intrinsic_name(op), {x});  // te's names are libm's
   return t.bits() == 16 ? round_to_half(r) : r;
+}
+
+// isnan / isinf / isfinite as comparisons (integers are neither NaN nor infinite). A
+// float16 value is held in a float, whose class is the same.
+llvm::Value* CodeGen::emit_classification(Intrinsic op, llvm::Value* x, DataType arg_type) {
+  if (!arg_type.is_float()) {
+    llvm::Type* bool_type = value_type(Bool(arg_type.lanes()));
+    return op == Intrinsic::IsFinite ? llvm::Constant::getAllOnesValue(bool_type)
+                                     : llvm::Constant::getNullValue(bool_type);
+  }
+  if (op == Intrinsic::IsNan) return b_.CreateFCmpUNO(x, x);
+  llvm::Value* magnitude = b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::fabs, {x->getType()}), {x});
+  llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
+  return op == Intrinsic::IsInf ? b_.CreateFCmpOEQ(magnitude, inf) : b_.CreateFCmpOLT(magnitude, inf);
+}
+
+// te's bitwise operations (expr.h): shifts are defined for every amount. Amounts known to
+// lie in [0, width) (constants, or anything LLVM's known-bits analysis bounds, such as
+// 4 * (i & 7)) reduce to the plain shift once LLVM folds the range tests.
+llvm::Value* CodeGen::emit_bitwise(Intrinsic op, llvm::Value* a, llvm::Value* b, DataType t) {
+  switch (op) {
+    case Intrinsic::BitAnd: return b_.CreateAnd(a, b);
+    case Intrinsic::BitOr: return b_.CreateOr(a, b);
+    case Intrinsic::BitXor: return b_.CreateXor(a, b);
+    case Intrinsic::BitNot: return b_.CreateNot(a);
+    case Intrinsic::Popcount:
+      return b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::ctpop, {a->getType()}), {a});
+    default: break;
+  }
+  llvm::Type* type = a->getType();
+  llvm::Value* width = llvm::ConstantInt::get(type, static_cast<uint64_t>(t.bits()));
+  llvm::Value* zero = llvm::Constant::getNullValue(type);
+  bool is_signed = t.is_int();
+  // The magnitude k of the amount, and whether it is negative (signed amounts only).
+  llvm::Value* negative = is_signed ? b_.CreateICmpSLT(b, zero) : nullptr;
+  llvm::Value* k = is_signed ? b_.CreateSelect(negative, b_.CreateNeg(b), b) : b;  // -MIN stays MIN: >= width unsigned
+  llvm::Value* too_far = b_.CreateICmpUGE(k, width);
+  llvm::Value* last = llvm::ConstantInt::get(type, static_cast<uint64_t>(t.bits() - 1));
+  llvm::Value* safe_k = b_.CreateSelect(too_far, last, k);
+  // a * 2^k, 0 once k >= width.
+  llvm::Value* left = b_.CreateSelect(too_far, zero, b_.CreateShl(a, safe_k));
+  // floor(a / 2^k): the sign fill (or 0) once k >= width.
+  llvm::Value* right = is_signed ? b_.CreateAShr(a, safe_k) : b_.CreateSelect(too_far, zero, b_.CreateLShr(a, safe_k));
+  bool is_left = op == Intrinsic::ShiftLeft;
+  if (!is_signed) return is_left ? left : right;
+  return is_left ? b_.CreateSelect(negative, right, left) : b_.CreateSelect(negative, left, right);
 }
 
 // exp, log, pow and tanh call libm's exp/expf (...), lane by lane, the functions

@@ -214,7 +214,7 @@ std::optional<Bounds> Analyzer::compute(const Expr& e) {
           if (a.hi <= 0) return Bounds{-a.hi, -a.lo};
           return Bounds{0, std::max(-a.lo, a.hi)};
         }
-        default: return type_range(t);
+        default: return bitwise_bounds(n);
       }
     }
     case ExprKind::Let: {
@@ -232,6 +232,45 @@ std::optional<Bounds> Analyzer::compute(const Expr& e) {
       return add(*bounds(n->base), *steps);
     }
     case ExprKind::Broadcast: return bounds(e.as<BroadcastNode>()->value);
+    default: return type_range(t);
+  }
+}
+
+// Bounds of the bitwise intrinsics where the operands' bounds decide them (masks with a
+// non-negative operand, shifts by a constant in range, popcount); the type's range else.
+Bounds Analyzer::bitwise_bounds(const CallNode* n) {
+  DataType t = n->dtype;
+  if (!is_tracked(t) || t.element_of().is_bool()) return type_range(t);
+  const i128 bits = t.bits();
+  if (n->op == Intrinsic::Popcount) return {0, bits};
+  if (n->args.size() != 2) return type_range(t);
+  Bounds a = *bounds(n->args[0]), b = *bounds(n->args[1]);
+  // The smallest 2^k - 1 at or above v >= 0: a bound of v | w and v ^ w for 0 <= w <= v.
+  auto all_ones_above = [](i128 v) {
+    i128 r = 0;
+    while (r < v) r = r * 2 + 1;
+    return r;
+  };
+  switch (n->op) {
+    case Intrinsic::BitAnd:
+      if (a.lo >= 0 && b.lo >= 0) return {0, std::min(a.hi, b.hi)};
+      if (a.lo >= 0) return {0, a.hi};
+      if (b.lo >= 0) return {0, b.hi};
+      return type_range(t);
+    case Intrinsic::BitOr:
+    case Intrinsic::BitXor:
+      if (a.lo >= 0 && b.lo >= 0) return {0, all_ones_above(std::max(a.hi, b.hi))};
+      return type_range(t);
+    case Intrinsic::ShiftRight:
+      if (b.is_point() && b.lo >= 0 && b.lo < bits)
+        return {a.lo >> static_cast<int>(b.lo), a.hi >> static_cast<int>(b.lo)};
+      return type_range(t);
+    case Intrinsic::ShiftLeft:
+      if (b.is_point() && b.lo >= 0 && b.lo < bits) {
+        Bounds r{a.lo * (kOne << static_cast<int>(b.lo)), a.hi * (kOne << static_cast<int>(b.lo))};
+        if (fits(a, t) && fits(r, t)) return r;
+      }
+      return type_range(t);
     default: return type_range(t);
   }
 }

@@ -180,6 +180,33 @@ const char* intrinsic_name(Intrinsic op) {
     case Intrinsic::IfThenElse: return "if_then_else";
     case Intrinsic::WarpShuffleDown: return "warp_shuffle_down";
     case Intrinsic::ThreadAllreduce: return "thread_allreduce";
+    case Intrinsic::Sin: return "sin";
+    case Intrinsic::Cos: return "cos";
+    case Intrinsic::Tan: return "tan";
+    case Intrinsic::Asin: return "asin";
+    case Intrinsic::Acos: return "acos";
+    case Intrinsic::Atan: return "atan";
+    case Intrinsic::Atan2: return "atan2";
+    case Intrinsic::Sinh: return "sinh";
+    case Intrinsic::Cosh: return "cosh";
+    case Intrinsic::Erf: return "erf";
+    case Intrinsic::Sigmoid: return "sigmoid";
+    case Intrinsic::Exp2: return "exp2";
+    case Intrinsic::Log2: return "log2";
+    case Intrinsic::Log10: return "log10";
+    case Intrinsic::Log1p: return "log1p";
+    case Intrinsic::Expm1: return "expm1";
+    case Intrinsic::Rsqrt: return "rsqrt";
+    case Intrinsic::IsNan: return "isnan";
+    case Intrinsic::IsInf: return "isinf";
+    case Intrinsic::IsFinite: return "isfinite";
+    case Intrinsic::BitAnd: return "bitwise_and";
+    case Intrinsic::BitOr: return "bitwise_or";
+    case Intrinsic::BitXor: return "bitwise_xor";
+    case Intrinsic::BitNot: return "bitwise_not";
+    case Intrinsic::ShiftLeft: return "shift_left";
+    case Intrinsic::ShiftRight: return "shift_right";
+    case Intrinsic::Popcount: return "popcount";
   }
   return "?";
 }
@@ -503,6 +530,99 @@ Expr exp(Expr x) { return float_call(Intrinsic::Exp, std::move(x)); }
 Expr log(Expr x) { return float_call(Intrinsic::Log, std::move(x)); }
 Expr sqrt(Expr x) { return float_call(Intrinsic::Sqrt, std::move(x)); }
 Expr tanh(Expr x) { return float_call(Intrinsic::Tanh, std::move(x)); }
+Expr sin(Expr x) { return float_call(Intrinsic::Sin, std::move(x)); }
+Expr cos(Expr x) { return float_call(Intrinsic::Cos, std::move(x)); }
+Expr tan(Expr x) { return float_call(Intrinsic::Tan, std::move(x)); }
+Expr asin(Expr x) { return float_call(Intrinsic::Asin, std::move(x)); }
+Expr acos(Expr x) { return float_call(Intrinsic::Acos, std::move(x)); }
+Expr atan(Expr x) { return float_call(Intrinsic::Atan, std::move(x)); }
+Expr sinh(Expr x) { return float_call(Intrinsic::Sinh, std::move(x)); }
+Expr cosh(Expr x) { return float_call(Intrinsic::Cosh, std::move(x)); }
+Expr erf(Expr x) { return float_call(Intrinsic::Erf, std::move(x)); }
+Expr sigmoid(Expr x) { return float_call(Intrinsic::Sigmoid, std::move(x)); }
+Expr exp2(Expr x) { return float_call(Intrinsic::Exp2, std::move(x)); }
+Expr log2(Expr x) { return float_call(Intrinsic::Log2, std::move(x)); }
+Expr log10(Expr x) { return float_call(Intrinsic::Log10, std::move(x)); }
+Expr log1p(Expr x) { return float_call(Intrinsic::Log1p, std::move(x)); }
+Expr expm1(Expr x) { return float_call(Intrinsic::Expm1, std::move(x)); }
+Expr rsqrt(Expr x) { return float_call(Intrinsic::Rsqrt, std::move(x)); }
+Expr atan2(Expr y, Expr x) {
+  match_types("atan2", y, x);
+  if (!y.dtype().is_float())
+    throw Error(fmt::format("atan2: expects floating-point arguments, got {} and {}", tname(y), tname(x)));
+  return make<CallNode>(y.dtype(), Intrinsic::Atan2, std::vector<Expr>{y, x});
+}
+
+namespace {
+// isnan/isinf/isfinite: bool lanes; integers are never NaN nor infinite.
+Expr classify(Intrinsic op, Expr x) {
+  require_defined(x, intrinsic_name(op));
+  DataType t = x.dtype();
+  if (t.is_bool() || t.is_handle() || t.is_void())
+    throw Error(fmt::format("{}: expects a number, got {}", intrinsic_name(op), tname(x)));
+  if (!t.is_float()) return op == Intrinsic::IsFinite ? const_true(t.lanes()) : const_false(t.lanes());
+  return make<CallNode>(Bool(t.lanes()), op, std::vector<Expr>{x});
+}
+
+void require_integer(const char* what, const Expr& a, const Expr& b) {
+  if (!a.dtype().is_integer() || a.dtype().is_bool() || !b.dtype().is_integer() || b.dtype().is_bool())
+    throw Error(fmt::format("{}: expects integer operands, got {} and {}{}", what, tname(a), tname(b),
+                            a.dtype().is_bool() || b.dtype().is_bool() ? " (use && || != on bool)" : ""));
+}
+
+// Folds a bitwise operation on scalar integer immediates, as the interpreter computes it.
+Expr fold_bitwise(Intrinsic op, const Expr& a, const Expr& b) {
+  auto* x = a.as<IntImmNode>();
+  auto* y = b.defined() ? b.as<IntImmNode>() : nullptr;
+  if (!x || (b.defined() && !y)) return Expr();
+  DataType t = a.dtype();
+  switch (op) {
+    case Intrinsic::BitAnd: return make_const(t, arith::bit_and(x->value, y->value, t));
+    case Intrinsic::BitOr: return make_const(t, arith::bit_or(x->value, y->value, t));
+    case Intrinsic::BitXor: return make_const(t, arith::bit_xor(x->value, y->value, t));
+    case Intrinsic::ShiftLeft: return make_const(t, arith::shift_left(x->value, y->value, t));
+    case Intrinsic::ShiftRight: return make_const(t, arith::shift_right(x->value, y->value, t));
+    case Intrinsic::BitNot: return make_const(t, arith::bit_not(x->value, t));
+    case Intrinsic::Popcount: return make_const(t, arith::popcount(x->value, t));
+    default: break;
+  }
+  return Expr();
+}
+
+Expr bitwise_binary(Intrinsic op, const char* what, Expr a, Expr b) {
+  require_defined(a, what);
+  require_defined(b, what);
+  require_integer(what, a, b);
+  match_types(what, a, b);
+  if (Expr folded = fold_bitwise(op, a, b); folded.defined()) return folded;
+  return make<CallNode>(a.dtype(), op, std::vector<Expr>{a, b});
+}
+
+Expr bitwise_unary(Intrinsic op, const char* what, Expr a) {
+  require_defined(a, what);
+  if (!a.dtype().is_integer() || a.dtype().is_bool())
+    throw Error(fmt::format("{}: expects an integer operand, got {}{}", what, tname(a),
+                            a.dtype().is_bool() ? " (use ! on bool)" : ""));
+  if (Expr folded = fold_bitwise(op, a, Expr()); folded.defined()) return folded;
+  return make<CallNode>(a.dtype(), op, std::vector<Expr>{a});
+}
+}  // namespace
+
+Expr isnan(Expr x) { return classify(Intrinsic::IsNan, std::move(x)); }
+Expr isinf(Expr x) { return classify(Intrinsic::IsInf, std::move(x)); }
+Expr isfinite(Expr x) { return classify(Intrinsic::IsFinite, std::move(x)); }
+Expr operator&(Expr a, Expr b) { return bitwise_binary(Intrinsic::BitAnd, "operator &", std::move(a), std::move(b)); }
+Expr operator|(Expr a, Expr b) { return bitwise_binary(Intrinsic::BitOr, "operator |", std::move(a), std::move(b)); }
+Expr operator^(Expr a, Expr b) { return bitwise_binary(Intrinsic::BitXor, "operator ^", std::move(a), std::move(b)); }
+Expr operator<<(Expr a, Expr b) {
+  return bitwise_binary(Intrinsic::ShiftLeft, "operator <<", std::move(a), std::move(b));
+}
+Expr operator>>(Expr a, Expr b) {
+  return bitwise_binary(Intrinsic::ShiftRight, "operator >>", std::move(a), std::move(b));
+}
+Expr operator~(Expr a) { return bitwise_unary(Intrinsic::BitNot, "operator ~", std::move(a)); }
+Expr popcount(Expr a) { return bitwise_unary(Intrinsic::Popcount, "popcount", std::move(a)); }
+
 Expr pow(Expr x, Expr y) {
   match_types("pow", x, y);
   if (!x.dtype().is_float())

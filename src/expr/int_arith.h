@@ -75,4 +75,37 @@ inline bool less(int64_t a, int64_t b, DataType t) {
   return t.is_uint() ? as_unsigned(a, t) < as_unsigned(b, t) : a < b;
 }
 
+// Bitwise operations on the type's bits (results wrapped, so uint patterns stay canonical).
+inline int64_t bit_and(int64_t a, int64_t b, DataType t) { return wrap(a & b, t); }
+inline int64_t bit_or(int64_t a, int64_t b, DataType t) { return wrap(a | b, t); }
+inline int64_t bit_xor(int64_t a, int64_t b, DataType t) { return wrap(a ^ b, t); }
+inline int64_t bit_not(int64_t a, DataType t) { return wrap(~a, t); }
+inline int64_t popcount(int64_t a, DataType t) { return __builtin_popcountll(as_unsigned(a, t)); }
+
+// The shift amount b as a direction and a magnitude (b may be INT64_MIN).
+inline bool shift_is_negative(int64_t b, DataType t) { return !t.is_uint() && b < 0; }
+inline uint64_t shift_magnitude(int64_t b, DataType t) {
+  return shift_is_negative(b, t) ? uint64_t{0} - static_cast<uint64_t>(b) : as_unsigned(b, t);
+}
+// a * 2^k wrapped: 0 once k >= the width.
+inline int64_t shift_left_by(int64_t a, uint64_t k, DataType t) {
+  if (k >= static_cast<uint64_t>(t.bits())) return 0;
+  return wrap(static_cast<int64_t>(static_cast<uint64_t>(a) << k), t);
+}
+// floor(a / 2^k): sign-filling on int, zero-filling on uint.
+inline int64_t shift_right_by(int64_t a, uint64_t k, DataType t) {
+  uint64_t limit = static_cast<uint64_t>(t.bits());
+  if (t.is_uint()) return k >= limit ? 0 : static_cast<int64_t>(as_unsigned(a, t) >> k);
+  return a >> (k >= limit ? limit - 1 : k);  // a is sign-extended in int64_t
+}
+// te's << and >> (expr.h): defined for every amount; a negative one shifts the other way.
+inline int64_t shift_left(int64_t a, int64_t b, DataType t) {
+  uint64_t k = shift_magnitude(b, t);
+  return shift_is_negative(b, t) ? shift_right_by(a, k, t) : shift_left_by(a, k, t);
+}
+inline int64_t shift_right(int64_t a, int64_t b, DataType t) {
+  uint64_t k = shift_magnitude(b, t);
+  return shift_is_negative(b, t) ? shift_left_by(a, k, t) : shift_right_by(a, k, t);
+}
+
 }  // namespace te::arith

@@ -43,6 +43,19 @@ namespace te {
 
 namespace {
 
+// The C operator of a bitwise intrinsic, or nullptr.
+const char* bitwise_symbol(Intrinsic op) {
+  switch (op) {
+    case Intrinsic::BitAnd: return "&";
+    case Intrinsic::BitOr: return "|";
+    case Intrinsic::BitXor: return "^";
+    case Intrinsic::BitNot: return "~";
+    case Intrinsic::ShiftLeft: return "<<";
+    case Intrinsic::ShiftRight: return ">>";
+    default: return nullptr;
+  }
+}
+
 // Shortest decimal text that reads back to v; always shows it is a float ("1.0", not "1").
 std::string float_digits(double v, int bits) {
   std::string s = bits == 64 ? fmt::format("{}", v) : fmt::format("{}", static_cast<float>(v));
@@ -141,6 +154,19 @@ class Printer {
       }
       case ExprKind::Call: {
         auto* n = e.as<CallNode>();
+        if (const char* sym = bitwise_symbol(n->op)) {  // as C writes them
+          if (n->args.size() == 1) {
+            os_ << sym;
+            print(n->args[0]);
+            return;
+          }
+          os_ << "(";
+          print(n->args[0]);
+          os_ << " " << sym << " ";
+          print(n->args[1]);
+          os_ << ")";
+          return;
+        }
         print_call(intrinsic_name(n->op), n->args);
         return;
       }

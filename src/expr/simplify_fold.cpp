@@ -210,8 +210,36 @@ double round_half_even(double x) {
 }
 }  // namespace
 
+// Integer bitwise operations on immediates, with the interpreter's semantics.
+Expr fold_bitwise(Intrinsic op, const std::vector<Expr>& args, DataType t) {
+  auto* x = args[0].as<IntImmNode>();
+  auto* y = args.size() > 1 ? args[1].as<IntImmNode>() : nullptr;
+  if (!x || (args.size() > 1 && !y)) return Expr();
+  switch (op) {
+    case Intrinsic::BitAnd: return make_int(t, arith::bit_and(x->value, y->value, t));
+    case Intrinsic::BitOr: return make_int(t, arith::bit_or(x->value, y->value, t));
+    case Intrinsic::BitXor: return make_int(t, arith::bit_xor(x->value, y->value, t));
+    case Intrinsic::ShiftLeft: return make_int(t, arith::shift_left(x->value, y->value, t));
+    case Intrinsic::ShiftRight: return make_int(t, arith::shift_right(x->value, y->value, t));
+    case Intrinsic::BitNot: return make_int(t, arith::bit_not(x->value, t));
+    case Intrinsic::Popcount: return make_int(t, arith::popcount(x->value, t));
+    default: return Expr();
+  }
+}
+
 Expr fold_call(Intrinsic op, const std::vector<Expr>& args, DataType t) {
-  if (args.size() != 1 || !t.is_scalar()) return Expr();
+  if (args.empty() || !t.is_scalar()) return Expr();
+  if (t.is_integer())
+    if (Expr f = fold_bitwise(op, args, t); f.defined()) return f;
+  if (args.size() != 1) return Expr();
+  if (auto* f = args[0].as<FloatImmNode>(); f && t.is_bool()) {
+    switch (op) {
+      case Intrinsic::IsNan: return make_int(t, std::isnan(f->value));
+      case Intrinsic::IsInf: return make_int(t, std::isinf(f->value));
+      case Intrinsic::IsFinite: return make_int(t, std::isfinite(f->value));
+      default: return Expr();
+    }
+  }
   if (auto* i = args[0].as<IntImmNode>()) {
     if (op == Intrinsic::Abs && t.is_int()) {
       int64_t v = arith::wrap(i->value, t);

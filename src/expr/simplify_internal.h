@@ -65,6 +65,7 @@ class Analyzer {
  private:
   std::optional<Bounds> compute(const Expr& e);
   std::optional<Bounds> compute_binary(const BinaryNode* n);
+  Bounds bitwise_bounds(const CallNode* n);
 
   std::unordered_map<const VarNode*, std::vector<Bounds>> vars_;
   std::vector<uint64_t> states_{0};

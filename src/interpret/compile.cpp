@@ -11,14 +11,37 @@
 namespace te::interp {
 namespace {
 
+// The intrinsics defined on floats only (floor ... abs also take integers).
 bool is_transcendental(Intrinsic op) {
-  return op == Intrinsic::Exp || op == Intrinsic::Log || op == Intrinsic::Sqrt ||
-         op == Intrinsic::Tanh || op == Intrinsic::Pow;
+  switch (op) {
+    case Intrinsic::Exp: case Intrinsic::Log: case Intrinsic::Sqrt: case Intrinsic::Tanh:
+    case Intrinsic::Pow: case Intrinsic::Sin: case Intrinsic::Cos: case Intrinsic::Tan:
+    case Intrinsic::Asin: case Intrinsic::Acos: case Intrinsic::Atan: case Intrinsic::Atan2:
+    case Intrinsic::Sinh: case Intrinsic::Cosh: case Intrinsic::Erf: case Intrinsic::Sigmoid:
+    case Intrinsic::Exp2: case Intrinsic::Log2: case Intrinsic::Log10: case Intrinsic::Log1p:
+    case Intrinsic::Expm1: case Intrinsic::Rsqrt: return true;
+    default: return false;
+  }
+}
+
+// The intrinsics defined on integers only.
+bool is_bitwise(Intrinsic op) {
+  switch (op) {
+    case Intrinsic::BitAnd: case Intrinsic::BitOr: case Intrinsic::BitXor: case Intrinsic::BitNot:
+    case Intrinsic::ShiftLeft: case Intrinsic::ShiftRight: case Intrinsic::Popcount: return true;
+    default: return false;
+  }
 }
 
 size_t arity(Intrinsic op) {
   switch (op) {
-    case Intrinsic::Pow: return 2;
+    case Intrinsic::Pow:
+    case Intrinsic::Atan2:
+    case Intrinsic::BitAnd:
+    case Intrinsic::BitOr:
+    case Intrinsic::BitXor:
+    case Intrinsic::ShiftLeft:
+    case Intrinsic::ShiftRight: return 2;
     case Intrinsic::Fma:
     case Intrinsic::IfThenElse:
     case Intrinsic::WarpShuffleDown: return 3;
@@ -263,6 +286,9 @@ const CExpr* Compiler::expr(const Expr& e) {
       c.arg_type = c.a->type.element_of();
       if (is_transcendental(n->op) && !c.arg_type.is_float())
         throw Error(fmt::format("{} needs a float argument, got {}", intrinsic_name(n->op),
+                                c.arg_type.to_string()));
+      if (is_bitwise(n->op) && !c.arg_type.is_integer())
+        throw Error(fmt::format("{} needs integer arguments, got {}", intrinsic_name(n->op),
                                 c.arg_type.to_string()));
       return &c;
     }

@@ -51,9 +51,15 @@ Scalar Interpreter::eval_rare(const CExpr* e, Frame& f) {
     case EOp::IfThenElse: return eval(eval(e->a, f).i ? e->b : e->c, f);
     case EOp::Call:
       switch (e->fn) {
-        case Intrinsic::Pow: {
+        case Intrinsic::Pow:
+        case Intrinsic::Atan2:
+        case Intrinsic::BitAnd:
+        case Intrinsic::BitOr:
+        case Intrinsic::BitXor:
+        case Intrinsic::ShiftLeft:
+        case Intrinsic::ShiftRight: {
           Scalar x = eval(e->a, f);
-          return pow_lane(e->arg_type, x, eval(e->b, f));
+          return binary_intrinsic_lane(e->fn, e->arg_type, x, eval(e->b, f));
         }
         case Intrinsic::Fma: {
           Scalar a = eval(e->a, f);
@@ -180,11 +186,11 @@ void Interpreter::eval_vector(const CExpr* e, Frame& f, const LaneVec* mask, Lan
 void Interpreter::eval_vector_call(const CExpr* e, Frame& f, const LaneVec* mask, LaneVec& out) {
   const int n = e->type.lanes();
   eval_lanes(e->a, f, mask, n, out);
-  if (e->fn == Intrinsic::Pow || e->fn == Intrinsic::Fma) {
+  if (e->b) {
     LaneVec b, c;
     eval_lanes(e->b, f, mask, n, b);
-    if (e->fn == Intrinsic::Pow) {
-      for (int k = 0; k < n; ++k) out[k] = pow_lane(e->arg_type, out[k], b[k]);
+    if (e->fn != Intrinsic::Fma) {
+      for (int k = 0; k < n; ++k) out[k] = binary_intrinsic_lane(e->fn, e->arg_type, out[k], b[k]);
       return;
     }
     eval_lanes(e->c, f, mask, n, c);

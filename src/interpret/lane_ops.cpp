@@ -125,6 +125,10 @@ double int_to_float(int64_t v, DataType from, int bits) {
                           t.to_string()));
 }
 
+[[noreturn]] void needs_integer(Intrinsic op, DataType t) {
+  throw Error(fmt::format("{} needs integer arguments, got {}", intrinsic_name(op), t.to_string()));
+}
+
 template <typename F>
 F float_unary(Intrinsic op, F x) {
   switch (op) {
@@ -138,6 +142,22 @@ F float_unary(Intrinsic op, F x) {
     case Intrinsic::Log: return std::log(x);
     case Intrinsic::Sqrt: return std::sqrt(x);
     case Intrinsic::Tanh: return std::tanh(x);
+    case Intrinsic::Sin: return std::sin(x);
+    case Intrinsic::Cos: return std::cos(x);
+    case Intrinsic::Tan: return std::tan(x);
+    case Intrinsic::Asin: return std::asin(x);
+    case Intrinsic::Acos: return std::acos(x);
+    case Intrinsic::Atan: return std::atan(x);
+    case Intrinsic::Sinh: return std::sinh(x);
+    case Intrinsic::Cosh: return std::cosh(x);
+    case Intrinsic::Erf: return std::erf(x);
+    case Intrinsic::Sigmoid: return F(1) / (F(1) + std::exp(-x));
+    case Intrinsic::Exp2: return std::exp2(x);
+    case Intrinsic::Log2: return std::log2(x);
+    case Intrinsic::Log10: return std::log10(x);
+    case Intrinsic::Log1p: return std::log1p(x);
+    case Intrinsic::Expm1: return std::expm1(x);
+    case Intrinsic::Rsqrt: return F(1) / std::sqrt(x);
     case Intrinsic::Likely: return x;
     default: break;
   }
@@ -169,6 +189,18 @@ Scalar cast_lane(DataType from, DataType to, Scalar v) {
 }
 
 Scalar unary_intrinsic_lane(Intrinsic op, DataType t, Scalar x) {
+  switch (op) {  // classification: bool results (on integers, constant answers)
+    case Intrinsic::IsNan: return int_scalar(t.is_float() && std::isnan(x.f));
+    case Intrinsic::IsInf: return int_scalar(t.is_float() && std::isinf(x.f));
+    case Intrinsic::IsFinite: return int_scalar(!t.is_float() || std::isfinite(x.f));
+    case Intrinsic::BitNot:
+      if (!t.is_integer()) needs_integer(op, t);
+      return int_scalar(arith::bit_not(x.i, t));
+    case Intrinsic::Popcount:
+      if (!t.is_integer()) needs_integer(op, t);
+      return int_scalar(arith::popcount(x.i, t));
+    default: break;
+  }
   if (t.is_float()) {
     if (t.bits() == 64) return float_scalar(float_unary(op, x.f));
     return float_scalar(finish(float_unary(op, static_cast<float>(x.f)), t.bits()));
@@ -187,11 +219,28 @@ Scalar unary_intrinsic_lane(Intrinsic op, DataType t, Scalar x) {
   }
 }
 
-Scalar pow_lane(DataType t, Scalar x, Scalar y) {
-  if (!t.is_float()) needs_float(Intrinsic::Pow, t);
-  if (t.bits() == 64) return float_scalar(std::pow(x.f, y.f));
-  return float_scalar(
-      finish(std::pow(static_cast<float>(x.f), static_cast<float>(y.f)), t.bits()));
+Scalar binary_intrinsic_lane(Intrinsic op, DataType t, Scalar x, Scalar y) {
+  switch (op) {
+    case Intrinsic::Pow:
+    case Intrinsic::Atan2: {
+      if (!t.is_float()) needs_float(op, t);
+      auto f = [op](auto a, auto b) { return op == Intrinsic::Pow ? std::pow(a, b) : std::atan2(a, b); };
+      if (t.bits() == 64) return float_scalar(f(x.f, y.f));
+      return float_scalar(finish(f(static_cast<float>(x.f), static_cast<float>(y.f)), t.bits()));
+    }
+    default: break;
+  }
+  if (!t.is_integer()) needs_integer(op, t);
+  switch (op) {
+    case Intrinsic::BitAnd: return int_scalar(arith::bit_and(x.i, y.i, t));
+    case Intrinsic::BitOr: return int_scalar(arith::bit_or(x.i, y.i, t));
+    case Intrinsic::BitXor: return int_scalar(arith::bit_xor(x.i, y.i, t));
+    case Intrinsic::ShiftLeft: return int_scalar(arith::shift_left(x.i, y.i, t));
+    case Intrinsic::ShiftRight: return int_scalar(arith::shift_right(x.i, y.i, t));
+    default: break;
+  }
+  TE_ICHECK(false, "binary_intrinsic_lane: not a two-argument intrinsic");
+  return x;
 }
 
 Scalar fma_lane(DataType t, Scalar a, Scalar b, Scalar c) {

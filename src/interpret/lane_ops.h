@@ -14,8 +14,10 @@
 //    type's range -> its minimum, above -> its maximum (LLVM's fpto[su]i.sat); anything
 //    -> bool is `value != 0` (NaN -> true); bool -> anything is 0 or 1.
 //  - Intrinsics on floats: floor, ceil, trunc, round (half away from zero), nearbyint
-//    (half to even), abs, exp, log, sqrt, pow, tanh, fma (fused, one rounding) in the
-//    type's precision. On integers: floor/ceil/round/nearbyint/trunc are the identity,
+//    (half to even), abs, exp, log, sqrt, pow, tanh, fma (fused, one rounding), and
+//    sin ... expm1 (libm's functions of the type's precision: float16 through float,
+//    rounded once), sigmoid as 1 / (1 + exp(-x)) and rsqrt as 1 / sqrt(x) (each
+//    operation rounded in the type, float16 once at the end). On integers: floor/ceil/round/nearbyint/trunc are the identity,
 //    abs wraps (abs(INT_MIN) == INT_MIN), fma is a * b + c wrapping; the transcendental
 //    ones need floats.
 #pragma once
@@ -69,8 +71,10 @@ Scalar cast_lane(DataType from, DataType to, Scalar v);
 
 // A one-argument intrinsic (floor ... tanh, likely) on a lane of element type t.
 // Throws te::Error for a transcendental intrinsic on a non-float type.
+// isnan/isinf/isfinite give a bool lane; ~ and popcount need integers.
 Scalar unary_intrinsic_lane(Intrinsic op, DataType t, Scalar x);
-Scalar pow_lane(DataType t, Scalar x, Scalar y);
+// pow and atan2 (floats), & | ^ << >> (integers) on lanes of element type t.
+Scalar binary_intrinsic_lane(Intrinsic op, DataType t, Scalar x, Scalar y);
 Scalar fma_lane(DataType t, Scalar a, Scalar b, Scalar c);
 
 }  // namespace te::interp

@@ -212,6 +212,18 @@ inline float __logf(float x) { return logf(x); }
 inline float __powf(float x, float y) { return powf(x, y); }
 inline float __tanhf(float x) { return tanhf(x); }
 inline float __fdividef(float x, float y) { return x / y; }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+using std::isfinite;
+using std::isinf;
+using std::isnan;
 inline float __fmul_rn(float x, float y) { return x * y; }
 inline double __dmul_rn(double x, double y) { return x * y; }
 inline float __int_as_float(int bits) {

@@ -7,29 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "cuda_emulation/loop_builders.h"
+#include "cuda_emulation/math_bitwise_kernels.h"
 #include "cuda_emulation/reduction_kernels.h"
 #include "te/ops/grid_sample.h"
 #include "te/ops/matmul.h"
 #include "te/te.h"
 
 namespace te::cuda_test {
-
-inline Param buffer_param(const Buffer& b) { return Param{b, Var()}; }
-inline Param scalar_param(const Var& v) { return Param{Buffer(), v}; }
-
-inline Stmt block_loop(const Var& v, Expr extent, Stmt body, const char* tag = "blockIdx.x") {
-  return for_loop(v, 0, std::move(extent), ForKind::ThreadBinding, std::move(body), tag);
-}
-inline Stmt thread_loop(const Var& v, Expr extent, Stmt body, const char* tag = "threadIdx.x") {
-  return for_loop(v, 0, std::move(extent), ForKind::ThreadBinding, std::move(body), tag);
-}
-
-// i = bx * threads + tx over [0, n): body(i) under `if (i < n)`.
-inline Stmt grid_1d(Expr n, int threads, const std::function<Stmt(Expr)>& body, const std::string& suffix = "") {
-  Var bx("bx" + suffix), tx("tx" + suffix);
-  Expr i = bx * threads + tx;
-  return block_loop(bx, (n + (threads - 1)) / threads, thread_loop(tx, threads, if_then_else(i < n, body(i))));
-}
 
 // C[i] = A[i] + B[i] with 64 threads per block.
 inline LoweredFunc vadd_func(const std::string& name = "vadd") {
@@ -437,6 +422,10 @@ inline std::vector<TestModule> all_test_modules() {
       {reverse4_func(), {}},
       {math_func(), {}},
       {math_func("math_fast"), fast},
+      {math_library_func(), {}},
+      {math_library_func("math_library_fast"), fast},
+      {bitwise_func(), {}},
+      {bitwise_func("bitwise64"), wide},
       {divisions_func(), {}},
       {scale2d_func(), {}},
       {odd_names_func(), {}},

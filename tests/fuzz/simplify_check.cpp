@@ -144,6 +144,33 @@ class Lifter {
           case Intrinsic::Pow: match_lanes(a); return pow(a[0], a[1]);
           case Intrinsic::Fma: match_lanes(a); return fma(a[0], a[1], a[2]);
           case Intrinsic::IfThenElse: return if_then_else(a[0], a[1], a[2]);
+          case Intrinsic::Sin: return sin(a[0]);
+          case Intrinsic::Cos: return cos(a[0]);
+          case Intrinsic::Tan: return tan(a[0]);
+          case Intrinsic::Asin: return asin(a[0]);
+          case Intrinsic::Acos: return acos(a[0]);
+          case Intrinsic::Atan: return atan(a[0]);
+          case Intrinsic::Atan2: match_lanes(a); return atan2(a[0], a[1]);
+          case Intrinsic::Sinh: return sinh(a[0]);
+          case Intrinsic::Cosh: return cosh(a[0]);
+          case Intrinsic::Erf: return erf(a[0]);
+          case Intrinsic::Sigmoid: return sigmoid(a[0]);
+          case Intrinsic::Exp2: return exp2(a[0]);
+          case Intrinsic::Log2: return log2(a[0]);
+          case Intrinsic::Log10: return log10(a[0]);
+          case Intrinsic::Log1p: return log1p(a[0]);
+          case Intrinsic::Expm1: return expm1(a[0]);
+          case Intrinsic::Rsqrt: return rsqrt(a[0]);
+          case Intrinsic::IsNan: return isnan(a[0]);
+          case Intrinsic::IsInf: return isinf(a[0]);
+          case Intrinsic::IsFinite: return isfinite(a[0]);
+          case Intrinsic::BitAnd: match_lanes(a); return a[0] & a[1];
+          case Intrinsic::BitOr: match_lanes(a); return a[0] | a[1];
+          case Intrinsic::BitXor: match_lanes(a); return a[0] ^ a[1];
+          case Intrinsic::ShiftLeft: match_lanes(a); return a[0] << a[1];
+          case Intrinsic::ShiftRight: match_lanes(a); return a[0] >> a[1];
+          case Intrinsic::BitNot: return ~a[0];
+          case Intrinsic::Popcount: return popcount(a[0]);
           case Intrinsic::WarpShuffleDown:
           case Intrinsic::ThreadAllreduce: break;  // GPU-only: the generator never makes them
         }
