@@ -58,3 +58,8 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/te.pc.in ${PROJECT_BINARY_DIR}/te.pc @O
 configure_file(${CMAKE_CURRENT_LIST_DIR}/te-runtime.pc.in ${PROJECT_BINARY_DIR}/te-runtime.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/te.pc ${PROJECT_BINARY_DIR}/te-runtime.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The command line, bin/te (tools/te), when built.
+if(TARGET te_cli)
+  install(TARGETS te_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
