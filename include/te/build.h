@@ -82,6 +82,15 @@ TE_API void export_library(const LoweredFunc& func, const std::string& path,
 /// Several functions in one shared library.
 TE_API void export_library(const std::vector<LoweredFunc>& funcs, const std::string& path,
                            const BuildOptions& options = {});
+/// TVM's "system module", for programs that may not load code at run time: the functions
+/// in one object (as export_object) with a table of them, `const te_kernel_entry
+/// <module_name>_kernels[]` ({name, function, prototype}, ended by a NULL name), and a
+/// header (the prototypes, the table and `<module_name>_lookup(name)`, which finds a
+/// kernel by name). Link the object with the program; no dlopen. te::Error when
+/// module_name is not a C identifier or no function is given.
+TE_API void export_system_module(const std::vector<LoweredFunc>& funcs,
+                                 const std::string& module_name, const std::string& object_path,
+                                 const std::string& header_path, const BuildOptions& options = {});
 /// A C header (C and C++) with the prototypes and te_get_last_error.
 TE_API void export_header(const LoweredFunc& func, const std::string& path);
 /// The prototypes of several functions in one header.

@@ -207,4 +207,57 @@ TEST_F(CrossTest, ForeignSharedLibraryIsLinkedByTheCrossCompiler) {
   EXPECT_EQ(static_cast<unsigned char>(header[18]), 183);  // EM_AARCH64
 }
 
+// Two kernels for one system module.
+std::vector<LoweredFunc> system_module_kernels() {
+  Var n("n");
+  Tensor A = placeholder({n}, Float(32), "A"), B = placeholder({n}, Float(32), "B");
+  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Var alpha("alpha", Float(32));
+  Tensor D = compute({n}, [&](Expr i) { return A(i) * alpha; }, "D");
+  return {lower(create_schedule({C}), {A, B, C}, "vadd"),
+          lower(create_schedule({D}), {A, D}, "scale")};
+}
+
+const char* kSystemModuleOutput =
+    "vadd: int32_t vadd(float* A, float* B, float* C, int32_t n)\n"
+    "scale: int32_t scale(float* A, float* D, int32_t n, float alpha)\n"
+    "11 22 33 44 55 0.5 1 1.5 2 2.5 \n";
+
+TEST_F(CrossTest, SystemModuleFindsKernelsByNameWithoutDlopen) {
+  export_system_module(system_module_kernels(), "kernels", path("kernels.o"), path("kernels.h"));
+  int status = -1;
+  std::string link = "cc -std=c99 -Wall -Werror -o " + path("prog") + " " TE_CROSS_DIR
+                     "/system_module_driver.c " + path("kernels.o") + " -I" + dir_.string() +
+                     " -I" TE_SOURCE_INCLUDE " -L" TE_RUNTIME_LIB_DIR " -Wl,-rpath," TE_RUNTIME_LIB_DIR
+                     " -lte_runtime -lm 2>&1";
+  std::string log = run(link, &status);
+  ASSERT_EQ(status, 0) << link << "\n" << log;
+  EXPECT_EQ(run(path("prog"), &status), kSystemModuleOutput);
+  EXPECT_EQ(status, 0);
+}
+
+TEST_F(CrossTest, SystemModuleForAArch64RunsUnderQemu) {
+  export_system_module(system_module_kernels(), "kernels", path("kernels.o"), path("kernels.h"),
+                       aarch64("neoverse-n1"));
+  int status = -1;
+  std::string link = "aarch64-linux-gnu-gcc -o " + path("prog") + " " TE_CROSS_DIR
+                     "/system_module_driver.c " + path("kernels.o") + " -I" + dir_.string() +
+                     " -I" TE_SOURCE_INCLUDE " -L" TE_CROSS_RUNTIME_DIR
+                     " -lte_c_runtime -lstdc++ -lpthread -lm 2>&1";
+  std::string log = run(link, &status);
+  ASSERT_EQ(status, 0) << link << "\n" << log;
+  EXPECT_EQ(run("qemu-aarch64 -L /usr/aarch64-linux-gnu " + path("prog"), &status),
+            kSystemModuleOutput);
+  EXPECT_EQ(status, 0);
+}
+
+TEST_F(CrossTest, SystemModuleErrors) {
+  expect_error([&] { export_system_module(system_module_kernels(), "my-kernels", path("k.o"), path("k.h")); },
+               {"export_system_module: the module name 'my-kernels' must be a C identifier"});
+  expect_error([&] { export_system_module({}, "k", path("k.o"), path("k.h")); },
+               {"export_system_module: no functions given"});
+  expect_error([&] { export_system_module(system_module_kernels(), "vadd", path("k.o"), path("k.h")); },
+               {"export_system_module: the module 'vadd' has the name of one of its functions ('vadd')"});
+}
+
 }  // namespace
