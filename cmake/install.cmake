@@ -8,11 +8,15 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+# Components (the Debian packages of cmake/packaging.cmake): "runtime" is what programs
+# need (the shared libraries, bin/te), "dev" everything to build against te.
+set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME dev)
+
 set(TE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/te CACHE STRING
     "Where teConfig.cmake is installed, relative to the prefix")
 
 install(TARGETS te te_runtime EXPORT teTargets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -61,5 +65,5 @@ install(FILES ${PROJECT_BINARY_DIR}/te.pc ${PROJECT_BINARY_DIR}/te-runtime.pc
 
 # The command line, bin/te (tools/te), when built.
 if(TARGET te_cli)
-  install(TARGETS te_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS te_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 endif()
