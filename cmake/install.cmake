@@ -8,11 +8,15 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+# Components (the Debian packages of cmake/packaging.cmake): "runtime" is what programs
+# need (the shared libraries, bin/te), "dev" everything to build against te.
+set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME dev)
+
 set(TE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/te CACHE STRING
     "Where teConfig.cmake is installed, relative to the prefix")
 
 install(TARGETS te te_runtime EXPORT teTargets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -58,3 +62,8 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/te.pc.in ${PROJECT_BINARY_DIR}/te.pc @O
 configure_file(${CMAKE_CURRENT_LIST_DIR}/te-runtime.pc.in ${PROJECT_BINARY_DIR}/te-runtime.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/te.pc ${PROJECT_BINARY_DIR}/te-runtime.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The command line, bin/te (tools/te), when built.
+if(TARGET te_cli)
+  install(TARGETS te_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+endif()

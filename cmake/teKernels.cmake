@@ -6,6 +6,8 @@
 #     KERNELS vadd scale                   # <name>.o in the library, <name>.h beside it
 #     [CUDA_KERNELS vadd]                  # <name>.cu and <name>_cuda.h as well
 #     [GENERATOR_LIBRARIES lib ...]        # more libraries the generator program links
+#     [TARGET aarch64-linux-gnu]           # compile the objects for this triple ...
+#     [CPU cortex-a78] [FEATURES +sve]     # ... CPU and features (default: the host's)
 #     [OUTPUT_DIRECTORY dir])              # default: ${CMAKE_CURRENT_BINARY_DIR}/mykernels
 #   target_link_libraries(app PRIVATE mykernels)   # links te::runtime, not te::te
 #
@@ -14,7 +16,9 @@
 # `mykernels`, whose include directory holds the C headers. Each kernel listed must be
 # defined by the generator (which names those it has when one is missing), with a cuda
 # function for those in CUDA_KERNELS. Objects are compiled for the CPU of the machine
-# that builds them.
+# that builds them unless TARGET / CPU / FEATURES name another (te::BuildOptions'
+# target_triple, target_cpu, target_features: a foreign triple starts from its generic
+# CPU, never the host's features); a foreign TARGET's library is for a cross toolchain.
 #
 # Properties of `mykernels`: TE_KERNEL_DIRECTORY (the output folder), TE_KERNEL_HEADERS,
 # TE_CUDA_SOURCES (the .cu files, for the user's CUDA targets; a target in another
@@ -24,7 +28,7 @@ include_guard(GLOBAL)
 
 function(te_add_kernels target)
   cmake_parse_arguments(PARSE_ARGV 1 arg ""
-    "OUTPUT_DIRECTORY" "GENERATOR;KERNELS;CUDA_KERNELS;GENERATOR_LIBRARIES")
+    "OUTPUT_DIRECTORY;TARGET;CPU;FEATURES" "GENERATOR;KERNELS;CUDA_KERNELS;GENERATOR_LIBRARIES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "te_add_kernels(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -52,6 +56,15 @@ function(te_add_kernels target)
   target_compile_features(${target}_generator PRIVATE cxx_std_17)
 
   set(args -o "${dir}")
+  if(arg_TARGET)
+    list(APPEND args --target "${arg_TARGET}")
+  endif()
+  if(arg_CPU)
+    list(APPEND args --mcpu "${arg_CPU}")
+  endif()
+  if(arg_FEATURES)
+    list(APPEND args --mattr "${arg_FEATURES}")
+  endif()
   set(objects "")
   set(headers "")
   set(cuda_sources "")
@@ -91,4 +104,20 @@ function(te_add_kernels target)
   add_dependencies(${target} ${target}_generate)
   set_target_properties(${target} PROPERTIES
     TE_KERNEL_DIRECTORY "${dir}" TE_KERNEL_HEADERS "${headers}" TE_CUDA_SOURCES "${cuda_sources}")
+endfunction()
+
+# te_add_generator_library(gen gen.cpp [more.cpp ...]): a loadable library of
+# TE_GENERATOR / TE_TUNING_TASK definitions for the `te` command line
+# (`te list $<TARGET_FILE:gen>`, te lower / build / run / tune).
+function(te_add_generator_library target)
+  if(NOT ARGN)
+    message(FATAL_ERROR "te_add_generator_library(${target}): name its sources")
+  endif()
+  if(NOT TARGET te::te)
+    message(FATAL_ERROR "te_add_generator_library(${target}): te::te is not defined: "
+                        "find_package(te) or add_subdirectory(te) first")
+  endif()
+  add_library(${target} MODULE ${ARGN})
+  target_link_libraries(${target} PRIVATE te::te)
+  target_compile_features(${target} PRIVATE cxx_std_17)
 endfunction()

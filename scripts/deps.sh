@@ -7,9 +7,13 @@ set -euo pipefail
 # OpenMPI: the auto-tuner's optional MPI measurement ranks and their test;
 # llvm-19-dev: CI builds te against LLVM 19 as well as Debian's default 14;
 # nlohmann-json3-dev: the tuning records (a private, header-only dependency);
-# python3-numpy: the GPU check kit's runner (scripts/gpu_check.py), checked by a test.
+# python3-numpy: the GPU check kit's runner (scripts/gpu_check.py), checked by a test;
+# libcli11-dev: the `te` command line's option parsing (tools/te, header-only);
+# gcc-/g++-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the cross-compiled AOT
+# tests build te's C runtime for aarch64, link aarch64 objects and run them under qemu-aarch64.
 packages=(g++ cmake ninja-build pkg-config libfmt-dev llvm-dev llvm-19-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev doxygen libopenmpi-dev openmpi-bin python3-numpy "$@")
+  libgtest-dev libgmock-dev libbenchmark-dev doxygen libopenmpi-dev openmpi-bin python3-numpy
+  libcli11-dev gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user "$@")
 
 missing=()
 for p in "${packages[@]}"; do

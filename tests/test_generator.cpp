@@ -189,3 +189,41 @@ TEST_F(GeneratorTest, MainReportsErrorsAndBadCommandLines) {
     EXPECT_NE(err.find("usage: gen -o DIR"), std::string::npos) << err;
   }
 }
+
+// --target / --mcpu / --mattr (te_add_kernels' TARGET, CPU, FEATURES) compile the objects
+// for another target.
+TEST_F(GeneratorTest, MainCompilesForTheTargetItIsGiven) {
+  ASSERT_EQ(run_main({"-o", dir_.string(), "--cpu", "gen_cpu_only", "--target",
+                      "aarch64-linux-gnu", "--mcpu", "neoverse-n1", "--mattr", "+crc"}),
+            0);
+  std::string object = read(dir_ / "gen_cpu_only.o");
+  ASSERT_GE(object.size(), 20u);
+  EXPECT_EQ(static_cast<unsigned char>(object[18]), 183);  // e_machine: EM_AARCH64
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_main({"-o", dir_.string(), "--cpu", "gen_cpu_only", "--target",
+                      "aarch64-linux-gnu", "--mcpu", "nope"}),
+            1);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "gen: generator: kernel 'gen_cpu_only': target: 'nope' is not a CPU of "
+            "aarch64-unknown-linux-gnu (LLVM's names: cortex-a78, neoverse-n1, x86-64-v3, "
+            "skylake-avx512, ...)\n");
+}
+
+// write_kernel's library option adds the shared library; find_kernel finds generators.
+TEST_F(GeneratorTest, WriteKernelWithLibraryAndFindKernel) {
+  GenerateOptions options;
+  options.library = true;
+  std::vector<std::string> written =
+      write_kernel("renamed", find_kernel("gen_cpu_only"), dir_.string(), true, false, options);
+  std::vector<std::string> expected = {(dir_ / "renamed.o").string(), (dir_ / "renamed.h").string(),
+                                       (dir_ / "renamed.so").string()};
+  EXPECT_EQ(written, expected);
+  EXPECT_TRUE(fs::exists(dir_ / "renamed.so"));
+  expect_error([] { find_kernel("nope"); },
+               {"generator: no kernel 'nope'; this generator has: gen_bad_cuda, gen_cpu_only, "
+                "gen_cuda_only, gen_empty, gen_vadd"});
+  expect_error([] { tuning_task("nope"); },
+               {"generator: no tuning task 'nope'; this generator has: (none)"});
+  expect_error([this] { load_generator_library((dir_ / "missing.so").string()); },
+               {"generator: no such file: "});
+}

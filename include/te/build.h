@@ -40,9 +40,23 @@ struct TE_API BuildOptions {
   /// output larger than the caches costs no read of each line first. 0: the host's
   /// last-level cache size; negative: never.
   int64_t streaming_store_min_bytes = 0;
+  /// The target triple of export_object / export_library / assembly ("aarch64-linux-gnu",
+  /// "x86_64-linux-gnu", any triple LLVM knows); empty: the host's. build() (the JIT) only
+  /// accepts the host's architecture.
+  std::string target_triple;
+  /// The CPU to compile for, in LLVM's spelling ("cortex-a78", "neoverse-n1",
+  /// "x86-64-v3", "skylake-avx512"). Empty: the host's CPU and features when the triple
+  /// is the host's (or empty); a foreign triple's generic CPU otherwise (the host's
+  /// features never leak into another target). Naming a CPU drops the host's features.
+  std::string target_cpu;
+  /// Features added to (or removed from) the CPU's own, LLVM's spelling: "+sve,-avx512f".
+  std::string target_features;
 };
 
-/// JIT-compiles for the host CPU (its name and features, e.g. AVX2/AVX-512). Function
+/// JIT-compiles for the host CPU (its name and features, e.g. AVX2/AVX-512), or for the
+/// options' target_cpu / target_features when the host has every feature they need
+/// (te::Error naming the missing features otherwise, rather than an illegal instruction
+/// at the call). Function
 /// names must be C identifiers and distinct. Building a kernel identical to one whose
 /// Module is still alive reuses that code (see jit_stats).
 TE_API Module build(const LoweredFunc& func, const BuildOptions& options = {});
@@ -53,19 +67,30 @@ TE_API Module build(const std::vector<LoweredFunc>& funcs, const BuildOptions& o
 /// Each function becomes the C function of c_prototype(): raw pointers to the buffers in
 /// parameter order, then every symbolic variable (shape variables and scalar parameters)
 /// in order of first appearance, returning 0 on success or nonzero with the message in
-/// te_get_last_error(). Objects are compiled for the host CPU and need only
+/// te_get_last_error(). Objects are compiled for the options' target (the host's CPU by
+/// default; see BuildOptions::target_triple) and need only
 /// libte_runtime (for parallel loops, errors and heap allocations) at link time.
 TE_API void export_object(const LoweredFunc& func, const std::string& path,
                           const BuildOptions& options = {});
 /// Several functions in one object file.
 TE_API void export_object(const std::vector<LoweredFunc>& funcs, const std::string& path,
                           const BuildOptions& options = {});
-/// A shared library, linked by the system C compiler (`cc`, or $CC).
+/// A shared library, linked by the system C compiler (`cc`, or $CC); for a foreign
+/// target_triple, by `<triple>-gcc` (or $CC).
 TE_API void export_library(const LoweredFunc& func, const std::string& path,
                            const BuildOptions& options = {});
 /// Several functions in one shared library.
 TE_API void export_library(const std::vector<LoweredFunc>& funcs, const std::string& path,
                            const BuildOptions& options = {});
+/// TVM's "system module", for programs that may not load code at run time: the functions
+/// in one object (as export_object) with a table of them, `const te_kernel_entry
+/// <module_name>_kernels[]` ({name, function, prototype}, ended by a NULL name), and a
+/// header (the prototypes, the table and `<module_name>_lookup(name)`, which finds a
+/// kernel by name). Link the object with the program; no dlopen. te::Error when
+/// module_name is not a C identifier or no function is given.
+TE_API void export_system_module(const std::vector<LoweredFunc>& funcs,
+                                 const std::string& module_name, const std::string& object_path,
+                                 const std::string& header_path, const BuildOptions& options = {});
 /// A C header (C and C++) with the prototypes and te_get_last_error.
 TE_API void export_header(const LoweredFunc& func, const std::string& path);
 /// The prototypes of several functions in one header.
@@ -82,6 +107,9 @@ TE_API std::string llvm_ir(const LoweredFunc& func, bool optimized = true,
                            const BuildOptions& options = {});
 /// The host assembly of the function.
 TE_API std::string assembly(const LoweredFunc& func, const BuildOptions& options = {});
+/// The target the options compile for: "triple, cpu CPU, features F" (the resolved
+/// triple, CPU and features). te::Error for a triple, CPU or feature LLVM does not know.
+TE_API std::string describe_target(const BuildOptions& options = {});
 /// The host CPU LLVM compiles for ("skylake-avx512", ...).
 TE_API std::string host_cpu();
 /// The host CPU's enabled features ("+avx2,+fma,...").

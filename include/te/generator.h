@@ -33,7 +33,8 @@
 ///
 /// and the program calls `vadd(a, b, c, n)` from "vadd.h". Per kernel `<name>`:
 ///  - `<name>.o` and `<name>.h`: the CPU function `int32_t <name>(buffers..., vars...)` (see
-///    te::export_object and te::export_header), compiled for the building machine's CPU;
+///    te::export_object and te::export_header), compiled for the building machine's CPU
+///    unless the kernel's cpu_options or the command line name another target;
 ///  - `<name>.cu` and `<name>_cuda.h`: the CUDA source of the `cuda` function (te::build_cuda)
 ///    with the host launcher `extern "C" cudaError_t <name>_cuda(..., cudaStream_t)`.
 /// Files and C functions are named after the TE_GENERATOR name, whatever name the
@@ -41,6 +42,7 @@
 ///
 /// The command line of a generator (what te_add_kernels runs):
 ///     gen -o DIR [--cpu NAME]... [--cuda NAME]...   writes those files into DIR
+///     gen ... [--target TRIPLE] [--mcpu CPU] [--mattr FEATURES]   objects for that target
 ///     gen -o DIR                                    writes every file of every kernel
 ///     gen --list                                    prints the kernels' names
 /// Asking for a kernel that does not exist, or for a part a kernel lacks, is an error
@@ -49,6 +51,7 @@
 #include <string>
 #include <vector>
 
+#include "te/autotune/measure.h"
 #include "te/export.h"
 #include "te/te.h"  // a generator's file needs nothing else
 
@@ -77,11 +80,63 @@ TE_API std::vector<std::string> registered_generators();
 TE_API std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir,
                                                 bool cpu, bool cuda);
 
+/// Runs the generator `name` (this process's registry): te::Error naming the kernels there
+/// are when none is called so, or when it returns neither a cpu nor a cuda function.
+TE_API GeneratedKernel run_generator(const std::string& name);
+
+/// Where generate_kernel compiles the CPU part: the kernel's own cpu_options, with these
+/// target fields replacing its own when not empty (see BuildOptions).
+struct TE_API GenerateOptions {
+  std::string target_triple;    ///< e.g. "aarch64-linux-gnu"; empty: the kernel's own
+  std::string target_cpu;       ///< e.g. "cortex-a78", "x86-64-v3"; empty: the kernel's own
+  std::string target_features;  ///< e.g. "+sve"; empty: the kernel's own
+  bool library = false;         ///< also `<name>.so` (te::export_library)
+};
+
+/// generate_kernel with the CPU part compiled for options' target.
+TE_API std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir,
+                                                bool cpu, bool cuda,
+                                                const GenerateOptions& options);
+
+/// Writes the parts of kernel k as generate_kernel does, named `name`; returns the paths.
+TE_API std::vector<std::string> write_kernel(const std::string& name, const GeneratedKernel& k,
+                                             const std::string& dir, bool cpu, bool cuda,
+                                             const GenerateOptions& options = {});
+
+/// The kernel `name` of this process's registries: a TE_GENERATOR's, or a TE_TUNING_TASK's
+/// CPU function with the best config of its key in records_path (its reference schedule
+/// when the file has none). te::Error naming the kernels there are when neither registry
+/// has it, and when records_path is given for a TE_GENERATOR (which has no knobs).
+TE_API GeneratedKernel find_kernel(const std::string& name, const std::string& records_path = "");
+
+/// Loads a generator library (a shared library of TE_GENERATOR and TE_TUNING_TASK
+/// definitions linked with te::te): its definitions join this process's registries, as
+/// `te list gen.so` reads them. te::Error when it cannot be loaded (dlerror's reason) or
+/// defines nothing.
+TE_API void load_generator_library(const std::string& path);
+
+/// What a TE_TUNING_TASK body returns: a tunable kernel (see te/autotune/measure.h).
+using TuningTaskFunction = autotune::Task (*)();
+/// Adds a tuning task to the registry (TE_TUNING_TASK does this). Returns true.
+TE_API bool register_tuning_task(const char* name, TuningTaskFunction fn);
+/// The registered tuning tasks' names, sorted.
+TE_API std::vector<std::string> registered_tuning_tasks();
+/// The task `name`; te::Error naming the tasks there are when none is called so.
+TE_API autotune::Task tuning_task(const std::string& name);
+
 /// The main() of a generator program (command line above). Returns 0, or 1 after printing
 /// the error to stderr, or 2 for a malformed command line.
 TE_API int generator_main(int argc, char** argv);
 
 }  // namespace te
+
+/// Defines the tuning task `name` (a C identifier): the braced body that follows returns
+/// its te::autotune::Task, which `te tune` tunes (records by the task's key).
+#define TE_TUNING_TASK(name)                                                     \
+  static ::te::autotune::Task te_tuning_task_##name();                            \
+  [[maybe_unused]] static const bool te_tuning_task_registered_##name =            \
+      ::te::register_tuning_task(#name, &te_tuning_task_##name);                  \
+  static ::te::autotune::Task te_tuning_task_##name()
 
 /// Defines the kernel `name` (a C identifier): the braced body that follows returns its
 /// GeneratedKernel.

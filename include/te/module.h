@@ -2,6 +2,7 @@
 /// Module and Function: natively compiled kernels you can call, and time_evaluator.
 #pragma once
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -43,6 +44,19 @@ class TE_API Function {
   const std::string& name() const;
   /// "vadd(A: float32[n], B: float32[n], C: float32[n])": what a call expects.
   std::string signature() const;
+  /// The parameters' names, in call order.
+  std::vector<std::string> param_names() const;
+  /// Whether the function stores into parameter `param` (an output buffer).
+  bool writes(size_t param) const;
+  /// The arguments of a call, as a command line runs a kernel on files: `inputs` are the
+  /// buffers the function only reads, in parameter order; each buffer it writes is a new
+  /// zero-filled array shaped from the shape variables the inputs bind (a dimension that
+  /// is exactly a variable binds it) and `values`; each scalar parameter is its entry in
+  /// `values`. te::Error for the wrong number of inputs, a name in `values` that is no
+  /// variable of the function, a variable no input binds and `values` lacks, or a value
+  /// that contradicts an input's shape. Dtypes and shapes are checked by the call.
+  std::vector<Argument> make_arguments(const std::vector<NDArray>& inputs,
+                                       const std::map<std::string, Argument>& values = {}) const;
 
  private:
   friend class Module;
@@ -85,6 +99,8 @@ struct TE_API TimingResult {
   double min() const;
   /// The largest of results.
   double max() const;
+  /// The (population) standard deviation of results, as tvmc prints it.
+  double std_dev() const;
 };
 
 /// Times a Function like TVM's time_evaluator: one untimed warm-up call, then `repeat`

@@ -72,8 +72,9 @@ class IdentityPattern : public IRVisitor {
 
 std::string cache_key(const CompileInput& in) {
   std::string key = target_fingerprint();
-  key += fmt::format("\nopt {} fma {} stream {}\n", in.options.opt_level, in.options.fma_contraction,
-                     in.options.streaming_store_min_bytes);
+  key += fmt::format("\nopt {} fma {} stream {}\ntarget {}|{}|{}\n", in.options.opt_level,
+                     in.options.fma_contraction, in.options.streaming_store_min_bytes,
+                     in.options.target_triple, in.options.target_cpu, in.options.target_features);
   for (const LoweredFunc& f : in.funcs) {
     IdentityPattern pattern;
     for (const Param& p : f.params) pattern.param(p);
@@ -191,6 +192,7 @@ std::string assembly(const LoweredFunc& func, const BuildOptions& options) {
                                codegen::TextKind::Assembly);
 }
 
+std::string describe_target(const BuildOptions& options) { return codegen::describe(options); }
 std::string host_cpu() { return codegen::host_cpu_name(); }
 std::string host_cpu_features() { return codegen::host_cpu_feature_string(); }
 

@@ -17,17 +17,18 @@ namespace te::codegen {
 std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const CompileInput& in,
                                               const std::string& symbol_prefix, bool packed_entries,
                                               llvm::TargetMachine& tm) {
-  const HostTarget& host = host_target();
+  const TargetSpec target = resolve_target(in.options);
   auto m = std::make_unique<llvm::Module>(in.funcs.empty() ? "te" : in.funcs[0].name, ctx);
-  m->setTargetTriple(host.triple);
+  m->setTargetTriple(target.triple);
   m->setDataLayout(tm.createDataLayout());
   CodeGenOptions options;
-  options.cpu = host.cpu;
-  options.features = host.features;
+  options.cpu = target.cpu;
+  options.features = target.features;
   options.fma_contraction = in.options.fma_contraction;
   options.symbol_prefix = symbol_prefix;
   options.packed_entries = packed_entries;
-  options.streaming_store_min_bytes = streaming_threshold(in.options.streaming_store_min_bytes);
+  options.streaming_store_min_bytes =
+      streaming_threshold(target, in.options.streaming_store_min_bytes);
   CodeGen cg(*m, options);
   for (size_t k = 0; k < in.funcs.size(); ++k) cg.add_function(in.funcs[k], in.sigs[k]);
   std::string problems;
@@ -43,11 +44,11 @@ std::string compile_object(const CompileInput& in) {
   if (in.options.opt_level < 0 || in.options.opt_level > 3)
     throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
   std::string what = in.funcs.empty() ? "object" : "object '" + in.funcs[0].name + "'";
-  TE_LOG(Info, fmt::format("{}: compiling for {}, cpu {}", what, host_target().triple,
-                           host_target().cpu));
+  const TargetSpec target = resolve_target(in.options);
+  TE_LOG(Info, fmt::format("{}: compiling for {}, cpu {}", what, target.triple, target.cpu));
   StageTimer timer(what);
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
+  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, in.options.opt_level);
   std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", /*packed_entries=*/false, *tm);
   timer.lap("LLVM IR emission");
   optimize(*m, *tm, in.options.opt_level);
@@ -62,7 +63,8 @@ std::string compile_text(const CompileInput& in, TextKind kind) {
   if (in.options.opt_level < 0 || in.options.opt_level > 3)
     throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
+  std::unique_ptr<llvm::TargetMachine> tm =
+      make_target_machine(resolve_target(in.options), in.options.opt_level);
   std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", /*packed_entries=*/false, *tm);
   if (kind != TextKind::UnoptimizedIR) optimize(*m, *tm, in.options.opt_level);
   if (kind == TextKind::Assembly) return emit_machine_code(*m, *tm, /*assembly=*/true);
@@ -77,6 +79,14 @@ std::string target_fingerprint() {
   const HostTarget& host = host_target();
   return fmt::format("llvm {}.{}.{}; {}; {}; {}", LLVM_VERSION_MAJOR, LLVM_VERSION_MINOR,
                      LLVM_VERSION_PATCH, host.triple, host.cpu, host.features);
+}
+
+bool foreign_target(const BuildOptions& options) { return !resolve_target(options).host_arch; }
+
+std::string describe(const BuildOptions& options) {
+  const TargetSpec target = resolve_target(options);
+  return fmt::format("{}, cpu {}, features {}", target.triple, target.cpu,
+                     target.features.empty() ? "(the cpu's own)" : target.features);
 }
 
 std::string host_cpu_name() { return host_target().cpu; }

@@ -40,6 +40,10 @@ std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in);
 // What the code depends on besides the IR: LLVM's version and the host target.
 std::string target_fingerprint();
 std::string host_cpu_name();
+// Whether options name a triple of another architecture or OS than the host's.
+bool foreign_target(const BuildOptions& options);
+// describe_target(): the resolved triple, CPU and features of options.
+std::string describe(const BuildOptions& options);
 std::string host_cpu_feature_string();
 
 // Process-wide counters behind te::jit_stats().

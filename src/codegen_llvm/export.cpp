@@ -50,11 +50,14 @@ void run_program(const std::vector<std::string>& argv, const char* what) {
     throw Error(fmt::format("{}: '{}' failed (status {})", what, command, status));
 }
 
-// $CC split on spaces ("ccache gcc"), or cc.
-std::vector<std::string> c_compiler() {
+// $CC split on spaces ("ccache gcc"), or cc; for a foreign triple, <triple>-gcc (as
+// Debian's cross compilers are named) unless $CC is set.
+std::vector<std::string> c_compiler(const BuildOptions& options) {
   std::vector<std::string> words;
   const char* cc = std::getenv("CC");
-  std::istringstream in(cc != nullptr && *cc != '\0' ? cc : "cc");
+  std::string fallback =
+      codegen::foreign_target(options) ? options.target_triple + "-gcc" : std::string("cc");
+  std::istringstream in(cc != nullptr && *cc != '\0' ? cc : fallback);
   for (std::string w; in >> w;) words.push_back(w);
   return words;
 }
@@ -156,7 +159,7 @@ void export_library(const std::vector<LoweredFunc>& funcs, const std::string& pa
   std::string object_path(name.data());
   try {
     write_file(object_path, object, "export_library");
-    std::vector<std::string> argv = c_compiler();
+    std::vector<std::string> argv = c_compiler(options);
     for (const char* a : {"-shared", "-o"}) argv.push_back(a);
     argv.push_back(path);
     argv.push_back(object_path);

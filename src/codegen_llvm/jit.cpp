@@ -97,7 +97,9 @@ std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
   std::string object;
   {
     llvm::LLVMContext ctx;
-    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(in.options.opt_level);
+    const TargetSpec target = resolve_target(in.options);
+    check_runs_on_host(target);
+    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, in.options.opt_level);
     std::unique_ptr<llvm::Module> m =
         generate_module(ctx, in, prefix, /*packed_entries=*/true, *tm);
     timer.lap("LLVM IR emission");

@@ -13,9 +13,15 @@
 
 #if LLVM_VERSION_MAJOR >= 17
 #include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 #else
+#include <llvm/ADT/Triple.h>
 #include <llvm/Support/Host.h>
 #endif
+#include <llvm/MC/MCSubtargetInfo.h>
+
+#include <optional>
+#include <vector>
 
 #include <cstdint>
 #include <string>
@@ -63,6 +69,19 @@ inline std::string host_cpu_features() {
     out += (f.second ? "+" : "-") + f.first().str();
   }
   return out;
+}
+
+// The names of every feature a target's CPUs can have ("avx2", "neon", ...); nullopt
+// where LLVM cannot list them (before LLVM 19's MCSubtargetInfo::getAllProcessorFeatures).
+inline std::optional<std::vector<std::string>> target_feature_names(const llvm::MCSubtargetInfo& sti) {
+#if LLVM_VERSION_MAJOR >= 19
+  std::vector<std::string> names;
+  for (const llvm::SubtargetFeatureKV& f : sti.getAllProcessorFeatures()) names.push_back(f.Key);
+  return names;
+#else
+  (void)sti;
+  return std::nullopt;
+#endif
 }
 
 #if LLVM_VERSION_MAJOR >= 18

@@ -60,30 +60,27 @@ int64_t last_level_cache_bytes() {
 
 }  // namespace
 
-int64_t streaming_threshold(int64_t requested) {
-  const std::string& triple = host_target().triple;
-  static const bool x86 = triple.rfind("x86_64", 0) == 0 || (triple.size() > 3 && triple[0] == 'i' && triple.substr(2, 2) == "86");
+int64_t streaming_threshold(const TargetSpec& spec, int64_t requested) {
+  const bool x86 = llvm::Triple(spec.triple).isX86();
   if (!x86 || requested < 0) return -1;
   static const int64_t llc = last_level_cache_bytes();
   return requested == 0 ? llc : requested;
 }
 
-std::unique_ptr<llvm::TargetMachine> make_target_machine(int opt_level) {
-  const HostTarget& host = host_target();
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec, int opt_level) {
   std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(host.triple, error);
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
   if (target == nullptr)
-    throw Error(
-        fmt::format("build: LLVM has no target for this host ({}): {}", host.triple, error));
+    throw Error(fmt::format("build: LLVM has no target for {}: {}", spec.triple, error));
   llvm::TargetOptions options;
   // Contraction is decided per instruction (the `contract` flag CodeGen sets).
   options.AllowFPOpFusion = llvm::FPOpFusion::Standard;
   std::unique_ptr<llvm::TargetMachine> tm(
-      target->createTargetMachine(host.triple, host.cpu, host.features, options, llvm::Reloc::PIC_,
+      target->createTargetMachine(spec.triple, spec.cpu, spec.features, options, llvm::Reloc::PIC_,
                                   llvm::CodeModel::Small, compat::codegen_opt_level(opt_level)));
   if (!tm)
     throw Error(
-        fmt::format("build: LLVM cannot make a target machine for {} ({})", host.triple, host.cpu));
+        fmt::format("build: LLVM cannot make a target machine for {} ({})", spec.triple, spec.cpu));
   return tm;
 }
 
@@ -149,7 +146,8 @@ std::string emit_machine_code(llvm::Module& m, llvm::TargetMachine& tm, bool ass
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, os, nullptr,
                              assembly ? compat::kAssemblyFile : compat::kObjectFile))
-    throw Error("build: LLVM cannot emit machine code for this host");
+    throw Error(fmt::format("build: LLVM cannot emit machine code for {}",
+                            tm.getTargetTriple().str()));
   pm.run(m);
   return std::string(buffer.data(), buffer.size());
 }

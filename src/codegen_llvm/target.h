@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "te/build.h"
+
 namespace te::codegen {
 
 struct HostTarget {
@@ -15,14 +17,27 @@ struct HostTarget {
 // Initialises LLVM's native target once; te::Error if the host is not supported.
 const HostTarget& host_target();
 
-// BuildOptions::streaming_store_min_bytes resolved for the host: 0 becomes the
-// last-level cache size (8 MiB where the system does not say), and -1 (never) where the
-// host is not x86 (the fence that orders streamed stores is x86's sfence).
-int64_t streaming_threshold(int64_t requested);
+// What one compilation targets: BuildOptions' target fields resolved (target_spec.cpp).
+struct TargetSpec {
+  std::string triple, cpu, features;
+  bool host_arch = true;  // the host's architecture and OS: the JIT may run it
+};
+// The target of options: the host (its CPU and features) unless the options name a
+// triple, CPU or features; a foreign triple starts from its generic CPU, never the
+// host's features. te::Error for a triple, CPU or feature LLVM does not know.
+TargetSpec resolve_target(const BuildOptions& options);
+// te::Error unless code for spec can run in this process: the host's architecture and
+// no feature the host lacks (an illegal instruction at the call otherwise).
+void check_runs_on_host(const TargetSpec& spec);
 
-// A TargetMachine for the host at opt_level (0..3); each compilation takes its own, as
-// a TargetMachine is not safe to share between threads.
-std::unique_ptr<llvm::TargetMachine> make_target_machine(int opt_level);
+// BuildOptions::streaming_store_min_bytes resolved for the target: 0 becomes the
+// last-level cache size (8 MiB where the system does not say), and -1 (never) where the
+// target is not x86 (the fence that orders streamed stores is x86's sfence).
+int64_t streaming_threshold(const TargetSpec& spec, int64_t requested);
+
+// A TargetMachine for spec at opt_level (0..3); each compilation takes its own, as a
+// TargetMachine is not safe to share between threads.
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec, int opt_level);
 
 // LLVM's default pipeline for opt_level (new pass manager, with the TargetMachine's
 // cost model), as clang -O3 runs it, except where te made vector code itself: then, as

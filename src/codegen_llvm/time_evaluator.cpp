@@ -26,6 +26,14 @@ double TimingResult::max() const {
   return results.empty() ? 0 : *std::max_element(results.begin(), results.end());
 }
 
+double TimingResult::std_dev() const {
+  if (results.empty()) return 0;
+  double m = std::accumulate(results.begin(), results.end(), 0.0) / results.size();
+  double sum = 0;
+  for (double r : results) sum += (r - m) * (r - m);
+  return std::sqrt(sum / results.size());
+}
+
 TimeEvaluator::TimeEvaluator(Function f, int number, int repeat, int min_repeat_ms)
     : f_(std::move(f)), number_(number), repeat_(repeat), min_repeat_ms_(min_repeat_ms) {
   if (!f_.defined()) throw Error("time_evaluator: the Function is empty");

@@ -1,6 +1,9 @@
 // The generator registry and te::generator_main (include/te/generator.h).
 #include "te/generator.h"
 
+#include "te/autotune/tune.h"
+
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +20,7 @@ namespace {
 
 struct Registry {
   std::map<std::string, GeneratorFunction> functions;
+  std::map<std::string, TuningTaskFunction> tasks;
   std::vector<std::string> duplicates;
 };
 
@@ -44,6 +48,8 @@ auto for_kernel(const std::string& name, F work) {
   }
 }
 
+}  // namespace
+
 GeneratedKernel run_generator(const std::string& name) {
   auto it = registry().functions.find(name);
   if (it == registry().functions.end())
@@ -55,6 +61,8 @@ GeneratedKernel run_generator(const std::string& name) {
                             name));
   return k;
 }
+
+namespace {
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -79,6 +87,8 @@ std::string cuda_header(const CudaModule& m) {
 const char* kUsage =
     "usage: {0} -o DIR [--cpu NAME]... [--cuda NAME]...\n"
     "       {0} --list\n"
+    "Options --target TRIPLE, --mcpu CPU and --mattr FEATURES compile the objects for\n"
+    "another target (te::BuildOptions::target_triple, target_cpu, target_features).\n"
     "Writes NAME.o and NAME.h (--cpu) or NAME.cu and NAME_cuda.h (--cuda) into DIR;\n"
     "with no --cpu or --cuda, every part of every kernel.\n";
 
@@ -96,11 +106,55 @@ std::vector<std::string> registered_generators() {
   return names;
 }
 
+bool register_tuning_task(const char* name, TuningTaskFunction fn) {
+  Registry& r = registry();
+  if (!r.tasks.emplace(name, fn).second) r.duplicates.push_back(name);
+  return true;
+}
+
+std::vector<std::string> registered_tuning_tasks() {
+  std::vector<std::string> names;
+  for (const auto& entry : registry().tasks) names.push_back(entry.first);
+  return names;
+}
+
+autotune::Task tuning_task(const std::string& name) {
+  auto it = registry().tasks.find(name);
+  if (it == registry().tasks.end())
+    throw Error(fmt::format("generator: no tuning task '{}'; this generator has: {}", name,
+                            joined(registered_tuning_tasks())));
+  return for_kernel(name, it->second);
+}
+
+void load_generator_library(const std::string& path) {
+  if (!std::filesystem::exists(path))
+    throw Error(fmt::format("generator: no such file: {}", path));
+  Registry& r = registry();
+  size_t before = r.functions.size() + r.tasks.size() + r.duplicates.size();
+  // dlopen searches the library path for a bare name: "./" keeps it a file name.
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  // Loaded already (its definitions are registered): nothing to do.
+  if (void* loaded = dlopen(file.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+    dlclose(loaded);  // drops only the reference RTLD_NOLOAD took
+    return;
+  }
+  // Kept loaded for the life of the process: the registry points into it.
+  if (dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr)
+    throw Error(fmt::format("generator: cannot load {}: {}", path, dlerror()));
+  if (!r.duplicates.empty())
+    throw Error(fmt::format("generator: kernels defined more than once: {}", joined(r.duplicates)));
+  if (r.functions.size() + r.tasks.size() == before)
+    throw Error(fmt::format(
+        "generator: {} defines no kernel (no TE_GENERATOR or TE_TUNING_TASK linked against this te)",
+        path));
+}
+
 namespace {
 
 // Writes the requested parts of the kernel `name` that k describes.
 std::vector<std::string> write_parts(const std::string& name, const GeneratedKernel& k,
-                                     const std::string& dir, bool cpu, bool cuda) {
+                                     const std::string& dir, bool cpu, bool cuda,
+                                     const GenerateOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("generator: cannot create {}: {}", dir, ec.message()));
@@ -111,12 +165,18 @@ std::vector<std::string> write_parts(const std::string& name, const GeneratedKer
       throw Error(fmt::format("generator: kernel '{}' has no cpu function (only cuda)", name));
     LoweredFunc f = k.cpu;
     f.name = name;
+    BuildOptions build = k.cpu_options;
+    if (!options.target_triple.empty()) build.target_triple = options.target_triple;
+    if (!options.target_cpu.empty()) build.target_cpu = options.target_cpu;
+    if (!options.target_features.empty()) build.target_features = options.target_features;
     for_kernel(name, [&] {
-      export_object(f, base + ".o", k.cpu_options);
+      export_object(f, base + ".o", build);
       export_header(f, base + ".h");
+      if (options.library) export_library(f, base + ".so", build);
     });
     written.push_back(base + ".o");
     written.push_back(base + ".h");
+    if (options.library) written.push_back(base + ".so");
   }
   if (cuda) {
     if (!k.cuda.body.defined())
@@ -136,7 +196,44 @@ std::vector<std::string> write_parts(const std::string& name, const GeneratedKer
 
 std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir,
                                          bool cpu, bool cuda) {
-  return write_parts(name, run_generator(name), dir, cpu, cuda);
+  return generate_kernel(name, dir, cpu, cuda, GenerateOptions());
+}
+
+std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir,
+                                         bool cpu, bool cuda, const GenerateOptions& options) {
+  return write_parts(name, run_generator(name), dir, cpu, cuda, options);
+}
+
+std::vector<std::string> write_kernel(const std::string& name, const GeneratedKernel& k,
+                                      const std::string& dir, bool cpu, bool cuda,
+                                      const GenerateOptions& options) {
+  return write_parts(name, k, dir, cpu, cuda, options);
+}
+
+GeneratedKernel find_kernel(const std::string& name, const std::string& records_path) {
+  const Registry& r = registry();
+  if (r.functions.count(name)) {
+    if (!records_path.empty())
+      throw Error(fmt::format("generator: kernel '{}' is a TE_GENERATOR, which has no knobs: "
+                              "tuning records apply to TE_TUNING_TASKs ({})",
+                              name, joined(registered_tuning_tasks())));
+    return run_generator(name);
+  }
+  if (!r.tasks.count(name)) {
+    std::vector<std::string> all = registered_generators();
+    for (const std::string& t : registered_tuning_tasks()) all.push_back(t);
+    std::sort(all.begin(), all.end());
+    throw Error(fmt::format("generator: no kernel '{}'; this generator has: {}", name, joined(all)));
+  }
+  autotune::Task task = tuning_task(name);
+  GeneratedKernel k;
+  k.cpu = for_kernel(name, [&] {
+    if (!records_path.empty()) return autotune::apply_best(records_path, task);
+    if (!task.reference)
+      throw Error("the tuning task has no reference schedule; give tuning records");
+    return task.reference();
+  });
+  return k;
 }
 
 int generator_main(int argc, char** argv) {
@@ -144,14 +241,23 @@ int generator_main(int argc, char** argv) {
   std::string dir;
   bool list = false;
   std::vector<std::string> cpu, cuda;
+  GenerateOptions target;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     bool has_value = i + 1 < argc;
     if (arg == "--list") {
       list = true;
-    } else if ((arg == "-o" || arg == "--cpu" || arg == "--cuda") && has_value) {
+    } else if ((arg == "-o" || arg == "--cpu" || arg == "--cuda" || arg == "--target" ||
+                arg == "--mcpu" || arg == "--mattr") &&
+               has_value) {
       std::string value = argv[++i];
-      if (arg == "-o")
+      if (arg == "--target")
+        target.target_triple = value;
+      else if (arg == "--mcpu")
+        target.target_cpu = value;
+      else if (arg == "--mattr")
+        target.target_features = value;
+      else if (arg == "-o")
         dir = value;
       else
         (arg == "--cpu" ? cpu : cuda).push_back(value);
@@ -176,13 +282,13 @@ int generator_main(int argc, char** argv) {
     if (cpu.empty() && cuda.empty()) {
       for (const std::string& name : registered_generators()) {
         GeneratedKernel k = run_generator(name);
-        write_parts(name, k, dir, k.cpu.body.defined(), k.cuda.body.defined());
+        write_parts(name, k, dir, k.cpu.body.defined(), k.cuda.body.defined(), target);
       }
       return 0;
     }
     for (const std::string& name : cpu) {
       bool also_cuda = std::find(cuda.begin(), cuda.end(), name) != cuda.end();
-      generate_kernel(name, dir, true, also_cuda);
+      generate_kernel(name, dir, true, also_cuda, target);
     }
     for (const std::string& name : cuda)
       if (std::find(cpu.begin(), cpu.end(), name) == cpu.end()) generate_kernel(name, dir, false, true);

@@ -1,0 +1,126 @@
+// BuildOptions' target fields to a triple, CPU and features LLVM knows, and the check
+// that the JIT only runs code this host can execute.
+#include <fmt/format.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "codegen_llvm/llvm_compat.h"
+#include "codegen_llvm/target.h"
+#include "te/error.h"
+
+namespace te::codegen {
+namespace {
+
+// Every backend LLVM was built with, once: a foreign triple needs its target registered.
+void initialize_all_targets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+std::vector<std::string> split_features(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string f; std::getline(in, f, ',');)
+    if (!f.empty()) out.push_back(f);
+  return out;
+}
+
+const llvm::Target& lookup(const std::string& triple, const std::string& given) {
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (target == nullptr)
+    throw Error(fmt::format("target: LLVM does not know the triple '{}' ({})", given, error));
+  return *target;
+}
+
+// te::Error unless every "+name"/"-name" of features is a feature of the target.
+void check_features(const llvm::MCSubtargetInfo& sti, const TargetSpec& spec,
+                    const std::string& given) {
+  std::optional<std::vector<std::string>> names = compat::target_feature_names(sti);
+  if (!names && spec.host_arch) {
+    names.emplace();
+    for (const std::string& f : split_features(host_target().features)) names->push_back(f.substr(1));
+  }
+  for (const std::string& f : split_features(given)) {
+    if (f[0] != '+' && f[0] != '-')
+      throw Error(fmt::format("target: feature '{}' must start with + or - (e.g. +{})", f, f));
+    if (names && std::find(names->begin(), names->end(), f.substr(1)) == names->end())
+      throw Error(fmt::format("target: '{}' is not a feature of {}", f.substr(1), spec.triple));
+  }
+}
+
+}  // namespace
+
+TargetSpec resolve_target(const BuildOptions& options) {
+  const HostTarget& host = host_target();
+  TargetSpec spec;
+  if (options.target_triple.empty() && options.target_cpu.empty() &&
+      options.target_features.empty()) {
+    spec.triple = host.triple;
+    spec.cpu = host.cpu;
+    spec.features = host.features;
+    return spec;
+  }
+  initialize_all_targets();
+  llvm::Triple host_triple(host.triple);
+  llvm::Triple triple(options.target_triple.empty()
+                          ? host.triple
+                          : llvm::Triple::normalize(options.target_triple));
+  spec.triple = triple.str();
+  spec.host_arch = triple.getArch() == host_triple.getArch() && triple.getOS() == host_triple.getOS();
+  const llvm::Target& target = lookup(spec.triple, options.target_triple);
+  if (options.target_cpu.empty()) {
+    // The host's CPU and features only for the host's own architecture.
+    spec.cpu = spec.host_arch ? host.cpu : "generic";
+    spec.features = spec.host_arch ? host.features : "";
+  } else {
+    spec.cpu = options.target_cpu;
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target.createMCSubtargetInfo(spec.triple, "", ""));
+  if (sti == nullptr)
+    throw Error(fmt::format("target: LLVM cannot describe the CPUs of {}", spec.triple));
+  if (!sti->isCPUStringValid(spec.cpu))
+    throw Error(fmt::format("target: '{}' is not a CPU of {} (LLVM's names: cortex-a78, "
+                            "neoverse-n1, x86-64-v3, skylake-avx512, ...)",
+                            spec.cpu, spec.triple));
+  check_features(*sti, spec, options.target_features);
+  if (!options.target_features.empty())
+    spec.features += (spec.features.empty() ? "" : ",") + options.target_features;
+  return spec;
+}
+
+void check_runs_on_host(const TargetSpec& spec) {
+  const HostTarget& host = host_target();
+  if (!spec.host_arch)
+    throw Error(fmt::format(
+        "build: the JIT runs code on this host ({}), not on {}; export_object or "
+        "export_library compile for another target",
+        host.triple, spec.triple));
+  if (spec.cpu == host.cpu && spec.features == host.features) return;
+  const llvm::Target& target = lookup(spec.triple, spec.triple);
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target.createMCSubtargetInfo(spec.triple, spec.cpu, spec.features));
+  std::vector<std::string> missing;
+  // Every feature the host lacks is listed with '-' in its features.
+  for (const std::string& f : split_features(host.features))
+    if (f[0] == '-' && sti->checkFeatures("+" + f.substr(1))) missing.push_back(f.substr(1));
+  if (!missing.empty())
+    throw Error(fmt::format(
+        "build: cpu '{}' (features '{}') needs {} which this host ({}) lacks: its code would "
+        "stop with an illegal instruction; export_object compiles for it without running it",
+        spec.cpu, spec.features, fmt::join(missing, ", "), host.cpu));
+}
+
+}  // namespace te::codegen

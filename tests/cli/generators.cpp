@@ -1,0 +1,86 @@
+// The generator library the CLI tests drive (te_add_generator_library): a CPU + CUDA
+// kernel, a kernel with a scalar parameter and an output shape no input binds, a
+// CUDA-only kernel and a tuning task.
+#include <te/autotune.h>
+#include <te/generator.h>
+
+using namespace te;
+
+TE_GENERATOR(vadd) {
+  Var n("n");
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor B = placeholder({n}, Float(32), "B");
+  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Schedule cpu = create_schedule({C});
+  auto [xo, xi] = cpu[C].split(C.axis(0), 8);
+  cpu[C].vectorize(xi);
+  Schedule gpu = create_schedule({C});
+  auto [bx, tx] = gpu[C].split(C.axis(0), 64);
+  gpu[C].bind(bx, thread_axis("blockIdx.x"));
+  gpu[C].bind(tx, thread_axis("threadIdx.x"));
+  GeneratedKernel k;
+  k.cpu = lower(cpu, {A, B, C}, "vadd");
+  k.cuda = lower(gpu, {A, B, C}, "vadd");
+  return k;
+}
+
+// out[i] = A[i % n] * alpha for i < m: m is bound by no input.
+TE_GENERATOR(tile_scale) {
+  Var n("n"), m("m");
+  Var alpha("alpha", Float(32));
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor Out = compute({m}, [&](Expr i) { return A(i % n) * alpha; }, "Out");
+  GeneratedKernel k;
+  k.cpu = lower(create_schedule({Out}), {A, Out}, "tile_scale");
+  return k;
+}
+
+TE_GENERATOR(gpu_only) {
+  Var n("n");
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Schedule s = create_schedule({B});
+  auto [bx, tx] = s[B].split(B.axis(0), 32);
+  s[B].bind(bx, thread_axis("blockIdx.x"));
+  s[B].bind(tx, thread_axis("threadIdx.x"));
+  GeneratedKernel k;
+  k.cuda = lower(s, {A, B}, "gpu_only");
+  return k;
+}
+
+namespace {
+
+struct Rowsum {
+  Tensor A, R;
+};
+Rowsum rowsum_compute() {
+  Tensor A = placeholder({64, 64}, Float(32), "A");
+  IterVar k = reduce_axis({0, 64}, "k");
+  Tensor R = compute({64}, [&](Expr i) { return sum(A(i, k), {k}); }, "R");
+  return {A, R};
+}
+
+}  // namespace
+
+// Row sums of a 64 x 64 matrix; the knob splits the rows.
+TE_TUNING_TASK(rowsum) {
+  autotune::Task t;
+  t.key = "rowsum/64";
+  t.space.define_values("rows", {1, 2, 4, 8});
+  t.build = [](const autotune::Config& c) {
+    Rowsum r = rowsum_compute();
+    Schedule s = create_schedule({r.R});
+    s[r.R].split(r.R.axis(0), c.get("rows"));
+    return lower(s, {r.A, r.R}, "rowsum");
+  };
+  t.reference = [] {
+    Rowsum r = rowsum_compute();
+    return lower(create_schedule({r.R}), {r.A, r.R}, "rowsum");
+  };
+  t.make_args = [] {
+    std::vector<float> a(64 * 64);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = float(i % 7);
+    return std::vector<Argument>{NDArray::from_vector(a, {64, 64}), NDArray::empty({64}, Float(32))};
+  };
+  return t;
+}

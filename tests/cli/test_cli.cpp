@@ -1,0 +1,263 @@
+// The `te` command line, run as a user runs it: exit status, stdout and the one-line
+// stderr of every error; results compared with interpret() of the same generator.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "te/autotune.h"
+#include "te/generator.h"
+
+using namespace te;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/te_cli_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `te ARGS` (a shell word list) in the scratch folder.
+  Result te(const std::string& args) {
+    std::string command = "cd " + dir_.string() + " && " TE_CLI_PATH " " + args + " >out.txt 2>err.txt";
+    int raw = std::system(command.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = read(dir_ / "out.txt");
+    r.err = read(dir_ / "err.txt");
+    return r;
+  }
+  // The generator library with te's arguments after it.
+  Result te(const std::string& command, const std::string& rest) {
+    return te(command + " " TE_CLI_GENERATORS " " + rest);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+void expect_error(const Result& r, const std::string& message, int status = 1) {
+  EXPECT_EQ(r.status, status);
+  EXPECT_EQ(r.err, "te: " + message + "\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(CliTest, ListsKernelsAndTheirParts) {
+  Result r = te("list", "");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "gpu_only cuda\ntile_scale cpu\nvadd cpu cuda\nrowsum tuning task rowsum/64\n");
+}
+
+TEST_F(CliTest, MissingOrBrokenLibraryIsOneLine) {
+  expect_error(te("list /nonexistent/gen.so"), "generator: no such file: /nonexistent/gen.so");
+  std::ofstream(path("bogus.so")) << "not a library";
+  Result r = te("list bogus.so");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.rfind("te: generator: cannot load bogus.so: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+}
+
+TEST_F(CliTest, UnknownKernelNamesTheOnesThereAre) {
+  expect_error(te("lower", "nope"),
+               "generator: no kernel 'nope'; this generator has: gpu_only, rowsum, tile_scale, vadd");
+  expect_error(te("build", "nope -o out"),
+               "generator: no kernel 'nope'; this generator has: gpu_only, rowsum, tile_scale, vadd");
+  expect_error(te("tune", "vadd --records r.jsonl"),
+               "generator: no tuning task 'vadd'; this generator has: rowsum");
+}
+
+TEST_F(CliTest, MalformedCommandLinesExitWithTwo) {
+  for (const char* args : {"", "frobnicate", "list", "run " TE_CLI_GENERATORS " vadd --bogus",
+                           "lower " TE_CLI_GENERATORS " vadd --target ptx",
+                           "run " TE_CLI_GENERATORS " vadd --repeat 0"}) {
+    Result r = te(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.err.rfind("te: ", 0), 0u) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+}
+
+TEST_F(CliTest, EverySubcommandHasManPageHelp) {
+  for (const char* sub : {"list", "lower", "build", "run", "tune"}) {
+    Result r = te(std::string(sub) + " --help");
+    EXPECT_EQ(r.status, 0) << sub;
+    EXPECT_NE(r.out.find("EXAMPLE"), std::string::npos) << sub << ":\n" << r.out;
+  }
+  Result top = te("--help");
+  EXPECT_EQ(top.status, 0);
+  EXPECT_NE(top.out.find("tune"), std::string::npos);
+}
+
+TEST_F(CliTest, LowerPrintsTheLoopNest) {
+  Result r = te("lower", "vadd");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("func vadd(A: float32[n], B: float32[n], C: float32[n]) {", 0), 0u) << r.out;
+  Result cuda = te("lower", "vadd --target cuda");
+  EXPECT_NE(cuda.out.find("launch_thread blockIdx.x"), std::string::npos) << cuda.out;
+  expect_error(te("lower", "gpu_only"), "kernel 'gpu_only' has no cpu function");
+}
+
+TEST_F(CliTest, LowerDumpsTheIrAfterAPass) {
+  std::string pass = lower_pass_names().back();
+  Result r = te("lower", "vadd --dump-ir " + pass);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find(pass), std::string::npos) << r.err;
+  Result bad = te("lower", "vadd --dump-ir nosuchpass");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err.rfind("te: --dump-ir: unknown pass 'nosuchpass'; the passes are: all, ", 0), 0u)
+      << bad.err;
+}
+
+TEST_F(CliTest, BuildWritesObjectLibraryHeaderAndCuda) {
+  Result r = te("build", "vadd -o out");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "out/vadd.o\nout/vadd.h\nout/vadd.so\n");
+  EXPECT_NE(read(dir_ / "out/vadd.h").find("int32_t vadd(float* A, float* B, float* C, int32_t n);"),
+            std::string::npos);
+  Result cuda = te("build", "vadd --target cuda -o out");
+  EXPECT_EQ(cuda.status, 0) << cuda.err;
+  EXPECT_EQ(cuda.out, "out/vadd.cu\nout/vadd_cuda.h\n");
+  EXPECT_NE(read(dir_ / "out/vadd.cu").find("__global__"), std::string::npos);
+  expect_error(te("build", "gpu_only -o out"),
+               "generator: kernel 'gpu_only' has no cpu function (only cuda)");
+  expect_error(te("build", "vadd --target cuda --mcpu x86-64-v3 -o out"),
+               "--mcpu and --mattr apply to CPU targets, not to --target cuda");
+}
+
+TEST_F(CliTest, BuildForAnotherTarget) {
+  Result r = te("build", "vadd --target aarch64-linux-gnu --mcpu cortex-a78 --no-shared -o arm");
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::string object = read(dir_ / "arm/vadd.o");
+  ASSERT_GT(object.size(), 20u);
+  EXPECT_EQ(object.substr(1, 3), "ELF");
+  EXPECT_EQ(static_cast<unsigned char>(object[18]), 183);  // e_machine: EM_AARCH64
+  Result bad = te("build", "vadd --target aarch64-linux-gnu --mcpu pentium4 -o arm");
+  expect_error(bad, "generator: kernel 'vadd': target: 'pentium4' is not a CPU of "
+                    "aarch64-unknown-linux-gnu (LLVM's names: cortex-a78, neoverse-n1, x86-64-v3, "
+                    "skylake-avx512, ...)");
+  expect_error(te("build", "vadd --target nonsense-triple -o arm"),
+               "generator: kernel 'vadd': target: LLVM does not know the triple 'nonsense-triple' "
+               "(No available targets are compatible with triple \"nonsense-triple\")");
+}
+
+// Writes a float32 .npy of n values in the scratch folder.
+NDArray write_input(const fs::path& file, int n, float scale) {
+  std::vector<float> v(n);
+  for (int i = 0; i < n; ++i) v[i] = scale * float(i % 13) - 1.5f;
+  NDArray a = NDArray::from_vector(v, {n});
+  a.save_npy(file.string());
+  return a;
+}
+
+TEST_F(CliTest, RunMatchesInterpret) {
+  NDArray a = write_input(dir_ / "a.npy", 1000, 0.5f), b = write_input(dir_ / "b.npy", 1000, 2.0f);
+  Result r = te("run", "vadd --inputs a.npy b.npy --outputs out");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "out/C.npy\n");
+  load_generator_library(TE_CLI_GENERATORS);
+  NDArray expected = NDArray::empty({1000}, Float(32));
+  interpret(run_generator("vadd").cpu, {a, b, expected});
+  EXPECT_EQ(NDArray::load_npy(path("out/C.npy")).to_vector<float>(), expected.to_vector<float>());
+}
+
+TEST_F(CliTest, RunWithShapeAndScalarParameters) {
+  NDArray a = write_input(dir_ / "a.npy", 7, 1.0f);
+  Result r = te("run", "tile_scale --inputs a.npy --shape m=20 --param alpha=0.5 --outputs out");
+  EXPECT_EQ(r.status, 0) << r.err;
+  load_generator_library(TE_CLI_GENERATORS);
+  NDArray expected = NDArray::empty({20}, Float(32));
+  interpret(run_generator("tile_scale").cpu, {a, expected, 0.5});
+  EXPECT_EQ(NDArray::load_npy(path("out/Out.npy")).to_vector<float>(), expected.to_vector<float>());
+
+  expect_error(te("run", "tile_scale --inputs a.npy --param alpha=0.5"),
+               "tile_scale: the shape of output 'Out' needs m, which no input binds; give its value");
+  expect_error(te("run", "tile_scale --inputs a.npy --shape m=20"),
+               "tile_scale: the scalar parameter 'alpha' needs a value");
+  expect_error(te("run", "tile_scale --inputs a.npy --shape m=20 --shape k=3 --param alpha=1"),
+               "tile_scale: no shape variable or scalar parameter 'k' (it has: n, m, alpha)");
+  expect_error(te("run", "tile_scale --inputs a.npy --shape m=x"),
+               "--shape 'm=x': 'x' is not an integer");
+  expect_error(te("run", "tile_scale --inputs a.npy --shape m"), "--shape 'm': expected NAME=VALUE");
+  expect_error(te("run", "tile_scale --inputs a.npy --shape n=3 --shape m=2 --param alpha=1"),
+               "tile_scale: n is 3 (given or bound earlier) but input 'A' has 7 in dimension 0");
+}
+
+TEST_F(CliTest, RunRejectsWrongInputsInOneLine) {
+  write_input(dir_ / "a.npy", 10, 1.0f);
+  write_input(dir_ / "short.npy", 9, 1.0f);
+  NDArray::from_vector(std::vector<double>(10, 1.0), {10}).save_npy(path("f64.npy"));
+  expect_error(te("run", "vadd --inputs a.npy"), "vadd: takes 2 inputs (A, B), got 1");
+  expect_error(te("run", "vadd --inputs a.npy missing.npy"),
+               "NDArray::load_npy: cannot read 'missing.npy': no such file");
+  Result dtype = te("run", "vadd --inputs a.npy f64.npy");
+  EXPECT_EQ(dtype.status, 1);
+  EXPECT_NE(dtype.err.find("float64"), std::string::npos) << dtype.err;
+  EXPECT_EQ(std::count(dtype.err.begin(), dtype.err.end(), '\n'), 1) << dtype.err;
+  Result shape = te("run", "vadd --inputs a.npy short.npy");
+  EXPECT_EQ(shape.status, 1);
+  EXPECT_NE(shape.err.find("'B'"), std::string::npos) << shape.err;
+  EXPECT_EQ(std::count(shape.err.begin(), shape.err.end(), '\n'), 1) << shape.err;
+  expect_error(te("run", "gpu_only --inputs a.npy"),
+               "kernel 'gpu_only' has no cpu function (te run runs the cpu function)");
+}
+
+TEST_F(CliTest, RunPrintsTimeAsTvmcDoes) {
+  write_input(dir_ / "a.npy", 4096, 1.0f);
+  write_input(dir_ / "b.npy", 4096, 1.0f);
+  Result r = te("run", "vadd --inputs a.npy b.npy --print-time --repeat 5 --number 3");
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string title, header, values;
+  std::getline(lines, title);
+  std::getline(lines, header);
+  std::getline(lines, values);
+  EXPECT_EQ(title, "Execution time summary:");
+  EXPECT_EQ(header, "    mean (ms)  median (ms)     max (ms)     min (ms)     std (ms)");
+  std::istringstream numbers(values);
+  double mean, median, max, min, sd;
+  ASSERT_TRUE(numbers >> mean >> median >> max >> min >> sd) << values;
+  EXPECT_LE(min, median);
+  EXPECT_LE(median, max);
+  EXPECT_GE(sd, 0);
+}
+
+TEST_F(CliTest, TuneWritesRecordsThatBuildAndRunUse) {
+  Result r = te("tune", "rowsum --trials 4 --tuner grid --repeat 1 --records r.jsonl");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("rowsum/64: measured 4 (resumed 0), 0 failed\nbest: rows=", 0), 0u) << r.out;
+  std::istringstream records(read(dir_ / "r.jsonl"));
+  int lines = 0;
+  for (std::string line; std::getline(records, line);) ++lines;
+  EXPECT_EQ(lines, 4);
+  Result built = te("build", "rowsum --records r.jsonl --no-shared -o out");
+  EXPECT_EQ(built.status, 0) << built.err;
+  EXPECT_EQ(built.out, "out/rowsum.o\nout/rowsum.h\n");
+  Result lowered = te("lower", "rowsum --records r.jsonl");
+  EXPECT_NE(lowered.out.find("i.outer"), std::string::npos) << lowered.out;
+  expect_error(te("lower", "vadd --records r.jsonl"),
+               "generator: kernel 'vadd' is a TE_GENERATOR, which has no knobs: tuning records "
+               "apply to TE_TUNING_TASKs (rowsum)");
+}
+
+}  // namespace
