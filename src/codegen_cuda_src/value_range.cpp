@@ -73,7 +73,7 @@ class RangeEval {
     if (auto* n = e.as<SelectNode>()) return unite(eval(n->true_value), eval(n->false_value));
     if (auto* n = e.as<CallNode>()) {
       if (n->op == Intrinsic::IfThenElse) return unite(eval(n->args[1]), eval(n->args[2]));
-      return type_range(t);
+      return bitwise(n);
     }
     if (auto* n = e.as<LetNode>()) {
       // A variable is bound once in well-formed IR, so the overlay needs no restoring.
@@ -87,6 +87,23 @@ class RangeEval {
       return unite(b, {std::min(last.lo, last.hi), std::max(last.lo, last.hi)});
     }
     return type_range(t);
+  }
+
+  // Masks with a non-negative operand, right shifts by a constant, popcount; the type's
+  // range otherwise (as the simplifier's bounds).
+  ValueRange bitwise(const CallNode* n) {
+    DataType t = n->dtype.element_of();
+    if (n->op == Intrinsic::Popcount) return make(0, t.bits());
+    if (n->args.size() != 2 || !t.is_integer()) return type_range(n->dtype);
+    ValueRange a = eval(n->args[0]), b = eval(n->args[1]);
+    if (n->op == Intrinsic::BitAnd) {
+      if (a.lo >= 0 && b.lo >= 0) return make(0, std::min(a.hi, b.hi));
+      if (a.lo >= 0 || b.lo >= 0) return make(0, a.lo >= 0 ? a.hi : b.hi);
+    }
+    if (n->op == Intrinsic::ShiftRight && b.lo == b.hi && b.lo >= 0 && b.lo < t.bits() && a.lo > -kInf &&
+        a.hi < kInf)
+      return make(a.lo >> b.lo, a.hi >> b.lo);
+    return type_range(n->dtype);
   }
 
   ValueRange binary(const BinaryNode* n) {

@@ -17,7 +17,11 @@
 //    (half to even), abs, exp, log, sqrt, pow, tanh, fma (fused, one rounding), and
 //    sin ... expm1 (libm's functions of the type's precision: float16 through float,
 //    rounded once), sigmoid as 1 / (1 + exp(-x)) and rsqrt as 1 / sqrt(x) (each
-//    operation rounded in the type, float16 once at the end). On integers: floor/ceil/round/nearbyint/trunc are the identity,
+//    operation rounded in the type, float16 once at the end); isnan/isinf/isfinite give
+//    bool lanes (constant answers for integers).
+//  - Bitwise on integers: & | ^ ~ popcount on the type's bits; << and >> as
+//    arith::shift_left/shift_right (int_arith.h): a * 2^b wrapped and floor(a / 2^b)
+//    for every amount b, a negative amount shifting the other way. On integers: floor/ceil/round/nearbyint/trunc are the identity,
 //    abs wraps (abs(INT_MIN) == INT_MIN), fma is a * b + c wrapping; the transcendental
 //    ones need floats.
 #pragma once
