@@ -223,10 +223,17 @@ const char* kSystemModuleOutput =
     "scale: int32_t scale(float* A, float* D, int32_t n, float alpha)\n"
     "11 22 33 44 55 0.5 1 1.5 2 2.5 \n";
 
+// A sanitized libte_runtime needs the sanitizer runtimes in the host C program too.
+#if defined(__SANITIZE_ADDRESS__)
+const char* const kHostSanitize = " -fsanitize=address,undefined";
+#else
+const char* const kHostSanitize = "";
+#endif
+
 TEST_F(CrossTest, SystemModuleFindsKernelsByNameWithoutDlopen) {
   export_system_module(system_module_kernels(), "kernels", path("kernels.o"), path("kernels.h"));
   int status = -1;
-  std::string link = "cc -std=c99 -Wall -Werror -o " + path("prog") + " " TE_CROSS_DIR
+  std::string link = std::string("cc -std=c99 -Wall -Werror") + kHostSanitize + " -o " + path("prog") + " " TE_CROSS_DIR
                      "/system_module_driver.c " + path("kernels.o") + " -I" + dir_.string() +
                      " -I" TE_SOURCE_INCLUDE " -L" TE_RUNTIME_LIB_DIR " -Wl,-rpath," TE_RUNTIME_LIB_DIR
                      " -lte_runtime -lm 2>&1";
