@@ -3,7 +3,6 @@
 // interpret() against C++ references written here and the JIT against interpret(), bit
 // for bit, in scalar and vectorized schedules. The CUDA side runs in
 // test_cuda_emulation.cpp (MathLibrary, BitwiseOperators) and test_cuda_nvcc.cpp.
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cuda_emulation/harness.h"
 #include "cuda_emulation/math_bitwise_kernels.h"
 #include "te/te.h"
 #include "test_util.h"
@@ -149,12 +149,6 @@ std::vector<T> bitwise_reference(const std::string& op, const NDArray& x, const 
   return out;
 }
 
-std::string bytes_differ(const NDArray& a, const NDArray& b) {
-  if (a.dtype() != b.dtype() || a.size() != b.size()) return "type or size differ";
-  const size_t n = static_cast<size_t>(a.size() * a.dtype().bytes());
-  return std::memcmp(a.data(), b.data(), n) == 0 ? "" : "bytes differ";
-}
-
 // out = op(X, Y) as a compute: plain, or split by 8 with the inner loop vectorized.
 LoweredFunc elementwise(DataType in, int arity, const std::function<Expr(Expr, Expr)>& op, bool vectorized,
                         const std::string& name) {
@@ -183,7 +177,7 @@ void check_bitwise_type(DataType t, size_t type_index) {
       interpret(f, {x, y, by_interpret});
       EXPECT_EQ(by_interpret.to_vector<T>(), want);
       build(f)("bitwise")(x, y, by_jit);
-      EXPECT_EQ(bytes_differ(by_jit, by_interpret), "");
+      EXPECT_EQ(cuda_test::compare_arrays(by_interpret, by_jit), "");
     }
   }
 }
@@ -222,31 +216,6 @@ F ref_math(const std::string& op, F x, F (*round)(F)) {
   return x;
 }
 
-template <typename F>
-bool same_value(F a, F b) {
-  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
-}
-
-std::string float_mismatches(const NDArray& got, const NDArray& want) {
-  std::vector<double> g, w;
-  if (got.dtype() == Float(16)) {
-    for (half h : got.to_vector<half>()) g.push_back(static_cast<float>(h));
-    for (half h : want.to_vector<half>()) w.push_back(static_cast<float>(h));
-  } else if (got.dtype() == Float(32)) {
-    for (float v : got.to_vector<float>()) g.push_back(v);
-    for (float v : want.to_vector<float>()) w.push_back(v);
-  } else {
-    g = got.to_vector<double>();
-    w = want.to_vector<double>();
-  }
-  std::string out;
-  for (size_t i = 0; i < g.size(); ++i) {
-    bool same = got.dtype() == Float(64) ? same_value(g[i], w[i]) : same_value(static_cast<float>(g[i]), static_cast<float>(w[i]));
-    if (!same && out.size() < 400) out += fmt::format("[{}] got {} want {}; ", i, g[i], w[i]);
-  }
-  return out;
-}
-
 float identity_float(float v) { return v; }
 double identity_double(double v) { return v; }
 float to_half_value(float v) { return static_cast<float>(half(v)); }
@@ -279,9 +248,9 @@ TEST(MathBitwiseRun, MathFunctionsMatchLibmInTheInterpreterAndTheJit) {
         LoweredFunc f = elementwise(t, 1, [&](Expr a, Expr) { return op.apply(a); }, vectorized, "math");
         NDArray by_interpret = NDArray::empty({n}, t), by_jit = NDArray::empty({n}, t);
         interpret(f, {x, x, by_interpret});
-        EXPECT_EQ(float_mismatches(by_interpret, want), "");
+        EXPECT_EQ(cuda_test::compare_arrays(want, by_interpret), "");
         build(f)("math")(x, x, by_jit);
-        EXPECT_EQ(float_mismatches(by_jit, by_interpret), "");
+        EXPECT_EQ(cuda_test::compare_arrays(by_interpret, by_jit), "");
       }
     }
   }

@@ -5,6 +5,7 @@
 #include "codegen_cuda_src/c_types.h"
 #include "codegen_cuda_src/index_check.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "expr/intrinsic_info.h"
 #include "te/error.h"
 #include "te/ir.h"
 
@@ -264,6 +265,7 @@ std::string ExprPrinter::float_call(const char* name, DataType t, const std::vec
 
 std::string ExprPrinter::call(const CallNode* n) {
   DataType t = n->dtype.element_of();
+  if (is_bitwise(n->op)) return bitwise(n);
   switch (n->op) {
     case Intrinsic::IfThenElse:
       return paren(fmt::format("{} ? {} : {}", print(n->args[0]), print_guarded(n->args[1]),
@@ -280,9 +282,6 @@ std::string ExprPrinter::call(const CallNode* n) {
     case Intrinsic::ThreadAllreduce:
       TE_ICHECK(false, "CUDA codegen: a thread_allreduce marker survived lowering");
       break;
-    case Intrinsic::BitAnd: case Intrinsic::BitOr: case Intrinsic::BitXor: case Intrinsic::BitNot:
-    case Intrinsic::ShiftLeft: case Intrinsic::ShiftRight: case Intrinsic::Popcount:
-      return bitwise(n);
     case Intrinsic::IsNan: case Intrinsic::IsInf: case Intrinsic::IsFinite: {
       DataType at = n->args[0].dtype().element_of();
       if (!at.is_float()) return n->op == Intrinsic::IsFinite ? "true" : "false";

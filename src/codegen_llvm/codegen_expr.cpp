@@ -7,6 +7,7 @@
 
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/llvm_compat.h"
+#include "expr/intrinsic_info.h"
 #include "interpret/lane_ops.h"
 
 namespace te::codegen {
@@ -198,17 +199,6 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
     case Intrinsic::IsInf:
     case Intrinsic::IsFinite:
       return emit_classification(n->op, emit(n->args[0]), n->args[0].dtype());
-    case Intrinsic::BitAnd:
-    case Intrinsic::BitOr:
-    case Intrinsic::BitXor:
-    case Intrinsic::BitNot:
-    case Intrinsic::ShiftLeft:
-    case Intrinsic::ShiftRight:
-    case Intrinsic::Popcount:
-      if (!t.is_integer())
-        fail_build(fmt::format("{} needs integer arguments, got {}", intrinsic_name(n->op), t.to_string()));
-      return n->args.size() == 1 ? emit_bitwise(n->op, arg(0), nullptr, t)
-                                 : emit_bitwise(n->op, arg(0), arg(1), t);
     case Intrinsic::Fma: {
       llvm::Value* a = arg(0);
       llvm::Value* x = arg(1);
@@ -222,6 +212,11 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
       break;
   }
   llvm::Value* x = arg(0);
+  if (is_bitwise(n->op)) {
+    if (!t.is_integer())
+      fail_build(fmt::format("{} needs integer arguments, got {}", intrinsic_name(n->op), t.to_string()));
+    return emit_bitwise(n->op, x, n->args.size() == 2 ? arg(1) : nullptr, t);
+  }
   if (t.is_float()) return emit_float_intrinsic(n->op, x, t);
   switch (n->op) {
     case Intrinsic::Floor:

@@ -16,8 +16,7 @@ namespace te::codegen {
 
 std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const CompileInput& in,
                                               const std::string& symbol_prefix, bool packed_entries,
-                                              llvm::TargetMachine& tm) {
-  const TargetSpec target = resolve_target(in.options);
+                                              const TargetSpec& target, llvm::TargetMachine& tm) {
   auto m = std::make_unique<llvm::Module>(in.funcs.empty() ? "te" : in.funcs[0].name, ctx);
   m->setTargetTriple(target.triple);
   m->setDataLayout(tm.createDataLayout());
@@ -40,7 +39,9 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   return m;
 }
 
-std::string compile_object(const CompileInput& in) {
+std::string compile_object(const CompileInput& in) { return compile_object(in, nullptr); }
+
+std::string compile_object(const CompileInput& in, const std::function<void(llvm::Module&)>& extend) {
   if (in.options.opt_level < 0 || in.options.opt_level > 3)
     throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
   std::string what = in.funcs.empty() ? "object" : "object '" + in.funcs[0].name + "'";
@@ -49,7 +50,8 @@ std::string compile_object(const CompileInput& in) {
   StageTimer timer(what);
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, in.options.opt_level);
-  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", /*packed_entries=*/false, *tm);
+  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", /*packed_entries=*/false, target, *tm);
+  if (extend) extend(*m);
   timer.lap("LLVM IR emission");
   optimize(*m, *tm, in.options.opt_level);
   timer.lap("LLVM optimization");
@@ -63,9 +65,9 @@ std::string compile_text(const CompileInput& in, TextKind kind) {
   if (in.options.opt_level < 0 || in.options.opt_level > 3)
     throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::TargetMachine> tm =
-      make_target_machine(resolve_target(in.options), in.options.opt_level);
-  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", /*packed_entries=*/false, *tm);
+  const TargetSpec target = resolve_target(in.options);
+  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, in.options.opt_level);
+  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, "", /*packed_entries=*/false, target, *tm);
   if (kind != TextKind::UnoptimizedIR) optimize(*m, *tm, in.options.opt_level);
   if (kind == TextKind::Assembly) return emit_machine_code(*m, *tm, /*assembly=*/true);
   std::string text;

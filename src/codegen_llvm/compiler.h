@@ -46,6 +46,9 @@ bool foreign_target(const BuildOptions& options);
 std::string describe(const BuildOptions& options);
 std::string host_cpu_feature_string();
 
+// Writes bytes to path; te::Error naming `what` (the public function) when it cannot.
+void write_file(const std::string& path, const std::string& bytes, const char* what);
+
 // Process-wide counters behind te::jit_stats().
 void note_cache_hit();
 JitStats current_jit_stats();

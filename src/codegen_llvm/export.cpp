@@ -19,9 +19,8 @@
 extern char** environ;
 
 namespace te {
-namespace {
 
-void write_file(const std::string& path, const std::string& bytes, const char* what) {
+void codegen::write_file(const std::string& path, const std::string& bytes, const char* what) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
     throw Error(
@@ -30,6 +29,9 @@ void write_file(const std::string& path, const std::string& bytes, const char* w
   out.close();
   if (!out) throw Error(fmt::format("{}: cannot write '{}'", what, path));
 }
+
+namespace {
+using codegen::write_file;
 
 // Runs argv[0] (found on PATH) and waits; te::Error unless it exits with 0.
 void run_program(const std::vector<std::string>& argv, const char* what) {

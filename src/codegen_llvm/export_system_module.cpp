@@ -8,26 +8,14 @@
 #include <llvm/IR/Module.h>
 
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 
 #include "codegen_llvm/compiler.h"
 #include "codegen_llvm/internal_compile.h"
 #include "codegen_llvm/llvm_compat.h"
-#include "codegen_llvm/target.h"
 #include "te/build.h"
 
 namespace te {
 namespace {
-
-void write_text(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out)
-    throw Error(fmt::format("export_system_module: cannot write '{}': {}", path, std::strerror(errno)));
-}
 
 // A private constant C string, as an i8 pointer.
 llvm::Constant* c_string(llvm::Module& m, const std::string& text, const std::string& name) {
@@ -102,16 +90,10 @@ void export_system_module(const std::vector<LoweredFunc>& funcs, const std::stri
       throw Error(fmt::format("export_system_module: the module '{}' has the name of one of its "
                               "functions ('{}')",
                               module_name, f.name));
-  if (in.options.opt_level < 0 || in.options.opt_level > 3)
-    throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
-  const codegen::TargetSpec target = codegen::resolve_target(in.options);
-  llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::TargetMachine> tm = codegen::make_target_machine(target, in.options.opt_level);
-  std::unique_ptr<llvm::Module> m = codegen::generate_module(ctx, in, "", false, *tm);
-  add_registry(*m, in, module_name);
-  codegen::optimize(*m, *tm, in.options.opt_level);
-  write_text(object_path, codegen::emit_machine_code(*m, *tm, /*assembly=*/false));
-  write_text(header_path, registry_header(in.funcs, module_name));
+  std::string object =
+      codegen::compile_object(in, [&](llvm::Module& m) { add_registry(m, in, module_name); });
+  codegen::write_file(object_path, object, "export_system_module");
+  codegen::write_file(header_path, registry_header(in.funcs, module_name), "export_system_module");
 }
 
 }  // namespace te

@@ -101,7 +101,7 @@ std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
     check_runs_on_host(target);
     std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, in.options.opt_level);
     std::unique_ptr<llvm::Module> m =
-        generate_module(ctx, in, prefix, /*packed_entries=*/true, *tm);
+        generate_module(ctx, in, prefix, /*packed_entries=*/true, target, *tm);
     timer.lap("LLVM IR emission");
     optimize(*m, *tm, in.options.opt_level);
     timer.lap("LLVM optimization");

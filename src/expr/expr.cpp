@@ -10,6 +10,7 @@
 #include "te/float16.h"
 
 #include "expr/int_arith.h"
+#include "expr/simplify_internal.h"
 
 namespace te {
 
@@ -570,31 +571,12 @@ void require_integer(const char* what, const Expr& a, const Expr& b) {
                             a.dtype().is_bool() || b.dtype().is_bool() ? " (use && || != on bool)" : ""));
 }
 
-// Folds a bitwise operation on scalar integer immediates, as the interpreter computes it.
-Expr fold_bitwise(Intrinsic op, const Expr& a, const Expr& b) {
-  auto* x = a.as<IntImmNode>();
-  auto* y = b.defined() ? b.as<IntImmNode>() : nullptr;
-  if (!x || (b.defined() && !y)) return Expr();
-  DataType t = a.dtype();
-  switch (op) {
-    case Intrinsic::BitAnd: return make_const(t, arith::bit_and(x->value, y->value, t));
-    case Intrinsic::BitOr: return make_const(t, arith::bit_or(x->value, y->value, t));
-    case Intrinsic::BitXor: return make_const(t, arith::bit_xor(x->value, y->value, t));
-    case Intrinsic::ShiftLeft: return make_const(t, arith::shift_left(x->value, y->value, t));
-    case Intrinsic::ShiftRight: return make_const(t, arith::shift_right(x->value, y->value, t));
-    case Intrinsic::BitNot: return make_const(t, arith::bit_not(x->value, t));
-    case Intrinsic::Popcount: return make_const(t, arith::popcount(x->value, t));
-    default: break;
-  }
-  return Expr();
-}
-
 Expr bitwise_binary(Intrinsic op, const char* what, Expr a, Expr b) {
   require_defined(a, what);
   require_defined(b, what);
   require_integer(what, a, b);
   match_types(what, a, b);
-  if (Expr folded = fold_bitwise(op, a, b); folded.defined()) return folded;
+  if (Expr folded = simp::fold_call(op, {a, b}, a.dtype()); folded.defined()) return folded;
   return make<CallNode>(a.dtype(), op, std::vector<Expr>{a, b});
 }
 
@@ -603,7 +585,7 @@ Expr bitwise_unary(Intrinsic op, const char* what, Expr a) {
   if (!a.dtype().is_integer() || a.dtype().is_bool())
     throw Error(fmt::format("{}: expects an integer operand, got {}{}", what, tname(a),
                             a.dtype().is_bool() ? " (use ! on bool)" : ""));
-  if (Expr folded = fold_bitwise(op, a, Expr()); folded.defined()) return folded;
+  if (Expr folded = simp::fold_call(op, {a}, a.dtype()); folded.defined()) return folded;
   return make<CallNode>(a.dtype(), op, std::vector<Expr>{a});
 }
 }  // namespace

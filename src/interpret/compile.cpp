@@ -4,50 +4,13 @@
 
 #include <utility>
 
+#include "expr/intrinsic_info.h"
 #include "interpret/lane_ops.h"
 #include "interpret/program.h"
 #include "te/tensor.h"
 
 namespace te::interp {
 namespace {
-
-// The intrinsics defined on floats only (floor ... abs also take integers).
-bool is_transcendental(Intrinsic op) {
-  switch (op) {
-    case Intrinsic::Exp: case Intrinsic::Log: case Intrinsic::Sqrt: case Intrinsic::Tanh:
-    case Intrinsic::Pow: case Intrinsic::Sin: case Intrinsic::Cos: case Intrinsic::Tan:
-    case Intrinsic::Asin: case Intrinsic::Acos: case Intrinsic::Atan: case Intrinsic::Atan2:
-    case Intrinsic::Sinh: case Intrinsic::Cosh: case Intrinsic::Erf: case Intrinsic::Sigmoid:
-    case Intrinsic::Exp2: case Intrinsic::Log2: case Intrinsic::Log10: case Intrinsic::Log1p:
-    case Intrinsic::Expm1: case Intrinsic::Rsqrt: return true;
-    default: return false;
-  }
-}
-
-// The intrinsics defined on integers only.
-bool is_bitwise(Intrinsic op) {
-  switch (op) {
-    case Intrinsic::BitAnd: case Intrinsic::BitOr: case Intrinsic::BitXor: case Intrinsic::BitNot:
-    case Intrinsic::ShiftLeft: case Intrinsic::ShiftRight: case Intrinsic::Popcount: return true;
-    default: return false;
-  }
-}
-
-size_t arity(Intrinsic op) {
-  switch (op) {
-    case Intrinsic::Pow:
-    case Intrinsic::Atan2:
-    case Intrinsic::BitAnd:
-    case Intrinsic::BitOr:
-    case Intrinsic::BitXor:
-    case Intrinsic::ShiftLeft:
-    case Intrinsic::ShiftRight: return 2;
-    case Intrinsic::Fma:
-    case Intrinsic::IfThenElse:
-    case Intrinsic::WarpShuffleDown: return 3;
-    default: return 1;
-  }
-}
 
 class Compiler {
  public:
@@ -266,9 +229,9 @@ const CExpr* Compiler::expr(const Expr& e) {
       if (n->op == Intrinsic::ThreadAllreduce)
         throw Error("thread_allreduce is a marker that lower() expands itself (pass "
                     "lower_thread_allreduce); it cannot run");
-      if (n->args.size() != arity(n->op))
+      if (n->args.size() != intrinsic_arity(n->op))
         throw Error(fmt::format("{} takes {} arguments, got {}", intrinsic_name(n->op),
-                                arity(n->op), n->args.size()));
+                                intrinsic_arity(n->op), n->args.size()));
       if (n->op == Intrinsic::IfThenElse) {
         c.op = EOp::IfThenElse;
         c.a = condition(n->args[0], lanes, "an if_then_else condition");
@@ -284,7 +247,7 @@ const CExpr* Compiler::expr(const Expr& e) {
       for (size_t k = 0; k < n->args.size(); ++k)
         *slots[k] = operand(n->args[k], lanes, "an intrinsic's argument");
       c.arg_type = c.a->type.element_of();
-      if (is_transcendental(n->op) && !c.arg_type.is_float())
+      if (is_float_only(n->op) && !c.arg_type.is_float())
         throw Error(fmt::format("{} needs a float argument, got {}", intrinsic_name(n->op),
                                 c.arg_type.to_string()));
       if (is_bitwise(n->op) && !c.arg_type.is_integer())

@@ -51,16 +51,6 @@ Scalar Interpreter::eval_rare(const CExpr* e, Frame& f) {
     case EOp::IfThenElse: return eval(eval(e->a, f).i ? e->b : e->c, f);
     case EOp::Call:
       switch (e->fn) {
-        case Intrinsic::Pow:
-        case Intrinsic::Atan2:
-        case Intrinsic::BitAnd:
-        case Intrinsic::BitOr:
-        case Intrinsic::BitXor:
-        case Intrinsic::ShiftLeft:
-        case Intrinsic::ShiftRight: {
-          Scalar x = eval(e->a, f);
-          return binary_intrinsic_lane(e->fn, e->arg_type, x, eval(e->b, f));
-        }
         case Intrinsic::Fma: {
           Scalar a = eval(e->a, f);
           Scalar b = eval(e->b, f);
@@ -68,7 +58,11 @@ Scalar Interpreter::eval_rare(const CExpr* e, Frame& f) {
         }
         case Intrinsic::WarpShuffleDown:  // exchanged before the statement ran
           return f.shuffled[static_cast<size_t>(e->slot)];
-        default: return unary_intrinsic_lane(e->fn, e->arg_type, eval(e->a, f));
+        default: {
+          Scalar x = eval(e->a, f);
+          if (!e->b) return unary_intrinsic_lane(e->fn, e->arg_type, x);
+          return binary_intrinsic_lane(e->fn, e->arg_type, x, eval(e->b, f));
+        }
       }
     case EOp::Let:
       f.vars[static_cast<size_t>(e->slot)] = eval(e->a, f);
