@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "cuda_emulation/reduction_kernels.h"
+#include "cuda_emulation/tuple_reduce_kernels.h"
 #include "test_lower_util.h"
 #include "test_util.h"
 
@@ -270,6 +271,96 @@ TEST(CrossThreadReduce, InterpreterChecksWarpShuffles) {
   expect_error([&] { interpret(kernel(store(out, select(tx < 3, warp_shuffle_down(tx, 1, tx), tx), {tx})), {o}); },
                {"warp shuffle inside a select", "every thread must run it", "let"});
   expect_error([&] { warp_shuffle_down(tx, 1.0f, tx); }, {"warp_shuffle_down", "scalar integers", "float32"});
+}
+
+
+// ---- Tuple reductions across threads: several values per thread in every form ----
+
+void check_arg_case(const cuda_test::ArgRowsCase& c) {
+  LoweredFunc f = cuda_test::arg_rows_func(c);
+  for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{5, 300}, {4, c.threads}, {4, 7}, {2, 1}}) {
+    NDArray a = cuda_test::arg_rows_input(c.dtype, rows, cols, 3);
+    NDArray idx = NDArray::empty({rows}, Int(32)), val = NDArray::empty({rows}, c.dtype);
+    interpret(f, {a, idx, val});
+    auto want = cuda_test::arg_rows_reference(a, c.largest, c.where);
+    for (int64_t i = 0; i < rows; ++i) {
+      SCOPED_TRACE(c.name + " " + std::to_string(rows) + "x" + std::to_string(cols) + " row " + std::to_string(i));
+      ASSERT_EQ(idx.at<int32_t>({i}), want[static_cast<size_t>(i)].first) << f;
+      const double v = cuda_test::element(val, i), w = want[static_cast<size_t>(i)].second;
+      if (std::isnan(w)) EXPECT_TRUE(std::isnan(v));
+      else EXPECT_EQ(v, w);
+    }
+  }
+}
+
+TEST(CrossThreadReduce, ArgmaxArgminAcrossThreadsInEveryForm) {
+  using Form = RowReduceCase::Form;
+  for (const cuda_test::ArgRowsCase& c : cuda_test::emulated_arg_rows_cases()) check_arg_case(c);
+  for (int threads : {1, 2, 8, 33, 64, 256})
+    for (bool where : {false, true}) {
+      check_arg_case({"argmax_split", true, Float(32), threads, Form::Split, 1, where});
+      check_arg_case({"argmin_rows_y", false, Int(64), threads, Form::RowsOnY, 2, where});
+    }
+}
+
+TEST(CrossThreadReduce, TupleReductionUsesShufflesPerValue) {
+  // 32 threads: five shuffle steps of two values each, no shared memory.
+  LoweredFunc warp = cuda_test::arg_rows_func({"a", true, Float(32), 32, Form::Split});
+  EXPECT_EQ(shuffles(warp), 2 * 5) << warp;
+  EXPECT_EQ(shared_allocations(warp), 0) << warp;
+  // 128 threads: a shared buffer of warp totals per value.
+  LoweredFunc blocks = cuda_test::arg_rows_func({"b", true, Float(32), 128, Form::Split});
+  EXPECT_EQ(shuffles(blocks), 2 * (5 + 2)) << blocks;
+  EXPECT_EQ(shared_allocations(blocks), 2) << blocks;
+}
+
+TEST(CrossThreadReduce, WelfordAcrossThreads) {
+  for (int threads : {32, 100, 256}) {
+    LoweredFunc f = cuda_test::welford_rows_func(threads);
+    for (int64_t cols : {768, 5}) {
+      const int64_t rows = 3;
+      std::vector<float> xv;
+      for (int64_t i = 0; i < rows * cols; ++i) xv.push_back(std::sin(static_cast<float>(i) * 0.37f) * 3.0f + 1.0f);
+      NDArray x = NDArray::from_vector(xv, {rows, cols});
+      NDArray mean = NDArray::empty({rows}, Float(32)), m2 = NDArray::empty({rows}, Float(32)),
+              n = NDArray::empty({rows}, Float(32));
+      interpret(f, {x, mean, m2, n});
+      for (int64_t i = 0; i < rows; ++i) {
+        double m = 0, v = 0;
+        for (int64_t j = 0; j < cols; ++j) m += xv[static_cast<size_t>(i * cols + j)];
+        m /= static_cast<double>(cols);
+        for (int64_t j = 0; j < cols; ++j) v += std::pow(xv[static_cast<size_t>(i * cols + j)] - m, 2);
+        EXPECT_NEAR(mean.at<float>({i}), m, 1e-5) << threads << " " << cols;
+        EXPECT_NEAR(m2.at<float>({i}), v, 1e-5 * v + 1e-6) << threads << " " << cols;
+        EXPECT_EQ(n.at<float>({i}), static_cast<float>(cols));
+      }
+    }
+  }
+}
+
+TEST(CrossThreadReduce, LayerNormThroughWelford) {
+  LoweredFunc f = cuda_test::layer_norm_welford_op_func(768, 256);
+  const int64_t rows = 3, cols = 768;
+  std::vector<float> xv, gv, bv;
+  for (int64_t i = 0; i < rows * cols; ++i) xv.push_back(std::cos(static_cast<float>(i) * 0.11f) * 2.0f + 0.5f);
+  for (int64_t j = 0; j < cols; ++j) {
+    gv.push_back(1.0f + static_cast<float>(j % 7) * 0.1f);
+    bv.push_back(static_cast<float>(j % 5) * 0.01f);
+  }
+  NDArray y = NDArray::empty({rows, cols}, Float(32));
+  interpret(f, {NDArray::from_vector(xv, {rows, cols}), NDArray::from_vector(gv, {cols}), NDArray::from_vector(bv, {cols}), y});
+  for (int64_t i = 0; i < rows; ++i) {
+    double m = 0, v = 0;
+    for (int64_t j = 0; j < cols; ++j) m += xv[static_cast<size_t>(i * cols + j)];
+    m /= static_cast<double>(cols);
+    for (int64_t j = 0; j < cols; ++j) v += std::pow(xv[static_cast<size_t>(i * cols + j)] - m, 2);
+    v /= static_cast<double>(cols);
+    for (int64_t j = 0; j < cols; ++j) {
+      const double want = (xv[static_cast<size_t>(i * cols + j)] - m) / std::sqrt(v + 1e-5) * gv[static_cast<size_t>(j)] +
+                          bv[static_cast<size_t>(j)];
+      ASSERT_NEAR(y.at<float>({i, j}), want, 2e-5 * (1 + std::fabs(want))) << i << " " << j;
+    }
+  }
 }
 
 }  // namespace

@@ -194,6 +194,29 @@ TEST_F(CudaEmulation, CrossThreadReductions) {
   }
 }
 
+// Tuple reductions across threads (two or three values per thread through the shuffles
+// and the shared memory), bit for bit as interpret() computes them.
+TEST_F(CudaEmulation, TupleReductionsAcrossThreads) {
+  for (const cuda_test::ArgRowsCase& c : cuda_test::emulated_arg_rows_cases())
+    for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{5, 300}, {4, c.threads}, {4, 7}}) {
+      SCOPED_TRACE(c.name + " " + std::to_string(rows) + "x" + std::to_string(cols));
+      run_and_compare(c.name, {cuda_test::arg_rows_input(c.dtype, rows, cols, 5), NDArray::empty({rows}, Int(32)),
+                               NDArray::empty({rows}, c.dtype)});
+    }
+  for (int64_t cols : {1000, 3}) {
+    const int64_t rows = 3;
+    NDArray x = NDArray::from_vector(ramp_values(rows * cols, 0.37f, -20.0f), {rows, cols});
+    run_and_compare("argmax_rows_op", {x, NDArray::empty({rows}, Int(32)), NDArray::empty({rows}, Float(32))});
+    run_and_compare("welford_rows", {x, NDArray::empty({rows}, Float(32)), NDArray::empty({rows}, Float(32)),
+                                     NDArray::empty({rows}, Float(32))});
+  }
+  const int64_t rows = 3;
+  run_and_compare("layer_norm_welford768", {NDArray::from_vector(ramp_values(rows * 768, 0.11f, 1.0f), {rows, 768}),
+                                            NDArray::from_vector(ramp_values(768, 0.01f, 1.0f), {768}),
+                                            NDArray::from_vector(ramp_values(768, 0.02f, 0.0f), {768}),
+                                            NDArray::empty({rows, 768}, Float(32))});
+}
+
 TEST_F(CudaEmulation, SoftmaxRowsTwoReductionsInOneKernel) {
   for (const char* name : {"softmax_rows", "softmax_rows_fast"})
     for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{3, 300}, {2, 96}, {1, 5}}) {

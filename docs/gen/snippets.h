@@ -309,6 +309,60 @@ inline BeforeAfter rfactor_example() {
   return {before, text(lower(s, {A, S}, "f"))};
 }
 
+// ---- User and tuple reducers, several outputs (docs/reductions.md) ----
+
+inline std::string comm_reducer_example() {
+  // [doc:comm_reducer]
+  CommReducer bit_or = comm_reducer([](Expr a, Expr b) { return a | b; },       // combine
+                                    [](DataType t) { return make_zero(t); },  // identity
+                                    "bit_or");
+  Tensor A = placeholder({4, 8}, UInt(32), "A");
+  IterVar k = reduce_axis({0, 8}, "k");
+  Tensor O = compute({4}, [&](Expr i) { return bit_or(A(i, k), {k}); }, "O");
+  // [/doc]
+  return text(lower(create_schedule({O}), {A, O}, "f"));
+}
+
+inline BeforeAfter argmax_example() {
+  // [doc:argmax]
+  Tensor A = placeholder({4, 16}, Float(32), "A");
+  IterVar k = reduce_axis({0, 16}, "k");
+  std::vector<Tensor> am = compute_tuple({4}, [&](Expr i) { return argmax(A(i, k), {k}); }, {"idx", "val"});
+  Schedule s = create_schedule({am[0]});  // one stage: s[am[0]] is s[am[1]]
+  std::string before = text(lower(s, {A, am[0], am[1]}, "f"));
+  auto [ko, ki] = s[am[0]].split(k, 4);
+  Tensor rf = s.rfactor(am[0], ki);  // idx.rf and val.rf: 4 partial (index, value) pairs
+  // [/doc]
+  (void)ko, (void)rf;
+  return {before, text(lower(s, {A, am[0], am[1]}, "f"))};
+}
+
+inline std::string argmax_threads_example() {
+  // [doc:argmax_threads]
+  Tensor A = placeholder({Var("rows"), 64}, Float(32), "A");
+  IterVar k = reduce_axis({0, 64}, "k");
+  std::vector<Tensor> am = compute_tuple({A.shape()[0]}, [&](Expr i) { return argmax(A(i, k), {k}); },
+                                         {"idx", "val"});
+  Schedule s = create_schedule({am[0]});
+  auto [ko, ki] = s[am[0]].split(k, 32);
+  s[am[0]].bind(am[0].axis(0), thread_axis("blockIdx.x"));
+  s[am[0]].bind(ki, thread_axis("threadIdx.x"));  // a warp per row: shuffles of both values
+  // [/doc]
+  (void)ko;
+  return text(lower(s, {A, am[0], am[1]}, "f"));
+}
+
+inline std::string compute_tuple_example() {
+  // [doc:compute_tuple]
+  Tensor A = placeholder({8}, Float(32), "A"), B = placeholder({8}, Float(32), "B");
+  std::vector<Tensor> sd = compute_tuple(
+      {8}, [&](Expr i) { return std::vector<Expr>{A(i) + B(i), A(i) - B(i)}; }, {"S", "D"});
+  Schedule s = create_schedule({sd[0], sd[1]});
+  s[sd[0]].vectorize(sd[0].axis(0));  // one loop nest writes both
+  // [/doc]
+  return text(lower(s, {A, B, sd[0], sd[1]}, "f"));
+}
+
 // ---- One mistake per primitive, and te's message for it ----
 
 inline std::string error_of(const std::function<void()>& fn) {
@@ -628,6 +682,10 @@ inline std::vector<Snippet> snippets() {
   out.push_back({"tutorial.cuda_source", tutorial_cuda_source});
   out.push_back({"tutorial.aot", tutorial_aot});
   out.push_back({"dlpack.example", dlpack_example});
+  out.push_back({"reductions.comm_reducer", comm_reducer_example});
+  pair("reductions.argmax", argmax_example);
+  out.push_back({"reductions.argmax_threads", argmax_threads_example});
+  out.push_back({"reductions.compute_tuple", compute_tuple_example});
   out.push_back({"grid_sample.table", grid_sample_table});
   out.push_back({"dump_ir.passes", pass_list});
   for (const char* pass : {"inline", "infer_bound", "build_loop_nests", "storage_flatten", "simplify", "loop_partition", "vectorize"})

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -354,31 +355,56 @@ struct TE_API TensorReadNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::TensorRead;  ///< The node's kind.
   std::shared_ptr<const OperationNode> op;  ///< The operation whose output is read.
   std::vector<Expr> indices;                ///< One per dimension.
+  int value_index = 0;                      ///< Which output of a multi-output compute.
   /// See Tensor::operator().
-  TensorReadNode(DataType t, std::shared_ptr<const OperationNode> o, std::vector<Expr> i)
-      : ExprNode(kKind, t), op(std::move(o)), indices(std::move(i)) {}
+  TensorReadNode(DataType t, std::shared_ptr<const OperationNode> o, std::vector<Expr> i, int value = 0)
+      : ExprNode(kKind, t), op(std::move(o)), indices(std::move(i)), value_index(value) {}
 };
 
 /// How a ReduceNode combines values.
 enum class Reducer : uint8_t {
-  Sum,   ///< a + b, identity 0
-  Prod,  ///< a * b, identity 1
-  Min,   ///< min(a, b), identity the largest value
-  Max    ///< max(a, b), identity the smallest value
+  Sum,    ///< a + b, identity 0
+  Prod,   ///< a * b, identity 1
+  Min,    ///< min(a, b), identity the largest value
+  Max,    ///< max(a, b), identity the smallest value
+  Custom  ///< a user's rule (comm_reducer), possibly over a tuple of values
 };
-TE_API const char* reducer_name(Reducer r);  ///< "sum", "prod", "min", "max"
+TE_API const char* reducer_name(Reducer r);  ///< "sum", "prod", "min", "max", "custom"
 
-/// reducer over `axis` of source, counting only points where condition holds.
-/// Only allowed as the whole body of a compute.
+/// A user reducer's rule for one tuple of element types (TVM's CommReducer): combining
+/// the partial results lhs and rhs gives result (expressions of lhs and rhs only);
+/// identity is the value of an empty reduction. Made by CommReducer::operator().
+struct TE_API CommReducerNode {
+  std::string name;              ///< For printing and messages ("argmax", ...).
+  std::vector<Var> lhs;          ///< One variable per value: the first partial result.
+  std::vector<Var> rhs;          ///< One variable per value: the second partial result.
+  std::vector<Expr> result;      ///< One per value: the combination of lhs and rhs.
+  std::vector<Expr> identity;    ///< One per value: the neutral element.
+};
+
+/// reducer over `axis` of the sources, counting only points where condition holds. A
+/// tuple reduction (a Custom reducer over several values) is one ReduceNode per value,
+/// equal but for value_index: the bodies of a compute_tuple. Only allowed as the whole
+/// body of a compute.
 struct TE_API ReduceNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Reduce;  ///< The node's kind.
   Reducer reducer;            ///< How values combine.
-  Expr source;                ///< The value at each point.
+  /// The rule of a Custom reducer (null for the built-in ones).
+  std::shared_ptr<const CommReducerNode> combiner;
+  std::vector<Expr> sources;  ///< The value(s) at each point: one per tuple element.
   std::vector<IterVar> axis;  ///< The reduction axes.
   Expr condition;  ///< undefined: all points
-  /// See reduce().
+  int value_index = 0;  ///< Which tuple element this node's value is.
+  /// A built-in reducer over one value (see reduce()).
   ReduceNode(DataType t, Reducer r, Expr s, std::vector<IterVar> ax, Expr c)
-      : ExprNode(kKind, t), reducer(r), source(std::move(s)), axis(std::move(ax)), condition(std::move(c)) {}
+      : ExprNode(kKind, t), reducer(r), sources{std::move(s)}, axis(std::move(ax)), condition(std::move(c)) {}
+  /// Any reducer over any number of values.
+  ReduceNode(DataType t, Reducer r, std::shared_ptr<const CommReducerNode> comb, std::vector<Expr> s,
+             std::vector<IterVar> ax, Expr c, int index)
+      : ExprNode(kKind, t), reducer(r), combiner(std::move(comb)), sources(std::move(s)), axis(std::move(ax)),
+        condition(std::move(c)), value_index(index) {}
+  /// This node's value at each point: sources[value_index].
+  const Expr& source() const { return sources[static_cast<size_t>(value_index)]; }
 };
 
 // ---- Immediates ----
@@ -543,6 +569,57 @@ TE_API Expr sum(Expr source, std::initializer_list<IterVar> axis, Expr where = E
 TE_API Expr prod(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
 TE_API Expr min(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
 TE_API Expr max(Expr source, std::initializer_list<IterVar> axis, Expr where = Expr());
+//@}
+
+/// A user reducer (TVM's comm_reducer): how two partial results combine, and the value
+/// of an empty reduction. The rule must be commutative and associative: rfactor and
+/// cross-thread reductions combine partial results in any order. A reducer over one
+/// value is used like sum(); over a tuple of values (argmax: index and value) it gives
+/// one Reduce per value, the bodies of a compute_tuple.
+class TE_API CommReducer {
+ public:
+  /// result[i] from the partial results lhs and rhs (one Expr per value each).
+  using Combine = std::function<std::vector<Expr>(const std::vector<Expr>& lhs, const std::vector<Expr>& rhs)>;
+  /// The identity, one Expr per value, for the values' element types.
+  using Identity = std::function<std::vector<Expr>(const std::vector<DataType>& types)>;
+  /// A reducer named `name` (printing, messages); see comm_reducer().
+  CommReducer(std::string name, Combine combine, Identity identity);
+  /// The reduction of one value: `my_sum(A(i, k), {k})`.
+  Expr operator()(Expr source, const std::vector<IterVar>& axis, Expr where = Expr()) const;
+  /// The reduction of a tuple: one Reduce per value, in order (see compute_tuple).
+  std::vector<Expr> operator()(std::vector<Expr> sources, const std::vector<IterVar>& axis,
+                               Expr where = Expr()) const;
+  /// The name given at construction.
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  Combine combine_;
+  Identity identity_;
+};
+
+/// A reducer over one value: combine(a, b) and identity(type), e.g.
+/// `comm_reducer([](Expr a, Expr b) { return a | b; }, [](DataType t) { return make_zero(t); }, "or")`.
+TE_API CommReducer comm_reducer(std::function<Expr(Expr, Expr)> combine, std::function<Expr(DataType)> identity,
+                                std::string name = "reduce");
+/// A reducer over a tuple of values (see CommReducer::Combine and Identity).
+TE_API CommReducer comm_reducer(CommReducer::Combine combine, CommReducer::Identity identity,
+                                std::string name = "reduce");
+
+/// \name Tuple reductions
+/// argmax / argmin give {index, value}: the position along the single axis (its
+/// variable's type) of the largest / smallest source value, the first such position on
+/// ties, NaN counting as larger than any number (PyTorch's rule) for argmax and smaller
+/// for argmin. An empty reduction gives {the index type's largest value, the identity}.
+/// welford gives {mean, m2, count} of the source in one pass (Welford's update, combined
+/// as Chan et al.), all of the source's float type: the variance is m2 / count (biased)
+/// or m2 / (count - 1). Each result is one Reduce per value: the bodies of a
+/// compute_tuple (`compute_tuple({M}, [&](Expr i) { return argmax(A(i, k), {k}); },
+/// {"idx", "val"})`).
+//@{
+TE_API std::vector<Expr> argmax(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
+TE_API std::vector<Expr> argmin(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
+TE_API std::vector<Expr> welford(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
 //@}
 
 // ---- Printing (stable, C-like; see printer.cpp) ----

@@ -242,7 +242,10 @@ class TE_API Schedule {
   /// Factors a reduction over the leaf reduction loop `axis` of t's stage: a new stage
   /// ("C.rf") computes the partial results, with axis's iterations as a data-parallel
   /// dimension at position factor_axis, and t's stage then reduces over that dimension.
-  /// t's stage loses its loop schedule. Returns the new tensor.
+  /// t's stage loses its loop schedule. Returns the new tensor. A tuple reduction
+  /// (argmax, welford, a comm_reducer over a tuple) gets a factored stage with one
+  /// output per value ("idx.rf", "val.rf"); the tensor returned is the one of t's value
+  /// (`Tensor(rf.op(), i)` names the others).
   Tensor rfactor(const Tensor& t, const IterVar& axis, int factor_axis = 0);
 
   /// A deep copy: primitives on it leave this schedule as it is.

@@ -31,6 +31,31 @@ struct TE_API OperationNode {
   Expr body;                          ///< Compute: the value at point `axis`.
   /// The operations this one reads, in order of first use.
   std::vector<std::shared_ptr<const OperationNode>> inputs;
+
+  /// An output of a multi-output compute after the first (name, dtype and body above
+  /// are output 0's).
+  struct Output {
+    std::string name;  ///< The output tensor's name.
+    DataType dtype;    ///< Its element type.
+    Expr body;         ///< Its value at point `axis`.
+  };
+  /// Outputs 1.. of a compute_tuple (empty for every other operation).
+  std::vector<Output> more_outputs;
+
+  /// The number of outputs (1 but for a compute_tuple).
+  int num_outputs() const { return 1 + static_cast<int>(more_outputs.size()); }
+  /// Output i's name.
+  const std::string& output_name(int i) const { return i == 0 ? name : more_outputs[i - 1].name; }
+  /// Output i's element type.
+  DataType output_dtype(int i) const { return i == 0 ? dtype : more_outputs[i - 1].dtype; }
+  /// Output i's body.
+  const Expr& output_body(int i) const { return i == 0 ? body : more_outputs[i - 1].body; }
+  /// Every output's body, in order.
+  std::vector<Expr> bodies() const {
+    std::vector<Expr> out{body};
+    for (const Output& o : more_outputs) out.push_back(o.body);
+    return out;
+  }
 };
 /// A shared, immutable operation.
 using Operation = std::shared_ptr<const OperationNode>;
@@ -41,25 +66,27 @@ class TE_API Tensor {
  public:
   /// An undefined tensor.
   Tensor() = default;
-  /// The output of op.
-  explicit Tensor(Operation op) : op_(std::move(op)) {}
+  /// Output value_index of op (0: its only output, but for a compute_tuple).
+  explicit Tensor(Operation op, int value_index = 0) : op_(std::move(op)), value_index_(value_index) {}
 
   /// Whether the tensor has an operation.
   bool defined() const { return op_ != nullptr; }
   /// The operation that produces the tensor.
   const Operation& op() const { return op_; }
   /// The tensor's name.
-  const std::string& name() const { return op_->name; }
+  const std::string& name() const { return op_->output_name(value_index_); }
   /// The element type.
-  DataType dtype() const { return op_->dtype; }
+  DataType dtype() const { return op_->output_dtype(value_index_); }
+  /// Which output of its operation the tensor is (0 but for a compute_tuple).
+  int value_index() const { return value_index_; }
   /// The extent of each dimension.
   const std::vector<Expr>& shape() const { return op_->shape; }
   /// The number of dimensions.
   int ndim() const { return static_cast<int>(op_->shape.size()); }
   /// Whether it is an input (placeholder()).
   bool is_placeholder() const { return op_->kind == OpKind::Placeholder; }
-  /// Whether both are the output of the same operation.
-  bool same_as(const Tensor& o) const { return op_ == o.op_; }
+  /// Whether both are the same output of the same operation.
+  bool same_as(const Tensor& o) const { return op_ == o.op_ && value_index_ == o.value_index_; }
 
   /// The k-th data-parallel axis of a compute (te::Error otherwise).
   IterVar axis(int k) const;
@@ -77,6 +104,7 @@ class TE_API Tensor {
 
  private:
   Operation op_;
+  int value_index_ = 0;
 };
 
 /// An input tensor of the given shape (int32/int64 expressions, usually constants or Vars).
@@ -88,9 +116,19 @@ TE_API Tensor compute_from_vars(std::vector<Expr> shape,
                                 const std::function<Expr(const std::vector<Var>&)>& fn,
                                 std::string name, std::vector<std::string> axis_names = {});
 
+/// Several outputs of one shape from one body, one loop nest (TVM's tuple compute): fn
+/// returns one Expr per output, names names them. The bodies are either all
+/// non-reductions, or the values of one tuple reduction (argmax, welford, a
+/// comm_reducer over a tuple) in order. The outputs share one stage: `s[out[0]]` and
+/// `s[out[1]]` are the same stage.
+TE_API std::vector<Tensor> compute_tuple_from_vars(std::vector<Expr> shape,
+                                                   const std::function<std::vector<Expr>(const std::vector<Var>&)>& fn,
+                                                   std::vector<std::string> names,
+                                                   std::vector<std::string> axis_names = {});
+
 namespace detail {
 template <typename F, size_t... I>
-Expr call_with_vars(F& fn, const std::vector<Var>& v, std::index_sequence<I...>) {
+auto call_with_vars(F& fn, const std::vector<Var>& v, std::index_sequence<I...>) {
   return fn(Expr(v[I])...);
 }
 template <typename F, typename Seq>
@@ -130,6 +168,36 @@ Tensor compute(std::vector<Expr> shape, F fn, std::string name,
           return detail::call_with_vars(fn, v, std::make_index_sequence<n>{});
         },
         std::move(name), std::move(axis_names));
+  }
+}
+
+/// compute_tuple({M}, [&](Expr i) { return argmax(A(i, k), {k}); }, {"idx", "val"}): the
+/// lambda takes one Expr per dimension (1 to 6), or a const std::vector<Var>&, and
+/// returns a std::vector<Expr> (see compute_tuple_from_vars).
+template <typename F>
+std::vector<Tensor> compute_tuple(std::vector<Expr> shape, F fn, std::vector<std::string> names,
+                                  std::vector<std::string> axis_names = {}) {
+  if constexpr (std::is_invocable_v<F, const std::vector<Var>&>) {
+    return compute_tuple_from_vars(std::move(shape), fn, std::move(names), std::move(axis_names));
+  } else {
+    static_assert(detail::invocable_n<F, 1> || detail::invocable_n<F, 2> || detail::invocable_n<F, 3> ||
+                      detail::invocable_n<F, 4> || detail::invocable_n<F, 5> || detail::invocable_n<F, 6>,
+                  "compute_tuple: the function must take 1 to 6 Expr arguments or a std::vector<Var>");
+    return compute_tuple_from_vars(
+        std::move(shape),
+        [&fn](const std::vector<Var>& v) -> std::vector<Expr> {
+          constexpr size_t n = detail::invocable_n<F, 1>   ? 1
+                               : detail::invocable_n<F, 2> ? 2
+                               : detail::invocable_n<F, 3> ? 3
+                               : detail::invocable_n<F, 4> ? 4
+                               : detail::invocable_n<F, 5> ? 5
+                                                           : 6;
+          if (v.size() != n)
+            throw Error("compute_tuple: the function takes " + std::to_string(n) +
+                        " index arguments but the shape has " + std::to_string(v.size()) + " dimensions");
+          return detail::call_with_vars(fn, v, std::make_index_sequence<n>{});
+        },
+        std::move(names), std::move(axis_names));
   }
 }
 

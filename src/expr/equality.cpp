@@ -68,15 +68,17 @@ bool equal_node(const ExprNode* x, const ExprNode* y) {
     case ExprKind::TensorRead: {
       auto* a = static_cast<const TensorReadNode*>(x);
       auto* b = static_cast<const TensorReadNode*>(y);
-      return a->op == b->op && equal_all(a->indices, b->indices);
+      return a->op == b->op && a->value_index == b->value_index && equal_all(a->indices, b->indices);
     }
     case ExprKind::Reduce: {
       auto* a = static_cast<const ReduceNode*>(x);
       auto* b = static_cast<const ReduceNode*>(y);
-      if (a->reducer != b->reducer || a->axis.size() != b->axis.size()) return false;
+      if (a->reducer != b->reducer || a->combiner != b->combiner || a->value_index != b->value_index ||
+          a->axis.size() != b->axis.size())
+        return false;
       for (size_t i = 0; i < a->axis.size(); ++i)
         if (!a->axis[i].same_as(b->axis[i])) return false;
-      return equal(a->source, b->source) && equal(a->condition, b->condition);
+      return equal_all(a->sources, b->sources) && equal(a->condition, b->condition);
     }
   }
   return false;

@@ -218,6 +218,7 @@ const char* reducer_name(Reducer r) {
     case Reducer::Prod: return "prod";
     case Reducer::Min: return "min";
     case Reducer::Max: return "max";
+    case Reducer::Custom: return "custom";
   }
   return "?";
 }
@@ -364,8 +365,9 @@ Expr reducer_identity(Reducer r, DataType t) {
     case Reducer::Prod: return make_const(t, int64_t{1});
     case Reducer::Min: return max_value(t);
     case Reducer::Max: return min_value(t);
+    case Reducer::Custom: break;
   }
-  TE_ICHECK(false, "unknown reducer");
+  TE_ICHECK(false, "reducer_identity: a custom reducer's identity is its rule's (reduce_identity)");
 }
 
 const int64_t* as_const_int(const Expr& e) {
@@ -676,38 +678,5 @@ Expr load(Buffer buffer, std::vector<Expr> indices, Expr predicate) {
     throw Error(fmt::format("load from '{}': predicate must be bool, got {}", buffer.name(), tname(predicate)));
   return make<LoadNode>(buffer.dtype().with_lanes(lanes), buffer, std::move(indices), std::move(predicate));
 }
-
-// ---- Reductions ----
-Expr reduce(Reducer r, Expr source, const std::vector<IterVar>& axis, Expr where) {
-  const char* what = reducer_name(r);
-  require_defined(source, what);
-  if (axis.empty()) throw Error(fmt::format("{}: needs at least one reduction axis", what));
-  for (size_t i = 0; i < axis.size(); ++i) {
-    const IterVar& iv = axis[i];
-    if (!iv.defined()) throw Error(fmt::format("{}: a reduction axis is undefined", what));
-    for (size_t j = 0; j < i; ++j)
-      if (axis[j].same_as(iv)) throw Error(fmt::format("{}: reduction axis '{}' is listed twice", what, iv.name()));
-    if (iv.type() != IterVarType::Reduce)
-      throw Error(fmt::format("{}: axis '{}' is not a reduction axis (make it with reduce_axis)", what, iv.name()));
-  }
-  if (source.dtype().is_bool())
-    throw Error(fmt::format("{}: cannot reduce bool values (cast them first)", what));
-  if (source.dtype().is_vector())
-    throw Error(fmt::format("{}: the source must be a scalar, got {}", what, tname(source)));
-  if (where.defined()) {
-    if (!where.dtype().is_bool() || !where.dtype().is_scalar())
-      throw Error(fmt::format("{}: the where condition must be a scalar bool, got {}", what, tname(where)));
-  }
-  return make<ReduceNode>(source.dtype(), r, source, axis, where);
-}
-Expr sum(Expr s, const std::vector<IterVar>& axis, Expr where) { return reduce(Reducer::Sum, std::move(s), axis, std::move(where)); }
-Expr prod(Expr s, const std::vector<IterVar>& axis, Expr where) { return reduce(Reducer::Prod, std::move(s), axis, std::move(where)); }
-Expr min(Expr s, const std::vector<IterVar>& axis, Expr where) { return reduce(Reducer::Min, std::move(s), axis, std::move(where)); }
-Expr max(Expr s, const std::vector<IterVar>& axis, Expr where) { return reduce(Reducer::Max, std::move(s), axis, std::move(where)); }
-
-Expr sum(Expr s, std::initializer_list<IterVar> axis, Expr where) { return reduce(Reducer::Sum, std::move(s), axis, std::move(where)); }
-Expr prod(Expr s, std::initializer_list<IterVar> axis, Expr where) { return reduce(Reducer::Prod, std::move(s), axis, std::move(where)); }
-Expr min(Expr s, std::initializer_list<IterVar> axis, Expr where) { return reduce(Reducer::Min, std::move(s), axis, std::move(where)); }
-Expr max(Expr s, std::initializer_list<IterVar> axis, Expr where) { return reduce(Reducer::Max, std::move(s), axis, std::move(where)); }
 
 }  // namespace te

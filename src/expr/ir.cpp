@@ -171,7 +171,7 @@ void IRVisitor::visit_let(const LetNode* n) { visit(n->value); visit(n->body); }
 void IRVisitor::visit_tensor_read(const TensorReadNode* n) { for (const Expr& i : n->indices) visit(i); }
 void IRVisitor::visit_reduce(const ReduceNode* n) {
   for (const IterVar& iv : n->axis) { visit(iv.dom().min); visit(iv.dom().extent); }
-  visit(n->source);
+  for (const Expr& s : n->sources) visit(s);
   visit(n->condition);
 }
 void IRVisitor::visit_let_stmt(const LetStmtNode* n) { visit(n->value); visit(n->body); }
@@ -295,12 +295,16 @@ Expr IRMutator::mutate_let(const Expr& e, const LetNode* n) {
 Expr IRMutator::mutate_tensor_read(const Expr& e, const TensorReadNode* n) {
   std::vector<Expr> idx;
   if (!mutate_all(n->indices, &idx)) return e;
-  return make_expr<TensorReadNode>(n->dtype, n->op, std::move(idx));
+  return make_expr<TensorReadNode>(n->dtype, n->op, std::move(idx), n->value_index);
 }
 Expr IRMutator::mutate_reduce(const Expr& e, const ReduceNode* n) {
-  Expr s = mutate(n->source), c = mutate(n->condition);
-  if (s.same_as(n->source) && c.same_as(n->condition)) return e;
-  return make_expr<ReduceNode>(s.dtype(), n->reducer, s, n->axis, c);
+  std::vector<Expr> s;
+  const bool sources_same = !mutate_all(n->sources, &s);
+  Expr c = mutate(n->condition);
+  if (sources_same && c.same_as(n->condition)) return e;
+  if (sources_same) s = n->sources;
+  return make_expr<ReduceNode>(s[n->value_index].dtype(), n->reducer, n->combiner, std::move(s), n->axis, c,
+                               n->value_index);
 }
 
 Stmt IRMutator::mutate_let_stmt(const Stmt& s, const LetStmtNode* n) {

@@ -181,7 +181,7 @@ class Printer {
       }
       case ExprKind::TensorRead: {
         auto* n = e.as<TensorReadNode>();
-        print_call(n->op ? n->op->name : std::string("<unknown tensor>"), n->indices);
+        print_call(n->op ? n->op->output_name(n->value_index) : std::string("<unknown tensor>"), n->indices);
         return;
       }
       case ExprKind::Reduce: return print_reduce(e.as<ReduceNode>());
@@ -329,8 +329,14 @@ class Printer {
   }
 
   void print_reduce(const ReduceNode* n) {
-    os_ << reducer_name(n->reducer) << "(";
-    print(n->source);
+    const bool tuple = n->sources.size() > 1;
+    os_ << (n->combiner ? n->combiner->name.c_str() : reducer_name(n->reducer)) << "(";
+    if (tuple) os_ << "(";
+    for (size_t i = 0; i < n->sources.size(); ++i) {
+      if (i) os_ << ", ";
+      print(n->sources[i]);
+    }
+    if (tuple) os_ << ")";
     os_ << ", axis=[";
     for (size_t i = 0; i < n->axis.size(); ++i) {
       if (i) os_ << ", ";
@@ -342,6 +348,7 @@ class Printer {
       print(n->condition);
     }
     os_ << ")";
+    if (tuple) os_ << "." << n->value_index;
   }
 
   void print_for(const ForNode* n) {

@@ -274,7 +274,12 @@ Expr Simplifier::mutate_reduce(const Expr& e, const ReduceNode* n) {
     Bounds b{mn->lo, mn->hi + ext->hi - 1};
     if (fits(b, v->dtype) && an_.bind(v, b)) bound.push_back(v);
   }
-  Expr source = mutate(n->source);
+  std::vector<Expr> sources;
+  bool changed = false;
+  for (const Expr& s : n->sources) {
+    sources.push_back(mutate(s));
+    changed = changed || !sources.back().same_as(s);
+  }
   Expr cond = mutate(n->condition);
   if (cond.defined()) {
     if (auto c = const_int(cond); c && *c) cond = Expr();  // every point counts
@@ -283,8 +288,9 @@ Expr Simplifier::mutate_reduce(const Expr& e, const ReduceNode* n) {
   for (const IterVar& iv : n->axis) {
     unkeep_var(iv.var().get());
   }
-  if (source.same_as(n->source) && cond.same_as(n->condition)) return e;
-  return Expr(std::make_shared<const ReduceNode>(n->dtype, n->reducer, source, n->axis, cond));
+  if (!changed && cond.same_as(n->condition)) return e;
+  return Expr(std::make_shared<const ReduceNode>(n->dtype, n->reducer, n->combiner, std::move(sources), n->axis, cond,
+                                                 n->value_index));
 }
 
 }  // namespace simp

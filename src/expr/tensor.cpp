@@ -36,7 +36,7 @@ class BodyChecker : public IRVisitor {
     IRVisitor::visit_tensor_read(n);
   }
   void visit_reduce(const ReduceNode*) override {
-    throw Error(fmt::format("compute '{}': a reduction (sum/prod/min/max over axes) must be the whole body, "
+    throw Error(fmt::format("compute '{}': a reduction (sum/prod/min/max/... over axes) must be the whole body, "
                             "not part of a larger expression",
                             name_));
   }
@@ -64,17 +64,15 @@ Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
   return Tensor(op);
 }
 
-Tensor compute_from_vars(std::vector<Expr> shape, const std::function<Expr(const std::vector<Var>&)>& fn,
-                         std::string name, std::vector<std::string> axis_names) {
-  check_shape(shape, name, "compute");
+namespace {
+
+// The axes of a compute of this shape, one variable per dimension.
+std::vector<Var> make_axes(OperationNode& op, const std::vector<std::string>& axis_names) {
   static const char* kDefault[] = {"i", "j", "k", "l", "m", "n"};
+  const std::vector<Expr>& shape = op.shape;
   if (!axis_names.empty() && axis_names.size() != shape.size())
-    throw Error(fmt::format("compute '{}': {} axis names given for {} dimensions", name, axis_names.size(),
+    throw Error(fmt::format("compute '{}': {} axis names given for {} dimensions", op.name, axis_names.size(),
                             shape.size()));
-  auto op = std::make_shared<OperationNode>();
-  op->kind = OpKind::Compute;
-  op->name = name;
-  op->shape = shape;
   std::vector<Var> vars;
   for (size_t d = 0; d < shape.size(); ++d) {
     std::string axis_name = !axis_names.empty() ? axis_names[d]
@@ -83,28 +81,118 @@ Tensor compute_from_vars(std::vector<Expr> shape, const std::function<Expr(const
     DataType t = shape[d].dtype().bits() > 32 ? Int(64) : Int(32);
     Var v(axis_name, t);
     vars.push_back(v);
-    op->axis.emplace_back(Range::from_min_extent(make_zero(t), shape[d]), v, IterVarType::DataPar);
+    op.axis.emplace_back(Range::from_min_extent(make_zero(t), shape[d]), v, IterVarType::DataPar);
   }
-  Expr body = fn(vars);
+  return vars;
+}
+
+void check_body(const Expr& body, const std::string& name) {
   if (!body.defined()) throw Error(fmt::format("compute '{}': the function returned an undefined Expr", name));
   if (body.dtype().is_vector())
     throw Error(fmt::format("compute '{}': the body must be a scalar, got {}", name, body.dtype().to_string()));
-  BodyChecker checker(name);
-  if (auto* r = body.as<ReduceNode>()) {
-    op->reduce_axis = r->axis;
-    for (const IterVar& iv : r->axis) {
-      checker.visit(iv.dom().min);
-      checker.visit(iv.dom().extent);
-    }
-    checker.visit(r->source);
-    checker.visit(r->condition);
-  } else {
-    checker.visit(body);
+}
+
+// The bodies of one compute: all reductions that are the values of one tuple
+// reduction, in order, or none a reduction.
+void check_tuple_bodies(const std::vector<Expr>& bodies, const std::vector<std::string>& names) {
+  const auto* first = bodies[0].as<ReduceNode>();
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const auto* r = bodies[i].as<ReduceNode>();
+    if (!first && !r) continue;
+    if (!first || !r)
+      throw Error(fmt::format("compute_tuple '{}': output '{}' is {}a reduction but output '{}' is {}: the outputs "
+                              "are either all the values of one tuple reduction or all not reductions",
+                              names[0], names[i], r ? "" : "not ", names[0], first ? "one" : "not"));
+    const bool same = r->reducer == first->reducer && r->combiner == first->combiner &&
+                      r->sources.size() == first->sources.size() && r->axis.size() == first->axis.size() &&
+                      equal(r->condition, first->condition);
+    bool same_sources = same;
+    for (size_t k = 0; same_sources && k < r->sources.size(); ++k)
+      same_sources = equal(r->sources[k], first->sources[k]);
+    for (size_t k = 0; same_sources && k < r->axis.size(); ++k) same_sources = r->axis[k].same_as(first->axis[k]);
+    if (!same_sources)
+      throw Error(fmt::format("compute_tuple '{}': output '{}' is not the same reduction as output '{}': the "
+                              "outputs must be the values of one tuple reduction (argmax, welford, a "
+                              "comm_reducer over a tuple)",
+                              names[0], names[i], names[0]));
+    if (r->value_index != static_cast<int>(i))
+      throw Error(fmt::format("compute_tuple '{}': output {} ('{}') is value {} of the reduction: give the values "
+                              "in order",
+                              names[0], i, names[i], r->value_index));
   }
+  if (first && first->sources.size() != bodies.size())
+    throw Error(fmt::format("compute_tuple '{}': the reduction has {} values but {} outputs are given", names[0],
+                            first->sources.size(), bodies.size()));
+}
+
+// Fills the operation's inputs (what its bodies read) and its reduce axes.
+void finish_compute(OperationNode& op, const std::vector<Expr>& bodies) {
+  BodyChecker checker(op.name);
+  for (const Expr& body : bodies) {
+    if (auto* r = body.as<ReduceNode>()) {
+      op.reduce_axis = r->axis;
+      for (const IterVar& iv : r->axis) {
+        checker.visit(iv.dom().min);
+        checker.visit(iv.dom().extent);
+      }
+      for (const Expr& s : r->sources) checker.visit(s);
+      checker.visit(r->condition);
+    } else {
+      checker.visit(body);
+    }
+  }
+  op.inputs = std::move(checker.inputs);
+}
+
+}  // namespace
+
+Tensor compute_from_vars(std::vector<Expr> shape, const std::function<Expr(const std::vector<Var>&)>& fn,
+                         std::string name, std::vector<std::string> axis_names) {
+  check_shape(shape, name, "compute");
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::Compute;
+  op->name = name;
+  op->shape = shape;
+  std::vector<Var> vars = make_axes(*op, axis_names);
+  Expr body = fn(vars);
+  check_body(body, name);
+  if (const auto* r = body.as<ReduceNode>(); r && r->sources.size() > 1)
+    throw Error(fmt::format("compute '{}': the body is value {} of a {}-value reduction ({}): make every value an "
+                            "output with compute_tuple",
+                            name, r->value_index, r->sources.size(), r->combiner->name));
   op->dtype = body.dtype();
   op->body = body;
-  op->inputs = std::move(checker.inputs);
+  finish_compute(*op, {body});
   return Tensor(op);
+}
+
+std::vector<Tensor> compute_tuple_from_vars(std::vector<Expr> shape,
+                                            const std::function<std::vector<Expr>(const std::vector<Var>&)>& fn,
+                                            std::vector<std::string> names, std::vector<std::string> axis_names) {
+  if (names.empty()) throw Error("compute_tuple: give one name per output (none given)");
+  check_shape(shape, names[0], "compute_tuple");
+  for (size_t i = 0; i < names.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (names[i] == names[j])
+        throw Error(fmt::format("compute_tuple '{}': two outputs are named '{}'", names[0], names[i]));
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OpKind::Compute;
+  op->name = names[0];
+  op->shape = shape;
+  std::vector<Var> vars = make_axes(*op, axis_names);
+  std::vector<Expr> bodies = fn(vars);
+  if (bodies.size() != names.size())
+    throw Error(fmt::format("compute_tuple '{}': the function returned {} values for {} names", names[0],
+                            bodies.size(), names.size()));
+  for (size_t i = 0; i < bodies.size(); ++i) check_body(bodies[i], names[i]);
+  check_tuple_bodies(bodies, names);
+  op->dtype = bodies[0].dtype();
+  op->body = bodies[0];
+  for (size_t i = 1; i < bodies.size(); ++i) op->more_outputs.push_back({names[i], bodies[i].dtype(), bodies[i]});
+  finish_compute(*op, bodies);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < bodies.size(); ++i) out.emplace_back(op, static_cast<int>(i));
+  return out;
 }
 
 IterVar Tensor::axis(int k) const {
@@ -136,7 +224,7 @@ Expr Tensor::operator()(std::vector<Expr> indices) const {
       throw Error(fmt::format("tensor '{}': index {} must be a scalar integer, got {}", name(), i,
                               e.dtype().to_string()));
   }
-  return Expr(std::make_shared<const TensorReadNode>(dtype(), op_, std::move(indices)));
+  return Expr(std::make_shared<const TensorReadNode>(dtype(), op_, std::move(indices), value_index_));
 }
 
 std::vector<Operation> topo_sort(const std::vector<Tensor>& outputs) {

@@ -273,7 +273,8 @@ const CExpr* Compiler::expr(const Expr& e) {
     case ExprKind::Reduce:
       throw Error(fmt::format("a {} reduction is not loop IR: lower() the schedule before "
                               "interpreting",
-                              reducer_name(e.as<ReduceNode>()->reducer)));
+                              e.as<ReduceNode>()->combiner ? e.as<ReduceNode>()->combiner->name.c_str()
+                                                            : reducer_name(e.as<ReduceNode>()->reducer)));
   }
   TE_ICHECK(false, "compile: unknown expression kind");
   return nullptr;

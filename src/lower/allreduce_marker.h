@@ -12,20 +12,19 @@
 namespace te::lowering {
 
 struct AllreduceMarker {
-  Expr accumulator;  // a Load of one element: each thread's partial result, and where
-                     // the leader (every reduction thread index 0) receives the total
-  Expr predicate;    // whether this thread's partial counts (false: the identity)
-  Reducer reducer = Reducer::Sum;
-  std::vector<Var> threads;  // the loop variables of the reduction's thread loops
+  std::vector<Expr> accumulators;  // one Load of one element per value: each thread's
+                                   // partial result, and where the leader (every
+                                   // reduction thread index 0) receives the total
+  Expr predicate;                  // whether this thread's partial counts (false: the identity)
+  int rule = 0;                    // the Reduce in LowerContext::allreduce_rules: how values combine
+  std::vector<Var> threads;        // the loop variables of the reduction's thread loops
 };
 
-// The name of a stage's per-thread accumulator buffer, and back (for messages).
-std::string accumulator_name(const std::string& stage);
+// The name of an output's per-thread accumulator buffer, and back (for messages).
+std::string accumulator_name(const std::string& output);
 std::string stage_of_accumulator(const std::string& accumulator);
 
 Stmt make_allreduce_marker(const AllreduceMarker& m);
-// a combined with b by reducer r (a + b, a * b, min, max).
-Expr combine_with(Reducer r, const Expr& a, const Expr& b);
 // The marker in s, if s is one.
 std::optional<AllreduceMarker> as_allreduce_marker(const Stmt& s);
 

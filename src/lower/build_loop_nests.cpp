@@ -6,10 +6,12 @@
 // store of the total by the leader thread (see lower_thread_allreduce).
 #include <fmt/format.h>
 
+#include "expr/reduce_rule.h"
 #include "lower/allreduce_marker.h"
 #include "lower/int_set.h"
 #include "lower/loop_bounds.h"
 #include "lower/passes.h"
+#include "lower/reduce_update.h"
 #include "lower/stage_graph.h"
 
 namespace te::lowering {
@@ -23,9 +25,7 @@ class ReadsToLoads : public IRMutator {
  protected:
   Expr mutate_tensor_read(const Expr& e, const TensorReadNode* n) override {
     Expr r = IRMutator::mutate_tensor_read(e, n);
-    auto it = ctx_.buffers.find(n->op.get());
-    TE_ICHECK(it != ctx_.buffers.end(), "no buffer for a tensor read while building loop nests");
-    return load(it->second, r.as<TensorReadNode>()->indices);
+    return load(ctx_.buffer_of(n->op.get(), n->value_index), r.as<TensorReadNode>()->indices);
   }
 
  private:
@@ -40,7 +40,7 @@ bool uses_var_of(const Expr& e, const std::vector<Var>& vars) {
 
 class NestBuilder {
  public:
-  NestBuilder(const LowerContext& ctx, const StageNode& st)
+  NestBuilder(LowerContext& ctx, const StageNode& st)
       : ctx_(ctx), s_(*ctx.sched.get()), st_(st), b_(ctx.bounds), known_(ctx.known) {}
 
   StageNest build() {
@@ -73,7 +73,7 @@ class NestBuilder {
       if (is_thread_reduce(L) && !bound) bound = &L;
     const std::string what = fmt::format("stage '{}' reduces across threads (axis '{}' is bound to {})", name,
                                          bound->iv.name(), bound->thread_tag);
-    const Buffer& buf = ctx_.buffers.at(st_.op.get());
+    const Buffer& buf = ctx_.buffer_of(st_.op.get());
     if (buf.scope() == MemoryScope::Local)
       throw Error(fmt::format("lower: {}, so its result must be in shared or global memory where the threads "
                               "that need it see it, but it is computed inside a thread loop of its consumer "
@@ -132,18 +132,23 @@ class NestBuilder {
 
   // Each thread folds its part into a local accumulator; the marker combines them; the
   // leader (every reduction thread at 0) stores the total under the data-parallel guards.
-  void make_cross_thread_body(StageNest& nest, const ReduceNode* red, const Expr& src, const Expr& cond,
-                              const std::vector<Expr>& index) {
+  void make_cross_thread_body(StageNest& nest, const ReduceNode* red, const std::vector<Expr>& srcs,
+                              const Expr& cond, const std::vector<Expr>& index) {
     arrange_cross_thread_loops(nest);
-    const Buffer& buf = ctx_.buffers.at(st_.op.get());
-    Buffer acc(accumulator_name(st_.op->name), buf.dtype(), {make_const(Int(32), 1)}, MemoryScope::Local);
     const Expr zero = make_const(Int(32), 0);
-    Expr partial = load(acc, {zero});
-    Stmt update = store(acc, combine_with(red->reducer, partial, src), {zero});
+    std::vector<Expr> partials, outs;
+    for (int i = 0; i < st_.op->num_outputs(); ++i) {
+      const Buffer& buf = ctx_.buffer_of(st_.op.get(), i);
+      Buffer acc(accumulator_name(buf.name()), buf.dtype(), {make_const(Int(32), 1)}, MemoryScope::Local);
+      partials.push_back(load(acc, {zero}));
+      outs.push_back(load(buf, index));
+    }
+    Stmt update = reduce_update(*red, partials, srcs);
     if (cond.defined()) update = if_then_else(cond, update);
     nest.body = guarded(update, true);
-    nest.init = store(acc, reducer_identity(red->reducer, buf.dtype()), {zero});
-    AllreduceMarker m{partial, make_const(Bool(), 1), red->reducer, {}};
+    nest.init = store_all(partials, reduce_identity(*red));
+    AllreduceMarker m{partials, make_const(Bool(), 1), static_cast<int>(ctx_.allreduce_rules.size()), {}};
+    ctx_.allreduce_rules.push_back(red_);
     Expr leader;
     for (const NestLoop& L : nest.loops)
       if (is_thread_reduce(L)) {
@@ -151,7 +156,7 @@ class NestBuilder {
         Expr first = L.iv.var() == make_zero(L.iv.var().dtype());
         leader = leader.defined() ? (leader && first) : first;
       }
-    nest.finish = seq({make_allreduce_marker(m), guarded(if_then_else(leader, store(buf, partial, index)), false)});
+    nest.finish = seq({make_allreduce_marker(m), guarded(if_then_else(leader, store_all(outs, partials)), false)});
   }
 
  private:
@@ -250,28 +255,34 @@ class NestBuilder {
     for (const IterVar& iv : st_.op->reduce_axis) roots.emplace_back(iv.var(), values_.at(iv.get()));
     std::vector<Expr> index;
     for (const IterVar& iv : st_.op->axis) index.push_back(values_.at(iv.get()));
-    const Buffer& buf = ctx_.buffers.at(st_.op.get());
+    // One element of each output (several for a compute_tuple).
+    std::vector<Expr> outs;
+    for (int i = 0; i < st_.op->num_outputs(); ++i) outs.push_back(load(ctx_.buffer_of(st_.op.get(), i), index));
     ReadsToLoads to_loads(ctx_);
     Expr body = substitute(st_.op->body, roots);
     if (const auto* red = body.as<ReduceNode>()) {
-      Expr src = to_loads.mutate(red->source);
+      red_ = body;
+      std::vector<Expr> srcs;
+      for (const Expr& s : red->sources) srcs.push_back(to_loads.mutate(s));
       bool cross_thread = false;
       for (const NestLoop& L : nest.loops) cross_thread = cross_thread || is_thread_reduce(L);
       if (cross_thread) {
         Expr cond = red->condition.defined() ? to_loads.mutate(red->condition) : Expr();
-        make_cross_thread_body(nest, red, src, cond, index);
+        make_cross_thread_body(nest, red, srcs, cond, index);
         return;
       }
-      Stmt update = store(buf, combine_with(red->reducer, load(buf, index), src), index);
+      Stmt update = reduce_update(*red, outs, srcs);
       if (red->condition.defined()) update = if_then_else(to_loads.mutate(red->condition), update);
       nest.body = guarded(update, true);
-      nest.init = guarded(store(buf, reducer_identity(red->reducer, buf.dtype()), index), false);
+      nest.init = guarded(store_all(outs, reduce_identity(*red)), false);
     } else {
-      nest.body = guarded(store(buf, to_loads.mutate(body), index), true);
+      std::vector<Expr> values;
+      for (const Expr& b : st_.op->bodies()) values.push_back(to_loads.mutate(substitute(b, roots)));
+      nest.body = guarded(store_all(outs, values), true);
     }
   }
 
-  const LowerContext& ctx_;
+  LowerContext& ctx_;
   const ScheduleNode& s_;
   const StageNode& st_;
   const BoundMap& b_;
@@ -280,11 +291,12 @@ class NestBuilder {
   std::vector<Var> reduce_vars_;
   std::map<const IterVarNode*, Expr> values_;
   std::vector<Expr> guards_;
+  Expr red_;  // the stage's Reduce, after substitution
 };
 
 }  // namespace
 
-std::vector<StageNest> build_loop_nests(const LowerContext& ctx) {
+std::vector<StageNest> build_loop_nests(LowerContext& ctx) {
   std::vector<StageNest> nests;
   for (const auto& st : ctx.sched.get()->stages)
     if (st->op->kind == OpKind::Compute && st->attach_type != AttachType::Inline)

@@ -217,14 +217,14 @@ Stmt inject_double_buffer(const Stmt& s, const LowerContext& ctx) {
   std::map<const VarNode*, std::pair<Var, std::vector<Doubled>>> by_loop;
   for (const auto& st : ctx.sched.get()->stages) {
     if (!st->double_buffer) continue;
-    auto buf = ctx.buffers.find(st->op.get());
-    TE_ICHECK(buf != ctx.buffers.end(), "inject_double_buffer: a stage without a buffer");
-    auto flat = ctx.flat_buffers.find(buf->second.get());
-    if (flat == ctx.flat_buffers.end()) continue;  // never accessed: nothing to fetch
-    const Buffer& b = flat->second;
-    auto& [loop_var, stages] = by_loop[st->attach_ivar.var().get()];
-    loop_var = st->attach_ivar.var();
-    stages.push_back({st->op->name, b, Buffer(b.name() + ".db", b.dtype(), b.shape(), b.scope())});
+    for (const Buffer& buf : ctx.buffers_of(st->op.get())) {
+      auto flat = ctx.flat_buffers.find(buf.get());
+      if (flat == ctx.flat_buffers.end()) continue;  // never accessed: nothing to fetch
+      const Buffer& b = flat->second;
+      auto& [loop_var, stages] = by_loop[st->attach_ivar.var().get()];
+      loop_var = st->attach_ivar.var();
+      stages.push_back({st->op->name, b, Buffer(b.name() + ".db", b.dtype(), b.shape(), b.scope())});
+    }
   }
   Stmt body = s;
   for (auto& [node, group] : by_loop) {

@@ -26,7 +26,7 @@ class Inliner : public IRMutator {
     }
     auto rep = replaced.find(n->op.get());
     if (rep == replaced.end()) return r;
-    return Expr(std::make_shared<TensorReadNode>(rn->dtype, rep->second, rn->indices));
+    return Expr(std::make_shared<TensorReadNode>(rn->dtype, rep->second, rn->indices, rn->value_index));
   }
 };
 
@@ -38,9 +38,9 @@ Schedule inline_stages(const Schedule& schedule) {
   for (const auto& st : s.get()->stages) {
     if (st->op->kind != OpKind::Compute) continue;
     const OperationNode* old = st->op.get();
-    Expr body = inl.mutate(st->op->body);
-    if (!body.same_as(st->op->body)) {
-      st->op = sched::with_body(st->op, body);
+    Operation next = sched::map_bodies(st->op, [&](const Expr& b) { return inl.mutate(b); });
+    if (next != st->op) {
+      st->op = next;
       inl.replaced[old] = st->op;
     }
     if (st->attach_type == AttachType::Inline) {

@@ -50,7 +50,7 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   body = dump.after("vectorize", vectorize_loops(body));
   body = dump.after("insert_barriers", insert_barriers(body));
   body = dump.after("unify_thread_extents", unify_thread_extents(body, ctx.known));
-  body = dump.after("lower_thread_allreduce", lower_thread_allreduce(body));
+  body = dump.after("lower_thread_allreduce", lower_thread_allreduce(body, ctx));
   body = dump.after("remove_no_op", remove_no_ops(body));
   std::vector<Param> params = make_params(ctx, body);
   body = dump.after("unique_names", unique_names(body, params));

@@ -15,8 +15,10 @@
 
 #include <map>
 
+#include "expr/reduce_rule.h"
 #include "lower/allreduce_marker.h"
 #include "lower/passes.h"
+#include "lower/reduce_update.h"
 
 namespace te::lowering {
 
@@ -53,14 +55,12 @@ Expr c32(int64_t v) { return make_const(Int(32), v); }
 
 class Expander {
  public:
-  Expander(const AllreduceMarker& m, const std::vector<const ForNode*>& loops, const ThreadExtents& kernel,
-           bool repeats)
-      : m_(m), repeats_(repeats) {
-    const std::string stage = stage_of_accumulator(m.accumulator.as<LoadNode>()->buffer.name());
-    const auto* acc = m.accumulator.as<LoadNode>();
-    acc_ = acc->buffer;
-    acc_index_ = acc->indices;
-    identity_ = reducer_identity(m.reducer, acc_.dtype());
+  Expander(const AllreduceMarker& m, const ReduceNode& rule, const std::vector<const ForNode*>& loops,
+           const ThreadExtents& kernel, bool repeats)
+      : m_(m), rule_(rule), repeats_(repeats) {
+    const std::string stage = stage_of_accumulator(m.accumulators[0].as<LoadNode>()->buffer.name());
+    for (const Expr& a : m.accumulators) acc_.push_back(a.as<LoadNode>()->buffer);
+    identity_ = reduce_identity(rule);
     // The block's shape, and where the marker sits in it.
     const ForNode* loop_of[3] = {nullptr, nullptr, nullptr};
     for (const ForNode* f : loops)
@@ -117,8 +117,11 @@ class Expander {
 
   Stmt expand() {
     std::vector<Stmt> out;
-    Expr partial = load(acc_, acc_index_);
-    if (!is_one(m_.predicate)) out.push_back(set(select(m_.predicate, partial, identity_)));
+    if (!is_one(m_.predicate)) {
+      std::vector<Expr> kept;
+      for (size_t i = 0; i < acc_.size(); ++i) kept.push_back(select(m_.predicate, partial(i), identity_[i]));
+      out.push_back(set(kept));
+    }
     if (tr_ == 1) return seq(out);
     const bool warp_groups = contiguous_ && tr_ <= kWarp && kWarp % tr_ == 0;
     const bool warp_aligned = contiguous_ && (tr_ % kWarp == 0 || groups_ == 1);
@@ -130,20 +133,47 @@ class Expander {
   std::vector<Buffer> scratch;  // shared buffers to allocate outside the thread loops
 
  private:
-  Stmt set(const Expr& v) { return store(acc_, v, acc_index_); }
-  Expr partial() { return load(acc_, acc_index_); }
-  Expr combine(const Expr& a, const Expr& b) { return combine_with(m_.reducer, a, b); }
+  // Every accumulator set to its value.
+  Stmt set(const std::vector<Expr>& v) { return store_all(m_.accumulators, v); }
+  Expr partial(size_t i) const { return m_.accumulators[i]; }
+  std::vector<Expr> partials() const { return m_.accumulators; }
+  std::vector<Expr> loads(const std::vector<Buffer>& bufs, const Expr& at) const {
+    std::vector<Expr> out;
+    for (const Buffer& b : bufs) out.push_back(load(b, {at}));
+    return out;
+  }
+  // One scratch buffer per value, named after its accumulator.
+  std::vector<Buffer> scratch_buffers(const char* suffix, int64_t size) {
+    std::vector<Buffer> out;
+    for (const Buffer& a : acc_) out.emplace_back(a.name() + suffix, a.dtype(), std::vector<Expr>{c32(size)}, MemoryScope::Shared);
+    scratch.insert(scratch.end(), out.begin(), out.end());
+    return out;
+  }
 
   // Lane k takes lane k + d's value, d = width/2 .. 1; lanes past `valid` (when the
   // group ends inside a warp) are skipped.
   void warp_steps(std::vector<Stmt>& out, int64_t width, const Expr& lane, int64_t valid) {
+    const bool partial_warp = valid % kWarp != 0 && !(valid <= kWarp && kWarp % valid == 0);
     for (int64_t d = pow2_ceil(width) / 2; d >= 1; d /= 2) {
       // Every lane shuffles (bound by a let, never inside ?:), then some combine.
-      Var other(acc_.name() + ".other", acc_.dtype());
-      Expr step = combine(partial(), other);
-      if (valid % kWarp != 0 && !(valid <= kWarp && kWarp % valid == 0))
-        step = select(lane + c32(d) < c32(valid), step, partial());
-      out.push_back(let_stmt(other, warp_shuffle_down(partial(), c32(d), tid_), set(step)));
+      std::vector<Var> others;
+      std::vector<Expr> other_values;
+      for (const Buffer& a : acc_) {
+        others.emplace_back(a.name() + ".other", a.dtype());
+        other_values.push_back(others.back());
+      }
+      Stmt step;
+      if (rule_.reducer != Reducer::Custom) {
+        Expr v = combine_with(rule_.reducer, partial(0), other_values[0]);
+        if (partial_warp) v = select(lane + c32(d) < c32(valid), v, partial(0));
+        step = set({v});
+      } else {
+        step = reduce_update(rule_, partials(), other_values);
+        if (partial_warp) step = if_then_else(lane + c32(d) < c32(valid), step);
+      }
+      for (size_t i = acc_.size(); i-- > 0;)
+        step = let_stmt(others[i], warp_shuffle_down(partial(i), c32(d), tid_), step);
+      out.push_back(step);
     }
   }
 
@@ -152,40 +182,42 @@ class Expander {
     if (tr_ <= kWarp) return;
     // Warp leaders hand their totals to the group's first warp through shared memory.
     const int64_t warps = (tr_ + kWarp - 1) / kWarp;
-    Buffer totals(acc_.name() + ".warps", acc_.dtype(), {c32(groups_ * warps)}, MemoryScope::Shared);
-    scratch.push_back(totals);
+    std::vector<Buffer> totals = scratch_buffers(".warps", groups_ * warps);
     Expr lane = r_ % c32(kWarp), warp = r_ / c32(kWarp);
-    out.push_back(if_then_else(simplify(lane == c32(0)), store(totals, partial(), {simplify(g_ * c32(warps) + warp)})));
+    out.push_back(if_then_else(simplify(lane == c32(0)),
+                               store_all(loads(totals, simplify(g_ * c32(warps) + warp)), partials())));
     out.push_back(barrier());
     std::vector<Stmt> first;
-    first.push_back(set(if_then_else(r_ < c32(warps), load(totals, {simplify(g_ * c32(warps) + r_)}), identity_)));
+    std::vector<Expr> firsts;
+    Expr mine = simplify(g_ * c32(warps) + r_);
+    for (size_t i = 0; i < acc_.size(); ++i)
+      firsts.push_back(if_then_else(r_ < c32(warps), load(totals[i], {mine}), identity_[i]));
+    first.push_back(set(firsts));
     warp_steps(first, warps, r_, kWarp);
     out.push_back(if_then_else(r_ < c32(kWarp), seq(first)));
     if (repeats_) out.push_back(barrier());  // the next round must not overwrite unread totals
   }
 
   void shared_tree(std::vector<Stmt>& out) {
-    Buffer tree(acc_.name() + ".tree", acc_.dtype(), {c32(groups_ * tr_)}, MemoryScope::Shared);
-    scratch.push_back(tree);
+    std::vector<Buffer> tree = scratch_buffers(".tree", groups_ * tr_);
     Expr base = simplify(g_ * c32(tr_));
-    out.push_back(store(tree, partial(), {simplify(base + r_)}));
+    Expr at = simplify(base + r_);
+    out.push_back(store_all(loads(tree, at), partials()));
     out.push_back(barrier());
     for (int64_t d = pow2_ceil(tr_) / 2; d >= 1; d /= 2) {
-      Expr at = simplify(base + r_);
-      Expr mine = load(tree, {at}), other = load(tree, {simplify(at + c32(d))});
       Expr active = simplify(r_ < c32(d) && r_ + c32(d) < c32(tr_));
-      out.push_back(if_then_else(active, store(tree, combine(mine, other), {at})));
+      out.push_back(if_then_else(active, reduce_update(rule_, loads(tree, at), loads(tree, simplify(at + c32(d))))));
       out.push_back(barrier());
     }
-    out.push_back(if_then_else(r_ == c32(0), set(load(tree, {base}))));
+    out.push_back(if_then_else(r_ == c32(0), set(loads(tree, base))));
     if (repeats_) out.push_back(barrier());
   }
 
   const AllreduceMarker& m_;
+  const ReduceNode& rule_;
   bool repeats_;
-  Buffer acc_;
-  std::vector<Expr> acc_index_;
-  Expr identity_;
+  std::vector<Buffer> acc_;  // one accumulator per value
+  std::vector<Expr> identity_;
   int64_t dims_[3] = {1, 1, 1};
   Expr index_[3] = {c32(0), c32(0), c32(0)};
   bool reduce_[3] = {false, false, false};
@@ -195,6 +227,9 @@ class Expander {
 };
 
 class AllreduceLowering : public IRMutator {
+ public:
+  explicit AllreduceLowering(const LowerContext& ctx) : ctx_(ctx) {}
+
  protected:
   Stmt mutate_for(const Stmt& s, const ForNode* n) override {
     const bool kernel_root = kernel_ == nullptr && n->for_kind == ForKind::ThreadBinding;
@@ -224,13 +259,15 @@ class AllreduceLowering : public IRMutator {
     TE_ICHECK(kernel_ && inside_threads_, "thread_allreduce marker outside the thread loops");
     bool repeats = false;
     for (const ForNode* f : loops_) repeats = repeats || f->for_kind != ForKind::ThreadBinding;
-    Expander e(*m, loops_, *kernel_, repeats);
+    const Expr& rule = ctx_.allreduce_rules.at(static_cast<size_t>(m->rule));
+    Expander e(*m, *rule.as<ReduceNode>(), loops_, *kernel_, repeats);
     Stmt out = e.expand();
     scratch_.insert(scratch_.end(), e.scratch.begin(), e.scratch.end());
     return out;
   }
 
  private:
+  const LowerContext& ctx_;
   std::unique_ptr<ThreadExtents> kernel_;
   bool inside_threads_ = false;
   std::vector<const ForNode*> loops_;
@@ -239,6 +276,6 @@ class AllreduceLowering : public IRMutator {
 
 }  // namespace
 
-Stmt lower_thread_allreduce(const Stmt& s) { return AllreduceLowering().mutate(s); }
+Stmt lower_thread_allreduce(const Stmt& s, const LowerContext& ctx) { return AllreduceLowering(ctx).mutate(s); }
 
 }  // namespace te::lowering

@@ -15,8 +15,13 @@ namespace te::lowering {
 struct LowerContext {
   Schedule sched;  // inlined, with storage scopes assigned
   BoundMap bounds;
-  // The buffer of every computed stage and every argument, by current operation.
-  std::map<const OperationNode*, Buffer> buffers;
+  // The buffer of every computed stage's outputs and every argument, by current
+  // operation and output (value_index).
+  std::map<std::pair<const OperationNode*, int>, Buffer> buffers;
+  // The buffer of output i of op (TE_ICHECKs that it has one).
+  const Buffer& buffer_of(const OperationNode* op, int i = 0) const;
+  // The buffers of every output of op that has one, in order.
+  std::vector<Buffer> buffers_of(const OperationNode* op) const;
   // Buffers of the arguments, in order (they keep their shapes; accesses are flattened).
   std::vector<Buffer> arg_buffers;
   std::set<const BufferNode*> params;
@@ -26,6 +31,9 @@ struct LowerContext {
   VarBounds known;
   // Set by storage_flatten: the flat buffer that replaced each intermediate buffer.
   std::map<const BufferNode*, Buffer> flat_buffers;
+  // Set by build_loop_nests: the Reduce of each cross-thread reduction, which its
+  // thread_allreduce marker names by position (how its values combine).
+  std::vector<Expr> allreduce_rules;
 };
 
 // One loop of a stage's nest.
@@ -68,7 +76,7 @@ LowerContext make_context(const Schedule& s, BoundMap bounds, const std::vector<
 
 // ---- Loop nests ----
 // One nest per computed stage (ScheduleOps): loops, guards, the store.
-std::vector<StageNest> build_loop_nests(const LowerContext& ctx);
+std::vector<StageNest> build_loop_nests(LowerContext& ctx);
 // Reductions: the init goes just outside the outermost reduction loop (that is not bound
 // to GPU threads).
 std::vector<StageNest> place_reduction_init(std::vector<StageNest> nests);
@@ -104,7 +112,7 @@ std::vector<Param> make_params(const LowerContext& ctx, const Stmt& body);
 Stmt unify_thread_extents(const Stmt& s, const VarBounds& known);
 // Cross-thread reductions: each thread_allreduce marker becomes warp shuffles, shared
 // memory and barriers (TVM's LowerThreadAllreduce).
-Stmt lower_thread_allreduce(const Stmt& s);
+Stmt lower_thread_allreduce(const Stmt& s, const LowerContext& ctx);
 // Renames loop and let variables that would shadow a variable in scope or a parameter.
 Stmt unique_names(const Stmt& s, const std::vector<Param>& params);
 

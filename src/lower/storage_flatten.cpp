@@ -41,10 +41,10 @@ class Flattener : public IRMutator {
       : ctx_(ctx), bounds_(loop_var_bounds(s, ctx.known)), constant_loops_(loop_var_bounds(s, {}, false)) {
     for (const auto& st : ctx.sched.get()->stages) {
       if (st->storage_align.empty()) continue;
-      auto it = ctx.buffers.find(st->op.get());
-      if (it == ctx.buffers.end()) continue;
-      aligns_[it->second.get()] = st->storage_align;
-      aligned_stage_[it->second.get()] = st->op->name;
+      for (const Buffer& b : ctx.buffers_of(st->op.get())) {
+        aligns_[b.get()] = st->storage_align;
+        aligned_stage_[b.get()] = st->op->name;
+      }
     }
   }
 

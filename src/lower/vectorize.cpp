@@ -10,6 +10,8 @@
 // over 64 lanes is a te::Error.
 #include <fmt/format.h>
 
+#include <set>
+
 #include "lower/int_set.h"
 #include "te/error.h"
 #include "te/log.h"
@@ -23,6 +25,35 @@ namespace {
 struct CannotVectorize {
   const char* why;
 };
+
+// The buffers an expression loads from, or a statement stores to.
+class BufferAccesses : public IRVisitor {
+ public:
+  std::set<const BufferNode*> loaded, stored;
+
+ protected:
+  void visit_load(const LoadNode* n) override {
+    loaded.insert(n->buffer.get());
+    IRVisitor::visit_load(n);
+  }
+  void visit_store(const StoreNode* n) override {
+    stored.insert(n->buffer.get());
+    IRVisitor::visit_store(n);
+  }
+};
+
+// Whether substituting value into body could read memory that body changed first: body
+// stores to a buffer value loads, other than as its one and last statement.
+bool store_may_change(const Expr& value, Stmt body) {
+  while (const auto* l = body.as<LetStmtNode>()) body = l->body;
+  if (body.as<StoreNode>()) return false;
+  BufferAccesses v, b;
+  v.visit(value);
+  b.visit(body);
+  for (const BufferNode* buf : v.loaded)
+    if (b.stored.count(buf)) return true;
+  return false;
+}
 
 // Wider vectors are no faster on any CPU or GPU te targets, and LLVM's compile time
 // grows with the lane count (100000 lanes would not fit te's 16-bit lane count anyway).
@@ -122,7 +153,13 @@ class LaneWidener : public IRMutator {
       throw CannotVectorize{"an inner loop's bounds depend on the lane"};
     return IRMutator::mutate_for(s, n);
   }
+  // Lets are substituted into their uses (te's variables are scalars). That is wrong when
+  // a store between the binding and a use may change what the value loads (a tuple
+  // reduction's update: the first value's store, then the second value's combination of
+  // the old first value): such a body stays a loop.
   Stmt mutate_let_stmt(const Stmt&, const LetStmtNode* n) override {
+    if (lowering::uses_any(n->value, relax_) && store_may_change(n->value, n->body))
+      throw CannotVectorize{"a let's value is read after a store that may change it"};
     return mutate(substitute(n->body, {{n->var, n->value}}));
   }
   Stmt mutate_allocate(const Stmt&, const AllocateNode*) override { throw CannotVectorize{"it allocates memory"}; }

@@ -35,6 +35,14 @@ void insert_stage(ScheduleNode& s, size_t pos, const Operation& op, MemoryScope 
   s.stages.insert(s.stages.begin() + static_cast<std::ptrdiff_t>(pos), st);
 }
 
+// Caching one output of a multi-output stage would split the stage's loop nest.
+void refuse_multi_output(const OperationNode& op, const char* primitive) {
+  if (op.num_outputs() > 1)
+    throw Error(fmt::format("{}: stage {} has {} outputs (a compute_tuple); {} of a multi-output stage is not "
+                            "supported: compute a copy of the output you want to cache",
+                            primitive, quote(op.name), op.num_outputs(), primitive));
+}
+
 }  // namespace
 
 Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers) {
@@ -44,6 +52,7 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
   if (readers.empty())
     throw Error(fmt::format("cache_read: no readers given for tensor {}", quote(t.name())));
   Operation src = src_stage->op;
+  refuse_multi_output(*src, "cache_read");
   std::vector<std::shared_ptr<StageNode>> reader_stages;
   for (const Tensor& r : readers) {
     auto rs = stage_of(s, r, "cache_read");
@@ -72,7 +81,7 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
   reader_stages.erase(std::unique(reader_stages.begin(), reader_stages.end()), reader_stages.end());  // listed twice
   std::map<const OperationNode*, Operation> redirect{{src.get(), cache}}, repl;
   for (auto& rs : reader_stages) {
-    Operation next = sched::with_body(rs->op, sched::replace_reads(rs->op->body, redirect));
+    Operation next = sched::map_bodies(rs->op, [&](const Expr& b) { return sched::replace_reads(b, redirect); });
     repl[rs->op.get()] = next;
     redirect[rs->op.get()] = next;
     rs->op = next;
@@ -89,6 +98,7 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
   if (op->kind != OpKind::Compute)
     throw Error(fmt::format("cache_write: tensor {} is a placeholder; only computed tensors are written",
                             quote(t.name())));
+  refuse_multi_output(*op, "cache_write");
   if (st->attach_type == AttachType::Inline)
     throw Error(fmt::format("cache_write: stage {} is inlined", quote(op->name)));
   if (!st->relations.empty() || !st->attrs.empty())

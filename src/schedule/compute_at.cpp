@@ -75,6 +75,10 @@ void Stage::compute_inline() {
   if (!s.op->reduce_axis.empty())
     throw Error(fmt::format("compute_inline: stage {} is a reduction; only element-wise stages can be inlined",
                             quote(name())));
+  if (s.op->num_outputs() > 1)
+    throw Error(fmt::format("compute_inline: stage {} has {} outputs (a compute_tuple); only single-output "
+                            "stages can be inlined",
+                            quote(name()), s.op->num_outputs()));
   for (const auto& other : schedule_->stages)
     if (other->attach_type == AttachType::Scope && other->attach_op == s.origin_op)
       throw Error(fmt::format("compute_inline: stage {} is computed at axis {} of stage {}; a stage with "

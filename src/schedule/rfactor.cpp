@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "expr/reduce_rule.h"
 #include "schedule/schedule_util.h"
 #include "te/schedule.h"
 #include "te/simplify.h"
@@ -157,25 +158,37 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
   for (const IterVar& r : op->reduce_axis)
     if (in(touched, r)) subst.emplace_back(r.var(), roots.value.at(r.get()));
 
-  Expr source = substitute(red->source, subst);
+  // One output per value of the reduction (several for a tuple reducer such as argmax).
+  std::vector<Expr> sources;
+  for (const Expr& src : red->sources) sources.push_back(substitute(src, subst));
   Expr cond = red->condition.defined() ? substitute(red->condition, subst) : Expr();
   if (roots.guard.defined()) cond = cond.defined() ? (cond && roots.guard) : roots.guard;
-  Expr rf_body;
-  if (rf_reduce.empty()) {
-    rf_body = cond.defined() ? select(cond, source, reducer_identity(red->reducer, source.dtype())) : source;
-  } else {
-    rf_body = Expr(std::make_shared<ReduceNode>(source.dtype(), red->reducer, source, rf_reduce, cond));
+  const std::vector<Expr> identity = reduce_identity(*red);
+  std::vector<Expr> rf_bodies;
+  std::vector<std::string> rf_names;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const int vi = static_cast<int>(i);
+    rf_names.push_back(op->output_name(vi) + ".rf");
+    if (rf_reduce.empty())
+      rf_bodies.push_back(cond.defined() ? select(cond, sources[i], identity[i]) : sources[i]);
+    else
+      rf_bodies.emplace_back(std::make_shared<ReduceNode>(sources[i].dtype(), red->reducer, red->combiner, sources,
+                                                          rf_reduce, cond, vi));
   }
-  Operation rf = sched::make_compute(op->name + ".rf", rf_shape, rf_axes, rf_body);
+  Operation rf = sched::make_compute(rf_names, rf_shape, rf_axes, rf_bodies);
 
   // The original stage now reduces the partial results over the factored dimension.
   IterVar rv(Range::from_min_extent(make_zero(at), factor_extent), Var(axis.name() + ".v", at), IterVarType::Reduce);
   std::vector<Expr> index;
   for (const IterVar& iv : op->axis) index.push_back(iv.var());
   index.insert(index.begin() + factor_axis, rv.var());
-  Expr read(std::make_shared<TensorReadNode>(rf->dtype, rf, index));
-  Expr body(std::make_shared<ReduceNode>(op->dtype, red->reducer, read, std::vector<IterVar>{rv}, Expr()));
-  Operation next = sched::make_compute(op->name, op->shape, op->axis, body);
+  std::vector<Expr> partials, bodies;
+  for (int i = 0; i < rf->num_outputs(); ++i)
+    partials.emplace_back(std::make_shared<TensorReadNode>(rf->output_dtype(i), rf, index, i));
+  for (int i = 0; i < rf->num_outputs(); ++i)
+    bodies.emplace_back(std::make_shared<ReduceNode>(op->output_dtype(i), red->reducer, red->combiner, partials,
+                                                     std::vector<IterVar>{rv}, Expr(), i));
+  Operation next = sched::with_bodies(op, bodies);
 
   st->op = next;
   st->all_iter_vars = op->axis;
@@ -186,7 +199,7 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
   s.stages.insert(s.stages.begin() + static_cast<std::ptrdiff_t>(sched::stage_index(s, st.get())),
                   sched::make_stage(rf));
   sched::propagate_replacements(s, {{op.get(), next}});
-  return Tensor(rf);
+  return Tensor(rf, t.value_index());
 }
 
 }  // namespace te

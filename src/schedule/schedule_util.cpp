@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace te::sched {
 
@@ -75,7 +76,7 @@ class ReadReplacer : public IRMutator {
     auto it = repl_.find(n->op.get());
     if (it == repl_.end()) return r;
     const auto* rn = r.as<TensorReadNode>();
-    return Expr(std::make_shared<TensorReadNode>(rn->dtype, it->second, rn->indices));
+    return Expr(std::make_shared<TensorReadNode>(rn->dtype, it->second, rn->indices, rn->value_index));
   }
 
  private:
@@ -90,28 +91,58 @@ std::vector<Operation> reads_of(const Expr& e) {
   return c.ops;
 }
 
+std::vector<Operation> reads_of(const OperationNode& op) {
+  ReadCollector c;
+  for (const Expr& b : op.bodies()) c.visit(b);
+  return c.ops;
+}
+
 bool reads(const Operation& op, const OperationNode* producer) {
   if (op->kind != OpKind::Compute) return false;
-  for (const Operation& in : reads_of(op->body))
+  for (const Operation& in : reads_of(*op))
     if (in.get() == producer) return true;
   return false;
 }
 
-Operation make_compute(std::string name, std::vector<Expr> shape, std::vector<IterVar> axis, Expr body) {
+Operation make_compute(std::vector<std::string> names, std::vector<Expr> shape, std::vector<IterVar> axis,
+                       std::vector<Expr> bodies) {
+  TE_ICHECK(!bodies.empty() && names.size() == bodies.size(), "make_compute: one name per body");
   auto n = std::make_shared<OperationNode>();
   n->kind = OpKind::Compute;
-  n->name = std::move(name);
-  n->dtype = body.dtype();
+  n->name = names[0];
+  n->dtype = bodies[0].dtype();
   n->shape = std::move(shape);
   n->axis = std::move(axis);
-  if (const auto* r = body.as<ReduceNode>()) n->reduce_axis = r->axis;
-  n->inputs = reads_of(body);
-  n->body = std::move(body);
+  if (const auto* r = bodies[0].as<ReduceNode>()) n->reduce_axis = r->axis;
+  n->body = bodies[0];
+  for (size_t i = 1; i < bodies.size(); ++i) n->more_outputs.push_back({names[i], bodies[i].dtype(), bodies[i]});
+  n->inputs = reads_of(*n);
   return n;
 }
 
-Operation with_body(const Operation& op, Expr body) {
-  return make_compute(op->name, op->shape, op->axis, std::move(body));
+Operation make_compute(std::string name, std::vector<Expr> shape, std::vector<IterVar> axis, Expr body) {
+  return make_compute(std::vector<std::string>{std::move(name)}, std::move(shape), std::move(axis),
+                      std::vector<Expr>{std::move(body)});
+}
+
+std::vector<std::string> output_names(const OperationNode& op) {
+  std::vector<std::string> out;
+  for (int i = 0; i < op.num_outputs(); ++i) out.push_back(op.output_name(i));
+  return out;
+}
+
+Operation with_bodies(const Operation& op, std::vector<Expr> bodies) {
+  return make_compute(output_names(*op), op->shape, op->axis, std::move(bodies));
+}
+
+Operation map_bodies(const Operation& op, const std::function<Expr(const Expr&)>& fn) {
+  std::vector<Expr> bodies;
+  bool changed = false;
+  for (const Expr& b : op->bodies()) {
+    bodies.push_back(fn(b));
+    changed = changed || !bodies.back().same_as(b);
+  }
+  return changed ? with_bodies(op, std::move(bodies)) : op;
 }
 
 Expr replace_reads(const Expr& e, const std::map<const OperationNode*, Operation>& repl) {
@@ -123,9 +154,8 @@ Expr replace_reads(const Expr& e, const std::map<const OperationNode*, Operation
 void propagate_replacements(ScheduleNode& s, std::map<const OperationNode*, Operation> repl) {
   for (auto& st : s.stages) {
     if (st->op->kind != OpKind::Compute) continue;
-    Expr body = replace_reads(st->op->body, repl);
-    if (body.same_as(st->op->body)) continue;
-    Operation next = with_body(st->op, body);
+    Operation next = map_bodies(st->op, [&](const Expr& b) { return replace_reads(b, repl); });
+    if (next == st->op) continue;
     repl[st->op.get()] = next;
     st->op = next;
   }

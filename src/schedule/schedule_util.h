@@ -1,5 +1,6 @@
 // Internal helpers shared by the schedule primitives and by lowering.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,12 +31,21 @@ size_t stage_index(const ScheduleNode& s, const StageNode* stage);
 // A compute operation; its reduce axes and inputs are taken from the body.
 Operation make_compute(std::string name, std::vector<Expr> shape, std::vector<IterVar> axis,
                        Expr body);
-// The same operation with another body (same name, shape and axes).
-Operation with_body(const Operation& op, Expr body);
+// A compute with one output per body (a multi-output compute when several).
+Operation make_compute(std::vector<std::string> names, std::vector<Expr> shape, std::vector<IterVar> axis,
+                       std::vector<Expr> bodies);
+// The names of op's outputs, in order.
+std::vector<std::string> output_names(const OperationNode& op);
+// The same operation with other bodies (same names, shape and axes).
+Operation with_bodies(const Operation& op, std::vector<Expr> bodies);
+// op with fn applied to each body; op itself when nothing changes.
+Operation map_bodies(const Operation& op, const std::function<Expr(const Expr&)>& fn);
 
 // The operations that e reads, in order of first use.
 std::vector<Operation> reads_of(const Expr& e);
-// True if op's body reads `producer` directly.
+// The operations that any of op's bodies reads, in order of first use.
+std::vector<Operation> reads_of(const OperationNode& op);
+// True if one of op's bodies reads `producer` directly.
 bool reads(const Operation& op, const OperationNode* producer);
 
 // Replaces reads of the map's keys by reads of its values.

@@ -10,6 +10,7 @@
 #include "cuda_emulation/loop_builders.h"
 #include "cuda_emulation/math_bitwise_kernels.h"
 #include "cuda_emulation/reduction_kernels.h"
+#include "cuda_emulation/tuple_reduce_kernels.h"
 #include "te/ops/grid_sample.h"
 #include "te/ops/matmul.h"
 #include "te/te.h"
@@ -442,6 +443,10 @@ inline std::vector<TestModule> all_test_modules() {
       {vector_access_func(1, "vector_access_half2_offset", Float(16), 2), {}},
   };
   for (const RowReduceCase& c : emulated_row_reduce_cases()) modules.push_back({row_reduce_func(c), {}});
+  for (const ArgRowsCase& c : emulated_arg_rows_cases()) modules.push_back({arg_rows_func(c), {}});
+  modules.push_back({welford_rows_func(128), {}});
+  modules.push_back({layer_norm_welford_op_func(768, 256), {}});
+  modules.push_back({argmax_rows_op_func(256), {}});
   return modules;
 }
 

@@ -8,7 +8,10 @@
 ///
 /// Stages: softmax has `<name>.max` and `<name>.expsum` (per row); layer_norm has
 /// `<name>.mean` and `<name>.var` (per row, two passes: the variance of x - mean, so no
-/// cancellation); reduce_rows is one stage. float16 inputs are computed in float32.
+/// cancellation); layer_norm_welford has one stage `<name>.mean` with the outputs mean,
+/// m2 and count (per row, one pass: Welford's update); reduce_rows is one stage,
+/// argmax_rows / argmin_rows one stage with two outputs. float16 inputs are computed in
+/// float32.
 /// The CUDA schedules put a row in one block of `threads` threads (a multiple of 32, at
 /// most 1024): each thread reads the row's columns tx, tx + threads, ... (coalesced),
 /// the per-row statistics are cross-thread reductions (warp shuffles, then shared memory
@@ -139,6 +142,31 @@ inline Tensor reduce_rows(const Tensor& x, Reducer reducer = Reducer::Sum, const
       name);
 }
 
+/// {index, value} of the largest (argmax_rows) or smallest element of each row of x (the
+/// last axis): two tensors of shape x.shape[:-1] (int32 indices), one stage; the first
+/// position on ties, NaN as PyTorch counts it (see te::argmax).
+inline std::vector<Tensor> arg_rows(const Tensor& x, bool largest, const std::string& name) {
+  if (x.ndim() < 2) throw Error(name + ": the input must have at least two axes (rows, columns)");
+  std::vector<Expr> shape(x.shape().begin(), x.shape().end() - 1);
+  IterVar k = reduce_axis({make_const(Int(32), 0), cast(Int(32), x.shape().back())}, "k");
+  return compute_tuple(
+      shape,
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> idx(v.begin(), v.end());
+        idx.push_back(k);
+        return largest ? argmax(x(idx), {k}) : argmin(x(idx), {k});
+      },
+      {name + ".index", name + ".value"});
+}
+/// See arg_rows.
+inline std::vector<Tensor> argmax_rows(const Tensor& x, const std::string& name = "argmax") {
+  return arg_rows(x, true, name);
+}
+/// See arg_rows.
+inline std::vector<Tensor> argmin_rows(const Tensor& x, const std::string& name = "argmin") {
+  return arg_rows(x, false, name);
+}
+
 /// exp(x - max) / sum(exp(x - max)) over the last axis.
 inline Tensor softmax(const Tensor& x, const std::string& name = "softmax") {
   norm_detail::check_input(x, "softmax");
@@ -202,6 +230,38 @@ inline Tensor layer_norm(const Tensor& x, const Tensor& gamma = Tensor(), const 
       name);
 }
 
+/// layer_norm with the mean and variance from one pass over the row (Welford's update,
+/// partial results combined as Chan et al.): one statistics stage `<name>.mean` with
+/// outputs mean, m2 and count, then the output.
+inline Tensor layer_norm_welford(const Tensor& x, const Tensor& gamma = Tensor(), const Tensor& beta = Tensor(),
+                                 double eps = 1e-5, const std::string& name = "layer_norm") {
+  norm_detail::check_input(x, "layer_norm_welford");
+  for (const Tensor* p : {&gamma, &beta})
+    if (p->defined() && (p->ndim() != 1 || p->dtype() != x.dtype()))
+      throw Error("layer_norm_welford: gamma and beta must be 1-D with x's dtype " + x.dtype().to_string() +
+                  ", got " + p->dtype().to_string() + " with " + std::to_string(p->ndim()) + " axes");
+  const DataType ct = norm_detail::compute_type(x);
+  std::vector<Expr> rows(x.shape().begin(), x.shape().end() - 1);
+  IterVar k = norm_detail::column_axis(x.shape().back());
+  std::vector<Tensor> stats = compute_tuple(
+      rows,
+      [&](const std::vector<Var>& r) { return welford(norm_detail::as_float(x(norm_detail::at(r, k))), {k}); },
+      {name + ".mean", name + ".m2", name + ".count"});
+  return compute(
+      x.shape(),
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> r = norm_detail::leading(v);
+        const Expr c = v.back();
+        Expr var = stats[1](r) / stats[2](r);
+        Expr y = (norm_detail::as_float(x(std::vector<Expr>(v.begin(), v.end()))) - stats[0](r)) *
+                 rsqrt(var + make_const(ct, eps));
+        if (gamma.defined()) y = y * norm_detail::as_float(gamma(c));
+        if (beta.defined()) y = y + norm_detail::as_float(beta(c));
+        return x.dtype() == Float(16) ? cast(Float(16), y) : y;
+      },
+      name);
+}
+
 /// One block of `threads` per row of reduce_rows' output; the row's columns split over
 /// the threads and combined by a cross-thread reduction.
 inline void schedule_reduce_rows_cuda(Schedule& s, const Tensor& out, int threads = 256) {
@@ -226,6 +286,26 @@ inline void schedule_softmax_cuda(Schedule& s, const Tensor& out, int threads = 
 /// As schedule_softmax_cuda, for layer_norm's mean, variance and output.
 inline void schedule_layer_norm_cuda(Schedule& s, const Tensor& out, int threads = 256, bool cache_row = true) {
   norm_detail::schedule_two_statistics(s, out, {".mean", ".var"}, threads, cache_row, "schedule_layer_norm_cuda");
+}
+
+/// As schedule_layer_norm_cuda, for layer_norm_welford: the one statistics stage (mean,
+/// m2, count) is a cross-thread tuple reduction.
+inline void schedule_layer_norm_welford_cuda(Schedule& s, const Tensor& out, int threads = 256, bool cache_row = true) {
+  norm_detail::schedule_two_statistics(s, out, {".mean"}, threads, cache_row, "schedule_layer_norm_welford_cuda");
+}
+
+/// One block of `threads` per row of argmax_rows / argmin_rows (either output): the
+/// row's columns split over the threads and combined by a cross-thread tuple reduction.
+inline void schedule_arg_rows_cuda(Schedule& s, const Tensor& out, int threads = 256) {
+  norm_detail::check_threads(threads, "schedule_arg_rows_cuda");
+  if (out.op()->num_outputs() != 2 || out.op()->reduce_axis.size() != 1)
+    throw Error("schedule_arg_rows_cuda: '" + out.name() + "' is not an output of argmax_rows or argmin_rows");
+  Stage st = s[out];
+  IterVar row = st.fuse(out.op()->axis);
+  auto [ko, ki] = st.split(out.op()->reduce_axis[0], threads);
+  st.bind(row, thread_axis("blockIdx.x"));
+  st.bind(ki, thread_axis("threadIdx.x"));
+  (void)ko;
 }
 
 }  // namespace te::ops
