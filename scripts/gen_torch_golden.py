@@ -8,7 +8,7 @@ tests/test_torch_golden.cpp checks te's kernels against gelu, rotary and int4_un
 layer_norm and argmax_rows wait for te's Welford and argmax reducers.
 
 Needs Debian's PyTorch (CPU) and numpy, installed through the project's dependency script:
-    scripts/deps.sh python3-torch        # apt-get; about 1 GB with its libraries
+    scripts/deps.sh python3-torch        # apt-get: about 170 packages, 600 MB installed
     /usr/bin/python3 scripts/gen_torch_golden.py
 (/usr/bin/python3: Debian's packages are not visible to a pyenv or venv python.)
 Every input comes from a fixed seed, so a rerun rewrites the same inputs; the expected
