@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -147,7 +148,6 @@ class TorchGolden : public ::testing::Test {
       else build(f)(name).call(args);
     }
   }
-
 
  private:
   static std::unique_ptr<cuda_test::EmulatedProgram> program_;
