@@ -11,6 +11,8 @@ set -euo pipefail
 # libcli11-dev: the `te` command line's option parsing (tools/te, header-only);
 # gcc-/g++-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the cross-compiled AOT
 # tests build te's C runtime for aarch64, link aarch64 objects and run them under qemu-aarch64.
+# Not installed by default (600 MB): python3-torch, for scripts/gen_torch_golden.py, which
+# regenerates tests/data/torch_golden; install it with `scripts/deps.sh python3-torch`.
 packages=(g++ cmake ninja-build pkg-config libfmt-dev llvm-dev llvm-19-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev doxygen libopenmpi-dev openmpi-bin python3-numpy
   libcli11-dev gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user "$@")

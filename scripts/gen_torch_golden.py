@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""Writes the PyTorch-made golden data under tests/data/torch_golden/ (see SOURCE.md there).
+
+Cases, one folder each: gelu (exact and tanh), rotary (LLaMA / GPT-NeoX rotate_half),
+layer_norm (with per-row mean and biased variance), argmax_rows (first-index ties, -inf),
+int4_unpack (two int4 per uint8 and eight per int32, per-group scales and zero points).
+tests/test_torch_golden.cpp checks te's kernels against gelu, rotary and int4_unpack;
+layer_norm and argmax_rows wait for te's Welford and argmax reducers.
+
+Needs Debian's PyTorch (CPU) and numpy, installed through the project's dependency script:
+    scripts/deps.sh python3-torch        # apt-get: about 170 packages, 600 MB installed
+    /usr/bin/python3 scripts/gen_torch_golden.py
+(/usr/bin/python3: Debian's packages are not visible to a pyenv or venv python.)
+Every input comes from a fixed seed, so a rerun rewrites the same inputs; the expected
+outputs can move in the last bit with another PyTorch version or CPU capability (the files
+were made with PyTorch 1.13.1, CPU capability AVX2). The script checks the PyTorch
+semantics it relies on (first-index argmax ties, the int4 round trip) and stops if one fails.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    sys.exit("gen_torch_golden.py needs PyTorch: run scripts/deps.sh python3-torch, then "
+             "/usr/bin/python3 scripts/gen_torch_golden.py")
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "torch_golden")
+MAX_FILE_BYTES = 100 * 1024
+
+
+def save(case, name, tensor):
+    folder = os.path.join(OUT, case)
+    os.makedirs(folder, exist_ok=True)
+    array = tensor.detach().cpu().numpy() if isinstance(tensor, torch.Tensor) else tensor
+    array = np.ascontiguousarray(array)
+    path = os.path.join(folder, name + ".npy")
+    np.save(path, array)
+    size = os.path.getsize(path)
+    if size > MAX_FILE_BYTES:
+        sys.exit("%s is %d bytes; keep golden files under %d" % (path, size, MAX_FILE_BYTES))
+    print("  %-28s %-8s %-14s %6d bytes" % (case + "/" + name + ".npy", array.dtype, array.shape, size))
+
+
+def check(condition, what):
+    if not condition:
+        sys.exit("PyTorch semantics check failed: " + what)
+
+
+def max_ulp_vs_f64(got32, exact64):
+    """The largest |got - exact| in units of the last place of exact as a float32."""
+    got = got32.double()
+    finite = torch.isfinite(exact64)
+    ulp = torch.from_numpy(np.spacing(np.abs(exact64.float().numpy()))).double()
+    return ((got - exact64).abs()[finite] / ulp[finite]).max().item()
+
+
+def gelu():
+    """GELU exact (erf) and the tanh approximation on 64 x 128, specials in row 0."""
+    g = torch.Generator().manual_seed(21)
+    x = torch.randn(64, 128, generator=g) * 3
+    specials = [0.0, -0.0, 1e-3, -1e-3, 1e-30, -1e-30, 0.5, -0.5, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5,
+                6, -6, 7, -7, 8, -8, 10, -10, 12, -12, 20, -20, 50, -50, 100, -100, 1e4, -1e4,
+                1e13, -1e13, 3e38, -3e38, math.inf, -math.inf]
+    x[0, :len(specials)] = torch.tensor(specials)
+    x[1] = torch.linspace(-12, 12, 128)  # the transition, densely
+    save("gelu", "x", x)
+    out = F.gelu(x, approximate="none")
+    out_tanh = F.gelu(x, approximate="tanh")
+    save("gelu", "out", out)
+    save("gelu", "out_tanh", out_tanh)
+    # How far PyTorch itself is from the float64 truth (reported in SOURCE.md).
+    exact = F.gelu(x.double(), approximate="none")
+    tanh64 = F.gelu(x.double(), approximate="tanh")
+    print("    torch float32 vs float64: exact max %.3g, tanh max %.3g (abs); -inf gives %s"
+          % ((out.double() - exact)[torch.isfinite(exact)].abs().max().item(),
+             (out_tanh.double() - tanh64)[torch.isfinite(tanh64)].abs().max().item(), out[0, 41].item()))
+
+
+def rotary(seq=32, heads=4, dim=64, base=10000.0, offset=8160):
+    """x (seq, heads, dim); out at positions 0..seq-1, out_offset at offset..offset+seq-1."""
+    g = torch.Generator().manual_seed(22)
+    x = torch.randn(seq, heads, dim, generator=g)
+    save("rotary", "x", x)
+    # As Hugging Face's LlamaRotaryEmbedding / GPT-NeoX: float32 throughout.
+    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim))
+
+    def apply(first):
+        t = torch.arange(first, first + seq, dtype=inv_freq.dtype)
+        freqs = torch.outer(t, inv_freq)          # (seq, dim/2)
+        emb = torch.cat((freqs, freqs), dim=-1)   # (seq, dim)
+        cos, sin = emb.cos()[:, None, :], emb.sin()[:, None, :]
+        x1, x2 = x[..., : dim // 2], x[..., dim // 2:]
+        rotate_half = torch.cat((-x2, x1), dim=-1)
+        return (x * cos) + (rotate_half * sin)
+
+    save("rotary", "out", apply(0))
+    save("rotary", "out_offset", apply(offset))
+
+
+def layer_norm(rows=16, cols=768, eps=1e-5):
+    """Rows of different scales and offsets (one constant); weight, bias; mean and variance."""
+    g = torch.Generator().manual_seed(23)
+    scales = torch.tensor([1, 0.01, 0, 100, 1, 3, 0.5, 10, 1, 2, 1e-3, 1, 5, 1, 0.2, 50], dtype=torch.float32)
+    offsets = torch.tensor([0, 1000, 3, 0, 1e4, -20, 0.5, -300, 0, 7, 1, -1, 0, 2e3, 0, 100],
+                           dtype=torch.float32)
+    assert len(scales) == rows
+    x = torch.randn(rows, cols, generator=g) * scales[:, None] + offsets[:, None]
+    weight = 1 + 0.1 * torch.randn(cols, generator=g)
+    bias = 0.1 * torch.randn(cols, generator=g)
+    out = F.layer_norm(x, (cols,), weight, bias, eps=eps)
+    _, torch_mean, torch_rstd = torch.native_layer_norm(x, (cols,), weight, bias, eps)
+    # The exact statistics of the float32 input (float64, rounded once), and the output
+    # computed from them: PyTorch's float32 mean is off by up to ~1e-4 on the rows whose
+    # offset dwarfs their spread, which moves its output by up to ~6e-3 there.
+    var64, mean64 = torch.var_mean(x.double(), dim=1, unbiased=False)
+    exact = (x.double() - mean64[:, None]) / torch.sqrt(var64[:, None] + eps) * weight.double() + bias.double()
+    for name, t in [("x", x), ("weight", weight), ("bias", bias), ("out", out), ("out_exact", exact.float()),
+                    ("mean", mean64.float()), ("var", var64.float()), ("mean_torch", torch_mean.reshape(rows)),
+                    ("rstd_torch", torch_rstd.reshape(rows))]:
+        save("layer_norm", name, t)
+    error = (out.double() - exact).abs().max(dim=1).values
+    print("    torch out vs float64, per row: %s" % " ".join("%.2g" % e for e in error.tolist()))
+    print("    torch mean vs float64: max abs %.3g"
+          % (torch_mean.reshape(rows).double() - mean64).abs().max().item())
+
+
+def argmax_rows(rows=16, cols=1000):
+    """Quantized random rows (natural ties) plus rows made for ties, -inf, +inf and -0.0."""
+    g = torch.Generator().manual_seed(24)
+    x = torch.round(torch.randn(rows, cols, generator=g) * 2) / 2  # steps of 1/2: maxima tie often
+    inf = math.inf
+    x[0, [3, 400, 999]] = 10.0             # three equal maxima: index 3
+    x[1, 999] = 10.0                       # the last element
+    x[2, [0, 999]] = 10.0                  # the first and the last: index 0
+    x[3] = 1.5                             # all equal: index 0
+    x[4, ::7] = -inf                       # some -inf, including index 0
+    x[5] = -inf                            # all -inf: index 0, value -inf
+    x[6] = -inf
+    x[6, 777] = -5.0                       # one finite value among -inf
+    x[7] = -torch.abs(x[7]) - 100          # all negative
+    x[7, [10, 600]] = -99.0                # tied maxima among negatives
+    x[8, [20, 10]] = inf                   # +inf twice: index 10
+    x[9] = -torch.abs(x[9]) - 1
+    x[9, 30] = -0.0                        # -0.0 == 0.0: the first of them, index 30, value -0.0
+    x[9, 50] = 0.0
+    save("argmax_rows", "x", x)
+    index = torch.argmax(x, dim=1)
+    values, max_index = torch.max(x, dim=1)
+    # PyTorch's documented rule (first maximal index) checked against numpy's argmax, which
+    # returns the first occurrence; and max(dim).indices agrees with argmax.
+    first = np.argmax(x.numpy(), axis=1)
+    check(np.array_equal(index.numpy(), first), "argmax returns the first maximal index")
+    check(torch.equal(index, max_index), "torch.max(dim).indices == torch.argmax")
+    check(index[0].item() == 3 and index[2].item() == 0 and index[5].item() == 0 and index[8].item() == 10
+          and index[9].item() == 30, "the constructed rows' indices")
+    check(math.copysign(1.0, values[9].item()) < 0, "max returns the first maximal element itself (-0.0)")
+    ties = [r for r in range(rows) if (x[r] == values[r]).sum().item() > 1]
+    print("    rows with a tied maximum: %s" % ties)
+    save("argmax_rows", "index", index.to(torch.int32))
+    save("argmax_rows", "values", values)
+
+
+def int4_unpack(n=64, k=256, group=32):
+    """Signed int4 weights (n, k), packed two per uint8 and eight per int32, low nibble first."""
+    g = torch.Generator().manual_seed(25)
+    q = torch.randint(-8, 8, (n, k), generator=g, dtype=torch.int32)
+    scales = torch.rand(n, k // group, generator=g) * 0.02 + 0.001
+    zeros = torch.randint(-8, 8, (n, k // group), generator=g, dtype=torch.int32)
+    # Packing (the inputs): the low nibble holds the even element (uint8) / element 8w + 0.
+    u = torch.bitwise_and(q, 15)
+    packed_u8 = torch.bitwise_or(u[:, 0::2], torch.bitwise_left_shift(u[:, 1::2], 4)).to(torch.uint8)
+    words = torch.zeros(n, k // 8, dtype=torch.int64)
+    for j in range(8):
+        words = torch.bitwise_or(words, torch.bitwise_left_shift(u[:, j::8].long(), 4 * j))
+    packed_i32 = (words - (words >= 2**31).long() * 2**32).to(torch.int32)  # the same 32 bits, signed
+
+    # Unpacking, PyTorch's integer ops: shift, mask, sign-extend by (v ^ 8) - 8.
+    lo = torch.bitwise_and(packed_u8, 15)
+    hi = torch.bitwise_and(torch.bitwise_right_shift(packed_u8, 4), 15)  # uint8: a logical shift
+    nib_u8 = torch.stack((lo, hi), dim=-1).reshape(n, k).to(torch.int32)
+    shifts = torch.arange(0, 32, 4, dtype=torch.int32)
+    nib_i32 = torch.bitwise_and(torch.bitwise_right_shift(packed_i32[:, :, None], shifts), 15).reshape(n, k)
+    q_u8 = torch.bitwise_xor(nib_u8, 8) - 8
+    q_i32 = torch.bitwise_xor(nib_i32, 8) - 8
+    check(torch.equal(q_u8, q) and torch.equal(q_i32, q), "int4 unpack(pack(q)) == q for both packings")
+    check(torch.equal(torch.where(nib_u8 >= 8, nib_u8 - 16, nib_u8), q), "(v ^ 8) - 8 is the sign extension")
+    check(bool((packed_i32 < 0).any()), "some words have the sign bit set (arithmetic shifts matter)")
+    zero_full = zeros.repeat_interleave(group, dim=1)
+    scale_full = scales.repeat_interleave(group, dim=1)
+    w = (q_u8 - zero_full).to(torch.float32) * scale_full
+    for name, t in [("packed_u8", packed_u8), ("packed_i32", packed_i32), ("scales", scales),
+                    ("zeros", zeros.to(torch.int8)), ("q", q.to(torch.int8)), ("w", w)]:
+        save("int4_unpack", name, t)
+
+
+def main():
+    torch.set_num_threads(1)
+    print("PyTorch %s, numpy %s, writing %s" % (torch.__version__, np.__version__, os.path.normpath(OUT)))
+    for case in (gelu, rotary, layer_norm, argmax_rows, int4_unpack):
+        print(case.__name__ + ":")
+        case()
+
+
+if __name__ == "__main__":
+    main()
