@@ -10,6 +10,7 @@
 #include "codegen_llvm/internal_compile.h"
 #include "codegen_llvm/llvm_compat.h"
 #include "codegen_llvm/target.h"
+#include "expr/extern_calls.h"
 #include "te/log.h"
 
 namespace te::codegen {
@@ -28,6 +29,13 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   options.packed_entries = packed_entries;
   options.streaming_store_min_bytes =
       streaming_threshold(target, in.options.streaming_store_min_bytes);
+  // In an object, a kernel and an extern function of one name would be one symbol.
+  for (const ExternFunction& f : extern_functions(in.funcs, "build"))
+    for (const LoweredFunc& func : in.funcs)
+      if (func.name == f.name)
+        throw Error(fmt::format("build: '{}' calls call_extern '{}', the name of a function of this build; an "
+                                "extern function needs a name of its own",
+                                f.caller, f.name));
   CodeGen cg(*m, options);
   for (size_t k = 0; k < in.funcs.size(); ++k) cg.add_function(in.funcs[k], in.sigs[k]);
   std::string problems;
