@@ -52,15 +52,15 @@ struct TE_API BuildOptions {
   /// Features added to (or removed from) the CPU's own, LLVM's spelling: "+sve,-avx512f".
   std::string target_features;
   /// Shared libraries the functions of call_extern come from: a path ("/opt/lib/libmy.so",
-  /// "./libmy.so") or a file name the dynamic loader finds ("libmy.so.1", searched as
-  /// dlopen and `-l:` search). build() loads them (te::Error when one does not load) and
-  /// resolves each extern name in them, in order, then in the process; a name found
-  /// nowhere is a te::Error at build time. Each Module keeps its libraries loaded while
-  /// it lives. export_library links the shared library it writes against them (a path's
-  /// folder goes into its rpath), so loading it loads them; names no library defines stay
-  /// undefined there, for the process that loads it to provide. export_object ignores
-  /// them (link the object with them yourself), and nothing is loaded for a foreign
-  /// target_triple.
+  /// "./libmy.so"), or a bare file name ("libmy.so.1") that the dynamic loader's search
+  /// path finds. build() loads them (te::Error naming one that does not load, and why)
+  /// and resolves each extern name in them, in order, then in the process; a name found
+  /// nowhere is a te::Error at build time. A Module keeps its libraries loaded while it
+  /// lives. export_library links the library it writes against them (a path directly,
+  /// with its folder in the rpath; a bare name as `-l:name`), so loading it loads them;
+  /// names no library defines stay undefined there, for the process that loads it.
+  /// export_object ignores them (link the object with them yourself), and nothing is
+  /// loaded for a foreign target_triple.
   std::vector<std::string> extern_libraries;
 };
 
