@@ -435,6 +435,14 @@ TEST_F(CallExtern, JitErrorsAtBuildTime) {
   LoweredFunc self = one_call("ext_counted", call_extern(Float(32), "ext_counted", {load(A, {i})}));
   expect_error([&] { build(self); }, {"call_extern 'ext_counted'", "the name of a function of this build"});
   expect_error([&] { export_object(self, "/tmp/te_never_written.o"); }, {"the name of a function of this build"});
+  // In an object an extern call names the C symbol itself: `expf` as double(double)
+  // beside te's exp() on float32, which calls libm's float expf(float), in either order.
+  for (bool extern_first : {true, false}) {
+    Expr te_exp = exp(load(A, {i}));
+    Expr mine = cast(Float(32), call_extern(Float(64), "expf", {cast(Float(64), load(A, {i}))}));
+    LoweredFunc both = one_call("both", extern_first ? mine + te_exp : te_exp + mine);
+    expect_error([&] { export_object(both, "/tmp/te_never_written.o"); }, {"build", "'expf'", "libm"});
+  }
   // The failed builds left nothing behind: the good kernel still builds and runs.
   NDArray a = random_array<float>({5}, 4), c = NDArray::empty({5}, Float(32));
   build(leaky_func())("leaky")(a, c, 0.5f);
