@@ -4,6 +4,7 @@
 // call is compared, bit for bit, with interpret() on the same loop IR.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -358,6 +359,43 @@ TEST_F(CudaEmulation, MathLibrary) {
 TEST_F(CudaEmulation, BitwiseOperators) {
   for (const char* name : {"bitwise", "bitwise64"})
     for (int64_t n : {64, 211}) run_and_compare(name, cuda_test::bitwise_args(n, static_cast<uint64_t>(n)));
+}
+
+// call_extern: the kernels call the __device__ functions of the header given in
+// CudaOptions::extern_headers; interpret() runs the same functions compiled for the host.
+TEST_F(CudaEmulation, ExternCallsRunTheHeadersDeviceFunctions) {
+  cuda_test::register_extern_device_functions();
+  for (const char* name : {"extern_calls", "extern_calls64"}) {
+    for (int64_t n : {37, 64}) {
+      std::vector<float> x;
+      std::vector<int32_t> a, b;
+      std::vector<double> d;
+      for (int64_t k = 0; k < n; ++k) {
+        x.push_back(0.37f * static_cast<float>(k) - 5.0f);
+        a.push_back(static_cast<int32_t>(k * k * 7 - 400));
+        b.push_back(static_cast<int32_t>(300 - 11 * k));
+        d.push_back(0.05 * static_cast<double>(k) - 0.5);
+      }
+      a[0] = std::numeric_limits<int32_t>::min();  // |MIN - b| wraps, as C's unsigned arithmetic does
+      EmulatedRun r = run_and_compare(
+          name, {NDArray::from_vector(x, {n}), NDArray::from_vector(a, {n}), NDArray::from_vector(b, {n}),
+                 NDArray::from_vector(d, {n}), NDArray::empty({n}, Float(32)), NDArray::empty({n}, Int(32)),
+                 NDArray::empty({n}, Bool()), NDArray::empty({n}, Int(8)), NDArray::empty({n}, Float(32)), 0.125f});
+      if (r.arrays.size() != 10) continue;
+      // And against plain C++.
+      std::vector<float> y = r.arrays[4].to_vector<float>();
+      std::vector<int8_t> c = r.arrays[7].to_vector<int8_t>();
+      for (int64_t k = 0; k < n; ++k) {
+        EXPECT_EQ(y[k], x[k] > 0 ? x[k] : 0.125f * x[k]) << k;
+        EXPECT_EQ(c[k], static_cast<int8_t>(std::clamp(a[k], -128, 127))) << k;
+      }
+    }
+  }
+  for (int64_t n : {128, 70}) {
+    std::vector<float> x;
+    for (int64_t k = 0; k < n; ++k) x.push_back(static_cast<float>(k % 9) - 4.5f);
+    run_and_compare("extern_vector", {NDArray::from_vector(x, {n}), NDArray::empty({n}, Float(32))});
+  }
 }
 
 TEST_F(CudaEmulation, VectorStoresLetsAndScalarParameters) {

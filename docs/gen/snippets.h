@@ -9,6 +9,7 @@
 #include <te/te.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -636,6 +637,81 @@ inline std::string pass_list() {
 }
 
 // Every snippet by name.
+// ---- call_extern (docs/extern_calls.md) ----
+
+inline LoweredFunc extern_gpu_func() {
+  // [doc:extern.define]
+  Var n("n");
+  Tensor X = placeholder({n}, Float(32), "X");
+  Tensor Y = compute({n}, [&](Expr i) {
+    return call_extern(Float(32), "soft_clip", {X(i), 4.0f});  // float soft_clip(float, float)
+  }, "Y");
+  Schedule s = create_schedule({Y});
+  auto [bx, tx] = s[Y].split(Y.axis(0), 64);
+  s[Y].bind(bx, thread_axis("blockIdx.x"));
+  s[Y].bind(tx, thread_axis("threadIdx.x"));
+  LoweredFunc f = lower(s, {X, Y}, "clip");
+  // [/doc]
+  return f;
+}
+
+inline std::string extern_ir() { return text(extern_gpu_func()); }
+
+// From the copied-in header to the end of the kernel.
+inline std::string extern_cuda() {
+  LoweredFunc f = extern_gpu_func();
+  // [doc:extern.cuda]
+  CudaOptions options;
+  options.extern_code =  // or, from a file: options.extern_headers = {"soft_clip.cuh"};
+      "__device__ inline float soft_clip(float x, float limit) {\n"
+      "  return limit * tanhf(x / limit);\n"
+      "}\n";
+  CudaModule cu = build_cuda(f, options);
+  // [/doc]
+  std::string source = cu.source();
+  size_t start = source.find("// ---- CudaOptions::extern_code");
+  size_t end = source.find("#ifndef __CUDACC_RTC__", start);
+  if (start == std::string::npos || end == std::string::npos) return source;
+  std::string part = source.substr(start, end - start);
+  while (part.size() > 1 && part[part.size() - 2] == '\n') part.pop_back();  // one final newline
+  return part;
+}
+
+inline std::string extern_interpret() {
+  LoweredFunc f = extern_gpu_func();
+  std::ostringstream out;
+  // [doc:extern.interpret]
+  register_extern("soft_clip", [](float x, float limit) { return limit * std::tanh(x / limit); });
+  NDArray x = NDArray::from_vector(std::vector<float>{-100, -4, 0, 1, 100}, {5});
+  NDArray y = NDArray::empty({5}, Float(32));
+  interpret(f, {x, y});
+  for (float v : y.to_vector<float>()) out << v << " ";
+  // [/doc]
+  return out.str() + "\n";
+}
+
+// A libm function te has no intrinsic for: the JIT finds it in the process, CUDA
+// declares it itself.
+inline std::string extern_library() {
+  std::ostringstream out;
+  // [doc:extern.library]
+  Var n("n");
+  Tensor X = placeholder({n}, Float(32), "X");
+  Tensor Y = compute({n}, [&](Expr i) { return call_extern(Float(32), "cbrtf", {X(i)}); }, "Y");
+  Schedule s = create_schedule({Y});
+  auto [xo, xi] = s[Y].split(Y.axis(0), 8);
+  s[Y].vectorize(xi);  // eight calls per vector iteration
+  LoweredFunc f = lower(s, {X, Y}, "cube_root");
+  Module m = build(f);  // cbrtf: found in the process (libm)
+  NDArray x = NDArray::from_vector(std::vector<float>{-27, 0, 1, 8, 1000}, {5});
+  NDArray y = NDArray::empty({5}, Float(32));
+  m("cube_root")(x, y);
+  for (float v : y.to_vector<float>()) out << v << " ";
+  // [/doc]
+  out << "\n" << text(f);
+  return out.str();
+}
+
 inline std::vector<Snippet> snippets() {
   std::vector<Snippet> out;
   auto pair = [&](const std::string& name, BeforeAfter (*fn)()) {
@@ -686,6 +762,10 @@ inline std::vector<Snippet> snippets() {
   pair("reductions.argmax", argmax_example);
   out.push_back({"reductions.argmax_threads", argmax_threads_example});
   out.push_back({"reductions.compute_tuple", compute_tuple_example});
+  out.push_back({"extern.ir", extern_ir});
+  out.push_back({"extern.cuda", extern_cuda});
+  out.push_back({"extern.interpret", extern_interpret});
+  out.push_back({"extern.library", extern_library});
   out.push_back({"grid_sample.table", grid_sample_table});
   out.push_back({"dump_ir.passes", pass_list});
   for (const char* pass : {"inline", "infer_bound", "build_loop_nests", "storage_flatten", "simplify", "loop_partition", "vectorize"})

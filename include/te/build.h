@@ -51,6 +51,17 @@ struct TE_API BuildOptions {
   std::string target_cpu;
   /// Features added to (or removed from) the CPU's own, LLVM's spelling: "+sve,-avx512f".
   std::string target_features;
+  /// Shared libraries the functions of call_extern come from: a path ("/opt/lib/libmy.so",
+  /// "./libmy.so"), or a bare file name ("libmy.so.1") that the dynamic loader's search
+  /// path finds. build() loads them (te::Error naming one that does not load, and why)
+  /// and resolves each extern name in them, in order, then in the process; a name found
+  /// nowhere is a te::Error at build time. A Module keeps its libraries loaded while it
+  /// lives. export_library links the library it writes against them (a path directly,
+  /// with its folder in the rpath; a bare name as `-l:name`), so loading it loads them;
+  /// names no library defines stay undefined there, for the process that loads it.
+  /// export_object ignores them (link the object with them yourself), and nothing is
+  /// loaded for a foreign target_triple.
+  std::vector<std::string> extern_libraries;
 };
 
 /// JIT-compiles for the host CPU (its name and features, e.g. AVX2/AVX-512), or for the
@@ -58,7 +69,9 @@ struct TE_API BuildOptions {
 /// (te::Error naming the missing features otherwise, rather than an illegal instruction
 /// at the call). Function
 /// names must be C identifiers and distinct. Building a kernel identical to one whose
-/// Module is still alive reuses that code (see jit_stats).
+/// Module is still alive reuses that code (see jit_stats). Every call_extern function is
+/// resolved here (BuildOptions::extern_libraries, then the process): te::Error naming
+/// the first one that is not found.
 TE_API Module build(const LoweredFunc& func, const BuildOptions& options = {});
 /// One Module holding several functions.
 TE_API Module build(const std::vector<LoweredFunc>& funcs, const BuildOptions& options = {});
@@ -69,7 +82,8 @@ TE_API Module build(const std::vector<LoweredFunc>& funcs, const BuildOptions& o
 /// in order of first appearance, returning 0 on success or nonzero with the message in
 /// te_get_last_error(). Objects are compiled for the options' target (the host's CPU by
 /// default; see BuildOptions::target_triple) and need only
-/// libte_runtime (for parallel loops, errors and heap allocations) at link time.
+/// libte_runtime (for parallel loops, errors and heap allocations) at link time, and
+/// the functions of call_extern, which stay undefined symbols of their C names.
 TE_API void export_object(const LoweredFunc& func, const std::string& path,
                           const BuildOptions& options = {});
 /// Several functions in one object file.

@@ -48,6 +48,20 @@ struct TE_API CudaOptions {
     Int64   ///< always 64 bits
   };
   IndexWidth index_width = IndexWidth::Auto;  ///< See IndexWidth.
+  /// Headers (paths) defining the `__device__` functions that call_extern calls. Their
+  /// text is copied into the source, after te's preamble and before the kernels, so the
+  /// .cu stays one self-contained file for nvcc and NVRTC (a header's own #includes are
+  /// kept as written: the compiler's include path resolves them). build_cuda checks that
+  /// each extern name appears in a header (or in extern_code) followed by `(`, outside
+  /// comments: a te::Error names the ones that do not. That check is textual: a name
+  /// declared only through a macro is not seen, and a name merely called there passes
+  /// (nvcc then reports it).
+  std::vector<std::string> extern_headers;
+  /// Source text copied in after extern_headers, as if it were one more header.
+  std::string extern_code;
+  /// Names call_extern may call that CUDA declares itself (its math library and
+  /// intrinsics: "hypotf", "normcdff", "__brev"): no header needed, te takes them on trust.
+  std::vector<std::string> extern_builtins;
 };
 
 /// One parameter of a kernel or of the host launcher.
@@ -122,7 +136,9 @@ class TE_API CudaModule {
 /// allocation), a threadIdx loop outside every blockIdx loop, a blockIdx loop inside a
 /// threadIdx loop, one thread tag bound to different extents in one kernel, more than
 /// 1024 threads per block or a grid/block dimension over CUDA's limit (when constant),
-/// more than 48 KiB of static shared memory, non-constant shared or local sizes.
+/// more than 48 KiB of static shared memory, non-constant shared or local sizes, a
+/// call_extern whose name no header of options declares (or that host code would run),
+/// a header that cannot be read.
 TE_API CudaModule build_cuda(const LoweredFunc& f, const CudaOptions& options = {});
 
 /// True if te was built with NVRTC (the CUDA toolkit was found by CMake).

@@ -54,6 +54,8 @@ TE_API bool is_logical(BinOp op);        ///< And, Or
 /// WarpShuffleDown(value, delta, thread) exchanges values between the threads of a GPU
 /// warp (see warp_shuffle_down). ThreadAllreduce is a marker lowering places and then
 /// expands itself (pass "lower_thread_allreduce"); no lowered function contains it.
+/// Extern is a call of a C function outside te (see call_extern; CallNode::extern_name
+/// names it).
 enum class Intrinsic : uint8_t {
   Floor, Ceil, Round, NearbyInt, Trunc, Abs, Exp, Log, Sqrt, Pow, Tanh, Fma, Likely,
   IfThenElse, WarpShuffleDown, ThreadAllreduce,
@@ -61,7 +63,9 @@ enum class Intrinsic : uint8_t {
   Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Erf, Sigmoid, Exp2, Log2, Log10,
   Log1p, Expm1, Rsqrt, IsNan, IsInf, IsFinite,
   // Bitwise operations on integers (see operator& and friends).
-  BitAnd, BitOr, BitXor, BitNot, ShiftLeft, ShiftRight, Popcount
+  BitAnd, BitOr, BitXor, BitNot, ShiftLeft, ShiftRight, Popcount,
+  // A function outside te, by name (call_extern).
+  Extern
 };
 TE_API const char* intrinsic_name(Intrinsic op);  ///< "floor", "if_then_else", ...
 
@@ -267,14 +271,17 @@ struct TE_API BroadcastNode : ExprNode {
   /// See broadcast().
   BroadcastNode(DataType t, Expr v, int l) : ExprNode(kKind, t), value(std::move(v)), lanes(l) {}
 };
-/// A call of a built-in function.
+/// A call of a built-in function, or of a function outside te (Intrinsic::Extern).
 struct TE_API CallNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Call;  ///< The node's kind.
   Intrinsic op;            ///< The function.
   std::vector<Expr> args;  ///< Its arguments.
-  /// A call of o.
-  CallNode(DataType t, Intrinsic o, std::vector<Expr> a)
-      : ExprNode(kKind, t), op(o), args(std::move(a)) {}
+  /// Intrinsic::Extern: the C name of the function called (see call_extern); empty for
+  /// the built-in functions. Passes that rebuild a call keep it.
+  std::string extern_name;
+  /// A call of o (of the extern function `name` when o is Intrinsic::Extern).
+  CallNode(DataType t, Intrinsic o, std::vector<Expr> a, std::string name = {})
+      : ExprNode(kKind, t), op(o), args(std::move(a)), extern_name(std::move(name)) {}
 };
 /// `let var = value in body`, as an expression.
 struct TE_API LetNode : ExprNode {
@@ -532,6 +539,31 @@ TE_API Expr operator<<(Expr a, Expr b);
 TE_API Expr operator>>(Expr a, Expr b);
 TE_API Expr popcount(Expr a);  ///< the number of bits set, in a's type
 //@}
+/// A call of the C function `name`, defined outside te, on scalar arguments:
+/// `call_extern(Float(32), "my_activation", {A(i), alpha})`. The function's C signature
+/// follows from the types: it returns `ret` and takes one parameter of each argument's
+/// type, in order (bool, int8..int64, uint8..uint64, float32 as `float`, float64 as
+/// `double`; a literal `2` is an int32, `2.0f` a float32: cast where the function
+/// takes another type). Where it comes from:
+///  - build() (JIT): the libraries in BuildOptions::extern_libraries, then the process
+///    (an executable's own functions must be exported: link it with `-rdynamic`);
+///    a name found in neither is a te::Error at build time;
+///  - export_object / export_library: an undefined symbol the object's user links (see
+///    BuildOptions::extern_libraries for what export_library links);
+///  - build_cuda: a `__device__` function from a header given in
+///    CudaOptions::extern_headers (te::Error at build time when no header declares it);
+///  - interpret(): the host function registered with te::register_extern.
+///
+/// te treats the function as pure: its result depends only on its arguments, and te may
+/// call it any number of times (an inlined stage recomputes it; the simplifier may drop
+/// a call whose value is unused, as in `f(x) * 0`), in any order and from several threads
+/// at once (parallel loops, GPU threads). It must not throw. In a vectorized loop it is
+/// called once per lane (only for the lanes an if_then_else takes). Two calls are equal()
+/// when they call the same name with equal arguments.
+///
+/// te::Error when name is not a C identifier, ret is not one of the types above (float16
+/// included: pass a float32), or an argument is undefined, a vector or of another type.
+TE_API Expr call_extern(DataType ret, const std::string& name, std::vector<Expr> args);
 /// cond, marked as expected to hold (loop_partition splits loops on it).
 TE_API Expr likely(Expr cond);
 /// `let v = value in body`.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "codegen_cuda_src/code_writer.h"
+#include "codegen_cuda_src/extern_headers.h"
 #include "codegen_cuda_src/helpers.h"
 #include "codegen_cuda_src/host_printer.h"
 #include "codegen_cuda_src/stmt_util.h"
@@ -55,6 +56,8 @@ std::string CudaModule::launcher_declaration() const {
 }
 
 CudaModule build_cuda(const LoweredFunc& f, const CudaOptions& options) {
+  // First: a missing header is the most likely mistake and the cheapest to report.
+  std::string extern_text = cuda::extern_header_text(f, options);
   cuda::HelperSet helpers;
   cuda::HostProgram p = cuda::split_host_and_kernels(f, options, helpers);
   bool half = cuda::uses_float16(f);
@@ -68,6 +71,7 @@ CudaModule build_cuda(const LoweredFunc& f, const CudaOptions& options) {
   src += kPreamble;
   if (half) src += "#include <cuda_fp16.h>\n";
   if (!helpers.empty()) src += "\n" + helpers.definitions();
+  if (!extern_text.empty()) src += "\n" + extern_text;
   for (const std::string& k : p.kernel_texts) src += "\n" + k;
   src += "\n#ifndef __CUDACC_RTC__\n" + p.launcher_text + "#endif  // __CUDACC_RTC__\n";
   return CudaModule(p.launcher_name, std::move(src), std::move(p.launcher_params), std::move(p.kernels), half);

@@ -265,6 +265,7 @@ std::string ExprPrinter::float_call(const char* name, DataType t, const std::vec
 
 std::string ExprPrinter::call(const CallNode* n) {
   DataType t = n->dtype.element_of();
+  if (n->op == Intrinsic::Extern) return extern_call(n);
   if (is_bitwise(n->op)) return bitwise(n);
   switch (n->op) {
     case Intrinsic::IfThenElse:
@@ -334,6 +335,24 @@ std::string ExprPrinter::call(const CallNode* n) {
   // float16 math runs in float and rounds once, like the interpreter.
   int bits = is_half(t) ? 32 : t.bits();
   return float_call(math_name(n->op, bits, mode_.fast_math).c_str(), t, args);
+}
+
+// call_extern: the user's __device__ function (CudaOptions::extern_headers), called with
+// arguments of exactly the call's types, so that overloads resolve as te's types say. A
+// vectorized call prints once per lane, as every vector expression does.
+std::string ExprPrinter::extern_call(const CallNode* n) {
+  if (mode_.host)
+    throw Error(fmt::format("CUDA codegen: call_extern '{}' is outside every kernel; host code cannot call "
+                            "__device__ functions (bind the loops that compute it to blockIdx/threadIdx)",
+                            n->extern_name));
+  std::vector<std::string> args;
+  for (const Expr& a : n->args) {
+    DataType at = a.dtype().element_of();
+    std::string v = print_bare(a);
+    // In 64-bit index code an int32 value is held in an int64_t: pass the int32 itself.
+    args.push_back(compute_type(at) != at ? fmt::format("({})({})", c_type(at), v) : v);
+  }
+  return fmt::format("{}({})", n->extern_name, fmt::join(args, ", "));
 }
 
 // te's bitwise operations on the real type (in wide mode an int32 is held in int64: the

@@ -75,6 +75,7 @@ class ExprPrinter {
   std::string call(const CallNode* n);
   std::string float_call(const char* name, DataType t, const std::vector<std::string>& args);
   std::string bitwise(const CallNode* n);
+  std::string extern_call(const CallNode* n);
   std::string load(const LoadNode* n);
   std::string let(const LetNode* n);
   std::string buffer_name(const Buffer& b);

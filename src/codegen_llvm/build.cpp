@@ -75,6 +75,8 @@ std::string cache_key(const CompileInput& in) {
   key += fmt::format("\nopt {} fma {} stream {}\ntarget {}|{}|{}\n", in.options.opt_level,
                      in.options.fma_contraction, in.options.streaming_store_min_bytes,
                      in.options.target_triple, in.options.target_cpu, in.options.target_features);
+  // Extern functions are resolved in these, in order: other libraries, other code.
+  for (const std::string& library : in.options.extern_libraries) key += "extern library " + library + "\n";
   for (const LoweredFunc& f : in.funcs) {
     IdentityPattern pattern;
     for (const Param& p : f.params) pattern.param(p);

@@ -62,6 +62,9 @@ struct CodeGenOptions {
 
 // The external name of a function's packed entry point.
 std::string packed_symbol(const std::string& prefix, const std::string& name);
+// The symbol a call_extern of `name` calls: the name itself in objects (no prefix), a
+// per-build alias in the JIT, which binds it to the address it resolved.
+std::string extern_symbol(const std::string& prefix, const std::string& name);
 
 class CodeGen {
  public:
@@ -128,6 +131,9 @@ class CodeGen {
   void emit_success_return();
   llvm::Value* emit_libm_call(const std::string& name, std::vector<llvm::Value*> args);
   llvm::Value* emit_if_then_else(const CallNode* n);
+  // call_extern (codegen_extern.cpp).
+  llvm::Value* emit_extern_call(const CallNode* n);
+  llvm::FunctionCallee extern_function(const std::string& name, DataType ret, const std::vector<DataType>& params);
   llvm::Value* emit_ramp(const RampNode* n);
   llvm::Value* emit_let(const LetNode* n);
 
@@ -194,6 +200,7 @@ class CodeGen {
   VarBounds loop_bounds_;  // the enclosing loops with constant bounds: their variables' ranges
   std::unordered_map<const BufferNode*, BufferInfo> buffers_;  // parameters and live allocations
   llvm::Value* mask_ = nullptr;  // live lanes inside a vector if_then_else branch
+  llvm::Value* extern_mask_ = nullptr;  // a vector store's predicate: the lanes extern calls run for
   // Per buffer of the current kernel: its alias scope list and the others' (alias_scopes_for).
   std::unordered_map<const BufferNode*, llvm::MDNode*> scope_of_, noalias_of_;
   int parallel_bodies_ = 0;

@@ -176,6 +176,8 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
   switch (n->op) {
     case Intrinsic::IfThenElse:
       return emit_if_then_else(n);
+    case Intrinsic::Extern:
+      return emit_extern_call(n);
     case Intrinsic::WarpShuffleDown:
     case Intrinsic::ThreadAllreduce:
       fail_build(

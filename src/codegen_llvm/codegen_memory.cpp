@@ -143,8 +143,8 @@ Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* a
   Expr inside = index >= zero && index < size;
   llvm::Value* bad = b_.CreateNot(to_bool(emit(inside), inside.dtype()));
   if (active != nullptr) bad = b_.CreateAnd(bad, splat_if_vector(active, lanes));
-  std::string message = fmt::format("{}: out-of-bounds {} buffer '{}': an index read from memory ({}) is "
-                                    "outside the buffer",
+  std::string message = fmt::format("{}: out-of-bounds {} buffer '{}': an index read from memory or returned by "
+                                    "an extern function ({}) is outside the buffer",
                                     func_name_, is_store ? "store to" : "load from", buf.name(), to_string(index));
   llvm::Value* flag = nullptr;
   for (const auto& [m, slot] : fs_.bad_index_flags)
@@ -210,30 +210,37 @@ void CodeGen::emit_store(const StoreNode* n) {
   Expr index = flatten_index(n->buffer, n->indices);
   llvm::Type* elem_mem = memory_type(info.dtype);
   llvm::Align elem_align(static_cast<uint64_t>(info.dtype.bytes()));
-  llvm::Value* value = to_memory(emit(n->value), t);
   llvm::Value* active =
       n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
+  // The value is computed for the stored lanes only, as interpret() does (it matters for
+  // extern calls): a scalar store computes it behind the predicate's branch, a vector
+  // store's extern calls run for the predicate's lanes.
+  llvm::BasicBlock* done_bb = nullptr;
+  if (t.is_scalar() && active != nullptr) {
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* store_bb = llvm::BasicBlock::Create(ctx_, "store.guarded", fn);
+    done_bb = llvm::BasicBlock::Create(ctx_, "store.done", fn);
+    b_.CreateCondBr(any_lane(active), store_bb, done_bb);
+    b_.SetInsertPoint(store_bb);
+  }
+  if (active != nullptr && t.is_vector()) active = splat_if_vector(active, t.lanes());
+  llvm::Value* outer_extern_mask = extern_mask_;
+  if (t.is_vector()) extern_mask_ = and_masks(outer_extern_mask, active);
+  llvm::Value* value = to_memory(emit(n->value), t);
+  extern_mask_ = outer_extern_mask;
   // A scatter through indices read from memory (hand-built loop IR: compute() cannot
   // express one) writes element 0 instead of outside the buffer, and the call fails.
   if (reads_memory(index, data_vars_) && !provably_in_bounds(n->buffer, index))
-    index = checked_index(n->buffer, index, and_masks(active, mask_), /*is_store=*/true);
+    index = checked_index(n->buffer, index, and_masks(t.is_scalar() ? nullptr : active, mask_), /*is_store=*/true);
   if (t.is_scalar()) {
     llvm::Value* ptr = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(index), index.dtype()));
-    if (active == nullptr) {
-      annotate(b_.CreateAlignedStore(value, ptr, elem_align), info);
-      return;
-    }
-    llvm::Function* fn = b_.GetInsertBlock()->getParent();
-    llvm::BasicBlock* store_bb = llvm::BasicBlock::Create(ctx_, "store.guarded", fn);
-    llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(ctx_, "store.done", fn);
-    b_.CreateCondBr(any_lane(active), store_bb, done_bb);
-    b_.SetInsertPoint(store_bb);
     annotate(b_.CreateAlignedStore(value, ptr, elem_align), info);
-    b_.CreateBr(done_bb);
-    b_.SetInsertPoint(done_bb);
+    if (done_bb != nullptr) {
+      b_.CreateBr(done_bb);
+      b_.SetInsertPoint(done_bb);
+    }
     return;
   }
-  if (active != nullptr) active = splat_if_vector(active, t.lanes());
   Expr base;
   int64_t stride = 0;
   if (as_strided(index, &base, &stride) && stride == 1) {

@@ -1,5 +1,6 @@
 // The compilation pipeline: CodeGen -> verify -> optimize -> object file or text.
 #include <fmt/format.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -10,9 +11,32 @@
 #include "codegen_llvm/internal_compile.h"
 #include "codegen_llvm/llvm_compat.h"
 #include "codegen_llvm/target.h"
+#include "expr/extern_calls.h"
 #include "te/log.h"
 
 namespace te::codegen {
+
+namespace {
+
+// In an object an extern call names the C symbol itself, which te's math functions may
+// also call (`expf`): one symbol called with two function types would be a silent ABI
+// mismatch. (CodeGen catches the extern declared second; this, the libm call second.)
+void check_one_signature_per_symbol(llvm::Module& m) {
+  for (llvm::Function& fn : m)
+    for (llvm::BasicBlock& bb : fn)
+      for (llvm::Instruction& inst : bb) {
+        auto* call = llvm::dyn_cast<llvm::CallInst>(&inst);
+        if (call == nullptr) continue;
+        auto* callee = llvm::dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
+        if (callee != nullptr && callee->getFunctionType() != call->getFunctionType())
+          throw Error(fmt::format("build: '{}' is called with two C signatures in this build: a call_extern of "
+                                  "that name and te's own math function, which calls libm's '{}'; give the "
+                                  "extern function another name or call it with the types libm's takes",
+                                  callee->getName().str(), callee->getName().str()));
+      }
+}
+
+}  // namespace
 
 std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const CompileInput& in,
                                               const std::string& symbol_prefix, bool packed_entries,
@@ -28,8 +52,17 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   options.packed_entries = packed_entries;
   options.streaming_store_min_bytes =
       streaming_threshold(target, in.options.streaming_store_min_bytes);
+  // In an object, a kernel and an extern function of one name would be one symbol.
+  const std::vector<ExternFunction> externs = extern_functions(in.funcs, "build");
+  for (const ExternFunction& f : externs)
+    for (const LoweredFunc& func : in.funcs)
+      if (func.name == f.name)
+        throw Error(fmt::format("build: '{}' calls call_extern '{}', the name of a function of this build; an "
+                                "extern function needs a name of its own",
+                                f.caller, f.name));
   CodeGen cg(*m, options);
   for (size_t k = 0; k < in.funcs.size(); ++k) cg.add_function(in.funcs[k], in.sigs[k]);
+  if (!externs.empty()) check_one_signature_per_symbol(*m);
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(*m, &os)) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -62,6 +63,26 @@ std::vector<std::string> c_compiler(const BuildOptions& options) {
   std::istringstream in(cc != nullptr && *cc != '\0' ? cc : fallback);
   for (std::string w; in >> w;) words.push_back(w);
   return words;
+}
+
+// The linker arguments of BuildOptions::extern_libraries: a path is linked as it is, with
+// its folder in the rpath (made absolute: the library is found wherever the program
+// runs from); a bare file name is searched as the dynamic loader will (-l:name).
+std::vector<std::string> extern_library_arguments(const BuildOptions& options) {
+  std::vector<std::string> args;
+  for (const std::string& lib : options.extern_libraries) {
+    if (lib.empty()) throw Error("export_library: BuildOptions::extern_libraries has an empty entry");
+    if (lib.find('/') == std::string::npos) {
+      args.push_back("-l:" + lib);
+      continue;
+    }
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(lib, ec);
+    if (ec) absolute = lib;
+    args.push_back(absolute.string());
+    args.push_back("-Wl,-rpath," + absolute.parent_path().string());
+  }
+  return args;
 }
 
 std::string header_guard(const std::string& path) {
@@ -165,6 +186,7 @@ void export_library(const std::vector<LoweredFunc>& funcs, const std::string& pa
     for (const char* a : {"-shared", "-o"}) argv.push_back(a);
     argv.push_back(path);
     argv.push_back(object_path);
+    for (const std::string& a : extern_library_arguments(options)) argv.push_back(a);
     run_program(argv, "export_library");
   } catch (...) {
     std::remove(object_path.c_str());

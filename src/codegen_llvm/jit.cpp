@@ -12,6 +12,7 @@
 
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/compiler.h"
+#include "codegen_llvm/extern_symbols.h"
 #include "codegen_llvm/internal_compile.h"
 #include "codegen_llvm/llvm_compat.h"
 #include "codegen_llvm/target.h"
@@ -68,21 +69,36 @@ llvm::orc::LLJIT& the_jit() {
 
 class JitCode : public LoadedCode {
  public:
-  JitCode(llvm::orc::ResourceTrackerSP tracker, std::vector<PackedFn> fns)
-      : tracker_(std::move(tracker)), fns_(std::move(fns)) {
+  JitCode(llvm::orc::ResourceTrackerSP tracker, std::vector<PackedFn> fns,
+          std::unique_ptr<ExternLibraries> libraries)
+      : tracker_(std::move(tracker)), fns_(std::move(fns)), libraries_(std::move(libraries)) {
     g_live_code.fetch_add(1);
   }
   ~JitCode() override {
     // Nothing useful can be done if unloading fails; the code then stays mapped.
     if (llvm::Error err = tracker_->remove()) llvm::consumeError(std::move(err));
     g_live_code.fetch_sub(1);
+    // libraries_ closes after the code that calls into them is gone (members die after
+    // this body).
   }
   PackedFn packed(size_t k) const override { return fns_.at(k); }
 
  private:
   llvm::orc::ResourceTrackerSP tracker_;
   std::vector<PackedFn> fns_;
+  std::unique_ptr<ExternLibraries> libraries_;
 };
+
+// The address of every call_extern function of the build, under the symbol its code calls
+// (extern_symbol): resolved before any compiling, so an unknown name fails the build at
+// once with te's message, never as a lookup failure of the linked code.
+llvm::orc::SymbolMap resolve_externs(llvm::orc::LLJIT& jit, const CompileInput& in, const std::string& prefix,
+                                     const ExternLibraries& libraries) {
+  llvm::orc::SymbolMap symbols;
+  for (const ExternFunction& f : extern_functions(in.funcs, "build"))
+    symbols[jit.mangleAndIntern(extern_symbol(prefix, f.name))] = compat::absolute_symbol(libraries.resolve(f));
+  return symbols;
+}
 
 }  // namespace
 
@@ -94,6 +110,8 @@ std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
   std::string what = in.funcs.empty() ? "JIT" : "JIT '" + in.funcs[0].name + "'";
   TE_LOG(Info, fmt::format("{}: compiling (not in the cache)", what));
   StageTimer timer(what);
+  auto libraries = std::make_unique<ExternLibraries>(in.options.extern_libraries);
+  llvm::orc::SymbolMap externs = resolve_externs(jit, in, prefix, *libraries);
   std::string object;
   {
     llvm::LLVMContext ctx;
@@ -111,9 +129,16 @@ std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
   g_compilations.fetch_add(1);
   llvm::orc::JITDylib& main = jit.getMainJITDylib();
   llvm::orc::ResourceTrackerSP tracker = main.createResourceTracker();
+  if (!externs.empty()) {
+    if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(std::move(externs)), tracker))
+      throw Error("build: the JIT cannot register the extern functions: " + llvm_message(std::move(err)));
+  }
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, prefix + "object");
-  if (llvm::Error err = jit.addObjectFile(tracker, std::move(buffer)))
-    throw Error("build: the JIT rejects the compiled code: " + llvm_message(std::move(err)));
+  if (llvm::Error err = jit.addObjectFile(tracker, std::move(buffer))) {
+    std::string message = llvm_message(std::move(err));
+    if (llvm::Error removed = tracker->remove()) llvm::consumeError(std::move(removed));
+    throw Error("build: the JIT rejects the compiled code: " + message);
+  }
   std::vector<PackedFn> fns;
   for (const KernelSignature& sig : in.sigs) {
     auto sym = jit.lookup(main, packed_symbol(prefix, sig.name));
@@ -127,7 +152,7 @@ std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
   }
   timer.lap("JIT linking");
   timer.finish();
-  return std::make_shared<JitCode>(std::move(tracker), std::move(fns));
+  return std::make_shared<JitCode>(std::move(tracker), std::move(fns), std::move(libraries));
 }
 
 void note_cache_hit() {

@@ -207,6 +207,7 @@ std::optional<Bounds> Analyzer::compute(const Expr& e) {
           return hull(*bounds(n->args[1]), *bounds(n->args[2]));
         }
         case Intrinsic::Likely: return bounds(n->args[0]);
+        case Intrinsic::Extern: return type_range(t);  // anything its C type holds
         case Intrinsic::Abs: {
           if (!is_tracked(n->args[0].dtype())) return type_range(t);
           Bounds a = *bounds(n->args[0]);

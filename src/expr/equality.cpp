@@ -58,7 +58,7 @@ bool equal_node(const ExprNode* x, const ExprNode* y) {
     case ExprKind::Call: {
       auto* a = static_cast<const CallNode*>(x);
       auto* b = static_cast<const CallNode*>(y);
-      return a->op == b->op && equal_all(a->args, b->args);
+      return a->op == b->op && a->extern_name == b->extern_name && equal_all(a->args, b->args);
     }
     case ExprKind::Let: {
       auto* a = static_cast<const LetNode*>(x);

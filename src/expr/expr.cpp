@@ -208,6 +208,7 @@ const char* intrinsic_name(Intrinsic op) {
     case Intrinsic::ShiftLeft: return "shift_left";
     case Intrinsic::ShiftRight: return "shift_right";
     case Intrinsic::Popcount: return "popcount";
+    case Intrinsic::Extern: return "call_extern";
   }
   return "?";
 }

@@ -7,7 +7,7 @@
 
 namespace te {
 
-// The number of arguments of op.
+// The number of arguments of op (not Extern: an extern call takes what its C function does).
 inline size_t intrinsic_arity(Intrinsic op) {
   switch (op) {
     case Intrinsic::Pow: case Intrinsic::Atan2: case Intrinsic::BitAnd: case Intrinsic::BitOr:

@@ -285,7 +285,7 @@ Expr IRMutator::mutate_call(const Expr& e, const CallNode* n) {
   if (!mutate_all(n->args, &args)) return e;
   DataType t = n->dtype;
   for (const Expr& a : args) t = t.with_lanes(std::max(t.lanes(), a.dtype().lanes()));
-  return make_expr<CallNode>(t, n->op, std::move(args));
+  return make_expr<CallNode>(t, n->op, std::move(args), n->extern_name);
 }
 Expr IRMutator::mutate_let(const Expr& e, const LetNode* n) {
   Expr v = mutate(n->value), b = mutate(n->body);

@@ -4,7 +4,8 @@
 //   expressions   binary ops fully parenthesised: (a + b), (a < b), (a && b), !a;
 //                 `/` and `%` are FLOOR division and modulo, truncdiv(a, b) / truncmod(a, b)
 //                 are C's; min(a, b), max(a, b), select(c, a, b), if_then_else(c, a, b),
-//                 floor(x) and every other intrinsic by name; casts as float32(x).
+//                 floor(x) and every other intrinsic by name; casts as float32(x);
+//                 extern calls as call_extern(float32, "name", x, y) (the call's type).
 //   immediates    int32 plain (5, -5); other integer types in cast form (int64(5), uint8(255));
 //                 bool as true / false; float32 with an f suffix (0.5f, 1.0f, 1e+20f),
 //                 float64 plain (0.5, 1.0), float16 in cast form (float16(0.5)); the shortest
@@ -164,6 +165,15 @@ class Printer {
           print(n->args[0]);
           os_ << " " << sym << " ";
           print(n->args[1]);
+          os_ << ")";
+          return;
+        }
+        if (n->op == Intrinsic::Extern) {  // as built: call_extern(float32, "name", args...)
+          os_ << "call_extern(" << n->dtype.to_string() << ", \"" << n->extern_name << "\"";
+          for (const Expr& a : n->args) {
+            os_ << ", ";
+            print(a);
+          }
           os_ << ")";
           return;
         }

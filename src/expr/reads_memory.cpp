@@ -11,6 +11,12 @@ class MemoryReads : public IRVisitor {
 
  protected:
   void visit_load(const LoadNode*) override { found = true; }
+  // An extern function's result is as unknown as data: an index computed by one is
+  // checked at run time like a gather's.
+  void visit_call(const CallNode* n) override {
+    if (n->op == Intrinsic::Extern) found = true;
+    IRVisitor::visit_call(n);
+  }
   void visit_var(const VarNode* n) override { found = found || data_vars_.count(n) != 0; }
 
  private:

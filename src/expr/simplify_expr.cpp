@@ -213,6 +213,12 @@ Expr Simplifier::mutate_broadcast(const Expr& e, const BroadcastNode* n) {
 }
 
 Expr Simplifier::mutate_call(const Expr& e, const CallNode* n) {
+  if (n->op == Intrinsic::Extern) {
+    // Opaque: nothing is known of its value, so only its arguments simplify.
+    std::vector<Expr> args;
+    if (!mutate_all(n->args, &args)) return e;
+    return Expr(std::make_shared<const CallNode>(n->dtype, n->op, std::move(args), n->extern_name));
+  }
   if (n->op == Intrinsic::IfThenElse && n->args.size() == 3) {
     Expr c = mutate(n->args[0]);
     if (auto cv = const_int(c)) return mutate(*cv ? n->args[1] : n->args[2]);

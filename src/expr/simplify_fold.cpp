@@ -228,7 +228,7 @@ Expr fold_bitwise(Intrinsic op, const std::vector<Expr>& args, DataType t) {
 }
 
 Expr fold_call(Intrinsic op, const std::vector<Expr>& args, DataType t) {
-  if (args.empty() || !t.is_scalar()) return Expr();
+  if (args.empty() || !t.is_scalar() || op == Intrinsic::Extern) return Expr();
   if (t.is_integer())
     if (Expr f = fold_bitwise(op, args, t); f.defined()) return f;
   if (args.size() != 1) return Expr();

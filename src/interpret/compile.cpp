@@ -4,7 +4,9 @@
 
 #include <utility>
 
+#include "expr/extern_calls.h"
 #include "expr/intrinsic_info.h"
+#include "interpret/extern_registry.h"
 #include "interpret/lane_ops.h"
 #include "interpret/program.h"
 #include "te/tensor.h"
@@ -125,6 +127,26 @@ class Compiler {
     shuffles_.push_back(&c);
     return &c;
   }
+  // A call_extern: the registered host function, whose signature must be the call's.
+  const CExpr* extern_call(const CallNode* n, CExpr& c) {
+    const std::string& name = n->extern_name;
+    c.op = EOp::Extern;
+    c.host = find_host_function(name);
+    if (!c.host)
+      throw Error(fmt::format("call_extern '{}' has no host function registered with te::register_extern "
+                              "(interpret() runs extern calls on the host: register a C++ function of the "
+                              "same signature, {})",
+                              name, extern_signature(n).to_string()));
+    ExternSignature call = extern_signature(n);
+    ExternSignature host{c.host->ret, c.host->params};
+    if (call != host)
+      throw Error(fmt::format("call_extern '{}' is called as {} but the host function registered with "
+                              "te::register_extern is {}",
+                              name, call.to_string(), host.to_string()));
+    for (const Expr& a : n->args) c.args.push_back(operand(a, c.type.lanes(), "an extern call's argument"));
+    return &c;
+  }
+
   // The shuffles compiled since the last call, which must belong to a store or a let.
   std::vector<const CExpr*> take_shuffles(StmtKind owner) {
     if (!shuffles_.empty() && owner != StmtKind::Store && owner != StmtKind::LetStmt)
@@ -229,6 +251,7 @@ const CExpr* Compiler::expr(const Expr& e) {
       if (n->op == Intrinsic::ThreadAllreduce)
         throw Error("thread_allreduce is a marker that lower() expands itself (pass "
                     "lower_thread_allreduce); it cannot run");
+      if (n->op == Intrinsic::Extern) return extern_call(n, c);
       if (n->args.size() != intrinsic_arity(n->op))
         throw Error(fmt::format("{} takes {} arguments, got {}", intrinsic_name(n->op),
                                 intrinsic_arity(n->op), n->args.size()));

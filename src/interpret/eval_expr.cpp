@@ -67,6 +67,7 @@ Scalar Interpreter::eval_rare(const CExpr* e, Frame& f) {
     case EOp::Let:
       f.vars[static_cast<size_t>(e->slot)] = eval(e->a, f);
       return eval(e->b, f);
+    case EOp::Extern: return eval_extern(e, f);
     default: break;
   }
   TE_ICHECK(false, "eval: unknown node");
@@ -169,6 +170,7 @@ void Interpreter::eval_vector(const CExpr* e, Frame& f, const LaneVec* mask, Lan
       return;
     }
     case EOp::Call: eval_vector_call(e, f, mask, out); return;
+    case EOp::Extern: eval_vector_extern(e, f, mask, out); return;
     case EOp::Let:
       f.vars[static_cast<size_t>(e->slot)] = eval(e->a, f);
       eval_lanes(e->b, f, mask, n, out);

@@ -50,6 +50,9 @@ class Interpreter {
   void eval_vector(const CExpr* e, Frame& f, const LaneVec* mask, LaneVec& out);
   void eval_vector_load(const CExpr* e, Frame& f, const LaneVec* mask, LaneVec& out);
   void eval_vector_call(const CExpr* e, Frame& f, const LaneVec* mask, LaneVec& out);
+  // call_extern (eval_extern.cpp): one host call per (active) lane.
+  Scalar eval_extern(const CExpr* e, Frame& f);
+  void eval_vector_extern(const CExpr* e, Frame& f, const LaneVec* mask, LaneVec& out);
 
   // Statements for one thread (exec_stmt.cpp).
   void exec(const CStmt* s, Frame& f);

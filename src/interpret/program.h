@@ -3,16 +3,18 @@
 // (types, scoping, lowering) done once, before anything runs.
 #pragma once
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "interpret/value.h"
+#include "te/interpret.h"
 #include "te/ir.h"
 
 namespace te::interp {
 
 enum class EOp : uint8_t {
-  Const, Var, Cast, Binary, Not, Select, Load, Ramp, Broadcast, Call, IfThenElse, Let
+  Const, Var, Cast, Binary, Not, Select, Load, Ramp, Broadcast, Call, IfThenElse, Let, Extern
 };
 
 struct CExpr {
@@ -31,6 +33,9 @@ struct CExpr {
   const CExpr* c = nullptr;
   std::vector<const CExpr*> indices;  // Load: one flat index, or one per dimension
   const CExpr* predicate = nullptr;   // Load (null: every lane)
+  // Extern: the host function (held for the run: see extern_registry.h) and its arguments.
+  std::shared_ptr<const HostFunction> host;
+  std::vector<const CExpr*> args;
 };
 
 struct CStmt {

@@ -108,7 +108,8 @@ class LaneWidener : public IRMutator {
     if (!lowering::uses_any(e, relax_)) return e;
     std::vector<Expr> args;
     for (const Expr& a : n->args) args.push_back(to_lanes(widen(a)));
-    return Expr(std::make_shared<CallNode>(n->dtype.with_lanes(lanes_), n->op, std::move(args)));
+    // An extern call (a scalar C function) becomes one call per lane in the backends.
+    return Expr(std::make_shared<CallNode>(n->dtype.with_lanes(lanes_), n->op, std::move(args), n->extern_name));
   }
   Expr mutate_load(const Expr& e, const LoadNode* n) override {
     if (!lowering::uses_any(e, relax_)) return e;

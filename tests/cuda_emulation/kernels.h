@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_emulation/extern_kernels.h"
 #include "cuda_emulation/loop_builders.h"
 #include "cuda_emulation/math_bitwise_kernels.h"
 #include "cuda_emulation/reduction_kernels.h"
@@ -427,6 +428,9 @@ inline std::vector<TestModule> all_test_modules() {
       {math_library_func("math_library_fast"), fast},
       {bitwise_func(), {}},
       {bitwise_func("bitwise64"), wide},
+      {extern_calls_func(), extern_options()},
+      {extern_calls_func("extern_calls64"), extern_options(CudaOptions::IndexWidth::Int64)},
+      {extern_vector_func(), extern_options()},
       {divisions_func(), {}},
       {scale2d_func(), {}},
       {odd_names_func(), {}},

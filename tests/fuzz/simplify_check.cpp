@@ -173,6 +173,7 @@ class Lifter {
           case Intrinsic::Popcount: return popcount(a[0]);
           case Intrinsic::WarpShuffleDown:
           case Intrinsic::ThreadAllreduce: break;  // GPU-only: the generator never makes them
+          case Intrinsic::Extern: break;           // nor calls of functions outside te
         }
         break;
       }

@@ -188,6 +188,7 @@ int main(int argc, char** argv) {
   try {
     fs::create_directories(root / "corpus");
     std::mt19937 rng(2026);
+    te::cuda_test::register_extern_device_functions();  // interpret() of the call_extern kernels
     nlohmann::json corpus = nlohmann::json::array();
     for (const te::cuda_test::TestModule& m : te::cuda_test::all_test_modules())
       corpus.push_back(te::write_module(m, root / "corpus" / m.func.name, rng));
