@@ -78,7 +78,7 @@ std::string registry_header(const std::vector<LoweredFunc>& funcs, const std::st
 void export_system_module(const std::vector<LoweredFunc>& funcs, const std::string& module_name,
                           const std::string& object_path, const std::string& header_path,
                           const BuildOptions& options) {
-  if (!codegen::is_c_identifier(module_name))
+  if (!codegen::is_c_name(module_name))
     throw Error(fmt::format("export_system_module: the module name '{}' must be a C identifier",
                             module_name));
   if (funcs.empty()) throw Error("export_system_module: no functions given");

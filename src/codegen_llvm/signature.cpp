@@ -5,6 +5,8 @@
 #include <set>
 #include <unordered_set>
 
+#include "expr/extern_calls.h"
+
 namespace te::codegen {
 namespace {
 
@@ -70,18 +72,10 @@ bool is_value_type(DataType t) {
 
 }  // namespace
 
-bool is_c_identifier(const std::string& s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-  for (char c : s) {
-    bool ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    if (!ok) return false;
-  }
-  return !c_keywords().count(s);
-}
+bool is_c_name(const std::string& s) { return te::is_c_identifier(s) && !c_keywords().count(s); }
 
 KernelSignature kernel_signature(const LoweredFunc& f) {
-  if (!is_c_identifier(f.name))
+  if (!is_c_name(f.name))
     throw Error(
         fmt::format("build: function name '{}' is not a C identifier (letters, digits "
                     "and '_', not starting with a digit, not a keyword)",

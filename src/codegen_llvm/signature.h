@@ -35,6 +35,7 @@ std::string c_type(const KernelArg& a);
 // "int32_t vadd(float* A, float* B, float* C, int32_t n)"
 std::string c_prototype(const KernelSignature& s);
 
-bool is_c_identifier(const std::string& s);
+// A C identifier that is not a C keyword (a name a header can declare).
+bool is_c_name(const std::string& s);
 
 }  // namespace te::codegen

@@ -17,7 +17,7 @@ bool is_extern_type(DataType t) {
   return t.is_float() && (t.bits() == 32 || t.bits() == 64);
 }
 
-bool is_extern_name(const std::string& s) {
+bool is_c_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
@@ -37,7 +37,7 @@ std::string refusal(DataType t) {
 }  // namespace
 
 Expr call_extern(DataType ret, const std::string& name, std::vector<Expr> args) {
-  if (!is_extern_name(name))
+  if (!is_c_identifier(name))
     throw Error(fmt::format("call_extern: '{}' is not a C identifier (letters, digits and '_', not starting "
                             "with a digit): it must be the function's C name",
                             name));

@@ -2,6 +2,7 @@
 // iteration variables and tensors compared by identity.
 #include <cstring>
 
+#include "expr/reduce_rule.h"
 #include "te/ir.h"
 
 namespace te {
@@ -17,6 +18,17 @@ bool equal_all(const std::vector<Expr>& a, const std::vector<Expr>& b) {
     if (!equal(a[i], b[i])) return false;
   return true;
 }
+
+}  // namespace
+
+bool same_reduction(const ReduceNode& a, const ReduceNode& b) {
+  if (a.reducer != b.reducer || a.combiner != b.combiner || a.axis.size() != b.axis.size()) return false;
+  for (size_t i = 0; i < a.axis.size(); ++i)
+    if (!a.axis[i].same_as(b.axis[i])) return false;
+  return equal_all(a.sources, b.sources) && equal(a.condition, b.condition);
+}
+
+namespace {
 
 bool equal_node(const ExprNode* x, const ExprNode* y) {
   switch (x->kind) {
@@ -73,12 +85,7 @@ bool equal_node(const ExprNode* x, const ExprNode* y) {
     case ExprKind::Reduce: {
       auto* a = static_cast<const ReduceNode*>(x);
       auto* b = static_cast<const ReduceNode*>(y);
-      if (a->reducer != b->reducer || a->combiner != b->combiner || a->value_index != b->value_index ||
-          a->axis.size() != b->axis.size())
-        return false;
-      for (size_t i = 0; i < a->axis.size(); ++i)
-        if (!a->axis[i].same_as(b->axis[i])) return false;
-      return equal_all(a->sources, b->sources) && equal(a->condition, b->condition);
+      return a->value_index == b->value_index && same_reduction(*a, *b);
     }
   }
   return false;

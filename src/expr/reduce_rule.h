@@ -18,7 +18,8 @@ std::vector<Expr> reduce_identity(const ReduceNode& r);
 // them first where a store could come in between (see lowering's reduce_update).
 std::vector<Expr> reduce_combine(const ReduceNode& r, const std::vector<Expr>& a, const std::vector<Expr>& b);
 
-// The number of values the reduction carries (1 but for tuple reducers).
-inline size_t reduce_arity(const ReduceNode& r) { return r.sources.size(); }
+// Whether a and b reduce the same sources the same way over the same axes: the values
+// of one tuple reduction (they may differ in value_index).
+bool same_reduction(const ReduceNode& a, const ReduceNode& b);
 
 }  // namespace te

@@ -5,6 +5,7 @@
 
 #include <unordered_set>
 
+#include "expr/reduce_rule.h"
 #include "te/ir.h"
 
 namespace te {
@@ -103,14 +104,7 @@ void check_tuple_bodies(const std::vector<Expr>& bodies, const std::vector<std::
       throw Error(fmt::format("compute_tuple '{}': output '{}' is {}a reduction but output '{}' is {}: the outputs "
                               "are either all the values of one tuple reduction or all not reductions",
                               names[0], names[i], r ? "" : "not ", names[0], first ? "one" : "not"));
-    const bool same = r->reducer == first->reducer && r->combiner == first->combiner &&
-                      r->sources.size() == first->sources.size() && r->axis.size() == first->axis.size() &&
-                      equal(r->condition, first->condition);
-    bool same_sources = same;
-    for (size_t k = 0; same_sources && k < r->sources.size(); ++k)
-      same_sources = equal(r->sources[k], first->sources[k]);
-    for (size_t k = 0; same_sources && k < r->axis.size(); ++k) same_sources = r->axis[k].same_as(first->axis[k]);
-    if (!same_sources)
+    if (!same_reduction(*r, *first))
       throw Error(fmt::format("compute_tuple '{}': output '{}' is not the same reduction as output '{}': the "
                               "outputs must be the values of one tuple reduction (argmax, welford, a "
                               "comm_reducer over a tuple)",

@@ -26,7 +26,7 @@ Registry& registry() {
 }  // namespace
 
 void register_extern(const std::string& name, HostFunction fn) {
-  if (!is_extern_name(name))
+  if (!is_c_identifier(name))
     throw Error(fmt::format("register_extern: '{}' is not a C identifier (the name call_extern uses)", name));
   if (!fn.fn) throw Error(fmt::format("register_extern '{}': the function is empty", name));
   for (DataType t : fn.params)

@@ -132,9 +132,11 @@ class NestBuilder {
 
   // Each thread folds its part into a local accumulator; the marker combines them; the
   // leader (every reduction thread at 0) stores the total under the data-parallel guards.
-  void make_cross_thread_body(StageNest& nest, const ReduceNode* red, const std::vector<Expr>& srcs,
+  // reduce is the stage's Reduce (after substitution): the marker's rule.
+  void make_cross_thread_body(StageNest& nest, const Expr& reduce, const std::vector<Expr>& srcs,
                               const Expr& cond, const std::vector<Expr>& index) {
     arrange_cross_thread_loops(nest);
+    const auto* red = reduce.as<ReduceNode>();
     const Expr zero = make_const(Int(32), 0);
     std::vector<Expr> partials, outs;
     for (int i = 0; i < st_.op->num_outputs(); ++i) {
@@ -148,7 +150,7 @@ class NestBuilder {
     nest.body = guarded(update, true);
     nest.init = store_all(partials, reduce_identity(*red));
     AllreduceMarker m{partials, make_const(Bool(), 1), static_cast<int>(ctx_.allreduce_rules.size()), {}};
-    ctx_.allreduce_rules.push_back(red_);
+    ctx_.allreduce_rules.push_back(reduce);
     Expr leader;
     for (const NestLoop& L : nest.loops)
       if (is_thread_reduce(L)) {
@@ -261,14 +263,13 @@ class NestBuilder {
     ReadsToLoads to_loads(ctx_);
     Expr body = substitute(st_.op->body, roots);
     if (const auto* red = body.as<ReduceNode>()) {
-      red_ = body;
       std::vector<Expr> srcs;
       for (const Expr& s : red->sources) srcs.push_back(to_loads.mutate(s));
       bool cross_thread = false;
       for (const NestLoop& L : nest.loops) cross_thread = cross_thread || is_thread_reduce(L);
       if (cross_thread) {
         Expr cond = red->condition.defined() ? to_loads.mutate(red->condition) : Expr();
-        make_cross_thread_body(nest, red, srcs, cond, index);
+        make_cross_thread_body(nest, body, srcs, cond, index);
         return;
       }
       Stmt update = reduce_update(*red, outs, srcs);
@@ -291,7 +292,6 @@ class NestBuilder {
   std::vector<Var> reduce_vars_;
   std::map<const IterVarNode*, Expr> values_;
   std::vector<Expr> guards_;
-  Expr red_;  // the stage's Reduce, after substitution
 };
 
 }  // namespace

@@ -1,8 +1,7 @@
 // lower(): the passes, in order. Each pass is its own file in src/lower.
 #include <fmt/format.h>
 
-#include <cctype>
-
+#include "expr/extern_calls.h"
 #include "lower/dump_ir.h"
 #include "lower/passes.h"
 
@@ -19,9 +18,7 @@ std::vector<std::string> lower_pass_names() {
 namespace {
 
 void check_name(const std::string& name) {
-  bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
-  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (!ok) throw Error(fmt::format("lower: function name '{}' must be a C identifier", name));
+  if (!is_c_identifier(name)) throw Error(fmt::format("lower: function name '{}' must be a C identifier", name));
 }
 
 }  // namespace

@@ -58,8 +58,7 @@ class Expander {
   Expander(const AllreduceMarker& m, const ReduceNode& rule, const std::vector<const ForNode*>& loops,
            const ThreadExtents& kernel, bool repeats)
       : m_(m), rule_(rule), repeats_(repeats) {
-    const std::string stage = stage_of_accumulator(m.accumulators[0].as<LoadNode>()->buffer.name());
-    for (const Expr& a : m.accumulators) acc_.push_back(a.as<LoadNode>()->buffer);
+    const std::string stage = stage_of_accumulator(acc(0).name());
     identity_ = reduce_identity(rule);
     // The block's shape, and where the marker sits in it.
     const ForNode* loop_of[3] = {nullptr, nullptr, nullptr};
@@ -119,7 +118,7 @@ class Expander {
     std::vector<Stmt> out;
     if (!is_one(m_.predicate)) {
       std::vector<Expr> kept;
-      for (size_t i = 0; i < acc_.size(); ++i) kept.push_back(select(m_.predicate, partial(i), identity_[i]));
+      for (size_t i = 0; i < values(); ++i) kept.push_back(select(m_.predicate, partial(i), identity_[i]));
       out.push_back(set(kept));
     }
     if (tr_ == 1) return seq(out);
@@ -133,10 +132,13 @@ class Expander {
   std::vector<Buffer> scratch;  // shared buffers to allocate outside the thread loops
 
  private:
+  // The number of values, and value i's accumulator (a buffer of one element per thread).
+  size_t values() const { return m_.accumulators.size(); }
+  const Buffer& acc(size_t i) const { return m_.accumulators[i].as<LoadNode>()->buffer; }
   // Every accumulator set to its value.
   Stmt set(const std::vector<Expr>& v) { return store_all(m_.accumulators, v); }
   Expr partial(size_t i) const { return m_.accumulators[i]; }
-  std::vector<Expr> partials() const { return m_.accumulators; }
+  const std::vector<Expr>& partials() const { return m_.accumulators; }
   std::vector<Expr> loads(const std::vector<Buffer>& bufs, const Expr& at) const {
     std::vector<Expr> out;
     for (const Buffer& b : bufs) out.push_back(load(b, {at}));
@@ -145,7 +147,8 @@ class Expander {
   // One scratch buffer per value, named after its accumulator.
   std::vector<Buffer> scratch_buffers(const char* suffix, int64_t size) {
     std::vector<Buffer> out;
-    for (const Buffer& a : acc_) out.emplace_back(a.name() + suffix, a.dtype(), std::vector<Expr>{c32(size)}, MemoryScope::Shared);
+    for (size_t i = 0; i < values(); ++i)
+      out.emplace_back(acc(i).name() + suffix, acc(i).dtype(), std::vector<Expr>{c32(size)}, MemoryScope::Shared);
     scratch.insert(scratch.end(), out.begin(), out.end());
     return out;
   }
@@ -157,21 +160,10 @@ class Expander {
     for (int64_t d = pow2_ceil(width) / 2; d >= 1; d /= 2) {
       // Every lane shuffles (bound by a let, never inside ?:), then some combine.
       std::vector<Var> others;
-      std::vector<Expr> other_values;
-      for (const Buffer& a : acc_) {
-        others.emplace_back(a.name() + ".other", a.dtype());
-        other_values.push_back(others.back());
-      }
-      Stmt step;
-      if (rule_.reducer != Reducer::Custom) {
-        Expr v = combine_with(rule_.reducer, partial(0), other_values[0]);
-        if (partial_warp) v = select(lane + c32(d) < c32(valid), v, partial(0));
-        step = set({v});
-      } else {
-        step = reduce_update(rule_, partials(), other_values);
-        if (partial_warp) step = if_then_else(lane + c32(d) < c32(valid), step);
-      }
-      for (size_t i = acc_.size(); i-- > 0;)
+      for (size_t i = 0; i < values(); ++i) others.emplace_back(acc(i).name() + ".other", acc(i).dtype());
+      Stmt step = reduce_update(rule_, m_.accumulators, std::vector<Expr>(others.begin(), others.end()),
+                                partial_warp ? lane + c32(d) < c32(valid) : Expr());
+      for (size_t i = values(); i-- > 0;)
         step = let_stmt(others[i], warp_shuffle_down(partial(i), c32(d), tid_), step);
       out.push_back(step);
     }
@@ -190,7 +182,7 @@ class Expander {
     std::vector<Stmt> first;
     std::vector<Expr> firsts;
     Expr mine = simplify(g_ * c32(warps) + r_);
-    for (size_t i = 0; i < acc_.size(); ++i)
+    for (size_t i = 0; i < values(); ++i)
       firsts.push_back(if_then_else(r_ < c32(warps), load(totals[i], {mine}), identity_[i]));
     first.push_back(set(firsts));
     warp_steps(first, warps, r_, kWarp);
@@ -216,8 +208,7 @@ class Expander {
   const AllreduceMarker& m_;
   const ReduceNode& rule_;
   bool repeats_;
-  std::vector<Buffer> acc_;  // one accumulator per value
-  std::vector<Expr> identity_;
+  std::vector<Expr> identity_;  // one per value
   int64_t dims_[3] = {1, 1, 1};
   Expr index_[3] = {c32(0), c32(0), c32(0)};
   bool reduce_[3] = {false, false, false};

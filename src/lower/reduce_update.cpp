@@ -15,8 +15,20 @@ Stmt store_all(const std::vector<Expr>& acc, const std::vector<Expr>& values) {
   return stores.size() == 1 ? stores[0] : seq(stores);
 }
 
-Stmt reduce_update(const ReduceNode& red, const std::vector<Expr>& acc, const std::vector<Expr>& rhs) {
-  if (red.reducer != Reducer::Custom) return store_all(acc, reduce_combine(red, acc, rhs));
+namespace {
+
+// values, or the old values where only_if is false.
+std::vector<Expr> kept_unless(const Expr& only_if, std::vector<Expr> values, const std::vector<Expr>& old) {
+  if (only_if.defined())
+    for (size_t i = 0; i < values.size(); ++i) values[i] = select(only_if, values[i], old[i]);
+  return values;
+}
+
+}  // namespace
+
+Stmt reduce_update(const ReduceNode& red, const std::vector<Expr>& acc, const std::vector<Expr>& rhs,
+                   const Expr& only_if) {
+  if (red.reducer != Reducer::Custom) return store_all(acc, kept_unless(only_if, reduce_combine(red, acc, rhs), acc));
   std::vector<Expr> a, b;
   std::vector<std::pair<Var, Expr>> lets;
   for (size_t i = 0; i < acc.size(); ++i) {
@@ -27,7 +39,7 @@ Stmt reduce_update(const ReduceNode& red, const std::vector<Expr>& acc, const st
     a.push_back(av);
     b.push_back(bv);
   }
-  Stmt out = store_all(acc, reduce_combine(red, a, b));
+  Stmt out = store_all(acc, kept_unless(only_if, reduce_combine(red, a, b), a));
   for (auto it = lets.rbegin(); it != lets.rend(); ++it) out = let_stmt(it->first, it->second, out);
   return out;
 }

@@ -18,6 +18,7 @@
 /// across warps), and with `cache_row` the row is read from global memory once into
 /// shared memory when C is a constant (C elements must fit in 48 KB).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,29 @@ inline void check_input(const Tensor& x, const char* op) {
 }
 
 inline DataType compute_type(const Tensor& x) { return x.dtype() == Float(16) ? Float(32) : x.dtype(); }
+
+inline void check_affine(const Tensor& x, const Tensor& gamma, const Tensor& beta, const char* op) {
+  for (const Tensor* p : {&gamma, &beta})
+    if (p->defined() && (p->ndim() != 1 || p->dtype() != x.dtype()))
+      throw Error(std::string(op) + ": gamma and beta must be 1-D with x's dtype " + x.dtype().to_string() +
+                  ", got " + p->dtype().to_string() + " with " + std::to_string(p->ndim()) + " axes");
+}
+
+// normalize(x at a point, the point's row) * gamma + beta, in x's dtype: the output of
+// layer_norm and layer_norm_welford.
+inline Tensor affine_output(const Tensor& x, const Tensor& gamma, const Tensor& beta, const std::string& name,
+                            const std::function<Expr(const Expr&, const std::vector<Expr>&)>& normalize) {
+  return compute(
+      x.shape(),
+      [&](const std::vector<Var>& v) {
+        const Expr c = v.back();
+        Expr y = normalize(as_float(x(std::vector<Expr>(v.begin(), v.end()))), leading(v));
+        if (gamma.defined()) y = y * as_float(gamma(c));
+        if (beta.defined()) y = y + as_float(beta(c));
+        return x.dtype() == Float(16) ? cast(Float(16), y) : y;
+      },
+      name);
+}
 
 // The stage of the graph under out whose name is out's name + suffix (undefined if none).
 inline Tensor find_input(const Tensor& out, const std::string& suffix) {
@@ -196,10 +220,7 @@ inline Tensor softmax(const Tensor& x, const std::string& name = "softmax") {
 inline Tensor layer_norm(const Tensor& x, const Tensor& gamma = Tensor(), const Tensor& beta = Tensor(),
                          double eps = 1e-5, const std::string& name = "layer_norm") {
   norm_detail::check_input(x, "layer_norm");
-  for (const Tensor* p : {&gamma, &beta})
-    if (p->defined() && (p->ndim() != 1 || p->dtype() != x.dtype()))
-      throw Error("layer_norm: gamma and beta must be 1-D with x's dtype " + x.dtype().to_string() + ", got " +
-                  p->dtype().to_string() + " with " + std::to_string(p->ndim()) + " axes");
+  norm_detail::check_affine(x, gamma, beta, "layer_norm");
   const Expr cols = x.shape().back();
   const DataType ct = norm_detail::compute_type(x);
   std::vector<Expr> rows(x.shape().begin(), x.shape().end() - 1);
@@ -217,17 +238,9 @@ inline Tensor layer_norm(const Tensor& x, const Tensor& gamma = Tensor(), const 
         return sum(d * d / n, {k2});
       },
       name + ".var");
-  return compute(
-      x.shape(),
-      [&](const std::vector<Var>& v) {
-        std::vector<Expr> r = norm_detail::leading(v);
-        const Expr c = v.back();
-        Expr y = (as_float(x(std::vector<Expr>(v.begin(), v.end()))) - mean(r)) / sqrt(var(r) + make_const(ct, eps));
-        if (gamma.defined()) y = y * as_float(gamma(c));
-        if (beta.defined()) y = y + as_float(beta(c));
-        return x.dtype() == Float(16) ? cast(Float(16), y) : y;
-      },
-      name);
+  return norm_detail::affine_output(x, gamma, beta, name, [&](const Expr& xv, const std::vector<Expr>& r) {
+    return (xv - mean(r)) / sqrt(var(r) + make_const(ct, eps));
+  });
 }
 
 /// layer_norm with the mean and variance from one pass over the row (Welford's update,
@@ -236,10 +249,7 @@ inline Tensor layer_norm(const Tensor& x, const Tensor& gamma = Tensor(), const 
 inline Tensor layer_norm_welford(const Tensor& x, const Tensor& gamma = Tensor(), const Tensor& beta = Tensor(),
                                  double eps = 1e-5, const std::string& name = "layer_norm") {
   norm_detail::check_input(x, "layer_norm_welford");
-  for (const Tensor* p : {&gamma, &beta})
-    if (p->defined() && (p->ndim() != 1 || p->dtype() != x.dtype()))
-      throw Error("layer_norm_welford: gamma and beta must be 1-D with x's dtype " + x.dtype().to_string() +
-                  ", got " + p->dtype().to_string() + " with " + std::to_string(p->ndim()) + " axes");
+  norm_detail::check_affine(x, gamma, beta, "layer_norm_welford");
   const DataType ct = norm_detail::compute_type(x);
   std::vector<Expr> rows(x.shape().begin(), x.shape().end() - 1);
   IterVar k = norm_detail::column_axis(x.shape().back());
@@ -247,19 +257,9 @@ inline Tensor layer_norm_welford(const Tensor& x, const Tensor& gamma = Tensor()
       rows,
       [&](const std::vector<Var>& r) { return welford(norm_detail::as_float(x(norm_detail::at(r, k))), {k}); },
       {name + ".mean", name + ".m2", name + ".count"});
-  return compute(
-      x.shape(),
-      [&](const std::vector<Var>& v) {
-        std::vector<Expr> r = norm_detail::leading(v);
-        const Expr c = v.back();
-        Expr var = stats[1](r) / stats[2](r);
-        Expr y = (norm_detail::as_float(x(std::vector<Expr>(v.begin(), v.end()))) - stats[0](r)) *
-                 rsqrt(var + make_const(ct, eps));
-        if (gamma.defined()) y = y * norm_detail::as_float(gamma(c));
-        if (beta.defined()) y = y + norm_detail::as_float(beta(c));
-        return x.dtype() == Float(16) ? cast(Float(16), y) : y;
-      },
-      name);
+  return norm_detail::affine_output(x, gamma, beta, name, [&](const Expr& xv, const std::vector<Expr>& r) {
+    return (xv - stats[0](r)) * rsqrt(stats[1](r) / stats[2](r) + make_const(ct, eps));
+  });
 }
 
 /// One block of `threads` per row of reduce_rows' output; the row's columns split over
