@@ -80,4 +80,19 @@ void grid_sample_scalar(const float* data, const float* grid, float* out, int64_
   });
 }
 
+void bev_pool_loop(const float* depth, const float* feat, const int32_t* ranks_depth, const int32_t* ranks_feat,
+                   const int32_t* ranks_bev, const int32_t* interval_starts, const int32_t* interval_lengths,
+                   int n_intervals, int channels, float* out, size_t out_size) {
+  std::fill(out, out + out_size, 0.0f);
+  for (int i = 0; i < n_intervals; ++i) {
+    const int32_t s = interval_starts[i];
+    float* o = out + size_t(ranks_bev[s]) * size_t(channels);
+    for (int32_t j = 0; j < interval_lengths[i]; ++j) {
+      const float d = depth[ranks_depth[s + j]];
+      const float* f = feat + size_t(ranks_feat[s + j]) * size_t(channels);
+      for (int c = 0; c < channels; ++c) o[c] += d * f[c];
+    }
+  }
+}
+
 }  // namespace te_bench

@@ -19,4 +19,10 @@ void copy_bytes(void* dst, const void* src, size_t n);
 void grid_sample_scalar(const float* data, const float* grid, float* out, int64_t N, int64_t C,
                         int64_t H, int64_t W, int64_t Ho, int64_t Wo);
 
+// BEVDet's bev_pool_v2 as a plain loop (its CPU reference's structure): zero the output,
+// then per interval, per point, out row += depth * feature row.
+void bev_pool_loop(const float* depth, const float* feat, const int32_t* ranks_depth, const int32_t* ranks_feat,
+                   const int32_t* ranks_bev, const int32_t* interval_starts, const int32_t* interval_lengths,
+                   int n_intervals, int channels, float* out, size_t out_size);
+
 }  // namespace te_bench

@@ -11,6 +11,7 @@ void register_peak(const Peak& peak);
 void register_vadd();
 void register_sgemm(const Peak& peak);
 void register_grid_sample();
+void register_bev_pool();
 // Compile latency; each cold sample runs a child process (te_compile_once next to
 // self_exe for te, self_exe --compile_once=<peer>:<kernel> for a peer).
 void register_compile(const std::string& self_exe);

@@ -34,6 +34,12 @@ struct TE_API BuildOptions {
   int opt_level = 3;            ///< 0..3: LLVM's O0..O3
   bool fma_contraction = true;  ///< allow a * b + c to become one fused multiply-add
   bool use_cache = true;        ///< reuse the code of an identical earlier build
+  /// Indices read from memory (gathers, te::scatter positions, data-dependent reduction
+  /// bounds) are checked at run time: the call fails with a te::Error naming the buffer.
+  /// false drops those checks, for inputs the caller has validated (for bev_pool,
+  /// ops::check_bev_pool_inputs): an index outside its buffer then reads or writes
+  /// outside it, as in C. Indices from loop variables never need a check.
+  bool check_data_indices = true;
   /// Streaming (non-temporal) stores, x86: a vector store into an output the function
   /// never reads bypasses the caches when that output has at least this many bytes and
   /// the store's address is aligned to the vector (checked at run time), so writing an

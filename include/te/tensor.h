@@ -42,6 +42,16 @@ struct TE_API OperationNode {
   /// Outputs 1.. of a compute_tuple (empty for every other operation).
   std::vector<Output> more_outputs;
 
+  /// A scatter (te::scatter): the tensor it updates, of the same shape and type, whose
+  /// stage fills the scatter's buffer in place before the scatter runs (null for every
+  /// other operation).
+  std::shared_ptr<const OperationNode> scatter_base;
+  /// A scatter: the element of `shape` that point `axis` writes, one index per dimension.
+  std::vector<Expr> scatter_index;
+  /// Whether it is a scatter: its loops run over `axis` (the domain), its output has
+  /// `shape` (the base's).
+  bool is_scatter() const { return scatter_base != nullptr; }
+
   /// The number of outputs (1 but for a compute_tuple).
   int num_outputs() const { return 1 + static_cast<int>(more_outputs.size()); }
   /// Output i's name.
@@ -126,6 +136,25 @@ TE_API std::vector<Tensor> compute_tuple_from_vars(std::vector<Expr> shape,
                                                    std::vector<std::string> names,
                                                    std::vector<std::string> axis_names = {});
 
+/// What one point of a te::scatter writes: `value` at element `index` of the output.
+struct ScatterTo {
+  std::vector<Expr> index;  ///< One index per dimension of the output.
+  Expr value;               ///< The value (a reduction allowed, as a compute's body).
+};
+
+/// A tensor equal to `base` except where the points of `domain` write: point p writes
+/// fn(p).value at fn(p).index (PyTorch's index_put_, TVM's scatter_nd "update"). The
+/// indices may read tensors (data-dependent positions); the JIT checks them at run time
+/// (a te::Error), CUDA kernels trap. `base` must be a compute of the output's shape and
+/// type that only this scatter reads: its stage fills the output in place, before the
+/// scatter's loops run. When two points write one element, the later one in loop order
+/// wins (unspecified across parallel or GPU threads). The scatter's axes (`axis(k)`) are
+/// the domain's; schedule them like a compute's; the scatter and its base stay at the
+/// root (compute_at, compute_inline, cache_write and rfactor are refused).
+TE_API Tensor scatter_from_vars(const Tensor& base, std::vector<Expr> domain,
+                                const std::function<ScatterTo(const std::vector<Var>&)>& fn, std::string name,
+                                std::vector<std::string> axis_names = {});
+
 namespace detail {
 template <typename F, size_t... I>
 auto call_with_vars(F& fn, const std::vector<Var>& v, std::index_sequence<I...>) {
@@ -138,6 +167,26 @@ struct invocable_with_exprs<F, std::index_sequence<I...>>
     : std::is_invocable<F, decltype((void)I, std::declval<Expr>())...> {};
 template <typename F, size_t N>
 constexpr bool invocable_n = invocable_with_exprs<F, std::make_index_sequence<N>>::value;
+// How many Expr arguments fn takes (1 to 6; 0: none of those).
+template <typename F>
+constexpr size_t expr_arity = invocable_n<F, 1>   ? 1
+                              : invocable_n<F, 2> ? 2
+                              : invocable_n<F, 3> ? 3
+                              : invocable_n<F, 4> ? 4
+                              : invocable_n<F, 5> ? 5
+                              : invocable_n<F, 6> ? 6
+                                                  : 0;
+// fn(v[0], ..., v[n-1]) for a function of n Exprs; `what` and `space` name the caller
+// and its index space in the error for a count mismatch.
+template <typename F>
+auto call_with_exprs(F& fn, const std::vector<Var>& v, const char* what, const char* space) {
+  constexpr size_t n = expr_arity<F>;
+  static_assert(n > 0, "te: the function must take 1 to 6 Expr arguments or a const std::vector<Var>&");
+  if (v.size() != n)
+    throw Error(std::string(what) + ": the function takes " + std::to_string(n) + " index arguments but the " +
+                space + " has " + std::to_string(v.size()) + " dimensions");
+  return call_with_vars(fn, v, std::make_index_sequence<n>{});
+}
 }  // namespace detail
 
 /// compute({M, N}, [&](Expr i, Expr j) { return A(i, j) * 2; }, "B"): the lambda takes
@@ -148,25 +197,9 @@ Tensor compute(std::vector<Expr> shape, F fn, std::string name,
   if constexpr (std::is_invocable_v<F, const std::vector<Var>&>) {
     return compute_from_vars(std::move(shape), fn, std::move(name), std::move(axis_names));
   } else {
-    static_assert(detail::invocable_n<F, 1> || detail::invocable_n<F, 2> ||
-                      detail::invocable_n<F, 3> || detail::invocable_n<F, 4> ||
-                      detail::invocable_n<F, 5> || detail::invocable_n<F, 6>,
-                  "compute: the function must take 1 to 6 Expr arguments or a std::vector<Var>");
     return compute_from_vars(
         std::move(shape),
-        [&fn](const std::vector<Var>& v) -> Expr {
-          constexpr size_t n = detail::invocable_n<F, 1>   ? 1
-                               : detail::invocable_n<F, 2> ? 2
-                               : detail::invocable_n<F, 3> ? 3
-                               : detail::invocable_n<F, 4> ? 4
-                               : detail::invocable_n<F, 5> ? 5
-                                                           : 6;
-          if (v.size() != n)
-            throw Error("compute: the function takes " + std::to_string(n) +
-                        " index arguments but the shape has " + std::to_string(v.size()) +
-                        " dimensions");
-          return detail::call_with_vars(fn, v, std::make_index_sequence<n>{});
-        },
+        [&fn](const std::vector<Var>& v) -> Expr { return detail::call_with_exprs(fn, v, "compute", "shape"); },
         std::move(name), std::move(axis_names));
   }
 }
@@ -180,24 +213,28 @@ std::vector<Tensor> compute_tuple(std::vector<Expr> shape, F fn, std::vector<std
   if constexpr (std::is_invocable_v<F, const std::vector<Var>&>) {
     return compute_tuple_from_vars(std::move(shape), fn, std::move(names), std::move(axis_names));
   } else {
-    static_assert(detail::invocable_n<F, 1> || detail::invocable_n<F, 2> || detail::invocable_n<F, 3> ||
-                      detail::invocable_n<F, 4> || detail::invocable_n<F, 5> || detail::invocable_n<F, 6>,
-                  "compute_tuple: the function must take 1 to 6 Expr arguments or a std::vector<Var>");
     return compute_tuple_from_vars(
         std::move(shape),
         [&fn](const std::vector<Var>& v) -> std::vector<Expr> {
-          constexpr size_t n = detail::invocable_n<F, 1>   ? 1
-                               : detail::invocable_n<F, 2> ? 2
-                               : detail::invocable_n<F, 3> ? 3
-                               : detail::invocable_n<F, 4> ? 4
-                               : detail::invocable_n<F, 5> ? 5
-                                                           : 6;
-          if (v.size() != n)
-            throw Error("compute_tuple: the function takes " + std::to_string(n) +
-                        " index arguments but the shape has " + std::to_string(v.size()) + " dimensions");
-          return detail::call_with_vars(fn, v, std::make_index_sequence<n>{});
+          return detail::call_with_exprs(fn, v, "compute_tuple", "shape");
         },
         std::move(names), std::move(axis_names));
+  }
+}
+
+/// scatter(base, {n, C}, [&](Expr i, Expr c) { return ScatterTo{{rows(i), c}, A(i, c)}; },
+/// "out"): the lambda takes one Expr per domain dimension (1 to 6), or a
+/// const std::vector<Var>&, and returns a ScatterTo (see scatter_from_vars).
+template <typename F>
+Tensor scatter(const Tensor& base, std::vector<Expr> domain, F fn, std::string name,
+               std::vector<std::string> axis_names = {}) {
+  if constexpr (std::is_invocable_v<F, const std::vector<Var>&>) {
+    return scatter_from_vars(base, std::move(domain), fn, std::move(name), std::move(axis_names));
+  } else {
+    return scatter_from_vars(
+        base, std::move(domain),
+        [&fn](const std::vector<Var>& v) -> ScatterTo { return detail::call_with_exprs(fn, v, "scatter", "domain"); },
+        std::move(name), std::move(axis_names));
   }
 }
 

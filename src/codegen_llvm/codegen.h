@@ -53,6 +53,7 @@ class ScopedBinding {
 struct CodeGenOptions {
   std::string cpu, features;    // function attributes "target-cpu" / "target-features"
   bool fma_contraction = true;  // `contract` on float arithmetic
+  bool check_data_indices = true;  // BuildOptions::check_data_indices
   std::string symbol_prefix;    // prepended to every external symbol (JIT uniqueness)
   bool packed_entries = true;   // emit `<kernel>__packed` (the JIT calls those)
   // Vector stores into outputs of at least this many bytes are streamed (non-temporal)
@@ -90,7 +91,14 @@ class CodeGen {
     bool in_parallel = false;               // inside a parallel loop body
     // Set when a load's index read from memory left its buffer: (error message, i1 slot);
     // checked before the function returns success.
-    std::vector<std::pair<std::string, llvm::Value*>> bad_index_flags;
+    // One flag per buffer and access kind, with the message's head and the checked
+    // indices it names.
+    struct BadIndexFlag {
+      std::string head;
+      std::vector<std::string> indices;
+      llvm::Value* flag;
+    };
+    std::vector<BadIndexFlag> bad_index_flags;
     bool streamed = false;  // emitted a non-temporal store: fence before returning
   };
 
@@ -127,7 +135,9 @@ class CodeGen {
   bool provably_in_bounds(const Buffer& buf, const Expr& index) const;
   // index clamped to 0 where it lies outside buf (an i1 flag records it; the function
   // then fails with a message naming the load or store).
-  Expr checked_index(const Buffer& buf, const Expr& index, llvm::Value* active, bool is_store);
+  bool needs_index_check(const Buffer& buf, const Expr& index) const;
+  Expr checked_index(const Buffer& buf, const Expr& index, llvm::Value* active, bool is_store,
+                     llvm::Value** lane_mask);
   void emit_success_return();
   llvm::Value* emit_libm_call(const std::string& name, std::vector<llvm::Value*> args);
   llvm::Value* emit_if_then_else(const CallNode* n);

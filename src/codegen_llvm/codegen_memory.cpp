@@ -61,8 +61,9 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
   llvm::Align elem_align(static_cast<uint64_t>(info.dtype.bytes()));
   llvm::Value* active =
       n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
-  if (reads_memory(index, data_vars_) && !provably_in_bounds(n->buffer, index))
-    index = checked_index(n->buffer, index, and_masks(active, mask_), /*is_store=*/false);
+  llvm::Value* in_bounds = nullptr;  // a checked strided vector's lanes, if it is one
+  if (needs_index_check(n->buffer, index))
+    index = checked_index(n->buffer, index, and_masks(active, mask_), /*is_store=*/false, &in_bounds);
   if (t.is_scalar()) {
     // A scalar load inside a vector branch runs when any lane takes the branch.
     if (mask_ != nullptr) active = and_masks(active, any_lane(mask_));
@@ -86,7 +87,7 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
     return phi;
   }
   if (active != nullptr) active = splat_if_vector(active, t.lanes());
-  active = and_masks(active, mask_);
+  active = and_masks(and_masks(active, mask_), in_bounds);
   int lanes = t.lanes();
   llvm::Type* vec_mem = memory_type(t);
   llvm::Value* zero = llvm::Constant::getNullValue(vec_mem);
@@ -118,6 +119,12 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
   return from_memory(v, t);
 }
 
+// An index read from memory that the loops' bounds do not prove inside the buffer, when
+// the options ask for checks.
+bool CodeGen::needs_index_check(const Buffer& buf, const Expr& index) const {
+  return options_.check_data_indices && reads_memory(index, data_vars_) && !provably_in_bounds(buf, index);
+}
+
 // True when the enclosing loops' constant bounds and the index's own clamps (min/max, as
 // grid_sample clamps its taps into the image) keep every lane inside the buffer, so an
 // index read from memory needs no run-time check.
@@ -133,35 +140,67 @@ bool CodeGen::provably_in_bounds(const Buffer& buf, const Expr& index) const {
 // stays inside, and a flag of the function records it (only for lanes that load: a
 // guarded gather's guard still protects it); the function then fails with a te::Error
 // instead of returning success. No branch in the loop: gathers stay as fast as they were.
-Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* active, bool is_store) {
+// A strided vector index (base + stride * lane, as a vectorized loop over a row at a
+// gathered position makes) is checked at its first and last lanes only, and kept a
+// stride: when they are outside, *lane_mask turns every lane off (the access becomes a
+// masked one that touches nothing), so a dense row stays one vector load or store.
+Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* active, bool is_store,
+                            llvm::Value** lane_mask) {
   DataType it = index.dtype().element_of();
   Expr size = make_const(it, 1);
   for (const Expr& d : buf.shape()) size = size * cast(it, d);
   int lanes = index.dtype().lanes();
   Expr zero = make_const(it, 0);
-  if (lanes > 1) size = broadcast(size, lanes), zero = broadcast(zero, lanes);
-  Expr inside = index >= zero && index < size;
+  Expr base;
+  int64_t stride = 0;
+  const bool strided = lanes > 1 && as_strided(index, &base, &stride) && stride != 0;
+  Expr inside;
+  if (strided) {
+    // One unsigned compare: the lowest lane at least 0 and the highest below size.
+    int64_t span = std::abs(stride) * (lanes - 1);
+    Expr low = stride > 0 ? base : base - make_const(it, span);
+    DataType ut = UInt(it.bits());
+    inside = cast(ut, low) < cast(ut, max(size - make_const(it, span), zero));
+  } else {
+    if (lanes > 1) size = broadcast(size, lanes), zero = broadcast(zero, lanes);
+    inside = index >= zero && index < size;
+  }
   llvm::Value* bad = b_.CreateNot(to_bool(emit(inside), inside.dtype()));
-  if (active != nullptr) bad = b_.CreateAnd(bad, splat_if_vector(active, lanes));
-  std::string message = fmt::format("{}: out-of-bounds {} buffer '{}': an index read from memory or returned by "
-                                    "an extern function ({}) is outside the buffer",
-                                    func_name_, is_store ? "store to" : "load from", buf.name(), to_string(index));
-  llvm::Value* flag = nullptr;
-  for (const auto& [m, slot] : fs_.bad_index_flags)
-    if (m == message) flag = slot;
-  if (flag == nullptr) {
+  if (active != nullptr) bad = b_.CreateAnd(bad, strided ? any_lane(active) : splat_if_vector(active, lanes));
+  std::string head = fmt::format("{}: out-of-bounds {} buffer '{}'", func_name_, is_store ? "store to" : "load from",
+                                 buf.name());
+  FunctionState::BadIndexFlag* slot = nullptr;
+  for (auto& f : fs_.bad_index_flags)
+    if (f.head == head) slot = &f;
+  if (slot == nullptr) {
     llvm::BasicBlock& entry = fs_.fn->getEntryBlock();
     llvm::IRBuilder<> at_entry(&entry, entry.getFirstInsertionPt());
-    flag = at_entry.CreateAlloca(b_.getInt1Ty());
+    llvm::Value* flag = at_entry.CreateAlloca(b_.getInt1Ty());
     at_entry.CreateStore(b_.getFalse(), flag);
-    fs_.bad_index_flags.emplace_back(message, flag);
+    fs_.bad_index_flags.push_back({head, {}, flag});
+    slot = &fs_.bad_index_flags.back();
   }
-  b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), flag), any_lane(bad)), flag);
-  return select(inside, index, zero);
+  std::string text = to_string(index);
+  if (std::find(slot->indices.begin(), slot->indices.end(), text) == slot->indices.end()) slot->indices.push_back(text);
+  b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), slot->flag), any_lane(bad)), slot->flag);
+  if (!strided) return select(inside, index, zero);
+  // Outside: no lane is accessed (a clamped base alone could still run past a buffer
+  // smaller than the vector).
+  *lane_mask = splat_if_vector(to_bool(emit(inside), inside.dtype()), lanes);
+  return ramp(select(inside, base, make_const(it, 0)), make_const(it, stride), lanes);
 }
 
 void CodeGen::emit_success_return() {
-  for (const auto& [message, flag] : fs_.bad_index_flags) {
+  for (const auto& f : fs_.bad_index_flags) {
+    const size_t shown = std::min<size_t>(f.indices.size(), 3);
+    std::string list;
+    for (size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + f.indices[i];
+    if (shown < f.indices.size()) list += fmt::format(" and {} more", f.indices.size() - shown);
+    const std::string message =
+        fmt::format("{}: an index read from memory or returned by an extern function is outside the buffer "
+                    "(the checked {}: {})",
+                    f.head, f.indices.size() == 1 ? "index" : "indices", list);
+    llvm::Value* flag = f.flag;
     llvm::Function* fn = b_.GetInsertBlock()->getParent();
     llvm::BasicBlock* ok_bb = llvm::BasicBlock::Create(ctx_, "index.ok", fn);
     llvm::BasicBlock* fail_bb = llvm::BasicBlock::Create(ctx_, "index.bad", fn);
@@ -228,10 +267,13 @@ void CodeGen::emit_store(const StoreNode* n) {
   if (t.is_vector()) extern_mask_ = and_masks(outer_extern_mask, active);
   llvm::Value* value = to_memory(emit(n->value), t);
   extern_mask_ = outer_extern_mask;
-  // A scatter through indices read from memory (hand-built loop IR: compute() cannot
-  // express one) writes element 0 instead of outside the buffer, and the call fails.
-  if (reads_memory(index, data_vars_) && !provably_in_bounds(n->buffer, index))
-    index = checked_index(n->buffer, index, and_masks(t.is_scalar() ? nullptr : active, mask_), /*is_store=*/true);
+  // A scatter through indices read from memory (te::scatter, or a store at a gathered
+  // position) writes element 0 instead of outside the buffer, and the call fails.
+  llvm::Value* in_bounds = nullptr;  // a checked strided vector's lanes, if it is one
+  if (needs_index_check(n->buffer, index))
+    index = checked_index(n->buffer, index, and_masks(t.is_scalar() ? nullptr : active, mask_), /*is_store=*/true,
+                          &in_bounds);
+  active = and_masks(active, in_bounds);
   if (t.is_scalar()) {
     llvm::Value* ptr = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(index), index.dtype()));
     annotate(b_.CreateAlignedStore(value, ptr, elem_align), info);

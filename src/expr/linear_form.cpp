@@ -177,6 +177,45 @@ void fold_div_mod_pairs(Linear& l) {
 }
 
 namespace {
+// ((x / c) % d) * c * k + (x % c) * k -> (x % (c * d)) * k for floor division and c, d > 0:
+// the middle digit and the low digit of x in base c make its remainder by c * d (what
+// unravelling a flat index, then flattening it again, leaves).
+bool fold_mod_digits_once(Linear& l) {
+  DataType ct = coeff_type(l.type);
+  for (size_t i = 0; i < l.terms.size(); ++i) {
+    auto* low = l.terms[i].atom.as<BinaryNode>();
+    if (!low || low->op != BinOp::Mod) continue;
+    auto* c = low->b.as<IntImmNode>();
+    if (!c || c->value <= 0) continue;
+    int64_t want = arith::mul(l.terms[i].coeff, srep(c->value, l.type), ct);
+    for (size_t j = 0; j < l.terms.size(); ++j) {
+      auto* mid = l.terms[j].atom.as<BinaryNode>();
+      if (j == i || !mid || mid->op != BinOp::Mod || l.terms[j].coeff != want) continue;
+      auto* d = mid->b.as<IntImmNode>();
+      auto* div = mid->a.as<BinaryNode>();
+      if (!d || d->value <= 0 || !div || div->op != BinOp::Div) continue;
+      auto* c2 = div->b.as<IntImmNode>();
+      i128 cd = static_cast<i128>(c->value) * d->value;
+      if (!c2 || c2->value != c->value || !equal(div->a, low->a) || !fits(Bounds{cd, cd}, l.type)) continue;
+      Expr merged = make_bin(BinOp::Mod, low->a, make_int(l.type, static_cast<int64_t>(cd)));
+      int64_t k = l.terms[i].coeff;
+      l.terms[i].coeff = 0;
+      l.terms[j].coeff = 0;
+      l.drop_zero_terms();
+      l.add_term(merged, k);
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+void fold_unravelled_index(Linear& l) {
+  fold_div_mod_pairs(l);
+  while (fold_mod_digits_once(l)) fold_div_mod_pairs(l);
+}
+
+namespace {
 class VarUse : public IRVisitor {
  public:
   explicit VarUse(const VarNode* v) : v_(v) {}

@@ -57,6 +57,8 @@ Linear Simplifier::simplify_linear_chain(const Expr& e) {
     la.scale(lb.constant);
     return la;
   }
+  fold_unravelled_index(la);
+  fold_unravelled_index(lb);
   return linear_of(make_bin(BinOp::Mul, linear_to_expr(la), linear_to_expr(lb)));
 }
 
@@ -75,7 +77,7 @@ Expr Simplifier::rewrite_add_sub_mul(BinOp op, const Expr& a, const Expr& b) {
   } else {
     la.add(lb, op == BinOp::Sub ? -1 : 1);
   }
-  fold_div_mod_pairs(la);
+  fold_unravelled_index(la);
   return linear_to_expr(la);
 }
 

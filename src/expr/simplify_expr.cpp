@@ -126,7 +126,7 @@ Expr Simplifier::mutate_binary(const Expr& e, const BinaryNode* n) {
   if ((op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul) && t.is_scalar() && t.is_integer()) {
     // A whole + - * tree at once: linear in its size, and terms cancel across it.
     Linear l = simplify_linear(e);
-    fold_div_mod_pairs(l);
+    fold_unravelled_index(l);
     Expr r = linear_to_expr(l);
     if (!const_int(r)) {
       Bounds b = *an_.bounds(r);

@@ -111,6 +111,9 @@ Expr linear_to_expr(const Linear& l);
 std::optional<Bounds> linear_bounds(const Linear& l, Analyzer& an, i128* constant_used = nullptr);
 // Replaces (y / d) * (c*d) + (y % d) * c by y * c (and the truncating pair likewise).
 void fold_div_mod_pairs(Linear& l);
+// fold_div_mod_pairs, and ((x / c) % d) * c + x % c -> x % (c * d), until neither applies:
+// flattening an unravelled index gives back the flat index.
+void fold_unravelled_index(Linear& l);
 // True if e mentions v.
 bool uses_var(const Expr& e, const VarNode* v);
 

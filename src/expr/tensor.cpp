@@ -5,14 +5,15 @@
 
 #include <unordered_set>
 
+#include "expr/compute_parts.h"
 #include "expr/reduce_rule.h"
 #include "te/ir.h"
 
 namespace te {
 
-namespace {
+using namespace compute_parts;
 
-void check_shape(const std::vector<Expr>& shape, const std::string& name, const char* what) {
+void compute_parts::check_shape(const std::vector<Expr>& shape, const std::string& name, const char* what) {
   for (size_t i = 0; i < shape.size(); ++i) {
     const Expr& e = shape[i];
     if (!e.defined()) throw Error(fmt::format("{} '{}': dimension {} is undefined", what, name, i));
@@ -23,6 +24,8 @@ void check_shape(const std::vector<Expr>& shape, const std::string& name, const 
       throw Error(fmt::format("{} '{}': dimension {} is negative ({})", what, name, i, *v));
   }
 }
+
+namespace {
 
 // Collects the operations a body reads (in order of first use) and checks that reductions
 // appear only at the top.
@@ -67,12 +70,15 @@ Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
 
 namespace {
 
-// The axes of a compute of this shape, one variable per dimension.
-std::vector<Var> make_axes(OperationNode& op, const std::vector<std::string>& axis_names) {
+}  // namespace
+
+namespace compute_parts {
+
+std::vector<Var> make_axes(OperationNode& op, const std::vector<Expr>& shape,
+                           const std::vector<std::string>& axis_names, const char* what) {
   static const char* kDefault[] = {"i", "j", "k", "l", "m", "n"};
-  const std::vector<Expr>& shape = op.shape;
   if (!axis_names.empty() && axis_names.size() != shape.size())
-    throw Error(fmt::format("compute '{}': {} axis names given for {} dimensions", op.name, axis_names.size(),
+    throw Error(fmt::format("{} '{}': {} axis names given for {} dimensions", what, op.name, axis_names.size(),
                             shape.size()));
   std::vector<Var> vars;
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -87,11 +93,15 @@ std::vector<Var> make_axes(OperationNode& op, const std::vector<std::string>& ax
   return vars;
 }
 
-void check_body(const Expr& body, const std::string& name) {
-  if (!body.defined()) throw Error(fmt::format("compute '{}': the function returned an undefined Expr", name));
+void check_body(const Expr& body, const std::string& name, const char* what) {
+  if (!body.defined()) throw Error(fmt::format("{} '{}': the function returned an undefined Expr", what, name));
   if (body.dtype().is_vector())
-    throw Error(fmt::format("compute '{}': the body must be a scalar, got {}", name, body.dtype().to_string()));
+    throw Error(fmt::format("{} '{}': the body must be a scalar, got {}", what, name, body.dtype().to_string()));
 }
+
+}  // namespace compute_parts
+
+namespace {
 
 // The bodies of one compute: all reductions that are the values of one tuple
 // reduction, in order, or none a reduction.
@@ -119,9 +129,13 @@ void check_tuple_bodies(const std::vector<Expr>& bodies, const std::vector<std::
                             first->sources.size(), bodies.size()));
 }
 
-// Fills the operation's inputs (what its bodies read) and its reduce axes.
-void finish_compute(OperationNode& op, const std::vector<Expr>& bodies) {
+}  // namespace
+
+namespace compute_parts {
+
+void finish_compute(OperationNode& op, const std::vector<Expr>& bodies, const std::vector<Expr>& more_reads) {
   BodyChecker checker(op.name);
+  if (op.scatter_base) checker.inputs.push_back(op.scatter_base);
   for (const Expr& body : bodies) {
     if (auto* r = body.as<ReduceNode>()) {
       op.reduce_axis = r->axis;
@@ -135,10 +149,11 @@ void finish_compute(OperationNode& op, const std::vector<Expr>& bodies) {
       checker.visit(body);
     }
   }
+  for (const Expr& e : more_reads) checker.visit(e);
   op.inputs = std::move(checker.inputs);
 }
 
-}  // namespace
+}  // namespace compute_parts
 
 Tensor compute_from_vars(std::vector<Expr> shape, const std::function<Expr(const std::vector<Var>&)>& fn,
                          std::string name, std::vector<std::string> axis_names) {
@@ -147,9 +162,9 @@ Tensor compute_from_vars(std::vector<Expr> shape, const std::function<Expr(const
   op->kind = OpKind::Compute;
   op->name = name;
   op->shape = shape;
-  std::vector<Var> vars = make_axes(*op, axis_names);
+  std::vector<Var> vars = make_axes(*op, op->shape, axis_names, "compute");
   Expr body = fn(vars);
-  check_body(body, name);
+  check_body(body, name, "compute");
   if (const auto* r = body.as<ReduceNode>(); r && r->sources.size() > 1)
     throw Error(fmt::format("compute '{}': the body is value {} of a {}-value reduction ({}): make every value an "
                             "output with compute_tuple",
@@ -173,12 +188,12 @@ std::vector<Tensor> compute_tuple_from_vars(std::vector<Expr> shape,
   op->kind = OpKind::Compute;
   op->name = names[0];
   op->shape = shape;
-  std::vector<Var> vars = make_axes(*op, axis_names);
+  std::vector<Var> vars = make_axes(*op, op->shape, axis_names, "compute_tuple");
   std::vector<Expr> bodies = fn(vars);
   if (bodies.size() != names.size())
     throw Error(fmt::format("compute_tuple '{}': the function returned {} values for {} names", names[0],
                             bodies.size(), names.size()));
-  for (size_t i = 0; i < bodies.size(); ++i) check_body(bodies[i], names[i]);
+  for (size_t i = 0; i < bodies.size(); ++i) check_body(bodies[i], names[i], "compute");
   check_tuple_bodies(bodies, names);
   op->dtype = bodies[0].dtype();
   op->body = bodies[0];

@@ -149,6 +149,12 @@ std::vector<IntSet> region_read(const ScheduleNode& s, const StageNode& producer
 
   ReadIndexCollector reads(producer.op.get());
   reads.visit(consumer.op->body);
+  // Data-dependent reduction bounds and scatter positions read tensors too.
+  for (const IterVar& iv : consumer.op->reduce_axis) {
+    reads.visit(iv.dom().min);
+    reads.visit(iv.dom().extent);
+  }
+  for (const Expr& e : consumer.op->scatter_index) reads.visit(e);
   std::vector<IntSet> region(producer.op->axis.size());
   bool first = true;
   for (const auto& idx : reads.reads) {
@@ -169,7 +175,8 @@ void infer_root(const ScheduleNode& s, const StageNode& st, BoundMap& b, const V
   const Operation& op = st.op;
   for (const IterVar& iv : op->reduce_axis) b.set(iv, declared(iv, known));
   std::vector<const StageNode*> consumers = consumers_of(s, st);
-  if (st.is_output || consumers.empty()) {
+  // A scatter writes anywhere in its output, so it runs over all of its domain.
+  if (st.is_output || consumers.empty() || op->is_scatter()) {
     for (const IterVar& iv : op->axis) b.set(iv, declared(iv, known));
     return;
   }
@@ -187,8 +194,9 @@ void infer_root(const ScheduleNode& s, const StageNode& st, BoundMap& b, const V
     Expr dmax = simplify(dom.min + dom.extent - 1, known);
     Expr lo = region[d].min, hi = region[d].max;
     // Reads the analysis cannot bound, or provably outside the tensor, stop at its edges.
-    if (!lo.defined() || can_prove(lo < dom.min, known)) lo = dom.min;
-    if (!hi.defined() || can_prove(hi > dmax, known)) hi = dmax;
+    // So do reads whose ends depend on tensor values (data-dependent reduction bounds).
+    if (!lo.defined() || !sched::reads_of(lo).empty() || can_prove(lo < dom.min, known)) lo = dom.min;
+    if (!hi.defined() || !sched::reads_of(hi).empty() || can_prove(hi > dmax, known)) hi = dmax;
     b.set(op->axis[d], Range::from_min_extent(simplify(lo, known), simplify(hi - lo + 1, known)));
   }
 }

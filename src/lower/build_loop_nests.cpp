@@ -13,6 +13,7 @@
 #include "lower/passes.h"
 #include "lower/reduce_update.h"
 #include "lower/stage_graph.h"
+#include "schedule/schedule_util.h"
 
 namespace te::lowering {
 
@@ -25,7 +26,11 @@ class ReadsToLoads : public IRMutator {
  protected:
   Expr mutate_tensor_read(const Expr& e, const TensorReadNode* n) override {
     Expr r = IRMutator::mutate_tensor_read(e, n);
-    return load(ctx_.buffer_of(n->op.get(), n->value_index), r.as<TensorReadNode>()->indices);
+    const OperationNode* op = n->op.get();
+    // Reduction bounds keep reading the user's operation where lowering rewrote it.
+    if (!ctx_.buffers.count({op, n->value_index}))
+      if (auto st = sched::find_stage(*ctx_.sched.get(), op)) op = st->op.get();
+    return load(ctx_.buffer_of(op, n->value_index), r.as<TensorReadNode>()->indices);
   }
 
  private:
@@ -54,9 +59,61 @@ class NestBuilder {
       if (leaf.type() == IterVarType::Reduce) reduce_vars_.push_back(leaf.var());
     }
     values_ = pass_up_values(st_, leaf_val, b_, known_);
+    // A reduction axis's bounds (hence its loops' extents and its value, which starts at
+    // its lower bound) may use the axes before it, named by their root variables; each
+    // is rewritten once in the loop variables alone. (An unsplit axis's loop variable is
+    // its root variable, so the rewriting must not be applied twice.)
+    for (const IterVar& iv : st_.op->axis) roots_.emplace_back(iv.var(), values_.at(iv.get()));
+    for (const IterVar& iv : st_.op->reduce_axis) {
+      values_[iv.get()] = substitute(values_.at(iv.get()), roots_);
+      roots_.emplace_back(iv.var(), values_.at(iv.get()));
+    }
     add_bound_checks();
+    resolve_loop_bounds(nest);
     make_body(nest);
     return nest;
+  }
+
+  // A reduction axis's bounds may use the stage's other axes and read tensors (a
+  // data-dependent extent): they become loads of the loop variables, which must be
+  // outer loops.
+  // An extent read from memory is read only where the guards that the enclosing loops
+  // decide hold (an uneven split's tail must not read past `lens`): elsewhere 0.
+  void resolve_loop_bounds(StageNest& nest) {
+    for (size_t p = 0; p < nest.loops.size(); ++p) {
+      NestLoop& L = nest.loops[p];
+      if (L.iv.type() != IterVarType::Reduce) continue;
+      const bool reads = !sched::reads_of(L.min).empty() || !sched::reads_of(L.extent).empty();
+      L.min = resolve(L.min);
+      L.extent = resolve(L.extent);
+      if (reads) {
+        std::vector<Var> inner;
+        for (size_t q = p; q < nest.loops.size(); ++q) inner.push_back(nest.loops[q].iv.var());
+        Expr known_here;
+        for (const Expr& g : guards_)
+          if (!uses_var_of(g, inner)) known_here = known_here.defined() ? (known_here && g) : g;
+        if (known_here.defined()) L.extent = if_then_else(known_here, L.extent, make_zero(L.extent.dtype()));
+      }
+      for (size_t q = p; q < nest.loops.size(); ++q) {
+        const IterVar& inner = nest.loops[q].iv;
+        if (!uses_var_of(L.extent, {inner.var()}) && !uses_var_of(L.min, {inner.var()})) continue;
+        throw Error(fmt::format("lower: stage '{}' loops over axis '{}' with extent {}, which depends on axis '{}'; "
+                                "reorder '{}' outside '{}'",
+                                st_.op->name, L.iv.name(), to_string(L.extent), inner.name(), inner.name(),
+                                L.iv.name()));
+      }
+    }
+  }
+
+  // e, written in the stage's root variables, over its loop variables, its tensor reads
+  // made loads.
+  Expr resolve(const Expr& e) {
+    if (!e.defined()) return e;
+    return to_loads(substitute(e, roots_));
+  }
+  Expr to_loads(const Expr& e) {
+    ReadsToLoads mutator(ctx_);
+    return mutator.mutate(e);
   }
 
   static bool is_thread_reduce(const NestLoop& L) {
@@ -212,7 +269,7 @@ class NestBuilder {
   }
 
   void add_guard(const Expr& cond) {
-    Expr g = simplify(cond, known_);
+    Expr g = simplify(to_loads(cond), known_);
     if (is_one(g)) return;
     for (const Expr& e : guards_)
       if (equal(e, likely(g))) return;
@@ -227,13 +284,15 @@ class NestBuilder {
       if (!sp) continue;
       const Range& pr = b_.at(sp->parent);
       Expr v = values_.at(sp->parent.get());
+      Expr end = pr.min + pr.extent;
+      // A reduction's ranges are in root variables (its values already are not).
+      if (sp->parent.type() == IterVarType::Reduce) end = resolve(end);
       IntSet set = eval_set(v, relax_, known_);
-      Expr end = simplify(pr.min + pr.extent, known_);
+      end = simplify(end, known_);
       if (!set.max.defined() || !can_prove(set.max < end, known_)) add_guard(v < end);
     }
-    std::vector<IterVar> roots = st_.op->axis;
-    roots.insert(roots.end(), st_.op->reduce_axis.begin(), st_.op->reduce_axis.end());
-    for (const IterVar& iv : roots) {
+    // A reduction runs over all of its axes' bounds: only data-parallel regions shrink.
+    for (const IterVar& iv : st_.op->axis) {
       const Range& r = b_.at(iv);
       Range dom = Range::from_min_extent(simplify(iv.dom().min, known_), simplify(iv.dom().extent, known_));
       if (equal(r.min, dom.min) && equal(r.extent, dom.extent)) continue;
@@ -252,11 +311,13 @@ class NestBuilder {
   }
 
   void make_body(StageNest& nest) {
-    std::vector<std::pair<Var, Expr>> roots;
-    for (const IterVar& iv : st_.op->axis) roots.emplace_back(iv.var(), values_.at(iv.get()));
-    for (const IterVar& iv : st_.op->reduce_axis) roots.emplace_back(iv.var(), values_.at(iv.get()));
+    const std::vector<std::pair<Var, Expr>>& roots = roots_;
     std::vector<Expr> index;
-    for (const IterVar& iv : st_.op->axis) index.push_back(values_.at(iv.get()));
+    if (st_.op->is_scatter()) {
+      for (const Expr& e : st_.op->scatter_index) index.push_back(resolve(e));
+    } else {
+      for (const IterVar& iv : st_.op->axis) index.push_back(values_.at(iv.get()));
+    }
     // One element of each output (several for a compute_tuple).
     std::vector<Expr> outs;
     for (int i = 0; i < st_.op->num_outputs(); ++i) outs.push_back(load(ctx_.buffer_of(st_.op.get(), i), index));
@@ -291,6 +352,7 @@ class NestBuilder {
   RelaxMap relax_;  // the stage's own loops over their ranges
   std::vector<Var> reduce_vars_;
   std::map<const IterVarNode*, Expr> values_;
+  std::vector<std::pair<Var, Expr>> roots_;  // each root axis's value in the loop variables
   std::vector<Expr> guards_;
 };
 

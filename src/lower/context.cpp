@@ -21,6 +21,34 @@ std::vector<Buffer> LowerContext::buffers_of(const OperationNode* op) const {
   return out;
 }
 
+namespace {
+
+// A scatter's base fills the scatter's buffer in place: the base's stage writes the
+// scatter's buffer (consumers first, so a chain of scatters shares one buffer).
+void share_scatter_buffers(LowerContext& ctx) {
+  const ScheduleNode& sn = *ctx.sched.get();
+  for (auto it = sn.stages.rbegin(); it != sn.stages.rend(); ++it) {
+    const StageNode& st = **it;
+    if (!st.op->is_scatter()) continue;
+    const OperationNode* base = st.op->scatter_base.get();
+    auto bs = sched::find_stage(sn, base);
+    TE_ICHECK(bs && bs->op.get() == base, "lower: a scatter's base has no stage");
+    if (ctx.params.count(ctx.buffer_of(base).get()) || bs->is_output)
+      throw Error(fmt::format("lower: tensor '{}' is the base of scatter '{}', which fills its output in place, so "
+                              "it cannot be an argument or an output itself: compute a copy of it if you need both",
+                              base->name, st.op->name));
+    for (const StageNode* c : consumers_of(sn, *bs))
+      if (c != &st)
+        throw Error(fmt::format("lower: tensor '{}' is the base of scatter '{}', which fills its output in place, "
+                                "but stage '{}' reads it too: give '{}' a copy of its own",
+                                base->name, st.op->name, c->op->name, c->op->name));
+    ctx.realize.erase(ctx.buffer_of(base).get());
+    ctx.buffers[{base, 0}] = ctx.buffer_of(st.op.get());
+  }
+}
+
+}  // namespace
+
 LowerContext make_context(const Schedule& s, BoundMap bounds, const std::vector<Tensor>& args) {
   const ScheduleNode& sn = *s.get();
   LowerContext ctx;
@@ -57,7 +85,11 @@ LowerContext make_context(const Schedule& s, BoundMap bounds, const std::vector<
       if (ctx.buffers.count({st->op.get(), i})) continue;
       Buffer buf(st->op->output_name(i), st->op->output_dtype(i), st->op->shape, st->scope);
       std::vector<Range> region;
-      for (const IterVar& iv : st->op->axis) region.push_back(ctx.bounds.at(iv));
+      if (st->op->is_scatter()) {
+        for (const Expr& e : st->op->shape) region.push_back(Range::from_min_extent(make_zero(e.dtype()), e));
+      } else {
+        for (const IterVar& iv : st->op->axis) region.push_back(ctx.bounds.at(iv));
+      }
       ctx.realize[buf.get()] = region;
       ctx.buffers[{st->op.get(), i}] = buf;
     }
@@ -66,6 +98,7 @@ LowerContext make_context(const Schedule& s, BoundMap bounds, const std::vector<
         throw Error(fmt::format("lower: tensor '{}' is read by '{}' but is not in the argument list", in->name,
                                 st->op->name));
   }
+  share_scatter_buffers(ctx);
   return ctx;
 }
 

@@ -58,6 +58,10 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
     auto rs = stage_of(s, r, "cache_read");
     if (!sched::reads(rs->op, src.get()))
       throw Error(fmt::format("cache_read: stage {} does not read tensor {}", quote(rs->op->name), quote(t.name())));
+    if (rs->op->scatter_base == src)
+      throw Error(fmt::format("cache_read: tensor {} is the base of scatter {}, which fills its output in place "
+                              "rather than reading it",
+                              quote(t.name()), quote(rs->op->name)));
     reader_stages.push_back(rs);
   }
 
@@ -99,6 +103,8 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
     throw Error(fmt::format("cache_write: tensor {} is a placeholder; only computed tensors are written",
                             quote(t.name())));
   refuse_multi_output(*op, "cache_write");
+  if (sched::scatter_of_base(s, op.get()))
+    sched::refuse_scatter_parts(s, *op, "cache_write", "cached (it fills the scatter's output in place)");
   if (st->attach_type == AttachType::Inline)
     throw Error(fmt::format("cache_write: stage {} is inlined", quote(op->name)));
   if (!st->relations.empty() || !st->attrs.empty())
@@ -121,12 +127,18 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
     axis.emplace_back(iv.dom(), v, IterVarType::DataPar);
     rename.emplace_back(iv.var(), v);
   }
-  Operation cache = sched::make_compute(t.name() + "." + scope_name(m), op->shape, axis,
-                                        substitute(op->body, rename));
+  // A scatter's cache holds its values over its domain; the scatter then stores them.
+  std::vector<Expr> cache_shape = op->shape;
+  if (op->is_scatter()) {
+    cache_shape.clear();
+    for (const IterVar& iv : op->axis) cache_shape.push_back(iv.dom().extent);
+  }
+  Operation cache = sched::make_compute(t.name() + "." + scope_name(m), cache_shape, axis,
+                                        sched::rename_vars(op->body, rename));
   // The original stage now copies the cache out.
   for (const IterVar& iv : op->axis) index.push_back(iv.var());
   Expr copy(std::make_shared<TensorReadNode>(op->dtype, cache, index));
-  Operation next = sched::make_compute(op->name, op->shape, op->axis, copy);
+  Operation next = sched::with_bodies(op, {copy});
   st->op = next;
   st->all_iter_vars = op->axis;
   st->leaf_iter_vars = op->axis;

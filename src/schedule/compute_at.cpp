@@ -50,6 +50,7 @@ void Stage::compute_at(const Stage& parent, const IterVar& iv) {
     throw Error(fmt::format("compute_at: stage {} is inlined; it has no loops to compute {} at", quote(parent.name()),
                             quote(name())));
   sched::check_leaf(*parent.node_, iv, "compute_at");
+  sched::refuse_scatter_parts(*schedule_, *s.op, "compute_at", "computed inside another stage's loop");
   for (Stage cur = parent; cur.attach_type() == AttachType::Scope;) {
     cur = cur.attach_stage();
     if (cur.same_as(*this))
@@ -79,6 +80,11 @@ void Stage::compute_inline() {
     throw Error(fmt::format("compute_inline: stage {} has {} outputs (a compute_tuple); only single-output "
                             "stages can be inlined",
                             quote(name()), s.op->num_outputs()));
+  sched::refuse_scatter_parts(*schedule_, *s.op, "compute_inline", "inlined");
+  if (const StageNode* r = sched::bound_reader_of(*schedule_, s.op.get()))
+    throw Error(fmt::format("compute_inline: stage {} is read by the bounds of a reduction axis of stage {} (a "
+                            "data-dependent extent), which need its values in memory; compute it at the root",
+                            quote(name()), quote(r->op->name)));
   for (const auto& other : schedule_->stages)
     if (other->attach_type == AttachType::Scope && other->attach_op == s.origin_op)
       throw Error(fmt::format("compute_inline: stage {} is computed at axis {} of stage {}; a stage with "

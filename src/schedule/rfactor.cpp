@@ -89,8 +89,18 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
   if (!st) throw Error(fmt::format("rfactor: tensor {} is not part of this schedule", quote(t.name())));
   Operation op = st->op;
   const auto* red = op->kind == OpKind::Compute ? op->body.as<ReduceNode>() : nullptr;
+  if (op->is_scatter())
+    throw Error(fmt::format("rfactor: stage {} is a scatter; its reduction writes at positions it computes, so "
+                            "it cannot be split into partial sums: rfactor a compute and scatter its result",
+                            quote(op->name)));
   if (!red) throw Error(fmt::format("rfactor: stage {} is not a reduction", quote(op->name)));
   sched::check_leaf(*st, axis, "rfactor");
+  for (const IterVar& r : op->reduce_axis)
+    if (sched::has_dependent_bounds(r, *op))
+      throw Error(fmt::format("rfactor: reduction axis {} of stage {} has bounds that read tensors or use the "
+                              "stage's axes ({} to {}); rfactor needs bounds fixed for the whole stage",
+                              quote(r.name()), quote(op->name), to_string(r.dom().min),
+                              to_string(simplify(r.dom().min + r.dom().extent))));
   if (axis.type() != IterVarType::Reduce)
     throw Error(fmt::format("rfactor: axis {} of stage {} is not a reduction axis", quote(axis.name()),
                             quote(op->name)));

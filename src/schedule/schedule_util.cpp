@@ -93,7 +93,22 @@ std::vector<Operation> reads_of(const Expr& e) {
 
 std::vector<Operation> reads_of(const OperationNode& op) {
   ReadCollector c;
+  if (op.scatter_base) c.ops.push_back(op.scatter_base);
   for (const Expr& b : op.bodies()) c.visit(b);
+  for (const IterVar& iv : op.reduce_axis) {
+    c.visit(iv.dom().min);
+    c.visit(iv.dom().extent);
+  }
+  for (const Expr& e : op.scatter_index) c.visit(e);
+  return c.ops;
+}
+
+std::vector<Operation> bound_reads_of(const OperationNode& op) {
+  ReadCollector c;
+  for (const IterVar& iv : op.reduce_axis) {
+    c.visit(iv.dom().min);
+    c.visit(iv.dom().extent);
+  }
   return c.ops;
 }
 
@@ -120,6 +135,20 @@ Operation make_compute(std::vector<std::string> names, std::vector<Expr> shape, 
   return n;
 }
 
+namespace {
+
+// op with other bodies, scatter base and scatter index (the rest kept).
+Operation rebuild(const Operation& op, std::vector<Expr> bodies, Operation base, std::vector<Expr> index) {
+  Operation made = make_compute(output_names(*op), op->shape, op->axis, std::move(bodies));
+  auto n = std::const_pointer_cast<OperationNode>(made);
+  n->scatter_base = std::move(base);
+  n->scatter_index = std::move(index);
+  n->inputs = reads_of(*n);
+  return n;
+}
+
+}  // namespace
+
 Operation make_compute(std::string name, std::vector<Expr> shape, std::vector<IterVar> axis, Expr body) {
   return make_compute(std::vector<std::string>{std::move(name)}, std::move(shape), std::move(axis),
                       std::vector<Expr>{std::move(body)});
@@ -132,17 +161,27 @@ std::vector<std::string> output_names(const OperationNode& op) {
 }
 
 Operation with_bodies(const Operation& op, std::vector<Expr> bodies) {
-  return make_compute(output_names(*op), op->shape, op->axis, std::move(bodies));
+  return rebuild(op, std::move(bodies), op->scatter_base, op->scatter_index);
 }
 
-Operation map_bodies(const Operation& op, const std::function<Expr(const Expr&)>& fn) {
-  std::vector<Expr> bodies;
+Operation map_bodies(const Operation& op, const std::function<Expr(const Expr&)>& fn,
+                     const std::map<const OperationNode*, Operation>& new_ops) {
+  std::vector<Expr> bodies, index;
   bool changed = false;
   for (const Expr& b : op->bodies()) {
     bodies.push_back(fn(b));
     changed = changed || !bodies.back().same_as(b);
   }
-  return changed ? with_bodies(op, std::move(bodies)) : op;
+  for (const Expr& e : op->scatter_index) {
+    index.push_back(fn(e));
+    changed = changed || !index.back().same_as(e);
+  }
+  Operation base = op->scatter_base;
+  if (auto it = new_ops.find(base.get()); base && it != new_ops.end()) {
+    base = it->second;
+    changed = true;
+  }
+  return changed ? rebuild(op, std::move(bodies), std::move(base), std::move(index)) : op;
 }
 
 Expr replace_reads(const Expr& e, const std::map<const OperationNode*, Operation>& repl) {
@@ -154,11 +193,73 @@ Expr replace_reads(const Expr& e, const std::map<const OperationNode*, Operation
 void propagate_replacements(ScheduleNode& s, std::map<const OperationNode*, Operation> repl) {
   for (auto& st : s.stages) {
     if (st->op->kind != OpKind::Compute) continue;
-    Operation next = map_bodies(st->op, [&](const Expr& b) { return replace_reads(b, repl); });
+    Operation next = map_bodies(st->op, [&](const Expr& b) { return replace_reads(b, repl); }, repl);
     if (next == st->op) continue;
     repl[st->op.get()] = next;
     st->op = next;
   }
+}
+
+const StageNode* scatter_of_base(const ScheduleNode& s, const OperationNode* op) {
+  for (const auto& st : s.stages)
+    if (st->op->scatter_base.get() == op) return st.get();
+  return nullptr;
+}
+
+void refuse_scatter_parts(const ScheduleNode& s, const OperationNode& op, const char* primitive, const char* what) {
+  if (op.is_scatter())
+    throw Error(fmt::format("{}: stage {} is a scatter, which writes anywhere in its output, so it cannot be {}; "
+                            "it is computed at the root",
+                            primitive, quote(op.name), what));
+  if (const StageNode* sc = scatter_of_base(s, &op))
+    throw Error(fmt::format("{}: stage {} is the base of scatter {}, which fills its output in place before the "
+                            "scatter runs, so it cannot be {}; it is computed at the root",
+                            primitive, quote(op.name), quote(sc->op->name), what));
+}
+
+const StageNode* bound_reader_of(const ScheduleNode& s, const OperationNode* op) {
+  for (const auto& st : s.stages)
+    if (st->op->kind == OpKind::Compute)
+      for (const Operation& in : bound_reads_of(*st->op))
+        if (in.get() == op) return st.get();
+  return nullptr;
+}
+
+Expr rename_vars(const Expr& e, const std::vector<std::pair<Var, Expr>>& rename) {
+  const auto* red = e.as<ReduceNode>();
+  if (!red) return substitute(e, rename);
+  std::vector<std::pair<Var, Expr>> map = rename;
+  std::vector<IterVar> axes;
+  bool changed = false;
+  for (const IterVar& iv : red->axis) {
+    Expr min = substitute(iv.dom().min, map), extent = substitute(iv.dom().extent, map);
+    if (min.same_as(iv.dom().min) && extent.same_as(iv.dom().extent)) {
+      axes.push_back(iv);
+      continue;
+    }
+    IterVar fresh(Range::from_min_extent(min, extent), Var(iv.name(), iv.var().dtype()), IterVarType::Reduce);
+    map.emplace_back(iv.var(), fresh.var());
+    axes.push_back(fresh);
+    changed = true;
+  }
+  if (!changed) return substitute(e, rename);
+  std::vector<Expr> sources;
+  for (const Expr& src : red->sources) sources.push_back(substitute(src, map));
+  Expr cond = red->condition.defined() ? substitute(red->condition, map) : Expr();
+  return Expr(std::make_shared<ReduceNode>(red->dtype, red->reducer, red->combiner, sources, axes, cond,
+                                           red->value_index));
+}
+
+bool has_dependent_bounds(const IterVar& iv, const OperationNode& op) {
+  std::vector<Var> vars;
+  for (const IterVar& a : op.axis) vars.push_back(a.var());
+  for (const IterVar& a : op.reduce_axis) vars.push_back(a.var());
+  for (const Expr& e : {iv.dom().min, iv.dom().extent}) {
+    if (!reads_of(e).empty()) return true;
+    for (const Var& v : vars)
+      if (!substitute(e, {{v, make_zero(v.dtype())}}).same_as(e)) return true;
+  }
+  return false;
 }
 
 std::string describe_attr(const IterVarAttr& attr) {

@@ -36,15 +36,20 @@ Operation make_compute(std::vector<std::string> names, std::vector<Expr> shape, 
                        std::vector<Expr> bodies);
 // The names of op's outputs, in order.
 std::vector<std::string> output_names(const OperationNode& op);
-// The same operation with other bodies (same names, shape and axes).
+// The same operation with other bodies (same names, shape, axes and scatter target).
 Operation with_bodies(const Operation& op, std::vector<Expr> bodies);
-// op with fn applied to each body; op itself when nothing changes.
-Operation map_bodies(const Operation& op, const std::function<Expr(const Expr&)>& fn);
+// op with fn applied to each body and scatter index, and its scatter base replaced by
+// new_ops' entry if it has one; op itself when nothing changes.
+Operation map_bodies(const Operation& op, const std::function<Expr(const Expr&)>& fn,
+                     const std::map<const OperationNode*, Operation>& new_ops = {});
 
 // The operations that e reads, in order of first use.
 std::vector<Operation> reads_of(const Expr& e);
-// The operations that any of op's bodies reads, in order of first use.
+// The operations op depends on, in order of first use: a scatter's base, then what its
+// bodies, its reduce axes' bounds and its scatter index read.
 std::vector<Operation> reads_of(const OperationNode& op);
+// The operations that op's reduce axes' bounds read (data-dependent reduction extents).
+std::vector<Operation> bound_reads_of(const OperationNode& op);
 // True if one of op's bodies reads `producer` directly.
 bool reads(const Operation& op, const OperationNode* producer);
 
@@ -53,6 +58,22 @@ Expr replace_reads(const Expr& e, const std::map<const OperationNode*, Operation
 // Rewrites, in stage order, every stage whose operation reads a replaced operation (its
 // new operation then replaces it in turn for the stages after it).
 void propagate_replacements(ScheduleNode& s, std::map<const OperationNode*, Operation> repl);
+
+// The scatter stage whose base (filled in place) is op, or nullptr.
+const StageNode* scatter_of_base(const ScheduleNode& s, const OperationNode* op);
+// A te::Error naming `primitive` when op is a scatter or a scatter's base, which stay
+// at the root with their own loop nests (`what` says what the primitive would do).
+void refuse_scatter_parts(const ScheduleNode& s, const OperationNode& op, const char* primitive, const char* what);
+// A stage that reads op in the bounds of a reduction axis (a data-dependent extent), or
+// nullptr.
+const StageNode* bound_reader_of(const ScheduleNode& s, const OperationNode* op);
+
+// e with vars renamed; a Reduce whose axes' bounds use a renamed variable gets fresh axes
+// (same names) over the renamed bounds.
+Expr rename_vars(const Expr& e, const std::vector<std::pair<Var, Expr>>& rename);
+// True when the reduction axis iv of op has bounds that read tensors or use op's axes
+// (a data-dependent extent).
+bool has_dependent_bounds(const IterVar& iv, const OperationNode& op);
 
 // The ForKind annotation name for messages: "vectorized", "bound to threadIdx.x", ...
 std::string describe_attr(const IterVarAttr& attr);
