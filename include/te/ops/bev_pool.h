@@ -161,7 +161,8 @@ inline void schedule_bev_pool_cpu(Schedule& s, const Tensor& out, int vector_byt
 }
 
 /// The CUDA schedule: one thread per (interval, channel), as BEVDet's kernel, in blocks
-/// of `threads`; the zero fill one thread per element.
+/// of `threads`, summing the interval's points in a register (a "local" cache of the
+/// scatter computed at the thread) and storing once; the zero fill one thread per element.
 inline void schedule_bev_pool_cuda(Schedule& s, const Tensor& out, int threads = 256) {
   Tensor zero(out.op()->scatter_base);
   {
@@ -171,11 +172,13 @@ inline void schedule_bev_pool_cuda(Schedule& s, const Tensor& out, int threads =
     z.bind(bx, thread_axis("blockIdx.x"));
     z.bind(tx, thread_axis("threadIdx.x"));
   }
+  Tensor acc = s.cache_write(out, "local");
   Stage st = s[out];
   IterVar all = st.fuse(out.op()->axis[0], out.op()->axis[1]);
   auto [bx, tx] = st.split(all, threads);
   st.bind(bx, thread_axis("blockIdx.x"));
   st.bind(tx, thread_axis("threadIdx.x"));
+  s[acc].compute_at(st, tx);
 }
 
 /// Checks bev_pool_v2's index inputs on the host, as BEVDet's preprocessing makes them:
