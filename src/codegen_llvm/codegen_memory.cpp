@@ -165,7 +165,8 @@ Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* a
     if (lanes > 1) size = broadcast(size, lanes), zero = broadcast(zero, lanes);
     inside = index >= zero && index < size;
   }
-  llvm::Value* bad = b_.CreateNot(to_bool(emit(inside), inside.dtype()));
+  llvm::Value* ok = to_bool(emit(inside), inside.dtype());
+  llvm::Value* bad = b_.CreateNot(ok);
   if (active != nullptr) bad = b_.CreateAnd(bad, strided ? any_lane(active) : splat_if_vector(active, lanes));
   std::string head = fmt::format("{}: out-of-bounds {} buffer '{}'", func_name_, is_store ? "store to" : "load from",
                                  buf.name());
@@ -186,7 +187,7 @@ Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* a
   if (!strided) return select(inside, index, zero);
   // Outside: no lane is accessed (a clamped base alone could still run past a buffer
   // smaller than the vector).
-  *lane_mask = splat_if_vector(to_bool(emit(inside), inside.dtype()), lanes);
+  *lane_mask = splat_if_vector(ok, lanes);
   return ramp(select(inside, base, make_const(it, 0)), make_const(it, stride), lanes);
 }
 

@@ -2,28 +2,15 @@
 // read from tensors), updating a base tensor that its stage fills in place.
 #include <fmt/format.h>
 
-#include <set>
+#include <algorithm>
 
 #include "expr/compute_parts.h"
+#include "expr/simplify_internal.h"
 #include "te/ir.h"
 
 namespace te {
 
 namespace {
-
-class UsesVars : public IRVisitor {
- public:
-  explicit UsesVars(const std::vector<IterVar>& axes) {
-    for (const IterVar& iv : axes) vars_.insert(iv.var().get());
-  }
-  bool found = false;
-
- protected:
-  void visit_var(const VarNode* n) override { found = found || vars_.count(n) > 0; }
-
- private:
-  std::set<const VarNode*> vars_;
-};
 
 void check_base(const Tensor& base, const std::string& name) {
   if (!base.defined()) throw Error(fmt::format("scatter '{}': the base tensor is undefined", name));
@@ -50,9 +37,9 @@ void check_target(const ScatterTo& to, const Tensor& base, const std::string& na
     if (!e.dtype().is_integer() || !e.dtype().is_scalar())
       throw Error(fmt::format("scatter '{}': index {} must be a scalar integer, got {}", name, d,
                               e.dtype().to_string()));
-    UsesVars uses(reduce_axes);
-    uses.visit(e);
-    if (uses.found)
+    const bool uses_reduce_axis = std::any_of(reduce_axes.begin(), reduce_axes.end(),
+                                              [&](const IterVar& iv) { return simp::uses_var(e, iv.var().get()); });
+    if (uses_reduce_axis)
       throw Error(fmt::format("scatter '{}': index {} ({}) uses a reduction axis of the value; the position may "
                               "depend only on the domain's axes and on tensors read at them",
                               name, d, to_string(e)));

@@ -76,9 +76,9 @@ class NestBuilder {
 
   // A reduction axis's bounds may use the stage's other axes and read tensors (a
   // data-dependent extent): they become loads of the loop variables, which must be
-  // outer loops.
-  // An extent read from memory is read only where the guards that the enclosing loops
-  // decide hold (an uneven split's tail must not read past `lens`): elsewhere 0.
+  // outer loops. An extent read from memory is read only where the guards that the
+  // enclosing loops decide hold (an uneven split's tail must not read past `lens`);
+  // elsewhere it is 0.
   void resolve_loop_bounds(StageNest& nest) {
     for (size_t p = 0; p < nest.loops.size(); ++p) {
       NestLoop& L = nest.loops[p];
@@ -86,22 +86,21 @@ class NestBuilder {
       const bool reads = !sched::reads_of(L.min).empty() || !sched::reads_of(L.extent).empty();
       L.min = resolve(L.min);
       L.extent = resolve(L.extent);
-      if (reads) {
-        std::vector<Var> inner;
-        for (size_t q = p; q < nest.loops.size(); ++q) inner.push_back(nest.loops[q].iv.var());
-        Expr known_here;
-        for (const Expr& g : guards_)
-          if (!uses_var_of(g, inner)) known_here = known_here.defined() ? (known_here && g) : g;
-        if (known_here.defined()) L.extent = if_then_else(known_here, L.extent, make_zero(L.extent.dtype()));
-      }
+      std::vector<Var> inner;  // this loop and the loops inside it
+      for (size_t q = p; q < nest.loops.size(); ++q) inner.push_back(nest.loops[q].iv.var());
       for (size_t q = p; q < nest.loops.size(); ++q) {
-        const IterVar& inner = nest.loops[q].iv;
-        if (!uses_var_of(L.extent, {inner.var()}) && !uses_var_of(L.min, {inner.var()})) continue;
+        if (!uses_var_of(L.extent, {inner[q - p]}) && !uses_var_of(L.min, {inner[q - p]})) continue;
+        const IterVar& used = nest.loops[q].iv;
         throw Error(fmt::format("lower: stage '{}' loops over axis '{}' with extent {}, which depends on axis '{}'; "
                                 "reorder '{}' outside '{}'",
-                                st_.op->name, L.iv.name(), to_string(L.extent), inner.name(), inner.name(),
+                                st_.op->name, L.iv.name(), to_string(L.extent), used.name(), used.name(),
                                 L.iv.name()));
       }
+      if (!reads) continue;
+      Expr known_here;
+      for (const Expr& g : guards_)
+        if (!uses_var_of(g, inner)) known_here = known_here.defined() ? (known_here && g) : g;
+      if (known_here.defined()) L.extent = if_then_else(known_here, L.extent, make_zero(L.extent.dtype()));
     }
   }
 
@@ -311,7 +310,6 @@ class NestBuilder {
   }
 
   void make_body(StageNest& nest) {
-    const std::vector<std::pair<Var, Expr>>& roots = roots_;
     std::vector<Expr> index;
     if (st_.op->is_scatter()) {
       for (const Expr& e : st_.op->scatter_index) index.push_back(resolve(e));
@@ -322,7 +320,7 @@ class NestBuilder {
     std::vector<Expr> outs;
     for (int i = 0; i < st_.op->num_outputs(); ++i) outs.push_back(load(ctx_.buffer_of(st_.op.get(), i), index));
     ReadsToLoads to_loads(ctx_);
-    Expr body = substitute(st_.op->body, roots);
+    Expr body = substitute(st_.op->body, roots_);
     if (const auto* red = body.as<ReduceNode>()) {
       std::vector<Expr> srcs;
       for (const Expr& s : red->sources) srcs.push_back(to_loads.mutate(s));
@@ -339,7 +337,7 @@ class NestBuilder {
       nest.init = guarded(store_all(outs, reduce_identity(*red)), false);
     } else {
       std::vector<Expr> values;
-      for (const Expr& b : st_.op->bodies()) values.push_back(to_loads.mutate(substitute(b, roots)));
+      for (const Expr& b : st_.op->bodies()) values.push_back(to_loads.mutate(substitute(b, roots_)));
       nest.body = guarded(store_all(outs, values), true);
     }
   }

@@ -1,5 +1,7 @@
 #include "schedule/schedule_util.h"
 
+#include "expr/simplify_internal.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -91,24 +93,27 @@ std::vector<Operation> reads_of(const Expr& e) {
   return c.ops;
 }
 
-std::vector<Operation> reads_of(const OperationNode& op) {
-  ReadCollector c;
-  if (op.scatter_base) c.ops.push_back(op.scatter_base);
-  for (const Expr& b : op.bodies()) c.visit(b);
+namespace {
+void visit_reduce_bounds(ReadCollector& c, const OperationNode& op) {
   for (const IterVar& iv : op.reduce_axis) {
     c.visit(iv.dom().min);
     c.visit(iv.dom().extent);
   }
+}
+}  // namespace
+
+std::vector<Operation> reads_of(const OperationNode& op) {
+  ReadCollector c;
+  if (op.scatter_base) c.ops.push_back(op.scatter_base);
+  for (const Expr& b : op.bodies()) c.visit(b);
+  visit_reduce_bounds(c, op);
   for (const Expr& e : op.scatter_index) c.visit(e);
   return c.ops;
 }
 
 std::vector<Operation> bound_reads_of(const OperationNode& op) {
   ReadCollector c;
-  for (const IterVar& iv : op.reduce_axis) {
-    c.visit(iv.dom().min);
-    c.visit(iv.dom().extent);
-  }
+  visit_reduce_bounds(c, op);
   return c.ops;
 }
 
@@ -257,7 +262,7 @@ bool has_dependent_bounds(const IterVar& iv, const OperationNode& op) {
   for (const Expr& e : {iv.dom().min, iv.dom().extent}) {
     if (!reads_of(e).empty()) return true;
     for (const Var& v : vars)
-      if (!substitute(e, {{v, make_zero(v.dtype())}}).same_as(e)) return true;
+      if (simp::uses_var(e, v.get())) return true;
   }
   return false;
 }

@@ -79,8 +79,9 @@ inline Tensor bev_pool_v2(const Tensor& depth, const Tensor& feat, const Tensor&
   using namespace bev_detail;
   check_tensor(depth, "depth", 5, true);
   check_tensor(feat, "feat", 5, true);
-  for (const Tensor* t : {&ranks_depth, &ranks_feat, &ranks_bev})
-    check_tensor(*t, t == &ranks_depth ? "ranks_depth" : t == &ranks_feat ? "ranks_feat" : "ranks_bev", 1, false);
+  check_tensor(ranks_depth, "ranks_depth", 1, false);
+  check_tensor(ranks_feat, "ranks_feat", 1, false);
+  check_tensor(ranks_bev, "ranks_bev", 1, false);
   check_tensor(interval_starts, "interval_starts", 1, false);
   check_tensor(interval_lengths, "interval_lengths", 1, false);
   if (depth.dtype() != feat.dtype())
