@@ -71,7 +71,12 @@ Schedule auto_schedule(const std::vector<Tensor>& outputs, const AutoScheduleOpt
   Graph g(outputs);
   Context cx{create_schedule(outputs), g, options, host_target(options.threads), {}, {}};
   choose_inlines(cx);
-  choose_placements(cx);
+  // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).
+  if (options.target != "cuda") {
+    choose_placements(cx);
+  } else {
+    for (const Node* n : g.topo()) cx.place[n->op.get()] = Placement{};
+  }
   for (const Node* n : g.topo()) {
     const OperationNode* op = n->op.get();
     if (!n->is_compute() || g.inlined.count(op) || cx.place.at(op).kind != Placement::Kind::Root) continue;
