@@ -72,11 +72,30 @@ void schedule_elementwise_cpu(Context& cx, const OperationNode* op, const std::v
   std::vector<IterVar> leaves;
   std::vector<int64_t> extents;  // constant trip counts of the leaves (-1: symbolic)
   auto ceil_div = [](int64_t e, int f) { return e < 0 ? e : (e + f - 1) / f; };
-  for (int d : order)
-    if (d != t) {
-      leaves.push_back(op->axis[static_cast<size_t>(d)]);
-      extents.push_back(const_extent(op->axis[static_cast<size_t>(d)]));
+  // An axis the inner stages do not depend on (they are reused across it: grid_sample's
+  // channels) is blocked, the block loop outermost: the data one block reads (a few
+  // planes) stays cached across the rows, at the price of computing the inner stages
+  // once per block. (te's hand grid_sample schedule measured 2.5-3x from this.)
+  const int64_t block = 64;
+  size_t prefix = 0;  // block loops put before the loops the inner stages need
+  std::vector<int> widest = sets.empty() ? std::vector<int>{} : sets.back();
+  for (int d : order) {
+    if (d == t) continue;
+    const IterVar& ax = op->axis[static_cast<size_t>(d)];
+    int64_t e = const_extent(ax);
+    bool reused = !attached.empty() && std::find(widest.begin(), widest.end(), d) == widest.end();
+    if (reused && e > block) {
+      auto [b, i] = st.split(ax, block, TailStrategy::ShiftInwards);
+      leaves.insert(leaves.begin() + static_cast<std::ptrdiff_t>(prefix), b);
+      extents.insert(extents.begin() + static_cast<std::ptrdiff_t>(prefix), ceil_div(e, block));
+      ++prefix;
+      leaves.push_back(i);
+      extents.push_back(block);
+      continue;
     }
+    leaves.push_back(ax);
+    extents.push_back(e);
+  }
   IterVar t_inner;
   if (t >= 0) {
     auto [to, ti] = st.split(op->axis[static_cast<size_t>(t)], lanes, TailStrategy::ShiftInwards);
@@ -100,7 +119,7 @@ void schedule_elementwise_cpu(Context& cx, const OperationNode* op, const std::v
   // Parallel: fuse the outer loops (never past the loop an inner stage needs) until
   // there are a few work items per thread.
   size_t limit = vo_pos + 1;
-  for (const auto& [a, o] : need) limit = std::min(limit, o.empty() ? vo_pos : o.size());
+  for (const auto& [a, o] : need) limit = std::min(limit, o.empty() ? vo_pos : prefix + o.size());
   size_t p = 0;
   int64_t items = 1;
   const int64_t want = int64_t{cx.cpu.threads} * 8;
@@ -124,10 +143,10 @@ void schedule_elementwise_cpu(Context& cx, const OperationNode* op, const std::v
     IterVar loop;
     if (o.empty()) {
       loop = p > vo_pos ? work : vo;  // only the vector axis: a vector's worth of points at a time
-    } else if (o.size() <= p) {
+    } else if (prefix + o.size() <= p) {
       loop = work;
     } else {
-      loop = leaves[o.size() - 1];
+      loop = leaves[prefix + o.size() - 1];
     }
     schedule_attached_cpu(cx, a, st, loop);
   }
