@@ -442,6 +442,7 @@ TEST(AutoSchedule, OptionErrors) {
   expect_error(with([](auto& o) { o.time_budget_s = NAN; }), {"AutoScheduleOptions::time_budget_s"});
   expect_error(with([](auto& o) { o.cuda_threads_per_block = 100; }),
                {"AutoScheduleOptions::cuda_threads_per_block", "100", "multiple of 32"});
+  expect_error(with([](auto& o) { o.vector_bits = 100; }), {"AutoScheduleOptions::vector_bits", "100", "power of two"});
   expect_error(with([](auto& o) { o.trials = 10; }), {"AutoScheduleOptions::trials", "search is not built"});
   expect_error([] { auto_schedule({}); }, {"auto_schedule", "no output"});
   expect_error([] { auto_schedule({Tensor()}); }, {"auto_schedule", "output 0", "undefined"});
@@ -459,4 +460,20 @@ TEST(AutoSchedule, LeavesTheOriginalGraphAlone) {
   AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f);
   expect_near_all(r.outputs[0], matmul_ref(a, b, M, N, K), 1e-4f, "second schedule");
   (void)lower(s1, {A, B, C}, "first");
+}
+
+TEST(AutoSchedule, VectorBitsSetTheLanes) {
+  const int M = 24, N = 64, K = 8;
+  Tensor A = placeholder({M, K}, Float(32), "A");
+  Tensor B = placeholder({K, N}, Float(32), "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  AutoScheduleOptions o = cpu_options();
+  o.vector_bits = 128;  // 4 float lanes: a register tile 6 rows x 2 vectors of 4
+  auto a = random_values(M * K, 29), b = random_values(K * N, 30);
+  AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f, o);
+  expect_near_all(r.outputs[0], matmul_ref(a, b, M, N, K), 1e-4f, "128-bit vectors");
+  EXPECT_TRUE(has(r.ir, "ramp(0, 1, 8)")) << r.ir;
+  EXPECT_FALSE(has(r.ir, ", 1, 16)")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "allocate C.local[float32 * 48]")) << r.ir;
 }

@@ -37,6 +37,10 @@ struct TE_API AutoScheduleOptions {
   /// CPU threads the schedule is made for (the parallel loops' work items); 0: every
   /// thread of te's pool (TE_NUM_THREADS).
   int threads = 0;
+  /// CPU: the vector width in bits the rules make vectors of (128, 256, 512); 0: the
+  /// host's widest (from host_cpu_features()). Set it when the kernel is exported for
+  /// another CPU (BuildOptions::target_cpu), or for output that does not depend on the host.
+  int vector_bits = 0;
   /// The search's random seed (the rules are deterministic).
   uint64_t seed = 0;
   /// Print what the rules decided (one line per stage) and the search's progress on stderr.

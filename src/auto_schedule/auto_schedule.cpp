@@ -69,7 +69,7 @@ Schedule auto_schedule(const std::vector<Tensor>& outputs, const AutoScheduleOpt
                             options.trials));
   using namespace auto_sched;
   Graph g(outputs);
-  Context cx{create_schedule(outputs), g, options, host_target(options.threads), {}, {}};
+  Context cx{create_schedule(outputs), g, options, host_target(options.threads, options.vector_bits), {}, {}};
   choose_inlines(cx);
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).
   if (options.target != "cuda") {

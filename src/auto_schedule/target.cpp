@@ -58,9 +58,13 @@ void vector_unit_of(const std::string& features, int* bits, int* registers) {
   }
 }
 
-CpuTarget host_target(int threads) {
+CpuTarget host_target(int threads, int vector_bits) {
   CpuTarget t;
   vector_unit_of(host_cpu_features(), &t.vector_bits, &t.vector_registers);
+  if (vector_bits > 0) {
+    t.vector_bits = vector_bits;
+    t.vector_registers = vector_bits >= 512 ? 32 : 16;
+  }
   const std::string base = "/sys/devices/system/cpu/cpu0/cache/index";
   for (int i = 0; i < 8; ++i) {
     std::string level = read_line(base + std::to_string(i) + "/level");

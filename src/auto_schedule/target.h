@@ -24,7 +24,8 @@ struct CpuTarget {
 
 // The host, from LLVM's view of its features ("+avx512f", "+avx", "+neon", ...) and
 // /sys's cache sizes; `threads` 0 means te's thread pool size.
-CpuTarget host_target(int threads);
+// vector_bits > 0 replaces the host's vector width (and the register count it implies).
+CpuTarget host_target(int threads, int vector_bits);
 
 // The vector width and register count that a feature string ("+avx2,+fma,...") implies.
 void vector_unit_of(const std::string& features, int* bits, int* registers);
