@@ -477,3 +477,46 @@ TEST(AutoSchedule, VectorBitsSetTheLanes) {
   EXPECT_FALSE(has(r.ir, ", 1, 16)")) << r.ir;
   EXPECT_TRUE(has(r.ir, "allocate C.local[float32 * 48]")) << r.ir;
 }
+
+TEST(AutoSchedule, MoreGraphs) {
+  {  // layer norm through Welford: a tuple reduction computed in the row loop
+    Tensor x = placeholder({6, 70}, Float(32), "x");
+    Tensor y = ops::layer_norm_welford(x);
+    run_auto({x, y}, {y}, {NDArray::from_vector(random_values(6 * 70, 31), {6, 70})}, 1e-4f);
+  }
+  {  // a 0-d sum
+    Tensor x = placeholder({300}, Float(32), "x");
+    IterVar k = reduce_axis({0, 300}, "k");
+    Tensor s = compute(std::vector<Expr>{}, [&](const std::vector<Var>&) { return sum(x(k), {k}); }, "s");
+    run_auto({x, s}, {s}, {NDArray::from_vector(random_values(300, 32), {300})}, 1e-4f);
+  }
+  {  // column sums: the data axis is the contiguous one
+    Tensor x = placeholder({100, 30}, Float(32), "x");
+    IterVar k = reduce_axis({0, 100}, "k");
+    Tensor s = compute({30}, [&](Expr j) { return sum(x(k, j), {k}); }, "colsum");
+    AutoRun r = run_auto({x, s}, {s}, {NDArray::from_vector(random_values(3000, 33), {100, 30})}, 1e-4f);
+    EXPECT_TRUE(has(r.ir, "ramp(")) << r.ir;
+  }
+  {  // matrix-vector: no reuse to tile for, the reduction is vectorized
+    Tensor A = placeholder({50, 40}, Float(32), "A"), v = placeholder({40}, Float(32), "v");
+    IterVar k = reduce_axis({0, 40}, "k");
+    Tensor y = compute({50}, [&](Expr i) { return sum(A(i, k) * v(k), {k}); }, "gemv");
+    AutoRun r = run_auto({A, v, y}, {y},
+                         {NDArray::from_vector(random_values(2000, 34), {50, 40}),
+                          NDArray::from_vector(random_values(40, 35), {40})},
+                         1e-4f);
+    EXPECT_TRUE(has(r.ir, "gemv.rf")) << r.ir;
+  }
+  {  // a costly producer with reuse stays a stage; two outputs, one reading the other
+    Tensor A = placeholder({50, 40}, Float(32), "A"), W = placeholder({40, 32}, Float(32), "W");
+    Tensor B = compute({50, 40}, [&](Expr i, Expr j) { return exp(A(i, j)); }, "B");
+    IterVar k = reduce_axis({0, 40}, "k");
+    Tensor C = compute({50, 32}, [&](Expr i, Expr j) { return sum(B(i, k) * W(k, j), {k}); }, "C");
+    Tensor D = compute({50, 32}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "D");
+    AutoRun r = run_auto({A, W, C, D}, {C, D},
+                         {NDArray::from_vector(random_values(2000, 36), {50, 40}),
+                          NDArray::from_vector(random_values(1280, 37), {40, 32})},
+                         1e-4f);
+    EXPECT_TRUE(has(r.ir, "allocate B")) << r.ir;
+  }
+}

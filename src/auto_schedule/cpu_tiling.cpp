@@ -131,9 +131,10 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   if (r >= 0 && mr > 1) inner.unroll(iax[static_cast<size_t>(r)]);
   if (nr > 1) inner.vectorize(iax[v]);
   cx.note(fmt::format("'{}': register tile {} x {} ('{}' x '{}', {} vectors of {}), column blocks of {}, "
-                      "parallel over {}",
+                      "{} over {}",
                       red->name, mr, nr, r >= 0 ? red->axis[static_cast<size_t>(r)].name() : "-",
-                      red->axis[v].name(), nv, lanes, panels * nr, axis_names(fused)));
+                      red->axis[v].name(), nv, lanes, panels * nr, cx.cpu.threads > 1 ? "parallel" : "serial",
+                      axis_names(fused)));
 }
 
 }  // namespace te::auto_sched

@@ -163,14 +163,9 @@ void schedule_root_cuda(Context& cx, const OperationNode* op) {
     return;
   }
   const int64_t length = reduce_length(op);
-  if (length < 0 || length >= 256) {
+  if (length < 0 || length >= 256 || op->axis.empty()) {
     // One block per output point; the threads split the innermost reduction.
-    if (op->axis.empty()) {
-      IterVar one = st.fuse(std::vector<IterVar>{});
-      st.bind(one, thread_axis("blockIdx.x"));
-    } else {
-      st.bind(fuse_range(st, op->axis), thread_axis("blockIdx.x"));
-    }
+    if (!op->axis.empty()) st.bind(fuse_range(st, op->axis), thread_axis("blockIdx.x"));  // 0-d: one block
     auto [ko, ki] = st.split(op->reduce_axis.back(), cx.opts.cuda_threads_per_block);
     (void)ko;
     st.bind(ki, thread_axis("threadIdx.x"));
