@@ -23,7 +23,8 @@ endif()
 
 # The CUDA tests compile generated code at run time: they need the host compiler, and
 # nvcc when there is one.
-foreach(test_target test_cuda_codegen test_cuda_emulation test_cuda_nvcc test_cuda_lowered test_grid_sample_cuda)
+foreach(test_target test_cuda_codegen test_cuda_emulation test_cuda_nvcc test_cuda_lowered test_grid_sample_cuda
+    test_auto_schedule_cuda)
   if(TARGET ${test_target})
     target_compile_definitions(${test_target} PRIVATE TE_HOST_CXX="${CMAKE_CXX_COMPILER}")
     if(CUDAToolkit_FOUND AND CUDAToolkit_NVCC_EXECUTABLE)

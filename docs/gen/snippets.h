@@ -6,6 +6,7 @@
 #pragma once
 #include <te/log.h>
 #include <te/ops/grid_sample.h>
+#include <te/ops/normalization.h>
 #include <te/te.h>
 #include <unistd.h>
 
@@ -308,6 +309,34 @@ inline BeforeAfter rfactor_example() {
   // [/doc]
   (void)ko, (void)SR;
   return {before, text(lower(s, {A, S}, "f"))};
+}
+
+// ---- auto_schedule (docs/auto_schedule.md) ----
+
+inline BeforeAfter auto_schedule_example() {
+  // [doc:auto_schedule]
+  Tensor A = placeholder({48, 32}, Float(32), "A");
+  Tensor B = placeholder({32, 64}, Float(32), "B");
+  Tensor bias = placeholder({64}, Float(32), "bias");
+  IterVar k = reduce_axis({0, 32}, "k");
+  Tensor C = compute({48, 64}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor D = compute({48, 64}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), 0.0f); }, "D");
+  std::string before = text(lower(create_schedule({D}), {A, B, bias, D}, "f"));
+  AutoScheduleOptions o;
+  o.threads = 2;        // 0: te's thread pool size
+  o.vector_bits = 256;  // 0: the host's vectors (AVX2 here, for output that is the same everywhere)
+  Schedule s = auto_schedule({D}, o);
+  // [/doc]
+  return {before, text(lower(s, {A, B, bias, D}, "f"))};
+}
+
+inline std::string auto_schedule_softmax_example() {
+  Tensor x = placeholder({64, 256}, Float(32), "x");
+  Tensor y = ops::softmax(x);
+  AutoScheduleOptions o;
+  o.threads = 2;
+  o.vector_bits = 256;
+  return text(lower(auto_schedule({y}, o), {x, y}, "softmax"));
 }
 
 // ---- User and tuple reducers, several outputs (docs/reductions.md) ----
@@ -739,6 +768,8 @@ inline std::vector<Snippet> snippets() {
   pair("storage_align", storage_align_example);
   pair("double_buffer", double_buffer_example);
   pair("bind_reduce", bind_reduce_example);
+  pair("auto_schedule", auto_schedule_example);
+  out.push_back({"auto_schedule.softmax", auto_schedule_softmax_example});
   out.push_back({"split_shift.error", [] {
                    Mistakes m;
                    return error_of([&] { m.s[m.S].split(m.S.axis(0), 3, TailStrategy::ShiftInwards); });

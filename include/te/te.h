@@ -2,6 +2,7 @@
 /// The umbrella header: everything a te user needs.
 #pragma once
 #include "te/argument.h"
+#include "te/auto_schedule.h"
 #include "te/build.h"
 #include "te/cuda.h"
 #include "te/dtype.h"

@@ -1,0 +1,86 @@
+// CPU: a reduction at the root without data reuse to tile for (row sums, a full sum, a
+// matrix-vector product). Its innermost reduction axis becomes vector accumulators
+// (rfactor) when it is contiguous in memory; otherwise the innermost data axis is
+// vectorized when it is, with the reduction loops moved inside it. The data axes run in
+// parallel; when there are too few of them to keep the threads busy and the reduction
+// is long, a second rfactor splits it into one part per work item (parallel), and the
+// parts are added after.
+#include <fmt/format.h>
+
+#include "auto_schedule/rules.h"
+
+namespace te::auto_sched {
+
+namespace {
+
+int64_t product(const std::vector<IterVar>& v) {
+  int64_t p = 1;
+  for (const IterVar& iv : v) {
+    int64_t e = const_extent(iv);
+    if (e < 0) return -1;
+    p *= e;
+  }
+  return p;
+}
+
+}  // namespace
+
+void schedule_reduction_cpu(Context& cx, const OperationNode* op) {
+  const int threads = cx.cpu.threads;
+  const int64_t points = product(op->axis), length = product(op->reduce_axis);
+  const bool few = threads > 1 && points >= 0 && points < int64_t{threads} * 4 && (length < 0 || length >= 4096);
+  Tensor rf = vectorize_reduction(cx, op, !few);
+  if (rf.defined()) {
+    Stage w = cx.s[rf];
+    if (few) {
+      // One part of the reduction per work item.
+      const int parts = threads * 4;
+      auto [kp, krest] = w.split_nparts(rf.op()->reduce_axis.front(), parts);
+      (void)krest;
+      Tensor rf2 = cx.s.rfactor(rf, kp, 0);
+      Stage w2 = cx.s[rf2];
+      const auto& ax = rf2.op()->axis;
+      order_lanes_last(w2, rf2);
+      IterVar work = fuse_range(w2, std::vector<IterVar>(ax.begin(), ax.end() - 1));
+      w2.parallel(work);
+      cx.note(fmt::format("'{}': few outputs ({}), long reduction: rfactor into {} parallel parts ('{}')", op->name,
+                          points, parts, rf2.name()));
+      return;
+    }
+    Stage st = cx.stage(op);
+    if (st.op()->axis.empty()) return;
+    IterVar work = fuse_range(st, st.op()->axis);
+    if (threads > 1) st.parallel(work);
+    w.compute_at(st, work);
+    cx.note(fmt::format("'{}': parallel over {}, vector partial results computed per point", op->name,
+                        axis_names(op->axis)));
+    return;
+  }
+  Stage st = cx.stage(op);
+  if (op->axis.empty()) return;
+  const IterVar& last = op->axis.back();
+  const int lanes = cx.cpu.lanes(op->dtype);
+  bool contiguous = false;
+  for (const Read& r : cx.g.effective_reads(op))
+    contiguous = contiguous || (!r.indices.empty() && uses(r.indices.back(), last.var()));
+  int64_t ext = const_extent(last);
+  std::vector<IterVar> outer(op->axis.begin(), op->axis.end() - 1);
+  if (contiguous && lanes > 1 && (ext < 0 || ext >= lanes)) {
+    auto [vo, vi] = st.split(last, lanes);
+    std::vector<IterVar> order = outer;
+    order.push_back(vo);
+    order.insert(order.end(), op->reduce_axis.begin(), op->reduce_axis.end());
+    order.push_back(vi);
+    st.reorder(order);
+    st.vectorize(vi);
+    outer.push_back(vo);
+  } else {
+    outer.push_back(last);
+  }
+  IterVar work = fuse_range(st, outer);
+  if (threads > 1) st.parallel(work);
+  cx.note(fmt::format("'{}': parallel over {}{}", op->name, axis_names(outer),
+                      contiguous ? fmt::format(", vectors of {} along '{}'", lanes, last.name()) : ""));
+}
+
+}  // namespace te::auto_sched

@@ -1,0 +1,140 @@
+// CPU: multi-level tiling of a reduction with data reuse (matmul, batched matmul,
+// convolutions). Of the output's axes, the innermost (v, contiguous) is split into
+// vectors and the row axis r (the one most reads do not depend on, so a loaded vector
+// is reused once per row) into register rows:
+//   outer stage:  [other axes] v.block  r.outer  v.panel | r.inner  v.inner (copy out)
+//   inner stage (local, computed at v.panel):  [reductions]  r (unrolled)  v (vectorized)
+// The inner stage is an mr x nr tile of accumulators that stays in vector registers
+// while the reduction runs (mr x nr / lanes of them, within the register budget).
+// Columns are blocked so the panel of the reused input that one block reads stays in
+// half the L2 while every row tile passes over it. Small reduction axes (a 3x3 window)
+// are unrolled. The outer loops are fused into one parallel loop.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "auto_schedule/rules.h"
+
+namespace te::auto_sched {
+
+namespace {
+
+// A tile size near `want` for an axis of this extent: the extent itself when smaller,
+// else a divisor of it in [want/2, want] when there is one (no tail), else want.
+int64_t tile_size(int64_t want, int64_t extent) {
+  if (extent < 0) return want;
+  if (extent <= want) return extent;
+  for (int64_t t = want; t * 2 >= want; --t)
+    if (extent % t == 0) return t;
+  return want;
+}
+
+}  // namespace
+
+void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNode* red,
+                        const std::vector<const OperationNode*>& attached) {
+  (void)attached;
+  const size_t n = red->axis.size();
+  const size_t v = n - 1;
+  const int lanes = cx.cpu.lanes(red->dtype);
+  std::vector<Read> reads = cx.g.effective_reads(red);
+
+  // The row axis: the one the most reads do not depend on (innermost on ties).
+  int r = -1, best = 0;
+  for (size_t d = 0; d < v; ++d) {
+    if (const_extent(red->axis[d]) == 1) continue;
+    int missing = 0;
+    for (const Read& rd : reads) {
+      bool used = false;
+      for (const Expr& i : rd.indices) used = used || uses(i, red->axis[d].var());
+      missing += used ? 0 : 1;
+    }
+    if (missing > 0 && missing >= best) r = static_cast<int>(d), best = missing;
+  }
+
+  // Register tile: nv vectors wide, mr rows.
+  const int64_t ve = const_extent(red->axis[v]);
+  int nv = (ve < 0 || ve >= 2 * lanes) ? 2 : 1;
+  int64_t nr = ve >= 0 && ve < lanes ? ve : int64_t{nv} * lanes;
+  if (ve >= 0 && ve % nr != 0 && nv == 2 && ve % lanes == 0) nr = lanes;  // no tail rather than a wide one
+  nv = static_cast<int>((nr + lanes - 1) / lanes);
+  int64_t mr = 1;
+  if (r >= 0) mr = tile_size(std::max(1, cx.cpu.accumulators() / nv), const_extent(red->axis[static_cast<size_t>(r)]));
+
+  // Column blocks: the reused panel (reduction length x block) in half the L2.
+  int64_t length = 1;
+  for (const IterVar& k : red->reduce_axis) {
+    int64_t e = const_extent(k);
+    length *= e < 0 ? 256 : e;
+  }
+  const int64_t bytes = red->dtype.bytes();
+  int64_t nc = std::max<int64_t>(nr, (cx.cpu.l2_bytes / 2) / std::max<int64_t>(1, length * bytes) / nr * nr);
+  nc = std::min<int64_t>(nc, 512 / nr * nr > 0 ? 512 / nr * nr : nr);
+  const int64_t panels = std::max<int64_t>(1, nc / nr);
+
+  // Outer stage.
+  const auto& oax = outer.op()->axis;
+  auto [vo, vi] = outer.split(oax[v], nr);
+  IterVar ro, ri;
+  if (r >= 0) std::tie(ro, ri) = outer.split(oax[static_cast<size_t>(r)], mr);
+  std::vector<IterVar> order, parallel_candidates;
+  for (size_t d = 0; d < v; ++d)
+    if (static_cast<int>(d) != r) order.push_back(oax[d]);
+  IterVar vb, vp = vo;
+  bool blocked = ve < 0 || (ve + nr - 1) / nr > panels;
+  if (blocked) std::tie(vb, vp) = outer.split(vo, panels);
+  if (vb.defined()) order.push_back(vb);
+  if (ro.defined()) order.push_back(ro);
+  const size_t outer_loops = order.size();
+  order.push_back(vp);
+  if (ri.defined()) order.push_back(ri);
+  order.push_back(vi);
+  outer.reorder(order);
+  if (nr > 1) outer.vectorize(vi);
+
+  // Parallel: the outer loops, fused until there are a few work items per thread.
+  std::vector<IterVar> fused;
+  int64_t items = 1;
+  const int64_t want = int64_t{cx.cpu.threads} * 4;
+  for (size_t i = 0; i < outer_loops && items < want; ++i) {
+    fused.push_back(order[i]);
+    int64_t e;
+    if (order[i].same_as(vb)) {
+      e = ve < 0 ? -1 : ((ve + nr - 1) / nr + panels - 1) / panels;
+    } else if (order[i].same_as(ro)) {
+      int64_t re = const_extent(red->axis[static_cast<size_t>(r)]);
+      e = re < 0 ? -1 : (re + mr - 1) / mr;
+    } else {
+      e = const_extent(order[i]);
+    }
+    items = e < 0 ? want : items * e;
+  }
+  if (!fused.empty()) {
+    IterVar work = fuse_range(outer, fused);
+    if (cx.cpu.threads > 1) outer.parallel(work);
+  }
+
+  // Inner stage: the register tile.
+  inner.compute_at(outer, vp);
+  const auto& iax = inner.op()->axis;
+  const auto& kax = inner.op()->reduce_axis;
+  std::vector<IterVar> iorder(kax.begin(), kax.end());
+  for (size_t d = 0; d < v; ++d)
+    if (static_cast<int>(d) != r) iorder.push_back(iax[d]);
+  if (r >= 0) iorder.push_back(iax[static_cast<size_t>(r)]);
+  iorder.push_back(iax[v]);
+  inner.reorder(iorder);
+  for (size_t k = 1; k < kax.size(); ++k) {
+    int64_t e = const_extent(kax[k]);
+    if (e > 1 && e <= 7) inner.unroll(kax[k]);
+  }
+  if (r >= 0 && mr > 1) inner.unroll(iax[static_cast<size_t>(r)]);
+  if (nr > 1) inner.vectorize(iax[v]);
+  cx.note(fmt::format("'{}': register tile {} x {} ('{}' x '{}', {} vectors of {}), column blocks of {}, "
+                      "{} over {}",
+                      red->name, mr, nr, r >= 0 ? red->axis[static_cast<size_t>(r)].name() : "-",
+                      red->axis[v].name(), nv, lanes, panels * nr, cx.cpu.threads > 1 ? "parallel" : "serial",
+                      axis_names(fused)));
+}
+
+}  // namespace te::auto_sched

@@ -1,0 +1,180 @@
+// CUDA rules: every kept stage is its own kernel.
+//  - Element-wise: all axes fused, split into blocks of threads_per_block threads.
+//  - A reduction with reuse (matmul, conv): a register tile per thread (cache_write
+//    "local", my x mx points), threads 16 x (threads_per_block / 16) over the row and
+//    column axes, blocks over the rest; the inputs that the tile reuses (those that do not
+//    depend on every output axis) are staged through shared memory, one tile of the
+//    reduction (8 steps) at a time, fetched by all the block's threads together.
+//  - A long reduction (>= 256 steps or symbolic): one block per output point, the
+//    innermost reduction axis split over the block's threads and combined by a
+//    cross-thread reduction (warp shuffles, then shared memory).
+//  - A short reduction: one thread per output point.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "auto_schedule/rules.h"
+
+namespace te::auto_sched {
+
+namespace {
+
+int64_t reduce_length(const OperationNode* op) {
+  int64_t n = 1;
+  for (const IterVar& k : op->reduce_axis) {
+    int64_t e = const_extent(k);
+    if (e < 0) return -1;
+    n *= e;
+  }
+  return n;
+}
+
+void thread_per_point(Context& cx, Stage st) {
+  if (st.op()->axis.empty()) {
+    IterVar one = st.fuse(std::vector<IterVar>{});
+    st.bind(one, thread_axis("blockIdx.x"));
+    return;
+  }
+  IterVar all = fuse_range(st, st.op()->axis);
+  auto [bx, tx] = st.split(all, cx.opts.cuda_threads_per_block);
+  st.bind(bx, thread_axis("blockIdx.x"));
+  st.bind(tx, thread_axis("threadIdx.x"));
+}
+
+// Shared-memory copy computed at `loop` of `reader`, fetched by all threads: its points
+// fused, split over threadIdx.y x threadIdx.x.
+void cooperative_fetch(Stage st, int ty, int tx) {
+  IterVar all = fuse_range(st, st.op()->axis);
+  auto [rest, inner] = st.split(all, ty * tx);
+  (void)rest;
+  auto [y, x] = st.split(inner, tx);
+  st.bind(y, thread_axis("threadIdx.y"));
+  st.bind(x, thread_axis("threadIdx.x"));
+}
+
+void tile_reduction_cuda(Context& cx, const OperationNode* op) {
+  const size_t n = op->axis.size(), v = n - 1;
+  // The row axis: most reads do not depend on it (innermost on ties).
+  std::vector<Read> reads = cx.g.effective_reads(op);
+  int r = -1, best = 0;
+  for (size_t d = 0; d < v; ++d) {
+    if (const_extent(op->axis[d]) == 1) continue;
+    int missing = 0;
+    for (const Read& rd : reads) {
+      bool used = false;
+      for (const Expr& i : rd.indices) used = used || uses(i, op->axis[d].var());
+      missing += used ? 0 : 1;
+    }
+    if (missing > 0 && missing >= best) r = static_cast<int>(d), best = missing;
+  }
+  const int tpb = cx.opts.cuda_threads_per_block;
+  const int mx = 2, my = r >= 0 ? 2 : 1;
+  // Threads along an axis: no more than its points (a constant extent) need.
+  auto threads_for = [](int want, int per_thread, int64_t extent) {
+    if (extent < 0) return want;
+    return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, (extent + per_thread - 1) / per_thread)));
+  };
+  const int tx = threads_for(r >= 0 ? 16 : tpb, mx, const_extent(op->axis[v]));
+  const int ty = r >= 0 ? threads_for(tpb / 16, my, const_extent(op->axis[static_cast<size_t>(r)])) : 1;
+
+  Tensor t(cx.g.at(op).op);
+  // Inputs read directly (not through an inlined stage) that miss an output axis.
+  std::vector<Tensor> reused;
+  std::set<const OperationNode*> seen;
+  for (const Read& rd : cx.g.at(op).reads) {
+    if (!seen.insert(rd.op).second || cx.g.inlined.count(rd.op)) continue;
+    bool misses = false;
+    for (const IterVar& iv : op->axis) {
+      if (const_extent(iv) == 1) continue;
+      bool used = false;
+      for (const Expr& i : rd.indices) used = used || uses(i, iv.var());
+      misses = misses || !used;
+    }
+    if (misses) reused.push_back(Tensor(cx.g.at(rd.op).op));
+  }
+  Tensor local = cx.s.cache_write(t, "local");
+  std::vector<Tensor> shared;
+  for (const Tensor& in : reused) shared.push_back(cx.s.cache_read(in, "shared", {local}));
+
+  Stage c = cx.s[t];
+  const auto& ax = c.op()->axis;
+  auto [vo, vi] = c.split(ax[v], mx);
+  auto [vb, vt] = c.split(vo, tx);
+  IterVar rb, rt, ri;
+  if (r >= 0) {
+    auto [ro, rin] = c.split(ax[static_cast<size_t>(r)], my);
+    auto [b, th] = c.split(ro, ty);
+    rb = b, rt = th, ri = rin;
+  }
+  std::vector<IterVar> outer;
+  for (size_t d = 0; d < v; ++d)
+    if (static_cast<int>(d) != r) outer.push_back(ax[d]);
+  if (rb.defined()) outer.push_back(rb);
+  std::vector<IterVar> order = outer;
+  order.push_back(vb);
+  if (rt.defined()) order.push_back(rt);
+  order.push_back(vt);
+  if (ri.defined()) order.push_back(ri);
+  order.push_back(vi);
+  c.reorder(order);
+  if (!outer.empty()) c.bind(fuse_range(c, outer), thread_axis("blockIdx.y"));
+  c.bind(vb, thread_axis("blockIdx.x"));
+  if (rt.defined()) c.bind(rt, thread_axis("threadIdx.y"));
+  c.bind(vt, thread_axis("threadIdx.x"));
+  if (ri.defined()) c.unroll(ri);
+  c.unroll(vi);
+
+  Stage l = cx.s[local];
+  l.compute_at(c, vt);
+  const auto& lax = l.op()->axis;
+  const auto& kax = l.op()->reduce_axis;
+  auto [ko, ki] = l.split(kax.front(), 8);
+  std::vector<IterVar> lorder{ko};
+  lorder.insert(lorder.end(), kax.begin() + 1, kax.end());
+  lorder.push_back(ki);
+  for (size_t d = 0; d < v; ++d)
+    if (static_cast<int>(d) != r) lorder.push_back(lax[d]);
+  if (r >= 0) lorder.push_back(lax[static_cast<size_t>(r)]);
+  lorder.push_back(lax[v]);
+  l.reorder(lorder);
+  if (r >= 0) l.unroll(lax[static_cast<size_t>(r)]);
+  l.unroll(lax[v]);
+  for (const Tensor& sh : shared) {
+    cx.s[sh].compute_at(l, ko);
+    cooperative_fetch(cx.s[sh], ty, tx);
+  }
+  cx.note(fmt::format("'{}' (cuda): thread tile {} x {}, threads {} x {}, {} input(s) in shared memory", op->name,
+                      my, mx, ty, tx, shared.size()));
+}
+
+}  // namespace
+
+void schedule_root_cuda(Context& cx, const OperationNode* op) {
+  const Node& n = cx.g.at(op);
+  Stage st = cx.stage(op);
+  if (!n.is_reduction()) {
+    thread_per_point(cx, st);
+    cx.note(fmt::format("'{}' (cuda): one thread per point", op->name));
+    return;
+  }
+  if (has_tiling_reuse(cx.g, op) && op->axis.size() >= 1) {
+    tile_reduction_cuda(cx, op);
+    return;
+  }
+  const int64_t length = reduce_length(op);
+  if (length < 0 || length >= 256 || op->axis.empty()) {
+    // One block per output point; the threads split the innermost reduction.
+    if (!op->axis.empty()) st.bind(fuse_range(st, op->axis), thread_axis("blockIdx.x"));  // 0-d: one block
+    auto [ko, ki] = st.split(op->reduce_axis.back(), cx.opts.cuda_threads_per_block);
+    (void)ko;
+    st.bind(ki, thread_axis("threadIdx.x"));
+    cx.note(fmt::format("'{}' (cuda): one block per point, cross-thread reduction over '{}'", op->name,
+                        op->reduce_axis.back().name()));
+    return;
+  }
+  thread_per_point(cx, st);
+  cx.note(fmt::format("'{}' (cuda): one thread per point (short reduction)", op->name));
+}
+
+}  // namespace te::auto_sched

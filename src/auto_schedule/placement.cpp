@@ -1,0 +1,141 @@
+// Where each kept stage is computed. Consumers are placed first; a producer goes inside
+// the loop nest (the "anchor") that all its consumers are in, at the loop that fixes the
+// anchor axes its reads depend on:
+//  - a reduction that an element-wise output reads at the same point (a matmul and its
+//    bias + relu) becomes the output's register tile (Placement::tile);
+//  - row statistics (softmax's max and sum, layer norm's mean and variance) go inside the
+//    consumer's row loop, so each row is read while it is in cache;
+//  - a costly per-pixel stage that the consumer reuses across an axis it does not depend
+//    on (grid_sample's coordinates across channels) goes outside that axis.
+// Otherwise the stage is computed at the root.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "auto_schedule/rules.h"
+
+namespace te::auto_sched {
+
+namespace {
+
+bool is_subset(const std::vector<int>& a, const std::vector<int>& b) {
+  return std::includes(b.begin(), b.end(), a.begin(), a.end());
+}
+
+// Whether r reads at exactly the point (axis 0, ..., axis n-1) of `reader`.
+bool reads_same_point(const Read& r, const OperationNode& reader) {
+  if (r.indices.size() != reader.axis.size()) return false;
+  for (size_t d = 0; d < r.indices.size(); ++d) {
+    const auto* v = r.indices[d].as<VarNode>();
+    if (!v || v != reader.axis[d].var().get()) return false;
+  }
+  return true;
+}
+
+// The anchor axes that the reads of `producer` in anchor use.
+std::vector<int> axes_used(const Graph& g, const OperationNode* anchor, const OperationNode* producer) {
+  std::vector<int> out;
+  std::vector<Read> reads = g.effective_reads(anchor);
+  for (size_t d = 0; d < anchor->axis.size(); ++d)
+    for (const Read& r : reads) {
+      if (r.op != producer) continue;
+      bool used = false;
+      for (const Expr& i : r.indices) used = used || uses(i, anchor->axis[d].var());
+      if (used) {
+        out.push_back(static_cast<int>(d));
+        break;
+      }
+    }
+  return out;
+}
+
+}  // namespace
+
+bool has_tiling_reuse(const Graph& g, const OperationNode* op) {
+  if (op->reduce_axis.empty() || op->axis.empty() || op->num_outputs() > 1) return false;
+  const IterVar& last = op->axis.back();
+  if (const_extent(last) == 1) return false;
+  bool contiguous = false, reuse = false;
+  for (const Read& r : g.effective_reads(op)) {
+    if (!r.indices.empty() && uses(r.indices.back(), last.var())) contiguous = true;
+    for (const IterVar& iv : op->axis) {
+      if (const_extent(iv) == 1) continue;
+      bool used = false;
+      for (const Expr& i : r.indices) used = used || uses(i, iv.var());
+      reuse = reuse || !used;
+    }
+  }
+  return contiguous && reuse;
+}
+
+void choose_placements(Context& cx) {
+  Graph& g = cx.g;
+  std::map<const OperationNode*, std::vector<std::vector<int>>> committed;  // per anchor: outer sets
+  std::set<const OperationNode*> tiled;  // anchors holding a register tile
+  const auto& topo = g.topo();
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    const Node& n = **it;
+    const OperationNode* op = n.op.get();
+    if (!n.is_compute() || g.inlined.count(op)) continue;
+    Placement& p = cx.place[op];
+    if (n.output) continue;
+    std::vector<const OperationNode*> consumers = g.effective_consumers(op);
+    if (consumers.empty()) continue;
+    // One anchor for all consumers.
+    const OperationNode* anchor = nullptr;
+    bool same = true;
+    for (const OperationNode* c : consumers) {
+      const Placement& cp = cx.place.at(c);
+      const OperationNode* a = cp.kind == Placement::Kind::At ? cp.anchor : c;
+      if (anchor && a != anchor) same = false;
+      anchor = a;
+    }
+    if (!same || tiled.count(anchor) || !g.at(anchor).is_compute() || g.at(anchor).is_reduction() ||
+        anchor->num_outputs() > 1)
+      continue;
+    // A matmul-like reduction read point for point by its one element-wise consumer.
+    if (consumers.size() == 1 && consumers[0] == anchor && n.is_reduction() && has_tiling_reuse(g, op) &&
+        !committed.count(anchor) && anchor->axis.size() == op->axis.size()) {
+      bool point = true;
+      for (const Read& r : g.effective_reads(anchor))
+        if (r.op == op) point = point && reads_same_point(r, *anchor);
+      if (point) {
+        p.kind = Placement::Kind::At;
+        p.anchor = anchor;
+        p.tile = true;
+        tiled.insert(anchor);
+        cx.note(fmt::format("'{}' is the register tile of '{}'", op->name, anchor->name));
+        continue;
+      }
+    }
+    // The loop: fixing the axes the direct reads use, and no more than the loops the
+    // consumers inside the anchor are computed at.
+    std::vector<int> outer;
+    bool first = true;
+    for (const OperationNode* c : consumers) {
+      std::vector<int> need = c == anchor ? axes_used(g, anchor, op) : cx.place.at(c).outer;
+      if (first) {
+        outer = need;
+      } else {
+        std::vector<int> both;
+        std::set_intersection(outer.begin(), outer.end(), need.begin(), need.end(), std::back_inserter(both));
+        outer = both;
+      }
+      first = false;
+    }
+    if (outer.empty()) continue;
+    // The anchor's loops put each committed set outermost: they must nest.
+    bool nests = true;
+    for (const auto& o : committed[anchor]) nests = nests && (is_subset(o, outer) || is_subset(outer, o));
+    if (!nests) continue;
+    committed[anchor].push_back(outer);
+    p.kind = Placement::Kind::At;
+    p.anchor = anchor;
+    p.outer = outer;
+    std::vector<IterVar> fixed;
+    for (int d : outer) fixed.push_back(anchor->axis[static_cast<size_t>(d)]);
+    cx.note(fmt::format("compute '{}' inside '{}' at its loop over {}", op->name, anchor->name, axis_names(fixed)));
+  }
+}
+
+}  // namespace te::auto_sched

@@ -1,0 +1,83 @@
+// The rules of auto_schedule (trials = 0): shared state and one entry point per rule.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "auto_schedule/graph.h"
+#include "auto_schedule/target.h"
+#include "te/auto_schedule.h"
+#include "te/schedule.h"
+
+namespace te::auto_sched {
+
+// Where a kept (non-inlined) stage is computed.
+struct Placement {
+  enum class Kind { Root, At } kind = Kind::Root;
+  // At: the root stage whose loop nest holds it (its "anchor").
+  const OperationNode* anchor = nullptr;
+  // At: the anchor's axes (indices) that are fixed at the loop it is computed at; the
+  // anchor puts them outermost.
+  std::vector<int> outer;
+  // At: a reduction computed as the anchor's register tile (a matmul and its
+  // element-wise epilogue): the anchor is tiled as the reduction would be.
+  bool tile = false;
+};
+
+struct Context {
+  Schedule s;
+  Graph& g;
+  const AutoScheduleOptions& opts;
+  CpuTarget cpu;
+  std::map<const OperationNode*, Placement> place;
+  std::vector<std::string> notes;  // one line per decision (printed with options.progress)
+
+  void note(std::string line) { notes.push_back(std::move(line)); }
+  Stage stage(const OperationNode* op) const;
+};
+
+// Marks element-wise producers that are cheap or read without reuse as inlined.
+void choose_inlines(Context& cx);
+// Decides where every kept stage is computed (Context::place).
+void choose_placements(Context& cx);
+// Whether a reduction's reads reuse data across one of its data-parallel axes while its
+// innermost axis is contiguous in some read: a matmul, a convolution.
+bool has_tiling_reuse(const Graph& g, const OperationNode* op);
+
+// CPU: schedules one root stage and the stages computed inside it.
+void schedule_root_cpu(Context& cx, const OperationNode* op);
+// CPU: multi-level tiling: `outer` holds the loops over the output, `inner` (a local
+// stage) the register tile that `red` (the original reduction) describes.
+void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNode* red,
+                        const std::vector<const OperationNode*>& attached);
+// CPU: a reduction without reuse at the root (row sums, a full sum, a matrix-vector product).
+void schedule_reduction_cpu(Context& cx, const OperationNode* op);
+// CPU: an element-wise root stage and the stages computed in its loops.
+void schedule_elementwise_cpu(Context& cx, const OperationNode* op,
+                              const std::vector<const OperationNode*>& attached);
+// CPU: a stage computed inside another one's loop: vectorized (a reduction through
+// rfactor), small loops unrolled. `anchor_loop` is where it and its rfactor stage go.
+void schedule_attached_cpu(Context& cx, const OperationNode* op, const Stage& anchor, const IterVar& anchor_loop);
+
+// CUDA: schedules one root stage and the stages computed inside it.
+void schedule_root_cuda(Context& cx, const OperationNode* op);
+
+// Helpers.
+// Splits iv into vectors of `lanes` (ShiftInwards where the stage has no reduction) and
+// vectorizes the inner part; returns the outer part. Nothing when lanes < 2.
+IterVar vectorize_split(Stage st, const IterVar& iv, int lanes, bool shift_inwards);
+// Fuses consecutive leaf loops [first, last] of st (indices into its leaves).
+IterVar fuse_range(Stage st, const std::vector<IterVar>& loops);
+std::string axis_names(const std::vector<IterVar>& v);
+
+}  // namespace te::auto_sched
+
+namespace te::auto_sched {
+// CPU: splits op's innermost contiguous reduction axis into vectors through rfactor;
+// returns the factored tensor, undefined when the rule does not apply. `annotate`:
+// order the factored stage's loops (the lanes last) and vectorize them now (not when
+// it is itself factored next: rfactor rebuilds its loops).
+Tensor vectorize_reduction(Context& cx, const OperationNode* op, bool annotate);
+// A factored stage's loops: its data axes, the reductions, then the lanes (vectorized).
+void order_lanes_last(Stage rs, const Tensor& rf);
+}  // namespace te::auto_sched

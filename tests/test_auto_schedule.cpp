@@ -1,0 +1,522 @@
+// auto_schedule with the rules alone (trials = 0): every kernel is built with the JIT and
+// compared with interpret() of te's default schedule and with plain C++; the lowered IR
+// is checked for what each rule says it does (parallel loops, vectors, inlined stages,
+// register tiles, rfactor stages); the options' errors name the field.
+#include <gtest/gtest.h>
+#include <te/auto_schedule.h>
+#include <te/ops/grid_sample.h>
+#include <te/ops/normalization.h>
+#include <te/te.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gridsample_reference.h"
+#include "test_util.h"
+
+using namespace te;
+
+namespace {
+
+std::vector<float> random_values(int64_t n, uint32_t seed, float lo = -1, float hi = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+int64_t count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+AutoScheduleOptions cpu_options() {
+  AutoScheduleOptions o;
+  o.threads = 4;  // parallel loops whatever the machine's pool size
+  return o;
+}
+
+// What one auto-scheduled kernel gave: the outputs of the JIT and the loop IR's text.
+struct AutoRun {
+  std::vector<std::vector<float>> outputs;
+  std::string ir;
+  double schedule_seconds = 0;
+};
+
+// Auto-schedules `outputs` (the last `outputs.size()` of args), builds it with the JIT
+// and runs it on `inputs`; runs te's default schedule through interpret() on the same
+// inputs and expects the same outputs within tol (relative to max(1, |value|)).
+AutoRun run_auto(const std::vector<Tensor>& args, const std::vector<Tensor>& outputs, const std::vector<NDArray>& inputs,
+             float tol, const AutoScheduleOptions& options = cpu_options(),
+             const std::vector<Argument>& scalars = {}) {
+  AutoRun run;
+  auto t0 = std::chrono::steady_clock::now();
+  Schedule s = auto_schedule(outputs, options);
+  run.schedule_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(run.schedule_seconds, 1.0) << "the rules took " << run.schedule_seconds << " s";
+  LoweredFunc f = lower(s, args, "auto_kernel");
+  std::ostringstream text;
+  text << f;
+  run.ir = text.str();
+  LoweredFunc ref = lower(create_schedule(outputs), args, "default_kernel");
+
+  std::vector<Argument> fast_args, ref_args;
+  std::vector<NDArray> fast_out, ref_out;
+  for (const NDArray& a : inputs) {
+    fast_args.emplace_back(a);
+    ref_args.emplace_back(a);
+  }
+  for (size_t i = inputs.size(); i < args.size(); ++i) {
+    std::vector<int64_t> shape;
+    for (const Expr& e : args[i].shape()) {
+      const int64_t* c = as_const_int(e);
+      if (c) {
+        shape.push_back(*c);
+        continue;
+      }
+      // A symbolic extent: the scalars give (var name, value) pairs in order.
+      ADD_FAILURE() << "symbolic output shapes need explicit arrays";
+      return run;
+    }
+    fast_out.push_back(NDArray::empty(shape, args[i].dtype()));
+    ref_out.push_back(NDArray::empty(shape, args[i].dtype()));
+    fast_args.emplace_back(fast_out.back());
+    ref_args.emplace_back(ref_out.back());
+  }
+  for (const Argument& a : scalars) {
+    fast_args.push_back(a);
+    ref_args.push_back(a);
+  }
+  Module m = build(f);
+  m("auto_kernel").call(fast_args);
+  interpret(ref, ref_args);
+  for (size_t o = 0; o < fast_out.size(); ++o) {
+    auto got = fast_out[o].to_vector<float>(), want = ref_out[o].to_vector<float>();
+    EXPECT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
+      float scale = std::max(1.0f, std::fabs(want[i]));
+      if (!(std::fabs(got[i] - want[i]) <= tol * scale)) {
+        ADD_FAILURE() << "output " << o << " element " << i << ": auto " << got[i] << ", default " << want[i]
+                      << "\n" << run.ir;
+        break;
+      }
+    }
+    run.outputs.push_back(got);
+  }
+  return run;
+}
+
+void expect_near_all(const std::vector<float>& got, const std::vector<float>& want, float tol, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    float scale = std::max(1.0f, std::fabs(want[i]));
+    ASSERT_LE(std::fabs(got[i] - want[i]), tol * scale) << what << ": element " << i;
+  }
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+std::vector<float> matmul_ref(const std::vector<float>& a, const std::vector<float>& b, int M, int N, int K) {
+  std::vector<float> c(static_cast<size_t>(M) * N, 0.0f);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < N; ++j) c[size_t(i) * N + j] += a[size_t(i) * K + k] * b[size_t(k) * N + j];
+  return c;
+}
+
+}  // namespace
+
+TEST(AutoSchedule, Sgemm) {
+  for (auto [M, N, K] : {std::tuple{64, 96, 40}, std::tuple{13, 37, 9}}) {
+    Tensor A = placeholder({M, K}, Float(32), "A");
+    Tensor B = placeholder({K, N}, Float(32), "B");
+    IterVar k = reduce_axis({0, K}, "k");
+    Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    auto a = random_values(M * K, 1), b = random_values(K * N, 2);
+    AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f);
+    expect_near_all(r.outputs[0], matmul_ref(a, b, M, N, K), 1e-4f, "sgemm vs C++");
+    EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+    EXPECT_TRUE(has(r.ir, "C.local")) << r.ir;  // the register tile
+    EXPECT_TRUE(has(r.ir, "ramp(")) << r.ir;    // vector code
+  }
+}
+
+TEST(AutoSchedule, MatmulWithBiasAndReluEpilogue) {
+  const int M = 40, N = 50, K = 33;
+  Tensor A = placeholder({M, K}, Float(32), "A");
+  Tensor B = placeholder({K, N}, Float(32), "B");
+  Tensor bias = placeholder({N}, Float(32), "bias");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor D = compute({M, N}, [&](Expr i, Expr j) { return C(i, j) + bias(j); }, "D");
+  Tensor E = compute({M, N}, [&](Expr i, Expr j) { return max(D(i, j), 0.0f); }, "E");
+  auto a = random_values(M * K, 3), b = random_values(K * N, 4), c = random_values(N, 5);
+  AutoRun r = run_auto({A, B, bias, E}, {E},
+                   {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N}), NDArray::from_vector(c, {N})},
+                   1e-4f);
+  auto want = matmul_ref(a, b, M, N, K);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) want[size_t(i) * N + j] = std::max(want[size_t(i) * N + j] + c[size_t(j)], 0.0f);
+  expect_near_all(r.outputs[0], want, 1e-4f, "matmul + bias + relu vs C++");
+  EXPECT_FALSE(has(r.ir, "allocate D")) << r.ir;  // inlined
+  EXPECT_TRUE(has(r.ir, "allocate C[float32 * ")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "in local")) << r.ir;  // C is the output's register tile
+  EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+}
+
+TEST(AutoSchedule, BatchedMatmul) {
+  const int Bn = 3, M = 17, N = 33, K = 19;
+  Tensor A = placeholder({Bn, M, K}, Float(32), "A");
+  Tensor B = placeholder({Bn, K, N}, Float(32), "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({Bn, M, N}, [&](Expr b, Expr i, Expr j) { return sum(A(b, i, k) * B(b, k, j), {k}); }, "C");
+  auto a = random_values(Bn * M * K, 6), b = random_values(Bn * K * N, 7);
+  AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {Bn, M, K}), NDArray::from_vector(b, {Bn, K, N})}, 1e-4f);
+  std::vector<float> want;
+  for (int q = 0; q < Bn; ++q) {
+    std::vector<float> aq(a.begin() + q * M * K, a.begin() + (q + 1) * M * K);
+    std::vector<float> bq(b.begin() + q * K * N, b.begin() + (q + 1) * K * N);
+    auto cq = matmul_ref(aq, bq, M, N, K);
+    want.insert(want.end(), cq.begin(), cq.end());
+  }
+  expect_near_all(r.outputs[0], want, 1e-4f, "batched matmul vs C++");
+  EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "C.local")) << r.ir;
+}
+
+TEST(AutoSchedule, Conv2dNchwWithPadding) {
+  const int N = 1, C = 5, H = 10, W = 12, F = 8, R = 3;
+  Tensor data = placeholder({N, C, H, W}, Float(32), "data");
+  Tensor weight = placeholder({F, C, R, R}, Float(32), "weight");
+  Tensor pad = compute(
+      {N, C, H + 2, W + 2},
+      [&](Expr n, Expr c, Expr y, Expr x) {
+        Expr inside = y >= 1 && y < H + 1 && x >= 1 && x < W + 1;
+        return if_then_else(inside, data(n, c, y - 1, x - 1), 0.0f);
+      },
+      "pad");
+  IterVar rc = reduce_axis({0, C}, "rc"), ry = reduce_axis({0, R}, "ry"), rx = reduce_axis({0, R}, "rx");
+  Tensor out = compute(
+      {N, F, H, W},
+      [&](Expr n, Expr f, Expr y, Expr x) {
+        return sum(pad(n, rc, y + ry, x + rx) * weight(f, rc, ry, rx), {rc, ry, rx});
+      },
+      "conv");
+  auto d = random_values(N * C * H * W, 8), w = random_values(F * C * R * R, 9);
+  AutoRun r = run_auto({data, weight, out}, {out},
+                   {NDArray::from_vector(d, {N, C, H, W}), NDArray::from_vector(w, {F, C, R, R})}, 1e-4f);
+  std::vector<float> want(size_t(N * F * H * W), 0.0f);
+  for (int f = 0; f < F; ++f)
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x) {
+        float acc = 0;
+        for (int c = 0; c < C; ++c)
+          for (int i = 0; i < R; ++i)
+            for (int j = 0; j < R; ++j) {
+              int yy = y + i - 1, xx = x + j - 1;
+              if (yy < 0 || yy >= H || xx < 0 || xx >= W) continue;
+              acc += d[size_t((c * H + yy) * W + xx)] * w[size_t(((f * C + c) * R + i) * R + j)];
+            }
+        want[size_t((f * H + y) * W + x)] = acc;
+      }
+  expect_near_all(r.outputs[0], want, 1e-4f, "conv2d vs C++");
+  EXPECT_FALSE(has(r.ir, "allocate pad")) << r.ir;  // padding inlined
+  EXPECT_TRUE(has(r.ir, "conv.local")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+}
+
+TEST(AutoSchedule, DepthwiseConv2d) {
+  const int N = 2, C = 6, H = 9, W = 20, R = 3;
+  const int OH = H - R + 1, OW = W - R + 1;
+  Tensor data = placeholder({N, C, H, W}, Float(32), "data");
+  Tensor weight = placeholder({C, R, R}, Float(32), "weight");
+  IterVar ry = reduce_axis({0, R}, "ry"), rx = reduce_axis({0, R}, "rx");
+  Tensor out = compute(
+      {N, C, OH, OW},
+      [&](Expr n, Expr c, Expr y, Expr x) { return sum(data(n, c, y + ry, x + rx) * weight(c, ry, rx), {ry, rx}); },
+      "dw");
+  auto d = random_values(N * C * H * W, 10), w = random_values(C * R * R, 11);
+  AutoRun r = run_auto({data, weight, out}, {out},
+                   {NDArray::from_vector(d, {N, C, H, W}), NDArray::from_vector(w, {C, R, R})}, 1e-4f);
+  std::vector<float> want(size_t(N * C * OH * OW), 0.0f);
+  for (int n = 0; n < N; ++n)
+    for (int c = 0; c < C; ++c)
+      for (int y = 0; y < OH; ++y)
+        for (int x = 0; x < OW; ++x) {
+          float acc = 0;
+          for (int i = 0; i < R; ++i)
+            for (int j = 0; j < R; ++j)
+              acc += d[size_t(((n * C + c) * H + y + i) * W + x + j)] * w[size_t((c * R + i) * R + j)];
+          want[size_t(((n * C + c) * OH + y) * OW + x)] = acc;
+        }
+  expect_near_all(r.outputs[0], want, 1e-4f, "depthwise conv2d vs C++");
+  EXPECT_TRUE(has(r.ir, "dw.local")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+}
+
+TEST(AutoSchedule, Softmax) {
+  const int rows = 7, cols = 100;
+  Tensor x = placeholder({rows, cols}, Float(32), "x");
+  Tensor y = ops::softmax(x);
+  auto xv = random_values(rows * cols, 12, -4, 4);
+  AutoRun r = run_auto({x, y}, {y}, {NDArray::from_vector(xv, {rows, cols})}, 1e-5f);
+  std::vector<float> want(xv.size());
+  for (int i = 0; i < rows; ++i) {
+    double m = -INFINITY, s = 0;
+    for (int j = 0; j < cols; ++j) m = std::max<double>(m, xv[size_t(i * cols + j)]);
+    for (int j = 0; j < cols; ++j) s += std::exp(xv[size_t(i * cols + j)] - m);
+    for (int j = 0; j < cols; ++j) want[size_t(i * cols + j)] = float(std::exp(xv[size_t(i * cols + j)] - m) / s);
+  }
+  expect_near_all(r.outputs[0], want, 1e-5f, "softmax vs C++");
+  // The row statistics are computed inside the output's parallel row loop, as vectors.
+  EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "softmax.max.rf")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "softmax.expsum.rf")) << r.ir;
+  size_t par = r.ir.find("parallel for"), max_at = r.ir.find("softmax.max.rf[");
+  EXPECT_LT(par, max_at) << r.ir;
+}
+
+TEST(AutoSchedule, LayerNorm) {
+  const int rows = 5, cols = 67;
+  Tensor x = placeholder({rows, cols}, Float(32), "x");
+  Tensor gamma = placeholder({cols}, Float(32), "gamma"), beta = placeholder({cols}, Float(32), "beta");
+  Tensor y = ops::layer_norm(x, gamma, beta);
+  auto xv = random_values(rows * cols, 13, -3, 3), gv = random_values(cols, 14), bv = random_values(cols, 15);
+  AutoRun r = run_auto({x, gamma, beta, y}, {y},
+                   {NDArray::from_vector(xv, {rows, cols}), NDArray::from_vector(gv, {cols}),
+                    NDArray::from_vector(bv, {cols})},
+                   1e-4f);
+  std::vector<float> want(xv.size());
+  for (int i = 0; i < rows; ++i) {
+    double mean = 0, var = 0;
+    for (int j = 0; j < cols; ++j) mean += xv[size_t(i * cols + j)];
+    mean /= cols;
+    for (int j = 0; j < cols; ++j) var += (xv[size_t(i * cols + j)] - mean) * (xv[size_t(i * cols + j)] - mean);
+    var /= cols;
+    for (int j = 0; j < cols; ++j)
+      want[size_t(i * cols + j)] = float((xv[size_t(i * cols + j)] - mean) / std::sqrt(var + 1e-5) * gv[size_t(j)] +
+                                         bv[size_t(j)]);
+  }
+  expect_near_all(r.outputs[0], want, 1e-4f, "layer norm vs C++");
+  EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "layer_norm.mean.rf")) << r.ir;
+}
+
+TEST(AutoSchedule, GridSample) {
+  const std::vector<int64_t> dshape{1, 6, 9, 11}, gshape{1, 5, 21, 2};
+  Tensor data = placeholder({1, 6, 9, 11}, Float(32), "data");
+  Tensor grid = placeholder({1, 5, 21, 2}, Float(32), "grid");
+  Tensor out = ops::grid_sample(data, grid);
+  auto dv = random_values(count(dshape), 16), gv = random_values(count(gshape), 17, -1.2f, 1.2f);
+  AutoRun r = run_auto({data, grid, out}, {out}, {NDArray::from_vector(dv, dshape), NDArray::from_vector(gv, gshape)},
+                   1e-5f);
+  auto want = gsref::grid_sample<float>(dv, dshape, gv, gshape, gsref::Options{});
+  expect_near_all(r.outputs[0], want, 1e-5f, "grid_sample vs C++");
+  // The per-pixel stages are kept (computed once per pixel, not per channel) inside the
+  // parallel loop.
+  EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+  size_t par = r.ir.find("parallel for"), coords = r.ir.find("allocate " + out.name() + ".coords");
+  EXPECT_NE(coords, std::string::npos) << r.ir;
+  EXPECT_LT(par, coords) << r.ir;
+}
+
+TEST(AutoSchedule, FusedTransposeAddRelu) {
+  const int M = 37, N = 53;
+  Tensor A = placeholder({N, M}, Float(32), "A");
+  Tensor B = placeholder({M, N}, Float(32), "B");
+  Tensor T = compute({M, N}, [&](Expr i, Expr j) { return A(j, i); }, "T");
+  Tensor S = compute({M, N}, [&](Expr i, Expr j) { return T(i, j) + B(i, j); }, "S");
+  Tensor out = compute({M, N}, [&](Expr i, Expr j) { return max(S(i, j), 0.0f); }, "out");
+  auto a = random_values(N * M, 18), b = random_values(M * N, 19);
+  AutoRun r = run_auto({A, B, out}, {out}, {NDArray::from_vector(a, {N, M}), NDArray::from_vector(b, {M, N})}, 0);
+  std::vector<float> want(size_t(M * N));
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) want[size_t(i * N + j)] = std::max(a[size_t(j * M + i)] + b[size_t(i * N + j)], 0.0f);
+  expect_near_all(r.outputs[0], want, 0, "transpose + add + relu vs C++");
+  EXPECT_FALSE(has(r.ir, "allocate T")) << r.ir;
+  EXPECT_FALSE(has(r.ir, "allocate S")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "ramp(")) << r.ir;
+}
+
+TEST(AutoSchedule, FullVectorSumUsesRfactor) {
+  for (int len : {10000, 12345}) {
+    Tensor x = placeholder({len}, Float(32), "x");
+    IterVar k = reduce_axis({0, len}, "k");
+    Tensor total = compute({1}, [&](Expr) { return sum(x(k), {k}); }, "total");
+    auto xv = random_values(len, 20);
+    AutoRun r = run_auto({x, total}, {total}, {NDArray::from_vector(xv, {len})}, 1e-4f);
+    double want = 0;
+    for (float v : xv) want += v;
+    expect_near_all(r.outputs[0], {float(want)}, 1e-4f, "sum vs C++");
+    EXPECT_TRUE(has(r.ir, "total.rf.rf")) << r.ir;  // parallel parts of vector partial sums
+    EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+    EXPECT_TRUE(has(r.ir, "ramp(")) << r.ir;
+  }
+}
+
+TEST(AutoSchedule, RowSumsOfManyRows) {
+  const int rows = 33, cols = 70;
+  Tensor x = placeholder({rows, cols}, Float(32), "x");
+  IterVar k = reduce_axis({0, cols}, "k");
+  Tensor s = compute({rows}, [&](Expr i) { return sum(x(i, k), {k}); }, "rowsum");
+  auto xv = random_values(rows * cols, 21);
+  AutoRun r = run_auto({x, s}, {s}, {NDArray::from_vector(xv, {rows, cols})}, 1e-5f);
+  std::vector<float> want(rows, 0.0f);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) want[size_t(i)] += xv[size_t(i * cols + j)];
+  expect_near_all(r.outputs[0], want, 1e-5f, "row sums vs C++");
+  EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "rowsum.rf")) << r.ir;
+}
+
+TEST(AutoSchedule, SymbolicShapes) {
+  Var M("M"), N("N"), K("K");
+  Tensor A = placeholder({M, K}, Float(32), "A");
+  Tensor B = placeholder({K, N}, Float(32), "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor D = compute({M, N}, [&](Expr i, Expr j) { return C(i, j) * 2.0f + 1.0f; }, "D");
+  Schedule s = auto_schedule({D}, cpu_options());
+  LoweredFunc f = lower(s, {A, B, D}, "sym");
+  Module m = build(f);
+  for (auto [mm, nn, kk] : {std::tuple{1, 1, 1}, std::tuple{7, 45, 13}, std::tuple{40, 64, 32}}) {
+    auto a = random_values(mm * kk, 22), b = random_values(kk * nn, 23);
+    NDArray av = NDArray::from_vector(a, {mm, kk}), bv = NDArray::from_vector(b, {kk, nn});
+    NDArray d = NDArray::empty({mm, nn}, Float(32));
+    m("sym")(av, bv, d);
+    auto want = matmul_ref(a, b, mm, nn, kk);
+    for (float& v : want) v = v * 2 + 1;
+    expect_near_all(d.to_vector<float>(), want, 1e-4f, fmt::format("symbolic {}x{}x{}", mm, nn, kk));
+  }
+  // An element-wise op over a symbolic length.
+  Var n("n");
+  Tensor X = placeholder({n}, Float(32), "X");
+  Tensor Y = compute({n}, [&](Expr i) { return X(i) * X(i); }, "Y");
+  LoweredFunc g = lower(auto_schedule({Y}, cpu_options()), {X, Y}, "square");
+  Module mg = build(g);
+  for (int len : {1, 15, 16, 17, 1000}) {
+    auto xv = random_values(len, 24);
+    NDArray xa = NDArray::from_vector(xv, {len}), ya = NDArray::empty({len}, Float(32));
+    mg("square")(xa, ya);
+    std::vector<float> want(xv.size());
+    for (size_t i = 0; i < xv.size(); ++i) want[i] = xv[i] * xv[i];
+    expect_near_all(ya.to_vector<float>(), want, 0, fmt::format("square n={}", len));
+  }
+}
+
+TEST(AutoSchedule, OneThreadHasNoParallelLoop) {
+  const int M = 32, N = 48, K = 16;
+  Tensor A = placeholder({M, K}, Float(32), "A");
+  Tensor B = placeholder({K, N}, Float(32), "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  AutoScheduleOptions o;
+  o.threads = 1;
+  auto a = random_values(M * K, 25), b = random_values(K * N, 26);
+  AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f, o);
+  EXPECT_FALSE(has(r.ir, "parallel for")) << r.ir;
+  expect_near_all(r.outputs[0], matmul_ref(a, b, M, N, K), 1e-4f, "one thread");
+}
+
+TEST(AutoSchedule, OptionErrors) {
+  Tensor A = placeholder({4}, Float(32), "A");
+  Tensor B = compute({4}, [&](Expr i) { return A(i) + 1.0f; }, "B");
+  auto with = [&](auto edit) {
+    AutoScheduleOptions o;
+    edit(o);
+    return [o, B] { auto_schedule({B}, o); };
+  };
+  expect_error(with([](auto& o) { o.target = "opencl"; }), {"AutoScheduleOptions::target", "\"opencl\"", "\"llvm\""});
+  expect_error(with([](auto& o) { o.trials = -1; }), {"AutoScheduleOptions::trials", "-1"});
+  expect_error(with([](auto& o) { o.threads = -2; }), {"AutoScheduleOptions::threads", "-2"});
+  expect_error(with([](auto& o) { o.time_budget_s = -1; }), {"AutoScheduleOptions::time_budget_s"});
+  expect_error(with([](auto& o) { o.time_budget_s = NAN; }), {"AutoScheduleOptions::time_budget_s"});
+  expect_error(with([](auto& o) { o.cuda_threads_per_block = 100; }),
+               {"AutoScheduleOptions::cuda_threads_per_block", "100", "multiple of 32"});
+  expect_error(with([](auto& o) { o.vector_bits = 100; }), {"AutoScheduleOptions::vector_bits", "100", "power of two"});
+  expect_error(with([](auto& o) { o.trials = 10; }), {"AutoScheduleOptions::trials", "search is not built"});
+  expect_error([] { auto_schedule({}); }, {"auto_schedule", "no output"});
+  expect_error([] { auto_schedule({Tensor()}); }, {"auto_schedule", "output 0", "undefined"});
+}
+
+TEST(AutoSchedule, LeavesTheOriginalGraphAlone) {
+  // Two schedules of one graph are independent; the second still lowers and runs.
+  const int M = 16, N = 32, K = 8;
+  Tensor A = placeholder({M, K}, Float(32), "A");
+  Tensor B = placeholder({K, N}, Float(32), "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Schedule s1 = auto_schedule({C}, cpu_options());
+  auto a = random_values(M * K, 27), b = random_values(K * N, 28);
+  AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f);
+  expect_near_all(r.outputs[0], matmul_ref(a, b, M, N, K), 1e-4f, "second schedule");
+  (void)lower(s1, {A, B, C}, "first");
+}
+
+TEST(AutoSchedule, VectorBitsSetTheLanes) {
+  const int M = 24, N = 64, K = 8;
+  Tensor A = placeholder({M, K}, Float(32), "A");
+  Tensor B = placeholder({K, N}, Float(32), "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  AutoScheduleOptions o = cpu_options();
+  o.vector_bits = 128;  // 4 float lanes: a register tile 6 rows x 2 vectors of 4
+  auto a = random_values(M * K, 29), b = random_values(K * N, 30);
+  AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f, o);
+  expect_near_all(r.outputs[0], matmul_ref(a, b, M, N, K), 1e-4f, "128-bit vectors");
+  EXPECT_TRUE(has(r.ir, "ramp(0, 1, 8)")) << r.ir;
+  EXPECT_FALSE(has(r.ir, ", 1, 16)")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "allocate C.local[float32 * 48]")) << r.ir;
+}
+
+TEST(AutoSchedule, MoreGraphs) {
+  {  // layer norm through Welford: a tuple reduction computed in the row loop
+    Tensor x = placeholder({6, 70}, Float(32), "x");
+    Tensor y = ops::layer_norm_welford(x);
+    run_auto({x, y}, {y}, {NDArray::from_vector(random_values(6 * 70, 31), {6, 70})}, 1e-4f);
+  }
+  {  // a 0-d sum
+    Tensor x = placeholder({300}, Float(32), "x");
+    IterVar k = reduce_axis({0, 300}, "k");
+    Tensor s = compute(std::vector<Expr>{}, [&](const std::vector<Var>&) { return sum(x(k), {k}); }, "s");
+    run_auto({x, s}, {s}, {NDArray::from_vector(random_values(300, 32), {300})}, 1e-4f);
+  }
+  {  // column sums: the data axis is the contiguous one
+    Tensor x = placeholder({100, 30}, Float(32), "x");
+    IterVar k = reduce_axis({0, 100}, "k");
+    Tensor s = compute({30}, [&](Expr j) { return sum(x(k, j), {k}); }, "colsum");
+    AutoRun r = run_auto({x, s}, {s}, {NDArray::from_vector(random_values(3000, 33), {100, 30})}, 1e-4f);
+    EXPECT_TRUE(has(r.ir, "ramp(")) << r.ir;
+  }
+  {  // matrix-vector: no reuse to tile for, the reduction is vectorized
+    Tensor A = placeholder({50, 40}, Float(32), "A"), v = placeholder({40}, Float(32), "v");
+    IterVar k = reduce_axis({0, 40}, "k");
+    Tensor y = compute({50}, [&](Expr i) { return sum(A(i, k) * v(k), {k}); }, "gemv");
+    AutoRun r = run_auto({A, v, y}, {y},
+                         {NDArray::from_vector(random_values(2000, 34), {50, 40}),
+                          NDArray::from_vector(random_values(40, 35), {40})},
+                         1e-4f);
+    EXPECT_TRUE(has(r.ir, "gemv.rf")) << r.ir;
+  }
+  {  // a costly producer with reuse stays a stage; two outputs, one reading the other
+    Tensor A = placeholder({50, 40}, Float(32), "A"), W = placeholder({40, 32}, Float(32), "W");
+    Tensor B = compute({50, 40}, [&](Expr i, Expr j) { return exp(A(i, j)); }, "B");
+    IterVar k = reduce_axis({0, 40}, "k");
+    Tensor C = compute({50, 32}, [&](Expr i, Expr j) { return sum(B(i, k) * W(k, j), {k}); }, "C");
+    Tensor D = compute({50, 32}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "D");
+    AutoRun r = run_auto({A, W, C, D}, {C, D},
+                         {NDArray::from_vector(random_values(2000, 36), {50, 40}),
+                          NDArray::from_vector(random_values(1280, 37), {40, 32})},
+                         1e-4f);
+    EXPECT_TRUE(has(r.ir, "allocate B")) << r.ir;
+  }
+}

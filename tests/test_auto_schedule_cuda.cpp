@@ -1,0 +1,187 @@
+// auto_schedule for target "cuda" (trials = 0): each kernel's CUDA source runs on the
+// CPU emulation (tests/cuda_emulation: every GPU thread a real thread, shared memory and
+// barriers per block) and must equal interpret() of the same loop IR and, within
+// float tolerance, interpret() of te's default schedule. The loop IR is checked for the
+// rule's bindings: blocks and threads, shared memory, cross-thread reductions.
+#include <gtest/gtest.h>
+#include <te/auto_schedule.h>
+#include <te/ops/normalization.h>
+#include <te/te.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "cuda_emulation/harness.h"
+
+namespace te {
+namespace {
+
+using cuda_test::EmulatedProgram;
+using cuda_test::EmulatedRun;
+
+struct Case {
+  std::string name;
+  std::vector<Tensor> args;  // inputs, then the outputs
+  size_t inputs = 0;
+  LoweredFunc fast, reference;
+  std::string ir;
+};
+
+std::vector<Case> make_cases() {
+  AutoScheduleOptions o;
+  o.target = "cuda";
+  o.cuda_threads_per_block = 64;  // fewer OS threads for the emulation
+  std::vector<Case> cases;
+  auto add = [&](std::string name, std::vector<Tensor> args, size_t inputs) {
+    std::vector<Tensor> outs(args.begin() + static_cast<std::ptrdiff_t>(inputs), args.end());
+    Case c{name, args, inputs, lower(auto_schedule(outs, o), args, name),
+           lower(create_schedule(outs), args, name + "_ref"), ""};
+    std::ostringstream text;
+    text << c.fast;
+    c.ir = text.str();
+    cases.push_back(c);
+  };
+  {
+    const int M = 33, N = 45, K = 20;
+    Tensor A = placeholder({M, K}, Float(32), "A"), B = placeholder({K, N}, Float(32), "B");
+    Tensor bias = placeholder({N}, Float(32), "bias");
+    IterVar k = reduce_axis({0, K}, "k");
+    Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    Tensor E = compute({M, N}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), 0.0f); }, "E");
+    add("matmul_relu", {A, B, bias, E}, 3);
+  }
+  {
+    Tensor x = placeholder({6, 300}, Float(32), "x");
+    add("softmax", {x, ops::softmax(x)}, 1);
+  }
+  {
+    Tensor x = placeholder({3000}, Float(32), "x");
+    IterVar k = reduce_axis({0, 3000}, "k");
+    Tensor s = compute({1}, [&](Expr) { return sum(x(k), {k}); }, "total");
+    add("vector_sum", {x, s}, 1);
+  }
+  {
+    const int M = 19, N = 23;
+    Tensor A = placeholder({N, M}, Float(32), "A"), B = placeholder({M, N}, Float(32), "B");
+    Tensor T = compute({M, N}, [&](Expr i, Expr j) { return A(j, i); }, "T");
+    Tensor out = compute({M, N}, [&](Expr i, Expr j) { return max(T(i, j) + B(i, j), 0.0f); }, "out");
+    add("transpose_add_relu", {A, B, out}, 2);
+  }
+  {
+    const int C = 3, H = 8, W = 9, F = 4, R = 3;
+    Tensor data = placeholder({1, C, H, W}, Float(32), "data");
+    Tensor weight = placeholder({F, C, R, R}, Float(32), "weight");
+    IterVar rc = reduce_axis({0, C}, "rc"), ry = reduce_axis({0, R}, "ry"), rx = reduce_axis({0, R}, "rx");
+    Tensor out = compute(
+        {1, F, H - 2, W - 2},
+        [&](Expr n, Expr f, Expr y, Expr x) {
+          return sum(data(n, rc, y + ry, x + rx) * weight(f, rc, ry, rx), {rc, ry, rx});
+        },
+        "conv");
+    add("conv2d", {data, weight, out}, 2);
+  }
+  {
+    Tensor x = placeholder({4, 40}, Float(32), "x");
+    Tensor g = placeholder({40}, Float(32), "gamma"), b = placeholder({40}, Float(32), "beta");
+    add("layer_norm", {x, g, b, ops::layer_norm(x, g, b)}, 3);
+  }
+  return cases;
+}
+
+class AutoScheduleCuda : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    program_ = std::make_unique<EmulatedProgram>();
+    try {
+      cases_ = make_cases();
+      for (const Case& c : cases_) program_->add(build_cuda(c.fast));
+    } catch (const Error& e) {
+      log_ = std::string("auto_schedule, lower() or build_cuda() failed: ") + e.what();
+      return;
+    }
+    built_ = program_->build(&log_);
+  }
+  static void TearDownTestSuite() {
+    program_.reset();
+    cases_.clear();
+  }
+  void SetUp() override { ASSERT_TRUE(built_) << log_; }
+
+  static const Case& get(const std::string& name) {
+    for (const Case& c : cases_)
+      if (c.name == name) return c;
+    throw std::runtime_error("no case " + name);
+  }
+
+  // Runs the case on the emulation (against interpret() of the same IR, exactly) and
+  // against interpret() of the default schedule (within tol).
+  static void check(const std::string& name, float tol) {
+    const Case& c = get(name);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    std::vector<Argument> args, same, ref;
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      std::vector<int64_t> shape;
+      for (const Expr& e : c.args[i].shape()) shape.push_back(*as_const_int(e));
+      NDArray a = NDArray::empty(shape, Float(32));
+      auto* p = static_cast<float*>(a.data());
+      for (int64_t k = 0; k < a.size(); ++k) p[k] = i < c.inputs ? dist(rng) : 0.0f;
+      args.emplace_back(a);
+      same.emplace_back(a.copy());
+      ref.emplace_back(a.copy());
+    }
+    interpret(c.fast, same);
+    interpret(c.reference, ref);
+    EmulatedRun r = program_->run(c.name, c.fast, args);
+    ASSERT_EQ(r.error, 0) << r.output;
+    for (size_t i = c.inputs; i < c.args.size(); ++i) {
+      auto got = r.arrays[i].to_vector<float>(), want = same[i].array().to_vector<float>();
+      auto slow = ref[i].array().to_vector<float>();
+      for (size_t k = 0; k < got.size(); ++k) {
+        ASSERT_EQ(got[k], want[k]) << name << " element " << k << " (emulation vs interpret)";
+        ASSERT_LE(std::fabs(got[k] - slow[k]), tol * std::max(1.0f, std::fabs(slow[k])))
+            << name << " element " << k << " (vs the default schedule)\n" << c.ir;
+      }
+    }
+  }
+
+  static std::unique_ptr<EmulatedProgram> program_;
+  static std::vector<Case> cases_;
+  static bool built_;
+  static std::string log_;
+};
+std::unique_ptr<EmulatedProgram> AutoScheduleCuda::program_;
+std::vector<Case> AutoScheduleCuda::cases_;
+bool AutoScheduleCuda::built_ = false;
+std::string AutoScheduleCuda::log_;
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+TEST_F(AutoScheduleCuda, MatmulUsesSharedMemoryAndThreadTiles) {
+  check("matmul_relu", 1e-5f);
+  const std::string& ir = get("matmul_relu").ir;
+  EXPECT_TRUE(has(ir, "A.shared")) << ir;
+  EXPECT_TRUE(has(ir, "B.shared")) << ir;
+  EXPECT_TRUE(has(ir, "C.local")) << ir;
+  EXPECT_TRUE(has(ir, "threadIdx.y")) << ir;
+}
+
+TEST_F(AutoScheduleCuda, SoftmaxRowsAreCrossThreadReductions) {
+  check("softmax", 1e-5f);
+  EXPECT_TRUE(has(get("softmax").ir, "thread_allreduce") || has(get("softmax").ir, "warp_shuffle"))
+      << get("softmax").ir;
+}
+
+TEST_F(AutoScheduleCuda, VectorSum) { check("vector_sum", 1e-4f); }
+TEST_F(AutoScheduleCuda, TransposeAddRelu) {
+  check("transpose_add_relu", 0);
+  EXPECT_FALSE(has(get("transpose_add_relu").ir, "allocate T")) << get("transpose_add_relu").ir;
+}
+TEST_F(AutoScheduleCuda, Conv2d) { check("conv2d", 1e-5f); }
+TEST_F(AutoScheduleCuda, LayerNorm) { check("layer_norm", 1e-4f); }
+
+}  // namespace
+}  // namespace te
