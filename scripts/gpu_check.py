@@ -135,8 +135,12 @@ def time_ms(torch, fn, iters=50, warmup=5):
     return statistics.median(times)
 
 
-def make_buffer(torch, spec):
+def make_buffer(torch, spec, folder):
     shape, role = spec["shape"], spec["role"]
+    if "file" in spec:  # inputs random values would not fit (bev_pool's sorted ranks)
+        host = np.load(os.path.join(folder, spec["file"]))
+        assert list(host.shape) == list(shape), (spec["file"], host.shape, shape)
+        return torch.from_numpy(np.ascontiguousarray(host)).cuda()
     if role == "output":
         return torch.empty(shape, device="cuda")
     if role == "grid":
@@ -156,6 +160,16 @@ def reference(torch, name, bufs, n_out):
         return lambda: torch.matmul(bufs[0], bufs[1])
     if name == "grid_sample":
         return lambda: F.grid_sample(bufs[0], bufs[1], mode="bilinear", padding_mode="zeros", align_corners=False)
+    if name == "bev_pool":  # scripts/gen_bev_pool_golden.py's pure-PyTorch reference, on the GPU
+        depth, feat, ranks_depth, ranks_feat, ranks_bev = bufs[:5]
+        out_shape, c = bufs[n_out].shape, feat.shape[-1]
+        rd, rf, rb = ranks_depth.long(), ranks_feat.long(), ranks_bev.long()
+
+        def bev_pool():
+            values = depth.reshape(-1)[rd].unsqueeze(1) * feat.reshape(-1, c)[rf]
+            out = torch.zeros(out_shape[:-1].numel(), c, device="cuda")
+            return out.index_add_(0, rb, values).reshape(out_shape)
+        return bev_pool
     raise ValueError("unknown reference " + name)
 
 
@@ -174,7 +188,7 @@ def run_bench(torch, kit, bench, arch, only):
             continue
         fn = getattr(ctypes.CDLL(os.path.join(folder, "kernel.so")), b["launcher"])
         fn.restype = ctypes.c_int
-        bufs = [make_buffer(torch, s) for s in b["buffers"]]
+        bufs = [make_buffer(torch, s, folder) for s in b["buffers"]]
         out = next(i for i, s in enumerate(b["buffers"]) if s["role"] == "output")
         fn.argtypes = [ctypes.c_void_p] * len(bufs) + [ctypes.c_int32] * len(b["scalars"]) + [ctypes.c_void_p]
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)

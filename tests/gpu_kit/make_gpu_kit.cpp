@@ -4,6 +4,7 @@
 // the arrays interpret() leaves in them, and a manifest.json; plus bench.json, the large
 // shapes scripts/gpu_check.py times against PyTorch and cuBLAS on the GPU machine.
 #include <fmt/format.h>
+#include <te/ops/bev_pool.h>
 #include <te/ops/grid_sample.h>
 
 #include <filesystem>
@@ -57,29 +58,17 @@ int64_t eval_extent(const Expr& e, const LoweredFunc& f, std::map<const VarNode*
   return *k;
 }
 
-// One corpus kernel: its .cu, arguments, interpret()'s results, manifest.
-json write_module(const cuda_test::TestModule& m, const fs::path& dir, std::mt19937& rng) {
-  CudaModule cu = build_cuda(m.func, m.options);
+// One kernel's .cu, the arguments given, interpret()'s results in them, manifest.
+json write_with_args(const LoweredFunc& func, const CudaOptions& options, std::vector<Argument> args,
+                     std::map<const VarNode*, int64_t>& chosen, const fs::path& dir) {
+  CudaModule cu = build_cuda(func, options);
   fs::create_directories(dir);
   std::ofstream(dir / "kernel.cu") << cu.source();
-  std::map<const VarNode*, int64_t> chosen;
-  std::vector<Argument> args;
-  for (const Param& p : m.func.params) {
-    if (p.is_buffer()) {
-      std::vector<int64_t> shape;
-      for (const Expr& e : p.buffer.shape()) shape.push_back(eval_extent(e, m.func, chosen));
-      args.emplace_back(random_array(shape, p.buffer.dtype(), rng));
-    } else if (p.var.dtype().is_float()) {
-      args.emplace_back(1.5);
-    } else {
-      args.emplace_back(value_of(p.var, chosen));
-    }
-  }
   std::vector<Argument> before;
   for (const Argument& a : args) before.push_back(a.is_array() ? Argument(a.array().copy()) : a);
-  json manifest = {{"name", m.func.name}, {"launcher", cu.name()}};
+  json manifest = {{"name", func.name}, {"launcher", cu.name()}};
   try {
-    interpret(m.func, args);
+    interpret(func, args);
   } catch (const Error& e) {
     manifest["skip"] = std::string("interpret() refused the generated arguments: ") + e.what();
     return manifest;
@@ -88,8 +77,8 @@ json write_module(const cuda_test::TestModule& m, const fs::path& dir, std::mt19
   for (const CudaParam& lp : cu.launcher_params()) {
     size_t j = 0;
     bool found = false;
-    for (; j < m.func.params.size(); ++j) {
-      const Param& q = m.func.params[j];
+    for (; j < func.params.size(); ++j) {
+      const Param& q = func.params[j];
       if (lp.is_buffer() ? q.is_buffer() && q.buffer.same_as(lp.buffer) : !q.is_buffer() && q.var.same_as(lp.var)) {
         found = true;
         break;
@@ -114,6 +103,72 @@ json write_module(const cuda_test::TestModule& m, const fs::path& dir, std::mt19
   return manifest;
 }
 
+// One corpus kernel on random arguments of sizes that are not multiples of the usual tiles.
+json write_module(const cuda_test::TestModule& m, const fs::path& dir, std::mt19937& rng) {
+  std::map<const VarNode*, int64_t> chosen;
+  std::vector<Argument> args;
+  for (const Param& p : m.func.params) {
+    if (p.is_buffer()) {
+      std::vector<int64_t> shape;
+      for (const Expr& e : p.buffer.shape()) shape.push_back(eval_extent(e, m.func, chosen));
+      args.emplace_back(random_array(shape, p.buffer.dtype(), rng));
+    } else if (p.var.dtype().is_float()) {
+      args.emplace_back(1.5);
+    } else {
+      args.emplace_back(value_of(p.var, chosen));
+    }
+  }
+  return write_with_args(m.func, m.options, std::move(args), chosen, dir);
+}
+
+// bev_pool_v2 (BEVDet) on a golden case of tests/data/bev_pool: its inputs, in the order
+// of the lowered function's parameters, and the function (schedule_bev_pool_cuda; the
+// point and interval counts are shape variables, as in a deployed plugin).
+const char* const kBevInputs[] = {"depth", "feat", "ranks_depth", "ranks_feat", "ranks_bev", "interval_starts",
+                                  "interval_lengths"};
+
+fs::path bev_case_dir(const std::string& name) { return fs::path(TE_TEST_DATA_DIR) / "bev_pool" / name; }
+
+LoweredFunc bev_pool_cuda(const std::string& case_name, const std::string& func_name) {
+  auto dims = [](const NDArray& a) {
+    std::vector<Expr> v;
+    for (int64_t e : a.shape()) v.push_back(make_const(Int(32), e));
+    return v;
+  };
+  const fs::path dir = bev_case_dir(case_name);
+  NDArray depth_data = NDArray::load_npy((dir / "depth.npy").string());
+  NDArray feat_data = NDArray::load_npy((dir / "feat.npy").string());
+  std::vector<int32_t> bev = NDArray::load_npy((dir / "bev_shape.npy").string()).to_vector<int32_t>();
+  Tensor depth = placeholder(dims(depth_data), Float(32), "depth");
+  Tensor feat = placeholder(dims(feat_data), Float(32), "feat");
+  Var points("n_points"), intervals("n_intervals");
+  Tensor rd = placeholder({points}, Int(32), "ranks_depth"), rf = placeholder({points}, Int(32), "ranks_feat"),
+         rb = placeholder({points}, Int(32), "ranks_bev");
+  Tensor st = placeholder({intervals}, Int(32), "interval_starts"),
+         len = placeholder({intervals}, Int(32), "interval_lengths");
+  Tensor out = ops::bev_pool_v2(depth, feat, rd, rf, rb, st, len, {bev[0], bev[1], bev[2], bev[3]});
+  Schedule s = create_schedule({out});
+  ops::schedule_bev_pool_cuda(s, out);
+  return lower(s, {depth, feat, rd, rf, rb, st, len, out}, func_name);
+}
+
+// The small golden case as a corpus kernel: its own inputs (random ones would not be
+// sorted intervals), the shape variables taken from them.
+json write_bev_pool_corpus(const fs::path& dir) {
+  LoweredFunc f = bev_pool_cuda("small", "bev_pool_small");
+  std::vector<Argument> args;
+  for (const char* name : kBevInputs) args.emplace_back(NDArray::load_npy((bev_case_dir("small") / (std::string(name) + ".npy")).string()));
+  NDArray out_golden = NDArray::load_npy((bev_case_dir("small") / "out.npy").string());
+  args.emplace_back(NDArray::empty(out_golden.shape(), Float(32)));
+  std::map<const VarNode*, int64_t> chosen;
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const std::vector<Expr>& shape = f.params[i].buffer.shape();
+    for (size_t k = 0; k < shape.size(); ++k)
+      if (const auto* v = shape[k].as<VarNode>()) chosen[v] = args[i].array().shape()[k];
+  }
+  return write_with_args(f, CudaOptions{}, std::move(args), chosen, dir);
+}
+
 // A kernel timed at a large shape: its .cu in dir, how to make its arguments on the GPU,
 // which PyTorch call it is compared with, and the bytes / FLOPs one call moves / does.
 struct BenchCase {
@@ -121,15 +176,38 @@ struct BenchCase {
   LoweredFunc func;
   std::string reference;         // scripts/gpu_check.py's name for the PyTorch call
   json shapes;                   // per launcher buffer, in order: shape and role
-  json scalars = json::array();  // per launcher scalar, in order
+  // Per launcher scalar, in order; or an object of values by the scalars' names.
+  json scalars = json::array();
   double bytes = 0, flops = 0;
 };
 
 json write_bench(const BenchCase& b, const fs::path& root) {
   fs::create_directories(root / b.name);
-  std::ofstream(root / b.name / "kernel.cu") << build_cuda(b.func).source();
-  return {{"name", b.name}, {"launcher", b.func.name}, {"reference", b.reference}, {"buffers", b.shapes},
-          {"scalars", b.scalars}, {"bytes", b.bytes}, {"flops", b.flops}};
+  CudaModule cu = build_cuda(b.func);
+  std::ofstream(root / b.name / "kernel.cu") << cu.source();
+  json scalars = b.scalars;
+  if (scalars.is_object()) {
+    scalars = json::array();
+    for (const CudaParam& lp : cu.launcher_params())
+      if (!lp.is_buffer()) {
+        TE_ICHECK(b.scalars.contains(lp.name), "gpu kit: no value for the launcher scalar " + lp.name);
+        scalars.push_back(b.scalars[lp.name]);
+      }
+  }
+  // Inputs random values would not fit (bev_pool's sorted ranks): a spec's "source" file
+  // is copied into the kit as its "file".
+  json buffers = b.shapes;
+  size_t launcher_buffers = 0;
+  for (const CudaParam& lp : cu.launcher_params()) launcher_buffers += lp.is_buffer() ? 1 : 0;
+  TE_ICHECK(launcher_buffers == buffers.size(), "gpu kit: " + b.name + ": one buffer spec per launcher buffer");
+  for (json& spec : buffers)
+    if (spec.contains("source")) {
+      fs::copy_file(spec["source"].get<std::string>(), root / b.name / spec["file"].get<std::string>(),
+                    fs::copy_options::overwrite_existing);
+      spec.erase("source");
+    }
+  return {{"name", b.name}, {"launcher", b.func.name}, {"reference", b.reference}, {"buffers", buffers},
+          {"scalars", scalars}, {"bytes", b.bytes}, {"flops", b.flops}};
 }
 
 LoweredFunc grid_sample_cuda(int64_t n, int64_t c, int64_t h, int64_t w) {
@@ -140,6 +218,34 @@ LoweredFunc grid_sample_cuda(int64_t n, int64_t c, int64_t h, int64_t w) {
   Schedule s = create_schedule({out});
   ops::schedule_grid_sample_cuda(s, out);
   return lower(s, {data, grid, out}, "grid_sample_bev");
+}
+
+// bev_pool_v2 on the realistic golden case (6 cameras, D 59, 16x44, C 80, 128x128 BEV):
+// the inputs travel with the kit; the reference is the pure-PyTorch index_add_ one.
+BenchCase bev_pool_bench() {
+  const fs::path dir = bev_case_dir("realistic");
+  auto shape_of = [&](const std::string& name) { return NDArray::load_npy((dir / (name + ".npy")).string()).shape(); };
+  BenchCase b;
+  b.name = "bev_pool_realistic";
+  b.func = bev_pool_cuda("realistic", "bev_pool");
+  b.reference = "bev_pool";
+  b.shapes = json::array();
+  for (const char* name : kBevInputs)
+    b.shapes.push_back({{"shape", shape_of(name)},
+                        {"role", "input"},
+                        {"file", std::string(name) + ".npy"},
+                        {"source", (dir / (std::string(name) + ".npy")).string()}});
+  const std::vector<int64_t> out = shape_of("out");
+  b.shapes.push_back({{"shape", out}, {"role", "output"}});
+  const int64_t points = shape_of("ranks_bev")[0], intervals = shape_of("interval_starts")[0];
+  const int64_t channels = out.back();
+  int64_t out_elems = 1;
+  for (int64_t e : out) out_elems *= e;
+  b.scalars = {{"n_points", points}, {"n_intervals", intervals}};
+  // One pass: a feature row and a depth per point, the three ranks, the intervals, the output.
+  b.bytes = 4.0 * (points * (channels + 4) + 2 * intervals + out_elems);
+  b.flops = 2.0 * points * channels;
+  return b;
 }
 
 std::vector<BenchCase> bench_cases() {
@@ -172,6 +278,7 @@ std::vector<BenchCase> bench_cases() {
                 {{"shape", {1, 200, 200, 2}}, {"role", "grid"}},
                 {{"shape", {1, 256, 200, 200}}, {"role", "output"}}},
                json::array(), f4 * (2.0 * 256 * 200 * 200 + 2 * 200 * 200), 0});
+  v.push_back(bev_pool_bench());
   return v;
 }
 
@@ -192,6 +299,7 @@ int main(int argc, char** argv) {
     nlohmann::json corpus = nlohmann::json::array();
     for (const te::cuda_test::TestModule& m : te::cuda_test::all_test_modules())
       corpus.push_back(te::write_module(m, root / "corpus" / m.func.name, rng));
+    corpus.push_back(te::write_bev_pool_corpus(root / "corpus" / "bev_pool_small"));
     std::ofstream(root / "corpus.json") << corpus.dump(1) << "\n";
     nlohmann::json bench = nlohmann::json::array();
     for (const te::BenchCase& b : te::bench_cases()) bench.push_back(te::write_bench(b, root / "bench"));
