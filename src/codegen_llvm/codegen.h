@@ -11,6 +11,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -66,6 +67,14 @@ std::string packed_symbol(const std::string& prefix, const std::string& name);
 // The symbol a call_extern of `name` calls: the name itself in objects (no prefix), a
 // per-build alias in the JIT, which binds it to the address it resolved.
 std::string extern_symbol(const std::string& prefix, const std::string& name);
+
+// A load whose index was checked ahead (a group of row loads in a sequence, a load
+// stepping with a loop's variable): the index to use and the lanes to load (null: all).
+struct PrecheckedLoad {
+  Expr index;
+  llvm::Value* lane_mask;
+};
+using PrecheckBinding = ScopedBinding<std::unordered_map<const LoadNode*, PrecheckedLoad>>;
 
 class CodeGen {
  public:
@@ -138,6 +147,9 @@ class CodeGen {
   bool needs_index_check(const Buffer& buf, const Expr& index) const;
   Expr checked_index(const Buffer& buf, const Expr& index, llvm::Value* active, bool is_store,
                      llvm::Value** lane_mask);
+  // ORs `bad` (an i1) into the function's flag for buf's loads or stores, noting the
+  // indices checked for its message.
+  void record_bad_index(const Buffer& buf, bool is_store, llvm::Value* bad, const std::vector<std::string>& indices);
   void emit_success_return();
   llvm::Value* emit_libm_call(const std::string& name, std::vector<llvm::Value*> args);
   llvm::Value* emit_if_then_else(const CallNode* n);
@@ -171,7 +183,15 @@ class CodeGen {
 
   // ---- statements (codegen_stmt.cpp) ----
   void emit(const Stmt& s);
+  // A sequence, with one check per group of row loads at one gathered position
+  // (codegen_check_groups.cpp).
+  void emit_seq(const Stmt& s);
   void emit_for(const ForNode* n);
+  // Checks the loads of n's body at indices stepping with its variable once, before the
+  // loop (codegen_check_hoist.cpp); returns the loop's end (begin where a check fails)
+  // and binds the loads it checked in prechecked_ while `bindings` live.
+  llvm::Value* hoist_index_checks(const ForNode* n, llvm::Value* begin, llvm::Value* end,
+                                  std::vector<std::unique_ptr<PrecheckBinding>>* bindings);
   // for (var = begin; var < end; ++var) body, in the var's type.
   void emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body,
                  ForKind kind);
@@ -210,6 +230,7 @@ class CodeGen {
   VarBounds loop_bounds_;  // the enclosing loops with constant bounds: their variables' ranges
   std::unordered_map<const BufferNode*, BufferInfo> buffers_;  // parameters and live allocations
   llvm::Value* mask_ = nullptr;  // live lanes inside a vector if_then_else branch
+  std::unordered_map<const LoadNode*, PrecheckedLoad> prechecked_;  // see PrecheckedLoad
   llvm::Value* extern_mask_ = nullptr;  // a vector store's predicate: the lanes extern calls run for
   // Per buffer of the current kernel: its alias scope list and the others' (alias_scopes_for).
   std::unordered_map<const BufferNode*, llvm::MDNode*> scope_of_, noalias_of_;

@@ -62,8 +62,12 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
   llvm::Value* active =
       n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
   llvm::Value* in_bounds = nullptr;  // a checked strided vector's lanes, if it is one
-  if (needs_index_check(n->buffer, index))
+  if (auto pre = prechecked_.find(n); pre != prechecked_.end()) {
+    index = pre->second.index;
+    in_bounds = pre->second.lane_mask;
+  } else if (needs_index_check(n->buffer, index)) {
     index = checked_index(n->buffer, index, and_masks(active, mask_), /*is_store=*/false, &in_bounds);
+  }
   if (t.is_scalar()) {
     // A scalar load inside a vector branch runs when any lane takes the branch.
     if (mask_ != nullptr) active = and_masks(active, any_lane(mask_));
@@ -168,6 +172,19 @@ Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* a
   llvm::Value* ok = to_bool(emit(inside), inside.dtype());
   llvm::Value* bad = b_.CreateNot(ok);
   if (active != nullptr) bad = b_.CreateAnd(bad, strided ? any_lane(active) : splat_if_vector(active, lanes));
+  record_bad_index(buf, is_store, any_lane(bad), {to_string(index)});
+  if (!strided) return select(inside, index, zero);
+  // Outside, a load reads from a base clamped to 0 when the buffer is known to hold the
+  // whole vector there (a plain vector load, cheaper than a masked one); otherwise, and
+  // for stores (which must not write where they were not meant to), no lane is accessed.
+  Expr clamped_base = select(inside, base, make_const(it, stride > 0 ? 0 : std::abs(stride) * (lanes - 1)));
+  std::optional<int64_t> elements = constant_elements(buf);
+  if (is_store || !elements || *elements <= std::abs(stride) * (lanes - 1)) *lane_mask = splat_if_vector(ok, lanes);
+  return ramp(clamped_base, make_const(it, stride), lanes);
+}
+
+void CodeGen::record_bad_index(const Buffer& buf, bool is_store, llvm::Value* bad,
+                               const std::vector<std::string>& indices) {
   std::string head = fmt::format("{}: out-of-bounds {} buffer '{}'", func_name_, is_store ? "store to" : "load from",
                                  buf.name());
   FunctionState::BadIndexFlag* slot = nullptr;
@@ -181,14 +198,10 @@ Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* a
     fs_.bad_index_flags.push_back({head, {}, flag});
     slot = &fs_.bad_index_flags.back();
   }
-  std::string text = to_string(index);
-  if (std::find(slot->indices.begin(), slot->indices.end(), text) == slot->indices.end()) slot->indices.push_back(text);
-  b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), slot->flag), any_lane(bad)), slot->flag);
-  if (!strided) return select(inside, index, zero);
-  // Outside: no lane is accessed (a clamped base alone could still run past a buffer
-  // smaller than the vector).
-  *lane_mask = splat_if_vector(ok, lanes);
-  return ramp(select(inside, base, make_const(it, 0)), make_const(it, stride), lanes);
+  for (const std::string& text : indices)
+    if (std::find(slot->indices.begin(), slot->indices.end(), text) == slot->indices.end())
+      slot->indices.push_back(text);
+  b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), slot->flag), bad), slot->flag);
 }
 
 void CodeGen::emit_success_return() {

@@ -31,8 +31,7 @@ void CodeGen::emit(const Stmt& s) {
     case StmtKind::IfThenElse:
       return emit_if(s.as<IfThenElseNode>());
     case StmtKind::Seq:
-      for (const Stmt& x : s.as<SeqNode>()->seq) emit(x);
-      return;
+      return emit_seq(s);
     case StmtKind::Evaluate:
       emit(s.as<EvaluateNode>()->value);
       return;
@@ -59,7 +58,9 @@ void CodeGen::emit_for(const ForNode* n) {
     fail_build(fmt::format("loop variable '{}' has type {}", n->var.name(), t.to_string()));
   llvm::Value* begin = emit_cast(emit(n->min), n->min.dtype(), t);
   llvm::Value* extent = emit_cast(emit(n->extent), n->extent.dtype(), t);
-  emit_loop(n->var, begin, b_.CreateAdd(begin, extent), n->body, n->for_kind);
+  std::vector<std::unique_ptr<PrecheckBinding>> checked;
+  llvm::Value* end = hoist_index_checks(n, begin, b_.CreateAdd(begin, extent), &checked);
+  emit_loop(n->var, begin, end, n->body, n->for_kind);
 }
 
 void CodeGen::emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body,
