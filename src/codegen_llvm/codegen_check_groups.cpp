@@ -51,21 +51,19 @@ void CodeGen::emit_seq(const Stmt& s) {
   std::map<std::string, Expr> rest_of;
   std::map<std::string, int64_t> stride_of;
   const std::unordered_set<const BufferNode*> stored = buffers_stored(s);
-  {
-    for (const LoadNode* ld : loads_always_run(s)) {
-      const int lanes = ld->dtype.lanes();
-      Expr index = flatten_index(ld->buffer, ld->indices), base, rest;
-      int64_t stride = 0, offset = 0;
-      if (lanes < 2 || prechecked_.count(ld) != 0 || !as_strided(index, &base, &stride) || stride == 0 ||
-          !needs_index_check(ld->buffer, index))
-        continue;
-      split_offset(base, &rest, &offset);
-      std::string key = fmt::format("{}|{}|{}|{}", static_cast<const void*>(ld->buffer.get()), to_string(rest),
-                                    stride, lanes);
-      groups[key].push_back({ld, index, offset});
-      rest_of[key] = rest;
-      stride_of[key] = stride;
-    }
+  for (const LoadNode* ld : loads_always_run(s)) {
+    const int lanes = ld->dtype.lanes();
+    Expr index = flatten_index(ld->buffer, ld->indices), base, rest;
+    int64_t stride = 0, offset = 0;
+    if (lanes < 2 || prechecked_.count(ld) != 0 || !as_strided(index, &base, &stride) || stride == 0 ||
+        !needs_index_check(ld->buffer, index))
+      continue;
+    split_offset(base, &rest, &offset);
+    std::string key = fmt::format("{}|{}|{}|{}", static_cast<const void*>(ld->buffer.get()), to_string(rest),
+                                  stride, lanes);
+    groups[key].push_back({ld, index, offset});
+    rest_of[key] = rest;
+    stride_of[key] = stride;
   }
   std::vector<std::unique_ptr<PrecheckBinding>> bindings;
   std::vector<std::unique_ptr<ScopedVar>> ok_vars;
@@ -98,7 +96,8 @@ void CodeGen::emit_seq(const Stmt& s) {
     Var ok_var("check.ok", Bool());
     ok_vars.push_back(std::make_unique<ScopedVar>(vars_, ok_var.get(), ok));
     std::optional<int64_t> elements = constant_elements(buf);
-    llvm::Value* lane_mask = elements && *elements >= total + 1 ? nullptr : b_.CreateVectorSplat(static_cast<unsigned>(lanes), ok);
+    llvm::Value* lane_mask =
+        elements && *elements >= total + 1 ? nullptr : b_.CreateVectorSplat(static_cast<unsigned>(lanes), ok);
     // Where the span is outside, the gathered position moves so that the span starts at 0.
     Expr position = select(ok_var, rest, make_const(it, below - lo));
     for (const Member& m : members) {

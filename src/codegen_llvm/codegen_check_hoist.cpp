@@ -11,7 +11,6 @@
 #include "codegen_llvm/check_analysis.h"
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/index_analysis.h"
-#include "expr/buffer_util.h"
 #include "expr/simplify_internal.h"
 
 namespace te::codegen {
