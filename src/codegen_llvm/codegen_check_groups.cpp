@@ -84,8 +84,7 @@ void CodeGen::emit_seq(const Stmt& s) {
     const int64_t below = stride > 0 ? 0 : span;  // a member's lowest lane is base - below
     const int64_t total = hi - lo + span;          // elements from the lowest lane to the highest
     DataType it = rest.dtype().element_of();
-    Expr size = make_const(it, 1);
-    for (const Expr& d : buf.shape()) size = size * cast(it, d);
+    Expr size = element_count(buf, it);
     DataType ut = UInt(it.bits());
     Expr low = rest + make_const(it, lo - below);
     Expr inside = cast(ut, low) < cast(ut, max(size - make_const(it, total), make_const(it, 0)));

@@ -81,8 +81,7 @@ llvm::Value* CodeGen::hoist_index_checks(const ForNode* n, llvm::Value* begin, l
   llvm::Value* all_ok = b_.getTrue();
   for (const Hoisted& h : hoisted) {
     DataType it = h.index.dtype();
-    Expr size = make_const(it, 1);
-    for (const Expr& d : h.load->buffer.shape()) size = size * cast(it, d);
+    Expr size = element_count(h.load->buffer, it);
     DataType ut = UInt(it.bits());
     Expr at_first = substitute(h.index, {{var, first}});
     Expr at_last = substitute(h.index, {{var, last}});

@@ -151,8 +151,7 @@ bool CodeGen::provably_in_bounds(const Buffer& buf, const Expr& index) const {
 Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* active, bool is_store,
                             llvm::Value** lane_mask) {
   DataType it = index.dtype().element_of();
-  Expr size = make_const(it, 1);
-  for (const Expr& d : buf.shape()) size = size * cast(it, d);
+  Expr size = element_count(buf, it);
   int lanes = index.dtype().lanes();
   Expr zero = make_const(it, 0);
   Expr base;

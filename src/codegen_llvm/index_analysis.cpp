@@ -26,6 +26,12 @@ bool as_constant(const Expr& e, int64_t* v) {
 
 }  // namespace
 
+Expr element_count(const Buffer& buffer, DataType t) {
+  Expr size = make_const(t, 1);
+  for (const Expr& d : buffer.shape()) size = size * cast(t, d);
+  return size;
+}
+
 Expr flatten_index(const Buffer& buffer, const std::vector<Expr>& indices) {
   if (indices.size() == 1) return indices[0];
   if (indices.size() != buffer.shape().size())

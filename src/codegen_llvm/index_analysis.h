@@ -11,6 +11,8 @@ namespace te::codegen {
 
 // The row-major flat index of indices into buffer (one index: returned as is).
 Expr flatten_index(const Buffer& buffer, const std::vector<Expr>& indices);
+// The buffer's element count in type t (the product of its shape), for index checks.
+Expr element_count(const Buffer& buffer, DataType t);
 
 // If the vector index is base + stride * lane for a scalar base and a constant stride
 // (Ramps, Broadcasts and their sums, differences and products with constants), sets
