@@ -58,18 +58,11 @@ void schedule_root_cpu(Context& cx, const OperationNode* op) {
 
 }  // namespace auto_sched
 
-Schedule auto_schedule(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
-  validate(options);
-  if (outputs.empty()) throw Error("auto_schedule: no output tensors given");
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (!outputs[i].defined()) throw Error(fmt::format("auto_schedule: output {} is an undefined tensor", i));
-  if (options.trials > 0)
-    throw Error(fmt::format("auto_schedule: AutoScheduleOptions::trials is {}, but the measured search is not "
-                            "built yet; use trials = 0 (the rules alone)",
-                            options.trials));
-  using namespace auto_sched;
+namespace auto_sched {
+
+Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options, Decisions& choices) {
   Graph g(outputs);
-  Context cx{create_schedule(outputs), g, options, host_target(options.threads, options.vector_bits), {}, {}};
+  Context cx{create_schedule(outputs), g, options, host_target(options.threads, options.vector_bits), {}, {}, choices};
   choose_inlines(cx);
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).
   if (options.target != "cuda") {
@@ -89,6 +82,21 @@ Schedule auto_schedule(const std::vector<Tensor>& outputs, const AutoScheduleOpt
   if (options.progress)
     for (const std::string& line : cx.notes) std::fprintf(stderr, "[auto_schedule] %s\n", line.c_str());
   return cx.s;
+}
+
+}  // namespace auto_sched
+
+Schedule auto_schedule(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
+  validate(options);
+  if (outputs.empty()) throw Error("auto_schedule: no output tensors given");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!outputs[i].defined()) throw Error(fmt::format("auto_schedule: output {} is an undefined tensor", i));
+  if (options.trials > 0)
+    throw Error(fmt::format("auto_schedule: AutoScheduleOptions::trials is {}, but the measured search is not "
+                            "built yet; use trials = 0 (the rules alone)",
+                            options.trials));
+  auto_sched::Decisions rules;
+  return auto_sched::apply_rules(outputs, options, rules);
 }
 
 }  // namespace te
