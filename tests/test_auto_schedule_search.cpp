@@ -176,18 +176,16 @@ TEST(AutoScheduleSearch, FeaturesFollowTheLoopNest) {
   expect_error([] { loop_features(LoweredFunc{}, 1); }, {"loop_features", "no body"});
 }
 
-TEST(AutoScheduleSearch, WorkingSetGrowsWithTheTile) {
-  // The bytes B's loads touch inside the innermost loops grow with the register tile.
-  Gemm g = gemm(256, 256, 256);
-  auto d = auto_schedule_decisions({g.C}, one_thread());
-  auto vecs = std::find_if(d.begin(), d.end(), [](const auto& x) { return x.name == "C.tile_vectors"; });
-  ASSERT_NE(vecs, d.end());
-  auto small = loop_features(
-      lower(auto_schedule_with({g.C}, one_thread(), {{"C.tile_vectors", vecs->options.front()}}), {g.A, g.B, g.C}, "k"), 1);
-  auto large = loop_features(
-      lower(auto_schedule_with({g.C}, one_thread(), {{"C.tile_vectors", vecs->options.back()}}), {g.A, g.B, g.C}, "k"), 1);
-  EXPECT_LT(feature(small, "lanes_stored"), feature(large, "lanes_stored") + 1e-6f);
-  EXPECT_LT(feature(small, "working_set_2"), feature(large, "working_set_2"));
+TEST(AutoScheduleSearch, WorkingSetCountsTheBytesOfTheInnermostLoops) {
+  // B(i, j) = A(j, i), 64 x 64 floats: the j loop touches one column of A (64 floats), the
+  // i and j loops all of A (16 KiB).
+  Tensor A = placeholder({64, 64}, Float(32), "A");
+  Tensor B = compute({64, 64}, [&](Expr i, Expr j) { return A(j, i); }, "B");
+  auto f = loop_features(lower(create_schedule({B}), {A, B}, "transpose"), 1);
+  EXPECT_FLOAT_EQ(feature(f, "working_set_1"), std::log2(1.0f + 64 * 4));
+  EXPECT_FLOAT_EQ(feature(f, "working_set_2"), std::log2(1.0f + 64 * 64 * 4));
+  EXPECT_FLOAT_EQ(feature(f, "working_set_3"), std::log2(1.0f + 64 * 64 * 4));  // no more than A
+  EXPECT_FLOAT_EQ(feature(f, "over_l1_iters"), 0);
 }
 
 TEST(AutoScheduleSearch, CostModelRanksByWhatItLearned) {

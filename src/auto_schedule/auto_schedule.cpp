@@ -143,7 +143,7 @@ Schedule auto_schedule_with(const std::vector<Tensor>& outputs, const AutoSchedu
 
 std::vector<std::pair<std::string, float>> loop_features(const LoweredFunc& f, int threads) {
   if (!f.body.defined()) throw Error("loop_features: the function '" + f.name + "' has no body");
-  std::vector<float> v = auto_sched::loop_features(f, threads > 0 ? threads : te_num_threads());
+  std::vector<float> v = auto_sched::feature_vector(f, threads > 0 ? threads : te_num_threads());
   const auto& names = auto_sched::loop_feature_names();
   std::vector<std::pair<std::string, float>> out;
   for (size_t i = 0; i < v.size(); ++i) out.emplace_back(names[i], v[i]);

@@ -219,7 +219,7 @@ const std::vector<std::string>& loop_feature_names() {
   return names;
 }
 
-std::vector<float> loop_features(const LoweredFunc& fn, int threads) {
+std::vector<float> feature_vector(const LoweredFunc& fn, int threads) {
   NestWalker w;
   w.visit(fn.body);
   std::vector<double>& f = w.f;

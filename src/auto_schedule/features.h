@@ -10,11 +10,11 @@
 
 namespace te::auto_sched {
 
-// The names of the features, in the order loop_features() gives them.
+// The names of the features, in the order feature_vector() gives them.
 const std::vector<std::string>& loop_feature_names();
 
 // The features of f (log2(1 + x) of each count, so that the model sees ratios). `threads`:
 // the CPU threads the parallel loops' work is shared by.
-std::vector<float> loop_features(const LoweredFunc& f, int threads);
+std::vector<float> feature_vector(const LoweredFunc& f, int threads);
 
 }  // namespace te::auto_sched

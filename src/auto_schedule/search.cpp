@@ -14,6 +14,7 @@
 #include "te/autotune/tune.h"
 #include "te/error.h"
 #include "te/float16.h"
+#include "te/log.h"
 #include "te/lower.h"
 #include "te/runtime/c_runtime_api.h"
 
@@ -62,6 +63,22 @@ NDArray random_array(const Tensor& t, std::mt19937& rng) {
   return a;
 }
 
+// Candidates are lowered by the hundred (features here, builds in the workers): their
+// warnings ("cannot make vector code of ...") would bury the progress lines. The chosen
+// schedule warns as usual when the caller lowers it.
+class QuietWarnings {
+ public:
+  QuietWarnings() : saved_(log_level()) {
+    if (saved_ == LogLevel::Warn) set_log_level(LogLevel::Error);
+  }
+  ~QuietWarnings() { set_log_level(saved_); }
+  QuietWarnings(const QuietWarnings&) = delete;
+  QuietWarnings& operator=(const QuietWarnings&) = delete;
+
+ private:
+  LogLevel saved_;
+};
+
 // FNV-1a: a stable digest of the kernel's text for the records' key.
 uint64_t digest(const std::string& text) {
   uint64_t h = 1469598103934665603ull;
@@ -85,6 +102,7 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
   task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}/vector_bits={}", outputs[0].name(), digest(text),
                          options.target, options.threads, options.vector_bits);
   task.build = [outputs, options, args, name](const Config& c) {
+    QuietWarnings quiet;
     Decisions d(values_of(c));
     return lower(apply_rules(outputs, options, d), args, name);
   };
@@ -105,18 +123,22 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
                             "in this process to measure them (it emits .cu files for nvcc); use trials = 0 "
                             "(the rules alone) for target \"cuda\"",
                             options.trials));
+  // Candidates are built silently; only the chosen schedule's rules are printed.
+  AutoScheduleOptions quiet = options;
+  quiet.progress = false;
   Decisions rules;
-  Schedule by_rules = apply_rules(outputs, options, rules);
+  apply_rules(outputs, quiet, rules);
   autotune::ConfigSpace space = space_of(rules.points());
   if (space.knobs().empty()) {
     if (options.progress) std::fprintf(stderr, "[auto_schedule] nothing to search: the rules decide every value\n");
-    return by_rules;
+    Decisions none;
+    return apply_rules(outputs, options, none);
   }
-  autotune::Task task = search_task(outputs, options, space);
+  autotune::Task task = search_task(outputs, quiet, space);
   const int threads = options.threads > 0 ? options.threads : te_num_threads();
   auto features = [&task, threads](const Config& c) -> std::optional<std::vector<float>> {
     try {
-      return loop_features(task.build(c), threads);
+      return feature_vector(task.build(c), threads);  // build() is quiet
     } catch (const Error&) {
       return std::nullopt;
     }
@@ -137,7 +159,8 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   autotune::TuneResult r = autotune::tune(task, tuner, tune);
   if (!r.best) {
     if (options.progress) std::fprintf(stderr, "[auto_schedule] no config succeeded: the rules' schedule\n");
-    return by_rules;
+    Decisions none;
+    return apply_rules(outputs, options, none);
   }
   if (options.progress)
     std::fprintf(stderr, "[auto_schedule] best of %zu configs: %s\n", r.resumed + r.measured,
