@@ -46,11 +46,13 @@ std::vector<Tensor> kernel_args(const Graph& g, const std::vector<Tensor>& outpu
   return args;
 }
 
-// Inputs: floats uniform in [0.25, 1) (positive: log, sqrt and division stay finite);
-// integers and bools 0 (an index tensor's 0 is always in range). Outputs: zeroed.
+// Inputs: floats uniform in [-1, 1) (as activations and weights are; a gather's
+// coordinates spread over its whole source, as real ones do, so that the measured
+// locality is not flattering); integers and bools 0 (an index tensor's 0 is always in
+// range). Outputs: zeroed.
 NDArray random_array(const Tensor& t, std::mt19937& rng) {
   NDArray a = NDArray::empty(constant_shape(t), t.dtype());
-  std::uniform_real_distribution<float> u(0.25f, 1.0f);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   const DataType d = t.dtype();
   const size_t n = size_t(a.size());
   if (d.is_float() && d.bits() == 32) {
