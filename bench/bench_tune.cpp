@@ -18,7 +18,6 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -29,27 +28,6 @@
 namespace te_bench {
 
 namespace {
-
-// The --benchmark_filter of this process ("" when none): tuning a kernel nobody will
-// time would waste minutes.
-std::string benchmark_filter() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string arg;
-  std::string filter;
-  while (std::getline(in, arg, '\0'))
-    if (arg.rfind("--benchmark_filter=", 0) == 0) filter = arg.substr(19);
-  return filter;
-}
-
-bool selected(const std::string& group) {
-  std::string f = benchmark_filter();
-  if (f.empty() || f == "all" || f == ".") return true;
-  try {
-    return std::regex_search(group, std::regex(f));
-  } catch (const std::regex_error&) {
-    return true;
-  }
-}
 
 struct TuneCase {
   te::autotune::Task task;
@@ -62,7 +40,7 @@ struct TuneCase {
 void tune_if_selected(TuneCase& c) {
   const char* env = std::getenv("TE_BENCH_TUNE_TRIALS");
   size_t trials = env ? size_t(std::atoi(env)) : 24;
-  if (trials == 0 || !selected(c.group)) return;
+  if (trials == 0 || !selected_by_filter(c.group)) return;
   te::autotune::ModelTuner tuner(c.task.space);
   if (c.hand_config) tuner.measure_first({*c.hand_config});
   te::autotune::TuneOptions opt;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <fstream>
+#include <regex>
 #include <stdexcept>
 
 namespace te_bench {
@@ -179,6 +181,19 @@ benchmark::internal::Benchmark* add(const std::string& group, const std::string&
   // the fastest call is one during which no other process took a core.
   if (iterations > 0) return b->Iterations(iterations);
   return b->MinTime(threads() > 1 ? 1.5 : 0.5);
+}
+
+bool selected_by_filter(const std::string& group) {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg, filter;
+  while (std::getline(in, arg, '\0'))
+    if (arg.rfind("--benchmark_filter=", 0) == 0) filter = arg.substr(19);
+  if (filter.empty() || filter == "all" || filter == ".") return true;
+  try {
+    return std::regex_search(group, std::regex(filter));
+  } catch (const std::regex_error&) {
+    return true;
+  }
 }
 
 }  // namespace te_bench

@@ -24,6 +24,10 @@
 
 namespace te_bench {
 
+// Whether this process's --benchmark_filter (none: every group) selects a group: the
+// cases that tune at registration skip what nobody will time.
+bool selected_by_filter(const std::string& group);
+
 // Threads every implementation of this run uses: te's pool size (TE_NUM_THREADS); the
 // baselines are given the same number.
 int threads();

@@ -18,6 +18,9 @@ void register_compile(const std::string& self_exe);
 // Auto-tuning (bench_tune.cpp): default vs hand-written vs tuned; tunes at registration,
 // before any kernel of the run executes.
 void register_tune();
+// The auto-scheduling suite (bench_auto_schedule.cpp): default vs rules vs searched vs hand
+// and peers; searches at registration, as register_tune tunes.
+void register_auto_schedule();
 
 // The child side of a peer's cold compile case: compiles one kernel in this fresh process,
 // prints the wall and CPU milliseconds it took and returns the exit code.

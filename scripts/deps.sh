@@ -8,6 +8,7 @@ set -euo pipefail
 # llvm-19-dev: CI builds te against LLVM 19 as well as Debian's default 14;
 # nlohmann-json3-dev: the tuning records (a private, header-only dependency);
 # python3-numpy: the GPU check kit's runner (scripts/gpu_check.py), checked by a test;
+# libxgboost-dev: the auto-scheduler's learned cost model (gradient-boosted trees);
 # libcli11-dev: the `te` command line's option parsing (tools/te, header-only);
 # gcc-/g++-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the cross-compiled AOT
 # tests build te's C runtime for aarch64, link aarch64 objects and run them under qemu-aarch64.
@@ -15,7 +16,7 @@ set -euo pipefail
 # regenerates tests/data/torch_golden; install it with `scripts/deps.sh python3-torch`.
 packages=(g++ cmake ninja-build pkg-config libfmt-dev llvm-dev llvm-19-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev doxygen libopenmpi-dev openmpi-bin python3-numpy
-  libcli11-dev gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user "$@")
+  libcli11-dev libxgboost-dev gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user "$@")
 
 missing=()
 for p in "${packages[@]}"; do

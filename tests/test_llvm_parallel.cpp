@@ -2,6 +2,10 @@
 // nested calls run serially, errors reach the caller), and generated parallel code with
 // vectors, allocations, reductions, nested parallel loops and failing asserts.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 
 #include <atomic>
 #include <mutex>
@@ -92,6 +96,36 @@ TEST(LlvmParallel, RuntimeServesSeveralCallersAtOnce) {
   }
   for (auto& t : callers) t.join();
   EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(LlvmParallel, AForkedChildRunsOnItsOwnPool) {
+  // The parent's pool is running; a forked child (an auto-tuner's worker) has none of its
+  // threads, yet its parallel loops must run on as many threads, not serially or hung.
+  if (te_num_threads() < 2) GTEST_SKIP() << "te's pool has one thread here";
+  std::atomic<int> warm{0};
+  te_parallel_for(64, [](int64_t b, int64_t e, void* c) { *static_cast<std::atomic<int>*>(c) += int(e - b); return 0; },
+                  &warm);
+  ASSERT_EQ(warm.load(), 64);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    static std::mutex m;
+    static std::set<std::thread::id> ids;
+    te_parallel_for(
+        64,
+        [](int64_t, int64_t, void*) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          std::lock_guard<std::mutex> lock(m);
+          ids.insert(std::this_thread::get_id());
+          return 0;
+        },
+        nullptr);
+    _exit(int(ids.size()));
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_GE(WEXITSTATUS(status), 2) << "the child ran its parallel loop on one thread";
 }
 
 TEST(LlvmParallel, RuntimeAllocatesAlignedZeroedMemory) {

@@ -8,6 +8,16 @@
 /// split by rfactor, outer loops run in parallel and contiguous inner loops are vectorized
 /// (CPU), or bound to blocks and threads (CUDA). docs/auto_schedule.md describes each rule.
 ///
+/// With trials > 0 (CPU only) the values the rules leave open (register tile rows and
+/// vectors, column panels, work items per thread, reuse blocks, rfactor parts) are
+/// searched as Ansor does: a learned cost model (gradient-boosted trees over features of
+/// each candidate's lowered loop nest) ranks candidates bred from the best measured ones,
+/// and te::autotune measures the chosen ones in forked workers, each checked against the
+/// default schedule's output. Records (AutoScheduleOptions::records) make a run
+/// resumable, and a later call with as many trials reads the best back without measuring.
+/// The search forks this process: call it before running kernels with parallel loops
+/// here (see te/autotune/measure.h).
+///
 /// \code
 ///   te::AutoScheduleOptions o;          // target "llvm" (the host CPU) or "cuda"
 ///   te::Schedule s = te::auto_schedule({C}, o);
@@ -15,10 +25,13 @@
 /// \endcode
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "te/export.h"
+#include "te/ir.h"
 #include "te/schedule.h"
 #include "te/tensor.h"
 
@@ -28,7 +41,8 @@ namespace te {
 struct TE_API AutoScheduleOptions {
   /// "llvm": the host CPU (te::build); "cuda": a CUDA GPU (te::build_cuda).
   std::string target = "llvm";
-  /// Measured trials of the search; 0: the rules alone, nothing is measured.
+  /// Measured trials of the search (the rules' own config first); 0: the rules alone,
+  /// nothing is measured. Needs target "llvm" and constant shapes.
   int trials = 0;
   /// Tuning records (JSON lines) that the search appends to and resumes from; empty: none.
   std::string records;
@@ -56,5 +70,30 @@ TE_API Schedule auto_schedule(const std::vector<Tensor>& outputs, const AutoSche
 
 /// The checks auto_schedule() makes on its options: te::Error naming the first invalid field.
 TE_API void validate(const AutoScheduleOptions& options);
+
+/// One value the rules leave open for the search: "<stage>.<what>" (e.g. "C.tile_rows",
+/// "C.column_panels", "B.items_per_thread"), the values it may take and the rules' own.
+struct TE_API AutoScheduleDecision {
+  std::string name;              ///< "<stage>.<what>"; a repeated stage name gets "#2", "#3"
+  std::vector<int64_t> options;  ///< ascending; rule_value is one of them
+  int64_t rule_value = 0;        ///< what trials = 0 uses
+};
+
+/// The search space of auto_schedule() for this graph: the decisions the rules ask for,
+/// in the order they ask (points with a single option included).
+TE_API std::vector<AutoScheduleDecision> auto_schedule_decisions(const std::vector<Tensor>& outputs,
+                                                                 const AutoScheduleOptions& options = {});
+
+/// The rules' schedule with some decisions set (a search's config replayed; the others
+/// keep the rules' values). te::Error naming the decision when a name is not one the rules
+/// ask for or a value is not among its options.
+TE_API Schedule auto_schedule_with(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
+                                   const std::map<std::string, int64_t>& values);
+
+/// The features of a lowered loop nest that the search's cost model ranks candidates by
+/// (name, log2(1 + value)): arithmetic, loads by access pattern, vector lanes, the bytes
+/// touched inside the innermost loops, parallel work items per thread (`threads`; 0: te's
+/// pool), loop and guard overhead, allocations.
+TE_API std::vector<std::pair<std::string, float>> loop_features(const LoweredFunc& f, int threads = 0);
 
 }  // namespace te

@@ -4,11 +4,17 @@
 #include "te/auto_schedule.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include <cstdio>
 
 #include "auto_schedule/rules.h"
+#include "auto_schedule/features.h"
+#include "auto_schedule/search.h"
 #include "te/error.h"
+#include "te/runtime/c_runtime_api.h"
 
 namespace te {
 
@@ -58,18 +64,11 @@ void schedule_root_cpu(Context& cx, const OperationNode* op) {
 
 }  // namespace auto_sched
 
-Schedule auto_schedule(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
-  validate(options);
-  if (outputs.empty()) throw Error("auto_schedule: no output tensors given");
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (!outputs[i].defined()) throw Error(fmt::format("auto_schedule: output {} is an undefined tensor", i));
-  if (options.trials > 0)
-    throw Error(fmt::format("auto_schedule: AutoScheduleOptions::trials is {}, but the measured search is not "
-                            "built yet; use trials = 0 (the rules alone)",
-                            options.trials));
-  using namespace auto_sched;
+namespace auto_sched {
+
+Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options, Decisions& choices) {
   Graph g(outputs);
-  Context cx{create_schedule(outputs), g, options, host_target(options.threads, options.vector_bits), {}, {}};
+  Context cx{create_schedule(outputs), g, options, host_target(options.threads, options.vector_bits), {}, {}, choices};
   choose_inlines(cx);
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).
   if (options.target != "cuda") {
@@ -89,6 +88,66 @@ Schedule auto_schedule(const std::vector<Tensor>& outputs, const AutoScheduleOpt
   if (options.progress)
     for (const std::string& line : cx.notes) std::fprintf(stderr, "[auto_schedule] %s\n", line.c_str());
   return cx.s;
+}
+
+}  // namespace auto_sched
+
+namespace {
+
+void check_outputs(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
+  validate(options);
+  if (outputs.empty()) throw Error("auto_schedule: no output tensors given");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!outputs[i].defined()) throw Error(fmt::format("auto_schedule: output {} is an undefined tensor", i));
+}
+
+}  // namespace
+
+Schedule auto_schedule(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
+  check_outputs(outputs, options);
+  if (options.trials > 0) return auto_sched::search(outputs, options);
+  auto_sched::Decisions rules;
+  return auto_sched::apply_rules(outputs, options, rules);
+}
+
+std::vector<AutoScheduleDecision> auto_schedule_decisions(const std::vector<Tensor>& outputs,
+                                                          const AutoScheduleOptions& options) {
+  check_outputs(outputs, options);
+  auto_sched::Decisions rules;
+  auto_sched::apply_rules(outputs, options, rules);
+  std::vector<AutoScheduleDecision> out;
+  for (const auto_sched::DecisionPoint& p : rules.points()) out.push_back({p.name, p.options, p.rule_value});
+  return out;
+}
+
+Schedule auto_schedule_with(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
+                            const std::map<std::string, int64_t>& values) {
+  check_outputs(outputs, options);
+  auto_sched::Decisions chosen(values);
+  Schedule s = auto_sched::apply_rules(outputs, options, chosen);
+  for (const auto& [name, value] : values) {
+    const auto& points = chosen.points();
+    auto p = std::find_if(points.begin(), points.end(), [&](const auto& d) { return d.name == name; });
+    if (p == points.end()) {
+      std::string known;
+      for (const auto& d : points) known += (known.empty() ? "" : ", ") + d.name;
+      throw Error(fmt::format("auto_schedule_with: the rules ask for no decision '{}' in this graph (they ask for: {})",
+                              name, known.empty() ? "none" : known));
+    }
+    if (!std::binary_search(p->options.begin(), p->options.end(), value))
+      throw Error(fmt::format("auto_schedule_with: {} is not an option of '{}' (its options: {})", value, name,
+                              fmt::join(p->options, ", ")));
+  }
+  return s;
+}
+
+std::vector<std::pair<std::string, float>> loop_features(const LoweredFunc& f, int threads) {
+  if (!f.body.defined()) throw Error("loop_features: the function '" + f.name + "' has no body");
+  std::vector<float> v = auto_sched::feature_vector(f, threads > 0 ? threads : te_num_threads());
+  const auto& names = auto_sched::loop_feature_names();
+  std::vector<std::pair<std::string, float>> out;
+  for (size_t i = 0; i < v.size(); ++i) out.emplace_back(names[i], v[i]);
+  return out;
 }
 
 }  // namespace te

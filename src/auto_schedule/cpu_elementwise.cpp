@@ -76,7 +76,7 @@ void schedule_elementwise_cpu(Context& cx, const OperationNode* op, const std::v
   // channels) is blocked, the block loop outermost: the data one block reads (a few
   // planes) stays cached across the rows, at the price of computing the inner stages
   // once per block. (te's hand grid_sample schedule measured 2.5-3x from this.)
-  const int64_t block = 64;
+  int64_t block = 0;  // asked for when an axis is blocked (the search may change it)
   size_t prefix = 0;  // block loops put before the loops the inner stages need
   std::vector<int> widest = sets.empty() ? std::vector<int>{} : sets.back();
   for (int d : order) {
@@ -84,6 +84,7 @@ void schedule_elementwise_cpu(Context& cx, const OperationNode* op, const std::v
     const IterVar& ax = op->axis[static_cast<size_t>(d)];
     int64_t e = const_extent(ax);
     bool reused = !attached.empty() && std::find(widest.begin(), widest.end(), d) == widest.end();
+    if (reused && block == 0) block = cx.choose(op, "reuse_block", 64, {8, 16, 32, 128, 256});
     if (reused && e > block) {
       auto [b, i] = st.split(ax, block, TailStrategy::ShiftInwards);
       leaves.insert(leaves.begin() + static_cast<std::ptrdiff_t>(prefix), b);
@@ -122,7 +123,7 @@ void schedule_elementwise_cpu(Context& cx, const OperationNode* op, const std::v
   for (const auto& [a, o] : need) limit = std::min(limit, o.empty() ? vo_pos : prefix + o.size());
   size_t p = 0;
   int64_t items = 1;
-  const int64_t want = int64_t{cx.cpu.threads} * 8;
+  const int64_t want = int64_t{cx.cpu.threads} * cx.choose(op, "items_per_thread", 8, {1, 2, 4, 16, 32});
   while (p < limit && items < want) {
     items = extents[p] < 0 ? want : items * extents[p];
     ++p;

@@ -34,7 +34,7 @@ void schedule_reduction_cpu(Context& cx, const OperationNode* op) {
     Stage w = cx.s[rf];
     if (few) {
       // One part of the reduction per work item.
-      const int parts = threads * 4;
+      const int parts = threads * static_cast<int>(cx.choose(op, "parts_per_thread", 4, {1, 2, 8, 16}));
       auto [kp, krest] = w.split_nparts(rf.op()->reduce_axis.front(), parts);
       (void)krest;
       Tensor rf2 = cx.s.rfactor(rf, kp, 0);

@@ -52,14 +52,27 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     if (missing > 0 && missing >= best) r = static_cast<int>(d), best = missing;
   }
 
-  // Register tile: nv vectors wide, mr rows.
+  // Register tile: nv vectors wide, mr rows (the search may change both).
   const int64_t ve = const_extent(red->axis[v]);
   int nv = (ve < 0 || ve >= 2 * lanes) ? 2 : 1;
   int64_t nr = ve >= 0 && ve < lanes ? ve : int64_t{nv} * lanes;
   if (ve >= 0 && ve % nr != 0 && nv == 2 && ve % lanes == 0) nr = lanes;  // no tail rather than a wide one
   nv = static_cast<int>((nr + lanes - 1) / lanes);
+  if (ve < 0 || ve >= 2 * lanes) {
+    std::vector<int64_t> widths;
+    for (int64_t w = 1; w <= 4 && (ve < 0 || w * lanes <= ve); ++w) widths.push_back(w);
+    nv = static_cast<int>(cx.choose(red, "tile_vectors", nv, widths));
+    nr = int64_t{nv} * lanes;
+  }
   int64_t mr = 1;
-  if (r >= 0) mr = tile_size(std::max(1, cx.cpu.accumulators() / nv), const_extent(red->axis[static_cast<size_t>(r)]));
+  if (r >= 0) {
+    const int64_t re = const_extent(red->axis[static_cast<size_t>(r)]);
+    mr = tile_size(std::max(1, cx.cpu.accumulators() / nv), re);
+    std::vector<int64_t> rows;
+    for (int64_t m : {1, 2, 3, 4, 6, 8, 12, 16})
+      if (re < 0 || m <= re) rows.push_back(m);
+    mr = cx.choose(red, "tile_rows", mr, rows);
+  }
 
   // Column blocks: the reused panel (reduction length x block) in half the L2.
   int64_t length = 1;
@@ -70,7 +83,9 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   const int64_t bytes = red->dtype.bytes();
   int64_t nc = std::max<int64_t>(nr, (cx.cpu.l2_bytes / 2) / std::max<int64_t>(1, length * bytes) / nr * nr);
   nc = std::min<int64_t>(nc, 512 / nr * nr > 0 ? 512 / nr * nr : nr);
-  const int64_t panels = std::max<int64_t>(1, nc / nr);
+  std::vector<int64_t> panel_options;
+  for (int64_t p : {1, 2, 4, 8, 16, 32, 64}) panel_options.push_back(p);
+  const int64_t panels = cx.choose(red, "column_panels", std::max<int64_t>(1, nc / nr), panel_options);
 
   // Outer stage.
   const auto& oax = outer.op()->axis;
@@ -95,7 +110,7 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   // Parallel: the outer loops, fused until there are a few work items per thread.
   std::vector<IterVar> fused;
   int64_t items = 1;
-  const int64_t want = int64_t{cx.cpu.threads} * 4;
+  const int64_t want = int64_t{cx.cpu.threads} * cx.choose(red, "items_per_thread", 4, {1, 2, 8, 16});
   for (size_t i = 0; i < outer_loops && items < want; ++i) {
     fused.push_back(order[i]);
     int64_t e;

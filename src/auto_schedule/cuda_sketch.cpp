@@ -69,7 +69,9 @@ void tile_reduction_cuda(Context& cx, const OperationNode* op) {
     if (missing > 0 && missing >= best) r = static_cast<int>(d), best = missing;
   }
   const int tpb = cx.opts.cuda_threads_per_block;
-  const int mx = 2, my = r >= 0 ? 2 : 1;
+  // The thread tile (points per thread along the columns and rows): the search may change it.
+  const int mx = static_cast<int>(cx.choose(op, "thread_tile_cols", 2, {1, 4, 8}));
+  const int my = r >= 0 ? static_cast<int>(cx.choose(op, "thread_tile_rows", 2, {1, 4, 8})) : 1;
   // Threads along an axis: no more than its points (a constant extent) need.
   auto threads_for = [](int want, int per_thread, int64_t extent) {
     if (extent < 0) return want;
@@ -129,7 +131,7 @@ void tile_reduction_cuda(Context& cx, const OperationNode* op) {
   l.compute_at(c, vt);
   const auto& lax = l.op()->axis;
   const auto& kax = l.op()->reduce_axis;
-  auto [ko, ki] = l.split(kax.front(), 8);
+  auto [ko, ki] = l.split(kax.front(), static_cast<int>(cx.choose(op, "reduction_step", 8, {4, 16, 32})));
   std::vector<IterVar> lorder{ko};
   lorder.insert(lorder.end(), kax.begin() + 1, kax.end());
   lorder.push_back(ki);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "auto_schedule/decisions.h"
 #include "auto_schedule/graph.h"
 #include "auto_schedule/target.h"
 #include "te/auto_schedule.h"
@@ -31,10 +32,18 @@ struct Context {
   CpuTarget cpu;
   std::map<const OperationNode*, Placement> place;
   std::vector<std::string> notes;  // one line per decision (printed with options.progress)
+  Decisions& choices;              // the rules' values, or the search's
 
   void note(std::string line) { notes.push_back(std::move(line)); }
+  // A value the search may change: `name` is "<op>.<what>" (see Decisions).
+  int64_t choose(const OperationNode* op, const std::string& what, int64_t rule_value, std::vector<int64_t> options) {
+    return choices.choose(op->name + "." + what, rule_value, std::move(options));
+  }
   Stage stage(const OperationNode* op) const;
 };
+
+// The rules over the graph of `outputs`, each open value taken from `choices`.
+Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options, Decisions& choices);
 
 // Marks element-wise producers that are cheap or read without reuse as inlined.
 void choose_inlines(Context& cx);

@@ -79,6 +79,9 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
   size_t done = result.resumed, since_best = 0;
   while (done < options.n_trial) {
     if (options.early_stopping && since_best >= options.early_stopping) break;
+    if (options.time_budget_s > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= options.time_budget_s)
+      break;
     std::vector<Config> configs = tuner.next_batch(std::min(batch, options.n_trial - done));
     if (configs.empty()) break;  // the space is exhausted
     std::vector<MeasureResult> measured = measurer.measure(configs);

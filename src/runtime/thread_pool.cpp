@@ -3,6 +3,8 @@
 // chunks the caller and any idle workers claim from an atomic counter, so concurrent
 // callers from several threads share the pool and each caller always makes progress
 // on its own job even when every worker is busy elsewhere.
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -140,9 +142,30 @@ class ThreadPool {
   std::deque<std::shared_ptr<Job>> queue_;
 };
 
+// The pool, made on first use. A forked child has none of its parent's workers (only the
+// forking thread survives a fork, and the pool's lock may have been held): the child
+// forgets the parent's pool and makes its own on first use, so that kernels in a forked
+// process (the auto-tuner's workers) run on as many threads as in the parent.
+std::atomic<ThreadPool*> g_pool{nullptr};
+std::atomic_flag g_making_pool = ATOMIC_FLAG_INIT;
+
+void forget_pool_in_child() {
+  g_pool.store(nullptr, std::memory_order_relaxed);
+  g_making_pool.clear();
+}
+
 ThreadPool& pool() {
-  // Intentionally leaked: detached workers may still wait on it during exit.
-  static ThreadPool* p = new ThreadPool(threads_from_environment());
+  if (ThreadPool* p = g_pool.load(std::memory_order_acquire)) return *p;
+  while (g_making_pool.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
+  ThreadPool* p = g_pool.load(std::memory_order_acquire);
+  if (!p) {
+    static const bool registered = (pthread_atfork(nullptr, nullptr, forget_pool_in_child) == 0);
+    (void)registered;
+    // Intentionally leaked: detached workers may still wait on it during exit.
+    p = new ThreadPool(threads_from_environment());
+    g_pool.store(p, std::memory_order_release);
+  }
+  g_making_pool.clear(std::memory_order_release);
   return *p;
 }
 

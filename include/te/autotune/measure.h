@@ -7,9 +7,9 @@
 /// user's C++ callback, so the worker must be the user's own program. The tuning process
 /// itself never compiles or runs a kernel (it only forks, reads and writes), and so stays
 /// free of the JIT's and the thread pool's state; a worker is forked before any trial and
-/// serves trials one at a time until it dies or times out, and is then replaced. Call
-/// tune() before this process runs kernels with parallel loops (te's thread pool's
-/// threads would not survive the fork; LLVM's JIT starts none).
+/// serves trials one at a time until it dies or times out, and is then replaced. A worker
+/// makes its own thread pool (a forked child has none of its parent's threads), so tune()
+/// may be called after this process ran kernels with parallel loops.
 #pragma once
 #include <sys/types.h>
 

@@ -22,6 +22,8 @@ struct TE_API TuneOptions {
   size_t batch_size = 0;
   /// Stop after this many measured configs without a better one (0: never).
   size_t early_stopping = 0;
+  /// Start no new batch once this many seconds have passed (0: no limit but n_trial).
+  double time_budget_s = 0;
   /// JSON-lines file the records are appended to and a run resumes from ("" : none).
   std::string records_path;
   bool progress = true;    ///< a progress line on stderr after every batch

@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""Times PyTorch (CPU) on one kernel of the auto-scheduling suite
+(bench/bench_auto_schedule.cpp) at the thread count given: prints one line of per-call
+seconds, space-separated. Usage: auto_schedule_torch.py KERNEL THREADS CALLS
+KERNEL is the suite's name: sgemm_1024, bmm_16x256x256x256, conv2d_1x64x56x56_3x3_64,
+depthwise_1x64x56x56_3x3, softmax_1024x4096, layer_norm_1024x4096,
+grid_sample_1x256x200x200, transpose_add_relu_2048."""
+import re
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+kernel, threads, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+torch.set_num_threads(threads)
+torch.manual_seed(0)
+dims = [int(v) for v in re.findall(r"\d+", re.search(r"_(\d.*)$", kernel).group(1))]  # after the op name
+r = lambda *shape: torch.rand(*shape) * 2 - 1  # noqa: E731
+
+if kernel.startswith("sgemm_"):
+    n = dims[0]
+    a, b = r(n, n), r(n, n)
+    fn = lambda: torch.mm(a, b)  # noqa: E731
+elif kernel.startswith("bmm_"):
+    q, m, n, k = dims
+    a, b = r(q, m, k), r(q, k, n)
+    fn = lambda: torch.bmm(a, b)  # noqa: E731
+elif kernel.startswith("conv2d_"):
+    _, c, h, w, _, _, f = dims
+    x, wt = r(1, c, h, w), r(f, c, 3, 3)
+    fn = lambda: F.conv2d(x, wt, padding=1)  # noqa: E731
+elif kernel.startswith("depthwise_"):
+    _, c, h, w, _, _ = dims
+    x, wt = r(1, c, h, w), r(c, 1, 3, 3)
+    fn = lambda: F.conv2d(x, wt, padding=1, groups=c)  # noqa: E731
+elif kernel.startswith("softmax_"):
+    rows, cols = dims
+    x = r(rows, cols) * 4
+    fn = lambda: torch.softmax(x, dim=-1)  # noqa: E731
+elif kernel.startswith("layer_norm_"):
+    rows, cols = dims
+    x, g, b = r(rows, cols) * 3, r(cols), r(cols)
+    fn = lambda: F.layer_norm(x, (cols,), g, b)  # noqa: E731
+elif kernel.startswith("grid_sample_"):
+    _, c, h, w = dims
+    x, grid = r(1, c, h, w), r(1, h, w, 2)
+    fn = lambda: F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)  # noqa: E731
+elif kernel.startswith("transpose_add_relu_"):
+    n = dims[0]
+    a, b = r(n, n), r(n, n)
+    fn = lambda: torch.relu(a.t() + b)  # noqa: E731
+else:
+    sys.exit(f"auto_schedule_torch.py: unknown kernel {kernel}")
+
+with torch.no_grad():
+    for _ in range(3):
+        fn()
+    samples = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+print(" ".join(f"{s:.9f}" for s in samples))

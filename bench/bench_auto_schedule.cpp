@@ -1,0 +1,217 @@
+// The auto-scheduling suite: for each kernel of auto_schedule_suite.h, group
+// "auto/<kernel>", te's default schedule (the compute as written), the rules alone
+// (trials = 0; the note gives the time they took), the searched schedule and the
+// baselines that do the same op: te's hand-written schedule where there is one, OpenBLAS
+// (sgemm, batched matmul as a loop of cblas_sgemm) and PyTorch on the CPU
+// (bench/auto_schedule_torch.py in a child process at the same thread count). The te rows'
+// vs_ ratios are against each baseline; every output is checked against the default's.
+//
+// The search runs at registration, before any kernel of this run executes, for each
+// kernel the --benchmark_filter selects: $TE_BENCH_AUTO_TRIALS trials (default 64; 0: no
+// search, the te_searched rows are skipped), records in $TE_BENCH_TUNE_DIR (one file per
+// kernel and thread count: a later run resumes, and measures nothing when the records hold
+// as many trials; the note's search time is then the time to read them back).
+#include <te/auto_schedule.h>
+#include <te/autotune.h>
+#include <te/te.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "auto_schedule_suite.h"
+#include "bench_util.h"
+#include "cases.h"
+#include "matmul_schedule.h"
+#ifdef TE_BENCH_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace te_bench {
+
+namespace {
+
+std::vector<SuiteKernel> suite() {
+  std::vector<SuiteKernel> s;
+  s.push_back(suite_sgemm(1024));
+  s.back().hand = [] {
+    te_examples::Sgemm g = te_examples::sgemm_best(1024, 1024, 1024);
+    return te::lower(g.schedule, {g.A, g.B, g.C}, "sgemm_hand");
+  };
+  s.push_back(suite_bmm(16, 256, 256, 256));
+  s.push_back(suite_conv2d(64, 56, 64));
+  s.push_back(suite_depthwise(64, 56));
+  s.push_back(suite_softmax(1024, 4096));
+  s.push_back(suite_layer_norm(1024, 4096));
+  s.push_back(suite_grid_sample(256, 200));
+  s.push_back(suite_transpose_add_relu(2048));
+  return s;
+}
+
+std::vector<int64_t> shape_of(const te::Tensor& t) {
+  std::vector<int64_t> s;
+  for (const te::Expr& e : t.shape()) s.push_back(*te::as_const_int(e));
+  return s;
+}
+
+// Random inputs in each input's range, a zeroed output.
+std::vector<te::Argument> make_args(const SuiteKernel& k) {
+  std::mt19937 rng(7);
+  std::vector<te::Argument> args;
+  for (size_t i = 0; i + 1 < k.args.size(); ++i) {
+    std::uniform_real_distribution<float> u(k.ranges[i].first, k.ranges[i].second);
+    te::NDArray a = te::NDArray::empty(shape_of(k.args[i]), te::Float(32));
+    for (int64_t j = 0; j < a.size(); ++j) static_cast<float*>(a.data())[j] = u(rng);
+    args.emplace_back(a);
+  }
+  args.emplace_back(te::NDArray::empty(shape_of(k.output), te::Float(32)));
+  return args;
+}
+
+// Per-call seconds from bench/auto_schedule_torch.py; empty when it cannot run.
+std::vector<double> torch_samples(const std::string& kernel, int threads, int calls) {
+  std::string cmd = fmt::format("/usr/bin/python3 {}/auto_schedule_torch.py {} {} {} 2>/dev/null", TE_BENCH_SOURCE_DIR,
+                                kernel, threads, calls);
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {};
+  std::string text;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
+  if (pclose(p) != 0) return {};
+  std::istringstream in(text);
+  std::vector<double> s;
+  for (double v; in >> v;) s.push_back(v);
+  return s;
+}
+
+te::AutoScheduleOptions options_for_this_run() {
+  te::AutoScheduleOptions o;
+  o.threads = threads();
+  return o;
+}
+
+// One kernel's shared state: its arguments, the default's output and the searched schedule.
+struct Case {
+  SuiteKernel k;
+  std::vector<te::Argument> args;
+  std::vector<float> expected;
+  std::optional<te::Schedule> searched;
+  std::string search_note;
+};
+
+// A te kernel's call on the case's arguments, or nullptr when its output differs from the
+// default's (beyond float reassociation).
+std::function<void()> checked_call(Case& c, const te::LoweredFunc& f) {
+  if (c.args.empty()) c.args = make_args(c.k);
+  te::Function fn = te::build(f)(f.name);
+  fn.call(c.args);
+  std::vector<float> out = c.args.back().array().to_vector<float>();
+  if (c.expected.empty()) c.expected = out;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!(std::fabs(out[i] - c.expected[i]) <= 2e-3f * (1 + std::fabs(c.expected[i])))) return nullptr;
+  Case* cp = &c;
+  return [fn, cp] { fn.call(cp->args); };
+}
+
+void search_if_selected(Case& c, const std::string& group) {
+  const char* env = std::getenv("TE_BENCH_AUTO_TRIALS");
+  const int trials = env ? std::atoi(env) : 64;
+  if (trials <= 0 || !selected_by_filter(group)) return;
+  const char* dir = std::getenv("TE_BENCH_TUNE_DIR");
+  te::AutoScheduleOptions o = options_for_this_run();
+  o.records = fmt::format("{}/auto_{}_threads{}.jsonl", dir ? dir : ".", c.k.name, threads());
+  o.trials = trials;
+  o.progress = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  c.searched = te::auto_schedule({c.k.output}, o);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  c.search_note = fmt::format("{} trials, search {:.0f} s", trials, s);
+}
+
+void add_te(const std::shared_ptr<Case>& c, const std::string& group, const std::string& impl, bool baseline,
+            std::function<te::LoweredFunc()> lowered, int iterations = 0) {
+  auto call = std::make_shared<std::function<void()>>();
+  add(
+      group, impl,
+      [=](benchmark::State& st) {
+        if (!*call) {
+          te::LoweredFunc f = lowered();
+          if (!f.body.defined()) return st.SkipWithError((impl + ": not searched in this run").c_str());
+          *call = checked_call(*c, f);
+          if (!*call) return st.SkipWithError((impl + ": wrong result").c_str());
+        }
+        run_case(st, group, impl, baseline, *call);
+      },
+      iterations);
+}
+
+}  // namespace
+
+void register_auto_schedule() {
+  for (SuiteKernel& k : suite()) {
+    auto c = std::make_shared<Case>();
+    c->k = std::move(k);
+    const std::string group = "auto/" + c->k.name;
+    results().define_group(group, {c->k.work, c->k.unit, 0});
+    search_if_selected(*c, group);
+
+    // The default runs first: its output is what every other must match.
+    add_te(c, group, "te_default", true,
+           [c] { return te::lower(te::create_schedule({c->k.output}), c->k.args, "auto_default"); },
+           c->k.default_iterations);
+    add(group, "pytorch", [c, group](benchmark::State& st) {
+      std::vector<double> s = torch_samples(c->k.name, threads(), 10);
+      if (s.empty()) return st.SkipWithError("PyTorch not found (scripts/deps.sh python3-torch)");
+      size_t i = 0;
+      for (auto _ : st) st.SetIterationTime(s[i++ % s.size()]);
+      results().record(group, "pytorch", true, s);
+      report(st, group, "pytorch", true);
+    }, 1);
+#ifdef TE_BENCH_OPENBLAS
+    if (c->k.name.rfind("sgemm_", 0) == 0 || c->k.name.rfind("bmm_", 0) == 0) {
+      add(group, "openblas", [c, group](benchmark::State& st) {
+        if (c->args.empty()) c->args = make_args(c->k);
+        const auto& a = c->args[0].array();
+        const int64_t batch = a.ndim() == 3 ? a.shape()[0] : 1;
+        const int m = int(a.shape()[a.ndim() - 2]), kk = int(a.shape()[a.ndim() - 1]);
+        const int n = int(c->args[1].array().shape()[a.ndim() - 1]);
+        openblas_set_num_threads(threads());
+        auto call = [c, batch, m, n, kk] {
+          const float* A = static_cast<const float*>(c->args[0].array().data());
+          const float* B = static_cast<const float*>(c->args[1].array().data());
+          float* C = static_cast<float*>(c->args[2].array().data());
+          for (int64_t q = 0; q < batch; ++q)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, kk, 1.0f, A + q * m * kk, kk,
+                        B + q * kk * n, n, 0.0f, C + q * m * n, n);
+        };
+        run_case(st, group, "openblas", true, call);
+      });
+    }
+#endif
+    if (c->k.hand) add_te(c, group, "te_hand", true, c->k.hand);
+    auto rules_seconds = std::make_shared<double>(0);
+    add_te(c, group, "te_rules", false, [c, group, rules_seconds] {
+      const auto t0 = std::chrono::steady_clock::now();
+      te::Schedule s = te::auto_schedule({c->k.output}, options_for_this_run());
+      *rules_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      results().set_note(group, "te_rules", fmt::format("rules {:.1f} ms", *rules_seconds * 1e3));
+      return te::lower(s, c->k.args, "auto_rules");
+    });
+    add_te(c, group, "te_searched", false, [c, group] {
+      if (!c->searched) return te::LoweredFunc{};
+      results().set_note(group, "te_searched", c->search_note);
+      return te::lower(*c->searched, c->k.args, "auto_searched");
+    });
+  }
+}
+
+}  // namespace te_bench

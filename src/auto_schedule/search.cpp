@@ -1,0 +1,174 @@
+// auto_schedule with trials > 0: the rules' decision points become a tuning space; the
+// search (SearchTuner: the cost model over loop-IR features) picks configs, the forked
+// measurement of te::autotune times them against the default schedule's output, and the
+// best config (from this run or from the records) is replayed through the rules.
+#include "auto_schedule/search.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <random>
+
+#include "auto_schedule/features.h"
+#include "auto_schedule/search_tuner.h"
+#include "te/autotune/tune.h"
+#include "te/error.h"
+#include "te/float16.h"
+#include "te/log.h"
+#include "te/lower.h"
+#include "te/runtime/c_runtime_api.h"
+
+namespace te::auto_sched {
+
+namespace {
+
+using autotune::Config;
+
+std::vector<int64_t> constant_shape(const Tensor& t) {
+  std::vector<int64_t> shape;
+  for (const Expr& e : t.shape()) {
+    int64_t v = const_value(e);
+    if (v < 0)
+      throw Error(fmt::format("auto_schedule: trials > 0 measures the kernel, which needs constant shapes; "
+                              "tensor '{}' has dimension '{}' (use trials = 0, the rules alone)",
+                              t.name(), to_string(e)));
+    shape.push_back(v);
+  }
+  return shape;
+}
+
+// The inputs of the graph (producers first), then the outputs: the kernel's arguments.
+std::vector<Tensor> kernel_args(const Graph& g, const std::vector<Tensor>& outputs) {
+  std::vector<Tensor> args;
+  for (const Node* n : g.topo())
+    if (!n->is_compute()) args.emplace_back(n->op, 0);
+  args.insert(args.end(), outputs.begin(), outputs.end());
+  return args;
+}
+
+// Inputs: floats uniform in [-1, 1) (as activations and weights are; a gather's
+// coordinates spread over its whole source, as real ones do, so that the measured
+// locality is not flattering); integers and bools 0 (an index tensor's 0 is always in
+// range). Outputs: zeroed.
+NDArray random_array(const Tensor& t, std::mt19937& rng) {
+  NDArray a = NDArray::empty(constant_shape(t), t.dtype());
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const DataType d = t.dtype();
+  const size_t n = size_t(a.size());
+  if (d.is_float() && d.bits() == 32) {
+    for (size_t i = 0; i < n; ++i) static_cast<float*>(a.data())[i] = u(rng);
+  } else if (d.is_float() && d.bits() == 64) {
+    for (size_t i = 0; i < n; ++i) static_cast<double*>(a.data())[i] = u(rng);
+  } else if (d.is_float() && d.bits() == 16) {
+    for (size_t i = 0; i < n; ++i) static_cast<half*>(a.data())[i] = half(u(rng));
+  }
+  return a;
+}
+
+// Candidates are lowered by the hundred (features here, builds in the workers): their
+// warnings ("cannot make vector code of ...") would bury the progress lines. The chosen
+// schedule warns as usual when the caller lowers it.
+class QuietWarnings {
+ public:
+  QuietWarnings() : saved_(log_level()) {
+    if (saved_ == LogLevel::Warn) set_log_level(LogLevel::Error);
+  }
+  ~QuietWarnings() { set_log_level(saved_); }
+  QuietWarnings(const QuietWarnings&) = delete;
+  QuietWarnings& operator=(const QuietWarnings&) = delete;
+
+ private:
+  LogLevel saved_;
+};
+
+// FNV-1a: a stable digest of the kernel's text for the records' key.
+uint64_t digest(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
+                           const autotune::ConfigSpace& space) {
+  Graph g(outputs);
+  const std::vector<Tensor> args = kernel_args(g, outputs);
+  for (const Tensor& t : args) constant_shape(t);
+  const std::string name = "auto_" + outputs[0].name();
+  autotune::Task task;
+  task.space = space;
+  // The default schedule's loop nest is the computation itself: the key changes when the
+  // compute or its shapes do, and with what the rules were asked for.
+  const std::string text = to_string(lower(create_schedule(outputs), args, name));
+  task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}/vector_bits={}", outputs[0].name(), digest(text),
+                         options.target, options.threads, options.vector_bits);
+  task.build = [outputs, options, args, name](const Config& c) {
+    QuietWarnings quiet;
+    Decisions d(values_of(c));
+    return lower(apply_rules(outputs, options, d), args, name);
+  };
+  task.reference = [outputs, args, name] { return lower(create_schedule(outputs), args, name + "_default"); };
+  task.make_args = [args, seed = options.seed] {
+    std::mt19937 rng(uint32_t(seed) + 1);
+    std::vector<Argument> out;
+    for (const Tensor& t : args) out.emplace_back(random_array(t, rng));
+    return out;
+  };
+  for (size_t i = 0; i < outputs.size(); ++i) task.outputs.push_back(args.size() - outputs.size() + i);
+  return task;
+}
+
+Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
+  if (options.target == "cuda")
+    throw Error(fmt::format("auto_schedule: AutoScheduleOptions::trials is {}, but te cannot run CUDA kernels "
+                            "in this process to measure them (it emits .cu files for nvcc); use trials = 0 "
+                            "(the rules alone) for target \"cuda\"",
+                            options.trials));
+  // Candidates are built silently; only the chosen schedule's rules are printed.
+  AutoScheduleOptions quiet = options;
+  quiet.progress = false;
+  Decisions rules;
+  apply_rules(outputs, quiet, rules);
+  autotune::ConfigSpace space = space_of(rules.points());
+  if (space.knobs().empty()) {
+    if (options.progress) std::fprintf(stderr, "[auto_schedule] nothing to search: the rules decide every value\n");
+    Decisions none;
+    return apply_rules(outputs, options, none);
+  }
+  autotune::Task task = search_task(outputs, quiet, space);
+  const int threads = options.threads > 0 ? options.threads : te_num_threads();
+  auto features = [&task, threads](const Config& c) -> std::optional<std::vector<float>> {
+    try {
+      return feature_vector(task.build(c), threads);  // build() is quiet
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  };
+  SearchTunerOptions to;
+  to.seed = options.seed;
+  SearchTuner tuner(space, features, to);
+  tuner.measure_first({rules_config(space, rules.points())});
+
+  autotune::TuneOptions tune;
+  tune.n_trial = size_t(options.trials);
+  tune.records_path = options.records;
+  tune.progress = options.progress;
+  tune.time_budget_s = options.time_budget_s;
+  tune.measure.repeat = 3;
+  tune.measure.min_repeat_ms = 10;
+  tune.measure.timeout_s = 20;
+  autotune::TuneResult r = autotune::tune(task, tuner, tune);
+  if (!r.best) {
+    if (options.progress) std::fprintf(stderr, "[auto_schedule] no config succeeded: the rules' schedule\n");
+    Decisions none;
+    return apply_rules(outputs, options, none);
+  }
+  if (options.progress)
+    std::fprintf(stderr, "[auto_schedule] best of %zu configs: %s\n", r.resumed + r.measured,
+                 r.best->to_string().c_str());
+  Decisions best(values_of(*r.best));
+  return apply_rules(outputs, options, best);
+}
+
+}  // namespace te::auto_sched

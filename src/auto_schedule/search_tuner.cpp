@@ -1,0 +1,113 @@
+// SearchTuner: warm-up at random, then model-ranked candidates bred from the best.
+#include "auto_schedule/search_tuner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <unordered_set>
+
+namespace te::auto_sched {
+
+using autotune::Config;
+
+SearchTuner::SearchTuner(autotune::ConfigSpace space, FeatureFn features, SearchTunerOptions options)
+    : Tuner(std::move(space)), features_(std::move(features)), options_(options), rng_(options.seed) {}
+
+const std::optional<std::vector<float>>& SearchTuner::features_of(const Config& c) {
+  auto it = cache_.find(c.index());
+  if (it == cache_.end()) it = cache_.emplace(c.index(), features_(c)).first;
+  return it->second;
+}
+
+Config SearchTuner::mutate(const Config& c) {
+  std::vector<size_t> idx = c.indices();
+  const auto& knobs = space_.knobs();
+  const int changes = std::uniform_int_distribution<int>(1, 2)(rng_);
+  for (int k = 0; k < changes; ++k) {
+    size_t knob = std::uniform_int_distribution<size_t>(0, knobs.size() - 1)(rng_);
+    const size_t options = knobs[knob].size();
+    if (options < 2) continue;
+    // Ordered options: a step or two away; the neighbours of a tile size are its likely rivals.
+    int step = std::uniform_int_distribution<int>(1, 2)(rng_) * (std::bernoulli_distribution(0.5)(rng_) ? 1 : -1);
+    long next = long(idx[knob]) + step;
+    if (next < 0 || next >= long(options)) next = long(idx[knob]) - step;
+    idx[knob] = size_t(std::clamp(next, 0L, long(options) - 1));
+  }
+  return space_.from_indices(idx);
+}
+
+void SearchTuner::observe(const std::vector<Config>& configs, const std::vector<double>& costs) {
+  measured_.insert(measured_.end(), configs.begin(), configs.end());
+  costs_.insert(costs_.end(), costs.begin(), costs.end());
+  dirty_ = true;
+}
+
+void SearchTuner::refit() {
+  if (!dirty_) return;
+  dirty_ = false;
+  std::vector<std::vector<float>> rows;
+  std::vector<float> targets;
+  double best = std::numeric_limits<double>::infinity();
+  for (double c : costs_) best = std::min(best, c);
+  if (!std::isfinite(best)) return;
+  for (size_t i = 0; i < measured_.size(); ++i) {
+    const auto& f = features_of(measured_[i]);
+    if (!f) continue;
+    // Failed configs are taught as much slower than the best, so that they rank last.
+    double rel = std::isfinite(costs_[i]) ? costs_[i] / best : 64.0;
+    rows.push_back(*f);
+    targets.push_back(float(std::log2(rel)));
+  }
+  model_.fit(rows, targets);
+}
+
+std::vector<Config> SearchTuner::propose(size_t n) {
+  size_t ok = 0;
+  for (double c : costs_) ok += std::isfinite(c);
+  if (ok < options_.warmup || space_.knobs().empty()) return random_unseen(n, rng_);
+  refit();
+  if (!model_.fitted()) return random_unseen(n, rng_);
+
+  // Parents: the cheapest measured configs.
+  std::vector<size_t> order(measured_.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return costs_[a] < costs_[b]; });
+  std::vector<Config> parents;
+  for (size_t i = 0; i < order.size() && parents.size() < options_.parents; ++i)
+    if (std::isfinite(costs_[order[i]])) parents.push_back(measured_[order[i]]);
+
+  // Candidates: mutations of the parents (and of their mutations), and random configs.
+  std::unordered_set<uint64_t> taken;
+  std::vector<Config> pool;
+  auto consider = [&](const Config& c) {
+    if (seen(c.index()) || !taken.insert(c.index()).second) return;
+    if (features_of(c)) pool.push_back(c);
+  };
+  const size_t budget = std::max(options_.candidates, n * 4);
+  for (size_t tries = 0; pool.size() < budget * 3 / 4 && tries < budget * 4; ++tries) {
+    const Config& p = parents[tries % parents.size()];
+    Config child = mutate(p);
+    if (std::bernoulli_distribution(0.3)(rng_)) child = mutate(child);
+    consider(child);
+  }
+  for (const Config& c : random_unseen(budget - std::min(budget, pool.size()), rng_, taken)) consider(c);
+
+  std::vector<std::vector<float>> rows;
+  for (const Config& c : pool) rows.push_back(*features_of(c));
+  std::vector<float> score = model_.predict(rows);
+  std::vector<size_t> rank(pool.size());
+  std::iota(rank.begin(), rank.end(), 0);
+  std::stable_sort(rank.begin(), rank.end(), [&](size_t a, size_t b) { return score[a] < score[b]; });
+
+  const size_t exploit = n - size_t(std::floor(double(n) * options_.explore));
+  std::vector<Config> out;
+  std::unordered_set<uint64_t> chosen;
+  for (size_t i = 0; i < rank.size() && out.size() < exploit; ++i) {
+    out.push_back(pool[rank[i]]);
+    chosen.insert(pool[rank[i]].index());
+  }
+  for (const Config& c : random_unseen(n - out.size(), rng_, chosen)) out.push_back(c);
+  return out;
+}
+
+}  // namespace te::auto_sched

@@ -1,0 +1,296 @@
+// auto_schedule's measured search (trials > 0): the decision points and their replay,
+// the loop-IR features, the learned cost model and the tuner on synthetic costs, and
+// whole searches whose kernels are compared with interpret() and plain C++, resumed
+// from their records without measuring again.
+#include <gtest/gtest.h>
+#include <te/auto_schedule.h>
+#include <te/autotune.h>
+#include <te/te.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "auto_schedule/cost_model.h"
+#include "auto_schedule/search_tuner.h"
+#include "test_util.h"
+
+using namespace te;
+
+namespace {
+
+struct Gemm {
+  Tensor A, B, C;
+};
+
+Gemm gemm(int M, int N, int K) {
+  Gemm g;
+  g.A = placeholder({M, K}, Float(32), "A");
+  g.B = placeholder({K, N}, Float(32), "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  g.C = compute({M, N}, [&](Expr i, Expr j) { return sum(g.A(i, k) * g.B(k, j), {k}); }, "C");
+  return g;
+}
+
+std::vector<float> random_values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+AutoScheduleOptions one_thread() {
+  AutoScheduleOptions o;
+  o.threads = 1;
+  o.vector_bits = 256;  // the same space on every host
+  return o;
+}
+
+float feature(const std::vector<std::pair<std::string, float>>& f, const std::string& name) {
+  for (const auto& [n, v] : f)
+    if (n == name) return v;
+  ADD_FAILURE() << "no feature " << name;
+  return 0;
+}
+
+std::string temp_path(const std::string& name) {
+  std::string p = ::testing::TempDir() + name;
+  std::remove(p.c_str());
+  return p;
+}
+
+size_t line_count(const std::string& path) {
+  std::ifstream in(path);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n;
+}
+
+// The kernel of schedule s on random A and B, run by the JIT, against interpret() of the
+// default schedule and a C++ triple loop.
+void expect_gemm_correct(const Gemm& g, const Schedule& s, int M, int N, int K) {
+  auto a = random_values(size_t(M) * K, 1), b = random_values(size_t(K) * N, 2);
+  NDArray A = NDArray::from_vector(a, {M, K}), B = NDArray::from_vector(b, {K, N});
+  NDArray fast = NDArray::empty({M, N}, Float(32)), ref = NDArray::empty({M, N}, Float(32));
+  LoweredFunc f = lower(s, {g.A, g.B, g.C}, "searched");
+  build(f)("searched").call({A, B, fast});
+  interpret(lower(create_schedule({g.C}), {g.A, g.B, g.C}, "reference"), {A, B, ref});
+  auto got = fast.to_vector<float>(), want = ref.to_vector<float>();
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float c = 0;
+      for (int k = 0; k < K; ++k) c += a[size_t(i) * K + k] * b[size_t(k) * N + j];
+      const size_t at = size_t(i) * N + j;
+      ASSERT_NEAR(got[at], want[at], 1e-4f * std::max(1.0f, std::fabs(want[at]))) << "vs interpret() at " << at;
+      ASSERT_NEAR(got[at], c, 1e-4f * std::max(1.0f, std::fabs(c))) << "vs C++ at " << at;
+    }
+}
+
+}  // namespace
+
+TEST(AutoScheduleSearch, DecisionsOfAMatmul) {
+  Gemm g = gemm(64, 64, 64);
+  std::vector<AutoScheduleDecision> d = auto_schedule_decisions({g.C}, one_thread());
+  std::map<std::string, AutoScheduleDecision> by_name;
+  for (const auto& x : d) by_name[x.name] = x;
+  ASSERT_TRUE(by_name.count("C.tile_rows")) << "decisions: " << d.size();
+  ASSERT_TRUE(by_name.count("C.tile_vectors"));
+  for (const auto& x : d) {
+    EXPECT_TRUE(std::is_sorted(x.options.begin(), x.options.end())) << x.name;
+    EXPECT_TRUE(std::binary_search(x.options.begin(), x.options.end(), x.rule_value)) << x.name;
+  }
+}
+
+TEST(AutoScheduleSearch, ReplayingTheRulesValuesGivesTheRulesSchedule) {
+  Gemm g = gemm(64, 48, 32);
+  std::map<std::string, int64_t> rules;
+  for (const auto& x : auto_schedule_decisions({g.C}, one_thread())) rules[x.name] = x.rule_value;
+  std::string a = to_string(lower(auto_schedule({g.C}, one_thread()), {g.A, g.B, g.C}, "k"));
+  std::string b = to_string(lower(auto_schedule_with({g.C}, one_thread(), rules), {g.A, g.B, g.C}, "k"));
+  EXPECT_EQ(a, b);
+}
+
+TEST(AutoScheduleSearch, EveryOptionOfEveryDecisionReplaysCorrectly) {
+  const int M = 24, N = 40, K = 16;
+  Gemm g = gemm(M, N, K);
+  for (const auto& x : auto_schedule_decisions({g.C}, one_thread())) {
+    for (int64_t v : x.options) {
+      SCOPED_TRACE(x.name + " = " + std::to_string(v));
+      Schedule s = auto_schedule_with({g.C}, one_thread(), {{x.name, v}});
+      expect_gemm_correct(g, s, M, N, K);
+    }
+  }
+}
+
+TEST(AutoScheduleSearch, ADecisionChangesTheLoopNest) {
+  Gemm g = gemm(64, 64, 64);
+  auto d = auto_schedule_decisions({g.C}, one_thread());
+  auto rows = std::find_if(d.begin(), d.end(), [](const auto& x) { return x.name == "C.tile_rows"; });
+  ASSERT_NE(rows, d.end());
+  ASSERT_GE(rows->options.size(), 2u);
+  std::set<std::string> nests;
+  for (int64_t v : rows->options)
+    nests.insert(to_string(lower(auto_schedule_with({g.C}, one_thread(), {{"C.tile_rows", v}}), {g.A, g.B, g.C}, "k")));
+  EXPECT_EQ(nests.size(), rows->options.size());
+}
+
+TEST(AutoScheduleSearch, ReplayErrorsNameTheDecision) {
+  Gemm g = gemm(64, 64, 64);
+  expect_error([&] { auto_schedule_with({g.C}, one_thread(), {{"C.no_such_thing", 4}}); },
+               {"auto_schedule_with", "'C.no_such_thing'", "C.tile_rows"});
+  expect_error([&] { auto_schedule_with({g.C}, one_thread(), {{"C.tile_rows", 1000}}); },
+               {"auto_schedule_with", "1000", "'C.tile_rows'", "options"});
+}
+
+TEST(AutoScheduleSearch, FeaturesFollowTheLoopNest) {
+  const int n = 4096;
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f + 1.0f; }, "B");
+  Schedule scalar = create_schedule({B});
+  Schedule vector = create_schedule({B});
+  auto [outer, inner] = vector[B].split(B.axis(0), 8);
+  vector[B].vectorize(inner);
+  auto fs = loop_features(lower(scalar, {A, B}, "scalar"), 1);
+  auto fv = loop_features(lower(vector, {A, B}, "vector"), 1);
+  ASSERT_EQ(fs.size(), fv.size());
+  EXPECT_FLOAT_EQ(feature(fs, "float_ops"), std::log2(1.0f + 2 * n));
+  EXPECT_FLOAT_EQ(feature(fv, "float_ops"), std::log2(1.0f + 2 * n));  // the same work
+  EXPECT_FLOAT_EQ(feature(fs, "scalar_stores"), std::log2(1.0f + n));
+  EXPECT_FLOAT_EQ(feature(fs, "vector_stores"), 0);
+  EXPECT_FLOAT_EQ(feature(fv, "vector_stores"), std::log2(1.0f + n / 8));
+  EXPECT_FLOAT_EQ(feature(fv, "load_contiguous_vector"), std::log2(1.0f + n / 8));
+  EXPECT_FLOAT_EQ(feature(fs, "load_scalar_step"), std::log2(1.0f + n));
+  // A parallel loop of 512 items over 4 threads: 128 each, evenly shared.
+  vector[B].parallel(outer);
+  auto fp = loop_features(lower(vector, {A, B}, "parallel"), 4);
+  EXPECT_FLOAT_EQ(feature(fp, "parallel_items"), std::log2(1.0f + 512));
+  EXPECT_FLOAT_EQ(feature(fp, "items_per_thread"), std::log2(1.0f + 128));
+  EXPECT_FLOAT_EQ(feature(fp, "thread_balance"), 0);
+  expect_error([] { loop_features(LoweredFunc{}, 1); }, {"loop_features", "no body"});
+}
+
+TEST(AutoScheduleSearch, WorkingSetCountsTheBytesOfTheInnermostLoops) {
+  // B(i, j) = A(j, i), 64 x 64 floats: the j loop touches one column of A (64 floats), the
+  // i and j loops all of A (16 KiB).
+  Tensor A = placeholder({64, 64}, Float(32), "A");
+  Tensor B = compute({64, 64}, [&](Expr i, Expr j) { return A(j, i); }, "B");
+  auto f = loop_features(lower(create_schedule({B}), {A, B}, "transpose"), 1);
+  EXPECT_FLOAT_EQ(feature(f, "working_set_1"), std::log2(1.0f + 64 * 4));
+  EXPECT_FLOAT_EQ(feature(f, "working_set_2"), std::log2(1.0f + 64 * 64 * 4));
+  EXPECT_FLOAT_EQ(feature(f, "working_set_3"), std::log2(1.0f + 64 * 64 * 4));  // no more than A
+  EXPECT_FLOAT_EQ(feature(f, "over_l1_iters"), 0);
+}
+
+TEST(AutoScheduleSearch, CostModelRanksByWhatItLearned) {
+  // Cost = 3 * x0 - x1 on random points: the model must rank fresh points in that order.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0, 4);
+  auto truth = [](const std::vector<float>& r) { return 3 * r[0] - r[1]; };
+  std::vector<std::vector<float>> rows, fresh;
+  std::vector<float> y;
+  for (int i = 0; i < 200; ++i) {
+    rows.push_back({u(rng), u(rng), u(rng)});
+    y.push_back(truth(rows.back()));
+  }
+  auto_sched::BoostedCostModel m;
+  EXPECT_FALSE(m.fitted());
+  EXPECT_EQ(m.predict(rows)[0], 0.0f);
+  m.fit(rows, y);
+  ASSERT_TRUE(m.fitted());
+  for (int i = 0; i < 50; ++i) fresh.push_back({u(rng), u(rng), u(rng)});
+  std::vector<float> p = m.predict(fresh);
+  int concordant = 0, pairs = 0;
+  for (size_t i = 0; i < fresh.size(); ++i)
+    for (size_t j = i + 1; j < fresh.size(); ++j) {
+      if (std::fabs(truth(fresh[i]) - truth(fresh[j])) < 1) continue;
+      ++pairs;
+      concordant += (p[i] < p[j]) == (truth(fresh[i]) < truth(fresh[j]));
+    }
+  EXPECT_GT(double(concordant) / pairs, 0.9) << concordant << " of " << pairs;
+}
+
+TEST(AutoScheduleSearch, TunerFindsTheOptimumOfASyntheticSpace) {
+  // 16 x 16 configs whose cost is a bowl around (11, 5); the features are the knob values.
+  autotune::ConfigSpace space;
+  space.define_range("x", 0, 15);
+  space.define_range("y", 0, 15);
+  auto cost = [](const autotune::Config& c) {
+    double dx = double(c["x"] - 11), dy = double(c["y"] - 5);
+    return 1e-3 * (1 + dx * dx + 2 * dy * dy);
+  };
+  auto features = [](const autotune::Config& c) -> std::optional<std::vector<float>> {
+    return std::vector<float>{float(c["x"]), float(c["y"])};
+  };
+  auto_sched::SearchTunerOptions o;
+  o.seed = 3;
+  auto_sched::SearchTuner tuner(space, features, o);
+  autotune::FunctionMeasurer measurer([&](const autotune::Config& c) {
+    autotune::MeasureResult r;
+    r.ok = true;
+    r.times = {cost(c)};
+    return r;
+  });
+  autotune::Task task;
+  task.key = "bowl";
+  task.space = space;
+  autotune::TuneOptions t;
+  t.n_trial = 48;  // under a fifth of the space
+  t.progress = false;
+  autotune::TuneResult r = autotune::tune(task, tuner, measurer, t);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ((*r.best)["x"], 11);
+  EXPECT_EQ((*r.best)["y"], 5);
+  std::set<uint64_t> distinct;
+  for (const auto& rec : r.records) distinct.insert(space.from_labels(rec.config)->index());
+  EXPECT_EQ(distinct.size(), r.records.size()) << "a config was proposed twice";
+}
+
+TEST(AutoScheduleSearch, SearchedSgemmIsCorrectAndResumesFromItsRecords) {
+  const int M = 64, N = 64, K = 64;
+  Gemm g = gemm(M, N, K);
+  AutoScheduleOptions o = one_thread();
+  o.trials = 12;
+  o.records = temp_path("auto_schedule_search.jsonl");
+  Schedule s = auto_schedule({g.C}, o);
+  expect_gemm_correct(g, s, M, N, K);
+  const size_t lines = line_count(o.records);
+  EXPECT_EQ(lines, 12u);
+  // Read back: the same schedule, nothing measured again.
+  Schedule again = auto_schedule({g.C}, o);
+  EXPECT_EQ(line_count(o.records), lines);
+  EXPECT_EQ(to_string(lower(s, {g.A, g.B, g.C}, "k")), to_string(lower(again, {g.A, g.B, g.C}, "k")));
+  // More trials resume: only the new ones are measured.
+  o.trials = 16;
+  auto_schedule({g.C}, o);
+  EXPECT_EQ(line_count(o.records), 16u);
+}
+
+TEST(AutoScheduleSearch, TimeBudgetStopsTheSearch) {
+  Gemm g = gemm(32, 32, 32);
+  AutoScheduleOptions o = one_thread();
+  o.trials = 200;
+  o.time_budget_s = 1e-6;  // one batch, then stop
+  o.records = temp_path("auto_schedule_budget.jsonl");
+  Schedule s = auto_schedule({g.C}, o);
+  EXPECT_LE(line_count(o.records), 8u);
+  expect_gemm_correct(g, s, 32, 32, 32);
+}
+
+TEST(AutoScheduleSearch, ErrorsOfTheSearch) {
+  Var n("n");
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor C = compute({n, 64}, [&](Expr i, Expr j) { return A(i) + cast(Float(32), j); }, "C");
+  AutoScheduleOptions o;
+  o.trials = 4;
+  expect_error([&] { auto_schedule({C}, o); }, {"auto_schedule", "constant shapes", "'A'", "n"});
+  o.target = "cuda";
+  expect_error([&] { auto_schedule({B}, o); }, {"auto_schedule", "trials is 4", "cuda", "trials = 0"});
+}
