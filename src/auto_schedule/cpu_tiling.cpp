@@ -1,6 +1,6 @@
 // CPU: multi-level tiling of a reduction with data reuse (matmul, batched matmul,
 // convolutions). Of the output's axes, the innermost (v, contiguous) is split into
-// vectors and the row axis r (the one most reads do not depend on, so a loaded vector
+// vectors and the row axis r (one the vector reads do not depend on, so a loaded vector
 // is reused once per row) into register rows:
 //   outer stage:  [other axes] v.block  r.outer  v.panel | r.inner  v.inner (copy out)
 //   inner stage (local, computed at v.panel):  [reductions]  r (unrolled)  v (vectorized)
@@ -39,17 +39,26 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   const int lanes = cx.cpu.lanes(red->dtype);
   std::vector<Read> reads = cx.g.effective_reads(red);
 
-  // The row axis: the one the most reads do not depend on (innermost on ties).
-  int r = -1, best = 0;
+  // The row axis: the one that the most vector reads (those along v) do not depend on, so
+  // that each loaded vector serves every row of the tile (a matmul's i, a convolution's
+  // output channel rather than its output row); then the one the most reads do not
+  // depend on; innermost on ties.
+  int r = -1;
+  std::pair<int, int> best{0, 0};
   for (size_t d = 0; d < v; ++d) {
     if (const_extent(red->axis[d]) == 1) continue;
-    int missing = 0;
+    int vector_reuse = 0, missing = 0;
     for (const Read& rd : reads) {
-      bool used = false;
-      for (const Expr& i : rd.indices) used = used || uses(i, red->axis[d].var());
+      bool used = false, along_v = false;
+      for (const Expr& i : rd.indices) {
+        used = used || uses(i, red->axis[d].var());
+        along_v = along_v || uses(i, red->axis[v].var());
+      }
       missing += used ? 0 : 1;
+      vector_reuse += (!used && along_v) ? 1 : 0;
     }
-    if (missing > 0 && missing >= best) r = static_cast<int>(d), best = missing;
+    std::pair<int, int> score{vector_reuse, missing};
+    if (missing > 0 && score >= best) r = static_cast<int>(d), best = score;
   }
 
   // Register tile: nv vectors wide, mr rows (the search may change both).
