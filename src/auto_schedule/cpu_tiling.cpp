@@ -61,17 +61,24 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     if (missing > 0 && score >= best) r = static_cast<int>(d), best = score;
   }
 
-  // Register tile: nv vectors wide, mr rows (the search may change both).
+  // Register tile: nv vectors wide, mr rows (the search may change both). A tile of nv
+  // vectors covers min(nv * lanes, ve) columns: a short axis (a 56-wide image row) can be
+  // one tile with no tail, whose columns would otherwise run as scalar code.
   const int64_t ve = const_extent(red->axis[v]);
+  auto width = [&](int64_t vectors) { return ve >= 0 ? std::min<int64_t>(vectors * lanes, ve) : vectors * lanes; };
   int nv = (ve < 0 || ve >= 2 * lanes) ? 2 : 1;
-  int64_t nr = ve >= 0 && ve < lanes ? ve : int64_t{nv} * lanes;
+  int64_t nr = ve >= 0 && ve < lanes ? ve : width(nv);
   if (ve >= 0 && ve % nr != 0 && nv == 2 && ve % lanes == 0) nr = lanes;  // no tail rather than a wide one
   nv = static_cast<int>((nr + lanes - 1) / lanes);
+  if (ve >= 2 * lanes && ve <= 4 * lanes && ve % nr != 0 && ve % 8 == 0) {
+    nv = static_cast<int>((ve + lanes - 1) / lanes);  // the whole row: no tail
+    nr = ve;
+  }
   if (ve < 0 || ve >= 2 * lanes) {
-    std::vector<int64_t> widths;
-    for (int64_t w = 1; w <= 4 && (ve < 0 || w * lanes <= ve); ++w) widths.push_back(w);
-    nv = static_cast<int>(cx.choose(red, "tile_vectors", nv, widths));
-    nr = int64_t{nv} * lanes;
+    std::vector<int64_t> counts;
+    for (int64_t w = 1; w <= 4 && (ve < 0 || (w - 1) * lanes < ve); ++w) counts.push_back(w);
+    nv = static_cast<int>(cx.choose(red, "tile_vectors", nv, counts));
+    nr = width(nv);
   }
   int64_t mr = 1;
   if (r >= 0) {

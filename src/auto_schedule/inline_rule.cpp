@@ -2,7 +2,10 @@
 // readers when that costs (almost) nothing: it is read without reuse (each of its points
 // by one point of each reader), or it only moves data (a transpose, padding, a cast, one
 // add or max, as relu and bias do). A costly stage that readers reuse (grid_sample's
-// coordinates, read once per channel) keeps its buffer and is computed once.
+// coordinates, read once per channel) keeps its buffer and is computed once, and so does
+// a boundary (zero padding: a condition on its own indices) read by a reduction: inlined,
+// every vector load of the convolution's inner loop would become a masked one (measured
+// 10x slower than reading the padded copy, which costs one pass).
 #include <fmt/format.h>
 
 #include "auto_schedule/rules.h"
@@ -28,6 +31,28 @@ bool reused_by(const Node& consumer, const OperationNode* producer) {
   return false;
 }
 
+// Whether op's value depends on a condition over its own indices (padding, a border).
+bool has_boundary_condition(const OperationNode* op) {
+  struct Finder : IRVisitor {
+    const OperationNode* op;
+    bool found = false;
+    void check(const Expr& cond) {
+      for (const IterVar& iv : op->axis) found = found || uses(cond, iv.var());
+    }
+    void visit_select(const SelectNode* n) override {
+      check(n->cond);
+      IRVisitor::visit_select(n);
+    }
+    void visit_call(const CallNode* n) override {
+      if (n->op == Intrinsic::IfThenElse && !n->args.empty()) check(n->args[0]);
+      IRVisitor::visit_call(n);
+    }
+  } f;
+  f.op = op;
+  for (const Expr& b : op->bodies()) f.visit(b);
+  return f.found;
+}
+
 }  // namespace
 
 void choose_inlines(Context& cx) {
@@ -44,6 +69,13 @@ void choose_inlines(Context& cx) {
     for (const OperationNode* c_op : n->consumers) reused = reused || reused_by(g.at(c_op), n->op.get());
     if (reused && c > 1) {
       cx.note(fmt::format("keep '{}': {} float ops per point, reused by its readers", n->op->name, c));
+      continue;
+    }
+    bool reduction_reader = false;
+    for (const OperationNode* c_op : n->consumers) reduction_reader = reduction_reader || g.at(c_op).is_reduction();
+    if (reduction_reader && has_boundary_condition(n->op.get())) {
+      cx.note(fmt::format("keep '{}': a boundary read by a reduction (no masked loads in its inner loop)",
+                          n->op->name));
       continue;
     }
     g.inlined.insert(n->op.get());
