@@ -3,6 +3,7 @@
 // whole searches whose kernels are compared with interpret() and plain C++, resumed
 // from their records without measuring again.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <te/auto_schedule.h>
 #include <te/autotune.h>
 #include <te/te.h>
@@ -61,7 +62,8 @@ float feature(const std::vector<std::pair<std::string, float>>& f, const std::st
 }
 
 std::string temp_path(const std::string& name) {
-  std::string p = ::testing::TempDir() + name;
+  // The process id: two suites running at once on one machine must not share files.
+  std::string p = ::testing::TempDir() + std::to_string(::getpid()) + "_" + name;
   std::remove(p.c_str());
   return p;
 }

@@ -2,6 +2,7 @@
 // records (format, parse, the reader's policy on bad lines, apply_best), the tuners and
 // the cost model, and the tuning loop on a synthetic objective.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <te/autotune.h>
 #include <te/te.h>
 
@@ -265,7 +266,7 @@ TEST(AutotuneRecords, ApplyBest) {
                               make_record("vadd/64", task.space.at(6), false, "crashed", {}, 0),
                               ok_record("other", task.space.at(1), 0.01)};
   EXPECT_EQ(apply_best(recs, task).name, "vadd_32");
-  std::string path = ::testing::TempDir() + "te_apply_best.jsonl";
+  std::string path = ::testing::TempDir() + "te_apply_best_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(path.c_str());
   append_records_file(path, recs);
   EXPECT_EQ(apply_best(path, task).name, "vadd_32");
@@ -416,7 +417,7 @@ TEST(AutotuneTune, SyntheticLoopResumesAndStopsEarly) {
     r.times = {1e-3 * double(1 + (c.index() * 7) % 23)};
     return r;
   });
-  std::string path = ::testing::TempDir() + "te_tune_loop.jsonl";
+  std::string path = ::testing::TempDir() + "te_tune_loop_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(path.c_str());
   TuneOptions o;
   o.n_trial = 10;

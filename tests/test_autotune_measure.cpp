@@ -71,7 +71,7 @@ MeasureOptions fast_options() {
 
 TEST(AutotuneMeasure, FailuresAreRecordedAndTheRunGoesOn) {
   Task task = fragile_task();
-  std::string path = ::testing::TempDir() + "te_tune_fragile.jsonl";
+  std::string path = ::testing::TempDir() + "te_tune_fragile_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(path.c_str());
   uint64_t compilations_before = jit_stats().compilations;
   LocalMeasurer measurer(task, fast_options());
@@ -122,7 +122,7 @@ TEST(AutotuneMeasure, FailuresAreRecordedAndTheRunGoesOn) {
 
 TEST(AutotuneMeasure, ResumesAndAppliesTheBest) {
   Task task = fragile_task();
-  std::string path = ::testing::TempDir() + "te_tune_resume.jsonl";
+  std::string path = ::testing::TempDir() + "te_tune_resume_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(path.c_str());
   TuneOptions o;
   o.records_path = path;

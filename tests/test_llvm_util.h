@@ -40,6 +40,7 @@ inline Stmt parallel(const Var& v, Expr min, Expr extent, Stmt body) {
 inline BuildOptions exact_options() {
   BuildOptions o;
   o.fma_contraction = false;
+  o.fast_vector_math = false;
   return o;
 }
 

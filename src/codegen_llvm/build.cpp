@@ -72,8 +72,9 @@ class IdentityPattern : public IRVisitor {
 
 std::string cache_key(const CompileInput& in) {
   std::string key = target_fingerprint();
-  key += fmt::format("\nopt {} fma {} checks {} stream {}\ntarget {}|{}|{}\n", in.options.opt_level,
-                     in.options.fma_contraction, in.options.check_data_indices, in.options.streaming_store_min_bytes,
+  key += fmt::format("\nopt {} fma {} vmath {} checks {} stream {}\ntarget {}|{}|{}\n", in.options.opt_level,
+                     in.options.fma_contraction, in.options.fast_vector_math, in.options.check_data_indices,
+                     in.options.streaming_store_min_bytes,
                      in.options.target_triple, in.options.target_cpu, in.options.target_features);
   // Extern functions are resolved in these, in order: other libraries, other code.
   for (const std::string& library : in.options.extern_libraries) key += "extern library " + library + "\n";

@@ -54,6 +54,7 @@ class ScopedBinding {
 struct CodeGenOptions {
   std::string cpu, features;    // function attributes "target-cpu" / "target-features"
   bool fma_contraction = true;  // `contract` on float arithmetic
+  bool fast_vector_math = true;  // BuildOptions::fast_vector_math
   bool check_data_indices = true;  // BuildOptions::check_data_indices
   std::string symbol_prefix;    // prepended to every external symbol (JIT uniqueness)
   bool packed_entries = true;   // emit `<kernel>__packed` (the JIT calls those)
@@ -152,6 +153,8 @@ class CodeGen {
   void record_bad_index(const Buffer& buf, bool is_store, llvm::Value* bad, const std::vector<std::string>& indices);
   void emit_success_return();
   llvm::Value* emit_libm_call(const std::string& name, std::vector<llvm::Value*> args);
+  // exp of a float32 vector without libm (codegen_vector_math.cpp).
+  llvm::Value* emit_vector_exp(llvm::Value* x);
   llvm::Value* emit_if_then_else(const CallNode* n);
   // call_extern (codegen_extern.cpp).
   llvm::Value* emit_extern_call(const CallNode* n);

@@ -264,7 +264,7 @@ llvm::Value* CodeGen::emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataTyp
       break;
     case Intrinsic::Sigmoid: {  // 1 / (1 + exp(-x)), each step in x's precision
       llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
-      llvm::Value* e = emit_libm_call("exp", {b_.CreateFNeg(x)});
+      llvm::Value* e = emit_float_intrinsic(Intrinsic::Exp, b_.CreateFNeg(x), Float(32, t.lanes()));
       llvm::Value* r = b_.CreateFDiv(one, b_.CreateFAdd(one, e));
       return t.bits() == 16 ? round_to_half(r) : r;
     }
@@ -295,7 +295,10 @@ llvm::Value* CodeGen::emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataTyp
       TE_ICHECK(false, "emit_float_intrinsic: not a one-argument intrinsic");
   }
   llvm::Value* r = nullptr;
-  if (id != llvm::Intrinsic::not_intrinsic)
+  if (op == Intrinsic::Exp && options_.fast_vector_math && x->getType()->isVectorTy() &&
+      x->getType()->getScalarType()->isFloatTy())
+    r = emit_vector_exp(x);
+  else if (id != llvm::Intrinsic::not_intrinsic)
     r = b_.CreateCall(compat::intrinsic(&module_, id, {x->getType()}), {x});
   else
     r = emit_libm_call(intrinsic_name(op), {x});  // te's names are libm's

@@ -48,6 +48,7 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   options.cpu = target.cpu;
   options.features = target.features;
   options.fma_contraction = in.options.fma_contraction;
+  options.fast_vector_math = in.options.fast_vector_math;
   options.check_data_indices = in.options.check_data_indices;
   options.symbol_prefix = symbol_prefix;
   options.packed_entries = packed_entries;
