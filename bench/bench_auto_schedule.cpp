@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
@@ -134,11 +135,18 @@ void search_if_selected(Case& c, const std::string& group) {
   const auto t0 = std::chrono::steady_clock::now();
   c.searched = te::auto_schedule({c.k.output}, o);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  c.search_note = fmt::format("{} trials, search {:.0f} s", trials, s);
+  // The configs in the records (this run's and earlier ones'): fewer than `trials` when
+  // the space is smaller; a search time near 0 when the records already held them all.
+  size_t configs = 0;
+  std::ifstream in(o.records);
+  for (std::string line; std::getline(in, line);) configs += !line.empty();
+  c.search_note = fmt::format("{} configs measured, search {:.0f} s", configs, s);
 }
 
+// `note` (when given) is the summary row's note, set once the row has its figures.
 void add_te(const std::shared_ptr<Case>& c, const std::string& group, const std::string& impl, bool baseline,
-            std::function<te::LoweredFunc()> lowered, int iterations = 0) {
+            std::function<te::LoweredFunc()> lowered, int iterations = 0,
+            std::function<std::string()> note = nullptr) {
   auto call = std::make_shared<std::function<void()>>();
   add(
       group, impl,
@@ -150,6 +158,7 @@ void add_te(const std::shared_ptr<Case>& c, const std::string& group, const std:
           if (!*call) return st.SkipWithError((impl + ": wrong result").c_str());
         }
         run_case(st, group, impl, baseline, *call);
+        if (note) results().set_note(group, impl, note());
       },
       iterations);
 }
@@ -199,18 +208,19 @@ void register_auto_schedule() {
 #endif
     if (c->k.hand) add_te(c, group, "te_hand", true, c->k.hand);
     auto rules_seconds = std::make_shared<double>(0);
-    add_te(c, group, "te_rules", false, [c, group, rules_seconds] {
-      const auto t0 = std::chrono::steady_clock::now();
-      te::Schedule s = te::auto_schedule({c->k.output}, options_for_this_run());
-      *rules_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      results().set_note(group, "te_rules", fmt::format("rules {:.1f} ms", *rules_seconds * 1e3));
-      return te::lower(s, c->k.args, "auto_rules");
-    });
-    add_te(c, group, "te_searched", false, [c, group] {
-      if (!c->searched) return te::LoweredFunc{};
-      results().set_note(group, "te_searched", c->search_note);
-      return te::lower(*c->searched, c->k.args, "auto_searched");
-    });
+    add_te(
+        c, group, "te_rules", false,
+        [c, rules_seconds] {
+          const auto t0 = std::chrono::steady_clock::now();
+          te::Schedule s = te::auto_schedule({c->k.output}, options_for_this_run());
+          *rules_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          return te::lower(s, c->k.args, "auto_rules");
+        },
+        0, [rules_seconds] { return fmt::format("rules {:.1f} ms", *rules_seconds * 1e3); });
+    add_te(
+        c, group, "te_searched", false,
+        [c] { return c->searched ? te::lower(*c->searched, c->k.args, "auto_searched") : te::LoweredFunc{}; }, 0,
+        [c] { return c->search_note; });
   }
 }
 
