@@ -3,7 +3,8 @@
 // (trials = 0; the note gives the time they took), the searched schedule and the
 // baselines that do the same op: te's hand-written schedule where there is one, OpenBLAS
 // (sgemm, batched matmul as a loop of cblas_sgemm) and PyTorch on the CPU
-// (bench/auto_schedule_torch.py in a child process at the same thread count). The te rows'
+// (bench/auto_schedule_torch.py in a child process at the same thread count), and Halide's
+// autoschedulers Adams2019 and Mullapudi2016 where Halide is found. The te rows'
 // vs_ ratios are against each baseline; every output is checked against the default's.
 //
 // The search runs at registration, before any kernel of this run executes, for each
@@ -35,6 +36,9 @@
 #include "matmul_schedule.h"
 #ifdef TE_BENCH_OPENBLAS
 #include <cblas.h>
+#endif
+#ifdef TE_BENCH_HALIDE
+#include "halide_peer.h"
 #endif
 
 namespace te_bench {
@@ -203,6 +207,44 @@ void register_auto_schedule() {
                         B + q * kk * n, n, 0.0f, C + q * m * n, n);
         };
         run_case(st, group, "openblas", true, call);
+      });
+    }
+#endif
+#ifdef TE_BENCH_HALIDE
+    // Halide's autoschedulers on the same algorithm (not grid_sample: its Halide version
+    // is hand-scheduled only). Its output is checked against te's default's.
+    for (const char* scheduler : {"Adams2019", "Mullapudi2016"}) {
+      if (c->k.name.rfind("grid_sample_", 0) == 0) break;
+      const std::string impl = std::string("halide_") + scheduler;
+      auto call = std::make_shared<std::function<void()>>();
+      auto note = std::make_shared<std::string>();
+      add(group, impl, [c, group, impl, scheduler, call, note](benchmark::State& st) {
+        if (!*call) {
+          if (c->args.empty()) c->args = make_args(c->k);
+          std::vector<const float*> inputs;
+          std::vector<std::vector<int64_t>> shapes;
+          for (size_t i = 0; i + 1 < c->args.size(); ++i) {
+            inputs.push_back(static_cast<const float*>(c->args[i].array().data()));
+            shapes.push_back(c->args[i].array().shape());
+          }
+          te::NDArray& out = c->args.back().array();
+          try {
+            const auto t0 = std::chrono::steady_clock::now();
+            *call = halide::auto_scheduled(scheduler, c->k.name, inputs, shapes, static_cast<float*>(out.data()),
+                                           out.shape(), threads());
+            *note = fmt::format("schedule + compile {:.1f} s",
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+          } catch (const std::exception& e) {
+            return st.SkipWithError((impl + ": " + e.what()).c_str());
+          }
+          (*call)();
+          std::vector<float> got = out.to_vector<float>();
+          for (size_t i = 0; i < got.size() && i < c->expected.size(); ++i)
+            if (!(std::fabs(got[i] - c->expected[i]) <= 2e-3f * (1 + std::fabs(c->expected[i]))))
+              return st.SkipWithError((impl + ": wrong result").c_str());
+        }
+        run_case(st, group, impl, true, *call);
+        results().set_note(group, impl, *note);
       });
     }
 #endif
