@@ -26,7 +26,6 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -84,18 +83,8 @@ std::vector<te::Argument> make_args(const SuiteKernel& k) {
 
 // Per-call seconds from bench/auto_schedule_torch.py; empty when it cannot run.
 std::vector<double> torch_samples(const std::string& kernel, int threads, int calls) {
-  std::string cmd = fmt::format("/usr/bin/python3 {}/auto_schedule_torch.py {} {} {} 2>/dev/null", TE_BENCH_SOURCE_DIR,
-                                kernel, threads, calls);
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {};
-  std::string text;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
-  if (pclose(p) != 0) return {};
-  std::istringstream in(text);
-  std::vector<double> s;
-  for (double v; in >> v;) s.push_back(v);
-  return s;
+  return command_samples(fmt::format("/usr/bin/python3 {}/auto_schedule_torch.py {} {} {}", TE_BENCH_SOURCE_DIR,
+                                kernel, threads, calls));
 }
 
 te::AutoScheduleOptions options_for_this_run() {
@@ -113,16 +102,22 @@ struct Case {
   std::string search_note;
 };
 
+// Whether an output matches the default's (beyond float reassociation).
+bool matches_expected(const Case& c, const std::vector<float>& out) {
+  for (size_t i = 0; i < out.size() && i < c.expected.size(); ++i)
+    if (!(std::fabs(out[i] - c.expected[i]) <= 2e-3f * (1 + std::fabs(c.expected[i])))) return false;
+  return true;
+}
+
 // A te kernel's call on the case's arguments, or nullptr when its output differs from the
-// default's (beyond float reassociation).
+// default's.
 std::function<void()> checked_call(Case& c, const te::LoweredFunc& f) {
   if (c.args.empty()) c.args = make_args(c.k);
   te::Function fn = te::build(f)(f.name);
   fn.call(c.args);
   std::vector<float> out = c.args.back().array().to_vector<float>();
   if (c.expected.empty()) c.expected = out;
-  for (size_t i = 0; i < out.size(); ++i)
-    if (!(std::fabs(out[i] - c.expected[i]) <= 2e-3f * (1 + std::fabs(c.expected[i])))) return nullptr;
+  if (!matches_expected(c, out)) return nullptr;
   Case* cp = &c;
   return [fn, cp] { fn.call(cp->args); };
 }
@@ -238,10 +233,7 @@ void register_auto_schedule() {
             return st.SkipWithError((impl + ": " + e.what()).c_str());
           }
           (*call)();
-          std::vector<float> got = out.to_vector<float>();
-          for (size_t i = 0; i < got.size() && i < c->expected.size(); ++i)
-            if (!(std::fabs(got[i] - c->expected[i]) <= 2e-3f * (1 + std::fabs(c->expected[i]))))
-              return st.SkipWithError((impl + ": wrong result").c_str());
+          if (!matches_expected(*c, out.to_vector<float>())) return st.SkipWithError((impl + ": wrong result").c_str());
         }
         run_case(st, group, impl, true, *call);
         results().set_note(group, impl, *note);

@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -78,18 +77,8 @@ te::LoweredFunc te_bev_pool(const BevData& d) {
 
 // PyTorch's per-call seconds from bench/bev_pool_torch.py; empty when it cannot run.
 std::vector<double> torch_samples(int threads, int calls) {
-  std::string cmd = "/usr/bin/python3 " + std::string(TE_BENCH_SOURCE_DIR) + "/bev_pool_torch.py " + kDir + " " +
-                    std::to_string(threads) + " " + std::to_string(calls) + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {};
-  std::string text;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
-  if (pclose(p) != 0) return {};
-  std::istringstream in(text);
-  std::vector<double> s;
-  for (double v; in >> v;) s.push_back(v);
-  return s;
+  return command_samples("/usr/bin/python3 " + std::string(TE_BENCH_SOURCE_DIR) + "/bev_pool_torch.py " + kDir + " " +
+                    std::to_string(threads) + " " + std::to_string(calls));
 }
 
 void add_impl(const std::string& g, const std::string& impl, bool baseline,

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 
 namespace te_bench {
@@ -194,6 +196,20 @@ bool selected_by_filter(const std::string& group) {
   } catch (const std::regex_error&) {
     return true;
   }
+}
+
+std::vector<double> command_samples(const std::string& command) {
+  const std::string cmd = command + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {};
+  std::string text;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
+  if (pclose(p) != 0) return {};
+  std::istringstream in(text);
+  std::vector<double> s;
+  for (double v; in >> v;) s.push_back(v);
+  return s;
 }
 
 }  // namespace te_bench

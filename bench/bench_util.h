@@ -28,6 +28,10 @@ namespace te_bench {
 // cases that tune at registration skip what nobody will time.
 bool selected_by_filter(const std::string& group);
 
+// Per-call seconds a peer's script prints (numbers separated by white space) when `command`
+// runs (its stderr discarded); empty when it cannot run or fails.
+std::vector<double> command_samples(const std::string& command);
+
 // Threads every implementation of this run uses: te's pool size (TE_NUM_THREADS); the
 // baselines are given the same number.
 int threads();

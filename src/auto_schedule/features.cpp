@@ -58,7 +58,7 @@ double buffer_bytes(const Buffer& b) {
 }
 
 struct Loop {
-  const VarNode* var;
+  Var var;
   double trips;
 };
 
@@ -98,7 +98,7 @@ class ExprCounter : public IRVisitor {
       (const_value(r->stride) == 1 ? contiguous : strided) += 1;
     } else if (lanes > 1) {
       strided += 1;
-    } else if (!loops_.empty() && uses_var(index, loops_.back().var)) {
+    } else if (!loops_.empty() && uses(index, loops_.back().var)) {
       stepping += 1;
     } else {
       invariant += 1;
@@ -112,7 +112,7 @@ class ExprCounter : public IRVisitor {
       if (d < int(loops_.size())) {
         const Loop& l = loops_[loops_.size() - 1 - d];
         for (const Expr& i : n->indices)
-          if (uses_var(i, l.var)) {
+          if (uses(i, l.var)) {
             elems *= l.trips;
             break;
           }
@@ -125,16 +125,6 @@ class ExprCounter : public IRVisitor {
       bool found = false;
       void visit_load(const LoadNode*) override { found = true; }
     } f;
-    f.visit(e);
-    return f.found;
-  }
-  static bool uses_var(const Expr& e, const VarNode* v) {
-    struct Finder : IRVisitor {
-      const VarNode* v;
-      bool found = false;
-      void visit_var(const VarNode* n) override { found = found || n == v; }
-    } f;
-    f.v = v;
     f.visit(e);
     return f.found;
   }
@@ -159,7 +149,7 @@ class NestWalker : public IRVisitor {
     } else {
       iters_ *= trips;
       f[kLoopIters] += iters_;
-      loops_.push_back({n->var.get(), trips});
+      loops_.push_back({n->var, trips});
     }
     IRVisitor::visit_for(n);
     if (vector) {
