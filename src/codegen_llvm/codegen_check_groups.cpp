@@ -98,9 +98,13 @@ void CodeGen::emit_seq(const Stmt& s) {
     llvm::Value* lane_mask =
         elements && *elements >= total + 1 ? nullptr : b_.CreateVectorSplat(static_cast<unsigned>(lanes), ok);
     // Where the span is outside, the gathered position moves so that the span starts at 0.
-    Expr position = select(ok_var, rest, make_const(it, below - lo));
+    // It is emitted once, as a 64-bit value, so that the members' constant offsets fold
+    // into their addresses instead of each member selecting its own position.
+    Expr clamped = select(ok_var, rest, make_const(it, below - lo));
+    Var position("check.position", Int(64));
+    ok_vars.push_back(std::make_unique<ScopedVar>(vars_, position.get(), to_i64(emit(clamped), it)));
     for (const Member& m : members) {
-      Expr index = ramp(position + make_const(it, m.offset), make_const(it, stride), lanes);
+      Expr index = ramp(position + make_const(Int(64), m.offset), make_const(Int(64), stride), lanes);
       bindings.push_back(std::make_unique<PrecheckBinding>(prechecked_, m.load, PrecheckedLoad{index, lane_mask}));
     }
   }

@@ -148,7 +148,6 @@ inline void schedule_bev_pool_cpu(Schedule& s, const Tensor& out, int vector_byt
   Stage st = s[out];
   auto [io, ii] = st.split(out.op()->axis[0], interval_block);
   auto [co, ci] = st.split(out.op()->axis[1], lanes, shift);
-  (void)co;
   st.vectorize(ci);
   st.parallel(io);
   Stage a = s[acc];
@@ -157,8 +156,12 @@ inline void schedule_bev_pool_cpu(Schedule& s, const Tensor& out, int vector_byt
   auto [aco, aci] = a.split(ac, lanes);  // guarded: a shifted tail would add points twice
   a.reorder({ai, p, aco, aci});
   a.vectorize(aci);
-  // A row's vectors stay in registers across the points when unrolled.
-  if (const int64_t* channels = as_const_int(out.shape().back()); channels && *channels <= 16 * lanes) a.unroll(aco);
+  // A row's vectors stay in registers across the points and into the row's store when
+  // both are unrolled.
+  if (const int64_t* channels = as_const_int(out.shape().back()); channels && *channels <= 16 * lanes) {
+    a.unroll(aco);
+    st.unroll(co);
+  }
 }
 
 /// The CUDA schedule: one thread per (interval, channel), as BEVDet's kernel, in blocks
