@@ -231,6 +231,32 @@ TEST(LowerPasses, VectorizeHandWrittenLoops) {
   EXPECT_EQ(serial->for_kind, ForKind::Vectorized);
 }
 
+TEST(LowerPasses, VectorOfAnotherWidthThanAPowerOfTwoIsPowerOfTwoPieces) {
+  // 56 lanes: pieces of 32, 16 and 8 (LLVM widens a 56-lane vector, and a register tile
+  // of them spills); 8 and fewer lanes or a power of two stay one vector.
+  Var i("i");
+  Buffer A = buf("A", {64});
+  auto loop = [&](int lanes) {
+    return for_loop(i, 4, lanes, ForKind::Vectorized, store(A, load(A, {i}) * make_const(Float(32), 2.0), {i}));
+  };
+  Stmt out = vectorize_loops(loop(56));
+  EXPECT_EQ(to_string(out),
+            "A[ramp(4, 1, 32)] = (A[ramp(4, 1, 32)] * broadcast(2.0f, 32));\n"
+            "A[ramp(36, 1, 16)] = (A[ramp(36, 1, 16)] * broadcast(2.0f, 16));\n"
+            "A[ramp(52, 1, 8)] = (A[ramp(52, 1, 8)] * broadcast(2.0f, 8));\n");
+  EXPECT_EQ(run(out, {A}, 64), run(loop(56), {A}, 64));
+  for (int lanes : {7, 8, 32}) {
+    Stmt one = vectorize_loops(loop(lanes));
+    const auto* st = one.as<StoreNode>();
+    ASSERT_NE(st, nullptr) << one;
+    EXPECT_EQ(st->value.dtype(), Float(32, lanes));
+  }
+  // 13 = 8 + 4 + 1: the last piece is a scalar statement.
+  Stmt odd = vectorize_loops(loop(13));
+  EXPECT_EQ(count_exprs(odd, [](const Expr& e) { return e.kind() == ExprKind::Ramp; }), 4) << odd;
+  EXPECT_EQ(run(odd, {A}, 64), run(loop(13), {A}, 64));
+}
+
 TEST(LowerPasses, BarriersSeparateSharedWritesFromReadsOfOtherThreads) {
   Var tx("tx"), k("k");
   Buffer S = buf("S", {32}, MemoryScope::Shared);
