@@ -66,7 +66,7 @@ void CodeGen::emit_seq(const Stmt& s) {
     stride_of[key] = stride;
   }
   std::vector<std::unique_ptr<PrecheckBinding>> bindings;
-  std::vector<std::unique_ptr<ScopedVar>> ok_vars;
+  std::vector<std::unique_ptr<ScopedVar>> scoped_vars;
   for (const auto& [key, members] : groups) {
     if (members.size() < 2) continue;
     const Expr& rest = rest_of[key];
@@ -93,7 +93,7 @@ void CodeGen::emit_seq(const Stmt& s) {
     for (const Member& m : members) texts.push_back(to_string(m.index));
     record_bad_index(buf, /*is_store=*/false, b_.CreateNot(ok), texts);
     Var ok_var("check.ok", Bool());
-    ok_vars.push_back(std::make_unique<ScopedVar>(vars_, ok_var.get(), ok));
+    scoped_vars.push_back(std::make_unique<ScopedVar>(vars_, ok_var.get(), ok));
     std::optional<int64_t> elements = constant_elements(buf);
     llvm::Value* lane_mask =
         elements && *elements >= total + 1 ? nullptr : b_.CreateVectorSplat(static_cast<unsigned>(lanes), ok);
@@ -102,7 +102,7 @@ void CodeGen::emit_seq(const Stmt& s) {
     // into their addresses instead of each member selecting its own position.
     Expr clamped = select(ok_var, rest, make_const(it, below - lo));
     Var position("check.position", Int(64));
-    ok_vars.push_back(std::make_unique<ScopedVar>(vars_, position.get(), to_i64(emit(clamped), it)));
+    scoped_vars.push_back(std::make_unique<ScopedVar>(vars_, position.get(), to_i64(emit(clamped), it)));
     for (const Member& m : members) {
       Expr index = ramp(position + make_const(Int(64), m.offset), make_const(Int(64), stride), lanes);
       bindings.push_back(std::make_unique<PrecheckBinding>(prechecked_, m.load, PrecheckedLoad{index, lane_mask}));

@@ -212,7 +212,7 @@ Stmt left_to_backend(const ForNode* f, const char* why) {
 std::vector<int64_t> power_of_two_parts(int64_t lanes) {
   if (lanes <= 8 || (lanes & (lanes - 1)) == 0) return {lanes};
   std::vector<int64_t> parts;
-  for (int64_t bit = int64_t{1} << 6; bit > 0; bit >>= 1)
+  for (int64_t bit = kMaxVectorLanes; bit > 0; bit >>= 1)
     if (lanes & bit) parts.push_back(bit);
   return parts;
 }
