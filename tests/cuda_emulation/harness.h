@@ -130,7 +130,9 @@ class EmulatedProgram {
 
   // Compiles the program; false with the compiler's output in *log on failure.
   bool build(std::string* log) {
-    std::string src = "#include \"cuda_emulation.h\"\n#include \"driver_support.h\"\n#include <string>\n";
+    // cuda_bf16.h first, outside the modules' namespaces (the .cu files include it again).
+    std::string src =
+        "#include \"cuda_emulation.h\"\n#include \"cuda_bf16.h\"\n#include \"driver_support.h\"\n#include <string>\n";
     for (size_t k = 0; k < modules_.size(); ++k) {
       const CudaModule& m = modules_[k];
       src += fmt::format("\nnamespace te_case_{} {{\n#line 1 \"{}.cu\"\n{}}}\n", k, m.name(), m.source());
