@@ -53,6 +53,7 @@ TEST(BFloat16Type, IsAFloatKindOfItsOwn) {
   EXPECT_EQ(DataType::parse("bfloat16x8"), BFloat(16, 8));
   EXPECT_EQ(dtype_of<bfloat16>(), BFloat(16));
   expect_error([] { DataType::parse("bfloat32"); }, {"unknown data type 'bfloat32'"});
+  expect_error([] { BFloat(32); }, {"BFloat(32): bfloat16 is the only bfloat type"});
 }
 
 // ---- te::bfloat16 ----
@@ -127,7 +128,8 @@ TEST(BFloat16Array, HoldsBFloat16Elements) {
   EXPECT_EQ(static_cast<float>(a.copy().to_vector<bfloat16>()[0]), 2.0f);
   expect_error([&] { a.to_vector<half>(); }, {"to_vector", "bfloat16"});
   expect_error([&] { a.to_vector<uint16_t>(); }, {"to_vector", "bfloat16"});
-  expect_error([] { NDArray::empty({2}, BFloat(32)); }, {"unsupported dtype bfloat32", "bfloat16"});
+  const DataType bfloat32(DataType::Code::BFloat, 32);  // not a te type: BFloat(32) throws
+  expect_error([&] { NDArray::empty({2}, bfloat32); }, {"unsupported dtype bfloat32", "bfloat16"});
   expect_error([] { NDArray::empty({2}, BFloat(16, 4)); }, {"unsupported dtype bfloat16x4"});
 }
 

@@ -93,10 +93,14 @@ constexpr DataType Int(int bits, int lanes = 1) { return DataType(DataType::Code
 constexpr DataType UInt(int bits, int lanes = 1) { return DataType(DataType::Code::UInt, bits, lanes); }
 /// IEEE float of 16, 32 or 64 bits.
 constexpr DataType Float(int bits, int lanes = 1) { return DataType(DataType::Code::Float, bits, lanes); }
-/// bfloat16 (the only width is 16): the upper half of a float32, stored as its 16 bits
-/// (te::bfloat16). Arithmetic computes in float32 and rounds to nearest even after every
-/// operation; mixed with float16 it promotes to float32.
-constexpr DataType BFloat(int bits = 16, int lanes = 1) { return DataType(DataType::Code::BFloat, bits, lanes); }
+/// Throws the te::Error of BFloat() for a width other than 16 (never returns).
+[[noreturn]] TE_API DataType bfloat_width_error(int bits);
+/// bfloat16: the upper half of a float32, stored as its 16 bits (te::bfloat16).
+/// Arithmetic computes in float32 and rounds to nearest even after every operation; mixed
+/// with float16 it promotes to float32. 16 is the only width: te::Error for another.
+constexpr DataType BFloat(int bits = 16, int lanes = 1) {
+  return bits == 16 ? DataType(DataType::Code::BFloat, 16, lanes) : bfloat_width_error(bits);
+}
 /// Boolean (stored as one byte per element).
 constexpr DataType Bool(int lanes = 1) { return DataType(DataType::Code::Bool, 1, lanes); }
 /// An opaque 64-bit pointer.

@@ -53,6 +53,10 @@ DataType DataType::parse(const std::string& s) {
   return t.with_lanes(lanes);
 }
 
+DataType bfloat_width_error(int bits) {
+  throw Error(fmt::format("BFloat({}): bfloat16 is the only bfloat type (BFloat(16))", bits));
+}
+
 std::ostream& operator<<(std::ostream& os, const DataType& t) { return os << t.to_string(); }
 
 }  // namespace te
