@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "bfloat16_util.h"
+#include "te/ops/matmul.h"
+#include "te/ops/normalization.h"
 #include "test_util.h"
 
 namespace te {
@@ -303,6 +305,44 @@ TEST(BFloat16Interpret, ReductionAccumulatesInFloat32) {
     }
     EXPECT_EQ(D.to_vector<float>()[j], acc) << j;
     EXPECT_EQ(R.to_vector<bfloat16>()[j].bits, bfloat16(acc16).bits) << j;
+  }
+}
+
+// te::ops treat bfloat16 as float16: computed in float32, rounded once at the end.
+TEST(BFloat16Ops, MatmulAndSoftmaxComputeInFloat32) {
+  const int M = 3, K = 50, N = 4;
+  Tensor A = placeholder({M, K}, BFloat(16), "A"), B = placeholder({K, N}, BFloat(16), "B");
+  Tensor C = ops::matmul(A, B);
+  EXPECT_EQ(C.dtype(), Float(32));
+  Tensor X = placeholder({M, K}, BFloat(16), "X");
+  Tensor Y = ops::softmax(X);
+  EXPECT_EQ(Y.dtype(), BFloat(16));
+  LoweredFunc f = lower_default({C, Y}, {A, B, X, C, Y}, "ops");
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> u(-3, 3);
+  auto random = [&](int64_t rows, int64_t cols) {
+    std::vector<bfloat16> v(static_cast<size_t>(rows * cols));
+    for (auto& x : v) x = bfloat16(u(rng));
+    return NDArray::from_vector(v, {rows, cols});
+  };
+  NDArray a = random(M, K), b = random(K, N), x = random(M, K);
+  NDArray c = NDArray::empty({M, N}, Float(32)), y = NDArray::empty({M, K}, BFloat(16));
+  interpret(f, {a, b, x, c, y});
+  std::vector<bfloat16> av = a.to_vector<bfloat16>(), bv = b.to_vector<bfloat16>(), xv = x.to_vector<bfloat16>();
+  std::vector<bfloat16> yv = y.to_vector<bfloat16>();
+  for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      float acc = 0;
+      for (int k = 0; k < K; ++k) acc += static_cast<float>(av[i * K + k]) * static_cast<float>(bv[k * N + j]);
+      EXPECT_EQ(c.to_vector<float>()[i * N + j], acc);
+    }
+    double m = -1e30, total = 0;
+    for (int k = 0; k < K; ++k) m = std::max(m, double(static_cast<float>(xv[i * K + k])));
+    for (int k = 0; k < K; ++k) total += std::exp(static_cast<float>(xv[i * K + k]) - m);
+    for (int k = 0; k < K; ++k) {
+      const double want = std::exp(static_cast<float>(xv[i * K + k]) - m) / total;
+      EXPECT_NEAR(static_cast<float>(yv[i * K + k]), want, want * 0.0079) << i << ", " << k;  // half an ulp, and a bit
+    }
   }
 }
 
