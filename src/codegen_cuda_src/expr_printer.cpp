@@ -163,7 +163,8 @@ std::string ExprPrinter::cast(DataType from, DataType to, const std::string& v) 
     // One rounding from every source: a double through CUDA's round-to-odd conversion,
     // float16 <-> bfloat16 through float (exact), integers wider than 16 bits through
     // double (exact for 32 bits) where float could round twice on the way to bfloat16.
-    if (from.is_float() && from.bits() == 64) return (to.is_bfloat() ? "__double2bfloat16(" : "__double2half(") + v + ")";
+    if (from.is_float() && from.bits() == 64)
+      return (to.is_bfloat() ? "__double2bfloat16(" : "__double2half(") + v + ")";
     if (is_narrow(from)) return from_float(to, to_float(from, v));
     if (from.is_float()) return from_float(to, v);
     if (to.is_bfloat() && !from.is_bool() && from.bits() > 16) return "__double2bfloat16((double)" + v + ")";
@@ -196,7 +197,7 @@ std::string ExprPrinter::binary(const BinaryNode* n) {
   if (!t.is_float()) return int_arith(n->op, t, n->a, n->b);
 
   std::string a = print(n->a), b = print(n->b);
-  bool half = is_narrow(t);
+  bool narrow = is_narrow(t);
   switch (n->op) {
     case BinOp::Add:
     case BinOp::Sub:
@@ -215,12 +216,12 @@ std::string ExprPrinter::binary(const BinaryNode* n) {
     }
     case BinOp::Mod: {
       // float16/bfloat16 compute in float and round once, like the interpreter.
-      std::string name = helpers_.use(Helper::FloatFloorMod, half ? Float(32) : t);
-      if (half) return from_float(t, fmt::format("{}({}, {})", name, to_float(t, a), to_float(t, b)));
+      std::string name = helpers_.use(Helper::FloatFloorMod, narrow ? Float(32) : t);
+      if (narrow) return from_float(t, fmt::format("{}({}, {})", name, to_float(t, a), to_float(t, b)));
       return fmt::format("{}({}, {})", name, strip_parens(a), strip_parens(b));
     }
     case BinOp::TruncMod:
-      if (half) return from_float(t, fmt::format("fmodf({}, {})", to_float(t, a), to_float(t, b)));
+      if (narrow) return from_float(t, fmt::format("fmodf({}, {})", to_float(t, a), to_float(t, b)));
       return fmt::format("{}({}, {})", t.bits() == 32 ? "fmodf" : "fmod", strip_parens(a), strip_parens(b));
     default: break;
   }
