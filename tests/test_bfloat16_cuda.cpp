@@ -218,6 +218,13 @@ TEST_P(BFloat16Nvcc, BuildsWithoutWarnings) {
   }
 }
 
+TEST_P(BFloat16Nvcc, NvrtcCompilesTheKernels) {
+  if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
+  CudaModule m = build_cuda(GetParam().func, GetParam().options);
+  const std::string ptx = compile_ptx(m, "sm_80");
+  for (const CudaKernel& k : m.kernels()) EXPECT_NE(ptx.find(".entry " + k.name), std::string::npos) << k.name;
+}
+
 INSTANTIATE_TEST_SUITE_P(Modules, BFloat16Nvcc, ::testing::ValuesIn(modules()),
                          [](const ::testing::TestParamInfo<cuda_test::TestModule>& info) { return info.param.func.name; });
 
