@@ -59,7 +59,8 @@ llvm::Value* CodeGen::from_memory(llvm::Value* v, DataType t) {
 }
 
 llvm::Type* CodeGen::same_shape(llvm::Type* like, llvm::Type* scalar) {
-  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(like)) return llvm::FixedVectorType::get(scalar, vt->getNumElements());
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(like))
+    return llvm::FixedVectorType::get(scalar, vt->getNumElements());
   return scalar;
 }
 

@@ -46,7 +46,8 @@ inline Expr gelu(const Expr& x, const std::string& approximate = "none") {
 /// GELU of every element of a float tensor (same shape and dtype), named `name`.
 inline Tensor gelu(const Tensor& x, const std::string& approximate = "none", const std::string& name = "gelu") {
   if (!x.defined()) throw Error("gelu: the input tensor is undefined");
-  if (!x.dtype().is_float()) throw Error("gelu: the input must be float16, bfloat16, float32 or float64, got " + x.dtype().to_string());
+  if (!x.dtype().is_float())
+    throw Error("gelu: the input must be float16, bfloat16, float32 or float64, got " + x.dtype().to_string());
   (void)gelu(make_zero(x.dtype()), approximate);  // reject a bad `approximate` before building
   return compute(
       x.shape(), [&](const std::vector<Var>& v) { return gelu(x(std::vector<Expr>(v.begin(), v.end())), approximate); },

@@ -46,7 +46,8 @@ inline Expr as_float(const Expr& e) { return e.dtype().bits() == 16 ? cast(Float
 inline void check_input(const Tensor& x, const char* op) {
   if (x.ndim() < 1) throw Error(std::string(op) + ": the input must have at least one axis");
   if (!x.dtype().is_float())
-    throw Error(std::string(op) + ": the input must be float16, bfloat16, float32 or float64, got " + x.dtype().to_string());
+    throw Error(std::string(op) + ": the input must be float16, bfloat16, float32 or float64, got " +
+                x.dtype().to_string());
 }
 
 inline DataType compute_type(const Tensor& x) { return x.dtype().bits() == 16 ? Float(32) : x.dtype(); }

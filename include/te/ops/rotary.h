@@ -41,7 +41,8 @@ struct RotaryOptions {
 inline Tensor rotary_embedding(const Tensor& x, const RotaryOptions& o = {}) {
   if (!x.defined()) throw Error("rotary_embedding: the input tensor is undefined");
   if (!x.dtype().is_float())
-    throw Error("rotary_embedding: the input must be float16, bfloat16, float32 or float64, got " + x.dtype().to_string());
+    throw Error("rotary_embedding: the input must be float16, bfloat16, float32 or float64, got " +
+                x.dtype().to_string());
   const int nd = x.ndim();
   if (nd < 2) throw Error("rotary_embedding: the input needs a position axis and a last (rotary) axis, got 1 axis");
   if (o.position_axis < 0 || o.position_axis >= nd - 1)
