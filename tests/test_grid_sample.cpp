@@ -303,7 +303,7 @@ TEST(GridSample, Errors) {
   bad_layout.layout = "CHWN";
   expect_error([&] { ops::grid_sample(d4, g4, bad_layout); }, {"unknown layout 'CHWN'"});
   expect_error([&] { ops::grid_sample(placeholder({2, 3, 4, 5}, Int(32), "d"), g4); },
-               {"data must be float16, float32 or float64, got int32"});
+               {"data must be float16, bfloat16, float32 or float64, got int32"});
   expect_error([&] { ops::grid_sample(d4, placeholder({2, 6, 7, 2}, Float(64), "g")); },
                {"grid dtype float64 must match data dtype float32"});
   expect_error([&] { ops::grid_sample(placeholder({2, 3, 0, 5}, Float(32), "d"), g4); },

@@ -21,7 +21,7 @@ namespace {
 
 TEST(LlmOpsErrors, GeluNamesTheTypeAndTheApproximation) {
   Tensor i = placeholder({4}, Int(32), "I"), f = placeholder({4}, Float(32), "F");
-  expect_error([&] { ops::gelu(i); }, {"gelu: the input must be float16, float32 or float64, got int32"});
+  expect_error([&] { ops::gelu(i); }, {"gelu: the input must be float16, bfloat16, float32 or float64, got int32"});
   expect_error([&] { ops::gelu(f, "erf"); }, {"gelu: approximate must be \"none\" or \"tanh\", got \"erf\""});
   expect_error([&] { ops::gelu(Expr(Var("n"))); }, {"gelu: expects a floating-point argument, got int32"});
   expect_error([&] { ops::gelu(Tensor()); }, {"gelu: the input tensor is undefined"});
@@ -31,7 +31,7 @@ TEST(LlmOpsErrors, RotaryChecksAxesExtentOffsetAndBase) {
   Tensor x = placeholder({8, 2, 6}, Float(32), "x");
   expect_error([&] { ops::rotary_embedding(placeholder({8}, Float(32), "v")); },
                {"rotary_embedding: the input needs a position axis and a last (rotary) axis, got 1 axis"});
-  expect_error([&] { ops::rotary_embedding(placeholder({8, 4}, Int(8), "v")); }, {"must be float16, float32 or float64, got int8"});
+  expect_error([&] { ops::rotary_embedding(placeholder({8, 4}, Int(8), "v")); }, {"must be float16, bfloat16, float32 or float64, got int8"});
   ops::RotaryOptions o;
   o.position_axis = 2;
   expect_error([&] { ops::rotary_embedding(x, o); }, {"position_axis 2 must be in [0, 2)", "not the last axis"});

@@ -53,8 +53,8 @@ NDArray random_array(std::vector<int64_t> shape, uint32_t seed, double lo = -10,
   std::vector<T> v(static_cast<size_t>(n));
   for (size_t k = 0; k < v.size(); ++k) {
     T x{};
-    if constexpr (std::is_same_v<T, half>) {
-      x = half(static_cast<float>(std::uniform_real_distribution<double>(lo, hi)(rng)));
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+      x = T(static_cast<float>(std::uniform_real_distribution<double>(lo, hi)(rng)));
     } else if constexpr (std::is_floating_point_v<T>) {
       x = static_cast<T>(std::uniform_real_distribution<double>(lo, hi)(rng));
     } else if constexpr (std::is_same_v<T, bool>) {
@@ -83,6 +83,7 @@ inline double element(const NDArray& a, int64_t k) {
     return v;
   };
   if (t.is_float()) {
+    if (t.is_bfloat()) return bfloat16::bfloat16_bits_to_float(load(uint16_t{}));
     if (t.bits() == 16) return half::half_bits_to_float(load(uint16_t{}));
     if (t.bits() == 32) return load(float{});
     return load(double{});

@@ -128,7 +128,7 @@ TEST(NormalizationOps, ReduceRowsEveryReducer) {
 TEST(NormalizationOps, Errors) {
   Tensor x = placeholder({4, 64}, Float(32), "x");
   Tensor i = placeholder({4, 64}, Int(32), "i");
-  expect_error([&] { ops::softmax(i); }, {"softmax", "float16, float32 or float64", "int32"});
+  expect_error([&] { ops::softmax(i); }, {"softmax", "float16, bfloat16, float32 or float64", "int32"});
   Tensor g = placeholder({64}, Float(64), "g");
   expect_error([&] { ops::layer_norm(x, g); }, {"layer_norm", "gamma and beta", "float32", "float64"});
   Tensor y = ops::softmax(x);

@@ -33,10 +33,10 @@ namespace te {
 struct TE_API BuildOptions {
   int opt_level = 3;            ///< 0..3: LLVM's O0..O3
   bool fma_contraction = true;  ///< allow a * b + c to become one fused multiply-add
-  /// Vector exp of float32 and float16 (softmax, sigmoid) as te's own polynomial, within
-  /// 2 ulp of libm's expf (exact at 0, infinities and NaN; underflow and overflow where
-  /// expf has them), instead of one libm call per lane (about 5x slower). false: libm,
-  /// lane by lane, as scalar code and interpret() compute it.
+  /// Vector exp of float32, float16 and bfloat16 (softmax, sigmoid) as te's own
+  /// polynomial, within 2 ulp of libm's expf (exact at 0, infinities and NaN; underflow
+  /// and overflow where expf has them), instead of one libm call per lane (about 5x
+  /// slower). false: libm, lane by lane, as scalar code and interpret() compute it.
   bool fast_vector_math = true;
   bool use_cache = true;        ///< reuse the code of an identical earlier build
   /// Indices read from memory (gathers, te::scatter positions, data-dependent reduction

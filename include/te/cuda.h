@@ -12,7 +12,8 @@
 ///    both need constant sizes. Barrier is __syncthreads().
 ///  - te's semantics are kept: integer / and % floor, x / 0 == 0, INT_MIN / -1 wraps,
 ///    float -> int casts truncate and saturate (NaN -> 0), float min/max are
-///    `a < b ? a : b` / `a > b ? a : b`, float16 rounds after every operation,
+///    `a < b ? a : b` / `a > b ? a : b`, float16 and bfloat16 (`__nv_bfloat16`,
+///    computed in float) round after every operation,
 ///    if_then_else evaluates only the taken side. Signed 32- and 64-bit + - * are plain C
 ///    operators (as in TVM and Halide): CUDA, like C, does not define their overflow.
 ///  - Index arithmetic: int32 values are computed in 64 bits in a kernel where an extent
@@ -106,7 +107,7 @@ class TE_API CudaModule {
   CudaModule() = default;
   /// A module with these parts (build_cuda makes them).
   CudaModule(std::string name, std::string source, std::vector<CudaParam> launcher_params,
-             std::vector<CudaKernel> kernels, bool uses_half);
+             std::vector<CudaKernel> kernels, bool uses_half, bool uses_bfloat16 = false);
 
   /// The host launcher's name (the LoweredFunc's).
   const std::string& name() const { return name_; }
@@ -122,6 +123,8 @@ class TE_API CudaModule {
   const std::vector<CudaKernel>& kernels() const { return kernels_; }
   /// True if the source includes cuda_fp16.h (a float16 value is used).
   bool uses_half() const { return uses_half_; }
+  /// True if the source includes cuda_bf16.h (a bfloat16 value is used: __nv_bfloat16).
+  bool uses_bfloat16() const { return uses_bfloat16_; }
 
  private:
   std::string name_;
@@ -129,6 +132,7 @@ class TE_API CudaModule {
   std::vector<CudaParam> launcher_params_;
   std::vector<CudaKernel> kernels_;
   bool uses_half_ = false;
+  bool uses_bfloat16_ = false;
 };
 
 /// Generates CUDA C for f. Throws te::Error when f cannot run on a GPU as it is: a

@@ -20,8 +20,8 @@
 ///    as arguments: the call borrows them and never calls a deleter.
 ///
 /// te arrays live in host memory, are compact row-major and writable: tensors on another
-/// device, with non-compact strides, read-only, or of a type te lacks (bfloat16, complex,
-/// vectors of lanes) are rejected with a te::Error saying which rule they break.
+/// device, with non-compact strides, read-only, or of a type te lacks (complex, vectors of
+/// lanes) are rejected with a te::Error saying which rule they break.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -77,7 +77,7 @@ enum DLDataTypeCode : uint8_t {
   kDLUInt = 1,          ///< Unsigned integer.
   kDLFloat = 2,         ///< IEEE floating point.
   kDLOpaqueHandle = 3,  ///< Opaque pointer.
-  kDLBfloat = 4,        ///< bfloat16 (not supported by te).
+  kDLBfloat = 4,        ///< bfloat16 (16 bits only): te's BFloat(16).
   kDLComplex = 5,       ///< Complex numbers (not supported by te).
   kDLBool = 6,          ///< Boolean stored as one byte per element (bits == 8).
 };

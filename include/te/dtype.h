@@ -1,5 +1,5 @@
 /// \file
-/// DataType: a scalar kind (int, uint, float, bool), a bit width and a lane count.
+/// DataType: a scalar kind (int, uint, float, bfloat, bool), a bit width and a lane count.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@ namespace te {
 
 /// The type of an expression or an array element: a kind (Code), a bit width and a
 /// number of lanes (1 for scalars, more for vectors). Make them with Int(), UInt(),
-/// Float(), Bool().
+/// Float(), BFloat(), Bool().
 class TE_API DataType {
  public:
   /// The kind of scalar.
@@ -19,7 +19,8 @@ class TE_API DataType {
     UInt,   ///< unsigned integer
     Float,  ///< IEEE floating point
     Bool,   ///< boolean (1 bit; one byte in memory)
-    Handle  ///< an opaque pointer
+    Handle,  ///< an opaque pointer
+    BFloat   ///< bfloat16: float32's sign and 8-bit exponent with a 7-bit mantissa
   };
 
   /// Int with 0 bits: the type of statements (see Void()).
@@ -41,8 +42,13 @@ class TE_API DataType {
   constexpr bool is_int() const { return code_ == Code::Int; }
   /// Unsigned integer.
   constexpr bool is_uint() const { return code_ == Code::UInt; }
-  /// Floating point.
-  constexpr bool is_float() const { return code_ == Code::Float; }
+  /// Floating point: IEEE float16/32/64 and bfloat16 alike (float arithmetic, float
+  /// literals, float intrinsics). is_float16() and is_bfloat() tell the 16-bit kinds apart.
+  constexpr bool is_float() const { return code_ == Code::Float || code_ == Code::BFloat; }
+  /// bfloat16 (Code::BFloat).
+  constexpr bool is_bfloat() const { return code_ == Code::BFloat; }
+  /// IEEE binary16 (Float(16)), not bfloat16.
+  constexpr bool is_float16() const { return code_ == Code::Float && bits_ == 16; }
   /// Boolean.
   constexpr bool is_bool() const { return code_ == Code::Bool; }
   /// Opaque pointer.
@@ -70,7 +76,7 @@ class TE_API DataType {
   /// Not operator==.
   constexpr bool operator!=(const DataType& o) const { return !(*this == o); }
 
-  /// "float32", "int64", "bool", "float32x8".
+  /// "float32", "int64", "bool", "bfloat16", "float32x8".
   std::string to_string() const;
   /// Parses what to_string prints; throws te::Error on anything else.
   static DataType parse(const std::string& s);
@@ -87,6 +93,14 @@ constexpr DataType Int(int bits, int lanes = 1) { return DataType(DataType::Code
 constexpr DataType UInt(int bits, int lanes = 1) { return DataType(DataType::Code::UInt, bits, lanes); }
 /// IEEE float of 16, 32 or 64 bits.
 constexpr DataType Float(int bits, int lanes = 1) { return DataType(DataType::Code::Float, bits, lanes); }
+/// Throws the te::Error of BFloat() for a width other than 16 (never returns).
+[[noreturn]] TE_API DataType bfloat_width_error(int bits);
+/// bfloat16: the upper half of a float32, stored as its 16 bits (te::bfloat16).
+/// Arithmetic computes in float32 and rounds to nearest even after every operation; mixed
+/// with float16 it promotes to float32. 16 is the only width: te::Error for another.
+constexpr DataType BFloat(int bits = 16, int lanes = 1) {
+  return bits == 16 ? DataType(DataType::Code::BFloat, 16, lanes) : bfloat_width_error(bits);
+}
 /// Boolean (stored as one byte per element).
 constexpr DataType Bool(int lanes = 1) { return DataType(DataType::Code::Bool, 1, lanes); }
 /// An opaque 64-bit pointer.

@@ -8,7 +8,8 @@
 ///    An integer literal that does not fit the other integer type is an error; a float
 ///    literal combined with an integer expression makes the result the literal's float type.
 ///  - float with int/uint: the integer side is cast to the float type.
-///  - two floats, or two ints / two uints of different widths: the narrower is widened.
+///  - two floats, or two ints / two uints of different widths: the narrower is widened;
+///    float16 with bfloat16 (neither holds the other) gives float32.
 ///  - int with uint: both become Int(max(bits)).
 ///  - vectors: lane counts must match; a scalar is broadcast to the vector's lanes.
 ///  - `%` on floats is an error (use fmod-free formulations: x - floor(x / y) * y).
@@ -16,7 +17,8 @@
 /// give C's. Bitwise & | ^ ~ << >> and popcount take integers only (int or uint; a float
 /// or bool operand is an error naming the types) and combine types as + does. Division by zero is defined: x / 0 == 0 and x % 0 == 0 (both kinds), and
 /// INT_MIN / -1 == INT_MIN (wraps), INT_MIN % -1 == 0. Integer + - * wrap (two's
-/// complement) at the type's width. Float arithmetic follows IEEE-754.
+/// complement) at the type's width. Float arithmetic follows IEEE-754; float16 and
+/// bfloat16 compute in float32, rounded to their type after every operation.
 #pragma once
 #include <cstdint>
 #include <initializer_list>

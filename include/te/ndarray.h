@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "te/bfloat16.h"
 #include "te/dlpack.h"
 #include "te/dtype.h"
 #include "te/error.h"
@@ -17,11 +18,13 @@
 
 namespace te {
 
-/// The DataType of a C++ element type: float -> Float(32), te::half -> Float(16), bool -> Bool().
+/// The DataType of a C++ element type: float -> Float(32), te::half -> Float(16),
+/// te::bfloat16 -> BFloat(16), bool -> Bool().
 template <typename T>
 constexpr DataType dtype_of() {
   if constexpr (std::is_same_v<T, bool>) return Bool();
   else if constexpr (std::is_same_v<T, half>) return Float(16);
+  else if constexpr (std::is_same_v<T, bfloat16>) return BFloat(16);
   else if constexpr (std::is_floating_point_v<T>) return Float(8 * sizeof(T));
   else if constexpr (std::is_signed_v<T>) return Int(8 * sizeof(T));
   else return UInt(8 * sizeof(T));
@@ -102,7 +105,7 @@ class TE_API NDArray {
   /// storage is the tensor's data, and `t->deleter(t)` runs exactly once, when the last
   /// NDArray sharing it is destroyed. The tensor must be on the CPU, compact row-major
   /// (null strides, or the strides of that layout), aligned to its element size and of
-  /// a type te has (bool, int/uint 8-64, float16/32/64). Otherwise throws te::Error
+  /// a type te has (bool, int/uint 8-64, float16/32/64, bfloat16). Otherwise throws te::Error
   /// naming the problem, and the caller keeps ownership (the deleter is not called).
   static NDArray from_dlpack(dlpack::DLManagedTensor* t);
   /// As above for a DLPack 1.x versioned tensor; also rejects a major version other than
@@ -123,9 +126,20 @@ class TE_API NDArray {
   dlpack::DLManagedTensorVersioned* to_dlpack_versioned() const;
 
   /// .npy files: version 1.0, 2.0 and 3.0, little-endian, C order; bool, ints, uints,
-  /// float16/32/64. Errors say which file and why.
+  /// float16/32/64. Errors say which file and why. NumPy has no bfloat16: a file that
+  /// holds bfloat16 bits reads as UInt(16) here; load_npy(path, BFloat(16)) reads it as
+  /// bfloat16.
   static NDArray load_npy(const std::string& path);
+  /// load_npy with the elements read as `dtype`: the file's own type, or BFloat(16) from
+  /// a file of 2-byte integers ('<u2' as save_npy writes bfloat16, or '<i2' as from
+  /// torch's `t.view(torch.int16)`), whose bits are taken as they are. te::Error naming
+  /// the file and both types otherwise (a float16 file is refused: its values would need
+  /// a conversion, not a reinterpretation).
+  static NDArray load_npy(const std::string& path, DataType dtype);
   /// Writes the array as a version 1.0 .npy file; te::Error naming the file on failure.
+  /// bfloat16 arrays are written as '<u2' (uint16, the raw bits: NumPy has no bfloat16);
+  /// read them back with load_npy(path, BFloat(16)), or in NumPy with
+  /// `(np.load(p).astype(np.uint32) << 16).view(np.float32)`.
   void save_npy(const std::string& path) const;
 
  private:

@@ -8,6 +8,7 @@
 #include "te/dtype.h"
 #include "te/error.h"
 #include "te/expr.h"
+#include "te/bfloat16.h"
 #include "te/float16.h"
 #include "te/interpret.h"
 #include "te/ir.h"

@@ -12,6 +12,7 @@
 #include "auto_schedule/features.h"
 #include "auto_schedule/search_tuner.h"
 #include "te/autotune/tune.h"
+#include "te/bfloat16.h"
 #include "te/error.h"
 #include "te/float16.h"
 #include "te/log.h"
@@ -59,7 +60,9 @@ NDArray random_array(const Tensor& t, std::mt19937& rng) {
     for (size_t i = 0; i < n; ++i) static_cast<float*>(a.data())[i] = u(rng);
   } else if (d.is_float() && d.bits() == 64) {
     for (size_t i = 0; i < n; ++i) static_cast<double*>(a.data())[i] = u(rng);
-  } else if (d.is_float() && d.bits() == 16) {
+  } else if (d.is_bfloat()) {
+    for (size_t i = 0; i < n; ++i) static_cast<bfloat16*>(a.data())[i] = bfloat16(u(rng));
+  } else if (d.is_float16()) {
     for (size_t i = 0; i < n; ++i) static_cast<half*>(a.data())[i] = half(u(rng));
   }
   return a;

@@ -31,6 +31,8 @@ double element(const NDArray& a, int64_t i) {
       if (t.bits() == 16) return double(float(static_cast<const half*>(p)[i]));
       if (t.bits() == 32) return double(static_cast<const float*>(p)[i]);
       return static_cast<const double*>(p)[i];
+    case DataType::Code::BFloat:
+      return double(float(static_cast<const bfloat16*>(p)[i]));
     case DataType::Code::Int:
       if (t.bits() == 8) return static_cast<const int8_t*>(p)[i];
       if (t.bits() == 16) return static_cast<const int16_t*>(p)[i];

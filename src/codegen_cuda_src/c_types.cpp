@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "expr/float_round.h"
 #include "expr/int_arith.h"
+#include "te/bfloat16.h"
 #include "te/error.h"
 #include "te/float16.h"
 
@@ -14,7 +16,9 @@ namespace te::cuda {
 std::string c_type(DataType t) {
   int bits = t.bits();
   if (t.is_bool()) return "bool";
-  if (t.is_float()) {
+  if (t.is_bfloat()) {
+    if (bits == 16) return "__nv_bfloat16";
+  } else if (t.is_float()) {
     if (bits == 16) return "__half";
     if (bits == 32) return "float";
     if (bits == 64) return "double";
@@ -27,6 +31,7 @@ std::string c_type(DataType t) {
 std::string type_suffix(DataType t) {
   c_type(t);  // rejects types without a C spelling
   if (t.is_bool()) return "b";
+  if (t.is_bfloat()) return "bf16";
   const char* kind = t.is_float() ? "f" : t.is_uint() ? "u" : "i";
   return fmt::format("{}{}", kind, t.bits());
 }
@@ -65,23 +70,19 @@ std::string float_digits(double v, int bits) {
 }  // namespace
 
 uint16_t half_bits_of(double v) {
-  float f = static_cast<float>(v);
-  // Rounding to float first could round twice; round to odd (truncate, set the last
-  // bit when inexact) so that the rounding to half is the only one that counts.
-  if (static_cast<double>(f) != v && std::isfinite(v) && std::isfinite(f)) {
-    if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
-    uint32_t b;
-    std::memcpy(&b, &f, sizeof b);
-    b |= 1;
-    std::memcpy(&f, &b, sizeof f);
-  }
-  return half(f).bits;
+  return half(static_cast<float>(round_to_float_type(v, Float(16)))).bits;  // exact: already rounded
+}
+
+uint16_t bfloat16_bits_of(double v) {
+  return bfloat16(static_cast<float>(round_to_float_type(v, BFloat(16)))).bits;
 }
 
 std::string float_literal(DataType t, double value) {
   t = t.element_of();
   switch (t.bits()) {
     case 16:
+      if (t.is_bfloat())
+        return fmt::format("__ushort_as_bfloat16((unsigned short)0x{:04x}u)", bfloat16_bits_of(value));
       return fmt::format("__ushort_as_half((unsigned short)0x{:04x}u)", half_bits_of(value));
     case 32: {
       float f = static_cast<float>(value);

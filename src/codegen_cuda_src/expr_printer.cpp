@@ -15,10 +15,18 @@ namespace {
 
 std::string paren(const std::string& s) { return "(" + s + ")"; }
 
-bool is_half(DataType t) { return t.is_float() && t.bits() == 16; }
+// float16 (__half) and bfloat16 (__nv_bfloat16): both compute in float and round back
+// to nearest even after every operation, like the interpreter. float16 uses __half's own
+// operators for + - * / and comparisons (correctly rounded: the same result); bfloat16
+// converts explicitly, so that it needs no sm_80 operators and never fuses into an fma.
+bool is_narrow(DataType t) { return t.is_float() && t.bits() == 16; }
 
-std::string to_float(const std::string& half_value) { return "__half2float(" + half_value + ")"; }
-std::string to_half(const std::string& float_value) { return "__float2half_rn(" + float_value + ")"; }
+std::string to_float(DataType t, const std::string& v) {
+  return (t.is_bfloat() ? "__bfloat162float(" : "__half2float(") + v + ")";
+}
+std::string from_float(DataType t, const std::string& float_value) {
+  return (t.is_bfloat() ? "__float2bfloat16_rn(" : "__float2half_rn(") + float_value + ")";
+}
 
 // The name of the C math function for a float intrinsic in float32 ("floorf") or
 // float64 ("floor"); fast is CUDA's fast float32 intrinsic where there is one.
@@ -148,24 +156,30 @@ std::string ExprPrinter::print(const Expr& e) {
 std::string ExprPrinter::cast(DataType from, DataType to, const std::string& v) {
   if (from == to) return v;
   if (to.is_bool()) {
-    if (is_half(from)) return paren(to_float(v) + " != 0.0f");
+    if (is_narrow(from)) return paren(to_float(from, v) + " != 0.0f");
     return paren(fmt::format("{} != {}", v, zero_literal(from)));
   }
-  if (is_half(to)) {
-    if (from.is_float() && from.bits() == 64) return "__double2half(" + v + ")";
-    if (from.is_float()) return to_half(v);
-    return to_half("(float)" + v);
+  if (is_narrow(to)) {
+    // One rounding from every source: a double through CUDA's round-to-odd conversion,
+    // float16 <-> bfloat16 through float (exact), integers wider than 16 bits through
+    // double (exact for 32 bits) where float could round twice on the way to bfloat16.
+    if (from.is_float() && from.bits() == 64)
+      return (to.is_bfloat() ? "__double2bfloat16(" : "__double2half(") + v + ")";
+    if (is_narrow(from)) return from_float(to, to_float(from, v));
+    if (from.is_float()) return from_float(to, v);
+    if (to.is_bfloat() && !from.is_bool() && from.bits() > 16) return "__double2bfloat16((double)" + v + ")";
+    return from_float(to, "(float)" + v);
   }
   if (to.is_float()) {
-    std::string src = is_half(from) ? to_float(v) : v;
-    if (is_half(from) && to.bits() == 32) return src;
+    std::string src = is_narrow(from) ? to_float(from, v) : v;
+    if (is_narrow(from) && to.bits() == 32) return src;
     return fmt::format("({}){}", c_type(to), src);
   }
   // to is an integer type
   if (from.is_float()) {
-    DataType f = is_half(from) ? Float(32) : from;
+    DataType f = is_narrow(from) ? Float(32) : from;
     std::string name = helpers_.use(Helper::FloatToInt, f, to);
-    return fmt::format("{}({})", name, is_half(from) ? to_float(v) : strip_parens(v));
+    return fmt::format("{}({})", name, is_narrow(from) ? to_float(from, v) : strip_parens(v));
   }
   if (!from.is_bool() && compute_type(from) == compute_type(to) && to != Int(32)) return v;
   return fmt::format("({}){}", c_type(to), v);
@@ -175,17 +189,24 @@ std::string ExprPrinter::binary(const BinaryNode* n) {
   DataType t = n->a.dtype().element_of();
   const char* sym = binop_name(n->op);
   if (is_logical(n->op)) return paren(fmt::format("{} {} {}", print(n->a), sym, print_guarded(n->b)));
-  if (is_comparison(n->op)) return paren(fmt::format("{} {} {}", print(n->a), sym, print(n->b)));
+  if (is_comparison(n->op)) {
+    if (t.is_bfloat())
+      return paren(fmt::format("{} {} {}", to_float(t, print(n->a)), sym, to_float(t, print(n->b))));
+    return paren(fmt::format("{} {} {}", print(n->a), sym, print(n->b)));
+  }
   if (!t.is_float()) return int_arith(n->op, t, n->a, n->b);
 
   std::string a = print(n->a), b = print(n->b);
-  bool half = is_half(t);
+  bool narrow = is_narrow(t);
   switch (n->op) {
     case BinOp::Add:
     case BinOp::Sub:
-    case BinOp::Mul: return paren(fmt::format("{} {} {}", a, sym, b));
+    case BinOp::Mul:
+      if (t.is_bfloat()) return from_float(t, fmt::format("{} {} {}", to_float(t, a), sym, to_float(t, b)));
+      return paren(fmt::format("{} {} {}", a, sym, b));
     case BinOp::Div:
     case BinOp::TruncDiv:
+      if (t.is_bfloat()) return from_float(t, fmt::format("{} / {}", to_float(t, a), to_float(t, b)));
       if (mode_.fast_math && t.bits() == 32) return fmt::format("__fdividef({}, {})", strip_parens(a), strip_parens(b));
       return paren(fmt::format("{} / {}", a, b));
     case BinOp::Min:
@@ -194,13 +215,13 @@ std::string ExprPrinter::binary(const BinaryNode* n) {
       return fmt::format("{}({}, {})", name, strip_parens(a), strip_parens(b));
     }
     case BinOp::Mod: {
-      // float16 computes in float and rounds once, like the interpreter.
-      std::string name = helpers_.use(Helper::FloatFloorMod, half ? Float(32) : t);
-      if (half) return to_half(fmt::format("{}({}, {})", name, to_float(a), to_float(b)));
+      // float16/bfloat16 compute in float and round once, like the interpreter.
+      std::string name = helpers_.use(Helper::FloatFloorMod, narrow ? Float(32) : t);
+      if (narrow) return from_float(t, fmt::format("{}({}, {})", name, to_float(t, a), to_float(t, b)));
       return fmt::format("{}({}, {})", name, strip_parens(a), strip_parens(b));
     }
     case BinOp::TruncMod:
-      if (half) return to_half(fmt::format("fmodf({}, {})", to_float(a), to_float(b)));
+      if (narrow) return from_float(t, fmt::format("fmodf({}, {})", to_float(t, a), to_float(t, b)));
       return fmt::format("{}({}, {})", t.bits() == 32 ? "fmodf" : "fmod", strip_parens(a), strip_parens(b));
     default: break;
   }
@@ -257,10 +278,10 @@ std::string ExprPrinter::float_call(const char* name, DataType t, const std::vec
   std::string list;
   for (size_t i = 0; i < args.size(); ++i) {
     if (i) list += ", ";
-    list += is_half(t) ? to_float(args[i]) : strip_parens(args[i]);
+    list += is_narrow(t) ? to_float(t, args[i]) : strip_parens(args[i]);
   }
   std::string c = fmt::format("{}({})", name, list);
-  return is_half(t) ? to_half(c) : c;
+  return is_narrow(t) ? from_float(t, c) : c;
 }
 
 std::string ExprPrinter::call(const CallNode* n) {
@@ -286,15 +307,16 @@ std::string ExprPrinter::call(const CallNode* n) {
     case Intrinsic::IsNan: case Intrinsic::IsInf: case Intrinsic::IsFinite: {
       DataType at = n->args[0].dtype().element_of();
       if (!at.is_float()) return n->op == Intrinsic::IsFinite ? "true" : "false";
-      std::string x = is_half(at) ? to_float(print(n->args[0])) : print_bare(n->args[0]);
+      std::string x = is_narrow(at) ? to_float(at, print(n->args[0])) : print_bare(n->args[0]);
       return fmt::format("{}({})", intrinsic_name(n->op), x);
     }
     case Intrinsic::Sigmoid:
     case Intrinsic::Rsqrt: {
       if (!t.is_float()) break;
-      // Each step in the type's precision, as interpret() (float16: in float, rounded once).
+      // Each step in the type's precision, as interpret() (float16/bfloat16: in float,
+      // rounded once).
       bool f32 = t.bits() != 64, fast = mode_.fast_math && f32;
-      std::string x = is_half(t) ? to_float(print(n->args[0])) : print(n->args[0]);
+      std::string x = is_narrow(t) ? to_float(t, print(n->args[0])) : print(n->args[0]);
       std::string one = f32 ? "1.0f" : "1.0", c;
       if (n->op == Intrinsic::Sigmoid)
         c = fast ? fmt::format("__fdividef(1.0f, 1.0f + __expf(-{}))", x)
@@ -302,7 +324,7 @@ std::string ExprPrinter::call(const CallNode* n) {
       else
         c = fast ? fmt::format("rsqrtf({})", strip_parens(x))
                  : paren(fmt::format("{} / {}({})", one, f32 ? "sqrtf" : "sqrt", strip_parens(x)));
-      return is_half(t) ? to_half(c) : c;
+      return is_narrow(t) ? from_float(t, c) : c;
     }
     default: break;
   }
@@ -332,8 +354,8 @@ std::string ExprPrinter::call(const CallNode* n) {
   }
   std::vector<std::string> args;
   for (const Expr& a : n->args) args.push_back(print(a));
-  // float16 math runs in float and rounds once, like the interpreter.
-  int bits = is_half(t) ? 32 : t.bits();
+  // float16/bfloat16 math runs in float and rounds once, like the interpreter.
+  int bits = is_narrow(t) ? 32 : t.bits();
   return float_call(math_name(n->op, bits, mode_.fast_math).c_str(), t, args);
 }
 

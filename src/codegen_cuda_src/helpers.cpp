@@ -143,9 +143,10 @@ std::string HelperSet::use(Helper h, DataType t, DataType to) {
       bool is_min = h == Helper::Min;
       name = fmt::format("te_{}_{}", is_min ? "min" : "max", sfx);
       std::string T = c_type(t);
-      text = fmt::format("{} {} {}({} a, {} b) {{ return a {} b ? a : b; }}\n",
-                         t.bits() == 16 && t.is_float() ? kDevice : kHostDevice, T, name, T, T,
-                         is_min ? "<" : ">");
+      // __half compares with its device operators; __nv_bfloat16 through float.
+      std::string a = t.is_bfloat() ? "__bfloat162float(a)" : "a", b = t.is_bfloat() ? "__bfloat162float(b)" : "b";
+      text = fmt::format("{} {} {}({} a, {} b) {{ return {} {} {} ? a : b; }}\n",
+                         t.is_float16() ? kDevice : kHostDevice, T, name, T, T, a, is_min ? "<" : ">", b);
       if (t.is_float()) text = "// A NaN in a gives b, a NaN in b gives the NaN.\n" + text;
       break;
     }

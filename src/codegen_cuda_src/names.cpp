@@ -21,7 +21,7 @@ const char* const kReserved[] = {
     "volatile", "wchar_t", "while", "main", "restrict",
     // fixed-width types and CUDA names the source uses
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-    "half", "dim3", "uint3", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+    "half", "nv_bfloat16", "nv_bfloat162", "dim3", "uint3", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
     "stream", "cudaStream_t", "cudaError_t", "cudaSuccess", "assert", "printf", "malloc", "free",
     // math functions the source calls
     "floor", "floorf", "ceil", "ceilf", "round", "roundf", "rint", "rintf", "trunc", "truncf",

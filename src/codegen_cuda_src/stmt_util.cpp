@@ -36,23 +36,35 @@ class BufferUse : public IRVisitor {
   const Buffer& target_;
 };
 
-bool is_half(DataType t) { return t.is_float() && t.bits() == 16; }
-
-class HalfFinder : public IRVisitor {
+// Finds a type for which `pred` holds among expressions and allocations.
+class TypeFinder : public IRVisitor {
  public:
+  explicit TypeFinder(bool (*pred)(DataType)) : pred_(pred) {}
   bool found = false;
   void visit(const Expr& e) override {
-    if (e.defined()) found |= is_half(e.dtype());
+    if (e.defined()) found |= pred_(e.dtype());
     IRVisitor::visit(e);
   }
   using IRVisitor::visit;
 
  protected:
   void visit_allocate(const AllocateNode* n) override {
-    found |= is_half(n->buffer.dtype());
+    found |= pred_(n->buffer.dtype());
     IRVisitor::visit_allocate(n);
   }
+
+ private:
+  bool (*pred_)(DataType);
 };
+
+bool uses_type(const LoweredFunc& f, bool (*pred)(DataType)) {
+  for (const Param& p : f.params) {
+    if (pred(p.is_buffer() ? p.buffer.dtype() : p.var.dtype())) return true;
+  }
+  TypeFinder finder(pred);
+  if (f.body.defined()) finder.visit(f.body);
+  return finder.found;
+}
 
 }  // namespace
 
@@ -75,12 +87,11 @@ bool uses_buffer(const Stmt& s, const Buffer& b) {
 }
 
 bool uses_float16(const LoweredFunc& f) {
-  for (const Param& p : f.params) {
-    if (p.is_buffer() ? is_half(p.buffer.dtype()) : is_half(p.var.dtype())) return true;
-  }
-  HalfFinder h;
-  if (f.body.defined()) h.visit(f.body);
-  return h.found;
+  return uses_type(f, [](DataType t) { return t.is_float16(); });
+}
+
+bool uses_bfloat16(const LoweredFunc& f) {
+  return uses_type(f, [](DataType t) { return t.is_bfloat(); });
 }
 
 }  // namespace te::cuda

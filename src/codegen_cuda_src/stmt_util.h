@@ -11,5 +11,7 @@ bool uses_var(const Expr& e, const VarNode* v);
 bool uses_buffer(const Stmt& s, const Buffer& b);
 // True if some type in f (parameters, allocations, expressions) is float16.
 bool uses_float16(const LoweredFunc& f);
+// The same for bfloat16.
+bool uses_bfloat16(const LoweredFunc& f);
 
 }  // namespace te::cuda

@@ -140,7 +140,7 @@ PreparedCall::PreparedCall(const detail::FunctionEntry& entry, const std::vector
       // Rounded once to the parameter's type, exactly as interpret() rounds it.
       double v = a.kind() == Argument::Kind::Int
                      ? interp::cast_lane(Int(64), t, interp::int_scalar(a.int_value())).f
-                     : interp::round_to_float_bits(a.float_value(), t.bits());
+                     : round_to_float_type(a.float_value(), t);
       if (t.bits() == 64)
         put(slot, v);
       else

@@ -2,10 +2,11 @@
 // LoweredFunc, the C-ABI kernel of its KernelSignature and a packed entry point
 // `<kernel>__packed(void** args)` that the JIT calls (args[i] points at argument i).
 //
-// Values live in LLVM registers as: bool -> i1, intN/uintN -> iN, float16 -> float
-// (always holding a value representable in half: every float16 operation computes in
-// float and rounds to half, as the interpreter does), float32 -> float, float64 ->
-// double. In memory bool is one byte and float16 is half.
+// Values live in LLVM registers as: bool -> i1, intN/uintN -> iN, float16 and bfloat16
+// -> float (always holding a value of the type: every float16/bfloat16 operation computes
+// in float and rounds to the type, as the interpreter does; round_to), float32 -> float,
+// float64 -> double. In memory bool is one byte, float16 is half and bfloat16 is i16
+// (its bits: the float's upper half).
 #pragma once
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
@@ -115,10 +116,13 @@ class CodeGen {
   // ---- types (codegen_types.cpp) ----
   llvm::Type* value_type(DataType t);
   llvm::Type* memory_type(DataType t);
-  llvm::Type* abi_type(DataType scalar);  // kernel parameters: bool as i8, float16 as float
+  llvm::Type* abi_type(DataType scalar);  // kernel parameters: bool as i8, float16/bfloat16 as float
+  llvm::Type* same_shape(llvm::Type* like, llvm::Type* scalar);  // scalar, or a vector of like's lanes
   llvm::Value* to_memory(llvm::Value* v, DataType t);
   llvm::Value* from_memory(llvm::Value* v, DataType t);
-  llvm::Value* round_to_half(llvm::Value* v);  // float (vector) -> nearest half value
+  llvm::Value* round_to_half(llvm::Value* v);      // float (vector) -> nearest half value
+  llvm::Value* round_to_bfloat16(llvm::Value* v);  // float (vector) -> nearest bfloat16 value
+  llvm::Value* round_to(llvm::Value* v, DataType t);  // the two above by t; else v as it is
   llvm::Value* int_const(DataType t, int64_t v);
   llvm::Value* splat_if_vector(llvm::Value* scalar, int lanes);
   llvm::Value* to_i64(llvm::Value* v, DataType t);  // index -> i64 (sign/zero extend)
@@ -136,6 +140,7 @@ class CodeGen {
   llvm::Value* emit_float_min_max(BinOp op, llvm::Value* a, llvm::Value* b, bool half);
   llvm::Value* emit_float_binary(BinOp op, llvm::Value* a, llvm::Value* b, DataType t);
   llvm::Value* emit_cast(llvm::Value* v, DataType from, DataType to);
+  llvm::Value* round_to_odd_float(llvm::Value* v);  // double (vector) -> float, rounded to odd
   llvm::Value* emit_lane_loads(const BufferInfo& info, const Expr& index, llvm::Type* vec_mem, int lanes);
   llvm::Value* emit_saturating_float_to_int(llvm::Value* v, DataType to, llvm::Type* target);
   llvm::Value* emit_call(const CallNode* n);

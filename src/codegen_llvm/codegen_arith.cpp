@@ -125,7 +125,8 @@ llvm::Value* CodeGen::emit_int_division(BinOp op, llvm::Value* a, llvm::Value* b
 // te's float min(a, b) is `a < b ? a : b` and max(a, b) `b < a ? a : b`. float16 values
 // are held in float: LLVM 14's InstCombine narrows `fptrunc(select(fcmp olt float -0.0,
 // x), -0.0, x)` to half wrongly (it picks -0.0 for x == +0.0), so float16 compares and
-// selects in half, which it leaves alone; the truncations are exact.
+// selects in half, which it leaves alone; the truncations are exact. (bfloat16 has no
+// fptrunc to narrow: it compares in float.)
 llvm::Value* CodeGen::emit_float_min_max(BinOp op, llvm::Value* a, llvm::Value* b, bool half) {
   if (half) {
     llvm::Type* wide = a->getType();
@@ -138,8 +139,7 @@ llvm::Value* CodeGen::emit_float_min_max(BinOp op, llvm::Value* a, llvm::Value* 
 }
 
 llvm::Value* CodeGen::emit_float_binary(BinOp op, llvm::Value* a, llvm::Value* b, DataType t) {
-  bool half = t.bits() == 16;
-  auto finish = [&](llvm::Value* r) { return half ? round_to_half(r) : r; };
+  auto finish = [&](llvm::Value* r) { return round_to(r, t); };
   switch (op) {
     case BinOp::Add:
       return finish(b_.CreateFAdd(a, b));
@@ -163,7 +163,8 @@ llvm::Value* CodeGen::emit_float_binary(BinOp op, llvm::Value* a, llvm::Value* b
       return finish(b_.CreateFRem(a, b));
     case BinOp::Min:
     case BinOp::Max:
-      return emit_float_min_max(op, a, b, half);
+      // Picks an operand: a float16/bfloat16 result needs no rounding.
+      return emit_float_min_max(op, a, b, t.is_float16());
     case BinOp::EQ:
       return b_.CreateFCmpOEQ(a, b);
     case BinOp::NE:

@@ -22,7 +22,7 @@ llvm::Value* CodeGen::emit(const Expr& e) {
     }
     case ExprKind::FloatImm: {
       // Immediates hold exactly what the interpreter computes with.
-      double v = interp::round_to_float_bits(e.as<FloatImmNode>()->value, t.bits());
+      double v = round_to_float_type(e.as<FloatImmNode>()->value, t);
       return llvm::ConstantFP::get(value_type(t), v);
     }
     case ExprKind::Var:
@@ -96,7 +96,7 @@ llvm::Value* CodeGen::emit_ramp(const RampNode* n) {
   llvm::Value* steps = llvm::ConstantVector::get(lanes);
   if (t.is_float()) {
     llvm::Value* r = b_.CreateFAdd(base, b_.CreateFMul(stride, steps));
-    return t.bits() == 16 ? round_to_half(r) : r;
+    return round_to(r, t);
   }
   return b_.CreateAdd(base, b_.CreateMul(stride, steps));
 }
@@ -134,40 +134,48 @@ llvm::Value* CodeGen::emit_cast(llvm::Value* v, DataType from, DataType to) {
     return from.is_int() ? b_.CreateSExtOrTrunc(v, target) : b_.CreateZExtOrTrunc(v, target);
   }
   if (from.is_integer() && to.is_float()) {
-    // float16 goes through float, exactly as the interpreter rounds it.
+    if (to.bits() == 16 && from.bits() > 16) {
+      // Wide integers go through double (exact for 32 bits; 53 >= 2 * 24 + 2 digits for 64)
+      // and round once from there, as the interpreter does: an int32 rounded to float
+      // first could round twice on its way to bfloat16.
+      llvm::Type* wide = same_shape(target, b_.getDoubleTy());
+      llvm::Value* d = from.is_int() ? b_.CreateSIToFP(v, wide) : b_.CreateUIToFP(v, wide);
+      return round_to(round_to_odd_float(d), to);
+    }
+    // Narrow integers are exact in float; float16 then rounds once.
     llvm::Value* r = from.is_int() ? b_.CreateSIToFP(v, target) : b_.CreateUIToFP(v, target);
-    return to.bits() == 16 ? round_to_half(r) : r;
+    return round_to(r, to);
   }
   if (from.is_float() && to.is_integer()) {
     return emit_saturating_float_to_int(v, to, target);
   }
   TE_ICHECK(from.is_float() && to.is_float(), "emit_cast: unexpected types");
-  if (to.bits() == 64) return b_.CreateFPExt(v, target);  // from float16 or float32: exact
+  if (to.bits() == 64) return b_.CreateFPExt(v, target);  // from a float: exact
   if (from.bits() == 64) {
     if (to.bits() == 32) return b_.CreateFPTrunc(v, target);
-    // double -> half in one rounding: round to float toward zero with a sticky last bit
-    // ("round to odd"), then to half.
-    llvm::Value* f = b_.CreateFPTrunc(v, target);
-    llvm::Value* back = b_.CreateFPExt(f, v->getType());
-    llvm::Function* fabs_f = compat::intrinsic(&module_, llvm::Intrinsic::fabs, {f->getType()});
-    llvm::Function* fabs_d = compat::intrinsic(&module_, llvm::Intrinsic::fabs, {v->getType()});
-    llvm::Value* abs_f = b_.CreateCall(fabs_f, {f});
-    llvm::Value* inexact = b_.CreateFCmpONE(back, v);
-    llvm::Value* finite = b_.CreateFCmpONE(abs_f, llvm::ConstantFP::getInfinity(f->getType()));
-    llvm::Value* too_big =
-        b_.CreateFCmpOGT(b_.CreateCall(fabs_d, {back}), b_.CreateCall(fabs_d, {v}));
-    llvm::Type* bits_type = b_.getInt32Ty();
-    if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(f->getType()))
-      bits_type = llvm::FixedVectorType::get(bits_type, vt->getNumElements());
-    llvm::Value* bits = b_.CreateBitCast(f, bits_type);
-    llvm::Value* one = llvm::ConstantInt::get(bits_type, 1);
-    bits = b_.CreateSelect(too_big, b_.CreateSub(bits, one), bits);
-    llvm::Value* odd = b_.CreateBitCast(b_.CreateOr(bits, one), f->getType());
-    llvm::Value* r = b_.CreateSelect(b_.CreateAnd(inexact, finite), odd, f);
-    return round_to_half(r);
+    return round_to(round_to_odd_float(v), to);
   }
-  // float32 -> float16 (float16 -> float32 is the identity on registers).
-  return to.bits() == 16 ? round_to_half(v) : v;
+  // float32 -> float16/bfloat16, and between the two 16-bit types (both held in float).
+  return round_to(v, to);
+}
+
+// double -> float toward zero with a sticky last bit ("round to odd"): a 16-bit float type
+// rounded from it gets the double's correctly rounded value, in one rounding.
+llvm::Value* CodeGen::round_to_odd_float(llvm::Value* v) {
+  llvm::Value* f = b_.CreateFPTrunc(v, same_shape(v->getType(), b_.getFloatTy()));
+  llvm::Value* back = b_.CreateFPExt(f, v->getType());
+  llvm::Function* fabs_f = compat::intrinsic(&module_, llvm::Intrinsic::fabs, {f->getType()});
+  llvm::Function* fabs_d = compat::intrinsic(&module_, llvm::Intrinsic::fabs, {v->getType()});
+  llvm::Value* abs_f = b_.CreateCall(fabs_f, {f});
+  llvm::Value* inexact = b_.CreateFCmpONE(back, v);
+  llvm::Value* finite = b_.CreateFCmpONE(abs_f, llvm::ConstantFP::getInfinity(f->getType()));
+  llvm::Value* too_big = b_.CreateFCmpOGT(b_.CreateCall(fabs_d, {back}), b_.CreateCall(fabs_d, {v}));
+  llvm::Type* bits_type = same_shape(f->getType(), b_.getInt32Ty());
+  llvm::Value* bits = b_.CreateBitCast(f, bits_type);
+  llvm::Value* one = llvm::ConstantInt::get(bits_type, 1);
+  bits = b_.CreateSelect(too_big, b_.CreateSub(bits, one), bits);
+  llvm::Value* odd = b_.CreateBitCast(b_.CreateOr(bits, one), f->getType());
+  return b_.CreateSelect(b_.CreateAnd(inexact, finite), odd, f);
 }
 
 llvm::Value* CodeGen::emit_call(const CallNode* n) {
@@ -195,7 +203,7 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
       if (!t.is_float())
         fail_build(fmt::format("{} needs float arguments, got {}", intrinsic_name(n->op), t.to_string()));
       llvm::Value* r = emit_libm_call(intrinsic_name(n->op), {arg(0), arg(1)});
-      return t.bits() == 16 ? round_to_half(r) : r;
+      return round_to(r, t);
     }
     case Intrinsic::IsNan:
     case Intrinsic::IsInf:
@@ -208,7 +216,7 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
       if (!t.is_float()) return b_.CreateAdd(b_.CreateMul(a, x), c);
       llvm::Value* r = b_.CreateCall(
           compat::intrinsic(&module_, llvm::Intrinsic::fma, {a->getType()}), {a, x, c});
-      return t.bits() == 16 ? round_to_half(r) : r;
+      return round_to(r, t);
     }
     default:
       break;
@@ -266,12 +274,12 @@ llvm::Value* CodeGen::emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataTyp
       llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
       llvm::Value* e = emit_float_intrinsic(Intrinsic::Exp, b_.CreateFNeg(x), Float(32, t.lanes()));
       llvm::Value* r = b_.CreateFDiv(one, b_.CreateFAdd(one, e));
-      return t.bits() == 16 ? round_to_half(r) : r;
+      return round_to(r, t);
     }
     case Intrinsic::Rsqrt: {  // 1 / sqrt(x): two IEEE roundings, as interpret()
       llvm::Value* root = b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::sqrt, {x->getType()}), {x});
       llvm::Value* r = b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), root);
-      return t.bits() == 16 ? round_to_half(r) : r;
+      return round_to(r, t);
     }
     case Intrinsic::Exp:
     case Intrinsic::Log:
@@ -302,7 +310,7 @@ llvm::Value* CodeGen::emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataTyp
     r = b_.CreateCall(compat::intrinsic(&module_, id, {x->getType()}), {x});
   else
     r = emit_libm_call(intrinsic_name(op), {x});  // te's names are libm's
-  return t.bits() == 16 ? round_to_half(r) : r;
+  return round_to(r, t);
 }
 
 // isnan / isinf / isfinite as comparisons (integers are neither NaN nor infinite). A

@@ -142,8 +142,8 @@ void CodeGen::add_function(const LoweredFunc& f, const KernelSignature& sig) {
       llvm::Value* v = arg;
       if (t.is_bool())
         v = b_.CreateICmpNE(v, b_.getInt8(0));
-      else if (t.is_float() && t.bits() == 16)
-        v = round_to_half(v);
+      else
+        v = round_to(v, t);  // float16/bfloat16 arrive as float
       vars_[a.var.get()] = v;
     }
   }

@@ -101,16 +101,17 @@ std::string describe(const codegen::KernelSignature& sig) {
     if (a.buffer.defined()) {
       std::vector<std::string> dims;
       for (const Expr& e : a.buffer.shape()) dims.push_back(to_string(e));
-      std::string storage = a.buffer.dtype().is_float() && a.buffer.dtype().bits() == 16
-                                ? " (IEEE half bits)"
-                            : a.buffer.dtype().is_bool() ? " (one byte each, 0 or 1)"
-                                                         : "";
+      DataType bt = a.buffer.dtype();
+      std::string storage = bt.is_float16() ? " (IEEE half bits)"
+                            : bt.is_bfloat() ? " (bfloat16 bits: a float32's upper half)"
+                            : bt.is_bool()   ? " (one byte each, 0 or 1)"
+                                             : "";
       text += fmt::format(" *   {}: {}[{}]{}, row-major\n", a.c_name, a.buffer.dtype().to_string(),
                           fmt::join(dims, ", "), storage);
     } else {
       DataType t = a.var.dtype();
       std::string note = a.param < 0                      ? " (a shape variable)"
-                         : t.is_float() && t.bits() == 16 ? " (passed as float, rounded to float16)"
+                         : t.is_float() && t.bits() == 16 ? " (passed as float, rounded to " + t.to_string() + ")"
                          : t.is_bool()                    ? " (0 or 1)"
                                                           : "";
       text += fmt::format(" *   {}: {}{}\n", a.c_name, t.to_string(), note);

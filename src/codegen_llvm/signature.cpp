@@ -58,7 +58,7 @@ std::string c_scalar(DataType t) {
 }
 
 std::string c_storage(DataType t) {
-  if (t.is_float() && t.bits() == 16) return "uint16_t";
+  if (t.is_float() && t.bits() == 16) return "uint16_t";  // float16 and bfloat16 bits
   return c_scalar(t);
 }
 
@@ -66,6 +66,7 @@ bool is_value_type(DataType t) {
   if (!t.is_scalar()) return false;
   if (t.is_bool()) return true;
   if (t.is_integer()) return t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64;
+  if (t.is_bfloat()) return t.bits() == 16;
   if (t.is_float()) return t.bits() == 16 || t.bits() == 32 || t.bits() == 64;
   return false;
 }
@@ -95,7 +96,7 @@ KernelSignature kernel_signature(const LoweredFunc& f) {
       if (!is_value_type(b.dtype()))
         throw Error(
             fmt::format("build: {}: buffer '{}' has element type {}, which has no "
-                        "storage (use bool, int/uint 8-64 or float16/32/64)",
+                        "storage (use bool, int/uint 8-64, float16/32/64 or bfloat16)",
                         f.name, b.name(), b.dtype().to_string()));
       sig.arg_of_param[p] = static_cast<int>(sig.args.size());
       sig.args.push_back(KernelArg{b, Var(), "", static_cast<int>(p)});
@@ -117,7 +118,7 @@ KernelSignature kernel_signature(const LoweredFunc& f) {
       if (!is_value_type(param.var.dtype()))
         throw Error(
             fmt::format("build: {}: scalar parameter '{}' has type {}; scalar "
-                        "parameters are bool, int/uint 8-64 or float16/32/64",
+                        "parameters are bool, int/uint 8-64, float16/32/64 or bfloat16",
                         f.name, param.var.name(), param.var.dtype().to_string()));
     }
   }

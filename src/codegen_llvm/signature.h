@@ -28,9 +28,9 @@ struct KernelSignature {
 // signature; te::Error naming the function and parameter otherwise.
 KernelSignature kernel_signature(const LoweredFunc& f);
 
-// The C spelling of an argument's type: "float*", "int32_t", "uint16_t*" (float16
-// storage), "uint8_t*" (bool storage); float16 scalars are passed as float and bool
-// scalars as uint8_t.
+// The C spelling of an argument's type: "float*", "int32_t", "uint16_t*" (float16 or
+// bfloat16 storage), "uint8_t*" (bool storage); float16 and bfloat16 scalars are passed as
+// float and bool scalars as uint8_t.
 std::string c_type(const KernelArg& a);
 // "int32_t vadd(float* A, float* B, float* C, int32_t n)"
 std::string c_prototype(const KernelSignature& s);

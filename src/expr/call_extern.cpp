@@ -28,8 +28,9 @@ namespace {
 
 // Why t cannot cross the C boundary, for the messages below.
 std::string refusal(DataType t) {
-  if (t.is_float() && t.bits() == 16)
-    return "float16 has no C type te can pass (cast to float32, and declare the function with float)";
+  if (t.is_float() && t.bits() == 16)  // float16 or bfloat16
+    return t.element_of().to_string() +
+           " has no C type te can pass (cast to float32, and declare the function with float)";
   if (t.is_vector()) return "a vector (extern functions take and return scalars; te calls them once per lane)";
   return "not a C scalar type (bool, int8..int64, uint8..uint64, float32, float64)";
 }

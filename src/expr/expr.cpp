@@ -7,8 +7,8 @@
 #include <cstring>
 #include <limits>
 
-#include "te/float16.h"
 
+#include "expr/float_round.h"
 #include "expr/int_arith.h"
 #include "expr/simplify_internal.h"
 
@@ -31,21 +31,6 @@ bool is_imm(const Expr& e) {
   if (e.as<IntImmNode>() || e.as<FloatImmNode>()) return true;
   if (auto* b = e.as<BroadcastNode>()) return is_imm(b->value);
   return false;
-}
-
-// v rounded once to the nearest float16 (ties to even): rounding to float with round-to-
-// odd first keeps the second rounding exact, as float has 13 more mantissa bits.
-double round_to_half(double v) {
-  if (std::isnan(v) || std::isinf(v)) return v;
-  float f = static_cast<float>(v);
-  if (static_cast<double>(f) != v && std::isfinite(f)) {
-    if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof bits);
-    bits |= 1;
-    std::memcpy(&f, &bits, sizeof bits);
-  }
-  return static_cast<double>(static_cast<float>(half(f)));
 }
 
 bool int_fits(int64_t v, DataType t) {
@@ -100,7 +85,8 @@ void match_types(const char* op, Expr& a, Expr& b) {
     return;
   }
   DataType target;
-  if (ea.is_float() && eb.is_float()) target = ea.bits() >= eb.bits() ? ea : eb;
+  // float16 with bfloat16: neither holds the other, both fit float32 (PyTorch's rule).
+  if (ea.is_float() && eb.is_float()) target = ea.bits() != eb.bits() ? (ea.bits() > eb.bits() ? ea : eb) : Float(32);
   else if (ea.is_float()) target = ea;
   else if (eb.is_float()) target = eb;
   else if (ea.code() == eb.code()) target = ea.bits() >= eb.bits() ? ea : eb;
@@ -321,7 +307,7 @@ IterVar thread_axis(const std::string& tag) {
 // ---- Immediates ----
 Expr make_const(DataType t, int64_t v) {
   if (t.is_vector()) return broadcast(make_const(t.element_of(), v), t.lanes());
-  if (t.is_float()) return make<FloatImmNode>(t, static_cast<double>(v));
+  if (t.is_float()) return make_const(t, static_cast<double>(v));  // rounded to t
   if (t.is_bool()) return make<IntImmNode>(t, v != 0);
   if (!t.is_integer()) throw Error(fmt::format("make_const: cannot make a constant of type {}", t.to_string()));
   return make<IntImmNode>(t, arith::wrap(v, t));
@@ -329,8 +315,8 @@ Expr make_const(DataType t, int64_t v) {
 Expr make_const(DataType t, double v) {
   if (t.is_vector()) return broadcast(make_const(t.element_of(), v), t.lanes());
   if (t.is_float()) {
-    if (t.bits() == 32) v = static_cast<double>(static_cast<float>(v));
-    if (t.bits() == 16) v = round_to_half(v);
+    // NaN and infinities stay as they are (a float16 NaN's payload is not the point).
+    if (std::isfinite(v)) v = round_to_float_type(v, t);
     return make<FloatImmNode>(t, v);
   }
   if (t.is_bool()) return make<IntImmNode>(t, v != 0);

@@ -2,6 +2,7 @@
 // the public te::simplify(Expr) and te::can_prove.
 #include <fmt/format.h>
 
+#include "expr/float_round.h"
 #include "expr/int_arith.h"
 #include "expr/simplify_internal.h"
 
@@ -17,8 +18,8 @@ int64_t stored_value(i128 v) { return static_cast<int64_t>(static_cast<uint64_t>
 bool converts_exactly(DataType from, DataType to) {
   if (from.is_bool()) return to.is_bool() || to.is_integer() || to.is_float();
   if (to.is_float()) {
-    int digits = to.bits() == 16 ? 11 : to.bits() == 32 ? 24 : 53;
-    if (from.is_float()) return to.bits() >= from.bits();
+    int digits = float_digits(to);
+    if (from.is_float()) return float_type_holds(to, from);
     if (from.is_int()) return from.bits() - 1 <= digits;
     if (from.is_uint()) return from.bits() <= digits;
     return false;

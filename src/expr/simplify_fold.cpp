@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
+#include "expr/float_round.h"
 #include "expr/int_arith.h"
 #include "expr/simplify_internal.h"
-#include "te/float16.h"
 
 namespace te::simp {
 
@@ -60,11 +60,7 @@ const Expr& scalar_of(const Expr& e) {
   return e;
 }
 
-double round_to(DataType t, double v) {
-  if (t.bits() == 32) return static_cast<double>(static_cast<float>(v));
-  if (t.bits() == 16) return static_cast<double>(static_cast<float>(half(static_cast<float>(v))));
-  return v;
-}
+double round_to(DataType t, double v) { return round_to_float_type(v, t); }
 
 template <typename T>
 T ieee_div(T x, T y) {
@@ -106,8 +102,8 @@ Expr fold_float(BinOp op, DataType t, double x, double y) {
     if (!v) return Expr();
     r = *v;
   } else {
-    // float32 operations computed in float are correctly rounded; float16 ones are too
-    // when computed in float and rounded once more (24 >= 2 * 11 + 2 bits).
+    // float32 operations computed in float are correctly rounded; float16 and bfloat16
+    // ones are too when computed in float and rounded once more (24 >= 2 * 11 + 2 bits).
     auto v = float_arith<float>(op, static_cast<float>(x), static_cast<float>(y));
     if (!v) return Expr();
     r = round_to(t, static_cast<double>(*v));
@@ -173,9 +169,9 @@ Expr fold_cast(DataType t, const Expr& v) {
     double r;
     if (t.bits() == 64) r = is_unsigned ? static_cast<double>(u) : static_cast<double>(s);
     else {
-      // One rounding to float; beyond float16's range the second rounding gives inf anyway.
-      float f = is_unsigned ? static_cast<float>(u) : static_cast<float>(s);
-      r = round_to(t, static_cast<double>(f));
+      // Through double (exact to 2^53; beyond, 53 >= 2 * 24 + 2 digits keep the double
+      // rounding innocuous), then one rounding to t.
+      r = round_to(t, is_unsigned ? static_cast<double>(u) : static_cast<double>(s));
     }
     return Expr(std::make_shared<const FloatImmNode>(t, r));
   }
@@ -183,6 +179,7 @@ Expr fold_cast(DataType t, const Expr& v) {
   if (!f) return Expr();
   double x = f->value;
   if (t.is_float()) {
+    // float16 and bfloat16 alike.
     if (t.bits() == 16 && static_cast<double>(static_cast<float>(x)) != x && !std::isnan(x)) return Expr();
     return Expr(std::make_shared<const FloatImmNode>(t, round_to(t, x)));
   }

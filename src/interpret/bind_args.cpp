@@ -25,7 +25,7 @@ Scalar scalar_argument(const Argument& a, const Param& p) {
       throw Error(fmt::format("scalar parameter '{}' has type {} but was given a floating-point "
                               "number ({})",
                               p.name(), t.to_string(), a.float_value()));
-    return float_scalar(round_to_float_bits(a.float_value(), t.bits()));
+    return float_scalar(round_to_float_type(a.float_value(), t));
   }
   int64_t v = a.int_value();
   if (t.is_float()) return cast_lane(Int(64), t, int_scalar(v));

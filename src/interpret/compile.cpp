@@ -183,7 +183,7 @@ const CExpr* Compiler::expr(const Expr& e) {
       return &c;
     case ExprKind::FloatImm:
       c.op = EOp::Const;
-      c.imm = float_scalar(round_to_float_bits(e.as<FloatImmNode>()->value, c.type.bits()));
+      c.imm = float_scalar(round_to_float_type(e.as<FloatImmNode>()->value, c.type));
       return &c;
     case ExprKind::Var:
       c.op = EOp::Var;

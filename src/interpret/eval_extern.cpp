@@ -21,7 +21,7 @@ ExternValue to_extern(Scalar s, DataType t) {
 // double arithmetic, an int8 one returning 300): the lane gets what C's conversion to
 // the type would give (rounded to nearest, wrapped).
 Scalar from_extern(ExternValue v, DataType t) {
-  if (t.is_float()) return float_scalar(round_to_float_bits(v.f, t.bits()));
+  if (t.is_float()) return float_scalar(round_to_float_type(v.f, t));
   if (t.is_bool()) return int_scalar(v.i != 0);
   return int_scalar(arith::wrap(v.i, t));
 }

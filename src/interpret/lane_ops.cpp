@@ -9,40 +9,17 @@
 
 #include "expr/int_arith.h"
 #include "te/error.h"
+#include "te/bfloat16.h"
 #include "te/float16.h"
 
 namespace te::interp {
 namespace {
 
-// float16 arithmetic happens in float; this rounds a float result to half.
-float round_half(float v) { return static_cast<float>(half(v)); }
-
-double finish(float v, int bits) { return bits == 16 ? round_half(v) : v; }
-
-// double -> float, round to nearest even. Spelled out beyond float's range, where the
-// plain conversion is undefined behaviour in C++: from the midpoint between FLT_MAX and
-// 2^128 upward the result is infinity, below it FLT_MAX.
-float to_float(double v) {
-  constexpr double kMax = std::numeric_limits<float>::max();
-  if (!(std::fabs(v) > kMax)) return static_cast<float>(v);  // also NaN
-  const double midpoint = std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
-  float r = std::fabs(v) >= midpoint ? std::numeric_limits<float>::infinity()
-                                     : std::numeric_limits<float>::max();
-  return std::signbit(v) ? -r : r;
-}
-
-// double -> float rounding toward zero with the last bit set when inexact ("round to
-// odd"): rounding that float to half then equals rounding the double to half directly,
-// which plain double -> float -> half rounding does not guarantee.
-float to_float_round_odd(double v) {
-  float f = to_float(v);
-  if (static_cast<double>(f) == v || std::isnan(v) || std::isinf(f)) return f;
-  if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  bits |= 1;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+// float16 and bfloat16 arithmetic happens in float; this rounds a float result to t.
+double finish(float v, DataType t) {
+  if (t.is_bfloat()) return static_cast<float>(bfloat16(v));
+  if (t.bits() == 16) return static_cast<float>(half(v));
+  return v;
 }
 
 // Half to even, independent of the floating-point environment's rounding mode.
@@ -53,13 +30,13 @@ F nearbyint_even(F x) {
   return r;
 }
 
-// op on two float lanes in precision F (float for float16/32, double for float64);
-// arithmetic results are rounded to Float(bits).
+// op on two float lanes in precision F (float for float16/bfloat16/float32, double for
+// float64); arithmetic results are rounded to t.
 template <typename F>
-Scalar float_op(BinOp op, F a, F b, int bits) {
+Scalar float_op(BinOp op, F a, F b, DataType t) {
   auto num = [&](F v) -> Scalar {
     if constexpr (std::is_same_v<F, double>) return float_scalar(v);
-    else return float_scalar(finish(v, bits));
+    else return float_scalar(finish(v, t));
   };
   switch (op) {
     case BinOp::Add: return num(a + b);
@@ -106,17 +83,18 @@ int64_t float_to_int(double v, DataType to) {
   return static_cast<int64_t>(t);
 }
 
-// Integer -> Float(bits), rounding once to nearest even.
-double int_to_float(int64_t v, DataType from, int bits) {
+// Integer -> float type to, rounding once to nearest even.
+double int_to_float(int64_t v, DataType from, DataType to) {
   bool is_unsigned = from.is_uint();
   uint64_t u = arith::as_unsigned(v, from);
-  switch (bits) {
+  switch (to.bits()) {
     case 64: return is_unsigned ? static_cast<double>(u) : static_cast<double>(v);
     case 32: return is_unsigned ? static_cast<float>(u) : static_cast<float>(v);
     default:
-      // Through float: integers below 2^24 convert to float exactly, and larger ones
-      // stay above half's range (65504) whichever way float rounds them.
-      return round_half(is_unsigned ? static_cast<float>(u) : static_cast<float>(v));
+      // Through double (exact up to 2^53, and 53 >= 2 * 24 + 2 digits beyond), then one
+      // rounding: float16 and bfloat16 alike (bfloat16 reaches 2^127, so an int32 can
+      // round twice if it went through a float rounded to nearest).
+      return round_to_float_type(is_unsigned ? static_cast<double>(u) : static_cast<double>(v), to);
   }
 }
 
@@ -167,22 +145,16 @@ F float_unary(Intrinsic op, F x) {
 
 }  // namespace
 
-double round_to_float_bits(double v, int bits) {
-  if (bits == 64) return v;
-  if (bits == 32) return to_float(v);
-  return round_half(to_float_round_odd(v));
-}
-
 Scalar float_binary_lane(BinOp op, DataType t, Scalar a, Scalar b) {
-  if (t.bits() == 64) return float_op(op, a.f, b.f, 64);
-  return float_op(op, static_cast<float>(a.f), static_cast<float>(b.f), t.bits());
+  if (t.bits() == 64) return float_op(op, a.f, b.f, t);
+  return float_op(op, static_cast<float>(a.f), static_cast<float>(b.f), t);
 }
 
 Scalar cast_lane(DataType from, DataType to, Scalar v) {
   if (to.is_bool()) return int_scalar(from.is_float() ? v.f != 0 : v.i != 0);
   if (to.is_float()) {
-    if (from.is_float()) return float_scalar(round_to_float_bits(v.f, to.bits()));
-    return float_scalar(int_to_float(v.i, from, to.bits()));
+    if (from.is_float()) return float_scalar(round_to_float_type(v.f, to));
+    return float_scalar(int_to_float(v.i, from, to));
   }
   if (from.is_float()) return int_scalar(float_to_int(v.f, to));
   return int_scalar(arith::wrap(v.i, to));
@@ -203,7 +175,7 @@ Scalar unary_intrinsic_lane(Intrinsic op, DataType t, Scalar x) {
   }
   if (t.is_float()) {
     if (t.bits() == 64) return float_scalar(float_unary(op, x.f));
-    return float_scalar(finish(float_unary(op, static_cast<float>(x.f)), t.bits()));
+    return float_scalar(finish(float_unary(op, static_cast<float>(x.f)), t));
   }
   switch (op) {
     case Intrinsic::Floor:
@@ -226,7 +198,7 @@ Scalar binary_intrinsic_lane(Intrinsic op, DataType t, Scalar x, Scalar y) {
       if (!t.is_float()) needs_float(op, t);
       auto f = [op](auto a, auto b) { return op == Intrinsic::Pow ? std::pow(a, b) : std::atan2(a, b); };
       if (t.bits() == 64) return float_scalar(f(x.f, y.f));
-      return float_scalar(finish(f(static_cast<float>(x.f), static_cast<float>(y.f)), t.bits()));
+      return float_scalar(finish(f(static_cast<float>(x.f), static_cast<float>(y.f)), t));
     }
     default: break;
   }
@@ -247,7 +219,7 @@ Scalar fma_lane(DataType t, Scalar a, Scalar b, Scalar c) {
   if (!t.is_float()) return int_scalar(arith::add(arith::mul(a.i, b.i, t), c.i, t));
   if (t.bits() == 64) return float_scalar(std::fma(a.f, b.f, c.f));
   float r = std::fma(static_cast<float>(a.f), static_cast<float>(b.f), static_cast<float>(c.f));
-  return float_scalar(finish(r, t.bits()));
+  return float_scalar(finish(r, t));
 }
 
 }  // namespace te::interp

@@ -4,7 +4,8 @@
 //  - Integers (int/uint, any width) follow src/expr/int_arith.h: wrapping + - *,
 //    floor / and %, C truncdiv/truncmod, x / 0 == 0, x % 0 == 0, INT_MIN / -1 == INT_MIN.
 //  - float64 arithmetic is done in double, float32 in float (each operation rounds to
-//    float), float16 in float with the result rounded to half after every operation.
+//    float), float16 and bfloat16 in float with the result rounded to the type (to
+//    nearest even) after every operation.
 //  - Float Div and TruncDiv are IEEE division; Mod is a - b * floor(a / b) (Halide's),
 //    TruncMod is C's fmod; each is one operation (float16 rounds once at the end).
 //  - Float min(a, b) is `a < b ? a : b` and max(a, b) is `a > b ? a : b` (so a NaN in a
@@ -25,15 +26,13 @@
 //    abs wraps (abs(INT_MIN) == INT_MIN), fma is a * b + c wrapping; the transcendental
 //    ones need floats.
 #pragma once
+#include "expr/float_round.h"
 #include "expr/int_arith.h"
 #include "interpret/value.h"
 #include "te/dtype.h"
 #include "te/expr.h"
 
 namespace te::interp {
-
-// Rounds v to the precision of Float(bits): 16, 32 or 64.
-double round_to_float_bits(double v, int bits);
 
 // op on two integer (or bool) lanes of type t.
 inline int64_t int_binary_lane(BinOp op, DataType t, int64_t a, int64_t b) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "interpret/frame.h"
+#include "te/bfloat16.h"
 #include "te/float16.h"
 
 namespace te::interp {
@@ -42,6 +43,7 @@ inline Scalar read_element(const BufferStorage& st, int64_t k) {
     case Elem::U32: return int_scalar(static_cast<const uint32_t*>(p)[k]);
     case Elem::U64: return int_scalar(static_cast<int64_t>(static_cast<const uint64_t*>(p)[k]));
     case Elem::F16: return float_scalar(static_cast<float>(static_cast<const half*>(p)[k]));
+    case Elem::BF16: return float_scalar(static_cast<float>(static_cast<const bfloat16*>(p)[k]));
     case Elem::F32: return float_scalar(static_cast<const float*>(p)[k]);
     case Elem::F64: return float_scalar(static_cast<const double*>(p)[k]);
   }
@@ -62,6 +64,7 @@ inline void write_element(const BufferStorage& st, int64_t k, Scalar v) {
     case Elem::I64:
     case Elem::U64: static_cast<uint64_t*>(p)[k] = static_cast<uint64_t>(v.i); return;
     case Elem::F16: static_cast<half*>(p)[k] = half(static_cast<float>(v.f)); return;
+    case Elem::BF16: static_cast<bfloat16*>(p)[k] = bfloat16(static_cast<float>(v.f)); return;
     case Elem::F32: static_cast<float*>(p)[k] = static_cast<float>(v.f); return;
     case Elem::F64: static_cast<double*>(p)[k] = v.f; return;
   }

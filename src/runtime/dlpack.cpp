@@ -63,9 +63,8 @@ DataType from_dl_type(DLDataType t, const char* what) {
       if (t.bits == 8) return Bool();
       break;
     case dlpack::kDLBfloat:
-      throw Error(fmt::format("{}: bfloat16 elements are not supported by te (use float16 or "
-                              "float32)",
-                              what));
+      if (t.bits == 16) return BFloat(16);
+      break;
     case dlpack::kDLComplex:
       throw Error(fmt::format("{}: complex elements are not supported by te", what));
     case dlpack::kDLOpaqueHandle:
@@ -76,12 +75,13 @@ DataType from_dl_type(DLDataType t, const char* what) {
   }
   throw Error(fmt::format("{}: element type {} has an unsupported width of {} bits for its "
                           "code (te has bool of 8 bits, int/uint of 8/16/32/64, float of "
-                          "16/32/64)",
+                          "16/32/64, bfloat of 16)",
                           what, dl_type_text(t), t.bits));
 }
 
 DLDataType to_dl_type(DataType t) {
   uint8_t code = t.is_bool() ? dlpack::kDLBool
+                 : t.is_bfloat() ? dlpack::kDLBfloat
                  : t.is_int() ? dlpack::kDLInt
                  : t.is_uint() ? dlpack::kDLUInt
                                : dlpack::kDLFloat;

@@ -15,6 +15,7 @@ std::string DataType::to_string() const {
     case Code::Int: base = fmt::format("int{}", bits()); break;
     case Code::UInt: base = fmt::format("uint{}", bits()); break;
     case Code::Float: base = fmt::format("float{}", bits()); break;
+    case Code::BFloat: base = fmt::format("bfloat{}", bits()); break;
     case Code::Bool: base = "bool"; break;
     case Code::Handle: base = "handle"; break;
   }
@@ -44,11 +45,16 @@ DataType DataType::parse(const std::string& s) {
   };
   DataType t;
   if (base == "bool") t = Bool();
+  else if (base == "bfloat16") t = BFloat(16);
   else if (base.rfind("uint", 0) == 0 && bits_after(4)) t = UInt(bits_after(4));
   else if (base.rfind("int", 0) == 0 && bits_after(3)) t = Int(bits_after(3));
   else if (base.rfind("float", 0) == 0 && bits_after(5) >= 16) t = Float(bits_after(5));
   else throw Error(fmt::format("unknown data type '{}'", s));
   return t.with_lanes(lanes);
+}
+
+DataType bfloat_width_error(int bits) {
+  throw Error(fmt::format("BFloat({}): bfloat16 is the only bfloat type (BFloat(16))", bits));
 }
 
 std::ostream& operator<<(std::ostream& os, const DataType& t) { return os << t.to_string(); }

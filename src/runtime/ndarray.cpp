@@ -17,6 +17,7 @@ bool is_supported_element_type(DataType t) {
   if (t.lanes() != 1) return false;
   if (t.is_bool()) return true;
   if (t.is_integer()) return t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64;
+  if (t.is_bfloat()) return t.bits() == 16;
   if (t.is_float()) return t.bits() == 16 || t.bits() == 32 || t.bits() == 64;
   return false;
 }
@@ -46,7 +47,7 @@ NDArray NDArray::empty(std::vector<int64_t> shape, DataType dtype) {
   if (!is_supported_element_type(dtype)) {
     throw Error(fmt::format(
         "NDArray::empty: unsupported dtype {} (an array holds bool, int8/16/32/64, "
-        "uint8/16/32/64 or float16/32/64 elements)",
+        "uint8/16/32/64, float16/32/64 or bfloat16 elements)",
         dtype.to_string()));
   }
   bool has_zero_extent = false;

@@ -1,6 +1,7 @@
 // NumPy .npy files: reading versions 1.0, 2.0 and 3.0, writing byte for byte what
 // numpy.save writes (version 1.0, or 2.0 when the header outgrows 65535 bytes).
-// Only little-endian, C-order, plain numeric arrays are supported.
+// Only little-endian, C-order, plain numeric arrays are supported. NumPy has no bfloat16:
+// te writes its bits as '<u2' and reads them back when asked for BFloat(16).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -216,6 +217,7 @@ class HeaderParser {
 
 std::string descr_of(DataType t) {
   if (t.is_bool()) return "|b1";
+  if (t.is_bfloat()) return "<u2";  // the raw bits
   const char kind = t.is_float() ? 'f' : t.is_int() ? 'i' : 'u';
   return fmt::format("{}{}{}", t.bytes() == 1 ? '|' : '<', kind, t.bytes());
 }
@@ -337,6 +339,25 @@ NDArray NDArray::load_npy(const std::string& path) {
     for (uint64_t i = 0; i < data_bytes; ++i) bytes[i] = bytes[i] != 0;
   }
   return array;
+}
+
+NDArray NDArray::load_npy(const std::string& path, DataType dtype) {
+  NDArray array = load_npy(path);
+  const DataType file = array.dtype();
+  if (file == dtype) return array;
+  if (dtype == BFloat(16)) {
+    if (file == UInt(16) || file == Int(16)) {
+      array.dtype_ = dtype;  // the same bytes, read as bfloat16 bits
+      return array;
+    }
+    if (file == Float(16))
+      fail_load(path, "it holds float16 values, not bfloat16 bits (load it as float16 and cast, or save "
+                      "the bfloat16 bits as uint16)");
+    fail_load(path, fmt::format("it holds {} elements of {} bytes; bfloat16 is read from 2-byte integers "
+                                "('<u2' or '<i2', the raw bits)",
+                                file.to_string(), file.bytes()));
+  }
+  fail_load(path, fmt::format("it holds {} elements, not {}", file.to_string(), dtype.to_string()));
 }
 
 void NDArray::save_npy(const std::string& path) const {

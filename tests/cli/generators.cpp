@@ -1,6 +1,6 @@
 // The generator library the CLI tests drive (te_add_generator_library): a CPU + CUDA
 // kernel, a kernel with a scalar parameter and an output shape no input binds, a
-// CUDA-only kernel and a tuning task.
+// CUDA-only kernel, a bfloat16 kernel and a tuning task.
 #include <te/autotune.h>
 #include <te/generator.h>
 
@@ -32,6 +32,16 @@ TE_GENERATOR(tile_scale) {
   Tensor Out = compute({m}, [&](Expr i) { return A(i % n) * alpha; }, "Out");
   GeneratedKernel k;
   k.cpu = lower(create_schedule({Out}), {A, Out}, "tile_scale");
+  return k;
+}
+
+// B[i] = A[i] * 3 + A[i], bfloat16 in and out (its .npy files hold uint16 bits).
+TE_GENERATOR(bf16_scale) {
+  Var n("n");
+  Tensor A = placeholder({n}, BFloat(16), "A");
+  Tensor B = compute({n}, [&](Expr i) { return A(i) * 3 + A(i); }, "B");
+  GeneratedKernel k;
+  k.cpu = lower(create_schedule({B}), {A, B}, "bf16_scale");
   return k;
 }
 

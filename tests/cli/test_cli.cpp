@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -66,7 +67,7 @@ void expect_error(const Result& r, const std::string& message, int status = 1) {
 TEST_F(CliTest, ListsKernelsAndTheirParts) {
   Result r = te("list", "");
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "gpu_only cuda\ntile_scale cpu\nvadd cpu cuda\nrowsum tuning task rowsum/64\n");
+  EXPECT_EQ(r.out, "bf16_scale cpu\ngpu_only cuda\ntile_scale cpu\nvadd cpu cuda\nrowsum tuning task rowsum/64\n");
 }
 
 TEST_F(CliTest, MissingOrBrokenLibraryIsOneLine) {
@@ -80,9 +81,9 @@ TEST_F(CliTest, MissingOrBrokenLibraryIsOneLine) {
 
 TEST_F(CliTest, UnknownKernelNamesTheOnesThereAre) {
   expect_error(te("lower", "nope"),
-               "generator: no kernel 'nope'; this generator has: gpu_only, rowsum, tile_scale, vadd");
+               "generator: no kernel 'nope'; this generator has: bf16_scale, gpu_only, rowsum, tile_scale, vadd");
   expect_error(te("build", "nope -o out"),
-               "generator: no kernel 'nope'; this generator has: gpu_only, rowsum, tile_scale, vadd");
+               "generator: no kernel 'nope'; this generator has: bf16_scale, gpu_only, rowsum, tile_scale, vadd");
   expect_error(te("tune", "vadd --records r.jsonl"),
                "generator: no tuning task 'vadd'; this generator has: rowsum");
 }
@@ -179,6 +180,24 @@ TEST_F(CliTest, RunMatchesInterpret) {
   NDArray expected = NDArray::empty({1000}, Float(32));
   interpret(run_generator("vadd").cpu, {a, b, expected});
   EXPECT_EQ(NDArray::load_npy(path("out/C.npy")).to_vector<float>(), expected.to_vector<float>());
+}
+
+// NumPy has no bfloat16: te run reads a bfloat16 input from uint16 bits and writes its
+// bfloat16 output the same way.
+TEST_F(CliTest, RunReadsAndWritesBFloat16AsUint16Bits) {
+  std::vector<uint16_t> bits = {0x3f80, 0xc040, 0x3dcd, 0x7f7f, 0x0001, 0x8000};
+  NDArray::from_vector(bits, {6}).save_npy(path("a.npy"));
+  Result r = te("run", "bf16_scale --inputs a.npy --outputs out");
+  EXPECT_EQ(r.status, 0) << r.err;
+  NDArray a = NDArray::load_npy(path("a.npy"), BFloat(16)), expected = NDArray::empty({6}, BFloat(16));
+  load_generator_library(TE_CLI_GENERATORS);
+  interpret(run_generator("bf16_scale").cpu, {a, expected});
+  NDArray out = NDArray::load_npy(path("out/B.npy"));
+  EXPECT_EQ(out.dtype(), UInt(16));
+  std::vector<uint16_t> want(6);
+  std::memcpy(want.data(), expected.data(), 12);
+  EXPECT_EQ(out.to_vector<uint16_t>(), want);
+  EXPECT_EQ(want[0], 0x4080);  // 1 * 3 + 1 = 4
 }
 
 TEST_F(CliTest, RunWithShapeAndScalarParameters) {

@@ -10,7 +10,7 @@
 //  - __shfl_down_sync exchanges values through a per-block array; the threads of each warp
 //    (32 consecutive linear thread indices) meet at a warp barrier before and after.
 //  - __half is IEEE binary16 storage; each operation computes in float and rounds to
-//    nearest even, as cuda_fp16's operators do.
+//    nearest even, as cuda_fp16's operators do. __nv_bfloat16 is in cuda_bf16.h.
 //  - cudaMallocAsync/cudaFreeAsync are malloc/free; launches are recorded.
 #pragma once
 #include <math.h>

@@ -130,7 +130,9 @@ class EmulatedProgram {
 
   // Compiles the program; false with the compiler's output in *log on failure.
   bool build(std::string* log) {
-    std::string src = "#include \"cuda_emulation.h\"\n#include \"driver_support.h\"\n#include <string>\n";
+    // cuda_bf16.h first, outside the modules' namespaces (the .cu files include it again).
+    std::string src =
+        "#include \"cuda_emulation.h\"\n#include \"cuda_bf16.h\"\n#include \"driver_support.h\"\n#include <string>\n";
     for (size_t k = 0; k < modules_.size(); ++k) {
       const CudaModule& m = modules_[k];
       src += fmt::format("\nnamespace te_case_{} {{\n#line 1 \"{}.cu\"\n{}}}\n", k, m.name(), m.source());
@@ -175,7 +177,8 @@ class EmulatedProgram {
         "-Wno-error=maybe-uninitialized -frounding-math -I {} {}",
         quote(emulation_include_dir()), extra ? extra : "");
     std::string headers;
-    for (const char* h : {"cuda_emulation.h", "driver_support.h"}) headers += read_file(emulation_include_dir() + "/" + h);
+    for (const char* h : {"cuda_emulation.h", "driver_support.h", "cuda_bf16.h"})
+      headers += read_file(emulation_include_dir() + "/" + h);
     std::string key = fmt::format("{:016x}", std::hash<std::string>()(host_cxx() + flags + headers + src));
     std::filesystem::path cache = cache_dir();
     exe_ = (cache / ("driver_" + key)).string();
@@ -299,6 +302,7 @@ inline std::string compare_arrays(const NDArray& expected, const NDArray& actual
     if (t == Float(32)) { float v; std::memcpy(&v, q, 4); return v; }
     if (t == Float(64)) { double v; std::memcpy(&v, q, 8); return v; }
     if (t == Float(16)) { uint16_t v; std::memcpy(&v, q, 2); return static_cast<float>(half::from_bits(v)); }
+    if (t == BFloat(16)) { uint16_t v; std::memcpy(&v, q, 2); return static_cast<float>(bfloat16::from_bits(v)); }
     int64_t v = 0;
     std::memcpy(&v, q, bytes);  // little-endian: the low bytes
     return static_cast<double>(v);

@@ -108,9 +108,10 @@ struct ConstantPool {
 FuzzCase make_expr_case(uint64_t seed, const ExprCaseOptions& options) {
   FuzzCase c;
   c.seed = seed;
-  c.kind = "expr";
+  c.kind = options.bfloat16 ? "expr --bfloat16" : "expr";  // as te_fuzz re-runs it
   c.compare = Compare::Bits;
   c.build_options.fma_contraction = false;  // every float operation rounds on its own
+  c.build_options.fast_vector_math = false;  // exp through libm lane by lane, as interpret()
   Rng rng(seed);
   const bool gpu = rng.chance(options.gpu_percent);
   static const int64_t kSizes[] = {1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 33, 64};
@@ -120,7 +121,7 @@ FuzzCase make_expr_case(uint64_t seed, const ExprCaseOptions& options) {
   std::vector<NDArray> input_data;
   std::ostringstream prog;
   prog << "inputs:";
-  const auto& types = all_scalar_types();
+  const auto& types = options.bfloat16 ? types_with_bfloat16() : all_scalar_types();
   for (int k = 0; k < num_inputs; ++k) {
     DataType t = rng.pick(types);
     inputs.push_back(placeholder({Expr(static_cast<int>(n))}, t, "A" + std::to_string(k)));
@@ -130,6 +131,7 @@ FuzzCase make_expr_case(uint64_t seed, const ExprCaseOptions& options) {
   const DataType out_type = rng.pick(types);
   ExprGenOptions eo;
   eo.signed_wrap = !gpu;
+  eo.bfloat16 = options.bfloat16;
   const int depth = static_cast<int>(rng.range(1, options.max_depth));
   const LoopSchedule sched = draw_schedule(rng, n, gpu);
   LowerOptions lo;

@@ -15,6 +15,8 @@ struct ExprCaseOptions {
   // percentage of cases; such trees avoid signed 32/64-bit wrapping (undefined in CUDA C).
   int gpu_percent = 0;
   int max_depth = 5;
+  // bfloat16 among the input, output and inner types (other seeds than without).
+  bool bfloat16 = false;
 };
 
 FuzzCase make_expr_case(uint64_t seed, const ExprCaseOptions& options = {});

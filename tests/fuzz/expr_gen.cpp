@@ -16,12 +16,21 @@ const std::vector<DataType>& all_scalar_types() {
   return t;
 }
 
+const std::vector<DataType>& types_with_bfloat16() {
+  static const std::vector<DataType> t = [] {
+    std::vector<DataType> v = all_scalar_types();
+    v.push_back(BFloat(16));
+    return v;
+  }();
+  return t;
+}
+
 ExprGen::ExprGen(Rng& rng, ExprGenOptions options, ConstantMaker make_constant)
     : rng_(rng), opt_(options), make_constant_(std::move(make_constant)) {}
 
 DataType ExprGen::any_type(bool allow_bool) {
   std::vector<DataType> ok;
-  for (DataType t : all_scalar_types())
+  for (DataType t : opt_.bfloat16 ? types_with_bfloat16() : all_scalar_types())
     if (!(t.is_bool() && !allow_bool) && !(t.is_float() && !opt_.floats)) ok.push_back(t);
   return rng_.pick(ok);
 }

@@ -33,10 +33,13 @@ struct ExprGenOptions {
   // Floats only through + and * of leaves and constants in [0.5, 2]: every rounding
   // error is relative (the FMA-contraction graphs).
   bool positive_only = false;
+  // bfloat16 among the types (opt-in: the default pool keeps every seed's case as it was).
+  bool bfloat16 = false;
 };
 
 // The types a tree can have.
 const std::vector<DataType>& all_scalar_types();   // ints, uints, floats and bool
+const std::vector<DataType>& types_with_bfloat16();  // the same and bfloat16
 const std::vector<DataType>& integer_types();      // int8..64, uint8..64
 
 class ExprGen {

@@ -21,7 +21,7 @@ struct Variant {
 
 struct FuzzCase {
   uint64_t seed = 0;
-  std::string kind;     // "expr" or "graph"
+  std::string kind;     // "expr", "expr --bfloat16" or "graph"
   std::string program;  // the tensors and the schedule steps, as text
   // Non-empty when te refused the generated schedule with a te::Error (not an internal
   // error): the message. Such a case checks nothing; the generators aim never to do it.

@@ -25,7 +25,7 @@ double float_element(const NDArray& a, int64_t k) {
   if (t.bits() == 16) {
     uint16_t h;
     std::memcpy(&h, p, 2);
-    return half::half_bits_to_float(h);
+    return t.is_bfloat() ? bfloat16::bfloat16_bits_to_float(h) : half::half_bits_to_float(h);
   }
   if (t.bits() == 32) {
     float f;
@@ -55,7 +55,7 @@ float to_float(double v) {
 }
 
 // double -> float toward zero with the last bit set when inexact ("round to odd"), so
-// that rounding the float to half gives the double rounded to half directly.
+// that rounding the float to half (or bfloat16) gives the double rounded directly.
 float to_float_round_odd(double v) {
   float f = to_float(v);
   if (static_cast<double>(f) == v || std::isnan(v) || std::isinf(f)) return f;
@@ -71,7 +71,8 @@ void set_float(NDArray& a, int64_t k, double v) {
   DataType t = a.dtype();
   auto* p = static_cast<uint8_t*>(a.data()) + k * t.bytes();
   if (t.bits() == 16) {
-    uint16_t h = half::float_to_half_bits(to_float_round_odd(v));
+    const float odd = to_float_round_odd(v);
+    uint16_t h = t.is_bfloat() ? bfloat16::float_to_bfloat16_bits(odd) : half::float_to_half_bits(odd);
     std::memcpy(p, &h, 2);
   } else if (t.bits() == 32) {
     float f = to_float(v);
@@ -101,8 +102,12 @@ int64_t edge_int(Rng& rng, DataType t) {
 
 double edge_float(Rng& rng, DataType t) {
   const double inf = std::numeric_limits<double>::infinity();
-  const double big = t.bits() == 16 ? 65504.0 : t.bits() == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
-  const double tiny = t.bits() == 16 ? 5.960464477539063e-8 : t.bits() == 32 ? 1.401298464324817e-45 : 4.9e-324;
+  double big = t.bits() == 16 ? 65504.0 : t.bits() == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+  double tiny = t.bits() == 16 ? 5.960464477539063e-8 : t.bits() == 32 ? 1.401298464324817e-45 : 4.9e-324;
+  if (t.is_bfloat()) {
+    big = std::ldexp(255.0, 120);  // 0x7f7f
+    tiny = std::ldexp(1.0, -133);  // 0x0001
+  }
   switch (rng.below(16)) {
     case 0: return std::numeric_limits<double>::quiet_NaN();
     case 1: return rng.chance(50) ? inf : -inf;
@@ -157,7 +162,10 @@ void store_immediate(NDArray& a, int64_t k, const Expr& imm) {
   else throw Error("store_immediate: not an immediate: " + to_string(imm));
 }
 
-double unit_roundoff(DataType t) { return std::ldexp(1.0, t.bits() == 16 ? -11 : t.bits() == 32 ? -24 : -53); }
+double unit_roundoff(DataType t) {
+  if (t.is_bfloat()) return std::ldexp(1.0, -8);
+  return std::ldexp(1.0, t.bits() == 16 ? -11 : t.bits() == 32 ? -24 : -53);
+}
 
 std::string element_text(const NDArray& a, int64_t k) {
   DataType t = a.dtype();

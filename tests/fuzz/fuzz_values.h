@@ -51,7 +51,7 @@ void store_immediate(NDArray& a, int64_t k, const Expr& imm);
 // The value of element k as text: exact for every type ("-128", "nan", "0x1p-24").
 std::string element_text(const NDArray& a, int64_t k);
 
-// Relative precision 2^-p of a float type (p = 11, 24 or 53).
+// Relative precision 2^-p of a float type (p = 11, 24 or 53; 8 for bfloat16).
 double unit_roundoff(DataType t);
 
 }  // namespace te::fuzz

@@ -29,8 +29,8 @@ struct Vars {
   std::vector<Var> vars;
   VarBounds bounds;
 
-  explicit Vars(Rng& rng) {
-    for (DataType t : all_scalar_types())
+  Vars(Rng& rng, bool bf16) : bf16_(bf16) {
+    for (DataType t : bf16 ? types_with_bfloat16() : all_scalar_types())
       for (int k = 0; k < 2; ++k) vars.emplace_back(fmt::format("{}_{}", t.is_bool() ? "b" : t.to_string(), k), t);
     for (const Var& v : vars) {
       DataType t = v.dtype();
@@ -65,6 +65,7 @@ struct Vars {
       }
     }
     ExprGenOptions o;
+    o.bfloat16 = bf16_;
     ExprGen g(rng, o);
     return g.constant(t);
   }
@@ -77,6 +78,9 @@ struct Vars {
     }
     return s.empty() ? " (none)" : s;
   }
+
+ private:
+  bool bf16_ = false;
 };
 
 Param buffer_param(const Buffer& b) {
@@ -256,12 +260,13 @@ std::vector<NDArray> run(const LoweredFunc& f, const std::vector<NDArray>& value
 }
 
 // ---- Expressions (scalar and vector) ----
-CaseResult check_expr(Rng& rng, const std::string& origin, bool vector) {
-  Vars vs(rng);
+CaseResult check_expr(Rng& rng, const std::string& origin, bool vector, bool bf16) {
+  Vars vs(rng, bf16);
   ExprGenOptions o;
+  o.bfloat16 = bf16;
   ExprGen g(rng, o);
   for (const Var& v : vs.vars) g.add_leaf(v);
-  DataType t = rng.pick(all_scalar_types());
+  DataType t = rng.pick(bf16 ? types_with_bfloat16() : all_scalar_types());
   Expr scalar = g.gen(t, static_cast<int>(rng.range(1, 5)));
   Expr e = scalar;
   std::vector<std::pair<std::string, Expr>> outputs;
@@ -349,8 +354,10 @@ CaseResult check_expr(Rng& rng, const std::string& origin, bool vector) {
 // ---- Statements ----
 class StmtGen {
  public:
-  StmtGen(Rng& rng, ExprGen& g) : rng_(rng), g_(g) {
-    for (DataType t : {Int(32), Float(32), Float(16), Float(64), UInt(8), Int(64), Bool()})
+  StmtGen(Rng& rng, ExprGen& g, bool bf16) : rng_(rng), g_(g), types_(bf16 ? types_with_bfloat16() : all_scalar_types()) {
+    std::vector<DataType> out_types = {Int(32), Float(32), Float(16), Float(64), UInt(8), Int(64), Bool()};
+    if (bf16) out_types.push_back(BFloat(16));
+    for (DataType t : out_types)
       outs.emplace_back("OUT_" + (t.is_bool() ? std::string("bool") : t.to_string()), t, std::vector<Expr>{Expr(static_cast<int>(kOutSize))});
   }
 
@@ -376,7 +383,7 @@ class StmtGen {
         return rng_.chance(50) ? if_then_else(c, t) : if_then_else(c, t, gen(depth - 1));
       }
       case 4: {
-        DataType t = rng_.pick(all_scalar_types());
+        DataType t = rng_.pick(types_);
         Var v("t" + std::to_string(lets_++), t);
         Expr value = g_.gen(t, 2);
         g_.add_leaf(v);
@@ -390,7 +397,7 @@ class StmtGen {
         std::string message = "assert " + std::to_string(rng_.below(1000));
         return assert_stmt(c, message, gen(depth - 1));
       }
-      case 7: return evaluate(g_.gen(rng_.pick(all_scalar_types()), 2));
+      case 7: return evaluate(g_.gen(rng_.pick(types_), 2));
       case 8: return vector_store();
       default: {
         const Buffer& b = rng_.pick(outs);
@@ -418,15 +425,17 @@ class StmtGen {
 
   Rng& rng_;
   ExprGen& g_;
+  const std::vector<DataType>& types_;
   int loops_ = 0, lets_ = 0;
 };
 
-CaseResult check_stmt(Rng& rng, const std::string& origin) {
-  Vars vs(rng);
+CaseResult check_stmt(Rng& rng, const std::string& origin, bool bf16) {
+  Vars vs(rng, bf16);
   ExprGenOptions o;
+  o.bfloat16 = bf16;
   ExprGen g(rng, o);
   for (const Var& v : vs.vars) g.add_leaf(v);
-  StmtGen sg(rng, g);
+  StmtGen sg(rng, g, bf16);
   Stmt s = sg.gen(4);
   Stmt r, r2;
   try {
@@ -475,17 +484,17 @@ CaseResult check_stmt(Rng& rng, const std::string& origin) {
   return CaseResult{};
 }
 
-CaseResult check(Rng& rng, const std::string& origin) {
+CaseResult check(Rng& rng, const std::string& origin, bool bf16) {
   try {
     switch (rng.below(10)) {
       case 0:
       case 1:
       case 2:
-      case 3: return check_expr(rng, origin, false);
+      case 3: return check_expr(rng, origin, false, bf16);
       case 4:
       case 5:
-      case 6: return check_expr(rng, origin, true);
-      default: return check_stmt(rng, origin);
+      case 6: return check_expr(rng, origin, true, bf16);
+      default: return check_stmt(rng, origin, bf16);
     }
   } catch (const std::exception& e) {
     return fail(origin, std::string("building the case threw: ") + e.what() + "\n");
@@ -494,14 +503,17 @@ CaseResult check(Rng& rng, const std::string& origin) {
 
 }  // namespace
 
-CaseResult check_simplify_case(uint64_t seed) {
+CaseResult check_simplify_case(uint64_t seed, bool bfloat16) {
   Rng rng(seed);
-  return check(rng, fmt::format("seed {} (re-run: te_fuzz --simplify --seed {} --count 1)", seed, seed));
+  return check(rng,
+               fmt::format("seed {} (re-run: te_fuzz --simplify{} --seed {} --count 1)", seed,
+                           bfloat16 ? " --bfloat16" : "", seed),
+               bfloat16);
 }
 
 CaseResult check_simplify_bytes(const uint8_t* data, size_t size) {
   Rng rng(data, size);
-  return check(rng, fmt::format("from {} bytes of fuzzer input", size));
+  return check(rng, fmt::format("from {} bytes of fuzzer input", size), false);
 }
 
 }  // namespace te::fuzz

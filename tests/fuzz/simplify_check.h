@@ -20,8 +20,9 @@
 
 namespace te::fuzz {
 
-// One random case drawn from seed.
-CaseResult check_simplify_case(uint64_t seed);
+// One random case drawn from seed; bfloat16 adds it to the types (other cases than
+// without, for the same seed).
+CaseResult check_simplify_case(uint64_t seed, bool bfloat16 = false);
 // One case drawn from bytes (the libFuzzer target).
 CaseResult check_simplify_bytes(const uint8_t* data, size_t size);
 

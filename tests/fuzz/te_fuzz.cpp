@@ -1,14 +1,15 @@
 // te_fuzz: the differential and simplifier fuzzers for long runs.
 //
 //   te_fuzz [--expr] [--graph] [--simplify] --seed S --count N [--gpu-percent P] [--cuda]
-//           [--max-failures F] [--verbose] [--minimize] [--skip-steps 3,7]
+//           [--bfloat16] [--max-failures F] [--verbose] [--minimize] [--skip-steps 3,7]
 //
 // Case k of a run uses seed S + k, so `--seed X --count 1` re-runs case X alone (every
 // failure report prints that command). Without a kind flag all three fuzzers run.
 // --gpu-percent P schedules P% of the expression and graph cases for the GPU (thread
 // bindings; they still run through interpret() and the JIT); with --cuda those cases
 // also run through the CUDA emulation (tests/cuda_emulation), compiled in batches with
-// the host C++ compiler. --minimize re-runs each failing CPU graph case leaving out
+// the host C++ compiler. --bfloat16 adds bfloat16 to the expression and simplifier fuzzers' types (its
+// cases then differ from those without for the same seed). --minimize re-runs each failing CPU graph case leaving out
 // schedule primitives one at a time while it still fails, and prints the smallest
 // schedule found (--skip-steps replays it). Exit status: 0 when no case failed, 1 otherwise.
 #include <chrono>
@@ -30,6 +31,7 @@ using namespace te::fuzz;
 
 struct Options {
   bool expr = false, graph = false, simplify = false, cuda = false, verbose = false, minimize = false;
+  bool bfloat16 = false;
   std::set<int> skip_steps;
   uint64_t seed = 1;
   uint64_t count = 100;
@@ -40,7 +42,7 @@ struct Options {
 [[noreturn]] void usage(const char* why) {
   std::cerr << "te_fuzz: " << why
             << "\nusage: te_fuzz [--expr] [--graph] [--simplify] --seed S --count N [--gpu-percent P] [--cuda]"
-               " [--max-failures F] [--verbose] [--minimize] [--skip-steps 3,7]\n";
+               " [--bfloat16] [--max-failures F] [--verbose] [--minimize] [--skip-steps 3,7]\n";
   std::exit(2);
 }
 
@@ -56,6 +58,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--graph") o.graph = true;
     else if (a == "--simplify") o.simplify = true;
     else if (a == "--cuda") o.cuda = true;
+    else if (a == "--bfloat16") o.bfloat16 = true;
     else if (a == "--verbose") o.verbose = true;
     else if (a == "--minimize") o.minimize = true;
     else if (a == "--skip-steps") {
@@ -144,6 +147,7 @@ int main(int argc, char** argv) {
   if (o.expr) {
     ExprCaseOptions eo;
     eo.gpu_percent = o.gpu_percent;
+    eo.bfloat16 = o.bfloat16;
     run_programs("expr", o, [&](uint64_t s) { return make_expr_case(s, eo); }, tally);
   }
   if (o.graph) {
@@ -157,7 +161,7 @@ int main(int argc, char** argv) {
   }
   if (o.simplify) {
     for (uint64_t k = 0; k < o.count && tally.failed < static_cast<uint64_t>(o.max_failures); ++k)
-      tally.add(check_simplify_case(o.seed + k), o, "---- simplify ");
+      tally.add(check_simplify_case(o.seed + k, o.bfloat16), o, "---- simplify ");
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "te_fuzz: " << tally.pass << " passed, " << tally.failed << " failed, " << tally.rejected

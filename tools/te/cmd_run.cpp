@@ -59,10 +59,18 @@ void run_run(const RunArgs& a) {
   std::map<std::string, Argument> values;
   for (const std::string& s : a.shapes) values.insert(parse_value(s, "--shape", true));
   for (const std::string& s : a.params) values.insert(parse_value(s, "--param", false));
-  std::vector<NDArray> inputs;
-  for (const std::string& path : a.inputs) inputs.push_back(NDArray::load_npy(path));
-
   Function f = build(k.cpu, k.cpu_options)(k.cpu.name);
+  // The inputs are the buffers f only reads, in order; a bfloat16 one comes as uint16 bits
+  // (NumPy has no bfloat16: see NDArray::save_npy).
+  std::vector<DataType> read_types;
+  for (size_t p = 0; p < k.cpu.params.size(); ++p)
+    if (k.cpu.params[p].is_buffer() && !f.writes(p)) read_types.push_back(k.cpu.params[p].buffer.dtype());
+  std::vector<NDArray> inputs;
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    const bool bf16 = i < read_types.size() && read_types[i] == BFloat(16);
+    inputs.push_back(bf16 ? NDArray::load_npy(a.inputs[i], BFloat(16)) : NDArray::load_npy(a.inputs[i]));
+  }
+
   std::vector<Argument> args = f.make_arguments(inputs, values);
   f.call(args);
   if (!a.outputs.empty()) {
@@ -89,6 +97,7 @@ void add_run_command(CLI::App& app) {
       "  array shaped from the shape variables the inputs bind and --shape gives. Each\n"
       "  scalar parameter needs --param. Dtypes and shapes are checked at the call.\n"
       "  --outputs DIR saves each output as DIR/NAME.npy (NAME: the parameter's name).\n"
+      "  bfloat16 arrays are .npy files of uint16, the bits (NumPy has no bfloat16).\n"
       "  --print-time then times it: --repeat measurements, each the mean of --number calls,\n"
       "  summarised as mean, median, max, min and standard deviation in milliseconds.\n"
       "EXAMPLES\n"

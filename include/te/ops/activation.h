@@ -11,8 +11,8 @@
 ///   "tanh": 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
 /// Both lose relative accuracy where the result is tiny (x below about -3): 1 + erf(...)
 /// cancels, so the absolute error there is about |x| times erf's error near -1. Both give
-/// NaN at x = -inf (-inf * 0), as PyTorch does. float16 is computed in float32 and rounded
-/// once; float64 computes in float64.
+/// NaN at x = -inf (-inf * 0), as PyTorch does. float16 and bfloat16 are computed in float32
+/// and rounded once; float64 computes in float64.
 #pragma once
 #include <string>
 #include <vector>
@@ -29,7 +29,7 @@ inline Expr gelu(const Expr& x, const std::string& approximate = "none") {
                 (x.defined() ? x.dtype().to_string() : std::string("an undefined expression")));
   if (approximate != "none" && approximate != "tanh")
     throw Error("gelu: approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
-  const bool half = x.dtype().element_of() == Float(16);
+  const bool half = x.dtype().bits() == 16;  // float16 or bfloat16
   const Expr v = half ? cast(Float(32, x.dtype().lanes()), x) : x;
   const DataType t = v.dtype();
   auto c = [&](double value) { return make_const(t, value); };
@@ -46,7 +46,8 @@ inline Expr gelu(const Expr& x, const std::string& approximate = "none") {
 /// GELU of every element of a float tensor (same shape and dtype), named `name`.
 inline Tensor gelu(const Tensor& x, const std::string& approximate = "none", const std::string& name = "gelu") {
   if (!x.defined()) throw Error("gelu: the input tensor is undefined");
-  if (!x.dtype().is_float()) throw Error("gelu: the input must be float16, float32 or float64, got " + x.dtype().to_string());
+  if (!x.dtype().is_float())
+    throw Error("gelu: the input must be float16, bfloat16, float32 or float64, got " + x.dtype().to_string());
   (void)gelu(make_zero(x.dtype()), approximate);  // reject a bad `approximate` before building
   return compute(
       x.shape(), [&](const std::vector<Var>& v) { return gelu(x(std::vector<Expr>(v.begin(), v.end())), approximate); },

@@ -27,7 +27,7 @@
 /// rule where it can): bilinear reads no tap for a NaN or infinite coordinate, so zeros
 /// padding gives 0; border maps NaN to coordinate 0; nearest gives 0 or a pixel (the
 /// saturating float-to-int conversion maps NaN to 0); bicubic carries NaN into the output.
-/// float16 data is computed in float32.
+/// float16 and bfloat16 data are computed in float32.
 #pragma once
 #include <algorithm>
 #include <limits>
@@ -308,7 +308,7 @@ inline void validate(const Tensor& data, const Tensor& grid, const GridSampleOpt
          shape_text(grid));
   if (o.mode == "bicubic" && sdims != 2) fail("bicubic interpolation only supports 4-D input");
   DataType t = data.dtype();
-  if (!t.is_float()) fail("data must be float16, float32 or float64, got " + t.to_string());
+  if (!t.is_float()) fail("data must be float16, bfloat16, float32 or float64, got " + t.to_string());
   if (!grid.dtype().is_float()) fail("grid must be floating point, got " + grid.dtype().to_string());
   if (grid.dtype().bits() != t.bits() && !(t.bits() == 16 && grid.dtype().bits() == 32))
     fail("grid dtype " + grid.dtype().to_string() + " must match data dtype " + t.to_string());

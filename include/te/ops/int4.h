@@ -83,7 +83,8 @@ inline Tensor unpack_int4(const Tensor& packed, const Int4Options& o = {}) {
 /// (q - zero) * scale for every int4 value q of `packed`, with the scale and zero point of
 /// its group of `group_size` consecutive elements along the last axis: scales (..., k /
 /// group_size) float, zeros the same shape, any integer type, or undefined (no zero
-/// point). The result has the scales' dtype (float16 computes in float32 and rounds once)
+/// point). The result has the scales' dtype (float16 and bfloat16 compute in float32 and
+/// round once)
 /// and shape (..., k). te::Error for a bad packed type, group size, rank or dtype, or
 /// constant extents that do not match.
 inline Tensor dequantize_int4(const Tensor& packed, const Tensor& scales, const Tensor& zeros, int group_size,
@@ -115,7 +116,7 @@ inline Tensor dequantize_int4(const Tensor& packed, const Tensor& scales, const 
                     std::to_string(group_size) + ")");
     }
   }
-  const DataType out = scales.dtype(), t = out == Float(16) ? Float(32) : out;
+  const DataType out = scales.dtype(), t = out.bits() == 16 ? Float(32) : out;
   return compute(
       shape,
       [&](const std::vector<Var>& v) {

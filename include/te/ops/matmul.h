@@ -24,7 +24,7 @@
 namespace te::ops {
 
 /// C[i, j] = sum over k of A[i, k] * B[k, j]: A is M x K, B is K x N, both of one float
-/// dtype (float16 inputs accumulate in float32: C is float32).
+/// dtype (float16 and bfloat16 inputs accumulate in float32: C is float32).
 inline Tensor matmul(const Tensor& A, const Tensor& B, const std::string& name = "matmul") {
   if (A.ndim() != 2 || B.ndim() != 2)
     throw Error("matmul: A and B must be matrices, got " + std::to_string(A.ndim()) + " and " +
@@ -37,7 +37,7 @@ inline Tensor matmul(const Tensor& A, const Tensor& B, const std::string& name =
   if (ka && kb && *ka != *kb)
     throw Error("matmul: A's columns (" + std::to_string(*ka) + ") and B's rows (" + std::to_string(*kb) +
                 ") differ");
-  const DataType acc = A.dtype() == Float(16) ? Float(32) : A.dtype();
+  const DataType acc = A.dtype().bits() == 16 ? Float(32) : A.dtype();
   IterVar k = reduce_axis({make_zero(A.shape()[1].dtype()), A.shape()[1]}, "k");
   auto widen = [&](const Expr& e) { return e.dtype() == acc ? e : cast(acc, e); };
   return compute(

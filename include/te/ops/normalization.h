@@ -10,8 +10,8 @@
 /// `<name>.mean` and `<name>.var` (per row, two passes: the variance of x - mean, so no
 /// cancellation); layer_norm_welford has one stage `<name>.mean` with the outputs mean,
 /// m2 and count (per row, one pass: Welford's update); reduce_rows is one stage,
-/// argmax_rows / argmin_rows one stage with two outputs. float16 inputs are computed in
-/// float32.
+/// argmax_rows / argmin_rows one stage with two outputs. float16 and bfloat16 inputs are
+/// computed in float32.
 /// The CUDA schedules put a row in one block of `threads` threads (a multiple of 32, at
 /// most 1024): each thread reads the row's columns tx, tx + threads, ... (coalesced),
 /// the per-row statistics are cross-thread reductions (warp shuffles, then shared memory
@@ -40,15 +40,17 @@ inline std::vector<Expr> row_of(const std::vector<Var>& r) { return std::vector<
 // A reduction over the columns.
 inline IterVar column_axis(const Expr& cols) { return reduce_axis({make_zero(cols.dtype()), cols}, "k"); }
 
-inline Expr as_float(const Expr& e) { return e.dtype() == Float(16) ? cast(Float(32), e) : e; }
+// float16 and bfloat16 compute in float32.
+inline Expr as_float(const Expr& e) { return e.dtype().bits() == 16 ? cast(Float(32), e) : e; }
 
 inline void check_input(const Tensor& x, const char* op) {
   if (x.ndim() < 1) throw Error(std::string(op) + ": the input must have at least one axis");
   if (!x.dtype().is_float())
-    throw Error(std::string(op) + ": the input must be float16, float32 or float64, got " + x.dtype().to_string());
+    throw Error(std::string(op) + ": the input must be float16, bfloat16, float32 or float64, got " +
+                x.dtype().to_string());
 }
 
-inline DataType compute_type(const Tensor& x) { return x.dtype() == Float(16) ? Float(32) : x.dtype(); }
+inline DataType compute_type(const Tensor& x) { return x.dtype().bits() == 16 ? Float(32) : x.dtype(); }
 
 inline void check_affine(const Tensor& x, const Tensor& gamma, const Tensor& beta, const char* op) {
   for (const Tensor* p : {&gamma, &beta})
@@ -68,7 +70,7 @@ inline Tensor affine_output(const Tensor& x, const Tensor& gamma, const Tensor& 
         Expr y = normalize(as_float(x(std::vector<Expr>(v.begin(), v.end()))), leading(v));
         if (gamma.defined()) y = y * as_float(gamma(c));
         if (beta.defined()) y = y + as_float(beta(c));
-        return x.dtype() == Float(16) ? cast(Float(16), y) : y;
+        return x.dtype().bits() == 16 ? cast(x.dtype(), y) : y;
       },
       name);
 }
@@ -210,7 +212,7 @@ inline Tensor softmax(const Tensor& x, const std::string& name = "softmax") {
       [&](const std::vector<Var>& v) {
         std::vector<Expr> r = norm_detail::leading(v);
         Expr y = exp(as_float(x(std::vector<Expr>(v.begin(), v.end()))) - m(r)) / e(r);
-        return x.dtype() == Float(16) ? cast(Float(16), y) : y;
+        return x.dtype().bits() == 16 ? cast(x.dtype(), y) : y;
       },
       name);
 }

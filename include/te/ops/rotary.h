@@ -15,8 +15,8 @@
 /// same order of operations as the Python reference (theta in the compute type, one
 /// rounded product p * theta), so float32 results agree with PyTorch's to a few ulp of the
 /// sines and cosines; with large positions the angle itself is only as exact as float32
-/// (an ulp of 8191 is 2^-11), in te and in PyTorch alike. float16 is computed in float32
-/// and rounded once; float64 computes in float64. The interleaved (GPT-J) pairing is not
+/// (an ulp of 8191 is 2^-11), in te and in PyTorch alike. float16 and bfloat16 are computed
+/// in float32 and rounded once; float64 computes in float64. The interleaved (GPT-J) pairing is not
 /// this one.
 #pragma once
 #include <string>
@@ -41,7 +41,8 @@ struct RotaryOptions {
 inline Tensor rotary_embedding(const Tensor& x, const RotaryOptions& o = {}) {
   if (!x.defined()) throw Error("rotary_embedding: the input tensor is undefined");
   if (!x.dtype().is_float())
-    throw Error("rotary_embedding: the input must be float16, float32 or float64, got " + x.dtype().to_string());
+    throw Error("rotary_embedding: the input must be float16, bfloat16, float32 or float64, got " +
+                x.dtype().to_string());
   const int nd = x.ndim();
   if (nd < 2) throw Error("rotary_embedding: the input needs a position axis and a last (rotary) axis, got 1 axis");
   if (o.position_axis < 0 || o.position_axis >= nd - 1)
@@ -53,7 +54,7 @@ inline Tensor rotary_embedding(const Tensor& x, const RotaryOptions& o = {}) {
   const Expr dim = x.shape().back();
   if (const int64_t* d = as_const_int(dim); d && *d % 2 != 0)
     throw Error("rotary_embedding: the last axis must have an even extent, got " + std::to_string(*d));
-  const DataType t = x.dtype() == Float(16) ? Float(32) : x.dtype();
+  const DataType t = x.dtype().bits() == 16 ? Float(32) : x.dtype();
   return compute(
       x.shape(),
       [&](const std::vector<Var>& v) {
