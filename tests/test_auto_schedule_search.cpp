@@ -268,10 +268,43 @@ TEST(AutoScheduleSearch, SearchedSgemmIsCorrectAndResumesFromItsRecords) {
   Schedule again = auto_schedule({g.C}, o);
   EXPECT_EQ(line_count(o.records), lines);
   EXPECT_EQ(to_string(lower(s, {g.A, g.B, g.C}, "k")), to_string(lower(again, {g.A, g.B, g.C}, "k")));
+  // trials = 0 with the records: their best, replayed without measuring (ApplyHistoryBest).
+  AutoScheduleOptions replay = o;
+  replay.trials = 0;
+  Schedule best = auto_schedule({g.C}, replay);
+  EXPECT_EQ(line_count(o.records), lines);
+  EXPECT_EQ(to_string(lower(s, {g.A, g.B, g.C}, "k")), to_string(lower(best, {g.A, g.B, g.C}, "k")));
   // More trials resume: only the new ones are measured.
   o.trials = 16;
   auto_schedule({g.C}, o);
   EXPECT_EQ(line_count(o.records), 16u);
+}
+
+TEST(AutoScheduleSearch, RecordsOfOtherOptionsGiveTheRulesWithAWarning) {
+  const int M = 64, N = 64, K = 64;
+  Gemm g = gemm(M, N, K);
+  AutoScheduleOptions o = one_thread();
+  o.trials = 2;
+  o.records = temp_path("auto_schedule_other_options.jsonl");
+  auto_schedule({g.C}, o);
+  // Searched for one thread, read back for two: the records do not apply.
+  AutoScheduleOptions two = one_thread();
+  two.threads = 2;
+  two.records = o.records;
+  std::vector<std::string> warnings;
+  set_log_sink([&](LogLevel level, const std::string& m) {
+    if (level == LogLevel::Warn) warnings.push_back(m);
+  });
+  Schedule s = auto_schedule({g.C}, two);
+  set_log_sink(nullptr);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("holds no successful record of 'C' for target llvm, threads=2"), std::string::npos)
+      << warnings[0];
+  AutoScheduleOptions rules = two;
+  rules.records.clear();
+  EXPECT_EQ(to_string(lower(s, {g.A, g.B, g.C}, "k")),
+            to_string(lower(auto_schedule({g.C}, rules), {g.A, g.B, g.C}, "k")));
+  expect_gemm_correct(g, s, M, N, K);
 }
 
 TEST(AutoScheduleSearch, TimeBudgetStopsTheSearch) {
@@ -295,4 +328,9 @@ TEST(AutoScheduleSearch, ErrorsOfTheSearch) {
   expect_error([&] { auto_schedule({C}, o); }, {"auto_schedule", "constant shapes", "'A'", "n"});
   o.target = "cuda";
   expect_error([&] { auto_schedule({B}, o); }, {"auto_schedule", "trials is 4", "cuda", "trials = 0"});
+  AutoScheduleOptions read_only;
+  read_only.records = "/nonexistent/records.jsonl";
+  expect_error([&] { auto_schedule({B}, read_only); },
+               {"auto_schedule: the records file '/nonexistent/records.jsonl' does not exist; with trials = 0 the "
+                "records are only read (give trials > 0 to search and write them)"});
 }

@@ -45,6 +45,9 @@ struct TE_API AutoScheduleOptions {
   /// nothing is measured. Needs target "llvm" and constant shapes.
   int trials = 0;
   /// Tuning records (JSON lines) that the search appends to and resumes from; empty: none.
+  /// With trials = 0 they are only read: the best config they hold for this graph and
+  /// these options is replayed without measuring (the rules' schedule when they hold none;
+  /// te::Error when the file does not exist), as Ansor's ApplyHistoryBest.
   std::string records;
   /// The search's wall-clock budget in seconds; 0: no limit but `trials`.
   double time_budget_s = 0;

@@ -2,7 +2,8 @@
 /// Generators: kernels compiled ahead of time during a build, as with Halide's generators.
 ///
 /// A generator is a small program: each TE_GENERATOR defines one kernel by returning its
-/// lowered schedules, and te::generator_main (the program's main) writes the files:
+/// lowered schedules (or each TE_COMPUTE its computation alone, scheduled by
+/// te::auto_schedule's rules), and te::generator_main (the program's main) writes the files:
 ///
 ///     // gen.cpp
 ///     #include <te/generator.h>
@@ -50,7 +51,9 @@
 #pragma once
 #include <string>
 #include <vector>
+#include <utility>
 
+#include "te/auto_schedule.h"
 #include "te/autotune/measure.h"
 #include "te/export.h"
 #include "te/te.h"  // a generator's file needs nothing else
@@ -103,10 +106,13 @@ TE_API std::vector<std::string> write_kernel(const std::string& name, const Gene
                                              const std::string& dir, bool cpu, bool cuda,
                                              const GenerateOptions& options = {});
 
-/// The kernel `name` of this process's registries: a TE_GENERATOR's, or a TE_TUNING_TASK's
+/// The kernel `name` of this process's registries: a TE_GENERATOR's; a TE_TUNING_TASK's
 /// CPU function with the best config of its key in records_path (its reference schedule
-/// when the file has none). te::Error naming the kernels there are when neither registry
-/// has it, and when records_path is given for a TE_GENERATOR (which has no knobs).
+/// when the file has none); or a TE_COMPUTE auto-scheduled for the host CPU and for CUDA
+/// by the rules (the CPU part from the best config of records_path when given: the
+/// records `te auto-schedule --trials N` wrote). te::Error naming the kernels there are
+/// when no registry has it, and when records_path is given for a TE_GENERATOR (which has
+/// no knobs).
 TE_API GeneratedKernel find_kernel(const std::string& name, const std::string& records_path = "");
 
 /// Loads a generator library (a shared library of TE_GENERATOR and TE_TUNING_TASK
@@ -124,6 +130,32 @@ TE_API std::vector<std::string> registered_tuning_tasks();
 /// The task `name`; te::Error naming the tasks there are when none is called so.
 TE_API autotune::Task tuning_task(const std::string& name);
 
+/// What a TE_COMPUTE body returns: a kernel's computation alone, without a schedule; te
+/// makes the schedule (te::auto_schedule) when the kernel is built.
+struct TE_API ComputeDefinition {
+  ComputeDefinition() = default;
+  /// `return {{A, B, C}};` or `return {{A, B, C, D}, {C, D}};`
+  ComputeDefinition(std::vector<Tensor> args_, std::vector<Tensor> outputs_ = {})
+      : args(std::move(args_)), outputs(std::move(outputs_)) {}
+  /// The kernel's tensors in parameter order, as lower(schedule, args, name) takes them.
+  std::vector<Tensor> args;
+  /// The tensors the schedule computes; empty: the last of args.
+  std::vector<Tensor> outputs;
+};
+/// What a TE_COMPUTE body becomes.
+using ComputeFunction = ComputeDefinition (*)();
+/// Adds a computation to the registry (TE_COMPUTE does this). Returns true.
+TE_API bool register_compute(const char* name, ComputeFunction fn);
+/// The registered computations' names, sorted.
+TE_API std::vector<std::string> registered_computes();
+/// The computation `name`; te::Error naming the ones there are when none is called so, or
+/// when it has no args or an output that is not among them.
+TE_API ComputeDefinition compute_definition(const std::string& name);
+/// The TE_COMPUTE `name` scheduled by te::auto_schedule with options and lowered with its
+/// args: the cpu part for options.target "llvm", the cuda part for "cuda". With
+/// options.trials > 0 this measures (a search: see te/auto_schedule.h).
+TE_API GeneratedKernel auto_schedule_kernel(const std::string& name, const AutoScheduleOptions& options);
+
 /// The main() of a generator program (command line above). Returns 0, or 1 after printing
 /// the error to stderr, or 2 for a malformed command line.
 TE_API int generator_main(int argc, char** argv);
@@ -137,6 +169,23 @@ TE_API int generator_main(int argc, char** argv);
   [[maybe_unused]] static const bool te_tuning_task_registered_##name =            \
       ::te::register_tuning_task(#name, &te_tuning_task_##name);                  \
   static ::te::autotune::Task te_tuning_task_##name()
+
+/// Defines the computation `name` (a C identifier): the braced body that follows returns
+/// its te::ComputeDefinition, which te schedules itself (`te auto-schedule`, or the rules
+/// when `te build`/te_add_kernels build it):
+///
+///     TE_COMPUTE(matmul) {
+///       Tensor A = placeholder({256, 64}, Float(32), "A");
+///       Tensor B = placeholder({64, 128}, Float(32), "B");
+///       IterVar k = reduce_axis({0, 64}, "k");
+///       Tensor C = compute({256, 128}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+///       return {{A, B, C}};
+///     }
+#define TE_COMPUTE(name)                                                         \
+  static ::te::ComputeDefinition te_compute_##name();                             \
+  [[maybe_unused]] static const bool te_compute_registered_##name =                \
+      ::te::register_compute(#name, &te_compute_##name);                          \
+  static ::te::ComputeDefinition te_compute_##name()
 
 /// Defines the kernel `name` (a C identifier): the braced body that follows returns its
 /// GeneratedKernel.

@@ -106,6 +106,7 @@ void check_outputs(const std::vector<Tensor>& outputs, const AutoScheduleOptions
 Schedule auto_schedule(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
   check_outputs(outputs, options);
   if (options.trials > 0) return auto_sched::search(outputs, options);
+  if (!options.records.empty()) return auto_sched::best_recorded(outputs, options);
   auto_sched::Decisions rules;
   return auto_sched::apply_rules(outputs, options, rules);
 }

@@ -2,15 +2,18 @@
 // search (SearchTuner: the cost model over loop-IR features) picks configs, the forked
 // measurement of te::autotune times them against the default schedule's output, and the
 // best config (from this run or from the records) is replayed through the rules.
+// With trials = 0 and records, the records' best config is replayed without measuring.
 #include "auto_schedule/search.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <random>
 
 #include "auto_schedule/features.h"
 #include "auto_schedule/search_tuner.h"
+#include "te/autotune/records.h"
 #include "te/autotune/tune.h"
 #include "te/bfloat16.h"
 #include "te/error.h"
@@ -120,6 +123,41 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
   };
   for (size_t i = 0; i < outputs.size(); ++i) task.outputs.push_back(args.size() - outputs.size() + i);
   return task;
+}
+
+Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
+  // Nothing is measured with trials = 0, so a file that is not there is a wrong path.
+  if (!std::filesystem::exists(options.records))
+    throw Error(fmt::format("auto_schedule: the records file '{}' does not exist; with trials = 0 the records "
+                            "are only read (give trials > 0 to search and write them)",
+                            options.records));
+  AutoScheduleOptions quiet = options;
+  quiet.progress = false;
+  Decisions rules;
+  Schedule rules_schedule = apply_rules(outputs, quiet, rules);
+  autotune::ConfigSpace space = space_of(rules.points());
+  // Nothing to choose: no search records anything for this graph.
+  if (space.knobs().empty()) return options.progress ? apply_rules(outputs, options, rules) : rules_schedule;
+  // The key is the search's: the same computation, target and options.
+  autotune::Task task = search_task(outputs, quiet, space);
+  std::optional<autotune::Record> best =
+      autotune::best_record(autotune::read_records_file(options.records).records, task.key, space);
+  if (!best) {
+    // Not an error (a search may simply not have run yet), but never silent: the records
+    // are keyed by the options too, and a search made for other threads does not apply.
+    TE_LOG(Warn, fmt::format("auto_schedule: '{}' holds no successful record of '{}' for target {}, threads={}, "
+                             "vector_bits={} (the options a search records under): the rules' schedule",
+                             options.records, outputs[0].name(), options.target, options.threads,
+                             options.vector_bits));
+    return options.progress ? apply_rules(outputs, options, rules) : rules_schedule;
+  }
+  std::optional<Config> config = space.from_labels(best->config);
+  TE_ICHECK(config.has_value(), "auto_schedule: best_record returned a config outside the space");
+  if (options.progress)
+    std::fprintf(stderr, "[auto_schedule] best recorded config (%.4f ms): %s\n", best->cost() * 1e3,
+                 config->to_string().c_str());
+  Decisions chosen(values_of(*config));
+  return apply_rules(outputs, options, chosen);
 }
 
 Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {

@@ -17,4 +17,8 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
 // them or there is nothing to choose).
 Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options);
 
+// The best config options.records holds for this graph (the key search() records under),
+// replayed without measuring; the rules' schedule when the file holds none of it.
+Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options);
+
 }  // namespace te::auto_sched

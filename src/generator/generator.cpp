@@ -21,6 +21,7 @@ namespace {
 struct Registry {
   std::map<std::string, GeneratorFunction> functions;
   std::map<std::string, TuningTaskFunction> tasks;
+  std::map<std::string, ComputeFunction> computes;
   std::vector<std::string> duplicates;
 };
 
@@ -63,6 +64,29 @@ GeneratedKernel run_generator(const std::string& name) {
 }
 
 namespace {
+
+// Every kernel name of the registries, sorted (for "no kernel" messages).
+std::vector<std::string> all_kernel_names() {
+  std::vector<std::string> all = registered_generators();
+  for (const std::string& t : registered_tuning_tasks()) all.push_back(t);
+  for (const std::string& c : registered_computes()) all.push_back(c);
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+bool is_compute(const std::string& name) { return registry().computes.count(name) != 0; }
+
+// A TE_COMPUTE built without measuring: the rules (or records_path's best) for the host
+// CPU, the rules for CUDA.
+GeneratedKernel rules_kernel(const std::string& name, const std::string& records_path) {
+  AutoScheduleOptions cpu;
+  cpu.records = records_path;
+  AutoScheduleOptions cuda;
+  cuda.target = "cuda";
+  GeneratedKernel k = auto_schedule_kernel(name, cpu);
+  k.cuda = auto_schedule_kernel(name, cuda).cuda;
+  return k;
+}
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -126,11 +150,54 @@ autotune::Task tuning_task(const std::string& name) {
   return for_kernel(name, it->second);
 }
 
+bool register_compute(const char* name, ComputeFunction fn) {
+  Registry& r = registry();
+  if (!r.computes.emplace(name, fn).second) r.duplicates.push_back(name);
+  return true;
+}
+
+std::vector<std::string> registered_computes() {
+  std::vector<std::string> names;
+  for (const auto& entry : registry().computes) names.push_back(entry.first);
+  return names;
+}
+
+ComputeDefinition compute_definition(const std::string& name) {
+  auto it = registry().computes.find(name);
+  if (it == registry().computes.end())
+    throw Error(fmt::format("generator: no computation '{}'; this generator has: {}", name,
+                            joined(registered_computes())));
+  ComputeDefinition d = for_kernel(name, it->second);
+  if (d.args.empty())
+    throw Error(fmt::format("generator: computation '{}' returned no args (its tensors in parameter order)",
+                            name));
+  for (const Tensor& t : d.args)
+    if (!t.defined()) throw Error(fmt::format("generator: computation '{}' returned an undefined arg", name));
+  if (d.outputs.empty()) d.outputs.push_back(d.args.back());
+  for (const Tensor& out : d.outputs) {
+    bool listed = std::any_of(d.args.begin(), d.args.end(), [&](const Tensor& t) { return t.same_as(out); });
+    if (!out.defined() || !listed)
+      throw Error(fmt::format("generator: computation '{}': output '{}' is not among its args", name,
+                              out.defined() ? out.name() : "(undefined)"));
+  }
+  return d;
+}
+
+GeneratedKernel auto_schedule_kernel(const std::string& name, const AutoScheduleOptions& options) {
+  ComputeDefinition d = compute_definition(name);
+  return for_kernel(name, [&] {
+    GeneratedKernel k;
+    LoweredFunc f = lower(auto_schedule(d.outputs, options), d.args, name);
+    (options.target == "cuda" ? k.cuda : k.cpu) = f;
+    return k;
+  });
+}
+
 void load_generator_library(const std::string& path) {
   if (!std::filesystem::exists(path))
     throw Error(fmt::format("generator: no such file: {}", path));
   Registry& r = registry();
-  size_t before = r.functions.size() + r.tasks.size() + r.duplicates.size();
+  size_t before = r.functions.size() + r.tasks.size() + r.computes.size() + r.duplicates.size();
   // dlopen searches the library path for a bare name: "./" keeps it a file name.
   std::string file = path.find('/') == std::string::npos ? "./" + path : path;
   // Loaded already (its definitions are registered): nothing to do.
@@ -143,9 +210,10 @@ void load_generator_library(const std::string& path) {
     throw Error(fmt::format("generator: cannot load {}: {}", path, dlerror()));
   if (!r.duplicates.empty())
     throw Error(fmt::format("generator: kernels defined more than once: {}", joined(r.duplicates)));
-  if (r.functions.size() + r.tasks.size() == before)
+  if (r.functions.size() + r.tasks.size() + r.computes.size() == before)
     throw Error(fmt::format(
-        "generator: {} defines no kernel (no TE_GENERATOR or TE_TUNING_TASK linked against this te)",
+        "generator: {} defines no kernel (no TE_GENERATOR, TE_TUNING_TASK or TE_COMPUTE linked against "
+        "this te)",
         path));
 }
 
@@ -201,7 +269,14 @@ std::vector<std::string> generate_kernel(const std::string& name, const std::str
 
 std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir,
                                          bool cpu, bool cuda, const GenerateOptions& options) {
-  return write_parts(name, run_generator(name), dir, cpu, cuda, options);
+  if (!is_compute(name) && !registry().functions.count(name)) {
+    std::vector<std::string> names = registered_generators();
+    for (const std::string& c : registered_computes()) names.push_back(c);
+    std::sort(names.begin(), names.end());
+    throw Error(fmt::format("generator: no kernel '{}'; this generator has: {}", name, joined(names)));
+  }
+  GeneratedKernel k = is_compute(name) ? rules_kernel(name, "") : run_generator(name);
+  return write_parts(name, k, dir, cpu, cuda, options);
 }
 
 std::vector<std::string> write_kernel(const std::string& name, const GeneratedKernel& k,
@@ -219,12 +294,9 @@ GeneratedKernel find_kernel(const std::string& name, const std::string& records_
                               name, joined(registered_tuning_tasks())));
     return run_generator(name);
   }
-  if (!r.tasks.count(name)) {
-    std::vector<std::string> all = registered_generators();
-    for (const std::string& t : registered_tuning_tasks()) all.push_back(t);
-    std::sort(all.begin(), all.end());
-    throw Error(fmt::format("generator: no kernel '{}'; this generator has: {}", name, joined(all)));
-  }
+  if (r.computes.count(name)) return rules_kernel(name, records_path);
+  if (!r.tasks.count(name))
+    throw Error(fmt::format("generator: no kernel '{}'; this generator has: {}", name, joined(all_kernel_names())));
   autotune::Task task = tuning_task(name);
   GeneratedKernel k;
   k.cpu = for_kernel(name, [&] {
@@ -276,7 +348,10 @@ int generator_main(int argc, char** argv) {
     if (!r.duplicates.empty())
       throw Error(fmt::format("generator: kernels defined more than once: {}", joined(r.duplicates)));
     if (list) {
-      for (const std::string& name : registered_generators()) std::cout << name << "\n";
+      std::vector<std::string> names = registered_generators();
+      for (const std::string& c : registered_computes()) names.push_back(c);
+      std::sort(names.begin(), names.end());
+      for (const std::string& name : names) std::cout << name << "\n";
       return 0;
     }
     if (cpu.empty() && cuda.empty()) {
@@ -284,6 +359,8 @@ int generator_main(int argc, char** argv) {
         GeneratedKernel k = run_generator(name);
         write_parts(name, k, dir, k.cpu.body.defined(), k.cuda.body.defined(), target);
       }
+      for (const std::string& name : registered_computes())
+        write_parts(name, rules_kernel(name, ""), dir, true, true, target);
       return 0;
     }
     for (const std::string& name : cpu) {

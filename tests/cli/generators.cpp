@@ -1,6 +1,6 @@
 // The generator library the CLI tests drive (te_add_generator_library): a CPU + CUDA
 // kernel, a kernel with a scalar parameter and an output shape no input binds, a
-// CUDA-only kernel, a bfloat16 kernel and a tuning task.
+// CUDA-only kernel, a bfloat16 kernel, a tuning task and a computation without a schedule.
 #include <te/autotune.h>
 #include <te/generator.h>
 
@@ -93,4 +93,15 @@ TE_TUNING_TASK(rowsum) {
     return std::vector<Argument>{NDArray::from_vector(a, {64, 64}), NDArray::empty({64}, Float(32))};
   };
   return t;
+}
+
+// C = A x B (64 x 48 x 32) with the bias row added: te auto-schedule makes its schedule.
+TE_COMPUTE(matmul) {
+  Tensor A = placeholder({64, 32}, Float(32), "A");
+  Tensor B = placeholder({32, 48}, Float(32), "B");
+  Tensor bias = placeholder({48}, Float(32), "bias");
+  IterVar k = reduce_axis({0, 32}, "k");
+  Tensor P = compute({64, 48}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "P");
+  Tensor C = compute({64, 48}, [&](Expr i, Expr j) { return P(i, j) + bias(j); }, "C");
+  return {{A, B, bias, C}};
 }

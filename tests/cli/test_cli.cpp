@@ -67,7 +67,9 @@ void expect_error(const Result& r, const std::string& message, int status = 1) {
 TEST_F(CliTest, ListsKernelsAndTheirParts) {
   Result r = te("list", "");
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "bf16_scale cpu\ngpu_only cuda\ntile_scale cpu\nvadd cpu cuda\nrowsum tuning task rowsum/64\n");
+  EXPECT_EQ(r.out,
+            "bf16_scale cpu\ngpu_only cuda\ntile_scale cpu\nvadd cpu cuda\nrowsum tuning task rowsum/64\n"
+            "matmul compute (A, B, bias, C)\n");
 }
 
 TEST_F(CliTest, MissingOrBrokenLibraryIsOneLine) {
@@ -81,9 +83,11 @@ TEST_F(CliTest, MissingOrBrokenLibraryIsOneLine) {
 
 TEST_F(CliTest, UnknownKernelNamesTheOnesThereAre) {
   expect_error(te("lower", "nope"),
-               "generator: no kernel 'nope'; this generator has: bf16_scale, gpu_only, rowsum, tile_scale, vadd");
+               "generator: no kernel 'nope'; this generator has: bf16_scale, gpu_only, matmul, rowsum, tile_scale, "
+               "vadd");
   expect_error(te("build", "nope -o out"),
-               "generator: no kernel 'nope'; this generator has: bf16_scale, gpu_only, rowsum, tile_scale, vadd");
+               "generator: no kernel 'nope'; this generator has: bf16_scale, gpu_only, matmul, rowsum, tile_scale, "
+               "vadd");
   expect_error(te("tune", "vadd --records r.jsonl"),
                "generator: no tuning task 'vadd'; this generator has: rowsum");
 }
@@ -100,7 +104,7 @@ TEST_F(CliTest, MalformedCommandLinesExitWithTwo) {
 }
 
 TEST_F(CliTest, EverySubcommandHasManPageHelp) {
-  for (const char* sub : {"list", "lower", "build", "run", "tune"}) {
+  for (const char* sub : {"list", "lower", "build", "run", "tune", "auto-schedule"}) {
     Result r = te(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.out.find("EXAMPLE"), std::string::npos) << sub << ":\n" << r.out;
@@ -108,6 +112,7 @@ TEST_F(CliTest, EverySubcommandHasManPageHelp) {
   Result top = te("--help");
   EXPECT_EQ(top.status, 0);
   EXPECT_NE(top.out.find("tune"), std::string::npos);
+  EXPECT_NE(top.out.find("auto-schedule"), std::string::npos);
 }
 
 TEST_F(CliTest, LowerPrintsTheLoopNest) {
@@ -277,6 +282,119 @@ TEST_F(CliTest, TuneWritesRecordsThatBuildAndRunUse) {
   expect_error(te("lower", "vadd --records r.jsonl"),
                "generator: kernel 'vadd' is a TE_GENERATOR, which has no knobs: tuning records "
                "apply to TE_TUNING_TASKs (rowsum)");
+}
+
+// matmul's inputs: A 64 x 32, B 32 x 48, bias 48, small integers (exact in float).
+struct MatmulInputs {
+  NDArray a, b, bias;
+};
+MatmulInputs write_matmul_inputs(const fs::path& dir) {
+  auto make = [](std::vector<int64_t> shape, int salt) {
+    NDArray x = NDArray::empty(shape, Float(32));
+    float* p = static_cast<float*>(x.data());
+    for (int64_t i = 0; i < x.size(); ++i) p[i] = float((i * 7 + salt) % 11) - 5.0f;
+    return x;
+  };
+  MatmulInputs in{make({64, 32}, 1), make({32, 48}, 2), make({48}, 3)};
+  in.a.save_npy((dir / "a.npy").string());
+  in.b.save_npy((dir / "b.npy").string());
+  in.bias.save_npy((dir / "bias.npy").string());
+  return in;
+}
+
+std::vector<float> matmul_reference(const MatmulInputs& in) {
+  const float* a = static_cast<const float*>(in.a.data());
+  const float* b = static_cast<const float*>(in.b.data());
+  const float* bias = static_cast<const float*>(in.bias.data());
+  std::vector<float> c(64 * 48);
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 48; ++j) {
+      float acc = 0;
+      for (int k = 0; k < 32; ++k) acc += a[i * 32 + k] * b[k * 48 + j];
+      c[i * 48 + j] = acc + bias[j];
+    }
+  return c;
+}
+
+TEST_F(CliTest, AutoScheduleBuildsAComputeThatRunsAsInterpretAndCxxDo) {
+  Result r = te("auto-schedule", "matmul --no-shared -o out");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "out/matmul.o\nout/matmul.h\n");
+  EXPECT_NE(r.err.find("[auto_schedule]"), std::string::npos) << r.err;  // the rules' decisions
+  EXPECT_EQ(te("auto-schedule", "matmul -q --no-shared -o out").err, "");
+  Result cuda = te("auto-schedule", "matmul -q --target cuda -o out");
+  EXPECT_EQ(cuda.status, 0) << cuda.err;
+  EXPECT_EQ(cuda.out, "out/matmul.cu\nout/matmul_cuda.h\n");
+  EXPECT_NE(read(dir_ / "out/matmul.cu").find("blockIdx.x"), std::string::npos);
+  // te run and te lower schedule a TE_COMPUTE with the same rules.
+  MatmulInputs in = write_matmul_inputs(dir_);
+  Result run = te("run", "matmul --inputs a.npy b.npy bias.npy --outputs res");
+  EXPECT_EQ(run.status, 0) << run.err;
+  std::vector<float> expected = matmul_reference(in);
+  EXPECT_EQ(NDArray::load_npy(path("res/C.npy")).to_vector<float>(), expected);
+  load_generator_library(TE_CLI_GENERATORS);
+  NDArray c = NDArray::empty({64, 48}, Float(32));
+  LoweredFunc rules = find_kernel("matmul").cpu;
+  interpret(rules, {in.a, in.b, in.bias, c});
+  EXPECT_EQ(c.to_vector<float>(), expected);
+  Result lowered = te("lower", "matmul");
+  EXPECT_EQ(lowered.out, to_string(rules));
+  EXPECT_NE(lowered.out.find("ramp("), std::string::npos) << lowered.out;  // vector code
+}
+
+TEST_F(CliTest, AutoScheduleSearchWritesRecordsThatLowerAndRunUse) {
+  Result r = te("auto-schedule", "matmul --trials 3 --records as.jsonl --no-shared -o out");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("best"), std::string::npos) << r.err;  // the search's progress
+  std::istringstream records(read(dir_ / "as.jsonl"));
+  int lines = 0;
+  for (std::string line; std::getline(records, line);) ++lines;
+  EXPECT_EQ(lines, 3);
+  // Read back without measuring: the file is unchanged, the kernel is the searched one.
+  const std::string recorded = read(dir_ / "as.jsonl");
+  Result again = te("auto-schedule", "matmul -q --records as.jsonl --no-shared -o out2");
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(read(dir_ / "as.jsonl"), recorded);
+  Result lowered = te("lower", "matmul --records as.jsonl");
+  EXPECT_EQ(lowered.status, 0) << lowered.err;
+  load_generator_library(TE_CLI_GENERATORS);
+  AutoScheduleOptions o;
+  o.records = path("as.jsonl");
+  LoweredFunc best = auto_schedule_kernel("matmul", o).cpu;
+  EXPECT_EQ(lowered.out, to_string(best));
+  MatmulInputs in = write_matmul_inputs(dir_);
+  NDArray c = NDArray::empty({64, 48}, Float(32));
+  interpret(best, {in.a, in.b, in.bias, c});
+  EXPECT_EQ(c.to_vector<float>(), matmul_reference(in));
+  EXPECT_EQ(read(dir_ / "as.jsonl"), recorded);
+}
+
+TEST_F(CliTest, AutoScheduleErrorsAreOneLine) {
+  expect_error(te("auto-schedule", "vadd -o out"), "generator: no computation 'vadd'; this generator has: matmul");
+  expect_error(te("auto-schedule", "matmul --records missing.jsonl -o out"),
+               "generator: kernel 'matmul': auto_schedule: the records file 'missing.jsonl' does not exist; with "
+               "trials = 0 the records are only read (give trials > 0 to search and write them)");
+  expect_error(te("auto-schedule", "matmul --trials 4 --target aarch64-linux-gnu -o out"),
+               "--trials 4 measures kernels on this machine's CPU, so it cannot search for --target "
+               "aarch64-linux-gnu; search with --target llvm, or give --trials 0 (the rules)");
+  expect_error(te("auto-schedule", "matmul --trials 4 --target cuda -o out"),
+               "generator: kernel 'matmul': auto_schedule: AutoScheduleOptions::trials is 4, but te cannot run "
+               "CUDA kernels in this process to measure them (it emits .cu files for nvcc); use trials = 0 (the "
+               "rules alone) for target \"cuda\"");
+  expect_error(te("auto-schedule", "matmul --vector-bits 100 -o out"),
+               "generator: kernel 'matmul': auto_schedule: AutoScheduleOptions::vector_bits is 100; use 0 (the "
+               "host's) or a power of two from 64 to 2048 (128: SSE/NEON, 256: AVX2, 512: AVX-512)");
+  Result negative = te("auto-schedule", "matmul --trials -1 -o out");
+  EXPECT_EQ(negative.status, 2) << negative.err;
+}
+
+TEST_F(CliTest, AutoScheduleForAnotherTargetUsesItsVectors) {
+  Result r = te("auto-schedule", "matmul -q --target aarch64-linux-gnu --mcpu neoverse-n1 --no-shared -o out");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "out/matmul.o\nout/matmul.h\n");
+  std::string object = read(dir_ / "out/matmul.o");
+  EXPECT_EQ(object.substr(1, 3), "ELF");
+  EXPECT_EQ(static_cast<unsigned char>(object[18]), 183);  // e_machine: EM_AARCH64
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ void add_list_command(CLI::App& app) {
   cmd->footer(
       "OUTPUT\n"
       "  One line per kernel: its name, then 'cpu' and/or 'cuda' for a TE_GENERATOR (the\n"
-      "  parts it defines) or 'tuning task <key>' for a TE_TUNING_TASK.\n"
+      "  parts it defines), 'tuning task <key>' for a TE_TUNING_TASK, or 'compute' for a\n"
+      "  TE_COMPUTE (a computation that te auto-schedule schedules).\n"
       "EXAMPLE\n"
       "  te list libgen.so");
   auto library = std::make_shared<std::string>();
@@ -29,6 +30,12 @@ void add_list_command(CLI::App& app) {
     }
     for (const std::string& name : registered_tuning_tasks())
       std::cout << fmt::format("{} tuning task {}\n", name, tuning_task(name).key);
+    for (const std::string& name : registered_computes()) {
+      ComputeDefinition d = compute_definition(name);
+      std::string args;
+      for (const Tensor& t : d.args) args += (args.empty() ? "" : ", ") + t.name();
+      std::cout << fmt::format("{} compute ({})\n", name, args);
+    }
   });
 }
 

@@ -12,6 +12,7 @@ void add_lower_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
+void add_auto_schedule_command(CLI::App& app);
 
 // Loads the generator library every subcommand's first argument names.
 void load_library(const std::string& path);

@@ -1,5 +1,5 @@
-// `te`: drives generator libraries (TE_GENERATOR / TE_TUNING_TASK) from the shell, as
-// tvmc drives TVM: list, lower, build, run, tune. A thin layer over te's public API.
+// `te`: drives generator libraries (TE_GENERATOR / TE_TUNING_TASK / TE_COMPUTE) from the
+// shell, as tvmc drives TVM: list, lower, build, run, tune, auto-schedule. A thin layer over te's public API.
 #include <CLI/CLI.hpp>
 
 #include <exception>
@@ -31,12 +31,12 @@ int report(const char* message) {
 }  // namespace te::cli
 
 int main(int argc, char** argv) {
-  CLI::App app{"te: list, lower, build, run and tune the kernels of a te generator library"};
+  CLI::App app{"te: list, lower, build, run, tune and auto-schedule the kernels of a te generator library"};
   app.name("te");
   app.require_subcommand(1);
   app.footer(
-      "A generator library is a shared library of TE_GENERATOR and TE_TUNING_TASK\n"
-      "definitions (te/generator.h) linked with te::te, e.g. made with CMake's\n"
+      "A generator library is a shared library of TE_GENERATOR, TE_TUNING_TASK and\n"
+      "TE_COMPUTE definitions (te/generator.h) linked with te::te, e.g. made with CMake's\n"
       "te_add_generator_library(gen gen.cpp). 'te <command> --help' describes a command.\n"
       "Exit status: 0 on success, 1 when te reports an error, 2 for a malformed command line.");
   te::cli::add_list_command(app);
@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   te::cli::add_build_command(app);
   te::cli::add_run_command(app);
   te::cli::add_tune_command(app);
+  te::cli::add_auto_schedule_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
