@@ -344,6 +344,29 @@ TEST(AutoSchedule, GridSample) {
   size_t par = r.ir.find("parallel for"), coords = r.ir.find("allocate " + out.name() + ".coords");
   EXPECT_NE(coords, std::string::npos) << r.ir;
   EXPECT_LT(par, coords) << r.ir;
+  // The channels run inside the loop over pixel vectors: a vector's taps and weights are
+  // loaded once for every channel.
+  size_t vectors = r.ir.find("for (w.outer"), channels = r.ir.find("for (c, 0, 6)");
+  ASSERT_NE(channels, std::string::npos) << r.ir;
+  EXPECT_LT(vectors, channels) << r.ir;
+}
+
+// More channels than the reuse block: blocks of channels outermost, each block's channels
+// inside the pixel vectors; the last block shifts inwards (70 = 64 + 6).
+TEST(AutoSchedule, GridSampleChannelBlocksInsidePixelVectors) {
+  const std::vector<int64_t> dshape{1, 70, 5, 6}, gshape{1, 3, 20, 2};
+  Tensor data = placeholder({1, 70, 5, 6}, Float(32), "data");
+  Tensor grid = placeholder({1, 3, 20, 2}, Float(32), "grid");
+  Tensor out = ops::grid_sample(data, grid);
+  auto dv = random_values(count(dshape), 20), gv = random_values(count(gshape), 21, -1.2f, 1.2f);
+  AutoRun r = run_auto({data, grid, out}, {out}, {NDArray::from_vector(dv, dshape), NDArray::from_vector(gv, gshape)},
+                   1e-5f);
+  auto want = gsref::grid_sample<float>(dv, dshape, gv, gshape, gsref::Options{});
+  expect_near_all(r.outputs[0], want, 1e-5f, "grid_sample vs C++");
+  size_t blocks = r.ir.find("c.outer"), vectors = r.ir.find("for (w.outer"), channels = r.ir.find("for (c.inner, 0, 64)");
+  ASSERT_NE(channels, std::string::npos) << r.ir;
+  EXPECT_LT(blocks, vectors) << r.ir;
+  EXPECT_LT(vectors, channels) << r.ir;
 }
 
 TEST(AutoSchedule, FusedTransposeAddRelu) {
