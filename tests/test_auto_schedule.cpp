@@ -149,6 +149,37 @@ TEST(AutoSchedule, Sgemm) {
   }
 }
 
+// Column blocks (forced here: two panels each; the rules size them from the L2) copy their
+// block of B into a contiguous buffer once; a last block narrower than the others (200
+// columns) and row tiles that do not divide M stay exact. copy_block = 0 reads B in place.
+TEST(AutoSchedule, SgemmCopiesTheReusedBlockOfB) {
+  const int M = 42, N = 200, K = 37;
+  Tensor A = placeholder({M, K}, Float(32), "A");
+  Tensor B = placeholder({K, N}, Float(32), "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto a = random_values(M * K, 30), b = random_values(K * N, 31);
+  NDArray av = NDArray::from_vector(a, {M, K}), bv = NDArray::from_vector(b, {K, N});
+  const auto want = matmul_ref(a, b, M, N, K);
+  for (int threads : {1, 2})
+    for (int64_t copy : {1, 0}) {
+      AutoScheduleOptions o;
+      o.threads = threads;
+      // One work item per thread: the parallel loop is the block loop (were the row tiles
+      // fused into it too, each would copy the block again, and the rule does not copy).
+      Schedule s = auto_schedule_with(
+          {C}, o, {{"C.column_panels", 2}, {"C.tile_rows", 4}, {"C.items_per_thread", 1}, {"C.copy_block", copy}});
+      LoweredFunc f = lower(s, {A, B, C}, "gemm");
+      const std::string ir = to_string(f);
+      EXPECT_EQ(has(ir, "allocate B.global"), copy == 1) << ir;
+      NDArray jit = NDArray::empty({M, N}, Float(32)), ref = NDArray::empty({M, N}, Float(32));
+      build(f)("gemm")(av, bv, jit);
+      interpret(f, {av, bv, ref});
+      expect_near_all(jit.to_vector<float>(), want, 1e-4f, fmt::format("JIT, {} threads, copy {}", threads, copy));
+      expect_near_all(ref.to_vector<float>(), want, 1e-4f, fmt::format("interpret, {} threads, copy {}", threads, copy));
+    }
+}
+
 TEST(AutoSchedule, MatmulWithBiasAndReluEpilogue) {
   const int M = 40, N = 50, K = 33;
   Tensor A = placeholder({M, K}, Float(32), "A");
