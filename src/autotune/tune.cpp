@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <cmath>
 #include <cstdio>
 
@@ -68,7 +69,10 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
       std::fprintf(stderr, "tune: warning: %zu records of '%s' are not configs of this space (ignored)\n",
                    unknown, task.key.c_str());
     tuner.update(configs, costs);
-    result.resumed = configs.size();
+    // Configs, not lines: a config measured twice (auto_schedule's close calls) is one.
+    std::set<uint64_t> distinct;
+    for (const Config& c : configs) distinct.insert(c.index());
+    result.resumed = distinct.size();
     if (options.progress && result.resumed)
       std::fprintf(stderr, "tune %s: resumed %zu records from %s, best %s\n", task.key.c_str(),
                    result.resumed, options.records_path.c_str(), format_seconds(result.best_cost).c_str());

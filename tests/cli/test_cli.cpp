@@ -349,7 +349,8 @@ TEST_F(CliTest, AutoScheduleSearchWritesRecordsThatLowerAndRunUse) {
   std::istringstream records(read(dir_ / "as.jsonl"));
   int lines = 0;
   for (std::string line; std::getline(records, line);) ++lines;
-  EXPECT_EQ(lines, 3);
+  EXPECT_GE(lines, 3);      // 3 configs,
+  EXPECT_LE(lines, 3 + 6);  // and the close calls measured twice more
   // Read back without measuring: the file is unchanged, the kernel is the searched one.
   const std::string recorded = read(dir_ / "as.jsonl");
   Result again = te("auto-schedule", "matmul -q --records as.jsonl --no-shared -o out2");

@@ -34,7 +34,7 @@ struct TE_API TuneOptions {
 struct TE_API TuneResult {
   std::optional<Config> best;   ///< the cheapest config of this key (resumed records included)
   double best_cost = 0;         ///< its time in seconds (infinity when none succeeded)
-  size_t resumed = 0;           ///< records of this key read from the file
+  size_t resumed = 0;           ///< distinct configs of this key read from the file
   size_t measured = 0;          ///< configs measured by this run
   size_t failed = 0;            ///< of which failed
   std::vector<Record> records;  ///< this run's records
