@@ -134,12 +134,13 @@ void search_if_selected(Case& c, const std::string& group) {
   const auto t0 = std::chrono::steady_clock::now();
   c.searched = te::auto_schedule({c.k.output}, o);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // The configs in the records (this run's and earlier ones'): fewer than `trials` when
-  // the space is smaller; a search time near 0 when the records already held them all.
-  size_t configs = 0;
+  // The records (this run's and earlier ones'): fewer than `trials` when the space is
+  // smaller, more when close calls were measured again; a search time near 0 when the
+  // records already held them all.
+  size_t records = 0;
   std::ifstream in(o.records);
-  for (std::string line; std::getline(in, line);) configs += !line.empty();
-  c.search_note = fmt::format("{} configs measured, search {:.0f} s", configs, s);
+  for (std::string line; std::getline(in, line);) records += !line.empty();
+  c.search_note = fmt::format("{} trials, {} records, search {:.0f} s", trials, records, s);
 }
 
 // `note` (when given) is the summary row's note, set once the row has its figures.
