@@ -104,7 +104,7 @@ TEST(Tensorize, LowersToTheIntrinsicOnRegions) {
   const std::string text = to_string(gemm_func(8, 32, 16));
   EXPECT_NE(text.find("tensor_intrinsic x86_dot_16x4_u8s8(A["), std::string::npos) << text;
   EXPECT_NE(text.find("C.local[0:]"), std::string::npos) << text;
-  EXPECT_NE(text.find("C.local[48:]"), std::string::npos) << text;  // the 4th row of the tile
+  EXPECT_NE(text.find("C.local[112:]"), std::string::npos) << text;  // the 8th row of the tile
   // The init stays te's: a plain loop storing the identity.
   EXPECT_NE(text.find("C.local[j.c.inner] = 0;"), std::string::npos) << text;
 }
@@ -112,7 +112,7 @@ TEST(Tensorize, LowersToTheIntrinsicOnRegions) {
 TEST(Tensorize, DumpAfterThePass) {
   LowerOptions o;
   o.dump_ir = "tensorize";
-  ops::GemmU8S8 g = ops::gemm_u8s8(4, 16, 8);
+  ops::GemmU8S8 g = ops::gemm_u8s8(8, 16, 8);
   Schedule s = create_schedule({g.c});
   ops::schedule_gemm_u8s8_cpu(s, g);
   testing::internal::CaptureStderr();
@@ -130,8 +130,8 @@ TEST(Tensorize, InterpretRunsTheDeclaration) {
 
 TEST(Tensorize, JitMatchesInterpretAndCpp) {
   if (!host_is_x86()) GTEST_SKIP() << "runs x86 code";
-  GemmData d = gemm_data(12, 48, 36, 2);
-  LoweredFunc f = gemm_func(12, 48, 36);
+  GemmData d = gemm_data(16, 48, 36, 2);
+  LoweredFunc f = gemm_func(16, 48, 36);
   const std::vector<int32_t> expected = gemm_reference(d);
   EXPECT_EQ(run_interpret(f, d), expected);
   EXPECT_EQ(run_jit(f, d), expected);  // the host's CPU: vpdpbusd where it has VNNI
@@ -139,16 +139,16 @@ TEST(Tensorize, JitMatchesInterpretAndCpp) {
   EXPECT_EQ(run_jit(f, d, for_cpu("x86-64")), expected);
   ops::GemmU8S8CpuOptions plain;
   plain.tensorize = false;
-  EXPECT_EQ(run_jit(gemm_func(12, 48, 36, plain), d), expected);
+  EXPECT_EQ(run_jit(gemm_func(16, 48, 36, plain), d), expected);
 }
 
 TEST(Tensorize, AccumulatorWrapsAsInt32) {
   // 255 * 127 * 66400 = 2150364000 > INT32_MAX: both the instruction and the fallback
   // wrap (vpdpbusd does not saturate), as the declaration's int32 sum does.
-  GemmData d{4, 16, 66400, std::vector<uint8_t>(4 * 66400, 255), std::vector<int8_t>(16 * 66400, 127)};
+  GemmData d{8, 16, 66400, std::vector<uint8_t>(8 * 66400, 255), std::vector<int8_t>(16 * 66400, 127)};
   ops::GemmU8S8CpuOptions o;
   o.parallel = false;
-  LoweredFunc f = gemm_func(4, 16, 66400, o);
+  LoweredFunc f = gemm_func(8, 16, 66400, o);
   const std::vector<int32_t> expected = gemm_reference(d);
   EXPECT_LT(expected[0], 0);
   EXPECT_EQ(run_interpret(f, d), expected);
@@ -356,6 +356,18 @@ TEST(TensorizeErrors, WronglyStridedOrNonAffineAccess) {
 
 TEST(TensorizeErrors, GuardUnderTheAxis) {
   expect_error([&] { custom_dot(40, UInt(8), Int(8), widen_mul); }, {"the nest under the axis has a condition"});
+}
+
+TEST(TensorizeErrors, RowsNotDividingM) {
+  expect_error([&] { gemm_func(12, 32, 16); }, {"schedule_gemm_u8s8_cpu: M (12) must be a multiple of rows (8)"});
+  // M symbolic: lower() finds the guard of the partial row tile under the tensorized axis.
+  Var m("m");
+  ops::GemmU8S8 g = ops::gemm_u8s8(m, 32, 16);
+  Schedule s = create_schedule({g.c});
+  ops::schedule_gemm_u8s8_cpu(s, g);
+  expect_error([&] { lower(s, {g.a, g.b_packed, g.c}, "f"); },
+               {"tensorize: stage 'C.local' at axis 'j.c.inner' does not match intrinsic 'x86_dot_16x4_u8s8': the "
+                "nest under the axis has a condition"});
 }
 
 TEST(TensorizeErrors, TargetWithoutImplementation) {

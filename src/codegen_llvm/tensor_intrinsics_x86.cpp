@@ -35,30 +35,46 @@ void dot_vnni(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& r, const Te
   b.CreateAlignedStore(b.CreateBitCast(sum, v16), cp, llvm::Align(4));
 }
 
+// Shuffle mask picking lanes first, first + step, ... (count of them).
+std::vector<int> strided(unsigned count, unsigned first, unsigned step) {
+  std::vector<int> m(count);
+  for (unsigned i = 0; i < count; ++i) m[i] = static_cast<int>(first + i * step);
+  return m;
+}
+
+// In int16, then pairs summed into int32 (the shape x86's pmaddwd has, which LLVM selects
+// on SSE2/AVX2/AVX-512 and other targets lower as widening multiply-adds): u8 and s8 fit
+// int16 exactly, and so does each product (-32640 .. 32385), but not a sum of two, which
+// is why the pairs are added in int32.
 void dot_generic(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& r) {
   llvm::Type* i8 = b.getInt8Ty();
+  llvm::Type* i16 = b.getInt16Ty();
   llvm::Type* i32 = b.getInt32Ty();
+  constexpr unsigned kAll = kLanes * kDepth;
   auto* a_ty = llvm::FixedVectorType::get(i8, kDepth);
-  auto* b_ty = llvm::FixedVectorType::get(i8, kLanes * kDepth);
+  auto* b_ty = llvm::FixedVectorType::get(i8, kAll);
   auto* v16 = llvm::FixedVectorType::get(i32, kLanes);
   llvm::Value* a4 = b.CreateAlignedLoad(a_ty, b.CreateBitCast(r[0], compat::pointer_to(a_ty)), llvm::Align(1));
   llvm::Value* bytes = b.CreateAlignedLoad(b_ty, b.CreateBitCast(r[1], compat::pointer_to(b_ty)), llvm::Align(1));
   // A's four bytes repeated for every lane: element j of the 64 pairs with A[j % 4].
-  std::vector<int> repeat(kLanes * kDepth);
-  for (unsigned j = 0; j < repeat.size(); ++j) repeat[j] = static_cast<int>(j % kDepth);
-  llvm::Value* a = b.CreateShuffleVector(a4, a4, repeat);
-  auto* wide = llvm::FixedVectorType::get(i32, kLanes * kDepth);
-  // u8 and s8 widened to int32 are exact, and so is each product (|p| < 2^15).
-  llvm::Value* prod = b.CreateMul(b.CreateZExt(a, wide), b.CreateSExt(bytes, wide));
+  std::vector<int> repeat(kAll);
+  for (unsigned j = 0; j < kAll; ++j) repeat[j] = static_cast<int>(j % kDepth);
+  llvm::Value* a = b.CreateZExt(b.CreateShuffleVector(a4, a4, repeat), llvm::FixedVectorType::get(i16, kAll));
+  llvm::Value* bw = b.CreateSExt(bytes, llvm::FixedVectorType::get(i16, kAll));
+  auto* half = llvm::FixedVectorType::get(i32, kAll / 2);
+  // Products 2j and 2j + 1 summed: 32 int32 pair sums.
+  auto pair_product = [&](unsigned first) {
+    std::vector<int> m = strided(kAll / 2, first, 2);
+    return b.CreateMul(b.CreateSExt(b.CreateShuffleVector(a, a, m), half),
+                       b.CreateSExt(b.CreateShuffleVector(bw, bw, m), half));
+  };
+  llvm::Value* pairs = b.CreateAdd(pair_product(0), pair_product(1));
+  // Lane i: pair sums 2i and 2i + 1.
+  llvm::Value* dots = b.CreateAdd(b.CreateShuffleVector(pairs, pairs, strided(kLanes, 0, 2)),
+                                  b.CreateShuffleVector(pairs, pairs, strided(kLanes, 1, 2)));
   llvm::Value* cp = b.CreateBitCast(r[2], compat::pointer_to(v16));
   llvm::Value* acc = b.CreateAlignedLoad(v16, cp, llvm::Align(4));
-  // Lane i adds products 4i .. 4i+3: four strided picks of 16, summed in order.
-  for (unsigned k = 0; k < kDepth; ++k) {
-    std::vector<int> pick(kLanes);
-    for (unsigned i = 0; i < kLanes; ++i) pick[i] = static_cast<int>(i * kDepth + k);
-    acc = b.CreateAdd(acc, b.CreateShuffleVector(prod, prod, pick));
-  }
-  b.CreateAlignedStore(acc, cp, llvm::Align(4));
+  b.CreateAlignedStore(b.CreateAdd(acc, dots), cp, llvm::Align(4));
 }
 
 void x86_dot_16x4_u8s8(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& regions,

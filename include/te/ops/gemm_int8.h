@@ -59,7 +59,7 @@ inline std::vector<int8_t> pack_b_u8s8(const int8_t* b, int64_t N, int64_t K) {
 
 /// The CPU schedule's tiles.
 struct GemmU8S8CpuOptions {
-  int rows = 4;             ///< rows of C per register tile (unrolled: one accumulator vector each)
+  int rows = 8;             ///< rows of C per register tile (unrolled: one accumulator vector each)
   bool tensorize = true;    ///< false: the same loop nest without the intrinsic (te's own code)
   bool parallel = true;     ///< run the row tiles on te's thread pool
   /// The intrinsic (intrinsics::x86_dot_16x4_u8s8() when undefined).
@@ -68,9 +68,14 @@ struct GemmU8S8CpuOptions {
 
 /// C in register tiles of rows x 16 (a local accumulator, cache_write), each reducing
 /// over K four at a time with the 16 x 4 dot intrinsic; the row tiles in parallel. M must
-/// be a multiple of rows (te::Error from lower() otherwise: a guard under the tensorized
-/// axis).
+/// be a multiple of rows: te::Error here where M is a constant, from lower() otherwise (a
+/// guard under the tensorized axis).
 inline void schedule_gemm_u8s8_cpu(Schedule& s, const GemmU8S8& g, const GemmU8S8CpuOptions& o = {}) {
+  const int64_t* m = as_const_int(g.c.shape()[0]);
+  if (o.rows <= 0 || (m != nullptr && *m % o.rows != 0))
+    throw Error("schedule_gemm_u8s8_cpu: M (" + (m ? std::to_string(*m) : std::string("symbolic")) +
+                ") must be a multiple of rows (" + std::to_string(o.rows) +
+                "): a partial row tile cannot run the intrinsic");
   Tensor cl = s.cache_write(g.c, "local");
   // The output: (row tile, column block) outside, (row, 16 columns) inside.
   auto [mo, no, mi, ni] = s[g.c].tile(g.c.axis(0), g.c.axis(1), o.rows, 16);
