@@ -42,45 +42,90 @@ std::vector<int> strided(unsigned count, unsigned first, unsigned step) {
   return m;
 }
 
-// In int16, then pairs summed into int32 (the shape x86's pmaddwd has, which LLVM selects
-// on SSE2/AVX2/AVX-512 and other targets lower as widening multiply-adds): u8 and s8 fit
-// int16 exactly, and so does each product (-32640 .. 32385), but not a sum of two, which
-// is why the pairs are added in int32.
-void dot_generic(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& r) {
+// x86's pmaddwd shape, which LLVM selects on SSE2, AVX2 and AVX-512 and other targets
+// lower as widening multiply-adds: lane i of madd(x, y) is x[2i] * y[2i] + x[2i+1] *
+// y[2i+1], from int16 into int32. u8 and s8 fit int16 exactly; so does each product, but
+// not a sum of two, which is why pairs are summed in int32.
+llvm::Value* madd(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, unsigned lanes) {
+  auto* wide = llvm::FixedVectorType::get(b.getInt32Ty(), lanes);
+  auto half = [&](llvm::Value* v, unsigned first) {
+    return b.CreateSExt(b.CreateShuffleVector(v, v, strided(lanes, first, 2)), wide);
+  };
+  return b.CreateAdd(b.CreateMul(half(x, 0), half(y, 0)), b.CreateMul(half(x, 1), half(y, 1)));
+}
+
+// madd on x86 as the instruction itself (pmaddwd: SSE2 is every x86-64's baseline), on the
+// widest registers the target has: LLVM does not always recognise the generic shape once
+// an operand is a broadcast.
+llvm::Value* madd_for(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, const TensorIntrinsicTarget& t) {
+  llvm::Intrinsic::ID id;
+  unsigned width;  // int16 lanes per instruction
+  if (t.has("x86", "avx512bw")) {
+    id = llvm::Intrinsic::x86_avx512_pmaddw_d_512;
+    width = 32;
+  } else if (t.has("x86", "avx2")) {
+    id = llvm::Intrinsic::x86_avx2_pmadd_wd;
+    width = 16;
+  } else if (t.has("x86", "sse2")) {
+    id = llvm::Intrinsic::x86_sse2_pmadd_wd;
+    width = 8;
+  } else {
+    return madd(b, x, y, kLanes);
+  }
+  llvm::Function* f = compat::intrinsic(t.module, id);
+  std::vector<llvm::Value*> parts;
+  for (unsigned first = 0; first < 2 * kLanes; first += width) {
+    std::vector<int> m = strided(width, first, 1);
+    parts.push_back(b.CreateCall(f, {b.CreateShuffleVector(x, x, m), b.CreateShuffleVector(y, y, m)}));
+  }
+  // Concatenated: pairs of parts, then pairs of those.
+  while (parts.size() > 1) {
+    std::vector<llvm::Value*> joined;
+    for (size_t i = 0; i < parts.size(); i += 2) {
+      unsigned n = llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements();
+      joined.push_back(b.CreateShuffleVector(parts[i], parts[i + 1], strided(2 * n, 0, 1)));
+    }
+    parts = joined;
+  }
+  return parts[0];
+}
+
+// Lane i adds (A[0], A[1]) . (B[i,0], B[i,1]) and (A[2], A[3]) . (B[i,2], B[i,3]): two
+// madds on B's byte pairs regrouped by position. The regrouping depends on B alone, so
+// where consecutive calls share B (the rows of a GEMM tile) LLVM computes it once.
+void dot_generic(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& r, const TensorIntrinsicTarget& t) {
   llvm::Type* i8 = b.getInt8Ty();
   llvm::Type* i16 = b.getInt16Ty();
   llvm::Type* i32 = b.getInt32Ty();
   constexpr unsigned kAll = kLanes * kDepth;
-  auto* a_ty = llvm::FixedVectorType::get(i8, kDepth);
   auto* b_ty = llvm::FixedVectorType::get(i8, kAll);
   auto* v16 = llvm::FixedVectorType::get(i32, kLanes);
-  llvm::Value* a4 = b.CreateAlignedLoad(a_ty, b.CreateBitCast(r[0], compat::pointer_to(a_ty)), llvm::Align(1));
+  // A's bytes as one int32 word w; the int16 pairs (A[0], A[1]) and (A[2], A[3]) as int32
+  // words, each repeated over all 16 lanes (one broadcast each).
+  llvm::Value* w = b.CreateAlignedLoad(i32, b.CreateBitCast(r[0], compat::pointer_to(i32)), llvm::Align(1));
+  auto byte = [&](unsigned k) { return b.CreateAnd(b.CreateLShr(w, 8 * k), 0xff); };
+  auto pair_word = [&](unsigned k) { return b.CreateOr(byte(k), b.CreateShl(byte(k + 1), 16)); };
   llvm::Value* bytes = b.CreateAlignedLoad(b_ty, b.CreateBitCast(r[1], compat::pointer_to(b_ty)), llvm::Align(1));
-  // A's four bytes repeated for every lane: element j of the 64 pairs with A[j % 4].
-  std::vector<int> repeat(kAll);
-  for (unsigned j = 0; j < kAll; ++j) repeat[j] = static_cast<int>(j % kDepth);
-  llvm::Value* a = b.CreateZExt(b.CreateShuffleVector(a4, a4, repeat), llvm::FixedVectorType::get(i16, kAll));
-  llvm::Value* bw = b.CreateSExt(bytes, llvm::FixedVectorType::get(i16, kAll));
-  auto* half = llvm::FixedVectorType::get(i32, kAll / 2);
-  // Products 2j and 2j + 1 summed: 32 int32 pair sums.
-  auto pair_product = [&](unsigned first) {
-    std::vector<int> m = strided(kAll / 2, first, 2);
-    return b.CreateMul(b.CreateSExt(b.CreateShuffleVector(a, a, m), half),
-                       b.CreateSExt(b.CreateShuffleVector(bw, bw, m), half));
-  };
-  llvm::Value* pairs = b.CreateAdd(pair_product(0), pair_product(1));
-  // Lane i: pair sums 2i and 2i + 1.
-  llvm::Value* dots = b.CreateAdd(b.CreateShuffleVector(pairs, pairs, strided(kLanes, 0, 2)),
-                                  b.CreateShuffleVector(pairs, pairs, strided(kLanes, 1, 2)));
+  llvm::Value* b16 = b.CreateSExt(bytes, llvm::FixedVectorType::get(i16, kAll));
+  auto* pairs16 = llvm::FixedVectorType::get(i16, 2 * kLanes);
+  llvm::Value* acc_sum = nullptr;
+  for (unsigned pair = 0; pair < 2; ++pair) {
+    llvm::Value* a = b.CreateBitCast(b.CreateVectorSplat(kLanes, pair_word(2 * pair)), pairs16);
+    std::vector<int> b_mask(2 * kLanes);
+    for (unsigned i = 0; i < kLanes; ++i)
+      for (unsigned e = 0; e < 2; ++e) b_mask[2 * i + e] = static_cast<int>(kDepth * i + 2 * pair + e);
+    llvm::Value* d = madd_for(b, a, b.CreateShuffleVector(b16, b16, b_mask), t);
+    acc_sum = acc_sum == nullptr ? d : b.CreateAdd(acc_sum, d);
+  }
   llvm::Value* cp = b.CreateBitCast(r[2], compat::pointer_to(v16));
   llvm::Value* acc = b.CreateAlignedLoad(v16, cp, llvm::Align(4));
-  b.CreateAlignedStore(b.CreateAdd(acc, dots), cp, llvm::Align(4));
+  b.CreateAlignedStore(b.CreateAdd(acc, acc_sum), cp, llvm::Align(4));
 }
 
 void x86_dot_16x4_u8s8(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& regions,
                        const TensorIntrinsicTarget& target, const std::function<void(const std::string&)>&) {
   if (target.has("x86", "avx512vnni")) dot_vnni(b, regions, target);
-  else dot_generic(b, regions);
+  else dot_generic(b, regions, target);
 }
 
 void x86_vnni_dot_16x4_u8s8(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& regions,
