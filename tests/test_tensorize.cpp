@@ -422,3 +422,40 @@ TEST(TensorizeErrors, InlinedStage) {
 
 }  // namespace
 }  // namespace te
+
+namespace te {
+namespace {
+
+// ---- The node in the IR's generic machinery ----
+
+TEST(TensorizeIR, MutatorsVisitorsAndEquality) {
+  LoweredFunc f = user_axpy_func();
+  const Stmt& body = f.body;
+  const auto* loop = body.as<ForNode>();
+  ASSERT_NE(loop, nullptr);
+  const auto* call = loop->body.as<TensorIntrinsicCallNode>();
+  ASSERT_NE(call, nullptr) << body;
+  EXPECT_EQ(call->intrinsic->name, "axpy8");
+  ASSERT_EQ(call->buffers.size(), 2u);
+  // substitute reaches the offsets and the declaration's body alike.
+  Stmt at3 = substitute(loop->body, {{loop->var, make_const(Int(32), 3)}});
+  const auto* c3 = at3.as<TensorIntrinsicCallNode>();
+  ASSERT_NE(c3, nullptr);
+  EXPECT_TRUE(equal(simplify(c3->offsets[0]), make_const(Int(32), 24)));
+  EXPECT_NE(to_string(at3).find("X[24:]"), std::string::npos) << at3;
+  EXPECT_NE(to_string(simplify(at3)).find("X[(i + 24)]"), std::string::npos) << simplify(at3);
+  EXPECT_TRUE(equal(at3, substitute(loop->body, {{loop->var, make_const(Int(32), 3)}})));
+  EXPECT_FALSE(equal(at3, loop->body));
+  // A visitor sees the buffers the declaration reads and writes.
+  struct Loads : IRVisitor {
+    int loads = 0, stores = 0;
+    void visit_load(const LoadNode* n) override { ++loads; IRVisitor::visit_load(n); }
+    void visit_store(const StoreNode* n) override { ++stores; IRVisitor::visit_store(n); }
+  } v;
+  v.visit(body);
+  EXPECT_EQ(v.loads, 1);
+  EXPECT_EQ(v.stores, 1);
+}
+
+}  // namespace
+}  // namespace te

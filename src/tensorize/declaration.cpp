@@ -21,10 +21,15 @@ Expr flat_size(const std::vector<Expr>& shape) {
   return make_const(Int(32), n);
 }
 
-// Row-major flat index of indices in shape, plus offset.
+// Row-major flat index of indices in shape, plus offset, in the offset's type (the index
+// type of the stage's buffer; the declaration's axes are int32).
 Expr flat_index(const std::vector<Expr>& shape, const std::vector<Expr>& indices, const Expr& offset) {
-  Expr flat = make_const(Int(32), 0);
-  for (size_t d = 0; d < indices.size(); ++d) flat = flat * make_const(Int(32), *as_const_int(shape[d])) + indices[d];
+  const DataType t = offset.dtype();
+  Expr flat = make_const(t, 0);
+  for (size_t d = 0; d < indices.size(); ++d) {
+    Expr index = indices[d].dtype() == t ? indices[d] : cast(t, indices[d]);
+    flat = flat * make_const(t, *as_const_int(shape[d])) + index;
+  }
   return offset + flat;
 }
 
