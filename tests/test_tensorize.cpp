@@ -459,3 +459,72 @@ TEST(TensorizeIR, MutatorsVisitorsAndEquality) {
 
 }  // namespace
 }  // namespace te
+
+namespace te {
+namespace {
+
+// ---- Free strides: tiles of larger tensors ----
+
+// y[i, j] = x[i, j] + 1 on 2 x 4 tiles, both with free row strides.
+TensorIntrinsic add1_2x4() {
+  Tensor x = placeholder({2, 4}, Float(32), "x");
+  Tensor y = compute({2, 4}, [&](Expr i, Expr j) { return x(i, j) + 1.0f; }, "y");
+  return tensor_intrinsic("add1_2x4", y, {}, {x, y});
+}
+
+TEST(TensorizeStrides, TilesOfALargerMatrix) {
+  Tensor X = placeholder({8, 12}, Float(32), "X");
+  Tensor Y = compute({8, 12}, [&](Expr i, Expr j) { return X(i, j) + 1.0f; }, "Y");
+  Schedule s = create_schedule({Y});
+  auto [io, jo, ii, ji] = s[Y].tile(Y.axis(0), Y.axis(1), 2, 4);
+  (void)io;
+  (void)jo;
+  (void)ji;
+  s[Y].tensorize(ii, add1_2x4());
+  LoweredFunc f = lower(s, {X, Y}, "f");
+  const std::string text = to_string(f);
+  EXPECT_NE(text.find("tensor_intrinsic add1_2x4(X[((i.outer * 24) + (j.outer * 4)):] strides (12, 1), "
+                      "Y[((i.outer * 24) + (j.outer * 4)):] strides (12, 1))"),
+            std::string::npos)
+      << text;
+  std::vector<float> xv(96);
+  for (int i = 0; i < 96; ++i) xv[static_cast<size_t>(i)] = static_cast<float>(i) * 0.5f;
+  std::vector<Argument> args{NDArray::from_vector(xv, {8, 12}), NDArray::empty({8, 12}, Float(32))};
+  interpret(f, args);
+  std::vector<float> got = args[1].array().to_vector<float>();
+  for (int i = 0; i < 96; ++i) EXPECT_EQ(got[static_cast<size_t>(i)], xv[static_cast<size_t>(i)] + 1.0f) << i;
+  expect_error([&] { build(f); }, {"tensor intrinsic 'add1_2x4' has no implementation for target 'llvm'"});
+}
+
+TEST(TensorizeStrides, SymbolicStride) {
+  Var m("m");
+  Tensor X = placeholder({2, m}, Float(32), "X");
+  Tensor Y = compute({2, 4}, [&](Expr i, Expr j) { return X(i, j) + 1.0f; }, "Y");
+  Schedule s = create_schedule({Y});
+  s[Y].tensorize(Y.axis(0), add1_2x4());
+  LoweredFunc f = lower(s, {X, Y}, "f");
+  const std::string text = to_string(f);
+  EXPECT_NE(text.find("X[0:] strides (m, 1)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Y[0:] strides (4, 1)"), std::string::npos) << text;
+  std::vector<float> xv(2 * 7);
+  for (int i = 0; i < 14; ++i) xv[static_cast<size_t>(i)] = static_cast<float>(i);
+  std::vector<Argument> args{NDArray::from_vector(xv, {2, 7}), NDArray::empty({2, 4}, Float(32))};
+  interpret(f, args);
+  EXPECT_EQ(args[1].array().to_vector<float>(), (std::vector<float>{1, 2, 3, 4, 8, 9, 10, 11}));
+}
+
+TEST(TensorizeStrides, InnermostDimensionStaysContiguous) {
+  Tensor X = placeholder({4, 2}, Float(32), "X");
+  Tensor Y = compute({2, 4}, [&](Expr i, Expr j) { return X(j, i) + 1.0f; }, "Y");
+  Schedule s = create_schedule({Y});
+  s[Y].tensorize(Y.axis(0), add1_2x4());
+  expect_error([&] { lower(s, {X, Y}, "f"); },
+               {"the access to 'X' (the declaration's 'x') moves by 2 elements per iteration of loop 'j', the "
+                "declaration's axis 'j' moves it by 1"});
+  Tensor z = placeholder({2}, Float(32), "z");
+  expect_error([&] { tensor_intrinsic("t", Y, {}, {z}); },
+               {"strided tensor 'z' is neither an input nor the output of the declaration"});
+}
+
+}  // namespace
+}  // namespace te

@@ -152,21 +152,22 @@ struct TE_API AssertNode : StmtNode {
 
 /// A tensor intrinsic applied to regions of buffers (what Stage::tensorize leaves where
 /// the matched loop nest was). Buffer i is the declaration's input i (the output last);
-/// its region starts at element offsets[i] of the (flat) buffer and has the strides of the
-/// declaration's dense shape. `body` is the declaration's update instantiated on those
-/// regions: what interpret() runs and what analyses see (the buffers it reads and writes);
-/// a backend emits the intrinsic's implementation for its target instead.
+/// its region starts at element offsets[i] of the (flat) buffer and steps strides[i][d]
+/// elements along dimension d of the declaration's tensor. `body` is the declaration's
+/// update instantiated on those regions: what interpret() runs and what analyses see (the
+/// buffers it reads and writes); a backend emits the intrinsic's implementation instead.
 struct TE_API TensorIntrinsicCallNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::TensorIntrinsicCall;  ///< The node's kind.
   std::shared_ptr<const TensorIntrinsicNode> intrinsic;  ///< What runs.
   std::vector<Buffer> buffers;  ///< The inputs' buffers, then the output's.
   std::vector<Expr> offsets;    ///< The element offset of each region in its buffer.
+  std::vector<std::vector<Expr>> strides;  ///< Per region, the element stride of each dimension.
   Stmt body;                    ///< The declaration on those regions.
   /// See tensor_intrinsic_call().
   TensorIntrinsicCallNode(std::shared_ptr<const TensorIntrinsicNode> in, std::vector<Buffer> bufs,
-                          std::vector<Expr> offs, Stmt b)
+                          std::vector<Expr> offs, std::vector<std::vector<Expr>> str, Stmt b)
       : StmtNode(kKind), intrinsic(std::move(in)), buffers(std::move(bufs)), offsets(std::move(offs)),
-        body(std::move(b)) {}
+        strides(std::move(str)), body(std::move(b)) {}
 };
 
 // ---- Builders ----
@@ -191,7 +192,7 @@ TE_API Stmt barrier();
 TE_API Stmt assert_stmt(Expr cond, std::string message, Stmt body);
 /// A tensor intrinsic on buffer regions (see TensorIntrinsicCallNode).
 TE_API Stmt tensor_intrinsic_call(std::shared_ptr<const TensorIntrinsicNode> intrinsic, std::vector<Buffer> buffers,
-                                  std::vector<Expr> offsets, Stmt body);
+                                  std::vector<Expr> offsets, std::vector<std::vector<Expr>> strides, Stmt body);
 
 /// A function parameter: a buffer (pointer + shape) or a scalar variable.
 struct TE_API Param {

@@ -26,6 +26,10 @@ struct TE_API TensorIntrinsicNode {
   /// Per target ("llvm", later "cuda"): the name of the backend's implementation (an
   /// emitter that the backend registers). A target missing here refuses the intrinsic.
   std::map<std::string, std::string> implementations;
+  /// Per declaration tensor (the inputs, then the output): whether the strides of its
+  /// outer dimensions are free (found by the matcher, passed to the implementation) rather
+  /// than those of its dense row-major shape. The innermost dimension is contiguous.
+  std::vector<bool> free_strides;
 };
 
 /// A shared handle to an immutable TensorIntrinsicNode.
@@ -53,11 +57,15 @@ class TE_API TensorIntrinsic {
 /// Declares an intrinsic: `output` is a compute (usually a sum reduction) over
 /// placeholders of constant shapes, each read with indices affine in the compute's axes;
 /// `implementations` maps a target to its backend's implementation name. The buffers the
-/// implementation receives are the placeholders' and the output's regions, row-major and
-/// dense (the element strides the shapes imply), each at a base pointer. te::Error when
-/// the declaration breaks a rule (which one, and where).
+/// implementation receives are the placeholders' and the output's regions, each at a base
+/// pointer: row-major and dense (the element strides the shapes imply), except for the
+/// tensors listed in `strided` (placeholders of the declaration or `output`), whose outer
+/// dimensions may have any strides (a tile of a larger matrix: the matcher finds them from
+/// the stage's accesses and passes them on); their innermost dimension stays contiguous.
+/// te::Error when the declaration breaks a rule (which one, and where).
 TE_API TensorIntrinsic tensor_intrinsic(const std::string& name, const Tensor& output,
-                                        const std::map<std::string, std::string>& implementations);
+                                        const std::map<std::string, std::string>& implementations,
+                                        const std::vector<Tensor>& strided = {});
 
 /// te's built-in intrinsics.
 namespace intrinsics {

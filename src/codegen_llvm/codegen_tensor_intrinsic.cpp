@@ -20,11 +20,14 @@ void CodeGen::emit_tensor_intrinsic(const TensorIntrinsicCallNode* n) {
   if (emitter == nullptr)
     fail_build(fmt::format("tensor intrinsic '{}': the LLVM backend has no implementation named '{}'", in.name,
                            it->second));
-  std::vector<llvm::Value*> regions;
+  TensorIntrinsicRegions regions;
   for (size_t i = 0; i < n->buffers.size(); ++i) {
     const BufferInfo& info = buffer(n->buffers[i]);
     llvm::Type* elem = memory_type(n->buffers[i].dtype());
-    regions.push_back(b_.CreateInBoundsGEP(elem, info.ptr, to_i64(emit(n->offsets[i]), n->offsets[i].dtype())));
+    regions.ptrs.push_back(b_.CreateInBoundsGEP(elem, info.ptr, to_i64(emit(n->offsets[i]), n->offsets[i].dtype())));
+    std::vector<llvm::Value*> strides;
+    for (const Expr& s : n->strides[i]) strides.push_back(to_i64(emit(s), s.dtype()));
+    regions.strides.push_back(strides);
   }
   TensorIntrinsicTarget target{&module_, options_.subtarget, options_.cpu};
   emitter(b_, regions, target, [&](const std::string& why) {

@@ -10,9 +10,8 @@
 
 namespace te::codegen {
 
-// What an emitter gets: the builder at the point of the call, one pointer per region
-// (the declaration's inputs, then its output; each to the region's first element, of the
-// element's memory type) and the target, to choose instructions by.
+// What an emitter gets besides the builder at the point of the call and the regions: the
+// target, to choose instructions by.
 struct TensorIntrinsicTarget {
   llvm::Module* module;
   const llvm::MCSubtargetInfo* subtarget;  // may be null: no features beyond the baseline
@@ -22,8 +21,16 @@ struct TensorIntrinsicTarget {
   bool has(const char* arch, const char* feature) const;
 };
 
+// The regions an emitter works on, one per declaration tensor (the inputs, then the
+// output): a pointer to the first element (of the element's memory type) and the element
+// stride of each dimension (i64; constants where the declaration's strides are dense).
+struct TensorIntrinsicRegions {
+  std::vector<llvm::Value*> ptrs;
+  std::vector<std::vector<llvm::Value*>> strides;
+};
+
 // Emits the intrinsic; te::Error (via fail) when the target cannot run it.
-using TensorIntrinsicEmitter = void (*)(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& regions,
+using TensorIntrinsicEmitter = void (*)(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& regions,
                                         const TensorIntrinsicTarget& target,
                                         const std::function<void(const std::string&)>& fail);
 

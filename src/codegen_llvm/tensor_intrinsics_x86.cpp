@@ -122,20 +122,21 @@ void dot_generic(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& r, const
   b.CreateAlignedStore(b.CreateAdd(acc, acc_sum), cp, llvm::Align(4));
 }
 
-void x86_dot_16x4_u8s8(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& regions,
+// The declarations' regions are dense (no free strides): only the pointers matter.
+void x86_dot_16x4_u8s8(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& regions,
                        const TensorIntrinsicTarget& target, const std::function<void(const std::string&)>&) {
-  if (target.has("x86", "avx512vnni")) dot_vnni(b, regions, target);
-  else dot_generic(b, regions, target);
+  if (target.has("x86", "avx512vnni")) dot_vnni(b, regions.ptrs, target);
+  else dot_generic(b, regions.ptrs, target);
 }
 
-void x86_vnni_dot_16x4_u8s8(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& regions,
+void x86_vnni_dot_16x4_u8s8(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& regions,
                             const TensorIntrinsicTarget& target, const std::function<void(const std::string&)>& fail) {
   if (!target.has("x86", "avx512vnni"))
     fail(fmt::format("needs the CPU feature avx512vnni (vpdpbusd), which the target CPU '{}' lacks; build for "
                      "a CPU that has it (BuildOptions' cpu or features), or use intrinsics::x86_dot_16x4_u8s8(), "
                      "which falls back to generic vector code",
                      target.cpu));
-  dot_vnni(b, regions, target);
+  dot_vnni(b, regions.ptrs, target);
 }
 
 }  // namespace

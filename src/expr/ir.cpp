@@ -118,11 +118,12 @@ Stmt assert_stmt(Expr cond, std::string message, Stmt body) {
   return make_stmt<AssertNode>(std::move(cond), std::move(message), std::move(body));
 }
 Stmt tensor_intrinsic_call(std::shared_ptr<const TensorIntrinsicNode> intrinsic, std::vector<Buffer> buffers,
-                           std::vector<Expr> offsets, Stmt body) {
-  TE_ICHECK(intrinsic != nullptr && buffers.size() == offsets.size(), "tensor_intrinsic_call: malformed");
+                           std::vector<Expr> offsets, std::vector<std::vector<Expr>> strides, Stmt body) {
+  TE_ICHECK(intrinsic != nullptr && buffers.size() == offsets.size() && buffers.size() == strides.size(),
+            "tensor_intrinsic_call: malformed");
   require(body, "tensor_intrinsic_call");
   return make_stmt<TensorIntrinsicCallNode>(std::move(intrinsic), std::move(buffers), std::move(offsets),
-                                            std::move(body));
+                                            std::move(strides), std::move(body));
 }
 
 // ---- IRVisitor ----
@@ -201,6 +202,8 @@ void IRVisitor::visit_evaluate(const EvaluateNode* n) { visit(n->value); }
 void IRVisitor::visit_assert(const AssertNode* n) { visit(n->cond); visit(n->body); }
 void IRVisitor::visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) {
   for (const Expr& e : n->offsets) visit(e);
+  for (const std::vector<Expr>& s : n->strides)
+    for (const Expr& e : s) visit(e);
   visit(n->body);
 }
 
@@ -375,9 +378,11 @@ Stmt IRMutator::mutate_assert(const Stmt& s, const AssertNode* n) {
 Stmt IRMutator::mutate_tensor_intrinsic_call(const Stmt& s, const TensorIntrinsicCallNode* n) {
   std::vector<Expr> offsets;
   bool changed = mutate_all(n->offsets, &offsets);
+  std::vector<std::vector<Expr>> strides(n->strides.size());
+  for (size_t i = 0; i < n->strides.size(); ++i) changed |= mutate_all(n->strides[i], &strides[i]);
   Stmt b = mutate(n->body);
   if (!changed && b.same_as(n->body)) return s;
-  return make_stmt<TensorIntrinsicCallNode>(n->intrinsic, n->buffers, std::move(offsets), b);
+  return make_stmt<TensorIntrinsicCallNode>(n->intrinsic, n->buffers, std::move(offsets), std::move(strides), b);
 }
 
 // ---- substitute ----

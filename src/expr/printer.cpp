@@ -273,6 +273,12 @@ class Printer {
           os_ << n->buffers[i].name() << "[";
           print(n->offsets[i]);
           os_ << ":]";
+          // The strides of a declaration tensor with free strides (others are dense).
+          if (i < n->intrinsic->free_strides.size() && n->intrinsic->free_strides[i]) {
+            os_ << " strides (";
+            print_list(n->strides[i]);
+            os_ << ")";
+          }
         }
         os_ << ") {\n";
         print_block(n->body);

@@ -76,8 +76,8 @@ class Tensorize : public IRMutator {
     const TensorIntrinsicNode& in = *st_.tensorize_intrinsic.node();
     tensorize::Binding b = tensorize::match(nest, in, known_, where_);
     std::vector<Var> vars;
-    Stmt body = tensorize::instantiate(in, b.buffers, b.offsets, &vars);
-    Stmt call = tensor_intrinsic_call(st_.tensorize_intrinsic.node(), b.buffers, b.offsets, body);
+    Stmt body = tensorize::instantiate(in, b.buffers, b.offsets, b.strides, &vars);
+    Stmt call = tensor_intrinsic_call(st_.tensorize_intrinsic.node(), b.buffers, b.offsets, b.strides, body);
     if (!init.defined()) return call;
     for (size_t j = init_depth; j-- > 0;) {
       const ForNode* f = nest.loops[j];

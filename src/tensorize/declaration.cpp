@@ -21,16 +21,14 @@ Expr flat_size(const std::vector<Expr>& shape) {
   return make_const(Int(32), n);
 }
 
-// Row-major flat index of indices in shape, plus offset, in the offset's type (the index
-// type of the stage's buffer; the declaration's axes are int32).
-Expr flat_index(const std::vector<Expr>& shape, const std::vector<Expr>& indices, const Expr& offset) {
+// offset + sum of indices[d] * strides[d], in the offset's type (the index type of the
+// stage's buffer; the declaration's axes are int32).
+Expr flat_index(const std::vector<Expr>& indices, const Expr& offset, const std::vector<Expr>& strides) {
   const DataType t = offset.dtype();
-  Expr flat = make_const(t, 0);
-  for (size_t d = 0; d < indices.size(); ++d) {
-    Expr index = indices[d].dtype() == t ? indices[d] : cast(t, indices[d]);
-    flat = flat * make_const(t, *as_const_int(shape[d])) + index;
-  }
-  return offset + flat;
+  auto as_t = [&](const Expr& e) { return e.dtype() == t ? e : cast(t, e); };
+  Expr flat = offset;
+  for (size_t d = 0; d < indices.size(); ++d) flat = flat + as_t(indices[d]) * as_t(strides[d]);
+  return flat;
 }
 
 // Tensor reads of the declaration's inputs become loads of the buffers; its axes, the
@@ -38,8 +36,8 @@ Expr flat_index(const std::vector<Expr>& shape, const std::vector<Expr>& indices
 class Instantiate : public IRMutator {
  public:
   Instantiate(const TensorIntrinsicNode& in, const std::vector<Buffer>& buffers, const std::vector<Expr>& offsets,
-              const std::map<const VarNode*, Expr>& vars)
-      : in_(in), buffers_(buffers), offsets_(offsets), vars_(vars) {}
+              const std::vector<std::vector<Expr>>& strides, const std::map<const VarNode*, Expr>& vars)
+      : in_(in), buffers_(buffers), offsets_(offsets), strides_(strides), vars_(vars) {}
 
  protected:
   Expr mutate_var(const Expr& e, const VarNode* n) override {
@@ -51,7 +49,7 @@ class Instantiate : public IRMutator {
       if (in_.inputs[i].op() == n->op) {
         std::vector<Expr> idx;
         mutate_all(n->indices, &idx);
-        return load(buffers_[i], {flat_index(n->op->shape, idx, offsets_[i])});
+        return load(buffers_[i], {flat_index(idx, offsets_[i], strides_[i])});
       }
     TE_ICHECK(false, "tensorize: a declaration reads a tensor that is not its input");
     return Expr();
@@ -61,6 +59,7 @@ class Instantiate : public IRMutator {
   const TensorIntrinsicNode& in_;
   const std::vector<Buffer>& buffers_;
   const std::vector<Expr>& offsets_;
+  const std::vector<std::vector<Expr>>& strides_;
   const std::map<const VarNode*, Expr>& vars_;
 };
 
@@ -73,8 +72,23 @@ std::vector<Buffer> declaration_buffers(const TensorIntrinsicNode& in) {
   return out;
 }
 
+const std::vector<Expr>& declaration_shape(const TensorIntrinsicNode& in, size_t k) {
+  return k < in.inputs.size() ? in.inputs[k].shape() : in.output.shape();
+}
+
+std::vector<Expr> dense_strides(const TensorIntrinsicNode& in, size_t k, DataType t) {
+  const std::vector<Expr>& shape = declaration_shape(in, k);
+  std::vector<Expr> out(shape.size());
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    out[d] = make_const(t, stride);
+    stride *= *as_const_int(shape[d]);
+  }
+  return out;
+}
+
 Stmt instantiate(const TensorIntrinsicNode& in, const std::vector<Buffer>& buffers, const std::vector<Expr>& offsets,
-                 std::vector<Var>* loop_vars) {
+                 const std::vector<std::vector<Expr>>& strides, std::vector<Var>* loop_vars) {
   const std::vector<IterVar> loops = declaration_loops(in);
   std::map<const VarNode*, Expr> vars;
   loop_vars->clear();
@@ -83,12 +97,12 @@ Stmt instantiate(const TensorIntrinsicNode& in, const std::vector<Buffer>& buffe
     vars[iv->var.get()] = v;
     loop_vars->push_back(v);
   }
-  Instantiate rewrite(in, buffers, offsets, vars);
+  Instantiate rewrite(in, buffers, offsets, strides, vars);
   const Operation& op = in.output.op();
   std::vector<Expr> out_index;
   for (const IterVar& iv : op->axis) out_index.push_back(vars.at(iv->var.get()));
   const Buffer& out = buffers.back();
-  Expr out_flat = flat_index(op->shape, out_index, offsets.back());
+  Expr out_flat = flat_index(out_index, offsets.back(), strides.back());
   Stmt body;
   if (const auto* red = op->body.as<ReduceNode>()) {
     Expr acc = load(out, {out_flat});

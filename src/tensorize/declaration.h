@@ -14,11 +14,17 @@ std::vector<IterVar> declaration_loops(const TensorIntrinsicNode& in);
 // One flat, dense buffer per declaration tensor: the inputs, then the output.
 std::vector<Buffer> declaration_buffers(const TensorIntrinsicNode& in);
 
+// The shape of declaration tensor k (the inputs, then the output).
+const std::vector<Expr>& declaration_shape(const TensorIntrinsicNode& in, size_t k);
+
+// The element strides of declaration tensor k's dense row-major shape, of type t.
+std::vector<Expr> dense_strides(const TensorIntrinsicNode& in, size_t k, DataType t);
+
 // The declaration's update (for a reduction: output = combine(output, source); else
 // output = body) as a loop nest over fresh variables (returned in *loop_vars, in
-// declaration_loops' order), accessing buffers[i] (as declaration tensor i, flat, dense:
-// row-major strides of its shape) from element offsets[i] on.
+// declaration_loops' order), accessing buffers[k] (as declaration tensor k, flat) from
+// element offsets[k] on, stepping strides[k][d] along its dimension d.
 Stmt instantiate(const TensorIntrinsicNode& in, const std::vector<Buffer>& buffers, const std::vector<Expr>& offsets,
-                 std::vector<Var>* loop_vars);
+                 const std::vector<std::vector<Expr>>& strides, std::vector<Var>* loop_vars);
 
 }  // namespace te::tensorize

@@ -41,7 +41,8 @@ std::vector<Tensor> declaration_inputs(const std::string& name, const Operation&
 }  // namespace
 
 TensorIntrinsic tensor_intrinsic(const std::string& name, const Tensor& output,
-                                 const std::map<std::string, std::string>& implementations) {
+                                 const std::map<std::string, std::string>& implementations,
+                                 const std::vector<Tensor>& strided) {
   if (!is_c_identifier(name)) throw Error(fmt::format("tensor_intrinsic: name '{}' must be a C identifier", name));
   if (!output.defined() || output.op()->kind != OpKind::Compute || output.op()->is_scatter() ||
       !output.op()->more_outputs.empty())
@@ -70,6 +71,16 @@ TensorIntrinsic tensor_intrinsic(const std::string& name, const Tensor& output,
   n->inputs = declaration_inputs(name, op);
   n->output = output;
   n->implementations = implementations;
+  n->free_strides.assign(n->inputs.size() + 1, false);
+  for (const Tensor& t : strided) {
+    size_t k = 0;
+    while (k < n->inputs.size() && !n->inputs[k].same_as(t)) ++k;
+    if (k == n->inputs.size() && !output.same_as(t))
+      throw Error(fmt::format("tensor_intrinsic '{}': strided tensor '{}' is neither an input nor the output of the "
+                              "declaration",
+                              name, t.defined() ? t.name() : "(undefined)"));
+    n->free_strides[k] = true;
+  }
   return TensorIntrinsic(n);
 }
 

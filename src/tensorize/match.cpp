@@ -110,7 +110,18 @@ class Matcher {
     }
     decl_buffers_ = declaration_buffers(in_);
     std::vector<Expr> zero(decl_buffers_.size(), make_const(Int(32), 0));
-    Stmt decl = instantiate(in_, decl_buffers_, zero, &decl_vars_);
+    // Free strides are variables here, solved from the stage's accesses.
+    for (size_t k = 0; k < decl_buffers_.size(); ++k) {
+      std::vector<Expr> st = dense_strides(in_, k, Int(32));
+      if (k < in_.free_strides.size() && in_.free_strides[k])
+        for (size_t d = 0; d + 1 < st.size(); ++d) {
+          Var v(fmt::format("{}.stride{}", decl_buffers_[k].name(), d), Int(32));
+          stride_vars_.push_back({k, d, v});
+          st[d] = v;
+        }
+      decl_strides_.push_back(st);
+    }
+    Stmt decl = instantiate(in_, decl_buffers_, zero, decl_strides_, &decl_vars_);
     while (auto* f = decl.as<ForNode>()) decl = f->body;
     const auto* ds = decl.as<StoreNode>();
     TE_ICHECK(ds != nullptr, "tensorize: the declaration's nest holds no store");
@@ -118,6 +129,7 @@ class Matcher {
     bound_.assign(decl_buffers_.size(), false);
     binding_.buffers.resize(decl_buffers_.size());
     binding_.offsets.resize(decl_buffers_.size());
+    binding_.strides.resize(decl_buffers_.size());
     const StoreNode* s = nest_.store;
     if (s->predicate.defined()) fail("the stage's store has a predicate, the declaration's has none");
     access(s->buffer, s->indices[0], ds->buffer, ds->indices[0]);
@@ -233,15 +245,39 @@ class Matcher {
     if (!sa) fail(fmt::format("the index of {} is not affine in the loops under the axis: {}", name, text(index)));
     auto da = affine(dindex, decl_vars_);
     TE_ICHECK(da.has_value(), "tensorize: a declaration's index is not affine");
+    const DataType it = index.dtype();
+    std::vector<Expr> got(stage_vars_.size()), want(stage_vars_.size());
     for (size_t j = 0; j < stage_vars_.size(); ++j) {
-      Expr c = simplify(sa->coeff[j], known_);
-      const int64_t want = *as_const_int(simplify(da->coeff[j]));
-      const int64_t* got = as_const_int(c);
-      if (got == nullptr || *got != want)
+      got[j] = simplify(sa->coeff[j], known_);
+      want[j] = simplify(da->coeff[j]);
+    }
+    // The region's strides: dense constants, or for free ones what the loop that moves
+    // only that dimension says (the declaration's coefficient is c * stride there).
+    std::vector<std::pair<Var, Expr>> solved;
+    std::vector<Expr> strides = decl_strides_[k];
+    for (const StrideVar& sv : stride_vars_) {
+      if (sv.tensor != k) continue;
+      Expr value = dense_strides(in_, k, it)[sv.dim];  // a dimension no loop moves: any
+      for (size_t j = 0; j < stage_vars_.size(); ++j) {
+        std::optional<int64_t> c = multiple_of(want[j], sv.var);
+        if (!c || *c == 0) continue;
+        const int64_t* g = as_const_int(got[j]);
+        if (*c == 1) value = got[j];
+        else if (g != nullptr && *g % *c == 0) value = make_const(it, *g / *c);
+        else continue;
+        break;
+      }
+      solved.emplace_back(sv.var, value);
+      strides[sv.dim] = value;
+    }
+    for (size_t j = 0; j < stage_vars_.size(); ++j) {
+      Expr w = simplify(cast(it, substitute(want[j], solved)), known_);
+      if (!equal(simplify(got[j] - w, known_), make_const(it, 0)))
         fail(fmt::format("the access to {} moves by {} elements per iteration of loop '{}', the declaration's "
                          "axis '{}' moves it by {}",
-                         name, text(c), stage_vars_[j].name(), decl_loops_[j]->var.name(), want));
+                         name, text(got[j]), stage_vars_[j].name(), decl_loops_[j]->var.name(), text(w)));
     }
+    for (Expr& e : strides) e = simplify(e.dtype() == it ? e : cast(it, e), known_);
     std::vector<std::pair<Var, Expr>> at_start;
     for (const ForNode* f : nest_.loops) at_start.emplace_back(f->var, f->min);
     Expr offset = simplify(substitute(index, at_start), known_);
@@ -253,8 +289,14 @@ class Matcher {
       bound_[k] = true;
       binding_.buffers[k] = buf;
       binding_.offsets[k] = offset;
+      binding_.strides[k] = strides;
       return;
     }
+    for (size_t d = 0; d < strides.size(); ++d)
+      if (!equal(simplify(binding_.strides[k][d] - strides[d], known_), make_const(it, 0)))
+        fail(fmt::format("the declaration's '{}' is one region, the stage reads '{}' with stride {} and {} along "
+                         "dimension {}",
+                         dbuf.name(), buf.name(), text(binding_.strides[k][d]), text(strides[d]), d));
     if (!binding_.buffers[k].same_as(buf) || !equal(simplify(binding_.offsets[k] - offset, known_),
                                                   make_const(offset.dtype(), 0)))
       fail(fmt::format("the declaration's '{}' is one region, the stage reads '{}' at {} and '{}' at {}",
@@ -267,7 +309,25 @@ class Matcher {
   VarBounds known_;  // the shape variables' bounds, then the nest's loops'
   std::string where_;
   std::vector<IterVar> decl_loops_;
+  struct StrideVar {
+    size_t tensor, dim;
+    Var var;
+  };
+  // e as c * v for a constant c, if it is that.
+  static std::optional<int64_t> multiple_of(const Expr& e, const Var& v) {
+    if (e.as<VarNode>() == v.get()) return 1;
+    if (auto* b = e.as<BinaryNode>(); b != nullptr && b->op == BinOp::Mul) {
+      const int64_t* c = as_const_int(b->a);
+      if (c != nullptr && b->b.as<VarNode>() == v.get()) return *c;
+      c = as_const_int(b->b);
+      if (c != nullptr && b->a.as<VarNode>() == v.get()) return *c;
+    }
+    return std::nullopt;
+  }
+
   std::vector<Buffer> decl_buffers_;
+  std::vector<std::vector<Expr>> decl_strides_;
+  std::vector<StrideVar> stride_vars_;
   std::vector<Var> decl_vars_, stage_vars_;
   std::vector<bool> bound_;
   Binding binding_;

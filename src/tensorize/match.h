@@ -17,11 +17,12 @@ struct Nest {
   const StoreNode* store = nullptr;
 };
 
-// What a match gives: per declaration tensor (inputs, then output), the stage's buffer
-// and the element offset of the region in it.
+// What a match gives: per declaration tensor (inputs, then output), the stage's buffer,
+// the element offset of the region in it and the region's stride along each dimension.
 struct Binding {
   std::vector<Buffer> buffers;
   std::vector<Expr> offsets;
+  std::vector<std::vector<Expr>> strides;
 };
 
 // Matches nest against the declaration; te::Error starting with `where` ("tensorize:
