@@ -294,7 +294,7 @@ TEST(TensorizeErrors, AnnotatedLoopUnderTheAxis) {
   t[h.c].bind(ji, thread_axis("threadIdx.x"));
   t[h.c].tensorize(ji, intrinsics::x86_dot_16x4_u8s8());
   expect_error([&] { lower(t, {h.a, h.b_packed, h.c}, "f"); },
-               {"the loop 'j.inner' under the tensorized axis 'j.inner' is bound to 'threadIdx.x'"});
+               {"tensorize: stage 'C': the tensorized axis 'j.inner' is bound to 'threadIdx.x'"});
   ops::GemmU8S8 v = ops::gemm_u8s8(8, 32, 16);
   Schedule w = create_schedule({v.c});
   auto [wo, wi] = w[v.c].split(v.c.axis(1), 16);
@@ -302,7 +302,19 @@ TEST(TensorizeErrors, AnnotatedLoopUnderTheAxis) {
   w[v.c].reorder({v.c.axis(0), wo, wko, wi, wki});
   w[v.c].vectorize(wi);
   w[v.c].tensorize(wi, intrinsics::x86_dot_16x4_u8s8());
-  expect_error([&] { lower(w, {v.a, v.b_packed, v.c}, "f"); }, {"'j.inner'", "is vectorized"});
+  expect_error([&] { lower(w, {v.a, v.b_packed, v.c}, "f"); }, {"the tensorized axis 'j.inner' is vectorized"});
+  // A thread-bound loop under the axis.
+  Tensor a = placeholder({4}, UInt(8), "a");
+  Tensor b = placeholder({16, 4}, Int(8), "b");
+  IterVar k = reduce_axis({0, 4}, "k");
+  Tensor c = compute({2, 16}, [&](Expr, Expr i) {
+    return sum(cast(Int(32), a(k)) * cast(Int(32), b(i, k)), {k});
+  }, "c");
+  Schedule t2 = create_schedule({c});
+  t2[c].bind(c.axis(1), thread_axis("threadIdx.x"));
+  t2[c].tensorize(c.axis(0), intrinsics::x86_dot_16x4_u8s8());
+  expect_error([&] { lower(t2, {a, b, c}, "f"); },
+               {"the loop 'j' under the tensorized axis 'i' is bound to 'threadIdx.x'"});
 }
 
 // c[j] = sum_k f(a[k], b[j, k]) over j < n, tensorized at j.inner (16) x k (4).

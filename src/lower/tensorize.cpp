@@ -100,10 +100,13 @@ class Tensorize : public IRMutator {
     if (f->for_kind == ForKind::Serial) return;
     const std::string how = f->for_kind == ForKind::ThreadBinding ? fmt::format("bound to '{}'", f->thread_tag)
                                                                    : for_kind_name(f->for_kind);
-    throw Error(fmt::format("tensorize: stage '{}': the loop '{}' under the tensorized axis '{}' is {}; the "
-                            "intrinsic '{}' replaces the whole nest, so its loops take no annotation",
-                            st_.op->name, f->var.name(), st_.tensorize_axis->var.name(), how,
-                            st_.tensorize_intrinsic.name()));
+    const std::string which = f->var.get() == st_.tensorize_axis->var.get()
+                                  ? fmt::format("the tensorized axis '{}'", f->var.name())
+                                  : fmt::format("the loop '{}' under the tensorized axis '{}'", f->var.name(),
+                                                st_.tensorize_axis->var.name());
+    throw Error(fmt::format("tensorize: stage '{}': {} is {}; the intrinsic '{}' replaces the whole nest, so its "
+                            "loops take no annotation",
+                            st_.op->name, which, how, st_.tensorize_intrinsic.name()));
   }
 
   [[noreturn]] void fail_nest(const std::string& what) const {
