@@ -1,11 +1,10 @@
 // x86 tensor intrinsics: the 16 x 4 uint8 x int8 -> int32 dot (te::intrinsics::
-// x86_dot_16x4_u8s8), as vpdpbusd where the target CPU has avx512vnni, else as generic
-// vector IR that any target lowers (x86-64 of every level, aarch64): widen, multiply, add
-// the four products of each lane. Both wrap as int32, as the declaration does.
+// x86_dot_16x4_u8s8), as vpdpbusd where the target CPU has avx512vnni, else as int16
+// multiply-adds of byte pairs: x86's pmaddwd on the widest registers the target has, and
+// generic vector IR on other architectures (aarch64), so one schedule runs everywhere.
+// All wrap as int32, as the declaration does.
 #include <fmt/format.h>
 #include <llvm/IR/IntrinsicsX86.h>
-
-#include <cstring>
 
 #include "codegen_llvm/llvm_compat.h"
 #include "codegen_llvm/tensor_intrinsics.h"
@@ -100,17 +99,22 @@ void dot_generic(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& r, const
   constexpr unsigned kAll = kLanes * kDepth;
   auto* b_ty = llvm::FixedVectorType::get(i8, kAll);
   auto* v16 = llvm::FixedVectorType::get(i32, kLanes);
-  // A's bytes as one int32 word w; the int16 pairs (A[0], A[1]) and (A[2], A[3]) as int32
-  // words, each repeated over all 16 lanes (one broadcast each).
-  llvm::Value* w = b.CreateAlignedLoad(i32, b.CreateBitCast(r[0], compat::pointer_to(i32)), llvm::Align(1));
-  auto byte = [&](unsigned k) { return b.CreateAnd(b.CreateLShr(w, 8 * k), 0xff); };
-  auto pair_word = [&](unsigned k) { return b.CreateOr(byte(k), b.CreateShl(byte(k + 1), 16)); };
+  // The int16 pairs (A[0], A[1]) and (A[2], A[3]), each repeated over all 16 lanes (a
+  // broadcast of one 32-bit word on x86; built by lanes, so byte order does not matter).
+  auto* a_ty = llvm::FixedVectorType::get(i8, kDepth);
+  llvm::Value* a4 = b.CreateZExt(
+      b.CreateAlignedLoad(a_ty, b.CreateBitCast(r[0], compat::pointer_to(a_ty)), llvm::Align(1)),
+      llvm::FixedVectorType::get(i16, kDepth));
+  auto pair_repeated = [&](unsigned k) {
+    std::vector<int> m(2 * kLanes);
+    for (unsigned j = 0; j < m.size(); ++j) m[j] = static_cast<int>(k + j % 2);
+    return b.CreateShuffleVector(a4, a4, m);
+  };
   llvm::Value* bytes = b.CreateAlignedLoad(b_ty, b.CreateBitCast(r[1], compat::pointer_to(b_ty)), llvm::Align(1));
   llvm::Value* b16 = b.CreateSExt(bytes, llvm::FixedVectorType::get(i16, kAll));
-  auto* pairs16 = llvm::FixedVectorType::get(i16, 2 * kLanes);
   llvm::Value* acc_sum = nullptr;
   for (unsigned pair = 0; pair < 2; ++pair) {
-    llvm::Value* a = b.CreateBitCast(b.CreateVectorSplat(kLanes, pair_word(2 * pair)), pairs16);
+    llvm::Value* a = pair_repeated(2 * pair);
     std::vector<int> b_mask(2 * kLanes);
     for (unsigned i = 0; i < kLanes; ++i)
       for (unsigned e = 0; e < 2; ++e) b_mask[2 * i + e] = static_cast<int>(kDepth * i + 2 * pair + e);
