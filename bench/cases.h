@@ -10,6 +10,8 @@ namespace te_bench {
 void register_peak(const Peak& peak);
 void register_vadd();
 void register_sgemm(const Peak& peak);
+// int8 GEMM with the tensorize intrinsic against te's float32 sgemm (bench_gemm_int8.cpp).
+void register_gemm_int8();
 void register_grid_sample();
 void register_bev_pool();
 // Compile latency; each cold sample runs a child process (te_compile_once next to

@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
   te_bench::register_peak(peak);
   te_bench::register_vadd();
   te_bench::register_sgemm(peak);
+  te_bench::register_gemm_int8();
   te_bench::register_grid_sample();
   te_bench::register_bev_pool();
   te_bench::register_compile(self_exe(argv[0]));

@@ -741,6 +741,63 @@ inline std::string extern_library() {
   return out.str();
 }
 
+inline BeforeAfter tensorize_example() {
+  // [doc:tensorize]
+  // c[i] = sum over k of a[k] * b[i, k]: 32 outputs, 8 bytes deep, b packed in blocks of
+  // 16 rows x 4 bytes (the 64 bytes one intrinsic call reads are contiguous).
+  Tensor a = placeholder({8}, UInt(8), "a");
+  Tensor b = placeholder({2, 2, 16, 4}, Int(8), "b");
+  IterVar k = reduce_axis({0, 8}, "k");
+  Tensor c = compute({32}, [&](Expr i) {
+    return sum(cast(Int(32), a(k)) * cast(Int(32), b(i / 16, k / 4, i % 16, k % 4)), {k});
+  }, "c");
+  Schedule s = create_schedule({c});
+  auto [io, ii] = s[c].split(c.axis(0), 16);  // 16 outputs ...
+  auto [ko, ki] = s[c].split(k, 4);           // ... 4 bytes deep: the intrinsic's shape
+  s[c].reorder({io, ko, ii, ki});
+  std::string before = text(lower(s, {a, b, c}, "f"));
+  s[c].tensorize(ii, intrinsics::x86_dot_16x4_u8s8());
+  // [/doc]
+  (void)ki;
+  return {before, text(lower(s, {a, b, c}, "f"))};
+}
+
+inline std::string tensorize_error() {
+  // As tensorize_example, split by 8 instead of 16.
+  Tensor a = placeholder({8}, UInt(8), "a");
+  Tensor b = placeholder({2, 2, 16, 4}, Int(8), "b");
+  IterVar k = reduce_axis({0, 8}, "k");
+  Tensor c = compute({32}, [&](Expr i) {
+    return sum(cast(Int(32), a(k)) * cast(Int(32), b(i / 16, k / 4, i % 16, k % 4)), {k});
+  }, "c");
+  Schedule s = create_schedule({c});
+  auto [io, ii] = s[c].split(c.axis(0), 8);
+  auto [ko, ki] = s[c].split(k, 4);
+  s[c].reorder({io, ko, ii, ki});
+  s[c].tensorize(ii, intrinsics::x86_dot_16x4_u8s8());
+  (void)ki;
+  return error_of([&] { lower(s, {a, b, c}, "f"); });
+}
+
+inline std::string tensorize_declaration() {
+  // [doc:tensorize.declare]
+  // y[i] = 2 * x[i] + 1 over 8 floats, with an LLVM implementation named "axpy8"
+  // (an emitter the LLVM backend registers) and none for CUDA.
+  Tensor x = placeholder({8}, Float(32), "x");
+  Tensor y = compute({8}, [&](Expr i) { return x(i) * 2.0f + 1.0f; }, "y");
+  TensorIntrinsic axpy8 = tensor_intrinsic("axpy8", y, {{"llvm", "axpy8"}});
+  // A stage that computes the same, 8 elements at a time.
+  Tensor X = placeholder({32}, Float(32), "X");
+  Tensor Y = compute({32}, [&](Expr i) { return X(i) * 2.0f + 1.0f; }, "Y");
+  Schedule s = create_schedule({Y});
+  auto [io, ii] = s[Y].split(Y.axis(0), 8);
+  s[Y].tensorize(ii, axpy8);
+  LoweredFunc f = lower(s, {X, Y}, "f");  // interpret(f, ...) runs; build(f) needs "axpy8"
+  // [/doc]
+  (void)io;
+  return text(f);
+}
+
 inline std::vector<Snippet> snippets() {
   std::vector<Snippet> out;
   auto pair = [&](const std::string& name, BeforeAfter (*fn)()) {
@@ -767,6 +824,9 @@ inline std::vector<Snippet> snippets() {
   pair("rfactor", rfactor_example);
   pair("storage_align", storage_align_example);
   pair("double_buffer", double_buffer_example);
+  pair("tensorize", tensorize_example);
+  out.push_back({"tensorize.error", tensorize_error});
+  out.push_back({"tensorize.declare", tensorize_declaration});
   pair("bind_reduce", bind_reduce_example);
   pair("auto_schedule", auto_schedule_example);
   out.push_back({"auto_schedule.softmax", auto_schedule_softmax_example});

@@ -11,9 +11,11 @@
 
 namespace te {
 
+struct TensorIntrinsicNode;  // te/tensorize.h
+
 /// The kind of a statement node.
 enum class StmtKind : uint8_t {
-  LetStmt, For, Store, Allocate, IfThenElse, Seq, Evaluate, Barrier, Assert
+  LetStmt, For, Store, Allocate, IfThenElse, Seq, Evaluate, Barrier, Assert, TensorIntrinsicCall
 };
 
 /// How a For loop runs. ThreadBinding loops carry a thread_tag ("threadIdx.x", ...).
@@ -148,6 +150,26 @@ struct TE_API AssertNode : StmtNode {
       : StmtNode(kKind), cond(std::move(c)), message(std::move(m)), body(std::move(b)) {}
 };
 
+/// A tensor intrinsic applied to regions of buffers (what Stage::tensorize leaves where
+/// the matched loop nest was). Buffer i is the declaration's input i (the output last);
+/// its region starts at element offsets[i] of the (flat) buffer and steps strides[i][d]
+/// elements along dimension d of the declaration's tensor. `body` is the declaration's
+/// update instantiated on those regions: what interpret() runs and what analyses see (the
+/// buffers it reads and writes); a backend emits the intrinsic's implementation instead.
+struct TE_API TensorIntrinsicCallNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::TensorIntrinsicCall;  ///< The node's kind.
+  std::shared_ptr<const TensorIntrinsicNode> intrinsic;  ///< What runs.
+  std::vector<Buffer> buffers;  ///< The inputs' buffers, then the output's.
+  std::vector<Expr> offsets;    ///< The element offset of each region in its buffer.
+  std::vector<std::vector<Expr>> strides;  ///< Per region, the element stride of each dimension.
+  Stmt body;                    ///< The declaration on those regions.
+  /// See tensor_intrinsic_call().
+  TensorIntrinsicCallNode(std::shared_ptr<const TensorIntrinsicNode> in, std::vector<Buffer> bufs,
+                          std::vector<Expr> offs, std::vector<std::vector<Expr>> str, Stmt b)
+      : StmtNode(kKind), intrinsic(std::move(in)), buffers(std::move(bufs)), offsets(std::move(offs)),
+        strides(std::move(str)), body(std::move(b)) {}
+};
+
 // ---- Builders ----
 /// `let v = value in body`.
 TE_API Stmt let_stmt(Var v, Expr value, Stmt body);
@@ -168,6 +190,9 @@ TE_API Stmt evaluate(Expr value);
 TE_API Stmt barrier();
 /// Runs body if cond holds; otherwise the function fails with message.
 TE_API Stmt assert_stmt(Expr cond, std::string message, Stmt body);
+/// A tensor intrinsic on buffer regions (see TensorIntrinsicCallNode).
+TE_API Stmt tensor_intrinsic_call(std::shared_ptr<const TensorIntrinsicNode> intrinsic, std::vector<Buffer> buffers,
+                                  std::vector<Expr> offsets, std::vector<std::vector<Expr>> strides, Stmt body);
 
 /// A function parameter: a buffer (pointer + shape) or a scalar variable.
 struct TE_API Param {
@@ -225,6 +250,7 @@ class TE_API IRVisitor {
   virtual void visit_evaluate(const EvaluateNode* n);  ///< EvaluateNodes.
   virtual void visit_barrier(const BarrierNode*) {}  ///< BarrierNodes.
   virtual void visit_assert(const AssertNode* n);  ///< AssertNodes.
+  virtual void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n);  ///< Its offsets and body.
   //@}
 };
 
@@ -267,6 +293,8 @@ class TE_API IRMutator {
   virtual Stmt mutate_evaluate(const Stmt& s, const EvaluateNode* n);  ///< EvaluateNodes.
   virtual Stmt mutate_barrier(const Stmt& s, const BarrierNode*) { return s; }  ///< BarrierNodes.
   virtual Stmt mutate_assert(const Stmt& s, const AssertNode* n);  ///< AssertNodes.
+  /// Its offsets and body.
+  virtual Stmt mutate_tensor_intrinsic_call(const Stmt& s, const TensorIntrinsicCallNode* n);
   //@}
 
   /// Mutates each element; returns true if any changed.

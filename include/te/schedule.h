@@ -23,6 +23,7 @@
 #include "te/expr.h"
 #include "te/ir.h"
 #include "te/tensor.h"
+#include "te/tensorize.h"
 
 namespace te {
 
@@ -102,6 +103,8 @@ struct TE_API StageNode {
   bool is_output = false;  ///< one of the schedule's outputs
   std::vector<StorageAlign> storage_align;  ///< padded strides of its buffer (storage_align)
   bool double_buffer = false;  ///< two buffers, the next fetch overlapping the current use
+  IterVar tensorize_axis;  ///< tensorize(): the loop whose nest the intrinsic replaces
+  TensorIntrinsic tensorize_intrinsic;  ///< tensorize(): the intrinsic (undefined: none)
 };
 
 /// The data of a Schedule.
@@ -204,6 +207,16 @@ class TE_API Stage {
   /// loop needs one barrier per iteration instead of two. The loop is unrolled by two.
   /// lower() checks the attachment: a serial or unrolled loop.
   void double_buffer();
+
+  // ---- Intrinsics ----
+  /// Replaces the loop nest under `axis` (axis included) by `intrinsic` (TVM's tensorize;
+  /// docs/tensorize.md). lower() matches the nest against the intrinsic's declaration:
+  /// the loops in order (the declaration's axes, then its reduction axes) with equal
+  /// constant extents, the same expression (operations, types, reducer) and each access
+  /// affine in those loops with the declaration's strides; a mismatch is a te::Error
+  /// naming the part that differs. Inside a reduction the intrinsic accumulates and te's
+  /// init stays as it is; a nest that holds the init runs it first, then the intrinsic.
+  void tensorize(const IterVar& axis, const TensorIntrinsic& intrinsic);
 
  private:
   std::shared_ptr<ScheduleNode> schedule_;

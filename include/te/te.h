@@ -18,3 +18,4 @@
 #include "te/schedule.h"
 #include "te/simplify.h"
 #include "te/tensor.h"
+#include "te/tensorize.h"

@@ -7,6 +7,7 @@
 #include "codegen_cuda_src/helpers.h"
 #include "codegen_cuda_src/host_printer.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "codegen_cuda_src/tensor_intrinsics.h"
 #include "te/cuda.h"
 
 namespace te {
@@ -57,7 +58,8 @@ std::string CudaModule::launcher_declaration() const {
 }
 
 CudaModule build_cuda(const LoweredFunc& f, const CudaOptions& options) {
-  // First: a missing header is the most likely mistake and the cheapest to report.
+  cuda::check_tensor_intrinsics(f);
+  // Then: a missing header is the most likely mistake and the cheapest to report.
   std::string extern_text = cuda::extern_header_text(f, options);
   cuda::HelperSet helpers;
   cuda::HostProgram p = cuda::split_host_and_kernels(f, options, helpers);

@@ -208,7 +208,7 @@ class HostPrinter {
         flush(printer_);
         w_.line(fmt::format("if (!{}) return cudaErrorInvalidValue;  // assert: {}", cond, comment_text(n->message)));
         return emit(n->body);
-      }
+      }      case StmtKind::TensorIntrinsicCall: break;  // refused by check_tensor_intrinsics
     }
     TE_ICHECK(false, "unknown statement kind");
   }

@@ -116,7 +116,7 @@ class KernelPrinter {
         flush_hoisted();
         w_.line(fmt::format("if (!{}) __trap();  // assert: {}", cond, comment_text(n->message)));
         return emit(n->body, in_seq);
-      }
+      }      case StmtKind::TensorIntrinsicCall: break;  // refused by check_tensor_intrinsics
     }
     TE_ICHECK(false, "unknown statement kind");
   }

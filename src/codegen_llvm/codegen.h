@@ -11,6 +11,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 
 #include <memory>
 #include <optional>
@@ -54,6 +55,9 @@ class ScopedBinding {
 
 struct CodeGenOptions {
   std::string cpu, features;    // function attributes "target-cpu" / "target-features"
+  // The target's CPU as LLVM knows it (its features: tensor intrinsics that need one);
+  // null: assume none beyond the triple's baseline.
+  const llvm::MCSubtargetInfo* subtarget = nullptr;
   bool fma_contraction = true;  // `contract` on float arithmetic
   bool fast_vector_math = true;  // BuildOptions::fast_vector_math
   bool check_data_indices = true;  // BuildOptions::check_data_indices
@@ -205,6 +209,9 @@ class CodeGen {
                  ForKind kind);
   void emit_if(const IfThenElseNode* n);
   void emit_assert(const AssertNode* n);
+  // A tensor intrinsic: its LLVM implementation on the regions' start pointers
+  // (codegen_tensor_intrinsic.cpp; te::Error where it has none or the CPU lacks it).
+  void emit_tensor_intrinsic(const TensorIntrinsicCallNode* n);
   // Sets the last error to message, frees live heap allocations and returns -1.
   void emit_fail(const std::string& message);
   // Frees live heap allocations and returns code (an i32).

@@ -41,6 +41,8 @@ void CodeGen::emit(const Stmt& s) {
           "thread-bound loops serially and cannot honour it: use build_cuda");
     case StmtKind::Assert:
       return emit_assert(s.as<AssertNode>());
+    case StmtKind::TensorIntrinsicCall:
+      return emit_tensor_intrinsic(s.as<TensorIntrinsicCallNode>());
   }
   TE_ICHECK(false, "CodeGen: unknown statement kind");
 }

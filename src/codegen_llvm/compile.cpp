@@ -47,6 +47,7 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   CodeGenOptions options;
   options.cpu = target.cpu;
   options.features = target.features;
+  options.subtarget = tm.getMCSubtargetInfo();
   options.fma_contraction = in.options.fma_contraction;
   options.fast_vector_math = in.options.fast_vector_math;
   options.check_data_indices = in.options.check_data_indices;

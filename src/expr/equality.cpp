@@ -136,6 +136,19 @@ bool equal_stmt_node(const StmtNode* x, const StmtNode* y) {
       auto* b = static_cast<const AssertNode*>(y);
       return a->message == b->message && equal(a->cond, b->cond) && equal(a->body, b->body);
     }
+    case StmtKind::TensorIntrinsicCall: {
+      auto* a = static_cast<const TensorIntrinsicCallNode*>(x);
+      auto* b = static_cast<const TensorIntrinsicCallNode*>(y);
+      if (a->intrinsic != b->intrinsic || a->buffers.size() != b->buffers.size()) return false;
+      for (size_t i = 0; i < a->buffers.size(); ++i)
+        if (!a->buffers[i].same_as(b->buffers[i]) || !equal(a->offsets[i], b->offsets[i]) ||
+            a->strides[i].size() != b->strides[i].size())
+          return false;
+      for (size_t i = 0; i < a->strides.size(); ++i)
+        for (size_t d = 0; d < a->strides[i].size(); ++d)
+          if (!equal(a->strides[i][d], b->strides[i][d])) return false;
+      return equal(a->body, b->body);
+    }
   }
   return false;
 }

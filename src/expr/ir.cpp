@@ -117,6 +117,14 @@ Stmt assert_stmt(Expr cond, std::string message, Stmt body) {
   if (!cond.dtype().is_bool()) throw Error("assert: the condition must be bool");
   return make_stmt<AssertNode>(std::move(cond), std::move(message), std::move(body));
 }
+Stmt tensor_intrinsic_call(std::shared_ptr<const TensorIntrinsicNode> intrinsic, std::vector<Buffer> buffers,
+                           std::vector<Expr> offsets, std::vector<std::vector<Expr>> strides, Stmt body) {
+  TE_ICHECK(intrinsic != nullptr && buffers.size() == offsets.size() && buffers.size() == strides.size(),
+            "tensor_intrinsic_call: malformed");
+  require(body, "tensor_intrinsic_call");
+  return make_stmt<TensorIntrinsicCallNode>(std::move(intrinsic), std::move(buffers), std::move(offsets),
+                                            std::move(strides), std::move(body));
+}
 
 // ---- IRVisitor ----
 void IRVisitor::visit(const Expr& e) {
@@ -151,6 +159,7 @@ void IRVisitor::visit(const Stmt& s) {
     case StmtKind::Evaluate: return visit_evaluate(s.as<EvaluateNode>());
     case StmtKind::Barrier: return visit_barrier(s.as<BarrierNode>());
     case StmtKind::Assert: return visit_assert(s.as<AssertNode>());
+    case StmtKind::TensorIntrinsicCall: return visit_tensor_intrinsic_call(s.as<TensorIntrinsicCallNode>());
   }
 }
 
@@ -191,6 +200,12 @@ void IRVisitor::visit_if_then_else(const IfThenElseNode* n) {
 void IRVisitor::visit_seq(const SeqNode* n) { for (const Stmt& s : n->seq) visit(s); }
 void IRVisitor::visit_evaluate(const EvaluateNode* n) { visit(n->value); }
 void IRVisitor::visit_assert(const AssertNode* n) { visit(n->cond); visit(n->body); }
+void IRVisitor::visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) {
+  for (const Expr& e : n->offsets) visit(e);
+  for (const std::vector<Expr>& s : n->strides)
+    for (const Expr& e : s) visit(e);
+  visit(n->body);
+}
 
 // ---- IRMutator ----
 Expr IRMutator::mutate(const Expr& e) {
@@ -226,6 +241,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
     case StmtKind::Evaluate: return mutate_evaluate(s, s.as<EvaluateNode>());
     case StmtKind::Barrier: return mutate_barrier(s, s.as<BarrierNode>());
     case StmtKind::Assert: return mutate_assert(s, s.as<AssertNode>());
+    case StmtKind::TensorIntrinsicCall: return mutate_tensor_intrinsic_call(s, s.as<TensorIntrinsicCallNode>());
   }
   return s;
 }
@@ -358,6 +374,15 @@ Stmt IRMutator::mutate_assert(const Stmt& s, const AssertNode* n) {
   Stmt b = mutate(n->body);
   if (c.same_as(n->cond) && b.same_as(n->body)) return s;
   return make_stmt<AssertNode>(c, n->message, b);
+}
+Stmt IRMutator::mutate_tensor_intrinsic_call(const Stmt& s, const TensorIntrinsicCallNode* n) {
+  std::vector<Expr> offsets;
+  bool changed = mutate_all(n->offsets, &offsets);
+  std::vector<std::vector<Expr>> strides(n->strides.size());
+  for (size_t i = 0; i < n->strides.size(); ++i) changed |= mutate_all(n->strides[i], &strides[i]);
+  Stmt b = mutate(n->body);
+  if (!changed && b.same_as(n->body)) return s;
+  return make_stmt<TensorIntrinsicCallNode>(n->intrinsic, n->buffers, std::move(offsets), std::move(strides), b);
 }
 
 // ---- substitute ----

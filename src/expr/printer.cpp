@@ -39,6 +39,7 @@
 #include "expr/int_arith.h"
 #include "te/ir.h"
 #include "te/tensor.h"
+#include "te/tensorize.h"
 
 namespace te {
 
@@ -259,6 +260,30 @@ class Printer {
         print(n->cond);
         os_ << ", " << quoted(n->message) << ");\n";
         print(n->body);
+        return;
+      }
+      case StmtKind::TensorIntrinsicCall: {
+        // The call with each region's start, then the declaration it stands for (what
+        // interpret() runs) as a block.
+        auto* n = s.as<TensorIntrinsicCallNode>();
+        line_start();
+        os_ << "tensor_intrinsic " << n->intrinsic->name << "(";
+        for (size_t i = 0; i < n->buffers.size(); ++i) {
+          if (i) os_ << ", ";
+          os_ << n->buffers[i].name() << "[";
+          print(n->offsets[i]);
+          os_ << ":]";
+          // The strides of a declaration tensor with free strides (others are dense).
+          if (i < n->intrinsic->free_strides.size() && n->intrinsic->free_strides[i]) {
+            os_ << " strides (";
+            print_list(n->strides[i]);
+            os_ << ")";
+          }
+        }
+        os_ << ") {\n";
+        print_block(n->body);
+        line_start();
+        os_ << "}\n";
         return;
       }
     }

@@ -384,6 +384,12 @@ const CStmt* Compiler::stmt(const Stmt& s) {
       add_child(n->body);
       return &c;
     }
+    case StmtKind::TensorIntrinsicCall:
+      // interpret() runs the intrinsic's declaration, which the node carries instantiated
+      // on its regions: a sequence of that one statement.
+      c.kind = StmtKind::Seq;
+      add_child(s.as<TensorIntrinsicCallNode>()->body);
+      return &c;
   }
   TE_ICHECK(false, "compile: unknown statement kind");
   return nullptr;

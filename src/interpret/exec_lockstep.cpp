@@ -41,6 +41,7 @@ void Interpreter::exec_lockstep(const CStmt* s, ThreadGroup& g, const std::vecto
     return;
   }
   switch (s->kind) {
+    case StmtKind::TensorIntrinsicCall: break;  // compiled as a Seq of its declaration
     case StmtKind::Seq:
       for (const CStmt* c : s->children) exec_lockstep(c, g, active);
       return;

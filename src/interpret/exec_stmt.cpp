@@ -23,6 +23,7 @@ void Interpreter::exec(const CStmt* s, Frame& f) {
     throw Error("a warp shuffle runs outside the GPU thread loops (threadIdx.*) that would give "
                 "it a warp of threads");
   switch (s->kind) {
+    case StmtKind::TensorIntrinsicCall: break;  // compiled as a Seq of its declaration
     case StmtKind::LetStmt:
       f.vars[static_cast<size_t>(s->slot)] = eval(s->value, f);
       exec(s->children[0], f);

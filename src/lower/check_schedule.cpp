@@ -31,6 +31,11 @@ void check_inlined_unscheduled(const StageNode& st) {
     throw Error(fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no buffer, but storage_align "
                             "pads one; remove the storage_align or compute the stage at a loop",
                             st.op->name));
+  if (st.attach_type == AttachType::Inline && st.tensorize_intrinsic.defined())
+    throw Error(fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no loops, but tensorize "
+                            "replaces its loop '{}' by intrinsic '{}'; remove the tensorize or compute the stage "
+                            "at the root",
+                            st.op->name, st.tensorize_axis->var.name(), st.tensorize_intrinsic.name()));
   if (st.attach_type != AttachType::Inline || (st.relations.empty() && st.attrs.empty())) return;
   throw Error(fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no loops, but it was also "
                           "scheduled ({}); remove its loop schedule or compute it at the root",

@@ -10,7 +10,7 @@ namespace te {
 std::vector<std::string> lower_pass_names() {
   return {"inline",          "cache_stages",         "infer_bound",           "build_loop_nests",
           "reduction_init",  "attach",               "storage_flatten",       "inject_double_buffer",
-          "allocate",        "inject_virtual_thread", "simplify",             "loop_partition",
+          "allocate",        "inject_virtual_thread", "tensorize",            "simplify",             "loop_partition",
           "unroll",          "vectorize",            "insert_barriers",       "unify_thread_extents",
           "lower_thread_allreduce", "remove_no_op",  "unique_names"};
 }
@@ -41,6 +41,7 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   body = dump.after("inject_double_buffer", inject_double_buffer(body, ctx));
   body = dump.after("allocate", allocate_buffers(body, ctx));
   body = dump.after("inject_virtual_thread", inject_virtual_threads(body, ctx));
+  body = dump.after("tensorize", tensorize_stages(body, ctx));
   body = dump.after("simplify", simplify(body, ctx.known));
   if (options.partition_loops) body = dump.after("loop_partition", partition_loops(body, ctx.known));
   body = dump.after("unroll", unroll_loops(body));

@@ -103,6 +103,10 @@ Stmt allocate_buffers(const Stmt& s, const LowerContext& ctx);
 // InjectVirtualThread); buffers allocated inside get one copy per vthread.
 Stmt inject_virtual_threads(const Stmt& body, const LowerContext& ctx);
 
+// tensorize: each tensorized stage's nest under its axis, matched against the
+// intrinsic's declaration, becomes a TensorIntrinsicCall (te::Error where it differs).
+Stmt tensorize_stages(const Stmt& body, const LowerContext& ctx);
+
 // loop_partition with known constant bounds of variables (see te::partition_loops).
 Stmt partition_loops(const Stmt& s, const VarBounds& known);
 

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "te/ops/gemm_int8.h"
 #include "te/te.h"
 #include "test_util.h"
 
@@ -112,6 +113,39 @@ TEST_P(AArch64Test, ObjectRunsUnderQemuAsInterpretDoes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpus, AArch64Test, ::testing::Values("cortex-a78", "neoverse-n1", ""));
+
+// The x86 int8 dot intrinsic's generic fallback on another architecture: a tensorized
+// GEMM (8 x 32 x 16) exported for aarch64, run under qemu, equal to interpret().
+TEST_F(CrossTest, TensorizedInt8GemmRunsUnderQemuAsInterpretDoes) {
+  ops::GemmU8S8 g = ops::gemm_u8s8(8, 32, 16);
+  Schedule s = create_schedule({g.c});
+  ops::schedule_gemm_u8s8_cpu(s, g);
+  LoweredFunc f = lower(s, {g.a, g.b_packed, g.c}, "gemm_u8s8");
+  export_object(f, path("gemm.o"), aarch64(""));
+  export_header(f, path("gemm_u8s8.h"));
+  int status = -1;
+  std::string link = std::string("aarch64-linux-gnu-gcc -O1 -o ") + path("gemm") + " " +
+                     TE_CROSS_DIR "/gemm_int8_driver.c " + path("gemm.o") + " -I" + dir_.string() +
+                     " -I" TE_SOURCE_INCLUDE " -L" TE_CROSS_RUNTIME_DIR
+                     " -lte_c_runtime -lstdc++ -lpthread -lm 2>&1";
+  std::string log = run(link, &status);
+  ASSERT_EQ(status, 0) << link << "\n" << log;
+  std::string out = run("qemu-aarch64 -L /usr/aarch64-linux-gnu " + path("gemm"), &status);
+  ASSERT_EQ(status, 0) << out;
+  // driver.c's inputs: B's N x K bytes packed as the kernel reads them.
+  std::vector<uint8_t> a(8 * 16);
+  std::vector<int8_t> b(32 * 16);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<uint8_t>((i * 37 + 11) & 255);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(static_cast<uint8_t>((i * 53 + 7) & 255));
+  NDArray an = NDArray::from_vector(a, {8, 16});
+  NDArray bn = NDArray::from_vector(b, {2, 4, 16, 4});  // the driver passes b as packed bytes
+  NDArray c = NDArray::empty({8, 32}, Int(32));
+  interpret(f, {an, bn, c});
+  std::vector<int32_t> got;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) got.push_back(std::atoi(line.c_str()));
+  EXPECT_EQ(got, c.to_vector<int32_t>());
+}
 
 TEST_F(CrossTest, AArch64CodeUsesNeonAndNoHostFeature) {
   std::string ir = llvm_ir(matmul16(), true, aarch64(""));
