@@ -121,16 +121,21 @@ std::vector<std::pair<Config, double>> ranked_configs(const std::vector<autotune
 }
 
 // A search keeps what it measured, so on a busy machine a config that one noisy
-// measurement made look fast would win. The configs within 15% of the best are measured
-// again, in two interleaved rounds (drift hits each alike), and every measurement counts.
+// measurement made look fast would win. The configs within 15% of the best, and the
+// rules' own (which a noisy first measurement may have put out of reach: the search must
+// not return worse than the rules), are measured again in two interleaved rounds (drift
+// hits each alike), and every measurement counts.
 constexpr double kCloseCall = 1.15;
 constexpr size_t kFinalists = 3;
 
 std::vector<autotune::Record> remeasure_close_calls(const autotune::Task& task, const autotune::MeasureOptions& measure,
-                                                    const std::vector<std::pair<Config, double>>& ranked, bool progress) {
+                                                    const std::vector<std::pair<Config, double>>& ranked,
+                                                    const Config& rules, bool progress) {
   std::vector<Config> finalists;
   for (const auto& [c, cost] : ranked)
     if (finalists.size() < kFinalists && cost <= ranked.front().second * kCloseCall) finalists.push_back(c);
+  if (std::none_of(finalists.begin(), finalists.end(), [&](const Config& c) { return c.index() == rules.index(); }))
+    finalists.push_back(rules);
   if (finalists.size() < 2) return {};
   autotune::Task again = task;
   again.reference = nullptr;  // each was checked when first measured
@@ -145,7 +150,7 @@ std::vector<autotune::Record> remeasure_close_calls(const autotune::Task& task, 
                                               results[i].times, results[i].build_s));
   }
   if (progress)
-    std::fprintf(stderr, "[auto_schedule] measured the %zu configs within %.0f%% of the best again\n",
+    std::fprintf(stderr, "[auto_schedule] measured %zu configs again (those within %.0f%% of the best, and the rules')\n",
                  finalists.size(), (kCloseCall - 1) * 100);
   return records;
 }
@@ -244,7 +249,8 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   SearchTunerOptions to;
   to.seed = options.seed;
   SearchTuner tuner(space, features, to);
-  tuner.measure_first({rules_config(space, rules.points())});
+  const Config rules_choice = rules_config(space, rules.points());
+  tuner.measure_first({rules_choice});
 
   autotune::TuneOptions tune;
   tune.n_trial = size_t(options.trials);
@@ -267,7 +273,7 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Only after measuring: a run that read everything back measures nothing.
   if (r.measured > 0 && (options.time_budget_s <= 0 || elapsed < options.time_budget_s)) {
-    std::vector<autotune::Record> again = remeasure_close_calls(task, tune.measure, ranked, options.progress);
+    std::vector<autotune::Record> again = remeasure_close_calls(task, tune.measure, ranked, rules_choice, options.progress);
     if (!again.empty()) {
       if (!options.records.empty()) autotune::append_records_file(options.records, again);
       records.insert(records.end(), again.begin(), again.end());
