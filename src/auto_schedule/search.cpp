@@ -195,10 +195,15 @@ Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOpt
   AutoScheduleOptions quiet = options;
   quiet.progress = false;
   Decisions rules;
-  Schedule rules_schedule = apply_rules(outputs, quiet, rules);
+  apply_rules(outputs, quiet, rules);
   autotune::ConfigSpace space = space_of(rules.points());
+  // The rules' own schedule (its notes printed when asked for).
+  auto rules_schedule = [&] {
+    Decisions none;
+    return apply_rules(outputs, options, none);
+  };
   // Nothing to choose: no search records anything for this graph.
-  if (space.knobs().empty()) return options.progress ? apply_rules(outputs, options, rules) : rules_schedule;
+  if (space.knobs().empty()) return rules_schedule();
   // The key is the search's: the same computation, target and options.
   autotune::Task task = search_task(outputs, quiet, space);
   std::vector<std::pair<Config, double>> ranked =
@@ -210,7 +215,7 @@ Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOpt
                              "vector_bits={} (the options a search records under): the rules' schedule",
                              options.records, outputs[0].name(), options.target, options.threads,
                              options.vector_bits));
-    return options.progress ? apply_rules(outputs, options, rules) : rules_schedule;
+    return rules_schedule();
   }
   const auto& [config, cost] = ranked.front();
   if (options.progress)
@@ -270,6 +275,7 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   std::vector<autotune::Record> records =
       options.records.empty() ? r.records : autotune::read_records_file(options.records).records;
   std::vector<std::pair<Config, double>> ranked = ranked_configs(records, task.key, space);
+  TE_ICHECK(!ranked.empty(), "auto_schedule: tune() found a best config that no record holds");
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Only after measuring: a run that read everything back measures nothing.
   if (r.measured > 0 && (options.time_budget_s <= 0 || elapsed < options.time_budget_s)) {
@@ -280,7 +286,6 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
       ranked = ranked_configs(records, task.key, space);
     }
   }
-  TE_ICHECK(!ranked.empty(), "auto_schedule: tune() found a best config that no record holds");
   const Config& best_config = ranked.front().first;
   if (options.progress)
     std::fprintf(stderr, "[auto_schedule] best of %zu configs (%.4f ms): %s\n", ranked.size(),

@@ -74,6 +74,14 @@ std::vector<std::string> all_kernel_names() {
   return all;
 }
 
+// What a generator program writes: its TE_GENERATORs and TE_COMPUTEs, sorted.
+std::vector<std::string> generated_kernel_names() {
+  std::vector<std::string> names = registered_generators();
+  for (const std::string& c : registered_computes()) names.push_back(c);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 bool is_compute(const std::string& name) { return registry().computes.count(name) != 0; }
 
 // A TE_COMPUTE built without measuring: the rules (or records_path's best) for the host
@@ -269,12 +277,9 @@ std::vector<std::string> generate_kernel(const std::string& name, const std::str
 
 std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir,
                                          bool cpu, bool cuda, const GenerateOptions& options) {
-  if (!is_compute(name) && !registry().functions.count(name)) {
-    std::vector<std::string> names = registered_generators();
-    for (const std::string& c : registered_computes()) names.push_back(c);
-    std::sort(names.begin(), names.end());
-    throw Error(fmt::format("generator: no kernel '{}'; this generator has: {}", name, joined(names)));
-  }
+  if (!is_compute(name) && !registry().functions.count(name))
+    throw Error(
+        fmt::format("generator: no kernel '{}'; this generator has: {}", name, joined(generated_kernel_names())));
   GeneratedKernel k = is_compute(name) ? rules_kernel(name, "") : run_generator(name);
   return write_parts(name, k, dir, cpu, cuda, options);
 }
@@ -348,10 +353,7 @@ int generator_main(int argc, char** argv) {
     if (!r.duplicates.empty())
       throw Error(fmt::format("generator: kernels defined more than once: {}", joined(r.duplicates)));
     if (list) {
-      std::vector<std::string> names = registered_generators();
-      for (const std::string& c : registered_computes()) names.push_back(c);
-      std::sort(names.begin(), names.end());
-      for (const std::string& name : names) std::cout << name << "\n";
+      for (const std::string& name : generated_kernel_names()) std::cout << name << "\n";
       return 0;
     }
     if (cpu.empty() && cuda.empty()) {
