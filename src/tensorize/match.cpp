@@ -7,10 +7,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
-#include <sstream>
 
 #include "expr/reads_memory.h"
+#include "expr/simplify_internal.h"
 #include "tensorize/declaration.h"
 #include "te/error.h"
 
@@ -26,17 +27,7 @@ struct Affine {
 };
 
 bool uses_any(const Expr& e, const std::vector<Var>& vars) {
-  struct Find : IRVisitor {
-    const std::vector<Var>* vars;
-    bool found = false;
-    void visit_var(const VarNode* n) override {
-      for (const Var& v : *vars)
-        if (v.get() == n) found = true;
-    }
-  } f;
-  f.vars = &vars;
-  f.visit(e);
-  return f.found;
+  return std::any_of(vars.begin(), vars.end(), [&](const Var& v) { return simp::uses_var(e, v.get()); });
 }
 
 std::optional<Affine> affine(const Expr& e, const std::vector<Var>& vars) {
@@ -74,12 +65,6 @@ std::optional<Affine> affine(const Expr& e, const std::vector<Var>& vars) {
     return out;
   }
   return std::nullopt;
-}
-
-std::string text(const Expr& e) {
-  std::ostringstream os;
-  os << e;
-  return os.str();
 }
 
 const char* op_text(const Expr& e) {
@@ -164,7 +149,7 @@ class Matcher {
       const int64_t* got = as_const_int(extent);
       if (got == nullptr)
         fail(fmt::format("the loop '{}' has extent {}, not a constant; the declaration's axis '{}' has {}",
-                         f->var.name(), text(extent), d->var.name(), want));
+                         f->var.name(), to_string(extent), d->var.name(), want));
       if (*got != want)
         fail(fmt::format("the loop '{}' has extent {}, the declaration's axis '{}' has {}", f->var.name(), *got,
                          d->var.name(), want));
@@ -177,8 +162,8 @@ class Matcher {
   }
 
   [[noreturn]] void differ(const Expr& s, const Expr& d, const std::string& what) const {
-    fail(fmt::format("the expression differs: the stage has {} where the declaration has {} ({})", text(s), text(d),
-                     what));
+    fail(fmt::format("the expression differs: the stage has {} where the declaration has {} ({})", to_string(s),
+                     to_string(d), what));
   }
 
   void expr(const Expr& s, const Expr& d) {
@@ -242,7 +227,8 @@ class Matcher {
       fail(fmt::format("the access to {} has type {}, the declaration's {}", name, buf.dtype().to_string(),
                        dbuf.dtype().to_string()));
     auto sa = affine(index, stage_vars_);
-    if (!sa) fail(fmt::format("the index of {} is not affine in the loops under the axis: {}", name, text(index)));
+    if (!sa)
+      fail(fmt::format("the index of {} is not affine in the loops under the axis: {}", name, to_string(index)));
     auto da = affine(dindex, decl_vars_);
     TE_ICHECK(da.has_value(), "tensorize: a declaration's index is not affine");
     const DataType it = index.dtype();
@@ -255,9 +241,10 @@ class Matcher {
     // only that dimension says (the declaration's coefficient is c * stride there).
     std::vector<std::pair<Var, Expr>> solved;
     std::vector<Expr> strides = decl_strides_[k];
+    const std::vector<Expr> dense = dense_strides(in_, k, it);
     for (const StrideVar& sv : stride_vars_) {
       if (sv.tensor != k) continue;
-      Expr value = dense_strides(in_, k, it)[sv.dim];  // a dimension no loop moves: any
+      Expr value = dense[sv.dim];  // a dimension no loop moves: any
       for (size_t j = 0; j < stage_vars_.size(); ++j) {
         std::optional<int64_t> c = multiple_of(want[j], sv.var);
         if (!c || *c == 0) continue;
@@ -275,7 +262,7 @@ class Matcher {
       if (!equal(simplify(got[j] - w, known_), make_const(it, 0)))
         fail(fmt::format("the access to {} moves by {} elements per iteration of loop '{}', the declaration's "
                          "axis '{}' moves it by {}",
-                         name, text(got[j]), stage_vars_[j].name(), decl_loops_[j]->var.name(), text(w)));
+                         name, to_string(got[j]), stage_vars_[j].name(), decl_loops_[j]->var.name(), to_string(w)));
     }
     for (Expr& e : strides) e = simplify(e.dtype() == it ? e : cast(it, e), known_);
     std::vector<std::pair<Var, Expr>> at_start;
@@ -284,7 +271,7 @@ class Matcher {
     if (reads_memory(offset))
       fail(fmt::format("the region of {} starts at {}, which reads memory; an intrinsic's regions must start "
                        "where the loops outside the axis say",
-                       name, text(offset)));
+                       name, to_string(offset)));
     if (!bound_[k]) {
       bound_[k] = true;
       binding_.buffers[k] = buf;
@@ -296,12 +283,12 @@ class Matcher {
       if (!equal(simplify(binding_.strides[k][d] - strides[d], known_), make_const(it, 0)))
         fail(fmt::format("the declaration's '{}' is one region, the stage reads '{}' with stride {} and {} along "
                          "dimension {}",
-                         dbuf.name(), buf.name(), text(binding_.strides[k][d]), text(strides[d]), d));
+                         dbuf.name(), buf.name(), to_string(binding_.strides[k][d]), to_string(strides[d]), d));
     if (!binding_.buffers[k].same_as(buf) || !equal(simplify(binding_.offsets[k] - offset, known_),
                                                   make_const(offset.dtype(), 0)))
       fail(fmt::format("the declaration's '{}' is one region, the stage reads '{}' at {} and '{}' at {}",
-                       dbuf.name(), binding_.buffers[k].name(), text(binding_.offsets[k]), buf.name(),
-                       text(offset)));
+                       dbuf.name(), binding_.buffers[k].name(), to_string(binding_.offsets[k]), buf.name(),
+                       to_string(offset)));
   }
 
   const Nest& nest_;

@@ -22,8 +22,7 @@ struct AutoScheduleArgs {
 void run_auto_schedule(const AutoScheduleArgs& a) {
   const bool cuda = a.target == "cuda";
   const bool foreign = !cuda && (a.target != "llvm" || !a.cpu.empty() || !a.features.empty());
-  if (cuda && (!a.cpu.empty() || !a.features.empty()))
-    throw Error("--mcpu and --mattr apply to CPU targets, not to --target cuda");
+  const GenerateOptions options = output_options(a.target, a.cpu, a.features, a.no_shared);
   if (foreign && a.trials > 0)
     throw Error(fmt::format("--trials {} measures kernels on this machine's CPU, so it cannot search for "
                             "--target {}{}; search with --target llvm, or give --trials 0 (the rules)",
@@ -42,11 +41,6 @@ void run_auto_schedule(const AutoScheduleArgs& a) {
   o.progress = !a.quiet;
   o.cuda_threads_per_block = a.cuda_threads;
   GeneratedKernel k = auto_schedule_kernel(a.kernel, o);
-  GenerateOptions options;
-  if (!cuda && a.target != "llvm") options.target_triple = a.target;
-  options.target_cpu = a.cpu;
-  options.target_features = a.features;
-  options.library = !cuda && !a.no_shared;
   for (const std::string& path : write_kernel(a.kernel, k, a.out, !cuda, cuda, options))
     std::cout << path << "\n";
 }

@@ -16,14 +16,8 @@ struct BuildArgs {
 void run_build(const BuildArgs& a) {
   load_library(a.library);
   GeneratedKernel k = find_kernel(a.kernel, a.records);
-  bool cuda = a.target == "cuda";
-  if (cuda && (!a.cpu.empty() || !a.features.empty()))
-    throw Error("--mcpu and --mattr apply to CPU targets, not to --target cuda");
-  GenerateOptions options;
-  if (!cuda && a.target != "llvm") options.target_triple = a.target;
-  options.target_cpu = a.cpu;
-  options.target_features = a.features;
-  options.library = !cuda && !a.no_shared;
+  const bool cuda = a.target == "cuda";
+  GenerateOptions options = output_options(a.target, a.cpu, a.features, a.no_shared);
   for (const std::string& path : write_kernel(a.kernel, k, a.out, !cuda, cuda, options))
     std::cout << path << "\n";
 }

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "te/generator.h"
+
 namespace te::cli {
 
 void add_list_command(CLI::App& app);
@@ -16,5 +18,11 @@ void add_auto_schedule_command(CLI::App& app);
 
 // Loads the generator library every subcommand's first argument names.
 void load_library(const std::string& path);
+
+// Where `te build` and `te auto-schedule` compile a CPU kernel: --target (llvm: this
+// machine; a triple: another) with --mcpu / --mattr, the .so unless --no-shared. te::Error
+// when --mcpu or --mattr come with --target cuda.
+GenerateOptions output_options(const std::string& target, const std::string& cpu, const std::string& features,
+                               bool no_shared);
 
 }  // namespace te::cli

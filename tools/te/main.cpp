@@ -14,6 +14,19 @@ namespace te::cli {
 
 void load_library(const std::string& path) { load_generator_library(path); }
 
+GenerateOptions output_options(const std::string& target, const std::string& cpu, const std::string& features,
+                               bool no_shared) {
+  const bool cuda = target == "cuda";
+  if (cuda && (!cpu.empty() || !features.empty()))
+    throw Error("--mcpu and --mattr apply to CPU targets, not to --target cuda");
+  GenerateOptions options;
+  if (!cuda && target != "llvm") options.target_triple = target;
+  options.target_cpu = cpu;
+  options.target_features = features;
+  options.library = !cuda && !no_shared;
+  return options;
+}
+
 namespace {
 
 // Errors are one line on stderr: a multi-line message (a lowering error quoting IR)
