@@ -141,11 +141,26 @@ def make_buffer(torch, spec, folder):
         host = np.load(os.path.join(folder, spec["file"]))
         assert list(host.shape) == list(shape), (spec["file"], host.shape, shape)
         return torch.from_numpy(np.ascontiguousarray(host)).cuda()
+    dtype = getattr(torch, spec.get("dtype", "float32"))
     if role == "output":
-        return torch.empty(shape, device="cuda")
+        return torch.empty(shape, device="cuda", dtype=dtype)
     if role == "grid":
-        return torch.rand(shape, device="cuda") * 2.2 - 1.1
-    return torch.randn(shape, device="cuda")
+        return (torch.rand(shape, device="cuda") * 2.2 - 1.1).to(dtype)
+    return torch.randn(shape, device="cuda").to(dtype)
+
+
+def sass_note(folder, instruction):
+    """Whether cuobjdump finds `instruction` in the kernel's SASS ("" when not asked)."""
+    if not instruction:
+        return ""
+    cuobjdump = os.path.join(os.path.dirname(nvcc_path()), "cuobjdump")
+    if not os.path.isabs(cuobjdump) or not os.access(cuobjdump, os.X_OK):
+        cuobjdump = "cuobjdump"
+    try:
+        r = subprocess.run([cuobjdump, "-sass", os.path.join(folder, "kernel.so")], capture_output=True, text=True)
+    except OSError:
+        return f", SASS not read (no cuobjdump)"
+    return f", SASS has {instruction}" if instruction in r.stdout else f", SASS LACKS {instruction}"
 
 
 def reference(torch, name, bufs, n_out):
@@ -198,14 +213,15 @@ def run_bench(torch, kit, bench, arch, only):
             continue
         torch.cuda.synchronize()
         ref = reference(torch, b["reference"], bufs, out)
-        want = ref()
-        err = (bufs[out] - want).abs().max().item() / max(1.0, want.abs().max().item())
+        want = ref().float()
+        err = (bufs[out].float() - want).abs().max().item() / max(1.0, want.abs().max().item())
         te_ms, torch_ms = time_ms(torch, call), time_ms(torch, ref)
         if b["name"].startswith("row_sum"):
             src, dst = bufs[0], torch.empty_like(bufs[0])
             copy_ms = time_ms(torch, lambda: dst.copy_(src))
             copy_gbs = 2 * src.numel() * 4 / copy_ms / 1e6
-        note = f"max rel err {err:.2e}" + (f", {spills} B spills" if spills else "")
+        note = f"max rel err {err:.2e}" + (f", {spills} B spills" if spills else "") + \
+            sass_note(folder, b.get("sass"))
         rows.append((b["name"], te_ms, torch_ms, note, b["bytes"] / te_ms / 1e6, b["flops"] / te_ms / 1e9))
     return rows, copy_gbs
 

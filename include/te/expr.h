@@ -201,9 +201,10 @@ struct TE_API SelectNode : ExprNode {
 enum class MemoryScope : uint8_t {
   Global,  ///< ordinary (device) memory
   Shared,  ///< shared by the threads of a GPU block
-  Local    ///< private to a thread (registers)
+  Local,   ///< private to a thread (registers)
+  Warp     ///< a GPU warp's fragment: its 32 lanes hold it together, as tensor intrinsics lay it out
 };
-TE_API const char* scope_name(MemoryScope s);       ///< "global", "shared", "local"
+TE_API const char* scope_name(MemoryScope s);       ///< "global", "shared", "local", "warp"
 TE_API MemoryScope parse_scope(const std::string& s);  ///< throws te::Error on unknown names
 
 /// A named region of memory with an element type and a row-major shape.

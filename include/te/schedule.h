@@ -194,7 +194,7 @@ class TE_API Stage {
   void compute_inline();
   /// Computes this stage in its own loop nest at the root of the function (the default).
   void compute_root();
-  /// The memory scope of this stage's buffer: "global", "shared" or "local".
+  /// The memory scope of this stage's buffer: "global", "shared", "local" or "warp".
   void set_scope(const std::string& scope);
   /// Pads the stride of dimension `axis` (T.axis(d) of its tensor T) of this stage's buffer to the
   /// smallest value at least its row-major stride that is `offset` modulo `factor`

@@ -30,6 +30,10 @@ struct TE_API TensorIntrinsicNode {
   /// outer dimensions are free (found by the matcher, passed to the implementation) rather
   /// than those of its dense row-major shape. The innermost dimension is contiguous.
   std::vector<bool> free_strides;
+  /// For a reduction: the intrinsic that replaces the stage's init nest under the same
+  /// axis (TVM's reduce_init: a fragment's zeroing, which only the hardware's layout can
+  /// do), or null when te's own init loop stays (see TensorIntrinsic::with_init).
+  std::shared_ptr<const TensorIntrinsicNode> init;
 };
 
 /// A shared handle to an immutable TensorIntrinsicNode.
@@ -49,6 +53,12 @@ class TE_API TensorIntrinsic {
   const std::string& name() const { return node_->name; }
   /// The implementation's name for target, or "" when the target has none.
   std::string implementation(const std::string& target) const;
+  /// This reduction intrinsic with `init` as its init: where a stage is tensorized with
+  /// it, the stage's init nest under the tensorized axis (te's store of the reducer's
+  /// identity, over the same data-parallel loops) is matched against init's declaration
+  /// and replaced by it as well. init's declaration must be a compute without a
+  /// reduction, of the shape and dtype of this one's output. te::Error otherwise.
+  TensorIntrinsic with_init(const TensorIntrinsic& init) const;
 
  private:
   std::shared_ptr<const TensorIntrinsicNode> node_;
@@ -79,6 +89,33 @@ TE_API TensorIntrinsic x86_dot_16x4_u8s8();
 /// The same declaration, whose LLVM implementation requires avx512vnni: building for a CPU
 /// without it is a te::Error instead of a fallback (for code that must be the instruction).
 TE_API TensorIntrinsic x86_vnni_dot_16x4_u8s8();
+
+/// \name CUDA tensor cores (docs/tensor_cores.md)
+/// A warp's 32 threads run these together: the tensorized stage is computed outside every
+/// threadIdx.x loop, in a kernel whose threadIdx.x extent is 32 (each threadIdx.y/z is one
+/// warp). Fragments are buffers in scope "warp" (cache_read / cache_write with "warp"),
+/// which each lane holds a part of, as PTX's m16n8k16 figures lay them out; only these
+/// intrinsics may access them. Every operand may be a tile of a larger buffer (strided).
+/// Without a GPU, interpret() runs the declarations and the generated helpers have a
+/// warp-shuffle path (any GPU; the CUDA emulation) with the same sums in the same order.
+/// @{
+/// `C[i, j] += sum_k float(A[i, k]) * float(B[k, j])`, A: ab[16, 16] (fragment "a"),
+/// B: ab[16, 8] ("b"), C: float32[16, 8] ("c"), ab float16 or bfloat16: one
+/// `mma.sync.aligned.m16n8k16.row.col.f32` (sm_80+). Its init is cuda_fill_16x8_f32().
+TE_API TensorIntrinsic cuda_mma_m16n8k16(DataType ab);
+/// `C[i, j] = 0.0f` over a float32[16, 8] accumulator fragment (mma's init).
+TE_API TensorIntrinsic cuda_fill_16x8_f32();
+/// `F[i, k] = S[i, k]`, S: t[16, 16] rows of any stride in shared (or global) memory, F
+/// the "a" fragment: `ldmatrix.x4` from shared memory with 16-byte aligned rows (sm_75+),
+/// else each lane loads its elements.
+TE_API TensorIntrinsic cuda_load_matrix_a_16x16(DataType t);
+/// `F[k, j] = S[k, j]`, S: t[16, 8] (k-major, as a row-major K x N matrix's tile), F the
+/// "b" fragment: `ldmatrix.x2.trans` from shared memory, else each lane's loads.
+TE_API TensorIntrinsic cuda_load_matrix_b_16x8(DataType t);
+/// `D[i, j] = F[i, j]`, F a float32[16, 8] accumulator fragment, D rows of any stride in
+/// global or shared memory: each lane stores its two pairs (float2 where aligned).
+TE_API TensorIntrinsic cuda_store_16x8_f32();
+/// @}
 }  // namespace intrinsics
 
 }  // namespace te

@@ -446,8 +446,9 @@ std::string ExprPrinter::load(const LoadNode* n) {
                             n->buffer.name(), n->indices.size()));
   DataType t = n->dtype.element_of();
   auto vec = vector_loads_.find(n);
-  if (vec != vector_loads_.end() && lane_.size() == 1 && lane_[0] >= '0' && lane_[0] <= '3')
-    return fmt::format("{}.{}", vec->second, "xyzw"[lane_[0] - '0']);
+  if (vec != vector_loads_.end() && lane_.size() == 1 && lane_[0] >= '0' && lane_[0] <= '7')
+    return vec->second.array ? fmt::format("{}.v[{}]", vec->second.name, lane_)
+                             : fmt::format("{}.{}", vec->second.name, "xyzw"[lane_[0] - '0']);
   std::string cond = n->predicate.defined() ? print(n->predicate) : "";
   // A predicated load reads only where its predicate holds: its index is guarded too.
   if (!cond.empty()) ++guarded_;

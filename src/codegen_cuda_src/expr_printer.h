@@ -55,7 +55,13 @@ class ExprPrinter {
   void set_lane(std::string lane) { lane_ = std::move(lane); }
   // Loads read as a whole vector into a variable (float4 te_v0 = ...): inside code printed
   // for a literal lane ("0".."3"), such a load prints as that variable's component.
-  void set_vector_loads(std::map<const LoadNode*, std::string> loads) { vector_loads_ = std::move(loads); }
+  // A vector load read once: its variable and whether its lanes are an array (`.v[k]`,
+  // te_vec) rather than `.x .y .z .w`.
+  struct VectorLoad {
+    std::string name;
+    bool array = false;
+  };
+  void set_vector_loads(std::map<const LoadNode*, VectorLoad> loads) { vector_loads_ = std::move(loads); }
   // Whether an access to buf at index goes through the run-time bounds check.
   bool index_is_checked(const Buffer& buf, const Expr& index) const;
   // buf's name in the kernel.
@@ -88,7 +94,7 @@ class ExprPrinter {
   NameTable& names_;
   PrintMode mode_;
   std::string lane_;
-  std::map<const LoadNode*, std::string> vector_loads_;
+  std::map<const LoadNode*, VectorLoad> vector_loads_;
   int guarded_ = 0;
   std::vector<std::string> hoisted_;
 };

@@ -202,6 +202,10 @@ std::string HelperSet::use(Helper h, DataType t, DataType to) {
   return name;
 }
 
+void HelperSet::use_text(const std::string& name, const std::string& text) {
+  if (names_.insert(name).second) order_.push_back(text);
+}
+
 std::string HelperSet::definitions() const {
   std::string out;
   for (const std::string& d : order_) out += d;

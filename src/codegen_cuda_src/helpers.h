@@ -25,6 +25,9 @@ class HelperSet {
   // Registers a helper and returns its name. t is the operand type (for FloatToInt the
   // source float type, with `to` the integer result type).
   std::string use(Helper h, DataType t, DataType to = DataType());
+  // Registers a helper given as its text (a tensor intrinsic's device functions); the
+  // same name twice keeps the first text.
+  void use_text(const std::string& name, const std::string& text);
   // The definitions, in the order they were first used.
   std::string definitions() const;
   bool empty() const { return order_.empty(); }

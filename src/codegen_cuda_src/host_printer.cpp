@@ -12,6 +12,7 @@
 #include "codegen_cuda_src/kernel_printer.h"
 #include "codegen_cuda_src/stmt_util.h"
 #include "te/error.h"
+#include "te/tensorize.h"
 
 namespace te::cuda {
 
@@ -208,7 +209,11 @@ class HostPrinter {
         flush(printer_);
         w_.line(fmt::format("if (!{}) return cudaErrorInvalidValue;  // assert: {}", cond, comment_text(n->message)));
         return emit(n->body);
-      }      case StmtKind::TensorIntrinsicCall: break;  // refused by check_tensor_intrinsics
+      }
+      case StmtKind::TensorIntrinsicCall:
+        throw Error(fmt::format("CUDA: tensor intrinsic '{}' is called outside every kernel (host code); a warp "
+                                "runs it: compute its stage under the kernel's blockIdx and threadIdx.y/z loops",
+                                s.as<TensorIntrinsicCallNode>()->intrinsic->name));
     }
     TE_ICHECK(false, "unknown statement kind");
   }

@@ -6,9 +6,11 @@
 
 #include "codegen_cuda_src/index_check.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "codegen_cuda_src/tensor_intrinsics.h"
 #include "expr/buffer_util.h"
 #include "expr/reads_memory.h"
 #include "te/error.h"
+#include "te/tensorize.h"
 
 namespace te::cuda {
 
@@ -71,6 +73,7 @@ class Analyzer : public IRVisitor {
 
   void run(const ForNode* root) {
     visit_for(root);
+    check_warp_buffers();
     int64_t threads = 1;
     bool constant = true;
     for (int d = 0; d < 3; ++d) {
@@ -101,12 +104,14 @@ class Analyzer : public IRVisitor {
   }
 
   void visit_load(const LoadNode* n) override {
+    refuse_element_access(n->buffer, "reads");
     use_buffer(n->buffer, false);
     use_extents_if_checked(n->buffer, n->indices);
     IRVisitor::visit_load(n);
   }
 
   void visit_store(const StoreNode* n) override {
+    refuse_element_access(n->buffer, "writes");
     use_buffer(n->buffer, true);
     use_extents_if_checked(n->buffer, n->indices);
     if (thread_loops_ == 0 && reads_buffer(n->value, n->buffer)) racy_stores_.push_back(n->buffer.name());
@@ -160,6 +165,58 @@ class Analyzer : public IRVisitor {
     enclosing_tags_.pop_back();
   }
 
+  // A warp's intrinsic: its operands (the body is only the declaration, for interpret()).
+  void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) override {
+    const CudaIntrinsic* spec = cuda_intrinsic(n);
+    TE_ICHECK(spec != nullptr, "CUDA: an intrinsic check_tensor_intrinsics did not refuse");
+    const std::string& name = n->intrinsic->name;
+    for (const auto& [tag, var] : enclosing_tags_)
+      if (tag == "threadIdx.x")
+        throw Error(fmt::format("CUDA: in kernel '{}', tensor intrinsic '{}' is inside threadIdx.x loop '{}': a "
+                                "warp's 32 lanes run it together (threadIdx.x is the lane), so compute its stage "
+                                "outside every threadIdx.x loop, under threadIdx.y/z loops that pick the warp",
+                                kernel_, name, var));
+    if (!divergent_.empty())
+      throw Error(fmt::format("CUDA: in kernel '{}', tensor intrinsic '{}' is inside {} on threadIdx: a warp's "
+                              "32 lanes must all run it",
+                              kernel_, name, divergent_.back()));
+    if (warp_intrinsic_.empty()) warp_intrinsic_ = name;
+    const std::vector<Tensor> decl = declaration_tensors(*n->intrinsic);
+    for (size_t k = 0; k < spec->operands.size(); ++k) {
+      const Buffer& b = n->buffers[k];
+      const Fragment f = spec->operands[k];
+      visit(n->offsets[k]);
+      for (const Expr& s : n->strides[k]) visit(s);
+      const std::string what = fmt::format("tensor intrinsic '{}' takes its declaration's '{}'", name, decl[k].name());
+      if (f == Fragment::Memory) {
+        if (b.scope() == MemoryScope::Warp)
+          throw Error(fmt::format("CUDA: in kernel '{}', {} from memory, but '{}' is a warp fragment (scope "
+                                  "\"warp\"); stage it through shared or global memory",
+                                  kernel_, what, b.name()));
+        use_buffer(b, k + 1 == spec->operands.size());
+        continue;
+      }
+      if (b.scope() != MemoryScope::Warp)
+        throw Error(fmt::format("CUDA: in kernel '{}', {} as a warp fragment (\"{}\"), but '{}' is in {} memory; "
+                                "give it scope \"warp\" (cache_read / cache_write with \"warp\")",
+                                kernel_, what, fragment_name(f), b.name(), scope_name(b.scope())));
+      const FragmentShape fs = fragment_shape(f);
+      const int64_t* row = as_const_int(n->strides[k][0]);
+      if (row == nullptr || *row % fs.cols != 0)
+        throw Error(fmt::format("CUDA: in kernel '{}', {} as a {} x {} fragment of '{}', whose rows are {} "
+                                "elements long: a warp buffer's rows must be a constant multiple of {}",
+                                kernel_, what, fs.rows, fs.cols, b.name(), to_string(n->strides[k][0]), fs.cols));
+      WarpLayout layout{f, *row, name};
+      auto [it, inserted] = warp_layouts_.emplace(b.get(), layout);
+      if (!inserted && (it->second.kind != f || it->second.row != *row))
+        throw Error(fmt::format("CUDA: in kernel '{}', warp buffer '{}' is a \"{}\" fragment with rows of {} for "
+                                "'{}' but a \"{}\" fragment with rows of {} for '{}'; lanes hold the two "
+                                "differently",
+                                kernel_, b.name(), fragment_name(it->second.kind), it->second.row,
+                                it->second.intrinsic, fragment_name(f), *row, name));
+    }
+  }
+
   void visit_allocate(const AllocateNode* n) override {
     const Buffer& b = n->buffer;
     if (b.scope() == MemoryScope::Global)
@@ -192,6 +249,7 @@ class Analyzer : public IRVisitor {
       }
     }
     may_exceed_int32 |= count > INT32_MAX;
+    if (b.scope() == MemoryScope::Warp) warp_buffers_.emplace_back(b, count);
     allocated_.insert(b.get());
     allocated_names_.insert(b.name());
     visit(n->body);
@@ -214,6 +272,53 @@ class Analyzer : public IRVisitor {
   }
 
  private:
+  struct WarpLayout {
+    Fragment kind;
+    int64_t row;
+    std::string intrinsic;
+  };
+
+  void refuse_element_access(const Buffer& b, const char* how) const {
+    if (b.scope() == MemoryScope::Warp)
+      throw Error(fmt::format("CUDA: kernel '{}' {} warp buffer '{}' element by element; its lanes hold it as "
+                              "the tensor-core intrinsics lay it out, so only they may access it (tensorize the "
+                              "stages that read and write it)",
+                              kernel_, how, b.name()));
+  }
+
+  // Warp fragments need a warp per threadIdx.y/z (threadIdx.x of 32: a kernel that binds
+  // no threadIdx.x loop gets it, its lanes) and buffers of whole fragments.
+  void check_warp_buffers() {
+    if (!warp_intrinsic_.empty()) {
+      if (!result.block[0].defined()) result.block[0] = make_const(Int(32), 32);
+      const int64_t* x = as_const_int(result.block[0]);
+      if (x == nullptr || *x != 32)
+        throw Error(fmt::format("CUDA: kernel '{}' runs tensor intrinsic '{}', which a warp's 32 lanes run "
+                                "together, but its threadIdx.x extent is {}; bind loops of exactly 32 to "
+                                "threadIdx.x (e.g. the shared-memory copies' innermost ones), or none (the kernel "
+                                "then has 32 lanes), so that each threadIdx.y/z is one warp",
+                                kernel_, warp_intrinsic_, to_string(result.block[0])));
+    }
+    for (const auto& [b, count] : warp_buffers_) {
+      auto it = warp_layouts_.find(b.get());
+      if (it == warp_layouts_.end()) continue;  // never accessed
+      const FragmentShape fs = fragment_shape(it->second.kind);
+      if (count % (fs.rows * it->second.row) != 0)
+        throw Error(fmt::format("CUDA: in kernel '{}', warp buffer '{}' has {} elements, not a whole number of "
+                                "rows of {} x {} fragments ({} rows of {}); shape it as whole fragments",
+                                kernel_, b.name(), count, fs.rows, fs.cols, fs.rows, it->second.row));
+    }
+  }
+
+  static std::vector<Tensor> declaration_tensors(const TensorIntrinsicNode& in) {
+    std::vector<Tensor> out = in.inputs;
+    out.push_back(in.output);
+    return out;
+  }
+
+  std::string warp_intrinsic_;
+  std::map<const BufferNode*, WarpLayout> warp_layouts_;
+  std::vector<std::pair<Buffer, int64_t>> warp_buffers_;
   DataVars data_vars_;  // let-bound to values read from memory
   std::string block_text() const {
     std::string s;

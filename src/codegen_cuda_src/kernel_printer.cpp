@@ -7,6 +7,7 @@
 #include "codegen_cuda_src/code_writer.h"
 #include "codegen_cuda_src/expr_printer.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "codegen_cuda_src/tensor_intrinsics.h"
 #include "expr/buffer_util.h"
 #include "expr/reads_memory.h"
 #include "te/error.h"
@@ -19,6 +20,13 @@ namespace {
 const char kAxes[] = {'x', 'y', 'z'};
 // Bytes every array a kernel declares is aligned to: a float4, int4 or double2.
 constexpr int kArrayAlignment = 16;
+// Vectors of 16-bit elements (8 or 16 bytes) move as one access of this aligned array.
+const char* const kVectorTemplate =
+    "// N elements of T moved as one access (8 or 16 bytes: ld/st .v2/.v4).\n"
+    "template <typename T, int N>\n"
+    "struct alignas(sizeof(T) * N) te_vec {\n"
+    "  T v[N];\n"
+    "};\n";
 
 class KernelPrinter {
  public:
@@ -27,6 +35,7 @@ class KernelPrinter {
       : analysis_(a),
         names_(globals),
         printer_(scope_, helpers, names_, PrintMode{a.index_64bit, false, options.fast_math}),
+        helpers_(helpers),
         w_(1) {
     for (const Buffer& b : a.buffers) {
       std::string name = names_.unique(b.name());
@@ -116,7 +125,16 @@ class KernelPrinter {
         flush_hoisted();
         w_.line(fmt::format("if (!{}) __trap();  // assert: {}", cond, comment_text(n->message)));
         return emit(n->body, in_seq);
-      }      case StmtKind::TensorIntrinsicCall: break;  // refused by check_tensor_intrinsics
+      }
+      case StmtKind::TensorIntrinsicCall: {
+        auto* n = s.as<TensorIntrinsicCallNode>();
+        std::vector<std::string> lines = print_tensor_intrinsic(
+            n, [this](const Expr& e) { return printer_.print_bare(e); },
+            [this](const Buffer& b) { return scope_buffer(b); }, helpers_);
+        flush_hoisted();
+        for (const std::string& l : lines) w_.line(l);
+        return;
+      }
     }
     TE_ICHECK(false, "unknown statement kind");
   }
@@ -220,9 +238,11 @@ class KernelPrinter {
     w_.close();
   }
 
-  // floatN / intN / uintN / double2 / __half2 for a vector of `lanes` elements of t ("" if
+  // floatN / intN / uintN / double2 / __half2 for a vector of `lanes` elements of t, or
+  // te_vec<T, N> (an aligned array: helpers.cpp) for 8 or 16 bytes of 16-bit elements ("" if
   // none).
   static std::string vector_c_type(DataType t, int lanes) {
+    if (t.bits() == 16 && (lanes == 4 || lanes == 8)) return fmt::format("te_vec<{}, {}>", c_type(t), lanes);
     if (lanes != 2 && lanes != 4) return "";
     if (t == Float(16) && lanes == 2) return "__half2";
     if (t == Float(32)) return fmt::format("float{}", lanes);
@@ -295,15 +315,20 @@ class KernelPrinter {
     return can_prove(base % make_const(base.dtype(), lanes) == make_zero(base.dtype()));
   }
 
+  static bool array_vector(const std::string& type) { return type.rfind("te_vec<", 0) == 0; }
+
   void emit_vector_store(const StoreNode* n, int lanes, const std::string& type) {
-    std::map<const LoadNode*, std::string> names;
+    std::map<const LoadNode*, ExprPrinter::VectorLoad> names;
     for (const LoadNode* l : vector_loads(n->value, lanes)) {
       std::string name = fmt::format("te_v{}", names.size());  // read-only buffers: ld.global.nc
-      w_.line(fmt::format("const {} {} = *(const {}*){};", vector_c_type(l->buffer.dtype(), lanes), name,
-                          vector_c_type(l->buffer.dtype(), lanes), address(l->buffer, l->indices[0])));
-      names[l] = name;
+      const std::string load_type = vector_c_type(l->buffer.dtype(), lanes);
+      if (array_vector(load_type)) helpers_.use_text("te_vec", kVectorTemplate);
+      w_.line(fmt::format("const {} {} = *(const {}*){};", load_type, name, load_type,
+                          address(l->buffer, l->indices[0])));
+      names[l] = {name, array_vector(load_type)};
     }
     printer_.set_vector_loads(names);
+    if (array_vector(type)) helpers_.use_text("te_vec", kVectorTemplate);
     w_.line(fmt::format("{} te_vs;", type));
     DataType t = n->buffer.dtype();
     for (int k = 0; k < lanes; ++k) {
@@ -311,7 +336,8 @@ class KernelPrinter {
       std::string value = printer_.print_bare(n->value);
       if (printer_.compute_type(t) != t) value = fmt::format("({})({})", c_type(t), value);
       flush_hoisted();
-      w_.line(fmt::format("te_vs.{} = {};", "xyzw"[k], value));
+      w_.line(array_vector(type) ? fmt::format("te_vs.v[{}] = {};", k, value)
+                                 : fmt::format("te_vs.{} = {};", "xyzw"[k], value));
     }
     printer_.set_lane("");
     printer_.set_vector_loads({});
@@ -355,9 +381,13 @@ class KernelPrinter {
       std::string name = names_.unique(b.name());
       scope_.buffers[b.get()] = name;
       scope_.buffers_by_name[b.name()] = name;
-      w_.line(fmt::format("alignas({}) {}{} {}[{}];", kArrayAlignment,
-                          b.scope() == MemoryScope::Shared ? "__shared__ " : "", c_type(b.dtype()), name,
-                          std::max<int64_t>(*count, 1)));
+      if (b.scope() == MemoryScope::Warp)  // the analysis checked: a whole number of fragments
+        w_.line(fmt::format("alignas({}) {} {}[{}];  // this lane's part of a warp's {} elements", kArrayAlignment,
+                            c_type(b.dtype()), name, *count / 32, *count));
+      else
+        w_.line(fmt::format("alignas({}) {}{} {}[{}];", kArrayAlignment,
+                            b.scope() == MemoryScope::Shared ? "__shared__ " : "", c_type(b.dtype()), name,
+                            std::max<int64_t>(*count, 1)));
     }
     emit(n->body, in_seq);
   }
@@ -366,6 +396,7 @@ class KernelPrinter {
   NameTable names_;
   PrintScope scope_;
   ExprPrinter printer_;
+  HelperSet& helpers_;
   CodeWriter w_;
   std::vector<CudaParam> params_;
 };

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
+#include "codegen_cuda_src/tensor_core_helpers.h"
 #include "te/error.h"
+#include "te/simplify.h"
 #include "te/tensorize.h"
 
 namespace te::cuda {
@@ -11,12 +15,10 @@ namespace {
 
 class FindIntrinsics : public IRVisitor {
  public:
-  const TensorIntrinsicCallNode* first = nullptr;
+  std::vector<const TensorIntrinsicCallNode*> found;
 
  protected:
-  void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) override {
-    if (first == nullptr) first = n;
-  }
+  void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) override { found.push_back(n); }
 };
 
 std::string implementation_list(const TensorIntrinsicNode& in) {
@@ -25,18 +27,132 @@ std::string implementation_list(const TensorIntrinsicNode& in) {
   return out.empty() ? "none" : out;
 }
 
+// The implementations te has, by name (the names intrinsics::cuda_* give for "cuda").
+struct Entry {
+  CudaIntrinsic spec;
+  TensorCoreHelper helper;
+  DataType type;  // the 16-bit input type, where the helper has one
+};
+
+const std::map<std::string, Entry>& table() {
+  using F = Fragment;
+  using H = TensorCoreHelper;
+  static const std::map<std::string, Entry> t = {
+      {"cuda_mma_m16n8k16_f16f32", {{{F::A, F::B, F::C}}, H::Mma, Float(16)}},
+      {"cuda_mma_m16n8k16_bf16f32", {{{F::A, F::B, F::C}}, H::Mma, BFloat(16)}},
+      {"cuda_fill_16x8_f32", {{{F::C}}, H::FillC, Float(32)}},
+      {"cuda_load_matrix_a_16x16_f16", {{{F::Memory, F::A}}, H::LoadA, Float(16)}},
+      {"cuda_load_matrix_a_16x16_bf16", {{{F::Memory, F::A}}, H::LoadA, BFloat(16)}},
+      {"cuda_load_matrix_b_16x8_f16", {{{F::Memory, F::B}}, H::LoadB, Float(16)}},
+      {"cuda_load_matrix_b_16x8_bf16", {{{F::Memory, F::B}}, H::LoadB, BFloat(16)}},
+      {"cuda_store_16x8_f32", {{{F::C, F::Memory}}, H::StoreC, Float(32)}},
+  };
+  return t;
+}
+
+const Entry* entry(const TensorIntrinsicCallNode* n) {
+  auto it = n->intrinsic->implementations.find("cuda");
+  if (it == n->intrinsic->implementations.end()) return nullptr;
+  auto e = table().find(it->second);
+  return e == table().end() ? nullptr : &e->second;
+}
+
 }  // namespace
+
+FragmentShape fragment_shape(Fragment f) {
+  switch (f) {
+    case Fragment::A: return {16, 16, 8};
+    case Fragment::B: return {16, 8, 4};
+    case Fragment::C: return {16, 8, 4};
+    case Fragment::Memory: break;
+  }
+  return {};
+}
+
+const char* fragment_name(Fragment f) {
+  switch (f) {
+    case Fragment::A: return "a";
+    case Fragment::B: return "b";
+    case Fragment::C: return "c";
+    case Fragment::Memory: break;
+  }
+  return "memory";
+}
+
+const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n) {
+  const Entry* e = entry(n);
+  return e ? &e->spec : nullptr;
+}
 
 void check_tensor_intrinsics(const LoweredFunc& f) {
   FindIntrinsics find;
   find.visit(f.body);
-  if (find.first == nullptr) return;
-  const TensorIntrinsicNode& in = *find.first->intrinsic;
-  // The CUDA backend has no emitter yet: an implementation named for "cuda" is refused
-  // as well, rather than printed as something nvcc would have to resolve.
-  throw Error(fmt::format("build_cuda: function '{}' calls tensor intrinsic '{}', which has no implementation "
-                          "for target 'cuda' (it has: {}); tensorize with a CUDA intrinsic or build for llvm",
-                          f.name, in.name, implementation_list(in)));
+  for (const TensorIntrinsicCallNode* n : find.found) {
+    if (entry(n) != nullptr) continue;
+    const TensorIntrinsicNode& in = *n->intrinsic;
+    const std::string impl = in.implementations.count("cuda") ? in.implementations.at("cuda") : "";
+    if (!impl.empty())
+      throw Error(fmt::format("build_cuda: function '{}' calls tensor intrinsic '{}', whose CUDA implementation "
+                              "'{}' is not one te has (te's: the intrinsics::cuda_* tensor-core intrinsics)",
+                              f.name, in.name, impl));
+    throw Error(fmt::format("build_cuda: function '{}' calls tensor intrinsic '{}', which has no implementation "
+                            "for target 'cuda' (it has: {}); tensorize with a CUDA intrinsic or build for llvm",
+                            f.name, in.name, implementation_list(in)));
+  }
+}
+
+Expr fragment_slot(Fragment f, const Expr& offset, int64_t row) {
+  const FragmentShape s = fragment_shape(f);
+  const DataType t = offset.dtype();
+  auto c = [&](int64_t v) { return make_const(t, v); };
+  Expr r = offset / c(row), col = offset % c(row);
+  return simplify((r / c(s.rows) * c(row / s.cols) + col / c(s.cols)) * c(s.per_lane));
+}
+
+std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n,
+                                                const std::function<std::string(const Expr&)>& print,
+                                                const std::function<std::string(const Buffer&)>& buffer,
+                                                HelperSet& helpers) {
+  const Entry* e = entry(n);
+  TE_ICHECK(e != nullptr, "CUDA: an intrinsic check_tensor_intrinsics did not refuse");
+  std::vector<std::string> lines, args;
+  for (size_t k = 0; k < e->spec.operands.size(); ++k) {
+    const Fragment f = e->spec.operands[k];
+    const Buffer& b = n->buffers[k];
+    const Expr& offset = n->offsets[k];
+    if (f == Fragment::Memory) {
+      args.push_back(fmt::format("{} + {}", buffer(b), print(offset)));
+      args.push_back(fmt::format("(long long){}", print(n->strides[k][0])));
+      continue;
+    }
+    // The analysis checked the row length is a constant multiple of the fragment's.
+    const int64_t row = *as_const_int(n->strides[k][0]);
+    const FragmentShape s = fragment_shape(f);
+    const DataType t = offset.dtype();
+    Expr aligned = (offset % make_const(t, row)) % make_const(t, s.cols) == make_zero(t) &&
+                   (offset / make_const(t, row)) % make_const(t, s.rows) == make_zero(t);
+    if (!can_prove(aligned))
+      lines.push_back(fmt::format("if (!({})) __trap();  // a fragment of '{}' off its {} x {} tiles", print(aligned),
+                                  b.name(), s.rows, s.cols));
+    args.push_back(fmt::format("{} + {}", buffer(b), print(fragment_slot(f, offset, row))));
+  }
+  TensorCoreHelper h = e->helper;
+  // ldmatrix reads shared memory only; its rows must start at 16-byte boundaries, which
+  // the kernel's own (16-byte aligned) arrays give for offsets and a stride in whole
+  // 8-element steps.
+  if ((h == TensorCoreHelper::LoadA || h == TensorCoreHelper::LoadB) && n->buffers[0].scope() == MemoryScope::Shared) {
+    h = h == TensorCoreHelper::LoadA ? TensorCoreHelper::LdmatrixA : TensorCoreHelper::LdmatrixB;
+    const Expr& offset = n->offsets[0];
+    const int64_t* stride = as_const_int(n->strides[0][0]);
+    const bool aligned = n->buffers[0].dtype().bytes() == 2 && stride != nullptr && *stride % 8 == 0 &&
+                         can_prove(offset % make_const(offset.dtype(), 8) == make_zero(offset.dtype()));
+    args.push_back(aligned ? "true" : "false");
+  }
+  std::string name = use_tensor_core_helper(helpers, h, e->type);
+  std::string call = name + "(";
+  for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
+  lines.push_back(call + ");");
+  return lines;
 }
 
 }  // namespace te::cuda

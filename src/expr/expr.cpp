@@ -215,6 +215,7 @@ const char* scope_name(MemoryScope s) {
     case MemoryScope::Global: return "global";
     case MemoryScope::Shared: return "shared";
     case MemoryScope::Local: return "local";
+    case MemoryScope::Warp: return "warp";
   }
   return "?";
 }
@@ -223,7 +224,8 @@ MemoryScope parse_scope(const std::string& s) {
   if (s == "global") return MemoryScope::Global;
   if (s == "shared") return MemoryScope::Shared;
   if (s == "local") return MemoryScope::Local;
-  throw Error(fmt::format("unknown memory scope '{}' (expected \"global\", \"shared\" or \"local\")", s));
+  if (s == "warp") return MemoryScope::Warp;
+  throw Error(fmt::format("unknown memory scope '{}' (expected \"global\", \"shared\", \"local\" or \"warp\")", s));
 }
 
 // ---- Expr basics ----

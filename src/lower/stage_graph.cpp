@@ -62,6 +62,7 @@ int scope_rank(MemoryScope scope) {
     case MemoryScope::Global: return 0;
     case MemoryScope::Shared: return 1;
     case MemoryScope::Local: return 2;
+    case MemoryScope::Warp: return 2;  // one copy per thread of the loop IR (a warp on the GPU)
   }
   return 0;
 }

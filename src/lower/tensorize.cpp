@@ -20,6 +20,11 @@ class Tensorize : public IRMutator {
   Tensorize(const StageNode& st, const VarBounds& known) : st_(st), known_(known) {
     where_ = fmt::format("tensorize: stage '{}' at axis '{}' does not match intrinsic '{}'", st.op->name,
                          st.tensorize_axis->var.name(), st.tensorize_intrinsic.name());
+    if (const auto& init = st.tensorize_intrinsic->init)
+      init_where_ = fmt::format("tensorize: the init of stage '{}' at axis '{}' does not match intrinsic '{}' (the "
+                                "init of '{}')",
+                                st.op->name, st.tensorize_axis->var.name(), init->name,
+                                st.tensorize_intrinsic.name());
     for (const IterVar& iv : st.all_iter_vars) iter_vars_[iv->var.get()] = iv;
     bool under = false;
     for (const IterVar& iv : st.leaf_iter_vars) {
@@ -28,6 +33,7 @@ class Tensorize : public IRMutator {
     }
   }
   int replaced = 0;
+  int init_replaced = 0;
 
  protected:
   Stmt mutate_for(const Stmt& s, const ForNode* n) override {
@@ -68,17 +74,37 @@ class Tensorize : public IRMutator {
       }
       fail_nest("holds something other than loops around the stage's store");
     }
+    const auto& in = st_.tensorize_intrinsic.node();
     // A reduction's init repeats the data-parallel loops (the axis among them) around
-    // the identity's store: that copy of the nest stays te's.
+    // the identity's store: that copy of the nest stays te's, or becomes the
+    // intrinsic's init.
     if (reduce_under_axis_ && std::find(nest.reduce.begin(), nest.reduce.end(), true) == nest.reduce.end())
-      return s;
+      return in->init ? replace(nest, in->init, init_where_) : s;
     ++replaced;
-    const TensorIntrinsicNode& in = *st_.tensorize_intrinsic.node();
-    tensorize::Binding b = tensorize::match(nest, in, known_, where_);
-    std::vector<Var> vars;
-    Stmt body = tensorize::instantiate(in, b.buffers, b.offsets, b.strides, &vars);
-    Stmt call = tensor_intrinsic_call(st_.tensorize_intrinsic.node(), b.buffers, b.offsets, b.strides, body);
+    Stmt call = replace(nest, in, where_);
     if (!init.defined()) return call;
+    if (in->init) {
+      // The hoisted init: the data-parallel loops above it in the nest, then its own.
+      tensorize::Nest init_nest;
+      for (size_t j = 0; j < init_depth; ++j) {
+        init_nest.loops.push_back(nest.loops[j]);
+        init_nest.reduce.push_back(false);
+      }
+      Stmt at = init;
+      while (auto* f = at.as<ForNode>()) {
+        check_kind(f);
+        init_nest.loops.push_back(f);
+        init_nest.reduce.push_back(false);
+        at = f->body;
+      }
+      if (at.as<IfThenElseNode>() != nullptr)
+        throw Error(fmt::format("{}: the init's nest has a condition; tensorize needs every loop under the axis to "
+                                "run its full extent",
+                                init_where_));
+      init_nest.store = at.as<StoreNode>();
+      TE_ICHECK(init_nest.store != nullptr, "tensorize: an init without a store");
+      return seq({replace(init_nest, in->init, init_where_), call});
+    }
     for (size_t j = init_depth; j-- > 0;) {
       const ForNode* f = nest.loops[j];
       init = for_loop(f->var, f->min, f->extent, f->for_kind, init, f->thread_tag);
@@ -87,6 +113,15 @@ class Tensorize : public IRMutator {
   }
 
  private:
+  Stmt replace(const tensorize::Nest& nest, const std::shared_ptr<const TensorIntrinsicNode>& in,
+               const std::string& where) {
+    if (in.get() != st_.tensorize_intrinsic.node().get()) ++init_replaced;
+    tensorize::Binding b = tensorize::match(nest, *in, known_, where);
+    std::vector<Var> vars;
+    Stmt body = tensorize::instantiate(*in, b.buffers, b.offsets, b.strides, &vars);
+    return tensor_intrinsic_call(in, b.buffers, b.offsets, b.strides, body);
+  }
+
   static bool reduces(const IterVar& iv) { return iv->type == IterVarType::Reduce; }
 
   // The init: loops around a store, maybe under its guards (which it keeps).
@@ -115,7 +150,7 @@ class Tensorize : public IRMutator {
 
   const StageNode& st_;
   const VarBounds& known_;
-  std::string where_;
+  std::string where_, init_where_;
   std::map<const VarNode*, IterVar> iter_vars_;
   bool reduce_under_axis_ = false;  // the update's nest under the axis has reduction loops
 };
@@ -133,6 +168,12 @@ Stmt tensorize_stages(const Stmt& body, const LowerContext& ctx) {
                               "was split or fused after tensorize, or the stage is not computed); tensorize one "
                               "of its final loops",
                               st->op->name, st->tensorize_axis->var.name()));
+    if (st->tensorize_intrinsic->init && t.init_replaced == 0)
+      throw Error(fmt::format("tensorize: stage '{}': intrinsic '{}' replaces the reduction's init with '{}', but "
+                              "the init has no loop '{}' (te computes it outside the tensorized axis); reorder "
+                              "so that the axis is a data-parallel loop inside the reduction loops",
+                              st->op->name, st->tensorize_intrinsic.name(), st->tensorize_intrinsic->init->name,
+                              st->tensorize_axis->var.name()));
   }
   return out;
 }

@@ -23,7 +23,7 @@ MemoryScope scope_of(const std::string& scope, const Tensor& t, const char* prim
   try {
     return parse_scope(scope);
   } catch (const Error&) {
-    throw Error(fmt::format("{}: unknown memory scope {} for tensor {}; use \"global\", \"shared\" or \"local\"",
+    throw Error(fmt::format("{}: unknown memory scope {} for tensor {}; use \"global\", \"shared\", \"local\" or \"warp\"",
                             primitive, quote(scope), quote(t.name())));
   }
 }

@@ -110,8 +110,8 @@ void Stage::set_scope(const std::string& scope) {
   try {
     m = parse_scope(scope);
   } catch (const Error&) {
-    throw Error(fmt::format("set_scope: unknown memory scope {} for stage {}; use \"global\", \"shared\" or "
-                            "\"local\"",
+    throw Error(fmt::format("set_scope: unknown memory scope {} for stage {}; use \"global\", \"shared\", "
+                            "\"local\" or \"warp\"",
                             quote(scope), quote(name())));
   }
   if (s.is_output && m != MemoryScope::Global)

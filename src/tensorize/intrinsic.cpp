@@ -13,6 +13,32 @@ std::string TensorIntrinsic::implementation(const std::string& target) const {
   return it == node_->implementations.end() ? std::string() : it->second;
 }
 
+TensorIntrinsic TensorIntrinsic::with_init(const TensorIntrinsic& init) const {
+  if (!defined() || !init.defined()) throw Error("TensorIntrinsic::with_init: an intrinsic is undefined");
+  const Operation& op = node_->output.op();
+  const Operation& iop = init->output.op();
+  if (op->body.as<ReduceNode>() == nullptr)
+    throw Error(fmt::format("TensorIntrinsic::with_init: '{}' is not a reduction, so it has no init to replace",
+                            name()));
+  if (iop->body.as<ReduceNode>() != nullptr || !iop->reduce_axis.empty())
+    throw Error(fmt::format("TensorIntrinsic::with_init: the init '{}' of '{}' must not be a reduction",
+                            init.name(), name()));
+  auto shape_text = [](const Tensor& t) {
+    std::string s;
+    for (const Expr& e : t.shape()) s += (s.empty() ? "" : ", ") + to_string(e);
+    return t.dtype().to_string() + "[" + s + "]";
+  };
+  bool same = init->output.dtype() == node_->output.dtype() && init->output.ndim() == node_->output.ndim();
+  for (size_t d = 0; same && d < init->output.shape().size(); ++d)
+    same = *as_const_int(init->output.shape()[d]) == *as_const_int(node_->output.shape()[d]);
+  if (!same)
+    throw Error(fmt::format("TensorIntrinsic::with_init: the init '{}' computes {}, the output of '{}' is {}",
+                            init.name(), shape_text(init->output), name(), shape_text(node_->output)));
+  auto n = std::make_shared<TensorIntrinsicNode>(*node_);
+  n->init = init.node();
+  return TensorIntrinsic(n);
+}
+
 namespace {
 
 bool constant_positive(const Expr& e) {

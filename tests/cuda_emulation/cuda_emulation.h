@@ -7,8 +7,10 @@
 //  - __syncthreads() is a barrier over the block's threads; a thread that returns from
 //    the kernel leaves the barrier (as on current GPUs). A barrier that waits longer
 //    than 60 s is a deadlock: the program aborts with a message.
-//  - __shfl_down_sync exchanges values through a per-block array; the threads of each warp
-//    (32 consecutive linear thread indices) meet at a warp barrier before and after.
+//  - __shfl_down_sync and __shfl_sync exchange values through a per-block array; the
+//    threads of each warp (32 consecutive linear thread indices) meet at a warp barrier
+//    before and after. (te's tensor-core helpers take their shuffle path here: no
+//    __CUDA_ARCH__, so no mma.sync / ldmatrix.)
 //  - __half is IEEE binary16 storage; each operation computes in float and rounds to
 //    nearest even, as cuda_fp16's operators do. __nv_bfloat16 is in cuda_bf16.h.
 //  - cudaMallocAsync/cudaFreeAsync are malloc/free; launches are recorded.
@@ -153,6 +155,25 @@ T __shfl_down_sync(unsigned mask, T value, unsigned delta, int width = 32) {
   warp.arrive_and_wait();
   return out;
 }
+// Every lane of the warp must call it (full mask); srcLane is taken modulo 32 within
+// the warp, and a lane past the end of the block reads the caller's own value.
+template <typename T>
+T __shfl_sync(unsigned mask, T value, int src_lane, int width = 32) {
+  static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle of a wide type");
+  if (mask != 0xffffffffu || width != 32) {
+    std::fprintf(stderr, "cuda emulation: __shfl_sync with a partial mask or width\n");
+    std::abort();
+  }
+  te_emu::WarpExchange& x = *te_emu::current_exchange;
+  const unsigned me = te_emu::linear_thread, src = (me / 32) * 32 + (static_cast<unsigned>(src_lane) & 31u);
+  te_emu::BlockBarrier& warp = *x.warps[me / 32];
+  std::memcpy(&x.slots[me], &value, sizeof(T));
+  warp.arrive_and_wait();
+  T out = value;
+  if (src < x.slots.size()) std::memcpy(&out, &x.slots[src], sizeof(T));
+  warp.arrive_and_wait();
+  return out;
+}
 [[noreturn]] inline void __trap() {
   std::fprintf(stderr, "cuda emulation: __trap() (a device assertion failed)\n");
   std::abort();
@@ -251,6 +272,8 @@ inline __half __ushort_as_half(unsigned short bits) {
   h.bits = bits;
   return h;
 }
+
+inline unsigned short __half_as_ushort(__half h) { return h.bits; }
 
 inline float __half2float(__half h) {
   float sign = (h.bits & 0x8000u) ? -1.0f : 1.0f;

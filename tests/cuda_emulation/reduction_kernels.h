@@ -117,6 +117,11 @@ inline double element(const NDArray& a, int64_t i) {
     std::memcpy(&h.bits, p, sizeof h.bits);
     return static_cast<double>(static_cast<float>(h));
   }
+  if (t == BFloat(16)) {
+    bfloat16 h;
+    std::memcpy(&h.bits, p, sizeof h.bits);
+    return static_cast<double>(static_cast<float>(h));
+  }
   if (t == Float(32)) return get(0.0f);
   if (t == Float(64)) return get(0.0);
   if (t == Int(8)) return get(int8_t{});
@@ -134,6 +139,7 @@ inline void set_element(NDArray& a, int64_t i, double v) {
   char* p = static_cast<char*>(a.data()) + i * t.bytes();
   auto put = [&](auto x) { std::memcpy(p, &x, sizeof x); };
   if (t == Float(16)) put(half(static_cast<float>(v)));
+  else if (t == BFloat(16)) put(bfloat16(static_cast<float>(v)));
   else if (t == Float(32)) put(static_cast<float>(v));
   else if (t == Float(64)) put(v);
   else if (t == Int(8)) put(static_cast<int8_t>(v));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <te/ops/bev_pool.h>
 #include <te/ops/grid_sample.h>
+#include <te/ops/matmul_tensorcore.h>
 
 #include <filesystem>
 #include <fstream>
@@ -169,16 +170,45 @@ json write_bev_pool_corpus(const fs::path& dir) {
   return write_with_args(f, CudaOptions{}, std::move(args), chosen, dir);
 }
 
+// The tensor-core GEMM (fp16 and bf16) at small shapes, on small integers: every sum is
+// exact, so the GPU's tensor cores must give interpret()'s results bit for bit.
+LoweredFunc tensor_core_gemm(int64_t M, int64_t N, int64_t K, DataType t, const ops::MatmulTensorCoreOptions& o,
+                             const std::string& name) {
+  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
+  Tensor C = ops::matmul(A, B, "C");
+  Schedule s = create_schedule({C});
+  ops::schedule_matmul_tensorcore_cuda(s, C, o);
+  return lower(s, {A, B, C}, name);
+}
+
+json write_tensor_core_corpus(const fs::path& root, DataType t, const std::string& name, std::mt19937& rng) {
+  ops::MatmulTensorCoreOptions o;
+  o.block_m = o.block_n = 64;
+  const int64_t M = 128, N = 192, K = 96;
+  LoweredFunc f = tensor_core_gemm(M, N, K, t, o, name);
+  std::uniform_int_distribution<int> small(-4, 4);
+  auto integers = [&](int64_t rows, int64_t cols) {
+    NDArray a = NDArray::empty({rows, cols}, t);
+    for (int64_t i = 0; i < rows * cols; ++i) cuda_test::set_element(a, i, small(rng));
+    return a;
+  };
+  std::vector<Argument> args = {integers(M, K), integers(K, N), NDArray::empty({M, N}, Float(32))};
+  std::map<const VarNode*, int64_t> chosen;
+  return write_with_args(f, CudaOptions{}, std::move(args), chosen, root / name);
+}
+
 // A kernel timed at a large shape: its .cu in dir, how to make its arguments on the GPU,
 // which PyTorch call it is compared with, and the bytes / FLOPs one call moves / does.
 struct BenchCase {
   std::string name;
   LoweredFunc func;
   std::string reference;         // scripts/gpu_check.py's name for the PyTorch call
+  // per launcher buffer, in order: shape, role and (default float32) dtype
   json shapes;                   // per launcher buffer, in order: shape and role
   // Per launcher scalar, in order; or an object of values by the scalars' names.
   json scalars = json::array();
   double bytes = 0, flops = 0;
+  std::string sass;  // an instruction the kernel's SASS must have (cuobjdump on the GPU machine)
 };
 
 json write_bench(const BenchCase& b, const fs::path& root) {
@@ -206,8 +236,10 @@ json write_bench(const BenchCase& b, const fs::path& root) {
                     fs::copy_options::overwrite_existing);
       spec.erase("source");
     }
-  return {{"name", b.name}, {"launcher", b.func.name}, {"reference", b.reference}, {"buffers", buffers},
-          {"scalars", scalars}, {"bytes", b.bytes}, {"flops", b.flops}};
+  json out = {{"name", b.name}, {"launcher", b.func.name}, {"reference", b.reference}, {"buffers", buffers},
+              {"scalars", scalars}, {"bytes", b.bytes}, {"flops", b.flops}};
+  if (!b.sass.empty()) out["sass"] = b.sass;
+  return out;
 }
 
 LoweredFunc grid_sample_cuda(int64_t n, int64_t c, int64_t h, int64_t w) {
@@ -256,28 +288,35 @@ std::vector<BenchCase> bench_cases() {
     const int threads = cols == 768 ? 256 : 1024;
     json rowsxcols = {{{"shape", {rows, cols}}, {"role", "input"}}, {{"shape", {rows, cols}}, {"role", "output"}}};
     v.push_back({fmt::format("softmax_{}", cols), cuda_test::softmax_op_func(cols, threads), "softmax", rowsxcols,
-                 json::array({rows}), 2 * f4 * rows * cols, 0});
+                 json::array({rows}), 2 * f4 * rows * cols, 0, ""});
     json ln = {{{"shape", {rows, cols}}, {"role", "input"}},
                {{"shape", {cols}}, {"role", "gamma"}},
                {{"shape", {cols}}, {"role", "beta"}},
                {{"shape", {rows, cols}}, {"role", "output"}}};
     v.push_back({fmt::format("layer_norm_{}", cols), cuda_test::layer_norm_op_func(cols, threads), "layer_norm", ln,
-                 json::array({rows}), 2 * f4 * rows * cols, 0});
+                 json::array({rows}), 2 * f4 * rows * cols, 0, ""});
   }
   const int64_t rows = 16384, cols = 4096;
   v.push_back({"row_sum_4096", cuda_test::reduce_rows_op_func(4096, 1024), "sum",
                {{{"shape", {rows, cols}}, {"role", "input"}}, {{"shape", {rows}}, {"role", "output"}}},
-               json::array({rows}), f4 * rows * cols, static_cast<double>(rows * cols)});
+               json::array({rows}), f4 * rows * cols, static_cast<double>(rows * cols), ""});
   const int64_t n = 4096;
   v.push_back({"sgemm_4096", cuda_test::matmul_reference_func(n, n, n, {}, "sgemm"), "matmul",
                {{{"shape", {n, n}}, {"role", "input"}}, {{"shape", {n, n}}, {"role", "input"}},
                 {{"shape", {n, n}}, {"role", "output"}}},
-               json::array(), 3 * f4 * n * n, 2.0 * n * n * n});
+               json::array(), 3 * f4 * n * n, 2.0 * n * n * n, ""});
+  // fp16 in, fp32 accumulated and out; cuBLAS through torch.matmul in fp16.
+  BenchCase h{"hgemm_4096", tensor_core_gemm(n, n, n, Float(16), {}, "hgemm"), "matmul",
+              {{{"shape", {n, n}}, {"role", "input"}, {"dtype", "float16"}},
+               {{"shape", {n, n}}, {"role", "input"}, {"dtype", "float16"}},
+               {{"shape", {n, n}}, {"role", "output"}}},
+              json::array(), 2.0 * 2 * n * n + f4 * n * n, 2.0 * n * n * n, "HMMA.16816.F32"};
+  v.push_back(h);
   v.push_back({"grid_sample_1x256x200x200", grid_sample_cuda(1, 256, 200, 200), "grid_sample",
                {{{"shape", {1, 256, 200, 200}}, {"role", "input"}},
                 {{"shape", {1, 200, 200, 2}}, {"role", "grid"}},
                 {{"shape", {1, 256, 200, 200}}, {"role", "output"}}},
-               json::array(), f4 * (2.0 * 256 * 200 * 200 + 2 * 200 * 200), 0});
+               json::array(), f4 * (2.0 * 256 * 200 * 200 + 2 * 200 * 200), 0, ""});
   v.push_back(bev_pool_bench());
   return v;
 }
@@ -300,6 +339,8 @@ int main(int argc, char** argv) {
     for (const te::cuda_test::TestModule& m : te::cuda_test::all_test_modules())
       corpus.push_back(te::write_module(m, root / "corpus" / m.func.name, rng));
     corpus.push_back(te::write_bev_pool_corpus(root / "corpus" / "bev_pool_small"));
+    corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::Float(16), "hgemm_tensor_cores", rng));
+    corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::BFloat(16), "bgemm_tensor_cores", rng));
     std::ofstream(root / "corpus.json") << corpus.dump(1) << "\n";
     nlohmann::json bench = nlohmann::json::array();
     for (const te::BenchCase& b : te::bench_cases()) bench.push_back(te::write_bench(b, root / "bench"));

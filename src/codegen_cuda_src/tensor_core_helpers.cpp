@@ -1,0 +1,210 @@
+#include "codegen_cuda_src/tensor_core_helpers.h"
+
+#include <fmt/format.h>
+
+namespace te::cuda {
+
+namespace {
+
+const char* const kDevice = "static __device__ __forceinline__";
+
+struct Type16 {
+  std::string sfx, c, to_float, from_bits;
+};
+
+Type16 type16(DataType t) {
+  if (t.is_bfloat()) return {"bf16", "__nv_bfloat16", "__bfloat162float", "__ushort_as_bfloat16"};
+  return {"f16", "__half", "__half2float", "__ushort_as_half"};
+}
+
+// The lane's row/column in its quad: PTX's groupID and threadID_in_group.
+const char* const kLane = "  const unsigned te_lane = threadIdx.x & 31u, te_g = te_lane >> 2, te_t = te_lane & 3u;\n";
+
+std::string mma(const Type16& t, const std::string& name) {
+  const std::string ptx = t.sfx == "bf16" ? "bf16.bf16" : "f16.f16";
+  return fmt::format(
+      "// mma.sync m16n8k16, float accumulators: c (4 per lane) += a (8 per lane) x b (4 per lane).\n"
+      "// Before sm_80: the same sums through warp shuffles, k in order (a product of two\n"
+      "// 16-bit floats is exact in float, so the result is te's declaration's, bit for bit).\n"
+      "{0} void {1}(const {2}* a, const {2}* b, float* c) {{\n"
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+      "  const unsigned* A = reinterpret_cast<const unsigned*>(a);\n"
+      "  const unsigned* B = reinterpret_cast<const unsigned*>(b);\n"
+      "  asm volatile(\n"
+      "      \"mma.sync.aligned.m16n8k16.row.col.f32.{3}.f32 {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, \"\n"
+      "      \"{{%8, %9}}, {{%0, %1, %2, %3}};\\n\"\n"
+      "      : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3])\n"
+      "      : \"r\"(A[0]), \"r\"(A[1]), \"r\"(A[2]), \"r\"(A[3]), \"r\"(B[0]), \"r\"(B[1]));\n"
+      "#else\n"
+      "{5}"
+      "#pragma unroll\n"
+      "  for (int p = 0; p < 8; ++p) {{  // k = 2p, 2p + 1: one 32-bit pair of each fragment\n"
+      "    const int q = p & 3, r = (p >> 2) * 2;\n"
+      "    const int from_a = (int)(te_g * 4u) + q, from_b0 = (int)(te_t * 8u) + q, from_b1 = from_b0 + 4;\n"
+      "    const unsigned a0 = __shfl_sync(0xffffffffu, (unsigned){6}(a[2 * r]) | ((unsigned){6}(a[2 * r + 1]) << 16), from_a);\n"
+      "    const unsigned a1 = __shfl_sync(0xffffffffu, (unsigned){6}(a[2 * r + 2]) | ((unsigned){6}(a[2 * r + 3]) << 16), from_a);\n"
+      "    const unsigned bp = (unsigned){6}(b[r]) | ((unsigned){6}(b[r + 1]) << 16);\n"
+      "    const unsigned b0 = __shfl_sync(0xffffffffu, bp, from_b0);\n"
+      "    const unsigned b1 = __shfl_sync(0xffffffffu, bp, from_b1);\n"
+      "#pragma unroll\n"
+      "    for (int h = 0; h < 32; h += 16) {{\n"
+      "      const float x0 = {4}({7}((unsigned short)(a0 >> h))), x1 = {4}({7}((unsigned short)(a1 >> h)));\n"
+      "      const float y0 = {4}({7}((unsigned short)(b0 >> h))), y1 = {4}({7}((unsigned short)(b1 >> h)));\n"
+      "      c[0] = c[0] + x0 * y0;\n"
+      "      c[1] = c[1] + x0 * y1;\n"
+      "      c[2] = c[2] + x1 * y0;\n"
+      "      c[3] = c[3] + x1 * y1;\n"
+      "    }}\n"
+      "  }}\n"
+      "#endif\n"
+      "}}\n",
+      kDevice, name, t.c, ptx, t.to_float, kLane, t.sfx == "bf16" ? "__bfloat16_as_ushort" : "__half_as_ushort",
+      t.from_bits);
+}
+
+std::string load_a(const Type16& t, const std::string& name) {
+  return fmt::format(
+      "// The \"a\" fragment of a 16 x 16 tile (row stride `stride`): each lane loads its 8 elements.\n"
+      "{0} void {1}(const {2}* s, long long stride, {2}* f) {{\n"
+      "{3}"
+      "#pragma unroll\n"
+      "  for (int i = 0; i < 8; ++i)\n"
+      "    f[i] = s[(long long)(te_g + ((i >> 1) & 1) * 8) * stride + 2 * te_t + (i & 1) + (i >> 2) * 8];\n"
+      "}}\n",
+      kDevice, name, t.c, kLane);
+}
+
+std::string ldmatrix_a(const Type16& t, const std::string& name, const std::string& fallback) {
+  return fmt::format(
+      "// The \"a\" fragment from shared memory: ldmatrix.x4, each lane giving one row's address\n"
+      "// (rows 16-byte aligned: `aligned` when the code generator proved it), else {3}.\n"
+      "{0} void {1}(const {2}* s, long long stride, {2}* f, bool aligned) {{\n"
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750\n"
+      "  if (aligned || ((reinterpret_cast<unsigned long long>(s) & 15ull) == 0 && (stride & 7) == 0)) {{\n"
+      "    const unsigned lane = threadIdx.x & 31u;\n"
+      "    const {2}* row = s + (long long)((lane & 7u) + ((lane >> 3) & 1u) * 8u) * stride + (lane >> 4) * 8u;\n"
+      "    const unsigned address = (unsigned)__cvta_generic_to_shared(row);\n"
+      "    unsigned* F = reinterpret_cast<unsigned*>(f);\n"
+      "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{%0, %1, %2, %3}}, [%4];\\n\"\n"
+      "                 : \"=r\"(F[0]), \"=r\"(F[1]), \"=r\"(F[2]), \"=r\"(F[3])\n"
+      "                 : \"r\"(address));\n"
+      "    return;\n"
+      "  }}\n"
+      "#endif\n"
+      "  (void)aligned;\n"
+      "  {3}(s, stride, f);\n"
+      "}}\n",
+      kDevice, name, t.c, fallback);
+}
+
+std::string load_b(const Type16& t, const std::string& name) {
+  return fmt::format(
+      "// The \"b\" fragment of a 16 (k) x 8 tile (row stride `stride`): each lane loads its 4 elements.\n"
+      "{0} void {1}(const {2}* s, long long stride, {2}* f) {{\n"
+      "{3}"
+      "#pragma unroll\n"
+      "  for (int i = 0; i < 4; ++i) f[i] = s[(long long)(2 * te_t + (i & 1) + (i >> 1) * 8) * stride + te_g];\n"
+      "}}\n",
+      kDevice, name, t.c, kLane);
+}
+
+std::string ldmatrix_b(const Type16& t, const std::string& name, const std::string& fallback) {
+  return fmt::format(
+      "// The \"b\" fragment from shared memory: ldmatrix.x2.trans (lanes 0-15 give the rows k),\n"
+      "// else {3} (`aligned`: as for the \"a\" fragment).\n"
+      "{0} void {1}(const {2}* s, long long stride, {2}* f, bool aligned) {{\n"
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750\n"
+      "  if (aligned || ((reinterpret_cast<unsigned long long>(s) & 15ull) == 0 && (stride & 7) == 0)) {{\n"
+      "    const unsigned lane = threadIdx.x & 31u;\n"
+      "    const unsigned address = (unsigned)__cvta_generic_to_shared(s + (long long)(lane & 15u) * stride);\n"
+      "    unsigned* F = reinterpret_cast<unsigned*>(f);\n"
+      "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{%0, %1}}, [%2];\\n\"\n"
+      "                 : \"=r\"(F[0]), \"=r\"(F[1])\n"
+      "                 : \"r\"(address));\n"
+      "    return;\n"
+      "  }}\n"
+      "#endif\n"
+      "  (void)aligned;\n"
+      "  {3}(s, stride, f);\n"
+      "}}\n",
+      kDevice, name, t.c, fallback);
+}
+
+std::string store_c(const std::string& name) {
+  return fmt::format(
+      "// The \"c\" fragment to memory (row stride `stride`): two pairs per lane, as float2 where aligned.\n"
+      "{0} void {1}(const float* f, float* d, long long stride) {{\n"
+      "{2}"
+      "  float* r0 = d + (long long)te_g * stride + 2 * te_t;\n"
+      "  float* r1 = r0 + 8 * stride;\n"
+      "  if ((reinterpret_cast<unsigned long long>(d) & 7ull) == 0 && (stride & 1) == 0) {{\n"
+      "    float2 v0, v1;\n"
+      "    v0.x = f[0];\n"
+      "    v0.y = f[1];\n"
+      "    v1.x = f[2];\n"
+      "    v1.y = f[3];\n"
+      "    *reinterpret_cast<float2*>(r0) = v0;\n"
+      "    *reinterpret_cast<float2*>(r1) = v1;\n"
+      "  }} else {{\n"
+      "    r0[0] = f[0];\n"
+      "    r0[1] = f[1];\n"
+      "    r1[0] = f[2];\n"
+      "    r1[1] = f[3];\n"
+      "  }}\n"
+      "}}\n",
+      kDevice, name, kLane);
+}
+
+std::string fill_c(const std::string& name) {
+  return fmt::format(
+      "// The \"c\" fragment set to zero (4 per lane).\n"
+      "{0} void {1}(float* f) {{\n"
+      "#pragma unroll\n"
+      "  for (int i = 0; i < 4; ++i) f[i] = 0.0f;\n"
+      "}}\n",
+      kDevice, name);
+}
+
+}  // namespace
+
+std::string use_tensor_core_helper(HelperSet& helpers, TensorCoreHelper h, DataType t) {
+  const Type16 ty = type16(t);
+  std::string name;
+  switch (h) {
+    case TensorCoreHelper::Mma:
+      name = "te_mma_m16n8k16_" + ty.sfx;
+      helpers.use_text(name, mma(ty, name));
+      break;
+    case TensorCoreHelper::LoadA:
+      name = "te_load_matrix_a_" + ty.sfx;
+      helpers.use_text(name, load_a(ty, name));
+      break;
+    case TensorCoreHelper::LdmatrixA: {
+      std::string fallback = use_tensor_core_helper(helpers, TensorCoreHelper::LoadA, t);
+      name = "te_ldmatrix_a_" + ty.sfx;
+      helpers.use_text(name, ldmatrix_a(ty, name, fallback));
+      break;
+    }
+    case TensorCoreHelper::LoadB:
+      name = "te_load_matrix_b_" + ty.sfx;
+      helpers.use_text(name, load_b(ty, name));
+      break;
+    case TensorCoreHelper::LdmatrixB: {
+      std::string fallback = use_tensor_core_helper(helpers, TensorCoreHelper::LoadB, t);
+      name = "te_ldmatrix_b_" + ty.sfx;
+      helpers.use_text(name, ldmatrix_b(ty, name, fallback));
+      break;
+    }
+    case TensorCoreHelper::StoreC:
+      name = "te_store_matrix_c";
+      helpers.use_text(name, store_c(name));
+      break;
+    case TensorCoreHelper::FillC:
+      name = "te_fill_matrix_c";
+      helpers.use_text(name, fill_c(name));
+      break;
+  }
+  return name;
+}
+
+}  // namespace te::cuda

@@ -1,0 +1,69 @@
+// te's built-in CUDA tensor-core intrinsics: their declarations (what interpret() runs and
+// the matcher compares with) and the names of their CUDA implementations, which the CUDA
+// backend's table (src/codegen_cuda_src/tensor_intrinsics.cpp) emits. Every operand is
+// declared strided: a fragment is a tile of a larger warp buffer or shared-memory tile.
+#include <fmt/format.h>
+
+#include "te/error.h"
+#include "te/tensorize.h"
+
+namespace te::intrinsics {
+
+namespace {
+
+// "f16" / "bf16" for the 16-bit float types tensor cores multiply; te::Error otherwise.
+std::string suffix(DataType t, const char* who) {
+  if (t == Float(16)) return "f16";
+  if (t == BFloat(16)) return "bf16";
+  throw Error(fmt::format("intrinsics::{}: tensor cores multiply float16 or bfloat16, not {}", who,
+                          t.to_string()));
+}
+
+TensorIntrinsic declare(const std::string& name, const Tensor& out, const std::vector<Tensor>& strided) {
+  return tensor_intrinsic(name, out, {{"cuda", name}}, strided);
+}
+
+}  // namespace
+
+TensorIntrinsic cuda_fill_16x8_f32() {
+  static const TensorIntrinsic intrin = [] {
+    Tensor c = compute({16, 8}, [](Expr, Expr) { return Expr(0.0f); }, "C");
+    return declare("cuda_fill_16x8_f32", c, {c});
+  }();
+  return intrin;
+}
+
+TensorIntrinsic cuda_mma_m16n8k16(DataType ab) {
+  const std::string name = "cuda_mma_m16n8k16_" + suffix(ab, "cuda_mma_m16n8k16") + "f32";
+  Tensor a = placeholder({16, 16}, ab, "A");
+  Tensor b = placeholder({16, 8}, ab, "B");
+  IterVar k = reduce_axis({0, 16}, "k");
+  Tensor c = compute(
+      {16, 8}, [&](Expr i, Expr j) { return sum(cast(Float(32), a(i, k)) * cast(Float(32), b(k, j)), {k}); }, "C");
+  return declare(name, c, {a, b, c}).with_init(cuda_fill_16x8_f32());
+}
+
+TensorIntrinsic cuda_load_matrix_a_16x16(DataType t) {
+  const std::string name = "cuda_load_matrix_a_16x16_" + suffix(t, "cuda_load_matrix_a_16x16");
+  Tensor s = placeholder({16, 16}, t, "S");
+  Tensor f = compute({16, 16}, [&](Expr i, Expr k) { return s(i, k); }, "F");
+  return declare(name, f, {s, f});
+}
+
+TensorIntrinsic cuda_load_matrix_b_16x8(DataType t) {
+  const std::string name = "cuda_load_matrix_b_16x8_" + suffix(t, "cuda_load_matrix_b_16x8");
+  Tensor s = placeholder({16, 8}, t, "S");
+  Tensor f = compute({16, 8}, [&](Expr k, Expr j) { return s(k, j); }, "F");
+  return declare(name, f, {s, f});
+}
+
+TensorIntrinsic cuda_store_16x8_f32() {
+  static const TensorIntrinsic intrin = [] {
+    Tensor f = placeholder({16, 8}, Float(32), "F");
+    Tensor d = compute({16, 8}, [&](Expr i, Expr j) { return f(i, j); }, "D");
+    return declare("cuda_store_16x8_f32", d, {f, d});
+  }();
+  return intrin;
+}
+
+}  // namespace te::intrinsics
