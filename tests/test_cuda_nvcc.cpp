@@ -128,18 +128,27 @@ TEST(CudaNvrtc, VectorizedLoopsUse128BitAccesses) {
   EXPECT_NE(ptx.find("st.global.v4.f32"), std::string::npos) << ptx;
 }
 
-// The reference GEMM: the shared tiles fill from 128-bit global loads, the register row of
-// B comes from 128-bit shared loads, C leaves in 128-bit stores, and the double-buffered
-// k loop has one barrier per tile (two in its body, unrolled by two, plus none outside).
+// The reference GEMM: the shared tiles fill by 16-byte cp.async copies (waited for before
+// each barrier), or with CudaOptions::async_copies off from 128-bit global loads; the
+// register row of B comes from 128-bit shared loads, C leaves in 128-bit stores, and the
+// double-buffered k loop has one barrier per tile (two in its body, unrolled by two, plus
+// none outside).
 TEST(CudaNvrtc, ReferenceGemmUsesVectorAccessesAndOneBarrierPerTile) {
   if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
-  std::string ptx = compile_ptx(build_cuda(cuda_test::matmul_reference_func(512, 512, 512, {}, "sgemm")), "sm_90");
+  const LoweredFunc f = cuda_test::matmul_reference_func(512, 512, 512, {}, "sgemm");
+  std::string ptx = compile_ptx(build_cuda(f), "sm_90");
   auto count = [&](const std::string& what) {
     int n = 0;
     for (size_t at = ptx.find(what); at != std::string::npos; at = ptx.find(what, at + 1)) ++n;
     return n;
   };
-  EXPECT_GE(count("ld.global.nc.v4.f32"), 2) << ptx;
+  EXPECT_GE(count("cp.async.cg.shared.global"), 2) << ptx;
+  EXPECT_EQ(count("cp.async.wait_all"), count("bar.sync"));
+  CudaOptions sync;
+  sync.async_copies = false;
+  const std::string sync_ptx = compile_ptx(build_cuda(f, sync), "sm_90");
+  EXPECT_EQ(sync_ptx.find("cp.async"), std::string::npos);
+  EXPECT_NE(sync_ptx.find("ld.global.nc.v4.f32"), std::string::npos);
   EXPECT_GE(count("ld.shared.v4.f32"), 2) << ptx;
   EXPECT_GE(count("st.global.v4.f32"), 1) << ptx;
   EXPECT_EQ(count("bar.sync"), 2) << ptx;

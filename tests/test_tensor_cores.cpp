@@ -275,6 +275,27 @@ TEST(TensorCoresLowered, EveryFragmentAccessIsAnIntrinsic) {
   EXPECT_NE(text.find("A.shared[(i.inner.outer * 768):] strides (24, 1)"), std::string::npos) << text;
 }
 
+// The shared tiles fill through cp.async where the copy runs unconditionally (the
+// double buffer's guarded last fills stay plain), every barrier waits for the copies
+// first, and CudaOptions::async_copies turns it off.
+TEST(TensorCoresLowered, SharedTilesFillThroughAsyncCopies) {
+  const LoweredFunc f = tensor_core_gemm(gemm_cases()[1]);  // 3 k tiles: the last fill is guarded
+  const std::string src = build_cuda(f).source();
+  auto count = [&](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::string kernel = src.substr(src.find("__global__"));
+  EXPECT_GT(count(kernel, "te_cp_async_16("), 0) << kernel;
+  EXPECT_GT(count(kernel, "te_lane] = A["), 0) << "the guarded fills and the unaligned fallback copy lane by lane";
+  EXPECT_EQ(count(kernel, "te_cp_async_wait_all();\n"), count(kernel, "__syncthreads();"));
+  EXPECT_EQ(count(kernel, "te_cp_async_wait_all();\n    __syncthreads();"), count(kernel, "\n    __syncthreads();"));
+  CudaOptions sync;
+  sync.async_copies = false;
+  EXPECT_EQ(build_cuda(f, sync).source().find("cp_async"), std::string::npos);
+}
+
 TEST(TensorCoresNvrtc, MmaSyncAndLdmatrixInThePtx) {
   if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
   for (const GemmCase& c : {gemm_cases()[0], gemm_cases()[5]}) {
@@ -284,7 +305,8 @@ TEST(TensorCoresNvrtc, MmaSyncAndLdmatrixInThePtx) {
     EXPECT_NE(ptx.find("mma.sync.aligned.m16n8k16.row.col.f32." + types + ".f32"), std::string::npos) << ptx;
     EXPECT_NE(ptx.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
     EXPECT_NE(ptx.find("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"), std::string::npos);
-    EXPECT_NE(ptx.find("ld.global.v4.u32"), std::string::npos) << "16-byte copies into shared memory";
+    EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos) << "16-byte copies into shared memory";
+    EXPECT_NE(ptx.find("cp.async.wait_all"), std::string::npos);
     EXPECT_NE(ptx.find("st.global.v2.f32"), std::string::npos) << "float2 stores of C";
     // The shared rows are proven 16-byte aligned: no element-wise fallback of ldmatrix.
     EXPECT_EQ(ptx.find("ld.shared.u16"), std::string::npos);

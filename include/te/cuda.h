@@ -63,6 +63,12 @@ struct TE_API CudaOptions {
   /// Names call_extern may call that CUDA declares itself (its math library and
   /// intrinsics: "hypotf", "normcdff", "__brev"): no header needed, te takes them on trust.
   std::vector<std::string> extern_builtins;
+  /// Copies of 16 bytes from global to shared memory (a vectorized cache_read "shared"
+  /// stage) through `cp.async` where the GPU has it (sm_80+; plain loads and stores
+  /// elsewhere): the copy skips the registers and overlaps what the thread does next;
+  /// each __syncthreads() of the kernel first waits for the thread's copies. Copies under
+  /// a condition or in a loop of varying bounds stay plain.
+  bool async_copies = true;
 };
 
 /// One parameter of a kernel or of the host launcher.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "codegen_cuda_src/async_copy.h"
 #include "codegen_cuda_src/c_types.h"
 #include "codegen_cuda_src/code_writer.h"
 #include "codegen_cuda_src/expr_printer.h"
@@ -36,6 +37,7 @@ class KernelPrinter {
         names_(globals),
         printer_(scope_, helpers, names_, PrintMode{a.index_64bit, false, options.fast_math}),
         helpers_(helpers),
+        async_copies_(options.async_copies),
         w_(1) {
     for (const Buffer& b : a.buffers) {
       std::string name = names_.unique(b.name());
@@ -69,7 +71,8 @@ class KernelPrinter {
     std::string params;
     for (const CudaParam& p : params_) params += fmt::format("{}{} {}", params.empty() ? "" : ", ", p.c_type, p.name);
     std::string bounds = constant_block && threads >= 1 ? fmt::format("__launch_bounds__({}) ", threads) : "";
-    out.text = fmt::format("extern \"C\" __global__ void {}{}({}) {{\n{}}}\n", bounds, name, params, w_.text());
+    std::string body = used_async_ ? wait_for_async_copies_at_barriers(helpers_, w_.text()) : w_.text();
+    out.text = fmt::format("extern \"C\" __global__ void {}{}({}) {{\n{}}}\n", bounds, name, params, body);
     out.info.name = name;
     out.info.params = params_;
     out.info.shared_bytes = analysis_.shared_bytes;
@@ -110,8 +113,10 @@ class KernelPrinter {
         std::string cond = printer_.print_bare(n->cond);
         flush_hoisted();
         w_.open(fmt::format("if ({})", cond));
+        ++guards_;
         emit(n->then_case, false);
         emit_else(n->else_case);
+        --guards_;
         return;
       }
       case StmtKind::Seq:
@@ -203,7 +208,10 @@ class KernelPrinter {
     }
     if (n->for_kind == ForKind::Unrolled || n->for_kind == ForKind::Vectorized) w_.line("#pragma unroll");
     w_.open(fmt::format("for ({} {} = {}; {} < {}; ++{})", type, v, min, v, end_text, v));
+    const bool varying = !as_const_int(n->min) || !as_const_int(n->extent);
+    guards_ += varying;
     emit(n->body, false);
+    guards_ -= varying;
     w_.close();
   }
 
@@ -318,6 +326,15 @@ class KernelPrinter {
   static bool array_vector(const std::string& type) { return type.rfind("te_vec<", 0) == 0; }
 
   void emit_vector_store(const StoreNode* n, int lanes, const std::string& type) {
+    // A copy into shared memory under uniform control flow: te's barriers order it.
+    if (const LoadNode* src = async_copies_ && guards_ == 0 ? async_copy_source(n, lanes) : nullptr;
+        src != nullptr && !printer_.index_is_checked(src->buffer, src->indices[0])) {
+      std::string dst = address(n->buffer, n->indices[0]), from = address(src->buffer, src->indices[0]);
+      flush_hoisted();
+      w_.line(async_copy_text(helpers_, dst, from));
+      used_async_ = true;
+      return;
+    }
     std::map<const LoadNode*, ExprPrinter::VectorLoad> names;
     for (const LoadNode* l : vector_loads(n->value, lanes)) {
       std::string name = fmt::format("te_v{}", names.size());  // read-only buffers: ld.global.nc
@@ -397,6 +414,9 @@ class KernelPrinter {
   PrintScope scope_;
   ExprPrinter printer_;
   HelperSet& helpers_;
+  const bool async_copies_;
+  int guards_ = 0;            // enclosing conditions and loops of varying bounds
+  bool used_async_ = false;   // a cp.async was emitted
   CodeWriter w_;
   std::vector<CudaParam> params_;
 };

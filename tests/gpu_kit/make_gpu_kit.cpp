@@ -209,11 +209,12 @@ struct BenchCase {
   json scalars = json::array();
   double bytes = 0, flops = 0;
   std::string sass;  // an instruction the kernel's SASS must have (cuobjdump on the GPU machine)
+  CudaOptions options{};
 };
 
 json write_bench(const BenchCase& b, const fs::path& root) {
   fs::create_directories(root / b.name);
-  CudaModule cu = build_cuda(b.func);
+  CudaModule cu = build_cuda(b.func, b.options);
   std::ofstream(root / b.name / "kernel.cu") << cu.source();
   json scalars = b.scalars;
   if (scalars.is_object()) {
@@ -311,6 +312,9 @@ std::vector<BenchCase> bench_cases() {
                {{"shape", {n, n}}, {"role", "input"}, {"dtype", "float16"}},
                {{"shape", {n, n}}, {"role", "output"}}},
               json::array(), 2.0 * 2 * n * n + f4 * n * n, 2.0 * n * n * n, "HMMA.16816.F32"};
+  v.push_back(h);
+  h.name = "hgemm_4096_sync";  // the same without cp.async: what the asynchronous copies gain
+  h.options.async_copies = false;
   v.push_back(h);
   v.push_back({"grid_sample_1x256x200x200", grid_sample_cuda(1, 256, 200, 200), "grid_sample",
                {{{"shape", {1, 256, 200, 200}}, {"role", "input"}},

@@ -1,0 +1,59 @@
+#include "codegen_cuda_src/async_copy.h"
+
+#include <fmt/format.h>
+
+namespace te::cuda {
+
+namespace {
+
+const char* const kCopy =
+    "// 16 bytes from global to shared memory: cp.async on sm_80+ (waited for at the next\n"
+    "// __syncthreads()), a plain copy elsewhere.\n"
+    "static __device__ __forceinline__ void te_cp_async_16(void* dst, const void* src) {\n"
+    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+    "  const unsigned address = (unsigned)__cvta_generic_to_shared(dst);\n"
+    "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\\n\" : : \"r\"(address), \"l\"(src) : \"memory\");\n"
+    "#else\n"
+    "  *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);\n"
+    "#endif\n"
+    "}\n";
+
+const char* const kWait =
+    "// Waits for this thread's cp.async copies (before a barrier, so the block sees them).\n"
+    "static __device__ __forceinline__ void te_cp_async_wait_all() {\n"
+    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+    "  asm volatile(\"cp.async.wait_all;\\n\" : : : \"memory\");\n"
+    "#endif\n"
+    "}\n";
+
+}  // namespace
+
+const LoadNode* async_copy_source(const StoreNode* n, int lanes) {
+  const auto* load = n->value.as<LoadNode>();
+  if (load == nullptr || load->predicate.defined() || n->predicate.defined()) return nullptr;
+  if (n->buffer.scope() != MemoryScope::Shared || load->buffer.scope() != MemoryScope::Global) return nullptr;
+  if (load->buffer.dtype() != n->buffer.dtype() || n->buffer.dtype().bytes() * lanes != 16) return nullptr;
+  return load;
+}
+
+std::string async_copy_text(HelperSet& helpers, const std::string& dst, const std::string& src) {
+  helpers.use_text("te_cp_async_16", kCopy);
+  return fmt::format("te_cp_async_16({}, {});", dst, src);
+}
+
+std::string wait_for_async_copies_at_barriers(HelperSet& helpers, const std::string& kernel_text) {
+  helpers.use_text("te_cp_async_wait_all", kWait);
+  const std::string barrier = "__syncthreads();";
+  std::string out;
+  size_t from = 0;
+  for (size_t at = kernel_text.find(barrier); at != std::string::npos; at = kernel_text.find(barrier, from)) {
+    out += kernel_text.substr(from, at - from) + "te_cp_async_wait_all();\n";
+    // The barrier keeps the line's indentation.
+    const size_t line_start = kernel_text.rfind('\n', at) + 1;
+    out += kernel_text.substr(line_start, at - line_start) + barrier;
+    from = at + barrier.size();
+  }
+  return out + kernel_text.substr(from);
+}
+
+}  // namespace te::cuda
