@@ -6,6 +6,7 @@
 #pragma once
 #include <te/log.h>
 #include <te/ops/grid_sample.h>
+#include <te/ops/matmul.h>
 #include <te/ops/normalization.h>
 #include <te/te.h>
 #include <unistd.h>
@@ -798,6 +799,52 @@ inline std::string tensorize_declaration() {
   return text(f);
 }
 
+inline LoweredFunc tensor_cores_func() {
+  // [doc:tensor_cores]
+  // C (32 x 8) = A (32 x 16) B (16 x 8) in float16, accumulated in float32: one warp per
+  // 16 rows, fragments loaded straight from global memory.
+  Tensor A = placeholder({32, 16}, Float(16), "A"), B = placeholder({16, 8}, Float(16), "B");
+  Tensor C = ops::matmul(A, B, "C");
+  Schedule s = create_schedule({C});
+  Tensor AF = s.cache_read(A, "warp", {C});  // the "a" fragment
+  Tensor BF = s.cache_read(B, "warp", {C});  // the "b" fragment
+  Tensor CF = s.cache_write(C, "warp");      // the accumulators
+  auto [block, i] = s[C].split(C.axis(0), 16);
+  s[C].bind(block, thread_axis("blockIdx.x"));
+  s[C].tensorize(i, intrinsics::cuda_store_16x8_f32());
+  for (const Tensor& t : {AF, BF, CF}) s[t].compute_at(s[C], block);
+  s[AF].tensorize(AF.axis(0), intrinsics::cuda_load_matrix_a_16x16(Float(16)));
+  s[BF].tensorize(BF.axis(0), intrinsics::cuda_load_matrix_b_16x8(Float(16)));
+  s[CF].tensorize(CF.axis(0), intrinsics::cuda_mma_m16n8k16(Float(16)));  // and its init
+  LoweredFunc f = lower(s, {A, B, C}, "mma16");
+  // [/doc]
+  return f;
+}
+
+// The kernel of the CUDA source (not the helpers and the launcher).
+inline std::string tensor_cores_cuda() {
+  const std::string src = build_cuda(tensor_cores_func()).source();
+  const size_t begin = src.find("extern \"C\" __global__");
+  return src.substr(begin, src.find("\n}\n", begin) + 3 - begin);
+}
+
+inline std::string tensor_cores_error() {
+  // tensor_cores_func with C's fragments stored element by element (not tensorized).
+  Tensor A = placeholder({32, 16}, Float(16), "A"), B = placeholder({16, 8}, Float(16), "B");
+  Tensor C = ops::matmul(A, B, "C");
+  Schedule s = create_schedule({C});
+  Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
+  Tensor CF = s.cache_write(C, "warp");
+  auto [block, i] = s[C].split(C.axis(0), 16);
+  s[C].bind(block, thread_axis("blockIdx.x"));
+  for (const Tensor& t : {AF, BF, CF}) s[t].compute_at(s[C], block);
+  s[AF].tensorize(AF.axis(0), intrinsics::cuda_load_matrix_a_16x16(Float(16)));
+  s[BF].tensorize(BF.axis(0), intrinsics::cuda_load_matrix_b_16x8(Float(16)));
+  s[CF].tensorize(CF.axis(0), intrinsics::cuda_mma_m16n8k16(Float(16)));
+  (void)i;
+  return error_of([&] { build_cuda(lower(s, {A, B, C}, "mma16")); });
+}
+
 inline std::vector<Snippet> snippets() {
   std::vector<Snippet> out;
   auto pair = [&](const std::string& name, BeforeAfter (*fn)()) {
@@ -827,6 +874,9 @@ inline std::vector<Snippet> snippets() {
   pair("tensorize", tensorize_example);
   out.push_back({"tensorize.error", tensorize_error});
   out.push_back({"tensorize.declare", tensorize_declaration});
+  out.push_back({"tensor_cores.ir", [] { return text(tensor_cores_func()); }});
+  out.push_back({"tensor_cores.cuda", tensor_cores_cuda});
+  out.push_back({"tensor_cores.error", tensor_cores_error});
   pair("bind_reduce", bind_reduce_example);
   pair("auto_schedule", auto_schedule_example);
   out.push_back({"auto_schedule.softmax", auto_schedule_softmax_example});
