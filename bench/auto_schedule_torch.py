@@ -5,14 +5,21 @@ seconds, space-separated. Usage: auto_schedule_torch.py KERNEL THREADS CALLS
 KERNEL is the suite's name: sgemm_1024, bmm_16x256x256x256, conv2d_1x64x56x56_3x3_64,
 depthwise_1x64x56x56_3x3, softmax_1024x4096, layer_norm_1024x4096,
 grid_sample_1x256x200x200, transpose_add_relu_2048."""
+import os
 import re
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
-
 kernel, threads, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+# torch.set_num_threads does not reach the BLAS Debian's PyTorch calls for mm / bmm
+# (OpenBLAS, whose threads are fixed when it loads): its thread count comes from the
+# environment, set before torch (and with it the BLAS) is imported.
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[var] = str(threads)
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 dims = [int(v) for v in re.findall(r"\d+", re.search(r"_(\d.*)$", kernel).group(1))]  # after the op name
