@@ -3,6 +3,8 @@
 // whole searches whose kernels are compared with interpret() and plain C++, resumed
 // from their records without measuring again.
 #include <gtest/gtest.h>
+
+#include <optional>
 #include <unistd.h>
 #include <te/auto_schedule.h>
 #include <te/autotune.h>
@@ -326,6 +328,49 @@ TEST(AutoScheduleSearch, CloseCallsAreMeasuredAgainAndJudgedOnEveryMeasurement) 
   replay.trials = 0;
   EXPECT_EQ(to_string(lower(searched, {g.A, g.B, g.C}, "k")),
             to_string(lower(auto_schedule({g.C}, replay), {g.A, g.B, g.C}, "k")));
+}
+
+// The rules' config stays unless a searched one is more than 5% faster (less is within
+// the noise between the search's worker and the program that runs the kernel), both in
+// the search's choice and in records read back.
+TEST(AutoScheduleSearch, TheRulesStayUnlessBeatenByMoreThanTheNoise) {
+  Gemm g = gemm(64, 64, 64);
+  AutoScheduleOptions o = one_thread();
+  o.trials = 6;
+  o.records = temp_path("auto_schedule_rules_margin.jsonl");
+  auto_schedule({g.C}, o);
+  const std::vector<autotune::Record> all = autotune::read_records_file(o.records).records;
+  auto text = [&](const Schedule& s) { return to_string(lower(s, {g.A, g.B, g.C}, "k")); };
+  AutoScheduleOptions replay = o;
+  replay.trials = 0;
+  auto replay_of = [&](const std::vector<autotune::Record>& records) {
+    std::remove(o.records.c_str());
+    autotune::append_records_file(o.records, records);
+    return text(auto_schedule({g.C}, replay));
+  };
+  const std::string rules_text = text(auto_schedule({g.C}, one_thread()));
+  // The rules' own record, and one of another config with another loop nest.
+  std::optional<autotune::Record> rules, other;
+  std::string other_text;
+  for (const autotune::Record& r : all) {
+    if (!r.ok) continue;
+    const std::string t = replay_of({r});
+    if (t == rules_text && !rules) rules = r;
+    if (t != rules_text && !other) {
+      other = r;
+      other_text = t;
+    }
+  }
+  ASSERT_TRUE(rules && other) << "the search measured no config besides the rules'";
+  auto planted = [&](double rules_ms, double other_ms) {
+    autotune::Record a = *rules, b = *other;
+    a.times = {rules_ms * 1e-3};
+    b.times = {other_ms * 1e-3};
+    return replay_of({a, b});
+  };
+  EXPECT_EQ(planted(1.0, 0.97), rules_text) << "3% faster: within the noise";
+  EXPECT_EQ(planted(1.0, 0.90), other_text) << "10% faster: the searched config";
+  EXPECT_EQ(planted(0.97, 1.0), rules_text);
 }
 
 TEST(AutoScheduleSearch, RecordsOfOtherOptionsGiveTheRulesWithAWarning) {
