@@ -289,23 +289,23 @@ std::vector<BenchCase> bench_cases() {
     const int threads = cols == 768 ? 256 : 1024;
     json rowsxcols = {{{"shape", {rows, cols}}, {"role", "input"}}, {{"shape", {rows, cols}}, {"role", "output"}}};
     v.push_back({fmt::format("softmax_{}", cols), cuda_test::softmax_op_func(cols, threads), "softmax", rowsxcols,
-                 json::array({rows}), 2 * f4 * rows * cols, 0, ""});
+                 json::array({rows}), 2 * f4 * rows * cols, 0, "SHFL"});
     json ln = {{{"shape", {rows, cols}}, {"role", "input"}},
                {{"shape", {cols}}, {"role", "gamma"}},
                {{"shape", {cols}}, {"role", "beta"}},
                {{"shape", {rows, cols}}, {"role", "output"}}};
     v.push_back({fmt::format("layer_norm_{}", cols), cuda_test::layer_norm_op_func(cols, threads), "layer_norm", ln,
-                 json::array({rows}), 2 * f4 * rows * cols, 0, ""});
+                 json::array({rows}), 2 * f4 * rows * cols, 0, "SHFL"});
   }
   const int64_t rows = 16384, cols = 4096;
   v.push_back({"row_sum_4096", cuda_test::reduce_rows_op_func(4096, 1024), "sum",
                {{{"shape", {rows, cols}}, {"role", "input"}}, {{"shape", {rows}}, {"role", "output"}}},
-               json::array({rows}), f4 * rows * cols, static_cast<double>(rows * cols), ""});
+               json::array({rows}), f4 * rows * cols, static_cast<double>(rows * cols), "SHFL"});
   const int64_t n = 4096;
   v.push_back({"sgemm_4096", cuda_test::matmul_reference_func(n, n, n, {}, "sgemm"), "matmul",
                {{{"shape", {n, n}}, {"role", "input"}}, {{"shape", {n, n}}, {"role", "input"}},
                 {{"shape", {n, n}}, {"role", "output"}}},
-               json::array(), 3 * f4 * n * n, 2.0 * n * n * n, ""});
+               json::array(), 3 * f4 * n * n, 2.0 * n * n * n, "LDGSTS"});
   // fp16 in, fp32 accumulated and out; cuBLAS through torch.matmul in fp16.
   BenchCase h{"hgemm_4096", tensor_core_gemm(n, n, n, Float(16), {}, "hgemm"), "matmul",
               {{{"shape", {n, n}}, {"role", "input"}, {"dtype", "float16"}},
