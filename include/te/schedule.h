@@ -246,8 +246,9 @@ class TE_API Schedule {
   /// The tensors the schedule was created for.
   const std::vector<Tensor>& outputs() const { return node_->outputs; }
 
-  /// A new stage that copies `t` into `scope` ("shared", "local", "global") and that the
-  /// given readers read instead of t. Returns the copy ("A.shared").
+  /// A new stage that copies `t` into `scope` ("shared", "local", "global", or "warp": a
+  /// tensor-core fragment, docs/tensor_cores.md) and that the given readers read instead
+  /// of t. Returns the copy ("A.shared").
   Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers);
   /// A new stage that computes t's expression into `scope`; t's stage then copies it out.
   /// Returns the new tensor ("C.local"). t's stage must not be scheduled yet.
