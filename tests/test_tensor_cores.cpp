@@ -14,6 +14,7 @@
 #include <random>
 
 #include "cuda_emulation/harness.h"
+#include "cuda_emulation/kernels.h"
 #include "test_util.h"
 
 using namespace te;
@@ -67,11 +68,7 @@ std::vector<GemmCase> gemm_cases() {
 }
 
 LoweredFunc tensor_core_gemm(const GemmCase& c) {
-  Tensor A = placeholder({c.M, c.K}, c.type, "A"), B = placeholder({c.K, c.N}, c.type, "B");
-  Tensor C = ops::matmul(A, B, "C");
-  Schedule s = create_schedule({C});
-  ops::schedule_matmul_tensorcore_cuda(s, C, c.options);
-  return lower(s, {A, B, C}, c.name);
+  return cuda_test::matmul_tensorcore_func(c.M, c.N, c.K, c.type, c.options, c.name);
 }
 
 // The intrinsics by hand, one warp per block, fragments straight from global memory (no

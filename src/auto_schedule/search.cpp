@@ -168,6 +168,11 @@ const Config& chosen_config(const std::vector<std::pair<Config, double>>& ranked
   return ranked.front().first;
 }
 
+// What the progress line adds when chosen_config kept the rules over a faster config.
+const char* choice_note(const Config& chosen, const std::vector<std::pair<Config, double>>& ranked) {
+  return chosen.index() == ranked.front().first.index() ? "" : "; the rules' config, within 5%, kept";
+}
+
 }  // namespace
 
 autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
@@ -233,7 +238,7 @@ Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOpt
   const Config& config = chosen_config(ranked, rules_config(space, rules.points()));
   if (options.progress)
     std::fprintf(stderr, "[auto_schedule] best recorded config (%.4f ms%s): %s\n", ranked.front().second * 1e3,
-                 config.index() == ranked.front().first.index() ? "" : "; the rules' config, within 5%, kept",
+                 choice_note(config, ranked),
                  config.to_string().c_str());
   Decisions chosen(values_of(config));
   return apply_rules(outputs, options, chosen);
@@ -304,7 +309,7 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   if (options.progress)
     std::fprintf(stderr, "[auto_schedule] best of %zu configs (%.4f ms%s): %s\n", ranked.size(),
                  ranked.front().second * 1e3,
-                 best_config.index() == ranked.front().first.index() ? "" : "; the rules' config, within 5%, kept",
+                 choice_note(best_config, ranked),
                  best_config.to_string().c_str());
   Decisions best(values_of(best_config));
   return apply_rules(outputs, options, best);

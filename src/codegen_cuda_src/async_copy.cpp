@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 namespace te::cuda {
 
 namespace {
@@ -43,17 +45,17 @@ std::string async_copy_text(HelperSet& helpers, const std::string& dst, const st
 
 std::string wait_for_async_copies_at_barriers(HelperSet& helpers, const std::string& kernel_text) {
   helpers.use_text("te_cp_async_wait_all", kWait);
-  const std::string barrier = "__syncthreads();";
+  // The printer writes each barrier as a line of its own: the wait goes on the line
+  // before, at its indentation.
+  std::istringstream in(kernel_text);
   std::string out;
-  size_t from = 0;
-  for (size_t at = kernel_text.find(barrier); at != std::string::npos; at = kernel_text.find(barrier, from)) {
-    out += kernel_text.substr(from, at - from) + "te_cp_async_wait_all();\n";
-    // The barrier keeps the line's indentation.
-    const size_t line_start = kernel_text.rfind('\n', at) + 1;
-    out += kernel_text.substr(line_start, at - line_start) + barrier;
-    from = at + barrier.size();
+  for (std::string line; std::getline(in, line);) {
+    const size_t indent = line.find_first_not_of(' ');
+    if (indent != std::string::npos && line.compare(indent, std::string::npos, "__syncthreads();") == 0)
+      out += line.substr(0, indent) + "te_cp_async_wait_all();\n";
+    out += line + "\n";
   }
-  return out + kernel_text.substr(from);
+  return out;
 }
 
 }  // namespace te::cuda

@@ -54,7 +54,7 @@ class ExprPrinter {
   // (Ramp(b, s, n) prints as b + s * lane, Broadcast(v) as v). Empty: scalar code.
   void set_lane(std::string lane) { lane_ = std::move(lane); }
   // Loads read as a whole vector into a variable (float4 te_v0 = ...): inside code printed
-  // for a literal lane ("0".."3"), such a load prints as that variable's component.
+  // for a literal lane ("0".."7"), such a load prints as that variable's component.
   // A vector load read once: its variable and whether its lanes are an array (`.v[k]`,
   // te_vec) rather than `.x .y .z .w`.
   struct VectorLoad {

@@ -181,13 +181,14 @@ class Analyzer : public IRVisitor {
                               "32 lanes must all run it",
                               kernel_, name, divergent_.back()));
     if (warp_intrinsic_.empty()) warp_intrinsic_ = name;
-    const std::vector<Tensor> decl = declaration_tensors(*n->intrinsic);
+    const TensorIntrinsicNode& in = *n->intrinsic;
     for (size_t k = 0; k < spec->operands.size(); ++k) {
       const Buffer& b = n->buffers[k];
       const Fragment f = spec->operands[k];
       visit(n->offsets[k]);
       for (const Expr& s : n->strides[k]) visit(s);
-      const std::string what = fmt::format("tensor intrinsic '{}' takes its declaration's '{}'", name, decl[k].name());
+      const std::string what = fmt::format("tensor intrinsic '{}' takes its declaration's '{}'", name,
+                                           k < in.inputs.size() ? in.inputs[k].name() : in.output.name());
       if (f == Fragment::Memory) {
         if (b.scope() == MemoryScope::Warp)
           throw Error(fmt::format("CUDA: in kernel '{}', {} from memory, but '{}' is a warp fragment (scope "
@@ -308,12 +309,6 @@ class Analyzer : public IRVisitor {
                                 "rows of {} x {} fragments ({} rows of {}); shape it as whole fragments",
                                 kernel_, b.name(), count, fs.rows, fs.cols, fs.rows, it->second.row));
     }
-  }
-
-  static std::vector<Tensor> declaration_tensors(const TensorIntrinsicNode& in) {
-    std::vector<Tensor> out = in.inputs;
-    out.push_back(in.output);
-    return out;
   }
 
   std::string warp_intrinsic_;

@@ -250,7 +250,7 @@ class KernelPrinter {
   // te_vec<T, N> (an aligned array: helpers.cpp) for 8 or 16 bytes of 16-bit elements ("" if
   // none).
   static std::string vector_c_type(DataType t, int lanes) {
-    if (t.bits() == 16 && (lanes == 4 || lanes == 8)) return fmt::format("te_vec<{}, {}>", c_type(t), lanes);
+    if (array_vector(t, lanes)) return fmt::format("te_vec<{}, {}>", c_type(t), lanes);
     if (lanes != 2 && lanes != 4) return "";
     if (t == Float(16) && lanes == 2) return "__half2";
     if (t == Float(32)) return fmt::format("float{}", lanes);
@@ -323,7 +323,14 @@ class KernelPrinter {
     return can_prove(base % make_const(base.dtype(), lanes) == make_zero(base.dtype()));
   }
 
-  static bool array_vector(const std::string& type) { return type.rfind("te_vec<", 0) == 0; }
+  // Whether vector_c_type is te_vec (lanes as `.v[k]`), not a CUDA vector (`.x .y .z .w`).
+  static bool array_vector(DataType t, int lanes) { return t.bits() == 16 && (lanes == 4 || lanes == 8); }
+
+  // vector_c_type, its te_vec template registered where it is one.
+  std::string use_vector_type(DataType t, int lanes) {
+    if (array_vector(t, lanes)) helpers_.use_text("te_vec", kVectorTemplate);
+    return vector_c_type(t, lanes);
+  }
 
   void emit_vector_store(const StoreNode* n, int lanes, const std::string& type) {
     // A copy into shared memory under uniform control flow: te's barriers order it.
@@ -338,14 +345,13 @@ class KernelPrinter {
     std::map<const LoadNode*, ExprPrinter::VectorLoad> names;
     for (const LoadNode* l : vector_loads(n->value, lanes)) {
       std::string name = fmt::format("te_v{}", names.size());  // read-only buffers: ld.global.nc
-      const std::string load_type = vector_c_type(l->buffer.dtype(), lanes);
-      if (array_vector(load_type)) helpers_.use_text("te_vec", kVectorTemplate);
+      const std::string load_type = use_vector_type(l->buffer.dtype(), lanes);
       w_.line(fmt::format("const {} {} = *(const {}*){};", load_type, name, load_type,
                           address(l->buffer, l->indices[0])));
-      names[l] = {name, array_vector(load_type)};
+      names[l] = {name, array_vector(l->buffer.dtype(), lanes)};
     }
     printer_.set_vector_loads(names);
-    if (array_vector(type)) helpers_.use_text("te_vec", kVectorTemplate);
+    use_vector_type(n->buffer.dtype(), lanes);
     w_.line(fmt::format("{} te_vs;", type));
     DataType t = n->buffer.dtype();
     for (int k = 0; k < lanes; ++k) {
@@ -353,7 +359,7 @@ class KernelPrinter {
       std::string value = printer_.print_bare(n->value);
       if (printer_.compute_type(t) != t) value = fmt::format("({})({})", c_type(t), value);
       flush_hoisted();
-      w_.line(array_vector(type) ? fmt::format("te_vs.v[{}] = {};", k, value)
+      w_.line(array_vector(t, lanes) ? fmt::format("te_vs.v[{}] = {};", k, value)
                                  : fmt::format("te_vs.{} = {};", "xyzw"[k], value));
     }
     printer_.set_lane("");

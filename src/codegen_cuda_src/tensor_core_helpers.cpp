@@ -74,29 +74,6 @@ std::string load_a(const Type16& t, const std::string& name) {
       kDevice, name, t.c, kLane);
 }
 
-std::string ldmatrix_a(const Type16& t, const std::string& name, const std::string& fallback) {
-  return fmt::format(
-      "// The \"a\" fragment from shared memory: ldmatrix.x4, each lane giving one row's address\n"
-      "// (rows 16-byte aligned: `aligned` when the code generator proved it), else {3}.\n"
-      "{0} void {1}(const {2}* s, long long stride, {2}* f, bool aligned) {{\n"
-      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750\n"
-      "  if (aligned || ((reinterpret_cast<unsigned long long>(s) & 15ull) == 0 && (stride & 7) == 0)) {{\n"
-      "    const unsigned lane = threadIdx.x & 31u;\n"
-      "    const {2}* row = s + (long long)((lane & 7u) + ((lane >> 3) & 1u) * 8u) * stride + (lane >> 4) * 8u;\n"
-      "    const unsigned address = (unsigned)__cvta_generic_to_shared(row);\n"
-      "    unsigned* F = reinterpret_cast<unsigned*>(f);\n"
-      "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{%0, %1, %2, %3}}, [%4];\\n\"\n"
-      "                 : \"=r\"(F[0]), \"=r\"(F[1]), \"=r\"(F[2]), \"=r\"(F[3])\n"
-      "                 : \"r\"(address));\n"
-      "    return;\n"
-      "  }}\n"
-      "#endif\n"
-      "  (void)aligned;\n"
-      "  {3}(s, stride, f);\n"
-      "}}\n",
-      kDevice, name, t.c, fallback);
-}
-
 std::string load_b(const Type16& t, const std::string& name) {
   return fmt::format(
       "// The \"b\" fragment of a 16 (k) x 8 tile (row stride `stride`): each lane loads its 4 elements.\n"
@@ -108,26 +85,47 @@ std::string load_b(const Type16& t, const std::string& name) {
       kDevice, name, t.c, kLane);
 }
 
-std::string ldmatrix_b(const Type16& t, const std::string& name, const std::string& fallback) {
+// An ldmatrix form: the fragment it loads, the instruction, the row each lane gives the
+// address of (elements after s), and the asm operands that read the lane's 32-bit pairs.
+struct Ldmatrix {
+  const char* fragment;
+  const char* instruction;
+  const char* row;
+  const char* load;
+};
+
+// x4 for "a": lanes 0-7, 8-15, 16-23, 24-31 give the rows of its four 8 x 8 quarters.
+const Ldmatrix kLdmatrixA = {
+    "a", "ldmatrix.x4", "(long long)((lane & 7u) + ((lane >> 3) & 1u) * 8u) * stride + (lane >> 4) * 8u",
+    "\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\\n\"\n"
+    "                 : \"=r\"(F[0]), \"=r\"(F[1]), \"=r\"(F[2]), \"=r\"(F[3])\n"
+    "                 : \"r\"(address)"};
+// x2.trans for "b": lanes 0-15 give the rows k.
+const Ldmatrix kLdmatrixB = {"b", "ldmatrix.x2.trans", "(long long)(lane & 15u) * stride",
+                             "\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\\n\"\n"
+                             "                 : \"=r\"(F[0]), \"=r\"(F[1])\n"
+                             "                 : \"r\"(address)"};
+
+// A fragment from shared memory through ldmatrix (sm_75+) when its rows are 16-byte
+// aligned (`aligned`: the code generator proved it), else `fallback`, each lane's loads.
+std::string ldmatrix(const Type16& t, const std::string& name, const std::string& fallback, const Ldmatrix& form) {
   return fmt::format(
-      "// The \"b\" fragment from shared memory: ldmatrix.x2.trans (lanes 0-15 give the rows k),\n"
-      "// else {3} (`aligned`: as for the \"a\" fragment).\n"
+      "// The \"{4}\" fragment from shared memory: {5} where its rows are 16-byte aligned\n"
+      "// (`aligned`: te proved it), else {3}.\n"
       "{0} void {1}(const {2}* s, long long stride, {2}* f, bool aligned) {{\n"
       "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750\n"
       "  if (aligned || ((reinterpret_cast<unsigned long long>(s) & 15ull) == 0 && (stride & 7) == 0)) {{\n"
       "    const unsigned lane = threadIdx.x & 31u;\n"
-      "    const unsigned address = (unsigned)__cvta_generic_to_shared(s + (long long)(lane & 15u) * stride);\n"
+      "    const unsigned address = (unsigned)__cvta_generic_to_shared(s + {6});\n"
       "    unsigned* F = reinterpret_cast<unsigned*>(f);\n"
-      "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{%0, %1}}, [%2];\\n\"\n"
-      "                 : \"=r\"(F[0]), \"=r\"(F[1])\n"
-      "                 : \"r\"(address));\n"
+      "    asm volatile({7});\n"
       "    return;\n"
       "  }}\n"
       "#endif\n"
       "  (void)aligned;\n"
       "  {3}(s, stride, f);\n"
       "}}\n",
-      kDevice, name, t.c, fallback);
+      kDevice, name, t.c, fallback, form.fragment, form.instruction, form.row, form.load);
 }
 
 std::string store_c(const std::string& name) {
@@ -182,7 +180,7 @@ std::string use_tensor_core_helper(HelperSet& helpers, TensorCoreHelper h, DataT
     case TensorCoreHelper::LdmatrixA: {
       std::string fallback = use_tensor_core_helper(helpers, TensorCoreHelper::LoadA, t);
       name = "te_ldmatrix_a_" + ty.sfx;
-      helpers.use_text(name, ldmatrix_a(ty, name, fallback));
+      helpers.use_text(name, ldmatrix(ty, name, fallback, kLdmatrixA));
       break;
     }
     case TensorCoreHelper::LoadB:
@@ -192,7 +190,7 @@ std::string use_tensor_core_helper(HelperSet& helpers, TensorCoreHelper h, DataT
     case TensorCoreHelper::LdmatrixB: {
       std::string fallback = use_tensor_core_helper(helpers, TensorCoreHelper::LoadB, t);
       name = "te_ldmatrix_b_" + ty.sfx;
-      helpers.use_text(name, ldmatrix_b(ty, name, fallback));
+      helpers.use_text(name, ldmatrix(ty, name, fallback, kLdmatrixB));
       break;
     }
     case TensorCoreHelper::StoreC:

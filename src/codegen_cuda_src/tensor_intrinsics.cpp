@@ -50,10 +50,13 @@ const std::map<std::string, Entry>& table() {
   return t;
 }
 
+// The CUDA implementation n's intrinsic names ("" when it has none).
+std::string cuda_implementation(const TensorIntrinsicCallNode* n) {
+  return TensorIntrinsic(n->intrinsic).implementation("cuda");
+}
+
 const Entry* entry(const TensorIntrinsicCallNode* n) {
-  auto it = n->intrinsic->implementations.find("cuda");
-  if (it == n->intrinsic->implementations.end()) return nullptr;
-  auto e = table().find(it->second);
+  auto e = table().find(cuda_implementation(n));
   return e == table().end() ? nullptr : &e->second;
 }
 
@@ -90,7 +93,7 @@ void check_tensor_intrinsics(const LoweredFunc& f) {
   for (const TensorIntrinsicCallNode* n : find.found) {
     if (entry(n) != nullptr) continue;
     const TensorIntrinsicNode& in = *n->intrinsic;
-    const std::string impl = in.implementations.count("cuda") ? in.implementations.at("cuda") : "";
+    const std::string impl = cuda_implementation(n);
     if (!impl.empty())
       throw Error(fmt::format("build_cuda: function '{}' calls tensor intrinsic '{}', whose CUDA implementation "
                               "'{}' is not one te has (te's: the intrinsics::cuda_* tensor-core intrinsics)",
@@ -101,6 +104,12 @@ void check_tensor_intrinsics(const LoweredFunc& f) {
   }
 }
 
+
+namespace {
+
+// The first slot of a lane's part of the kind-f fragment at element `offset` of a warp
+// buffer with rows of `row` elements: the lane's array holds the buffer's fragments in
+// row-major order of fragments, per_lane elements each.
 Expr fragment_slot(Fragment f, const Expr& offset, int64_t row) {
   const FragmentShape s = fragment_shape(f);
   const DataType t = offset.dtype();
@@ -108,6 +117,8 @@ Expr fragment_slot(Fragment f, const Expr& offset, int64_t row) {
   Expr r = offset / c(row), col = offset % c(row);
   return simplify((r / c(s.rows) * c(row / s.cols) + col / c(s.cols)) * c(s.per_lane));
 }
+
+}  // namespace
 
 std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n,
                                                 const std::function<std::string(const Expr&)>& print,

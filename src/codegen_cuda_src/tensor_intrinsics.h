@@ -44,9 +44,4 @@ std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n
                                                 const std::function<std::string(const Buffer&)>& buffer,
                                                 HelperSet& helpers);
 
-// The slot of a lane's part of fragment kind f at element offset `offset` of a warp
-// buffer whose rows are `row` elements long (the lane's array holds the buffer's
-// fragments in row-major order of fragments, per_lane elements each).
-Expr fragment_slot(Fragment f, const Expr& offset, int64_t row);
-
 }  // namespace te::cuda

@@ -13,6 +13,7 @@
 #include "cuda_emulation/reduction_kernels.h"
 #include "cuda_emulation/tuple_reduce_kernels.h"
 #include "te/ops/grid_sample.h"
+#include "te/ops/matmul_tensorcore.h"
 #include "te/ops/matmul.h"
 #include "te/te.h"
 
@@ -81,6 +82,16 @@ inline LoweredFunc matmul_reference_func(int M, int N, int K, const ops::MatmulC
   Tensor C = ops::matmul(A, B, "C");
   Schedule s = create_schedule({C});
   ops::schedule_matmul_cuda(s, C, o);
+  return lower(s, {A, B, C}, name);
+}
+
+// te::ops::matmul of 16-bit matrices with the tensor-core schedule (float32 out).
+inline LoweredFunc matmul_tensorcore_func(int M, int N, int K, DataType t,
+                                          const ops::MatmulTensorCoreOptions& o, const std::string& name) {
+  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
+  Tensor C = ops::matmul(A, B, "C");
+  Schedule s = create_schedule({C});
+  ops::schedule_matmul_tensorcore_cuda(s, C, o);
   return lower(s, {A, B, C}, name);
 }
 

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <te/ops/bev_pool.h>
 #include <te/ops/grid_sample.h>
-#include <te/ops/matmul_tensorcore.h>
 
 #include <filesystem>
 #include <fstream>
@@ -172,20 +171,11 @@ json write_bev_pool_corpus(const fs::path& dir) {
 
 // The tensor-core GEMM (fp16 and bf16) at small shapes, on small integers: every sum is
 // exact, so the GPU's tensor cores must give interpret()'s results bit for bit.
-LoweredFunc tensor_core_gemm(int64_t M, int64_t N, int64_t K, DataType t, const ops::MatmulTensorCoreOptions& o,
-                             const std::string& name) {
-  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
-  Tensor C = ops::matmul(A, B, "C");
-  Schedule s = create_schedule({C});
-  ops::schedule_matmul_tensorcore_cuda(s, C, o);
-  return lower(s, {A, B, C}, name);
-}
-
 json write_tensor_core_corpus(const fs::path& root, DataType t, const std::string& name, std::mt19937& rng) {
   ops::MatmulTensorCoreOptions o;
   o.block_m = o.block_n = 64;
-  const int64_t M = 128, N = 192, K = 96;
-  LoweredFunc f = tensor_core_gemm(M, N, K, t, o, name);
+  const int M = 128, N = 192, K = 96;
+  LoweredFunc f = cuda_test::matmul_tensorcore_func(M, N, K, t, o, name);
   std::uniform_int_distribution<int> small(-4, 4);
   auto integers = [&](int64_t rows, int64_t cols) {
     NDArray a = NDArray::empty({rows, cols}, t);
@@ -307,7 +297,7 @@ std::vector<BenchCase> bench_cases() {
                 {{"shape", {n, n}}, {"role", "output"}}},
                json::array(), 3 * f4 * n * n, 2.0 * n * n * n, "LDGSTS"});
   // fp16 in, fp32 accumulated and out; cuBLAS through torch.matmul in fp16.
-  BenchCase h{"hgemm_4096", tensor_core_gemm(n, n, n, Float(16), {}, "hgemm"), "matmul",
+  BenchCase h{"hgemm_4096", cuda_test::matmul_tensorcore_func(n, n, n, Float(16), {}, "hgemm"), "matmul",
               {{{"shape", {n, n}}, {"role", "input"}, {"dtype", "float16"}},
                {{"shape", {n, n}}, {"role", "input"}, {"dtype", "float16"}},
                {{"shape", {n, n}}, {"role", "output"}}},
