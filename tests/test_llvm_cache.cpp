@@ -43,6 +43,40 @@ TEST(LlvmCache, IdenticalKernelsCompileOnce) {
   EXPECT_EQ(b.to_vector<float>()[3], a.to_vector<float>()[3] * 3.0f + 1.0f);
 }
 
+// The key reads every BuildOptions field (src/codegen_llvm/build_options.h): a build that
+// differs from an earlier live one in any single option that shapes the code compiles anew.
+TEST(LlvmCache, EveryOptionIsPartOfTheKey) {
+  std::vector<BuildOptions> variants(9);
+  variants[1].opt_level = 2;
+  variants[2].fma_contraction = false;
+  variants[3].fast_vector_math = false;
+  variants[4].check_data_indices = false;
+  variants[5].streaming_store_min_bytes = -1;
+#if defined(__x86_64__)
+  variants[6].target_triple = "x86_64-linux-gnu";
+  variants[8].target_features = "+sse2";
+#elif defined(__aarch64__)
+  variants[6].target_triple = "aarch64-linux-gnu";
+  variants[8].target_features = "+neon";
+#endif
+#if defined(__x86_64__)
+  variants[7].target_cpu = "x86-64";  // the baseline: every x86-64 host runs it
+#else
+  variants[7].target_cpu = "generic";
+#endif
+  variants.emplace_back();
+  variants.back().extern_libraries = {"libm.so.6"};
+  std::vector<Module> live;
+  JitStats before = jit_stats();
+  for (const BuildOptions& o : variants) live.push_back(build(scale(5.0f, "keyed"), o));
+  EXPECT_EQ(jit_stats().compilations - before.compilations, variants.size());
+  // use_cache only decides whether to look: the same options again are a hit.
+  JitStats again = jit_stats();
+  for (const BuildOptions& o : variants) live.push_back(build(scale(5.0f, "keyed"), o));
+  EXPECT_EQ(jit_stats().compilations, again.compilations);
+  EXPECT_EQ(jit_stats().cache_hits - again.cache_hits, variants.size());
+}
+
 TEST(LlvmCache, SameTextDifferentVariablesAreDifferentKernels) {
   // Two shape variables both named n: the loop runs to A's extent in one kernel and to
   // B's in the other. (The key records variable identity, whatever the printer shows.)

@@ -16,7 +16,7 @@ IterVar contiguous_reduce_axis(const Graph& g, const OperationNode* op) {
   if (op->reduce_axis.empty()) return IterVar();
   const IterVar& k = op->reduce_axis.back();
   for (const Read& r : g.effective_reads(op))
-    if (!r.indices.empty() && uses(r.indices.back(), k.var())) return k;
+    if (!r.indices.empty() && uses_var(r.indices.back(), k.var().get())) return k;
   return IterVar();
 }
 

@@ -28,9 +28,9 @@ int lanes_for(int lanes, int64_t extent) {
 // The axis (other than v) that the last index of some read walks, or -1.
 int transposed_axis(const Graph& g, const OperationNode* op, int v) {
   for (const Read& r : g.effective_reads(op)) {
-    if (r.indices.empty() || uses(r.indices.back(), op->axis[static_cast<size_t>(v)].var())) continue;
+    if (r.indices.empty() || uses_var(r.indices.back(), op->axis[static_cast<size_t>(v)].var())) continue;
     for (size_t d = 0; d < op->axis.size(); ++d)
-      if (static_cast<int>(d) != v && uses(r.indices.back(), op->axis[d].var())) return static_cast<int>(d);
+      if (static_cast<int>(d) != v && uses_var(r.indices.back(), op->axis[d].var().get())) return static_cast<int>(d);
   }
   return -1;
 }

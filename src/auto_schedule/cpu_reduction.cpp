@@ -62,7 +62,7 @@ void schedule_reduction_cpu(Context& cx, const OperationNode* op) {
   const int lanes = cx.cpu.lanes(op->dtype);
   bool contiguous = false;
   for (const Read& r : cx.g.effective_reads(op))
-    contiguous = contiguous || (!r.indices.empty() && uses(r.indices.back(), last.var()));
+    contiguous = contiguous || (!r.indices.empty() && uses_var(r.indices.back(), last.var().get()));
   int64_t ext = const_extent(last);
   std::vector<IterVar> outer(op->axis.begin(), op->axis.end() - 1);
   if (contiguous && lanes > 1 && (ext < 0 || ext >= lanes)) {

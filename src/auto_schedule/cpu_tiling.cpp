@@ -39,9 +39,9 @@ int64_t tile_size(int64_t want, int64_t extent) {
 const OperationNode* reused_panel_input(const Context& cx, const OperationNode* red, int r, size_t v) {
   if (r < 0) return nullptr;
   for (const Read& rd : cx.g.at(red).reads) {
-    if (rd.indices.empty() || !uses(rd.indices.back(), red->axis[v].var())) continue;
+    if (rd.indices.empty() || !uses_var(rd.indices.back(), red->axis[v].var().get())) continue;
     bool row = false;
-    for (const Expr& i : rd.indices) row = row || uses(i, red->axis[static_cast<size_t>(r)].var());
+    for (const Expr& i : rd.indices) row = row || uses_var(i, red->axis[static_cast<size_t>(r)].var());
     if (row) continue;
     const Node& producer = cx.g.at(rd.op);
     if (producer.is_compute() && (cx.g.inlined.count(rd.op) || cx.place.at(rd.op).kind != Placement::Kind::Root))
@@ -73,8 +73,8 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     for (const Read& rd : reads) {
       bool used = false, along_v = false;
       for (const Expr& i : rd.indices) {
-        used = used || uses(i, red->axis[d].var());
-        along_v = along_v || uses(i, red->axis[v].var());
+        used = used || uses_var(i, red->axis[d].var().get());
+        along_v = along_v || uses_var(i, red->axis[v].var().get());
       }
       missing += used ? 0 : 1;
       vector_reuse += (!used && along_v) ? 1 : 0;

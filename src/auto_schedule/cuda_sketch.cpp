@@ -63,7 +63,7 @@ void tile_reduction_cuda(Context& cx, const OperationNode* op) {
     int missing = 0;
     for (const Read& rd : reads) {
       bool used = false;
-      for (const Expr& i : rd.indices) used = used || uses(i, op->axis[d].var());
+      for (const Expr& i : rd.indices) used = used || uses_var(i, op->axis[d].var().get());
       missing += used ? 0 : 1;
     }
     if (missing > 0 && missing >= best) r = static_cast<int>(d), best = missing;
@@ -90,7 +90,7 @@ void tile_reduction_cuda(Context& cx, const OperationNode* op) {
     for (const IterVar& iv : op->axis) {
       if (const_extent(iv) == 1) continue;
       bool used = false;
-      for (const Expr& i : rd.indices) used = used || uses(i, iv.var());
+      for (const Expr& i : rd.indices) used = used || uses_var(i, iv.var().get());
       misses = misses || !used;
     }
     if (misses) reused.push_back(Tensor(cx.g.at(rd.op).op));

@@ -98,7 +98,7 @@ class ExprCounter : public IRVisitor {
       (const_value(r->stride) == 1 ? contiguous : strided) += 1;
     } else if (lanes > 1) {
       strided += 1;
-    } else if (!loops_.empty() && uses(index, loops_.back().var)) {
+    } else if (!loops_.empty() && uses_var(index, loops_.back().var)) {
       stepping += 1;
     } else {
       invariant += 1;
@@ -112,7 +112,7 @@ class ExprCounter : public IRVisitor {
       if (d < int(loops_.size())) {
         const Loop& l = loops_[loops_.size() - 1 - d];
         for (const Expr& i : n->indices)
-          if (uses(i, l.var)) {
+          if (uses_var(i, l.var)) {
             elems *= l.trips;
             break;
           }

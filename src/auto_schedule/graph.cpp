@@ -18,16 +18,6 @@ class ReadCollector : public IRVisitor {
   }
 };
 
-class VarFinder : public IRVisitor {
- public:
-  explicit VarFinder(const VarNode* v) : v_(v) {}
-  bool found = false;
-  void visit_var(const VarNode* n) override { found = found || n == v_; }
-
- private:
-  const VarNode* v_;
-};
-
 class CostCounter : public IRVisitor {
  public:
   int cost = 0;
@@ -58,12 +48,6 @@ std::vector<Read> reads_in(const Expr& e) {
   ReadCollector c;
   c.visit(e);
   return c.reads;
-}
-
-bool uses(const Expr& e, const Var& v) {
-  VarFinder f(static_cast<const VarNode*>(v.get()));
-  f.visit(e);
-  return f.found;
 }
 
 int float_cost(const Expr& e) {

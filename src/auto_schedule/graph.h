@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "expr/analysis.h"
 #include "te/tensor.h"
 
 namespace te::auto_sched {
@@ -52,8 +53,6 @@ class Graph {
 
 // The direct tensor reads of e.
 std::vector<Read> reads_in(const Expr& e);
-// Whether e mentions v.
-bool uses(const Expr& e, const Var& v);
 // Float arithmetic per evaluation of e (integer index arithmetic is free; exp, log, ...
 // and float division weigh 8).
 int float_cost(const Expr& e);

@@ -24,7 +24,7 @@ bool reused_by(const Node& consumer, const OperationNode* producer) {
     for (const IterVar& iv : loops) {
       if (const_extent(iv) == 1) continue;
       bool used = false;
-      for (const Expr& i : r.indices) used = used || uses(i, iv.var());
+      for (const Expr& i : r.indices) used = used || uses_var(i, iv.var());
       if (!used) return true;
     }
   }
@@ -37,7 +37,7 @@ bool has_boundary_condition(const OperationNode* op) {
     const OperationNode* op;
     bool found = false;
     void check(const Expr& cond) {
-      for (const IterVar& iv : op->axis) found = found || uses(cond, iv.var());
+      for (const IterVar& iv : op->axis) found = found || uses_var(cond, iv.var());
     }
     void visit_select(const SelectNode* n) override {
       check(n->cond);

@@ -40,7 +40,7 @@ std::vector<int> axes_used(const Graph& g, const OperationNode* anchor, const Op
     for (const Read& r : reads) {
       if (r.op != producer) continue;
       bool used = false;
-      for (const Expr& i : r.indices) used = used || uses(i, anchor->axis[d].var());
+      for (const Expr& i : r.indices) used = used || uses_var(i, anchor->axis[d].var());
       if (used) {
         out.push_back(static_cast<int>(d));
         break;
@@ -57,11 +57,11 @@ bool has_tiling_reuse(const Graph& g, const OperationNode* op) {
   if (const_extent(last) == 1) return false;
   bool contiguous = false, reuse = false;
   for (const Read& r : g.effective_reads(op)) {
-    if (!r.indices.empty() && uses(r.indices.back(), last.var())) contiguous = true;
+    if (!r.indices.empty() && uses_var(r.indices.back(), last.var())) contiguous = true;
     for (const IterVar& iv : op->axis) {
       if (const_extent(iv) == 1) continue;
       bool used = false;
-      for (const Expr& i : r.indices) used = used || uses(i, iv.var());
+      for (const Expr& i : r.indices) used = used || uses_var(i, iv.var());
       reuse = reuse || !used;
     }
   }

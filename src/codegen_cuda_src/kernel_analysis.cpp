@@ -18,31 +18,6 @@ namespace {
 
 const char kAxes[] = {'x', 'y', 'z'};
 
-// Every variable an expression reads (Let-bound ones excluded), in order.
-class VarCollector : public IRVisitor {
- public:
-  std::vector<const VarNode*> vars;
-
- protected:
-  void visit_var(const VarNode* n) override {
-    if (!bound_.count(n)) vars.push_back(n);
-  }
-  void visit_let(const LetNode* n) override {
-    visit(n->value);
-    bound_.insert(n->var.get());
-    visit(n->body);
-  }
-
- private:
-  std::set<const VarNode*> bound_;
-};
-
-std::vector<const VarNode*> vars_of(const Expr& e) {
-  VarCollector c;
-  c.visit(e);
-  return c.vars;
-}
-
 bool reads_buffer(const Expr& e, const Buffer& b) {
   struct Finder : IRVisitor {
     const Buffer& target;
@@ -148,7 +123,8 @@ class Analyzer : public IRVisitor {
                                 "enclose thread loops",
                                 kernel_, n->thread_tag, n->var.name(), outer_tag, outer_var));
     }
-    for (const VarNode* v : vars_of(n->extent)) {
+    for (const Var& var : free_vars(n->extent)) {
+      const VarNode* v = var.get();
       if (bound_.count(v))
         throw Error(fmt::format("CUDA: in kernel '{}', the extent {} of {} loop '{}' depends on '{}', which is "
                                 "bound inside the kernel: launch sizes must be known before the launch",
@@ -341,8 +317,8 @@ class Analyzer : public IRVisitor {
   void use_extents_if_checked(const Buffer& b, const std::vector<Expr>& indices) {
     if (indices.size() != 1 || !index_needs_check(b, indices[0], data_vars_, ranges_, false)) return;
     for (const Expr& d : b.shape())
-      for (const VarNode* v : vars_of(d))
-        if (host_vars_.count(v)) use_var(v);
+      for (const Var& v : free_vars(d))
+        if (host_vars_.count(v.get())) use_var(v.get());
   }
 
   void use_buffer(const Buffer& b, bool write) {
@@ -361,8 +337,8 @@ class Analyzer : public IRVisitor {
   }
 
   bool depends_on_threads(const Expr& e) const {
-    for (const VarNode* v : vars_of(e))
-      if (thread_dependent_.count(v)) return true;
+    for (const Var& v : free_vars(e))
+      if (thread_dependent_.count(v.get())) return true;
     return false;
   }
 

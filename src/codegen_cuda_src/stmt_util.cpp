@@ -4,18 +4,6 @@ namespace te::cuda {
 
 namespace {
 
-class VarUse : public IRVisitor {
- public:
-  explicit VarUse(const VarNode* v) : target_(v) {}
-  bool found = false;
-
- protected:
-  void visit_var(const VarNode* n) override { found |= n == target_; }
-
- private:
-  const VarNode* target_;
-};
-
 class BufferUse : public IRVisitor {
  public:
   explicit BufferUse(const Buffer& b) : target_(b) {}
@@ -67,18 +55,6 @@ bool uses_type(const LoweredFunc& f, bool (*pred)(DataType)) {
 }
 
 }  // namespace
-
-bool uses_var(const Stmt& s, const VarNode* v) {
-  VarUse u(v);
-  u.visit(s);
-  return u.found;
-}
-
-bool uses_var(const Expr& e, const VarNode* v) {
-  VarUse u(v);
-  u.visit(e);
-  return u.found;
-}
 
 bool uses_buffer(const Stmt& s, const Buffer& b) {
   BufferUse u(b);

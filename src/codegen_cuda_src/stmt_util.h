@@ -1,12 +1,10 @@
 // Small queries on loop IR used by the CUDA printers.
 #pragma once
+#include "expr/analysis.h"  // uses_var
 #include "te/ir.h"
 
 namespace te::cuda {
 
-// True if s (or e) reads variable v.
-bool uses_var(const Stmt& s, const VarNode* v);
-bool uses_var(const Expr& e, const VarNode* v);
 // True if s loads from or stores to b (by identity or by name).
 bool uses_buffer(const Stmt& s, const Buffer& b);
 // True if some type in f (parameters, allocations, expressions) is float16.

@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "expr/analysis.h"
+#include "codegen_llvm/build_options.h"
 #include "codegen_llvm/compiler.h"
 #include "codegen_llvm/module_impl.h"
 
@@ -72,12 +74,7 @@ class IdentityPattern : public IRVisitor {
 
 std::string cache_key(const CompileInput& in) {
   std::string key = target_fingerprint();
-  key += fmt::format("\nopt {} fma {} vmath {} checks {} stream {}\ntarget {}|{}|{}\n", in.options.opt_level,
-                     in.options.fma_contraction, in.options.fast_vector_math, in.options.check_data_indices,
-                     in.options.streaming_store_min_bytes,
-                     in.options.target_triple, in.options.target_cpu, in.options.target_features);
-  // Extern functions are resolved in these, in order: other libraries, other code.
-  for (const std::string& library : in.options.extern_libraries) key += "extern library " + library + "\n";
+  key += "\n" + build_options_key(in.options);
   for (const LoweredFunc& f : in.funcs) {
     IdentityPattern pattern;
     for (const Param& p : f.params) pattern.param(p);
@@ -87,17 +84,6 @@ std::string cache_key(const CompileInput& in) {
   return key;
 }
 
-// Buffers the body stores into.
-class WrittenBuffers : public IRVisitor {
- public:
-  std::unordered_set<const BufferNode*> written;
-
- protected:
-  void visit_store(const StoreNode* n) override {
-    written.insert(n->buffer.get());
-    IRVisitor::visit_store(n);
-  }
-};
 
 class CompileCache {
  public:
@@ -134,6 +120,7 @@ CompileCache& compile_cache() {
 }  // namespace
 
 CompileInput compile_input(const std::vector<LoweredFunc>& funcs, const BuildOptions& options) {
+  check_build_options(options, "build");
   CompileInput in;
   in.options = options;
   std::unordered_set<std::string> names;
@@ -174,10 +161,8 @@ Module build(const std::vector<LoweredFunc>& funcs, const BuildOptions& options)
     detail::FunctionEntry e;
     e.func = in.funcs[k];
     e.sig = in.sigs[k];
-    codegen::WrittenBuffers w;
-    w.visit(e.func.body);
-    for (const Param& p : e.func.params)
-      e.param_written.push_back(p.is_buffer() && w.written.count(p.buffer.get()));
+    const BufferUse use = buffer_use(e.func.body);
+    for (const Param& p : e.func.params) e.param_written.push_back(p.is_buffer() && use.stores(p.buffer.get()));
     e.packed = code->packed(k);
     impl->functions.push_back(std::move(e));
   }

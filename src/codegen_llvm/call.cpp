@@ -8,7 +8,7 @@
 #include "codegen_llvm/module_impl.h"
 #include "codegen_llvm/shape_eval.h"
 #include "expr/buffer_util.h"
-#include "interpret/lane_ops.h"
+#include "expr/float_round.h"
 #include "te/runtime/c_runtime_api.h"
 
 namespace te::codegen {
@@ -139,7 +139,7 @@ PreparedCall::PreparedCall(const detail::FunctionEntry& entry, const std::vector
     if (t.is_float()) {
       // Rounded once to the parameter's type, exactly as interpret() rounds it.
       double v = a.kind() == Argument::Kind::Int
-                     ? interp::cast_lane(Int(64), t, interp::int_scalar(a.int_value())).f
+                     ? int_to_float(a.int_value(), Int(64), t)
                      : round_to_float_type(a.float_value(), t);
       if (t.bits() == 64)
         put(slot, v);

@@ -7,8 +7,8 @@
 
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/llvm_compat.h"
+#include "expr/float_round.h"
 #include "expr/intrinsic_info.h"
-#include "interpret/lane_ops.h"
 
 namespace te::codegen {
 

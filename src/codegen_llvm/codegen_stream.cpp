@@ -11,32 +11,21 @@
 
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/index_analysis.h"
+#include "expr/analysis.h"
 #include "expr/buffer_util.h"
 #include "codegen_llvm/llvm_compat.h"
 
 namespace te::codegen {
 namespace {
 
-class LoadedBuffers : public IRVisitor {
- public:
-  std::unordered_set<const BufferNode*> loaded;
-
- protected:
-  void visit_load(const LoadNode* n) override {
-    loaded.insert(n->buffer.get());
-    IRVisitor::visit_load(n);
-  }
-};
-
 }  // namespace
 
 void CodeGen::find_streamable_outputs(const LoweredFunc& f, const KernelSignature& sig) {
   streamable_.clear();
   if (options_.streaming_store_min_bytes <= 0) return;
-  LoadedBuffers l;
-  l.visit(f.body);
+  const BufferUse use = buffer_use(f.body);
   for (const KernelArg& a : sig.args)
-    if (a.buffer.defined() && !l.loaded.count(a.buffer.get())) streamable_.insert(a.buffer.get());
+    if (a.buffer.defined() && !use.loads(a.buffer.get())) streamable_.insert(a.buffer.get());
 }
 
 bool CodeGen::emit_streaming_store(const Buffer& buf, const BufferInfo& info, llvm::Value* value, llvm::Value* ptr,

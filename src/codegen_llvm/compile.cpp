@@ -78,8 +78,6 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
 std::string compile_object(const CompileInput& in) { return compile_object(in, nullptr); }
 
 std::string compile_object(const CompileInput& in, const std::function<void(llvm::Module&)>& extend) {
-  if (in.options.opt_level < 0 || in.options.opt_level > 3)
-    throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
   std::string what = in.funcs.empty() ? "object" : "object '" + in.funcs[0].name + "'";
   const TargetSpec target = resolve_target(in.options);
   TE_LOG(Info, fmt::format("{}: compiling for {}, cpu {}", what, target.triple, target.cpu));
@@ -98,8 +96,6 @@ std::string compile_object(const CompileInput& in, const std::function<void(llvm
 }
 
 std::string compile_text(const CompileInput& in, TextKind kind) {
-  if (in.options.opt_level < 0 || in.options.opt_level > 3)
-    throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
   llvm::LLVMContext ctx;
   const TargetSpec target = resolve_target(in.options);
   std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, in.options.opt_level);

@@ -103,8 +103,6 @@ llvm::orc::SymbolMap resolve_externs(llvm::orc::LLJIT& jit, const CompileInput& 
 }  // namespace
 
 std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
-  if (in.options.opt_level < 0 || in.options.opt_level > 3)
-    throw Error(fmt::format("build: opt_level is {}; it must be 0..3", in.options.opt_level));
   llvm::orc::LLJIT& jit = the_jit();
   std::string prefix = fmt::format("__te{}_", g_next_module.fetch_add(1));
   std::string what = in.funcs.empty() ? "JIT" : "JIT '" + in.funcs[0].name + "'";

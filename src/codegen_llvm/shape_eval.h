@@ -10,9 +10,8 @@ namespace te::codegen {
 
 using IntBindings = std::unordered_map<const VarNode*, int64_t>;
 
-// The value of an integer expression made of immediates, bound variables, integer
-// casts, + - * / % truncdiv truncmod min max (with te's integer semantics); nullopt
-// when it reads an unbound variable or contains anything else.
+// The value of an integer expression over the bound variables (te::evaluate_int, with
+// te's integer semantics); nullopt when it reads an unbound variable or anything else.
 std::optional<int64_t> eval_shape_expr(const Expr& e, const IntBindings& env);
 
 }  // namespace te::codegen

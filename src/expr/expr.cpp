@@ -106,19 +106,8 @@ Expr fold_int(BinOp op, const Expr& a, const Expr& b) {
   auto* y = b.as<IntImmNode>();
   if (!x || !y) return Expr();
   DataType t = a.dtype();
-  int64_t u = x->value, v = y->value;
-  switch (op) {
-    case BinOp::Add: return make_const(t, arith::add(u, v, t));
-    case BinOp::Sub: return make_const(t, arith::sub(u, v, t));
-    case BinOp::Mul: return make_const(t, arith::mul(u, v, t));
-    case BinOp::Div: return make_const(t, arith::floordiv(u, v, t));
-    case BinOp::Mod: return make_const(t, arith::floormod(u, v, t));
-    case BinOp::TruncDiv: return make_const(t, arith::truncdiv(u, v, t));
-    case BinOp::TruncMod: return make_const(t, arith::truncmod(u, v, t));
-    case BinOp::Min: return arith::less(u, v, t) ? a : b;
-    case BinOp::Max: return arith::less(u, v, t) ? b : a;
-    default: return Expr();
-  }
+  if (is_comparison(op) || op == BinOp::And || op == BinOp::Or) return Expr();
+  return make_const(t, arith::binary(op, x->value, y->value, t));
 }
 
 }  // namespace

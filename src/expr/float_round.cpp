@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "expr/int_arith.h"
 #include "te/bfloat16.h"
 #include "te/float16.h"
 
@@ -56,5 +57,20 @@ int float_digits(DataType t) {
 bool float_type_holds(DataType to, DataType from) {
   return float_digits(to) >= float_digits(from) && exponent_bits(to) >= exponent_bits(from);
 }
+
+double int_to_float(int64_t v, DataType from, DataType to) {
+  bool is_unsigned = from.is_uint();
+  uint64_t u = arith::as_unsigned(v, from);
+  switch (to.bits()) {
+    case 64: return is_unsigned ? static_cast<double>(u) : static_cast<double>(v);
+    case 32: return is_unsigned ? static_cast<float>(u) : static_cast<float>(v);
+    default:
+      // Through double (exact up to 2^53, and 53 >= 2 * 24 + 2 digits beyond), then one
+      // rounding: float16 and bfloat16 alike (bfloat16 reaches 2^127, so an int32 can
+      // round twice if it went through a float rounded to nearest).
+      return round_to_float_type(is_unsigned ? static_cast<double>(u) : static_cast<double>(v), to);
+  }
+}
+
 
 }  // namespace te

@@ -2,6 +2,8 @@
 // same on every host: the one definition the simplifier, the interpreter and the CUDA
 // literal printer share, so that a folded constant equals what a backend computes.
 #pragma once
+#include <cstdint>
+
 #include "te/dtype.h"
 
 namespace te {
@@ -10,6 +12,10 @@ namespace te {
 // infinity). For the 16-bit types a double first goes to float rounded to odd, which
 // keeps the final rounding the only one that counts (float has >= 2 more digits).
 double round_to_float_type(double v, DataType t);
+
+// Integer v of type from -> float type to, rounded once to nearest even (what a cast does
+// on every backend).
+double int_to_float(int64_t v, DataType from, DataType to);
 
 // double -> float, round to nearest even, defined beyond float's range (infinity from
 // the midpoint between FLT_MAX and 2^128 on, where a plain conversion is undefined).

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "te/dtype.h"
+#include "te/expr.h"
 
 namespace te::arith {
 
@@ -106,6 +107,31 @@ inline int64_t shift_left(int64_t a, int64_t b, DataType t) {
 inline int64_t shift_right(int64_t a, int64_t b, DataType t) {
   uint64_t k = shift_magnitude(b, t);
   return shift_is_negative(b, t) ? shift_left_by(a, k, t) : shift_right_by(a, k, t);
+}
+
+// op on two integer (or bool) values of type t: te's rules for every binary operator.
+// Comparisons and && || give 0 or 1.
+inline int64_t binary(BinOp op, int64_t a, int64_t b, DataType t) {
+  switch (op) {
+    case BinOp::Add: return add(a, b, t);
+    case BinOp::Sub: return sub(a, b, t);
+    case BinOp::Mul: return mul(a, b, t);
+    case BinOp::Div: return floordiv(a, b, t);
+    case BinOp::Mod: return floormod(a, b, t);
+    case BinOp::TruncDiv: return truncdiv(a, b, t);
+    case BinOp::TruncMod: return truncmod(a, b, t);
+    case BinOp::Min: return less(b, a, t) ? b : a;
+    case BinOp::Max: return less(a, b, t) ? b : a;
+    case BinOp::EQ: return a == b;
+    case BinOp::NE: return a != b;
+    case BinOp::LT: return less(a, b, t);
+    case BinOp::LE: return !less(b, a, t);
+    case BinOp::GT: return less(b, a, t);
+    case BinOp::GE: return !less(a, b, t);
+    case BinOp::And: return a != 0 && b != 0;
+    case BinOp::Or: return a != 0 || b != 0;
+  }
+  return 0;
 }
 
 }  // namespace te::arith

@@ -215,29 +215,6 @@ void fold_unravelled_index(Linear& l) {
   while (fold_mod_digits_once(l)) fold_div_mod_pairs(l);
 }
 
-namespace {
-class VarUse : public IRVisitor {
- public:
-  explicit VarUse(const VarNode* v) : v_(v) {}
-  using IRVisitor::visit;
-  bool found = false;
-  void visit(const Expr& e) override {
-    if (!found && e.defined() && seen_.insert(e.get()).second) IRVisitor::visit(e);  // once per node
-  }
 
- protected:
-  void visit_var(const VarNode* n) override { found |= n == v_; }
-
- private:
-  const VarNode* v_;
-  std::unordered_set<const ExprNode*> seen_;
-};
-}  // namespace
-
-bool uses_var(const Expr& e, const VarNode* v) {
-  VarUse u(v);
-  u.visit(e);
-  return u.found;
-}
 
 }  // namespace te::simp

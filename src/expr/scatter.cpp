@@ -38,7 +38,7 @@ void check_target(const ScatterTo& to, const Tensor& base, const std::string& na
       throw Error(fmt::format("scatter '{}': index {} must be a scalar integer, got {}", name, d,
                               e.dtype().to_string()));
     const bool uses_reduce_axis = std::any_of(reduce_axes.begin(), reduce_axes.end(),
-                                              [&](const IterVar& iv) { return simp::uses_var(e, iv.var().get()); });
+                                              [&](const IterVar& iv) { return uses_var(e, iv.var().get()); });
     if (uses_reduce_axis)
       throw Error(fmt::format("scatter '{}': index {} ({}) uses a reduction axis of the value; the position may "
                               "depend only on the domain's axes and on tensors read at them",

@@ -112,28 +112,8 @@ Expr fold_float(BinOp op, DataType t, double x, double y) {
 }
 
 Expr fold_int(BinOp op, DataType t, int64_t x, int64_t y) {
-  x = arith::wrap(x, t);
-  y = arith::wrap(y, t);
-  switch (op) {
-    case BinOp::Add: return make_int(t, arith::add(x, y, t));
-    case BinOp::Sub: return make_int(t, arith::sub(x, y, t));
-    case BinOp::Mul: return make_int(t, arith::mul(x, y, t));
-    case BinOp::Div: return make_int(t, arith::floordiv(x, y, t));
-    case BinOp::Mod: return make_int(t, arith::floormod(x, y, t));
-    case BinOp::TruncDiv: return make_int(t, arith::truncdiv(x, y, t));
-    case BinOp::TruncMod: return make_int(t, arith::truncmod(x, y, t));
-    case BinOp::Min: return make_int(t, arith::less(x, y, t) ? x : y);
-    case BinOp::Max: return make_int(t, arith::less(x, y, t) ? y : x);
-    case BinOp::EQ: return make_bool(x == y);
-    case BinOp::NE: return make_bool(x != y);
-    case BinOp::LT: return make_bool(arith::less(x, y, t));
-    case BinOp::LE: return make_bool(!arith::less(y, x, t));
-    case BinOp::GT: return make_bool(arith::less(y, x, t));
-    case BinOp::GE: return make_bool(!arith::less(x, y, t));
-    case BinOp::And: return make_bool(x != 0 && y != 0);
-    case BinOp::Or: return make_bool(x != 0 || y != 0);
-  }
-  return Expr();
+  int64_t r = arith::binary(op, arith::wrap(x, t), arith::wrap(y, t), t);
+  return is_comparison(op) || op == BinOp::And || op == BinOp::Or ? make_bool(r != 0) : make_int(t, r);
 }
 
 }  // namespace

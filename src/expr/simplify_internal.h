@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "expr/analysis.h"
 #include "te/ir.h"
 #include "te/simplify.h"
 
@@ -114,8 +115,6 @@ void fold_div_mod_pairs(Linear& l);
 // fold_div_mod_pairs, and ((x / c) % d) * c + x % c -> x % (c * d), until neither applies:
 // flattening an unravelled index gives back the flat index.
 void fold_unravelled_index(Linear& l);
-// True if e mentions v.
-bool uses_var(const Expr& e, const VarNode* v);
 
 // ---- Node construction (types are already settled; no builder type rules) ----
 Expr make_int(DataType t, int64_t v);  // wrapped to t; broadcast when t is a vector

@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "expr/float_round.h"
 #include "expr/int_arith.h"
 #include "te/error.h"
 #include "te/bfloat16.h"
@@ -81,21 +82,6 @@ int64_t float_to_int(double v, DataType to) {
   if (t >= limit) return static_cast<int64_t>(arith::as_unsigned(-1, to) >> 1);
   if (t < -limit) return arith::wrap(static_cast<int64_t>(uint64_t{1} << (bits - 1)), to);
   return static_cast<int64_t>(t);
-}
-
-// Integer -> float type to, rounding once to nearest even.
-double int_to_float(int64_t v, DataType from, DataType to) {
-  bool is_unsigned = from.is_uint();
-  uint64_t u = arith::as_unsigned(v, from);
-  switch (to.bits()) {
-    case 64: return is_unsigned ? static_cast<double>(u) : static_cast<double>(v);
-    case 32: return is_unsigned ? static_cast<float>(u) : static_cast<float>(v);
-    default:
-      // Through double (exact up to 2^53, and 53 >= 2 * 24 + 2 digits beyond), then one
-      // rounding: float16 and bfloat16 alike (bfloat16 reaches 2^127, so an int32 can
-      // round twice if it went through a float rounded to nearest).
-      return round_to_float_type(is_unsigned ? static_cast<double>(u) : static_cast<double>(v), to);
-  }
 }
 
 [[noreturn]] void needs_float(Intrinsic op, DataType t) {

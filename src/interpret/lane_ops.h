@@ -35,29 +35,7 @@
 namespace te::interp {
 
 // op on two integer (or bool) lanes of type t.
-inline int64_t int_binary_lane(BinOp op, DataType t, int64_t a, int64_t b) {
-  switch (op) {
-    case BinOp::Add: return arith::add(a, b, t);
-    case BinOp::Sub: return arith::sub(a, b, t);
-    case BinOp::Mul: return arith::mul(a, b, t);
-    case BinOp::Div: return arith::floordiv(a, b, t);
-    case BinOp::Mod: return arith::floormod(a, b, t);
-    case BinOp::TruncDiv: return arith::truncdiv(a, b, t);
-    case BinOp::TruncMod: return arith::truncmod(a, b, t);
-    case BinOp::Min: return arith::less(b, a, t) ? b : a;
-    case BinOp::Max: return arith::less(a, b, t) ? b : a;
-    case BinOp::EQ: return a == b;
-    case BinOp::NE: return a != b;
-    case BinOp::LT: return arith::less(a, b, t);
-    case BinOp::LE: return !arith::less(b, a, t);
-    case BinOp::GT: return arith::less(b, a, t);
-    case BinOp::GE: return !arith::less(a, b, t);
-    case BinOp::And: return a != 0 && b != 0;
-    case BinOp::Or: return a != 0 || b != 0;
-  }
-  TE_ICHECK(false, "int_binary_lane: unknown operator");
-  return 0;
-}
+inline int64_t int_binary_lane(BinOp op, DataType t, int64_t a, int64_t b) { return arith::binary(op, a, b, t); }
 
 // op on two float lanes of type t.
 Scalar float_binary_lane(BinOp op, DataType t, Scalar a, Scalar b);

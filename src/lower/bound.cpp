@@ -14,7 +14,7 @@
 #include "lower/loop_bounds.h"
 #include "lower/passes.h"
 #include "lower/stage_graph.h"
-#include "schedule/schedule_util.h"
+#include "schedule/graph_queries.h"
 
 namespace te {
 

@@ -6,6 +6,7 @@
 // store of the total by the leader thread (see lower_thread_allreduce).
 #include <fmt/format.h>
 
+#include "expr/analysis.h"
 #include "expr/reduce_rule.h"
 #include "lower/allreduce_marker.h"
 #include "lower/int_set.h"
@@ -13,7 +14,8 @@
 #include "lower/passes.h"
 #include "lower/reduce_update.h"
 #include "lower/stage_graph.h"
-#include "schedule/schedule_util.h"
+#include "schedule/graph_queries.h"
+#include "schedule/stage_lookup.h"
 
 namespace te::lowering {
 
@@ -36,12 +38,6 @@ class ReadsToLoads : public IRMutator {
  private:
   const LowerContext& ctx_;
 };
-
-bool uses_var_of(const Expr& e, const std::vector<Var>& vars) {
-  RelaxMap m;
-  for (const Var& v : vars) m[v.get()] = Range();
-  return uses_any(e, m);
-}
 
 class NestBuilder {
  public:
@@ -89,7 +85,7 @@ class NestBuilder {
       std::vector<Var> inner;  // this loop and the loops inside it
       for (size_t q = p; q < nest.loops.size(); ++q) inner.push_back(nest.loops[q].iv.var());
       for (size_t q = p; q < nest.loops.size(); ++q) {
-        if (!uses_var_of(L.extent, {inner[q - p]}) && !uses_var_of(L.min, {inner[q - p]})) continue;
+        if (!uses_any_of(L.extent, {inner[q - p]}) && !uses_any_of(L.min, {inner[q - p]})) continue;
         const IterVar& used = nest.loops[q].iv;
         throw Error(fmt::format("lower: stage '{}' loops over axis '{}' with extent {}, which depends on axis '{}'; "
                                 "reorder '{}' outside '{}'",
@@ -99,7 +95,7 @@ class NestBuilder {
       if (!reads) continue;
       Expr known_here;
       for (const Expr& g : guards_)
-        if (!uses_var_of(g, inner)) known_here = known_here.defined() ? (known_here && g) : g;
+        if (!uses_any_of(g, inner)) known_here = known_here.defined() ? (known_here && g) : g;
       if (known_here.defined()) L.extent = if_then_else(known_here, L.extent, make_zero(L.extent.dtype()));
     }
   }
@@ -305,7 +301,7 @@ class NestBuilder {
 
   Stmt guarded(Stmt s, bool include_reduce_guards) {
     for (auto it = guards_.rbegin(); it != guards_.rend(); ++it)
-      if (include_reduce_guards || !uses_var_of(*it, reduce_vars_)) s = if_then_else(*it, s);
+      if (include_reduce_guards || !uses_any_of(*it, reduce_vars_)) s = if_then_else(*it, s);
     return s;
   }
 

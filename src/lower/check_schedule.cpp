@@ -4,7 +4,7 @@
 
 #include "lower/passes.h"
 #include "lower/stage_graph.h"
-#include "schedule/schedule_util.h"
+#include "schedule/messages.h"
 
 namespace te::lowering {
 

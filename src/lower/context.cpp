@@ -4,7 +4,8 @@
 
 #include "lower/passes.h"
 #include "lower/stage_graph.h"
-#include "schedule/schedule_util.h"
+#include "schedule/graph_queries.h"
+#include "schedule/stage_lookup.h"
 
 namespace te::lowering {
 

@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 
+#include "expr/analysis.h"
 #include "lower/passes.h"
 
 namespace te::lowering {
@@ -27,29 +28,6 @@ namespace {
 
 using BufferSet = std::set<const BufferNode*>;
 using BufferMap = std::map<const BufferNode*, Buffer>;
-
-struct BufferUse {
-  BufferSet reads, writes;
-};
-
-BufferUse uses_of(const Stmt& s) {
-  class Visitor : public IRVisitor {
-   public:
-    BufferUse use;
-
-   protected:
-    void visit_load(const LoadNode* n) override {
-      use.reads.insert(n->buffer.get());
-      IRVisitor::visit_load(n);
-    }
-    void visit_store(const StoreNode* n) override {
-      use.writes.insert(n->buffer.get());
-      IRVisitor::visit_store(n);
-    }
-  } v;
-  v.visit(s);
-  return v.use;
-}
 
 const BufferNode* any_of(const BufferSet& a, const BufferSet& b) {
   for (const BufferNode* x : a)
@@ -145,21 +123,21 @@ class DoubleBufferer : public IRMutator {
     Parts p;
     BufferSet fetch_reads, others_write;
     for (const Stmt& c : stmts) {
-      BufferUse u = uses_of(c);
-      if (any_of(u.writes, doubled_)) {
+      const BufferUse u = buffer_use(c);
+      if (any_of(u.stored, doubled_)) {
         p.fetch.push_back(c);
-        fetch_reads.insert(u.reads.begin(), u.reads.end());
+        fetch_reads.insert(u.loaded.begin(), u.loaded.end());
         continue;
       }
-      if (const BufferNode* b = p.fetch.empty() ? any_of(u.reads, doubled_) : nullptr)
+      if (const BufferNode* b = p.fetch.empty() ? any_of(u.loaded, doubled_) : nullptr)
         refuse("the loop reads its buffer before fetching it", b, "compute the stage at that loop, ahead of its "
                                                                    "readers");
-      others_write.insert(u.writes.begin(), u.writes.end());
+      others_write.insert(u.stored.begin(), u.stored.end());
       (p.fetch.empty() ? p.before : p.after).push_back(c);
     }
     for (const Doubled& d : stages_) {
       bool fetched = false;
-      for (const Stmt& c : p.fetch) fetched = fetched || uses_of(c).writes.count(d.first.get());
+      for (const Stmt& c : p.fetch) fetched = fetched || buffer_use(c).stores(d.first.get());
       if (!fetched)
         refuse("that loop does not fetch it directly (a condition or another loop lies between)", d.first.get(),
                "compute the stage at the innermost loop around its readers");

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "lower/int_set.h"
+#include "expr/analysis.h"
 #include "lower/passes.h"
 #include "te/simplify.h"
 
@@ -24,18 +25,8 @@ namespace te::lowering {
 
 namespace {
 
-bool uses(const Expr& e, const Var& v) { return e.defined() && uses_any(e, RelaxMap{{v.get(), Range()}}); }
-
-bool uses_stmt(const Stmt& s, const Var& v) {
-  struct Finder : IRVisitor {
-    const VarNode* var;
-    bool found = false;
-    void visit_var(const VarNode* n) override { found = found || n == var; }
-  } f;
-  f.var = v.get();
-  f.visit(s);
-  return f.found;
-}
+bool uses(const Expr& e, const Var& v) { return e.defined() && uses_var(e, v.get()); }
+bool uses_stmt(const Stmt& s, const Var& v) { return uses_var(s, v.get()); }
 
 // Accesses of one buffer moved into its per-vthread copy: index + vt * size.
 class GiveEachVthreadItsCopy : public IRMutator {

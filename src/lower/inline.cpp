@@ -1,6 +1,6 @@
 // Pass "inline": substitutes each inlined stage's expression into the stages that read it.
 #include "lower/passes.h"
-#include "schedule/schedule_util.h"
+#include "schedule/operation_builders.h"
 
 namespace te::lowering {
 

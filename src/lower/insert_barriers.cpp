@@ -7,6 +7,7 @@
 // the thread index.
 #include <set>
 
+#include "expr/analysis.h"
 #include "lower/int_set.h"
 #include "te/lower.h"
 
@@ -37,20 +38,15 @@ bool conflicts(const Accesses& pending, const Accesses& next) {
   return meets(next.reads, pending.writes) || meets(next.writes, pending.reads);
 }
 
-class SharedAccesses : public IRVisitor {
- public:
+// The shared buffers among those used.
+Accesses shared_accesses(const BufferUse& use) {
   Accesses acc;
-
- protected:
-  void visit_load(const LoadNode* n) override {
-    if (n->buffer.scope() == MemoryScope::Shared) acc.reads.insert(n->buffer.get());
-    IRVisitor::visit_load(n);
-  }
-  void visit_store(const StoreNode* n) override {
-    if (n->buffer.scope() == MemoryScope::Shared) acc.writes.insert(n->buffer.get());
-    IRVisitor::visit_store(n);
-  }
-};
+  for (const BufferNode* b : use.loaded)
+    if (b->scope == MemoryScope::Shared) acc.reads.insert(b);
+  for (const BufferNode* b : use.stored)
+    if (b->scope == MemoryScope::Shared) acc.writes.insert(b);
+  return acc;
+}
 
 // Shared accesses before the first barrier (head) and after the last one (tail).
 struct Summary {
@@ -87,16 +83,13 @@ Summary summarize(const Stmt& s) {
       out.head.add(b.head);
       out.tail = a.tail;
       out.tail.add(b.tail);
-      SharedAccesses c;
-      c.visit(n->cond);
-      out.head.add(c.acc);
-      if (!out.has_barrier) out.tail.add(c.acc);
+      const Accesses cond = shared_accesses(buffer_use(n->cond));
+      out.head.add(cond);
+      if (!out.has_barrier) out.tail.add(cond);
       return out;
     }
     default: {
-      SharedAccesses c;
-      c.visit(s);
-      out.head = out.tail = c.acc;
+      out.head = out.tail = shared_accesses(buffer_use(s));
       return out;
     }
   }

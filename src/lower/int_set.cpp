@@ -1,24 +1,12 @@
 #include "lower/int_set.h"
 
+#include "expr/analysis.h"
+
 #include <array>
 
 namespace te::lowering {
 
 namespace {
-
-class VarFinder : public IRVisitor {
- public:
-  explicit VarFinder(const RelaxMap& relax) : relax_(relax) {}
-  bool found = false;
-
- protected:
-  void visit_var(const VarNode* n) override {
-    if (relax_.count(n)) found = true;
-  }
-
- private:
-  const RelaxMap& relax_;
-};
 
 IntSet unbounded() { return {}; }
 
@@ -131,9 +119,7 @@ class SetEvaluator {
 
 bool uses_any(const Expr& e, const RelaxMap& relax) {
   if (relax.empty() || !e.defined()) return false;
-  VarFinder f(relax);
-  f.visit(e);
-  return f.found;
+  return uses_any_var(e, [&](const VarNode* v) { return relax.count(v) != 0; });
 }
 
 IntSet eval_set(const Expr& e, const RelaxMap& relax, const VarBounds& known) {

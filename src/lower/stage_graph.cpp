@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <climits>
 
-#include "schedule/schedule_util.h"
+#include "expr/analysis.h"
+#include "schedule/graph_queries.h"
+#include "schedule/stage_lookup.h"
 
 namespace te::lowering {
 
@@ -110,28 +112,13 @@ std::map<const IterVarNode*, Expr> pass_up_values(const StageNode& st, std::map<
 
 namespace {
 
-class VarCollector : public IRVisitor {
- public:
-  std::vector<Var> vars;
-  void visit(const Expr& e) override {
-    if (e.defined() && e.kind() == ExprKind::Var) {
-      bool seen = false;
-      for (const Var& v : vars) seen = seen || v.get() == e.get();
-      if (!seen) vars.emplace_back(std::static_pointer_cast<const VarNode>(e.node()));
-    }
-    IRVisitor::visit(e);
-  }
-  using IRVisitor::visit;
-};
-
 // A dimension c * v + d (c > 0) of an int32 shape must fit int32: v <= (INT32_MAX - d) / c.
 void constrain_by_extent(const Expr& e, VarBounds& vb) {
-  VarCollector c;
-  c.visit(e);
-  for (const Var& v : c.vars)
+  const std::vector<Var> vars = free_vars(e);
+  for (const Var& v : vars)
     if (!vb.count(v.get())) vb[v.get()] = Interval{0, kShapeVarMax};
-  if (c.vars.size() != 1 || e.dtype() != Int(32)) return;
-  const Var& v = c.vars[0];
+  if (vars.size() != 1 || e.dtype() != Int(32)) return;
+  const Var& v = vars[0];
   Expr d = simplify(substitute(e, {{v, make_zero(v.dtype())}}));
   Expr slope = simplify(substitute(e, {{v, make_const(v.dtype(), 1)}}) - d);
   const int64_t* coef = as_const_int(slope);

@@ -13,6 +13,7 @@
 
 #include <set>
 
+#include "expr/analysis.h"
 #include "lower/int_set.h"
 #include "te/error.h"
 #include "te/log.h"
@@ -27,32 +28,14 @@ struct CannotVectorize {
   const char* why;
 };
 
-// The buffers an expression loads from, or a statement stores to.
-class BufferAccesses : public IRVisitor {
- public:
-  std::set<const BufferNode*> loaded, stored;
-
- protected:
-  void visit_load(const LoadNode* n) override {
-    loaded.insert(n->buffer.get());
-    IRVisitor::visit_load(n);
-  }
-  void visit_store(const StoreNode* n) override {
-    stored.insert(n->buffer.get());
-    IRVisitor::visit_store(n);
-  }
-};
-
 // Whether substituting value into body could read memory that body changed first: body
 // stores to a buffer value loads, other than as its one and last statement.
 bool store_may_change(const Expr& value, Stmt body) {
   while (const auto* l = body.as<LetStmtNode>()) body = l->body;
   if (body.as<StoreNode>()) return false;
-  BufferAccesses v, b;
-  v.visit(value);
-  b.visit(body);
-  for (const BufferNode* buf : v.loaded)
-    if (b.stored.count(buf)) return true;
+  const BufferUse stored = buffer_use(body);
+  for (const BufferNode* buf : buffer_use(value).loaded)
+    if (stored.stores(buf)) return true;
   return false;
 }
 

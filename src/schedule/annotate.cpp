@@ -1,7 +1,8 @@
 // Loop annotations: bind, vectorize, unroll, parallel.
 #include <fmt/format.h>
 
-#include "schedule/schedule_util.h"
+#include "schedule/messages.h"
+#include "schedule/stage_lookup.h"
 #include "te/schedule.h"
 
 namespace te {

@@ -3,7 +3,11 @@
 
 #include <algorithm>
 
-#include "schedule/schedule_util.h"
+#include "schedule/graph_queries.h"
+#include "schedule/messages.h"
+#include "schedule/operation_builders.h"
+#include "schedule/scatter_rules.h"
+#include "schedule/stage_lookup.h"
 #include "te/schedule.h"
 
 namespace te {

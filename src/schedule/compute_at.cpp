@@ -3,7 +3,9 @@
 
 #include <set>
 
-#include "schedule/schedule_util.h"
+#include "schedule/messages.h"
+#include "schedule/scatter_rules.h"
+#include "schedule/stage_lookup.h"
 #include "te/schedule.h"
 
 namespace te {

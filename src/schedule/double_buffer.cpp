@@ -2,7 +2,7 @@
 // is computed is checked when lowering: compute_at may come after this call).
 #include <fmt/format.h>
 
-#include "schedule/schedule_util.h"
+#include "schedule/messages.h"
 #include "te/schedule.h"
 
 namespace te {

@@ -4,7 +4,10 @@
 #include <set>
 
 #include "expr/reduce_rule.h"
-#include "schedule/schedule_util.h"
+#include "schedule/graph_queries.h"
+#include "schedule/messages.h"
+#include "schedule/operation_builders.h"
+#include "schedule/stage_lookup.h"
 #include "te/schedule.h"
 #include "te/simplify.h"
 

@@ -1,7 +1,8 @@
 // create_schedule, stage lookup and the Stage accessors.
 #include <fmt/format.h>
 
-#include "schedule/schedule_util.h"
+#include "schedule/messages.h"
+#include "schedule/stage_lookup.h"
 #include "te/schedule.h"
 
 namespace te {

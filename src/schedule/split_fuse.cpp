@@ -3,7 +3,8 @@
 
 #include <algorithm>
 
-#include "schedule/schedule_util.h"
+#include "schedule/messages.h"
+#include "schedule/stage_lookup.h"
 #include "te/schedule.h"
 #include "te/simplify.h"
 

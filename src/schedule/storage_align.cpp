@@ -2,7 +2,7 @@
 // storage_flatten pass).
 #include <fmt/format.h>
 
-#include "schedule/schedule_util.h"
+#include "schedule/messages.h"
 #include "te/schedule.h"
 
 namespace te {

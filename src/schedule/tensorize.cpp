@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "schedule/schedule_util.h"
+#include "schedule/messages.h"
 #include "te/schedule.h"
 
 namespace te {

@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "expr/reads_memory.h"
-#include "expr/simplify_internal.h"
+#include "expr/analysis.h"
 #include "tensorize/declaration.h"
 #include "te/error.h"
 
@@ -26,14 +26,10 @@ struct Affine {
   std::vector<Expr> coeff;
 };
 
-bool uses_any(const Expr& e, const std::vector<Var>& vars) {
-  return std::any_of(vars.begin(), vars.end(), [&](const Var& v) { return simp::uses_var(e, v.get()); });
-}
-
 std::optional<Affine> affine(const Expr& e, const std::vector<Var>& vars) {
   Affine out;
   out.coeff.assign(vars.size(), make_const(e.dtype().with_lanes(1), 0));
-  if (!uses_any(e, vars)) return out;
+  if (!uses_any_of(e, vars)) return out;
   if (auto* v = e.as<VarNode>()) {
     for (size_t j = 0; j < vars.size(); ++j)
       if (vars[j].get() == v) out.coeff[j] = make_const(e.dtype(), 1);
@@ -56,7 +52,7 @@ std::optional<Affine> affine(const Expr& e, const std::vector<Var>& vars) {
     return out;
   }
   if (b->op == BinOp::Mul) {
-    bool a_free = !uses_any(b->a, vars), b_free = !uses_any(b->b, vars);
+    bool a_free = !uses_any_of(b->a, vars), b_free = !uses_any_of(b->b, vars);
     if (!a_free && !b_free) return std::nullopt;
     auto x = affine(a_free ? b->b : b->a, vars);
     if (!x) return std::nullopt;

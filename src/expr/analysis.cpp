@@ -1,0 +1,194 @@
+#include "expr/analysis.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "expr/int_arith.h"
+
+namespace te {
+namespace {
+
+// Stops walking once the answer is known.
+class VarUse : public IRVisitor {
+ public:
+  explicit VarUse(const VarPredicate& pick) : pick_(pick) {}
+  bool found = false;
+  using IRVisitor::visit;
+  void visit(const Expr& e) override {
+    if (!found && e.defined() && seen_.insert(e.get()).second) IRVisitor::visit(e);  // once per node
+  }
+  void visit(const Stmt& s) override {
+    if (!found && s.defined()) IRVisitor::visit(s);
+  }
+
+ protected:
+  void visit_var(const VarNode* n) override { found = found || pick_(n); }
+
+ private:
+  const VarPredicate& pick_;
+  std::unordered_set<const ExprNode*> seen_;
+};
+
+class FreeVars : public IRVisitor {
+ public:
+  std::vector<Var> vars;
+  using IRVisitor::visit;
+  void visit(const Expr& e) override {
+    if (!e.defined() || !seen_.insert(e.get()).second) return;  // once per node
+    if (const auto* v = e.as<VarNode>()) {
+      if (std::count(bound_.begin(), bound_.end(), v) == 0) vars.emplace_back(std::static_pointer_cast<const VarNode>(e.node()));
+      return;
+    }
+    IRVisitor::visit(e);
+  }
+
+ protected:
+  void visit_let(const LetNode* n) override {
+    visit(n->value);
+    bound_.push_back(n->var.get());
+    visit(n->body);
+    bound_.pop_back();
+  }
+
+ private:
+  std::vector<const VarNode*> bound_;
+  std::unordered_set<const ExprNode*> seen_;
+};
+
+class Buffers : public IRVisitor {
+ public:
+  BufferUse use;
+  using IRVisitor::visit;
+  void visit(const Expr& e) override {
+    if (e.defined() && seen_.insert(e.get()).second) IRVisitor::visit(e);  // once per node
+  }
+
+ protected:
+  void visit_load(const LoadNode* n) override {
+    use.loaded.insert(n->buffer.get());
+    IRVisitor::visit_load(n);
+  }
+  void visit_store(const StoreNode* n) override {
+    use.stored.insert(n->buffer.get());
+    IRVisitor::visit_store(n);
+  }
+
+ private:
+  std::unordered_set<const ExprNode*> seen_;
+};
+
+}  // namespace
+
+bool uses_any_var(const Expr& e, const VarPredicate& pick) {
+  VarUse v(pick);
+  v.visit(e);
+  return v.found;
+}
+bool uses_any_var(const Stmt& s, const VarPredicate& pick) {
+  VarUse v(pick);
+  v.visit(s);
+  return v.found;
+}
+bool uses_var(const Expr& e, const VarNode* var) {
+  return uses_any_var(e, [var](const VarNode* n) { return n == var; });
+}
+bool uses_var(const Stmt& s, const VarNode* var) {
+  return uses_any_var(s, [var](const VarNode* n) { return n == var; });
+}
+bool uses_any_of(const Expr& e, const std::vector<Var>& vars) {
+  return uses_any_var(e, [&](const VarNode* n) {
+    return std::any_of(vars.begin(), vars.end(), [n](const Var& v) { return v.get() == n; });
+  });
+}
+
+std::vector<Var> free_vars(const Expr& e) {
+  FreeVars f;
+  f.visit(e);
+  return f.vars;
+}
+
+BufferUse buffer_use(const Stmt& s) {
+  Buffers b;
+  b.visit(s);
+  return b.use;
+}
+BufferUse buffer_use(const Expr& e) {
+  Buffers b;
+  b.visit(e);
+  return b.use;
+}
+
+namespace {
+
+class IntEvaluator {
+ public:
+  explicit IntEvaluator(const VarValue& value_of) : value_of_(value_of) {}
+
+  std::optional<int64_t> eval(const Expr& e) {
+    if (!e.defined() || !e.dtype().is_scalar() || !(e.dtype().is_integer() || e.dtype().is_bool()))
+      return std::nullopt;
+    DataType t = e.dtype();
+    switch (e->kind) {
+      case ExprKind::IntImm: return e.as<IntImmNode>()->value;
+      case ExprKind::Var: {
+        auto* n = e.as<VarNode>();
+        if (auto it = lets_.find(n); it != lets_.end()) return it->second;
+        std::optional<int64_t> v = value_of_(n);
+        if (!v) return std::nullopt;
+        return arith::wrap(*v, t);
+      }
+      case ExprKind::Cast: {
+        auto* n = e.as<CastNode>();
+        auto v = eval(n->value);
+        if (!v) return std::nullopt;
+        return arith::wrap(*v, t);
+      }
+      case ExprKind::Binary: {
+        auto* n = e.as<BinaryNode>();
+        auto a = eval(n->a);
+        if (!a) return std::nullopt;
+        auto b = eval(n->b);
+        if (!b) return std::nullopt;
+        return arith::binary(n->op, *a, *b, n->a.dtype());
+      }
+      case ExprKind::Not: {
+        auto a = eval(e.as<NotNode>()->a);
+        if (!a) return std::nullopt;
+        return int64_t{*a == 0};
+      }
+      case ExprKind::Select: {
+        auto* n = e.as<SelectNode>();
+        auto c = eval(n->cond), x = eval(n->true_value), y = eval(n->false_value);
+        if (!c || !x || !y) return std::nullopt;
+        return *c ? *x : *y;
+      }
+      case ExprKind::Call: {
+        auto* n = e.as<CallNode>();
+        if (n->op == Intrinsic::Likely) return eval(n->args[0]);
+        if (n->op != Intrinsic::IfThenElse) return std::nullopt;
+        auto c = eval(n->args[0]);
+        if (!c) return std::nullopt;
+        return eval(*c ? n->args[1] : n->args[2]);
+      }
+      case ExprKind::Let: {
+        auto* n = e.as<LetNode>();
+        auto v = eval(n->value);
+        if (!v) return std::nullopt;
+        lets_[n->var.get()] = *v;
+        return eval(n->body);
+      }
+      default: return std::nullopt;
+    }
+  }
+
+ private:
+  const VarValue& value_of_;
+  std::unordered_map<const VarNode*, int64_t> lets_;
+};
+
+}  // namespace
+
+std::optional<int64_t> evaluate_int(const Expr& e, const VarValue& value_of) { return IntEvaluator(value_of).eval(e); }
+
+}  // namespace te

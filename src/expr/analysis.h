@@ -1,0 +1,50 @@
+// The questions every pass and backend asks of the IR, answered in one place (internal to
+// src/): which variables an expression or statement uses, which buffers it loads and
+// stores, and the value of an integer expression under te's integer rules
+// (src/expr/int_arith.h), which interpret(), the LLVM backend and the CUDA backend share.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "te/ir.h"
+
+namespace te {
+
+// ---- Variables ----
+// Whether e (or s) reads variable v.
+bool uses_var(const Expr& e, const VarNode* v);
+bool uses_var(const Stmt& s, const VarNode* v);
+inline bool uses_var(const Expr& e, const Var& v) { return uses_var(e, v.get()); }
+// Whether e (or s) reads some variable for which `pick` holds.
+using VarPredicate = std::function<bool(const VarNode*)>;
+bool uses_any_var(const Expr& e, const VarPredicate& pick);
+bool uses_any_var(const Stmt& s, const VarPredicate& pick);
+// Whether e reads one of vars.
+bool uses_any_of(const Expr& e, const std::vector<Var>& vars);
+// The variables e reads, in order of first appearance, each once; those bound inside e by
+// a Let are left out.
+std::vector<Var> free_vars(const Expr& e);
+
+// ---- Buffers ----
+struct BufferUse {
+  std::set<const BufferNode*> loaded, stored;
+  bool loads(const BufferNode* b) const { return loaded.count(b) != 0; }
+  bool stores(const BufferNode* b) const { return stored.count(b) != 0; }
+};
+// The buffers s (or e) loads from and stores to (a tensor intrinsic's through its body).
+BufferUse buffer_use(const Stmt& s);
+BufferUse buffer_use(const Expr& e);
+
+// ---- Integer evaluation ----
+// The value a variable has, or nullopt when unknown.
+using VarValue = std::function<std::optional<int64_t>(const VarNode*)>;
+// The value of a scalar integer or bool expression made of immediates, variables that
+// value_of knows, integer casts, every binary operator, !, select, if_then_else, likely
+// and Let, with te's integer semantics; nullopt for anything else (a load, a float, an
+// unknown variable).
+std::optional<int64_t> evaluate_int(const Expr& e, const VarValue& value_of);
+
+}  // namespace te
