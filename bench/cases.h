@@ -14,6 +14,8 @@ void register_sgemm(const Peak& peak);
 void register_gemm_int8();
 void register_grid_sample();
 void register_bev_pool();
+// cse/*: kernels lowered with common-subexpression elimination off (baseline) and on.
+void register_cse();
 // Compile latency; each cold sample runs a child process (te_compile_once next to
 // self_exe for te, self_exe --compile_once=<peer>:<kernel> for a peer).
 void register_compile(const std::string& self_exe);

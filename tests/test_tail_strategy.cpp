@@ -40,8 +40,8 @@ TEST(TailStrategy, ShiftInwardsKeepsTheLastVectorWhole) {
   EXPECT_EQ(to_string(f),
             "func vadd(A: float32[20], B: float32[20], C: float32[20]) {\n"
             "  for (i.outer, 0, 3) {\n"
-            "    C[ramp(min((i.outer * 8), 12), 1, 8)] = (A[ramp(min((i.outer * 8), 12), 1, 8)] + "
-            "B[ramp(min((i.outer * 8), 12), 1, 8)]);\n"
+            "    let idx = min((i.outer * 8), 12);\n"
+            "    C[ramp(idx, 1, 8)] = (A[ramp(idx, 1, 8)] + B[ramp(idx, 1, 8)]);\n"
             "  }\n"
             "}\n");
   check_vadd(f, 20, "shift inwards, vectorized");

@@ -41,6 +41,9 @@ struct TE_API LowerOptions {
   /// Split loops whose bound guards hold on a sub-range into a guard-free main part and a
   /// guarded rest.
   bool partition_loops = true;
+  /// A value that one statement computes more than once becomes a named local computed
+  /// once (pass "common_subexpr_elim"); printed IR and CUDA then read like hand-written code.
+  bool eliminate_common_subexpressions = true;
   /// Print the IR after this pass ("all": after every pass) to stderr; empty: the
   /// TE_DUMP_IR environment variable decides.
   std::string dump_ir;
@@ -73,5 +76,11 @@ TE_API Stmt vectorize_loops(const Stmt& s);
 TE_API Stmt insert_barriers(const Stmt& s);
 /// Removes statements that do nothing: empty loops, empty branches, constant evaluates.
 TE_API Stmt remove_no_ops(const Stmt& s);
+/// Common-subexpression elimination: a scalar value a statement computes more than once
+/// (and always computes: not only under && / || or if_then_else) becomes a local computed
+/// once just before it, named after what it holds. Loads are shared only within one
+/// statement, so none moves across a store or a barrier; index arithmetic (+ - * of
+/// variables and constants), calls outside te and warp shuffles stay where they are.
+TE_API Stmt eliminate_common_subexpressions(const Stmt& s);
 
 }  // namespace te

@@ -343,7 +343,14 @@ class HostPrinter {
     }
     std::string arg_array = "nullptr";
     if (!args.empty()) {
-      w_.line(fmt::format("void* te_args[] = {{{}}};", join(args, ", ")));
+      std::string one_line = fmt::format("void* te_args[] = {{{}}};", join(args, ", "));
+      if (one_line.size() <= 100) {
+        w_.line(one_line);
+      } else {  // one argument per line: a long list stays readable
+        w_.open("void* te_args[] =");
+        for (size_t a = 0; a < args.size(); ++a) w_.line(args[a] + (a + 1 < args.size() ? "," : ""));
+        w_.close("};");
+      }
       arg_array = "te_args";
     }
     w_.line(fmt::format("const cudaError_t te_err = cudaLaunchKernel({}, dim3({}), dim3({}), {}, 0, stream);", k.name,

@@ -31,26 +31,17 @@ class AlwaysRun : public IRVisitor {
   void visit_let(const LetNode* n) override { visit(n->value); }
 };
 
-class Buffers : public IRVisitor {
- public:
-  std::unordered_set<const BufferNode*> loaded, stored;
-
- protected:
-  void visit_load(const LoadNode* n) override {
-    loaded.insert(n->buffer.get());
-    IRVisitor::visit_load(n);
-  }
-  void visit_store(const StoreNode* n) override {
-    stored.insert(n->buffer.get());
-    IRVisitor::visit_store(n);
-  }
-};
-
 }  // namespace
 
-std::vector<const LoadNode*> loads_always_run(const Stmt& s) {
+std::vector<const LoadNode*> loads_always_run(const Stmt& s, std::vector<std::pair<Var, Expr>>* lets) {
   AlwaysRun v;
-  auto top = [&](const Stmt& x) {
+  auto top = [&](Stmt x) {
+    // The locals of common-subexpression elimination are computed before their store.
+    while (const auto* let = x.as<LetStmtNode>()) {
+      v.visit(let->value);
+      lets->emplace_back(let->var, substitute(let->value, *lets));
+      x = let->body;
+    }
     const auto* st = x.as<StoreNode>();
     if (st != nullptr && !st->predicate.defined()) v.visit(st->value);
   };
@@ -60,18 +51,6 @@ std::vector<const LoadNode*> loads_always_run(const Stmt& s) {
     top(s);
   }
   return v.loads;
-}
-
-std::unordered_set<const BufferNode*> buffers_loaded(const Expr& e) {
-  Buffers v;
-  v.visit(e);
-  return v.loaded;
-}
-
-std::unordered_set<const BufferNode*> buffers_stored(const Stmt& s) {
-  Buffers v;
-  v.visit(s);
-  return v.stored;
 }
 
 }  // namespace te::codegen

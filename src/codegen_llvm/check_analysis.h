@@ -9,15 +9,13 @@
 namespace te::codegen {
 
 // The loads of a statement's top-level stores (the statement itself or the members of
-// its sequence) that run whenever the statement does: not those of a predicated store,
+// its sequence, each maybe under the lets that compute its shared values) that run
+// whenever the statement does: not those of a predicated store,
 // nor those under a predicate, a select's or if_then_else's branch, the right side of
 // && / || or a let's body.
-std::vector<const LoadNode*> loads_always_run(const Stmt& s);
-
-// The buffers an expression loads from.
-std::unordered_set<const BufferNode*> buffers_loaded(const Expr& e);
-
-// The buffers stored anywhere in a statement.
-std::unordered_set<const BufferNode*> buffers_stored(const Stmt& s);
+// `lets` receives those lets' variables and values (the values already in terms of the
+// variables bound outside the statement), so that an index read through a let can be
+// written without it (substitute) where the let is not bound yet.
+std::vector<const LoadNode*> loads_always_run(const Stmt& s, std::vector<std::pair<Var, Expr>>* lets);
 
 }  // namespace te::codegen

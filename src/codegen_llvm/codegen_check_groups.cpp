@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "codegen_llvm/check_analysis.h"
+#include "expr/analysis.h"
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/index_analysis.h"
 #include "codegen_llvm/llvm_compat.h"
@@ -50,10 +51,12 @@ void CodeGen::emit_seq(const Stmt& s) {
   std::map<std::string, std::vector<Member>> groups;
   std::map<std::string, Expr> rest_of;
   std::map<std::string, int64_t> stride_of;
-  const std::unordered_set<const BufferNode*> stored = buffers_stored(s);
-  for (const LoadNode* ld : loads_always_run(s)) {
+  const std::set<const BufferNode*> stored = buffer_use(s).stored;
+  std::vector<std::pair<Var, Expr>> lets;
+  for (const LoadNode* ld : loads_always_run(s, &lets)) {
     const int lanes = ld->dtype.lanes();
-    Expr index = flatten_index(ld->buffer, ld->indices), base, rest;
+    // The checks run before the sequence: its members' lets are written out.
+    Expr index = substitute(flatten_index(ld->buffer, ld->indices), lets), base, rest;
     int64_t stride = 0, offset = 0;
     if (lanes < 2 || prechecked_.count(ld) != 0 || !as_strided(index, &base, &stride) || stride == 0 ||
         !needs_index_check(ld->buffer, index))
@@ -73,7 +76,7 @@ void CodeGen::emit_seq(const Stmt& s) {
     // The gathered position must be the same when every member runs: nothing it reads
     // may be stored by the sequence.
     bool written = false;
-    for (const BufferNode* b : buffers_loaded(rest)) written = written || stored.count(b) != 0;
+    for (const BufferNode* b : buffer_use(rest).loaded) written = written || stored.count(b) != 0;
     if (written) continue;
     const Buffer& buf = members.front().load->buffer;
     const int64_t stride = stride_of[key];

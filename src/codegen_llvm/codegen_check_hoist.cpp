@@ -11,7 +11,7 @@
 #include "codegen_llvm/check_analysis.h"
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/index_analysis.h"
-#include "expr/simplify_internal.h"
+#include "expr/analysis.h"
 
 namespace te::codegen {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 class Invariant : public IRVisitor {
  public:
   Invariant(const std::unordered_map<const VarNode*, llvm::Value*>& outer, const VarNode* loop_var,
-            const std::unordered_set<const BufferNode*>& stored)
+            const std::set<const BufferNode*>& stored)
       : outer_(outer), loop_var_(loop_var), stored_(stored) {}
   bool ok = true;
 
@@ -38,7 +38,7 @@ class Invariant : public IRVisitor {
  private:
   const std::unordered_map<const VarNode*, llvm::Value*>& outer_;
   const VarNode* loop_var_;
-  const std::unordered_set<const BufferNode*>& stored_;
+  const std::set<const BufferNode*>& stored_;
 };
 
 }  // namespace
@@ -46,17 +46,19 @@ class Invariant : public IRVisitor {
 llvm::Value* CodeGen::hoist_index_checks(const ForNode* n, llvm::Value* begin, llvm::Value* end,
                                          std::vector<std::unique_ptr<PrecheckBinding>>* bindings) {
   if (!options_.check_data_indices || mask_ != nullptr) return end;
-  const std::unordered_set<const BufferNode*> stored = buffers_stored(n->body);
+  const std::set<const BufferNode*> stored = buffer_use(n->body).stored;
   struct Hoisted {
     const LoadNode* load;
     Expr index;
   };
   std::vector<Hoisted> hoisted;
   const Var& var = n->var;
-  for (const LoadNode* ld : loads_always_run(n->body)) {
+  std::vector<std::pair<Var, Expr>> lets;
+  for (const LoadNode* ld : loads_always_run(n->body, &lets)) {
     if (!ld->dtype.is_scalar() || prechecked_.count(ld) != 0) continue;
-    Expr index = flatten_index(ld->buffer, ld->indices);
-    if (!index.dtype().is_scalar() || !needs_index_check(ld->buffer, index) || !simp::uses_var(index, var.get()))
+    // The checks run before the loop: the body's lets are written out.
+    Expr index = substitute(flatten_index(ld->buffer, ld->indices), lets);
+    if (!index.dtype().is_scalar() || !needs_index_check(ld->buffer, index) || !uses_var(index, var.get()))
       continue;
     Invariant inv(vars_, var.get(), stored);
     inv.visit(index);

@@ -24,7 +24,10 @@ IrDump::IrDump(const LowerOptions& options, const std::string& func_name)
   }
 }
 
+IrDump IrDump::recorder() { return IrDump(); }
+
 void IrDump::finish(const LoweredFunc& f) {
+  if (recording_) return;
   timer_.finish();
   TE_LOG(Info, fmt::format("lowered '{}' ({} parameters)", f.name, f.params.size()));
 }

@@ -13,10 +13,16 @@ namespace te::lowering {
 class IrDump {
  public:
   IrDump(const LowerOptions& options, const std::string& func_name);
+  // An IrDump that prints nothing and only records the names of the passes run: how
+  // lower_pass_names() learns the pass list from lower() itself.
+  static IrDump recorder();
+  const std::vector<std::string>& passes_run() const { return passes_run_; }
 
   // Prints value's text after `pass` when asked to, and hands value on.
   template <typename T>
   T after(const char* pass, T value) {
+    passes_run_.push_back(pass);
+    if (recording_) return value;
     timer_.lap(pass);
     if (wants(pass)) {
       print(pass, text(value));
@@ -35,8 +41,12 @@ class IrDump {
   static std::string text(const std::vector<StageNest>& nests);
   static std::string text(const Stmt& s);
 
+  IrDump() : timer_("lower_pass_names"), recording_(true) {}
+
   std::string selected_;
   StageTimer timer_;
+  bool recording_ = false;
+  std::vector<std::string> passes_run_;
 };
 
 }  // namespace te::lowering

@@ -7,28 +7,16 @@
 
 namespace te {
 
-std::vector<std::string> lower_pass_names() {
-  return {"inline",          "cache_stages",         "infer_bound",           "build_loop_nests",
-          "reduction_init",  "attach",               "storage_flatten",       "inject_double_buffer",
-          "allocate",        "inject_virtual_thread", "tensorize",            "simplify",             "loop_partition",
-          "unroll",          "vectorize",            "insert_barriers",       "unify_thread_extents",
-          "lower_thread_allreduce", "remove_no_op",  "unique_names"};
-}
-
 namespace {
 
 void check_name(const std::string& name) {
   if (!is_c_identifier(name)) throw Error(fmt::format("lower: function name '{}' must be a C identifier", name));
 }
 
-}  // namespace
-
-LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, const std::string& name,
-                  const LowerOptions& options) {
+// The pipeline; `dump` prints (or records) the IR after each pass.
+LoweredFunc run_passes(const Schedule& schedule, const std::vector<Tensor>& args, const std::string& name,
+                       const LowerOptions& options, lowering::IrDump& dump) {
   using namespace lowering;
-  if (!schedule.defined()) throw Error("lower: the schedule is undefined");
-  check_name(name);
-  IrDump dump(options, name);
   check_schedule(schedule);
   Schedule s = dump.after("inline", inline_stages(schedule));
   s = dump.after("cache_stages", assign_storage_scopes(s));
@@ -50,11 +38,38 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   body = dump.after("unify_thread_extents", unify_thread_extents(body, ctx.known));
   body = dump.after("lower_thread_allreduce", lower_thread_allreduce(body, ctx));
   body = dump.after("remove_no_op", remove_no_ops(body));
+  if (options.eliminate_common_subexpressions)
+    body = dump.after("common_subexpr_elim", eliminate_common_subexpressions(body));
   std::vector<Param> params = make_params(ctx, body);
   body = dump.after("unique_names", unique_names(body, params));
   LoweredFunc f{name, params, body};
   dump.finish(f);
   return f;
+}
+
+}  // namespace
+
+std::vector<std::string> lower_pass_names() {
+  // Read off lower() itself: a one-element computation lowered with every optional pass on.
+  static const std::vector<std::string> names = [] {
+    Tensor a = placeholder({1}, Float(32), "a");
+    Tensor b = compute({1}, [&](Expr i) { return a(i); }, "b");
+    LowerOptions all_passes;
+    all_passes.partition_loops = true;
+    all_passes.eliminate_common_subexpressions = true;
+    lowering::IrDump recorder = lowering::IrDump::recorder();
+    run_passes(create_schedule({b}), {a, b}, "pass_names", all_passes, recorder);
+    return recorder.passes_run();
+  }();
+  return names;
+}
+
+LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, const std::string& name,
+                  const LowerOptions& options) {
+  if (!schedule.defined()) throw Error("lower: the schedule is undefined");
+  check_name(name);
+  lowering::IrDump dump(options, name);
+  return run_passes(schedule, args, name, options, dump);
 }
 
 }  // namespace te
