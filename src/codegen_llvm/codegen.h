@@ -20,6 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "codegen_llvm/index_analysis.h"
 #include "codegen_llvm/signature.h"
 #include "expr/reads_memory.h"
 #include "te/ir.h"
@@ -242,6 +243,7 @@ class CodeGen {
   FunctionState fs_;
   VarValues vars_;
   DataVars data_vars_;  // let-bound to values read from memory
+  VarFactors let_factors_;  // let-bound integers known to be multiples of a power of two
   VarBounds loop_bounds_;  // the enclosing loops with constant bounds: their variables' ranges
   std::unordered_map<const BufferNode*, BufferInfo> buffers_;  // parameters and live allocations
   llvm::Value* mask_ = nullptr;  // live lanes inside a vector if_then_else branch

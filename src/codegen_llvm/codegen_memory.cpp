@@ -38,7 +38,7 @@ const CodeGen::BufferInfo& CodeGen::buffer(const Buffer& b) {
 
 llvm::Align CodeGen::contiguous_alignment(const BufferInfo& info, const Expr& base) {
   int64_t elem = info.dtype.bytes();
-  int64_t align = std::min<int64_t>(info.base_align, elem * known_power_of_two_factor(base));
+  int64_t align = std::min<int64_t>(info.base_align, elem * known_power_of_two_factor(base, let_factors_));
   return llvm::Align(static_cast<uint64_t>(std::max<int64_t>(align, elem)));
 }
 

@@ -18,6 +18,14 @@ void CodeGen::emit(const Stmt& s) {
     case StmtKind::LetStmt: {
       const auto* n = s.as<LetStmtNode>();
       note_let(data_vars_, n->var.get(), n->value);
+      // An index shared through a local (common_subexpr_elim) keeps what the analyses know
+      // of it: its alignment (streaming stores) and its range (gathers proven in bounds).
+      std::optional<ScopedBinding<VarBounds>> range;
+      if (n->value.dtype().is_integer() && n->value.dtype().is_scalar()) {
+        let_factors_[n->var.get()] = known_power_of_two_factor(n->value, let_factors_);
+        Interval r{0, 0};
+        if (const_bounds(n->value, loop_bounds_, &r)) range.emplace(loop_bounds_, n->var.get(), r);
+      }
       ScopedVar bind(vars_, n->var.get(), emit(n->value));
       emit(n->body);
       return;

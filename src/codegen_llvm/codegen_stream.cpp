@@ -38,7 +38,7 @@ bool CodeGen::emit_streaming_store(const Buffer& buf, const BufferInfo& info, ll
   // Every store of the loop streams or none does: the index must be a multiple of the
   // vector, and the buffer's start is checked (once: LLVM hoists it). Mixing the two kinds
   // on neighbouring addresses made a 41 MB grid_sample output slower, not faster.
-  if (info.dtype.bytes() * known_power_of_two_factor(index) < static_cast<int64_t>(bytes)) return false;
+  if (info.dtype.bytes() * known_power_of_two_factor(index, let_factors_) < static_cast<int64_t>(bytes)) return false;
 
   // Large enough: decided now for constant shapes, at run time for symbolic ones.
   const int64_t elem = info.dtype.bytes();

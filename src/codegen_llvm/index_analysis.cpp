@@ -115,12 +115,16 @@ bool as_strided(const Expr& index, Expr* base, int64_t* stride) {
   }
 }
 
-int64_t known_power_of_two_factor(const Expr& e) {
+int64_t known_power_of_two_factor(const Expr& e, const VarFactors& vars) {
   int64_t c = 0;
   if (as_constant(e, &c)) return power_of_two_factor_of_constant(c);
+  if (const auto* v = e.as<VarNode>()) {
+    auto it = vars.find(v);
+    return it == vars.end() ? 1 : it->second;
+  }
   const auto* b = e.as<BinaryNode>();
   if (b == nullptr || !e.dtype().is_integer()) return 1;
-  int64_t fa = known_power_of_two_factor(b->a), fb = known_power_of_two_factor(b->b);
+  int64_t fa = known_power_of_two_factor(b->a, vars), fb = known_power_of_two_factor(b->b, vars);
   switch (b->op) {
     case BinOp::Add:
     case BinOp::Sub:

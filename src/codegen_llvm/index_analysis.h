@@ -3,6 +3,7 @@
 // and which power of two it is known to be a multiple of (for alignment).
 #pragma once
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "te/expr.h"
@@ -25,6 +26,8 @@ bool split_uniform(const Expr& index, Expr* uniform, Expr* varying);
 
 // The largest power of two (at most 2^30) the scalar integer expression is known to
 // be a multiple of; 1 when nothing is known.
-int64_t known_power_of_two_factor(const Expr& e);
+// Variables with such a known factor (let-bound indices) are looked up in `vars`.
+using VarFactors = std::unordered_map<const VarNode*, int64_t>;
+int64_t known_power_of_two_factor(const Expr& e, const VarFactors& vars = {});
 
 }  // namespace te::codegen
