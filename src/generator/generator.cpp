@@ -305,7 +305,7 @@ GeneratedKernel find_kernel(const std::string& name, const std::string& records_
   autotune::Task task = tuning_task(name);
   GeneratedKernel k;
   k.cpu = for_kernel(name, [&] {
-    if (!records_path.empty()) return autotune::apply_best(records_path, task);
+    if (!records_path.empty()) return autotune::apply_best(records_path, task);  // never the reference
     if (!task.reference)
       throw Error("the tuning task has no reference schedule; give tuning records");
     return task.reference();

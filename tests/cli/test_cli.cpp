@@ -40,9 +40,10 @@ class CliTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs `te ARGS` (a shell word list) in the scratch folder.
-  Result te(const std::string& args) {
-    std::string command = "cd " + dir_.string() + " && " TE_CLI_PATH " " + args + " >out.txt 2>err.txt";
-    int raw = std::system(command.c_str());
+  Result te(const std::string& args) { return te_shell(TE_CLI_PATH " " + args); }
+  // Runs a shell command (not te) in the scratch folder.
+  Result te_shell(const std::string& command) {
+    int raw = std::system(("cd " + dir_.string() + " && (" + command + ") >out.txt 2>err.txt").c_str());
     Result r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
     r.out = read(dir_ / "out.txt");
@@ -282,6 +283,88 @@ TEST_F(CliTest, TuneWritesRecordsThatBuildAndRunUse) {
   expect_error(te("lower", "vadd --records r.jsonl"),
                "generator: kernel 'vadd' is a TE_GENERATOR, which has no knobs: tuning records "
                "apply to TE_TUNING_TASKs (rowsum)");
+}
+
+// Every way a --records file can be wrong is an error naming the file (exit 1), for a
+// tuning task and a TE_COMPUTE, in lower, build and run alike: never the untuned schedule
+// in silence. A damaged last line (a killed run) is one warning; the rest is used.
+TEST_F(CliTest, RecordsFailureModes) {
+  load_generator_library(TE_CLI_GENERATORS);
+  autotune::Task task = tuning_task("rowsum");
+  auto line = [&](const std::string& key, bool ok, const std::string& target = "") {
+    autotune::Record r = autotune::make_record(key, task.space.at(1), ok, ok ? "" : "crashed",
+                                               ok ? std::vector<double>{0.001} : std::vector<double>{}, 0);
+    if (!target.empty()) r.target = target;
+    return autotune::format_record(r) + "\n";
+  };
+  const std::string good = line("rowsum/64", true);
+  fs::create_directories(dir_ / "recdir");
+  std::ofstream(path("empty.jsonl"));
+  std::ofstream(path("garbage.jsonl"), std::ios::binary) << "\x7f" "ELF\x01\x02 not records\n" << std::string(500, 'x')
+                                                         << "\n";
+  std::ofstream(path("truncated.jsonl")) << good << good.substr(0, 30);
+  std::ofstream(path("other_task.jsonl")) << line("other/1", true);
+  std::ofstream(path("other_host.jsonl")) << line("rowsum/64", true, "riscv64-unknown-linux-gnu -mcpu=generic features=0");
+  std::ofstream(path("failed.jsonl")) << line("rowsum/64", false);
+  const std::string prefix = "generator: kernel 'rowsum': tuning records: ";
+  struct Case {
+    const char* file;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"missing.jsonl", prefix + "'missing.jsonl' does not exist (te tune or te auto-schedule --trials N write it)"},
+      {"recdir", prefix + "'recdir' is a directory, not a records file"},
+      {"empty.jsonl", prefix + "'empty.jsonl' is empty (te tune or te auto-schedule --trials N fill it)"},
+      {"garbage.jsonl", prefix + "no line of 'garbage.jsonl' is a tuning record (first at line 1: tuning record: JSON: "},
+      {"other_task.jsonl", prefix + "'other_task.jsonl' holds no record of 'rowsum/64' (its records are of other/1)"},
+      {"other_host.jsonl", prefix + "'other_host.jsonl' holds 1 record of 'rowsum/64', measured for another target "
+                                    "(riscv64-unknown-linux-gnu -mcpu=generic features=0), none for this one ("},
+      {"failed.jsonl", prefix + "'failed.jsonl' holds 1 record of 'rowsum/64', a failed config"},
+  };
+  for (const Case& c : cases) {
+    for (const char* command : {"lower", "build", "run"}) {
+      const std::string args = std::string(command == std::string("build") ? "rowsum --no-shared -o out" : "rowsum") +
+                               " --records " + c.file;
+      SCOPED_TRACE(std::string(command) + " " + args);
+      Result r = te(command, args);
+      EXPECT_EQ(r.status, 1);
+      EXPECT_EQ(r.out, "");
+      EXPECT_EQ(r.err.rfind("te: " + c.message, 0), 0u) << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_EQ(r.err.find('\x7f'), std::string::npos) << "raw bytes echoed";
+    }
+  }
+  // The truncated last line: one warning line, and the good record is used.
+  Result truncated = te("lower", "rowsum --records truncated.jsonl");
+  EXPECT_EQ(truncated.status, 0) << truncated.err;
+  EXPECT_NE(truncated.out.find("i.outer"), std::string::npos) << truncated.out;
+  EXPECT_EQ(truncated.err.rfind("[te warn] tuning records: 'truncated.jsonl': 1 line that is not a tuning record was "
+                                "skipped (first at line 2: tuning record: JSON: ",
+                                0),
+            0u)
+      << truncated.err;
+  EXPECT_EQ(std::count(truncated.err.begin(), truncated.err.end(), '\n'), 1) << truncated.err;
+  // te tune neither resumes from nor appends to a file that holds no record.
+  const std::string garbage = read(dir_ / "garbage.jsonl");
+  Result tune = te("tune", "rowsum --trials 2 --tuner grid --repeat 1 --records garbage.jsonl");
+  EXPECT_EQ(tune.status, 1);
+  EXPECT_EQ(tune.err.rfind("te: tuning records: no line of 'garbage.jsonl' is a tuning record", 0), 0u) << tune.err;
+  EXPECT_EQ(read(dir_ / "garbage.jsonl"), garbage);
+  // A TE_COMPUTE: a missing file, and records searched for other options.
+  expect_error(te("lower", "matmul --records missing.jsonl"),
+               "generator: kernel 'matmul': auto_schedule: the records file 'missing.jsonl' does not exist; with "
+               "trials = 0 the records are only read (give trials > 0 to search and write them)");
+  expect_error(te("lower", "matmul --records empty.jsonl"),
+               "generator: kernel 'matmul': tuning records: 'empty.jsonl' is empty (te tune or te auto-schedule "
+               "--trials N fill it)");
+  Result searched = te("auto-schedule", "matmul -q --trials 2 --threads 1 --records t1.jsonl --no-shared -o out");
+  ASSERT_EQ(searched.status, 0) << searched.err;
+  Result other = te("lower", "matmul --records t1.jsonl");
+  EXPECT_EQ(other.status, 1);
+  EXPECT_NE(other.err.find("'t1.jsonl' holds no successful record of 'C' for target llvm, threads=0"),
+            std::string::npos)
+      << other.err;
+  EXPECT_EQ(te("auto-schedule", "matmul -q --threads 1 --records t1.jsonl --no-shared -o out").status, 0);
 }
 
 // matmul's inputs: A 64 x 32, B 32 x 48, bias 48, small integers (exact in float).
