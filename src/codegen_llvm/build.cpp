@@ -70,6 +70,8 @@ class IdentityPattern : public IRVisitor {
   std::unordered_map<const BufferNode*, size_t> buffers_;
 };
 
+}  // namespace
+
 std::string cache_key(const CompileInput& in) {
   std::string key = target_fingerprint();
   key += fmt::format("\nopt {} fma {} vmath {} checks {} stream {}\ntarget {}|{}|{}\n", in.options.opt_level,
@@ -86,6 +88,8 @@ std::string cache_key(const CompileInput& in) {
   }
   return key;
 }
+
+namespace {
 
 // Buffers the body stores into.
 class WrittenBuffers : public IRVisitor {
