@@ -256,6 +256,42 @@ TEST(AutoScheduleSearch, TunerFindsTheOptimumOfASyntheticSpace) {
   EXPECT_EQ(distinct.size(), r.records.size()) << "a config was proposed twice";
 }
 
+// Configs that lower to the same code are measured once: in the bowl, y alone changes
+// the code (x is a knob the kernel ignores), so 16 distinct configs exist among 256.
+TEST(AutoScheduleSearch, TunerSkipsConfigsWithTheSameCode) {
+  autotune::ConfigSpace space;
+  space.define_range("x", 0, 15);
+  space.define_range("y", 0, 15);
+  auto features = [](const autotune::Config& c) -> std::optional<std::vector<float>> {
+    return std::vector<float>{float(c["y"])};
+  };
+  auto code = [](const autotune::Config& c) -> std::optional<uint64_t> { return uint64_t(c["y"]); };
+  auto_sched::SearchTunerOptions o;
+  o.seed = 5;
+  auto_sched::SearchTuner tuner(space, features, o, code);
+  autotune::FunctionMeasurer measurer([&](const autotune::Config& c) {
+    autotune::MeasureResult r;
+    r.ok = true;
+    r.times = {1e-3 * (1 + std::abs(double(c["y"] - 5)))};
+    return r;
+  });
+  autotune::Task task;
+  task.key = "same_code";
+  task.space = space;
+  autotune::TuneOptions t;
+  t.n_trial = 40;
+  t.progress = false;
+  autotune::TuneResult r = autotune::tune(task, tuner, measurer, t);
+  std::set<int64_t> ys;
+  for (const auto& rec : r.records) ys.insert(space.from_labels(rec.config)->get("y"));
+  EXPECT_EQ(r.records.size(), 16u) << "only 16 configs lower to distinct code";
+  EXPECT_EQ(ys.size(), r.records.size()) << "a code was measured twice";
+  EXPECT_EQ(tuner.distinct_codes(), 16u);
+  EXPECT_GT(tuner.duplicates_skipped(), 0u);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->get("y"), 5);
+}
+
 TEST(AutoScheduleSearch, SearchedSgemmIsCorrectAndResumesFromItsRecords) {
   const int M = 64, N = 64, K = 64;
   Gemm g = gemm(M, N, K);

@@ -554,6 +554,7 @@ TEST_F(CliTest, AutoScheduleSearchWritesRecordsThatLowerAndRunUse) {
   Result r = te("auto-schedule", "matmul --trials 3 --records as.jsonl --no-shared -o out");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("best"), std::string::npos) << r.err;  // the search's progress
+  EXPECT_NE(r.err.find("distinct loop nests"), std::string::npos) << r.err;
   std::istringstream records(read(dir_ / "as.jsonl"));
   int lines = 0;
   for (std::string line; std::getline(records, line);) ++lines;
