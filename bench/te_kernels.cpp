@@ -41,9 +41,9 @@ LoweredFunc te_grid_sample(int64_t N, int64_t C, int64_t H, int64_t W, int64_t H
   return lower(s, {data, grid, out}, "grid_sample");
 }
 
-Module compile_kernel(const std::string& kernel) {
+Module compile_kernel(const std::string& kernel, bool use_cache) {
   BuildOptions options;
-  options.use_cache = false;
+  options.use_cache = use_cache;
   if (kernel == "vadd") return build(te_vadd(1 << 24), options);
   if (kernel == "sgemm") return build(te_sgemm(1024, 1024, 1024, true), options);
   if (kernel == "grid_sample") return build(te_grid_sample(4, 32, 64, 64, 64, 64), options);

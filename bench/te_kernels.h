@@ -21,7 +21,8 @@ te::LoweredFunc te_sgemm(int M, int N, int K, bool best);
 te::LoweredFunc te_grid_sample(int64_t N, int64_t C, int64_t H, int64_t W, int64_t Ho, int64_t Wo);
 
 // Lowers and builds one of "vadd", "sgemm", "grid_sample" (the shapes the speed cases use,
-// sgemm with its best schedule) with the compile cache off, so every call compiles.
-te::Module compile_kernel(const std::string& kernel);
+// sgemm with its best schedule) with the compile caches off, so every call compiles; with
+// use_cache, through them (the persistent one when TE_CACHE_DIR and TE_CACHE=1 say so).
+te::Module compile_kernel(const std::string& kernel, bool use_cache = false);
 
 }  // namespace te_bench

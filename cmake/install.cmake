@@ -15,7 +15,7 @@ set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME dev)
 set(TE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/te CACHE STRING
     "Where teConfig.cmake is installed, relative to the prefix")
 
-install(TARGETS te te_runtime EXPORT teTargets
+install(TARGETS te te_runtime te_c_runtime te_c_runtime_shared EXPORT teTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
@@ -271,6 +272,88 @@ TEST(AutotuneRecords, ApplyBest) {
   append_records_file(path, recs);
   EXPECT_EQ(apply_best(path, task).name, "vadd_32");
   std::remove(path.c_str());
+  // From a file, no record is an error, never the reference schedule.
+  append_records_file(path, {recs[3]});
+  const std::string message = "tuning records: '" + path + "' holds no record of 'vadd/64' (its records are of other)";
+  expect_error([&] { apply_best(path, task); }, {message.c_str()});
+  std::remove(path.c_str());
+  expect_error([&] { apply_best(path, task); }, {"does not exist"});
+}
+
+// Every way a records file can be wrong, as apply_best (te build/run/lower --records)
+// and tune's resume meet it.
+TEST(AutotuneRecords, FileFailureModes) {
+  Task task;
+  task.key = "k";
+  task.space = small_space();
+  task.build = [](const Config&) {
+    Tensor A = placeholder({8}, Float(32), "A");
+    Tensor B = compute({8}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+    return lower(create_schedule({B}), {A, B}, "k");
+  };
+  task.reference = [] {  // never chosen when a file is named
+    Tensor A = placeholder({8}, Float(32), "A");
+    Tensor B = compute({8}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+    return lower(create_schedule({B}), {A, B}, "reference");
+  };
+  const std::string dir = ::testing::TempDir() + "te_records_modes_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  auto file = [&](const std::string& name, const std::string& text) {
+    std::string p = dir + "/" + name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  };
+  const std::string good = format_record(ok_record("k", task.space.at(1), 0.003));
+  const std::string other_host = [&] {
+    Record r = ok_record("k", task.space.at(1), 0.003);
+    r.target = "aarch64-unknown-linux-gnu -mcpu=neoverse-n1 features=0";
+    return format_record(r);
+  }();
+  struct Case {
+    std::string path, message;
+  };
+  std::vector<Case> cases = {
+      {dir + "/missing.jsonl", "'" + dir + "/missing.jsonl' does not exist"},
+      {dir, "'" + dir + "' is a directory, not a records file"},
+      {file("empty.jsonl", ""), "is empty"},
+      {file("blank.jsonl", "\n  \n"), "is empty"},
+      {file("garbage.jsonl", "garbage\n\x01\x02\xff\nmore garbage\n"),
+       "no line of '" + dir + "/garbage.jsonl' is a tuning record (first at line 1: tuning record: JSON"},
+      {file("truncated.jsonl", good.substr(0, 40)), "no line of"},
+      {file("other_task.jsonl", format_record(ok_record("j", task.space.at(1), 0.003)) + "\n"),
+       "holds no record of 'k' (its records are of j)"},
+      {file("other_host.jsonl", other_host + "\n"), "holds 1 record of 'k', measured for another target (aarch64-unknown-linux-gnu -mcpu=neoverse-n1 "
+                                                "features=0), none for this one"},
+      {file("failed.jsonl", format_record(make_record("k", task.space.at(1), false, "crashed", {}, 0)) + "\n"),
+       "holds 1 record of 'k', a failed config"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path);
+    expect_error([&] { apply_best(c.path, task); }, {c.message.c_str()});
+  }
+  // A directory or garbage stops tune's resume too (it would append to the wrong file).
+  expect_error([&] { read_records_file(dir); }, {"is a directory"});
+  expect_error([&] { read_records_file(dir + "/garbage.jsonl"); }, {"no line of"});
+  // A truncated last line (a killed run) is one warning line; the rest is used, and the
+  // next append starts a new line rather than gluing a record to the broken one.
+  const std::string partial = file("partial.jsonl", good + "\n" + good.substr(0, 40));
+  std::vector<std::string> warnings;
+  set_log_sink([&](LogLevel level, const std::string& m) {
+    if (level == LogLevel::Warn) warnings.push_back(m);
+  });
+  EXPECT_EQ(apply_best(partial, task).name, "k");
+  set_log_sink(nullptr);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("tuning records: '" + partial + "': 1 line that is not a tuning record was skipped "
+                              "(first at line 2: tuning record: JSON",
+                              0),
+            0u)
+      << warnings[0];
+  append_records_file(partial, {ok_record("k", task.space.at(2), 0.001)});
+  RecordFile f = read_records_file(partial);
+  EXPECT_EQ(f.records.size(), 2u);
+  EXPECT_EQ(f.warnings.size(), 1u);
+  std::filesystem::remove_all(dir);
 }
 
 // ---- Tuners ----

@@ -124,8 +124,9 @@ TEST_F(GeneratorTest, WritesObjectHeaderAndCudaFiles) {
   EXPECT_NE(cu.find("__global__"), std::string::npos) << cu;
   std::string cuh = read(dir_ / "gen_vadd_cuda.h");
   EXPECT_NE(cuh.find("#include <cuda_runtime.h>"), std::string::npos) << cuh;
-  EXPECT_NE(cuh.find("extern \"C\" cudaError_t gen_vadd_cuda(float* A, float* B, float* C, "
-                     "int32_t n, cudaStream_t stream);"),
+  // C or C++: the linkage only for C++.
+  EXPECT_NE(cuh.find("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\ncudaError_t gen_vadd_cuda(float* A, float* B, "
+                     "float* C, int32_t n, cudaStream_t stream);"),
             std::string::npos) << cuh;
 }
 

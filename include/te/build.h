@@ -38,7 +38,11 @@ struct TE_API BuildOptions {
   /// and overflow where expf has them), instead of one libm call per lane (about 5x
   /// slower). false: libm, lane by lane, as scalar code and interpret() compute it.
   bool fast_vector_math = true;
-  bool use_cache = true;        ///< reuse the code of an identical earlier build
+  /// Reuse the code of an identical earlier build: one this process still holds, or one
+  /// in the persistent compile cache (TE_CACHE_DIR; TE_CACHE=0 turns that off; see the
+  /// README's "The compile cache"). export_object / export_library use the persistent one
+  /// whatever this says.
+  bool use_cache = true;
   /// Indices read from memory (gathers, te::scatter positions, data-dependent reduction
   /// bounds) are checked at run time: the call fails with a te::Error naming the buffer.
   /// false drops those checks, for inputs the caller has validated (for bev_pool,
@@ -101,12 +105,21 @@ TE_API void export_object(const LoweredFunc& func, const std::string& path,
 TE_API void export_object(const std::vector<LoweredFunc>& funcs, const std::string& path,
                           const BuildOptions& options = {});
 /// A shared library, linked by the system C compiler (`cc`, or $CC); for a foreign
-/// target_triple, by `<triple>-gcc` (or $CC).
+/// target_triple, by `<triple>-gcc` (or $CC). For the host it names libte_runtime
+/// (DT_NEEDED: the one this process loaded) with the RUNPATH `$ORIGIN:<that runtime's
+/// folder>`, so a plain dlopen of it works, from the build tree or the install, or with
+/// libte_runtime copied next to it. For a foreign triple, link it with that target's
+/// runtime yourself (TE_RUNTIME_ONLY in cross_compilation.md).
 TE_API void export_library(const LoweredFunc& func, const std::string& path,
                            const BuildOptions& options = {});
 /// Several functions in one shared library.
 TE_API void export_library(const std::vector<LoweredFunc>& funcs, const std::string& path,
                            const BuildOptions& options = {});
+/// The link step of export_library alone: the shared library of an object export_object
+/// wrote with the same options, without compiling the functions again (`te build`
+/// writes KERNEL.o, then KERNEL.so from it).
+TE_API void link_library(const std::string& object_path, const std::string& path,
+                         const BuildOptions& options = {});
 /// TVM's "system module", for programs that may not load code at run time: the functions
 /// in one object (as export_object) with a table of them, `const te_kernel_entry
 /// <module_name>_kernels[]` ({name, function, prototype}, ended by a NULL name), and a
@@ -146,6 +159,7 @@ struct TE_API JitStats {
   uint64_t compilations = 0;       ///< Builds that compiled code.
   uint64_t cache_hits = 0;         ///< Builds that reused the code of a live Module.
   uint64_t live_code_objects = 0;  ///< Compiled code objects currently loaded.
+  uint64_t disk_cache_hits = 0;    ///< Builds whose code came from the on-disk compile cache.
 };
 /// The JIT's counters now.
 TE_API JitStats jit_stats();

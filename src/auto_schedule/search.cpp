@@ -210,6 +210,9 @@ Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOpt
     throw Error(fmt::format("auto_schedule: the records file '{}' does not exist; with trials = 0 the records "
                             "are only read (give trials > 0 to search and write them)",
                             options.records));
+  // Read first: a directory, an empty file or one without a record is an error whatever
+  // the graph.
+  const autotune::RecordFile file = autotune::load_records(options.records);
   AutoScheduleOptions quiet = options;
   quiet.progress = false;
   Decisions rules;
@@ -224,17 +227,16 @@ Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOpt
   if (space.knobs().empty()) return rules_schedule();
   // The key is the search's: the same computation, target and options.
   autotune::Task task = search_task(outputs, quiet, space);
-  std::vector<std::pair<Config, double>> ranked =
-      ranked_configs(autotune::read_records_file(options.records).records, task.key, space);
-  if (ranked.empty()) {
-    // Not an error (a search may simply not have run yet), but never silent: the records
-    // are keyed by the options too, and a search made for other threads does not apply.
-    TE_LOG(Warn, fmt::format("auto_schedule: '{}' holds no successful record of '{}' for target {}, threads={}, "
-                             "vector_bits={} (the options a search records under): the rules' schedule",
-                             options.records, outputs[0].name(), options.target, options.threads,
-                             options.vector_bits));
-    return rules_schedule();
-  }
+  std::vector<std::pair<Config, double>> ranked = ranked_configs(file.records, task.key, space);
+  // An error, not the rules' schedule: records were asked for, and a kernel silently built
+  // without them is slow. The records are keyed by the options too: a search made for
+  // other threads does not apply.
+  if (ranked.empty())
+    throw Error(fmt::format("auto_schedule: '{}' holds no successful record of '{}' for target {}, threads={}, "
+                            "vector_bits={} (the options a search records under): search with these options "
+                            "(trials > 0), or drop the records for the rules' schedule",
+                            options.records, outputs[0].name(), options.target, options.threads,
+                            options.vector_bits));
   const Config& config = chosen_config(ranked, rules_config(space, rules.points()));
   if (options.progress)
     std::fprintf(stderr, "[auto_schedule] best recorded config (%.4f ms%s): %s\n", ranked.front().second * 1e3,
@@ -263,16 +265,32 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   }
   autotune::Task task = search_task(outputs, quiet, space);
   const int threads = options.threads > 0 ? options.threads : te_num_threads();
-  auto features = [&task, threads](const Config& c) -> std::optional<std::vector<float>> {
+  // Each candidate is lowered once: its features and the digest of its loop IR (by which
+  // the tuner skips configs that lower to code already measured).
+  std::map<uint64_t, std::optional<uint64_t>> codes;
+  auto features = [&task, &codes, threads](const Config& c) -> std::optional<std::vector<float>> {
     try {
-      return feature_vector(task.build(c), threads);  // build() is quiet
+      LoweredFunc f = task.build(c);  // build() is quiet
+      codes[c.index()] = digest(to_string(f));
+      return feature_vector(f, threads);
     } catch (const Error&) {
+      codes[c.index()] = std::nullopt;
       return std::nullopt;
     }
   };
+  auto code = [&task, &codes](const Config& c) -> std::optional<uint64_t> {
+    auto it = codes.find(c.index());
+    if (it != codes.end()) return it->second;
+    std::optional<uint64_t> d;
+    try {
+      d = digest(to_string(task.build(c)));
+    } catch (const Error&) {
+    }
+    return codes[c.index()] = d;
+  };
   SearchTunerOptions to;
   to.seed = options.seed;
-  SearchTuner tuner(space, features, to);
+  SearchTuner tuner(space, features, to, code);
   const Config rules_choice = rules_config(space, rules.points());
   tuner.measure_first({rules_choice});
 
@@ -307,8 +325,10 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   }
   const Config& best_config = chosen_config(ranked, rules_choice);
   if (options.progress)
-    std::fprintf(stderr, "[auto_schedule] best of %zu configs (%.4f ms%s): %s\n", ranked.size(),
-                 ranked.front().second * 1e3,
+    std::fprintf(stderr,
+                 "[auto_schedule] best of %zu configs, %zu distinct loop nests (%zu candidates skipped: the same "
+                 "code as one measured) (%.4f ms%s): %s\n",
+                 ranked.size(), tuner.distinct_codes(), tuner.duplicates_skipped(), ranked.front().second * 1e3,
                  choice_note(best_config, ranked),
                  best_config.to_string().c_str());
   Decisions best(values_of(best_config));

@@ -10,8 +10,20 @@ namespace te::auto_sched {
 
 using autotune::Config;
 
-SearchTuner::SearchTuner(autotune::ConfigSpace space, FeatureFn features, SearchTunerOptions options)
-    : Tuner(std::move(space)), features_(std::move(features)), options_(options), rng_(options.seed) {}
+SearchTuner::SearchTuner(autotune::ConfigSpace space, FeatureFn features, SearchTunerOptions options, CodeFn code)
+    : Tuner(std::move(space)),
+      features_(std::move(features)),
+      options_(options),
+      rng_(options.seed),
+      code_(std::move(code)) {}
+
+bool SearchTuner::fresh_code(const Config& c) {
+  std::optional<uint64_t> code = code_(c);
+  if (!code || codes_.insert(*code).second) return true;  // one that does not lower fails when measured
+  ++duplicates_;
+  excluded_.insert(c.index());
+  return false;
+}
 
 const std::optional<std::vector<float>>& SearchTuner::features_of(const Config& c) {
   auto it = cache_.find(c.index());
@@ -37,6 +49,10 @@ Config SearchTuner::mutate(const Config& c) {
 }
 
 void SearchTuner::observe(const std::vector<Config>& configs, const std::vector<double>& costs) {
+  // Measured configs (resumed, or measured first) claim their code too.
+  if (code_)
+    for (const Config& c : configs)
+      if (std::optional<uint64_t> code = code_(c)) codes_.insert(*code);
   measured_.insert(measured_.end(), configs.begin(), configs.end());
   costs_.insert(costs_.end(), costs.begin(), costs.end());
   dirty_ = true;
@@ -62,11 +78,31 @@ void SearchTuner::refit() {
 }
 
 std::vector<Config> SearchTuner::propose(size_t n) {
+  if (!code_) return propose_ranked(n);
+  // Duplicates drop out of a batch: ask again for the rest (the skipped and the chosen
+  // are excluded) until n distinct codes, the space runs out, or so many candidates were
+  // lowered that the rest of the space is likely the same code.
+  std::vector<Config> out;
+  for (size_t examined = 0; out.size() < n && examined < 64 * n + 256;) {
+    std::vector<Config> batch = propose_ranked(n - out.size());
+    if (batch.empty()) break;
+    examined += batch.size();
+    for (const Config& c : batch) {
+      excluded_.insert(c.index());
+      if (fresh_code(c)) out.push_back(c);
+    }
+  }
+  // Proposed configs are seen() from now on; only the skipped ones stay excluded.
+  for (const Config& c : out) excluded_.erase(c.index());
+  return out;
+}
+
+std::vector<Config> SearchTuner::propose_ranked(size_t n) {
   size_t ok = 0;
   for (double c : costs_) ok += std::isfinite(c);
-  if (ok < options_.warmup || space_.knobs().empty()) return random_unseen(n, rng_);
+  if (ok < options_.warmup || space_.knobs().empty()) return random_unseen(n, rng_, excluded_);
   refit();
-  if (!model_.fitted()) return random_unseen(n, rng_);
+  if (!model_.fitted()) return random_unseen(n, rng_, excluded_);
 
   // Parents: the cheapest measured configs.
   std::vector<size_t> order(measured_.size());
@@ -77,7 +113,7 @@ std::vector<Config> SearchTuner::propose(size_t n) {
     if (std::isfinite(costs_[order[i]])) parents.push_back(measured_[order[i]]);
 
   // Candidates: mutations of the parents (and of their mutations), and random configs.
-  std::unordered_set<uint64_t> taken;
+  std::unordered_set<uint64_t> taken = excluded_;
   std::vector<Config> pool;
   auto consider = [&](const Config& c) {
     if (seen(c.index()) || !taken.insert(c.index()).second) return;
@@ -101,7 +137,7 @@ std::vector<Config> SearchTuner::propose(size_t n) {
 
   const size_t exploit = n - size_t(std::floor(double(n) * options_.explore));
   std::vector<Config> out;
-  std::unordered_set<uint64_t> chosen;
+  std::unordered_set<uint64_t> chosen = excluded_;
   for (size_t i = 0; i < rank.size() && out.size() < exploit; ++i) {
     out.push_back(pool[rank[i]]);
     chosen.insert(pool[rank[i]].index());

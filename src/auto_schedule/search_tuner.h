@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <unordered_set>
 #include <vector>
 
 #include "auto_schedule/cost_model.h"
@@ -28,15 +29,26 @@ class TE_API SearchTuner : public autotune::Tuner {  // exported for its tests o
   // `features`: the loop-IR features of a config's kernel, or nullopt when it does not
   // lower (such configs are never proposed).
   using FeatureFn = std::function<std::optional<std::vector<float>>(const autotune::Config&)>;
-  SearchTuner(autotune::ConfigSpace space, FeatureFn features, SearchTunerOptions options = {});
+  // `code`: a digest of a config's lowered IR (nullopt when it does not lower). A config
+  // whose code is that of one proposed or measured before is skipped, not proposed: many
+  // configs lower to the same loops (a tile the extent clamps), and measuring them again
+  // spends trials on nothing new.
+  using CodeFn = std::function<std::optional<uint64_t>(const autotune::Config&)>;
+  SearchTuner(autotune::ConfigSpace space, FeatureFn features, SearchTunerOptions options = {},
+              CodeFn code = nullptr);
 
   const BoostedCostModel& model() const { return model_; }
+  // Distinct codes proposed or measured, and the configs skipped as the same code as one.
+  size_t distinct_codes() const { return codes_.size(); }
+  size_t duplicates_skipped() const { return duplicates_; }
 
  protected:
   std::vector<autotune::Config> propose(size_t n) override;
   void observe(const std::vector<autotune::Config>& configs, const std::vector<double>& costs) override;
 
  private:
+  std::vector<autotune::Config> propose_ranked(size_t n);
+  bool fresh_code(const autotune::Config& c);  // records c's code; false when another config had it
   const std::optional<std::vector<float>>& features_of(const autotune::Config& c);
   autotune::Config mutate(const autotune::Config& c);
   void refit();
@@ -49,6 +61,10 @@ class TE_API SearchTuner : public autotune::Tuner {  // exported for its tests o
   std::vector<autotune::Config> measured_;
   std::vector<double> costs_;  // seconds; infinity for failures
   bool dirty_ = false;
+  CodeFn code_;
+  std::unordered_set<uint64_t> codes_;     // digests of the code proposed or measured
+  std::unordered_set<uint64_t> excluded_;  // configs skipped, and those of this batch so far
+  size_t duplicates_ = 0;
 };
 
 }  // namespace te::auto_sched

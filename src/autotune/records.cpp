@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <istream>
@@ -13,6 +16,7 @@
 
 #include "autotune/json_io.h"
 #include "te/error.h"
+#include "te/log.h"
 
 namespace te::autotune {
 
@@ -74,6 +78,19 @@ bool canonical_integer(const std::string& s, int64_t* v) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
   return ec == std::errc() && end == s.data() + s.size() && std::to_string(*v) == s &&
          std::fabs(static_cast<double>(*v)) < kMaxExactInt;
+}
+
+// "line 3: reason" of the first skipped line, its reason cut short and made printable (a
+// binary file's bytes are not echoed).
+std::string first_skipped(const RecordFile& file) {
+  const std::string& w = file.warnings.front();  // "name:line: skipped: reason"
+  const size_t at = w.find(": skipped: ");
+  const size_t colon = w.rfind(':', at - 1);
+  const std::string line = w.substr(colon + 1, at - colon - 1), reason = w.substr(at + 11);
+  std::string clean;
+  for (char c : reason.substr(0, 100)) clean += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  if (reason.size() > 100) clean += "...";
+  return fmt::format("first at line {}: {}", line, clean);
 }
 
 }  // namespace
@@ -232,14 +249,86 @@ RecordFile read_records(std::istream& in, const std::string& name) {
 RecordFile read_records_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return {};
+  // An ifstream opens a directory and then throws libstdc++'s "basic_filebuf::underflow".
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(fmt::format("tuning records: '{}' is a directory, not a records file", path));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("tuning records: cannot read '{}'", path));
-  return read_records(in, path);
+  if (!in) throw Error(fmt::format("tuning records: cannot read '{}': {}", path, std::strerror(errno)));
+  RecordFile file = read_records(in, path);
+  // Not one record: the wrong file (tune would append to it, a build would ignore it).
+  if (file.records.empty() && !file.warnings.empty())
+    throw Error(fmt::format("tuning records: no line of '{}' is a tuning record ({}); is it the right file?", path,
+                            first_skipped(file)));
+  return file;
+}
+
+std::string skipped_lines_summary(const RecordFile& file, const std::string& path) {
+  const size_t n = file.warnings.size();
+  if (!n) return "";
+  return fmt::format("tuning records: '{}': {} skipped ({})", path,
+                     n == 1 ? std::string("1 line that is not a tuning record was")
+                            : fmt::format("{} lines that are not tuning records were", n),
+                     first_skipped(file));
+}
+
+RecordFile load_records(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw Error(fmt::format("tuning records: '{}' does not exist (te tune or te auto-schedule --trials N write it)",
+                            path));
+  RecordFile file = read_records_file(path);
+  if (file.records.empty())
+    throw Error(fmt::format("tuning records: '{}' is empty (te tune or te auto-schedule --trials N fill it)", path));
+  if (!file.warnings.empty()) TE_LOG(Warn, skipped_lines_summary(file, path));
+  return file;
+}
+
+std::string no_record_reason(const std::vector<Record>& records, const std::string& key,
+                             const std::string& target) {
+  std::vector<std::string> keys;
+  std::string elsewhere;  // a target the key's records were measured for
+  size_t of_key = 0, here = 0, ok = 0;
+  for (const Record& r : records) {
+    if (r.key != key) {
+      if (std::find(keys.begin(), keys.end(), r.key) == keys.end()) keys.push_back(r.key);
+      continue;
+    }
+    ++of_key;
+    if (r.target != target) {
+      elsewhere = r.target;
+      continue;
+    }
+    ++here;
+    if (r.ok) ++ok;
+  }
+  if (!of_key) {
+    std::string list;
+    for (size_t i = 0; i < keys.size() && i < 3; ++i) list += (i ? ", " : "") + keys[i];
+    if (keys.size() > 3) list += ", ...";
+    return fmt::format("no record of '{}' (its records are of {})", key, list);
+  }
+  auto records_of = [&](size_t n) { return fmt::format("{} record{} of '{}'", n, n == 1 ? "" : "s", key); };
+  if (!here)
+    return fmt::format("{}, measured for another target ({}), none for this one ({}): tune again here",
+                       records_of(of_key), elsewhere, target);
+  if (!ok) return fmt::format("{}, {}", records_of(here), here == 1 ? "a failed config" : "every one a failed config");
+  return fmt::format("{} (successful), none a config of its space (the task's knobs changed?)", records_of(ok));
 }
 
 void append_records_file(const std::string& path, const std::vector<Record>& records) {
+  // A run killed mid-write leaves a last line without its newline: end it, or the next
+  // record would be glued to it and lost too.
+  bool unterminated = false;
+  {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (in && in.tellg() > 0) {
+      in.seekg(-1, std::ios::end);
+      unterminated = in.get() != '\n';
+    }
+  }
   std::ofstream out(path, std::ios::app | std::ios::binary);
   if (!out) throw Error(fmt::format("tuning records: cannot open '{}' for writing", path));
+  if (unterminated) out << '\n';
   for (const Record& r : records) out << format_record(r) << '\n';
   out.flush();
   if (!out) throw Error(fmt::format("tuning records: writing '{}' failed", path));

@@ -47,7 +47,8 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
   // Resume: this key's records on this host count as measured.
   if (!options.records_path.empty()) {
     RecordFile file = read_records_file(options.records_path);
-    for (const std::string& w : file.warnings) std::fprintf(stderr, "tune: warning: %s\n", w.c_str());
+    if (!file.warnings.empty())
+      std::fprintf(stderr, "tune: warning: %s\n", skipped_lines_summary(file, options.records_path).c_str());
     std::vector<Config> configs;
     std::vector<double> costs;
     size_t unknown = 0;
@@ -135,9 +136,14 @@ LoweredFunc apply_best(const std::vector<Record>& records, const Task& task) {
 }
 
 LoweredFunc apply_best(const std::string& records_path, const Task& task) {
-  RecordFile file = read_records_file(records_path);
-  for (const std::string& w : file.warnings) std::fprintf(stderr, "apply_best: warning: %s\n", w.c_str());
-  return apply_best(file.records, task);
+  if (!task.build) throw Error(fmt::format("apply_best '{}': the task has no build callback", task.key));
+  // A file was asked for: falling back to the reference schedule would hide a wrong path
+  // or file behind a slow kernel.
+  RecordFile file = load_records(records_path);
+  std::optional<Config> c = best_config(file.records, task.key, task.space);
+  if (!c)
+    throw Error(fmt::format("tuning records: '{}' holds {}", records_path, no_record_reason(file.records, task.key)));
+  return task.build(*c);
 }
 
 }  // namespace te::autotune

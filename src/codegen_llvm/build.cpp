@@ -72,6 +72,8 @@ class IdentityPattern : public IRVisitor {
   std::unordered_map<const BufferNode*, size_t> buffers_;
 };
 
+}  // namespace
+
 std::string cache_key(const CompileInput& in) {
   std::string key = target_fingerprint();
   key += "\n" + build_options_key(in.options);
@@ -84,6 +86,7 @@ std::string cache_key(const CompileInput& in) {
   return key;
 }
 
+namespace {
 
 class CompileCache {
  public:

@@ -75,8 +75,18 @@ std::vector<Argument> Function::make_arguments(const std::vector<NDArray>& input
     if (value.kind() == Argument::Kind::Int) env[it->second] = value.int_value();
   }
 
-  // Shape variables bound by the inputs, which a given value must agree with.
+  // Ranks first: binding n from a 2-D A would blame the next input for A's mistake.
   size_t next = 0;
+  for (size_t p = 0; p < f.params.size(); ++p) {
+    if (!f.params[p].is_buffer() || e.param_written[p]) continue;
+    const NDArray& in = inputs[next++];
+    if (in.ndim() != f.params[p].buffer.ndim())
+      throw Error(fmt::format("{}: input '{}' has rank {} (shape {}), expected rank {}", f.name, f.params[p].name(),
+                              in.ndim(), in.shape_string(), f.params[p].buffer.ndim()));
+  }
+
+  // Shape variables bound by the inputs, which a given value must agree with.
+  next = 0;
   for (size_t p = 0; p < f.params.size(); ++p) {
     if (!f.params[p].is_buffer() || e.param_written[p]) continue;
     const NDArray& in = inputs[next++];

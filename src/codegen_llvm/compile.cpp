@@ -8,6 +8,7 @@
 
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/compiler.h"
+#include "codegen_llvm/disk_cache.h"
 #include "codegen_llvm/internal_compile.h"
 #include "codegen_llvm/llvm_compat.h"
 #include "codegen_llvm/target.h"
@@ -75,7 +76,18 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   return m;
 }
 
-std::string compile_object(const CompileInput& in) { return compile_object(in, nullptr); }
+std::string compile_object(const CompileInput& in) {
+  // The persistent cache: exporting the same functions again, in a new process, skips LLVM.
+  if (disk_cache_dir().empty()) return compile_object(in, nullptr);
+  const std::string key = "object\n" + te_build_identity() + "\n" + cache_key(in);
+  if (std::optional<std::string> object = disk_cache_get(key)) {
+    TE_LOG(Info, fmt::format("object '{}': from the compile cache", in.funcs.empty() ? "" : in.funcs[0].name));
+    return *object;
+  }
+  std::string object = compile_object(in, nullptr);
+  disk_cache_put(key, object);
+  return object;
+}
 
 std::string compile_object(const CompileInput& in, const std::function<void(llvm::Module&)>& extend) {
   std::string what = in.funcs.empty() ? "object" : "object '" + in.funcs[0].name + "'";

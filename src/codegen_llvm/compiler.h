@@ -37,6 +37,10 @@ class LoadedCode {
 };
 std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in);
 
+// Everything that decides the compiled code: the IR (with variable identity), the options,
+// LLVM's version and the host target. The in-memory and the on-disk caches' key.
+std::string cache_key(const CompileInput& in);
+
 // What the code depends on besides the IR: LLVM's version and the host target.
 std::string target_fingerprint();
 std::string host_cpu_name();

@@ -1,5 +1,6 @@
 // Ahead of time: object files, shared libraries (linked by the system C compiler) and
 // the C headers that declare their functions.
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 
 #include "codegen_llvm/compiler.h"
 #include "te/build.h"
+#include "te/runtime/c_runtime_api.h"
 
 extern char** environ;
 
@@ -83,6 +85,21 @@ std::vector<std::string> extern_library_arguments(const BuildOptions& options) {
     args.push_back("-Wl,-rpath," + absolute.parent_path().string());
   }
   return args;
+}
+
+// The linker arguments that make a kernel library name libte_runtime (DT_NEEDED), so a
+// plain dlopen of it works: the runtime this process loaded (the installed one, or the
+// build tree's), found through the RUNPATH "$ORIGIN:<its folder>" (a copy shipped next
+// to the kernel library first). None for another target: this runtime is the host's.
+std::vector<std::string> runtime_library_arguments(const BuildOptions& options) {
+  if (codegen::foreign_target(options)) return {};
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&te_parallel_for), &info) == 0 || info.dli_fname == nullptr)
+    throw Error("export_library: cannot find the file of libte_runtime (dladdr failed)");
+  std::error_code ec;
+  std::filesystem::path runtime = std::filesystem::canonical(info.dli_fname, ec);
+  if (ec) runtime = info.dli_fname;
+  return {runtime.string(), "-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN:" + runtime.parent_path().string()};
 }
 
 std::string header_guard(const std::string& path) {
@@ -169,6 +186,16 @@ void export_library(const LoweredFunc& func, const std::string& path, const Buil
   export_library(std::vector<LoweredFunc>{func}, path, options);
 }
 
+void link_library(const std::string& object_path, const std::string& path, const BuildOptions& options) {
+  std::vector<std::string> argv = c_compiler(options);
+  for (const char* a : {"-shared", "-o"}) argv.push_back(a);
+  argv.push_back(path);
+  argv.push_back(object_path);
+  for (const std::string& a : extern_library_arguments(options)) argv.push_back(a);
+  for (const std::string& a : runtime_library_arguments(options)) argv.push_back(a);
+  run_program(argv, "export_library");
+}
+
 void export_library(const std::vector<LoweredFunc>& funcs, const std::string& path,
                     const BuildOptions& options) {
   std::string object = codegen::compile_object(codegen::compile_input(funcs, options));
@@ -183,12 +210,7 @@ void export_library(const std::vector<LoweredFunc>& funcs, const std::string& pa
   std::string object_path(name.data());
   try {
     write_file(object_path, object, "export_library");
-    std::vector<std::string> argv = c_compiler(options);
-    for (const char* a : {"-shared", "-o"}) argv.push_back(a);
-    argv.push_back(path);
-    argv.push_back(object_path);
-    for (const std::string& a : extern_library_arguments(options)) argv.push_back(a);
-    run_program(argv, "export_library");
+    link_library(object_path, path, options);
   } catch (...) {
     std::remove(object_path.c_str());
     throw;

@@ -12,6 +12,7 @@
 
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/compiler.h"
+#include "codegen_llvm/disk_cache.h"
 #include "codegen_llvm/extern_symbols.h"
 #include "codegen_llvm/internal_compile.h"
 #include "codegen_llvm/llvm_compat.h"
@@ -26,6 +27,7 @@ std::atomic<uint64_t> g_compilations{0};
 std::atomic<uint64_t> g_cache_hits{0};
 std::atomic<uint64_t> g_live_code{0};
 std::atomic<uint64_t> g_next_module{0};
+std::atomic<uint64_t> g_disk_hits{0};
 
 std::string llvm_message(llvm::Error err) { return llvm::toString(std::move(err)); }
 
@@ -102,55 +104,97 @@ llvm::orc::SymbolMap resolve_externs(llvm::orc::LLJIT& jit, const CompileInput& 
 
 }  // namespace
 
-std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
-  llvm::orc::LLJIT& jit = the_jit();
-  std::string prefix = fmt::format("__te{}_", g_next_module.fetch_add(1));
-  std::string what = in.funcs.empty() ? "JIT" : "JIT '" + in.funcs[0].name + "'";
-  TE_LOG(Info, fmt::format("{}: compiling (not in the cache)", what));
-  StageTimer timer(what);
-  auto libraries = std::make_unique<ExternLibraries>(in.options.extern_libraries);
-  llvm::orc::SymbolMap externs = resolve_externs(jit, in, prefix, *libraries);
-  std::string object;
-  {
-    llvm::LLVMContext ctx;
-    const TargetSpec target = resolve_target(in.options);
-    check_runs_on_host(target);
-    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, in.options.opt_level);
-    std::unique_ptr<llvm::Module> m =
-        generate_module(ctx, in, prefix, /*packed_entries=*/true, target, *tm);
-    timer.lap("LLVM IR emission");
-    optimize(*m, *tm, in.options.opt_level);
-    timer.lap("LLVM optimization");
-    object = emit_machine_code(*m, *tm, /*assembly=*/false);
-    timer.lap("LLVM machine code");
-  }
+namespace {
+
+// The object of in, its symbols prefixed by prefix, compiled by LLVM.
+std::string compile_jit_object(const CompileInput& in, const std::string& prefix, StageTimer& timer) {
+  llvm::LLVMContext ctx;
+  const TargetSpec target = resolve_target(in.options);
+  check_runs_on_host(target);
+  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, in.options.opt_level);
+  std::unique_ptr<llvm::Module> m = generate_module(ctx, in, prefix, /*packed_entries=*/true, target, *tm);
+  timer.lap("LLVM IR emission");
+  optimize(*m, *tm, in.options.opt_level);
+  timer.lap("LLVM optimization");
+  std::string object = emit_machine_code(*m, *tm, /*assembly=*/false);
+  timer.lap("LLVM machine code");
   g_compilations.fetch_add(1);
+  return object;
+}
+
+// Loads object under its own tracker; nullptr (nothing left loaded) when the JIT rejects
+// it, with the reason in *error.
+std::shared_ptr<LoadedCode> load(const CompileInput& in, const std::string& prefix, const std::string& object,
+                                 std::unique_ptr<ExternLibraries>& libraries, std::string* error) {
+  llvm::orc::LLJIT& jit = the_jit();
   llvm::orc::JITDylib& main = jit.getMainJITDylib();
   llvm::orc::ResourceTrackerSP tracker = main.createResourceTracker();
+  llvm::orc::SymbolMap externs = resolve_externs(jit, in, prefix, *libraries);
+  auto fail = [&](std::string message) -> std::shared_ptr<LoadedCode> {
+    if (llvm::Error removed = tracker->remove()) llvm::consumeError(std::move(removed));
+    *error = std::move(message);
+    return nullptr;
+  };
   if (!externs.empty()) {
     if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(std::move(externs)), tracker))
-      throw Error("build: the JIT cannot register the extern functions: " + llvm_message(std::move(err)));
+      return fail("build: the JIT cannot register the extern functions: " + llvm_message(std::move(err)));
   }
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, prefix + "object");
-  if (llvm::Error err = jit.addObjectFile(tracker, std::move(buffer))) {
-    std::string message = llvm_message(std::move(err));
-    if (llvm::Error removed = tracker->remove()) llvm::consumeError(std::move(removed));
-    throw Error("build: the JIT rejects the compiled code: " + message);
-  }
+  if (llvm::Error err = jit.addObjectFile(tracker, std::move(buffer)))
+    return fail("build: the JIT rejects the compiled code: " + llvm_message(std::move(err)));
   std::vector<PackedFn> fns;
   for (const KernelSignature& sig : in.sigs) {
     auto sym = jit.lookup(main, packed_symbol(prefix, sig.name));
-    if (!sym) {
-      std::string message = llvm_message(sym.takeError());
-      if (llvm::Error err = tracker->remove()) llvm::consumeError(std::move(err));
-      throw Error(
-          fmt::format("build: {}: the JIT cannot link the compiled code: {}", sig.name, message));
-    }
+    if (!sym)
+      return fail(fmt::format("build: {}: the JIT cannot link the compiled code: {}", sig.name,
+                              llvm_message(sym.takeError())));
     fns.push_back(reinterpret_cast<PackedFn>(static_cast<uintptr_t>(compat::address_of(*sym))));
   }
+  return std::make_shared<JitCode>(std::move(tracker), std::move(fns), std::move(libraries));
+}
+
+}  // namespace
+
+std::shared_ptr<LoadedCode> jit_compile(const CompileInput& in) {
+  llvm::orc::LLJIT& jit = the_jit();
+  std::string what = in.funcs.empty() ? "JIT" : "JIT '" + in.funcs[0].name + "'";
+  StageTimer timer(what);
+  std::string error;
+  // Extern names are resolved before any compiling: an unknown one fails at once.
+  auto libraries = std::make_unique<ExternLibraries>(in.options.extern_libraries);
+  resolve_externs(jit, in, "", *libraries);
+  // The persistent cache (with use_cache): the symbols' prefix comes from the key, so the
+  // object is the same in every process. Two live copies of one key would clash (two
+  // threads building it at once): the second is compiled again under a prefix of its own.
+  if (in.options.use_cache && !disk_cache_dir().empty()) {
+    const std::string key = "jit\n" + te_build_identity() + "\n" + cache_key(in);
+    const std::string prefix = fmt::format("__te_{:016x}_", cache_digest(key));
+    std::optional<std::string> object = disk_cache_get(key);
+    const bool hit = object.has_value();
+    if (hit) {
+      TE_LOG(Info, fmt::format("{}: from the compile cache", what));
+      g_disk_hits.fetch_add(1);
+    } else {
+      TE_LOG(Info, fmt::format("{}: compiling (not in the cache)", what));
+      object = compile_jit_object(in, prefix, timer);
+    }
+    if (std::shared_ptr<LoadedCode> code = load(in, prefix, *object, libraries, &error)) {
+      if (!hit) disk_cache_put(key, *object);
+      timer.lap("JIT linking");
+      timer.finish();
+      return code;
+    }
+    TE_LOG(Debug, fmt::format("{}: the cached prefix is taken ({}); compiling under another", what, error));
+  } else {
+    TE_LOG(Info, fmt::format("{}: compiling (not in the cache)", what));
+  }
+  std::string prefix = fmt::format("__te{}_", g_next_module.fetch_add(1));
+  std::string object = compile_jit_object(in, prefix, timer);
+  std::shared_ptr<LoadedCode> code = load(in, prefix, object, libraries, &error);
+  if (!code) throw Error(error);
   timer.lap("JIT linking");
   timer.finish();
-  return std::make_shared<JitCode>(std::move(tracker), std::move(fns), std::move(libraries));
+  return code;
 }
 
 void note_cache_hit() {
@@ -163,6 +207,7 @@ JitStats current_jit_stats() {
   s.compilations = g_compilations.load();
   s.cache_hits = g_cache_hits.load();
   s.live_code_objects = g_live_code.load();
+  s.disk_cache_hits = g_disk_hits.load();
   return s;
 }
 

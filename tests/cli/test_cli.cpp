@@ -40,9 +40,10 @@ class CliTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs `te ARGS` (a shell word list) in the scratch folder.
-  Result te(const std::string& args) {
-    std::string command = "cd " + dir_.string() + " && " TE_CLI_PATH " " + args + " >out.txt 2>err.txt";
-    int raw = std::system(command.c_str());
+  Result te(const std::string& args) { return te_shell(TE_CLI_PATH " " + args); }
+  // Runs a shell command (not te) in the scratch folder.
+  Result te_shell(const std::string& command) {
+    int raw = std::system(("cd " + dir_.string() + " && (" + command + ") >out.txt 2>err.txt").c_str());
     Result r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
     r.out = read(dir_ / "out.txt");
@@ -103,6 +104,47 @@ TEST_F(CliTest, MalformedCommandLinesExitWithTwo) {
   }
 }
 
+// One exit-status rule for every subcommand: 2 when the command line itself is wrong (an
+// unknown option, a missing argument, a value out of its option's range or not of its
+// kind, a --target that is not llvm, cuda or a triple), 1 when te fails doing the work.
+// Ranges are said in plain words.
+TEST_F(CliTest, OptionValuesOutOfRangeSayTheRangeAndExitWithTwo) {
+  const std::string gen = TE_CLI_GENERATORS;
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"tune " + gen + " rowsum --records r.jsonl --trials -3", "--trials: expects a whole number of at least 1, not '-3'"},
+      {"tune " + gen + " rowsum --records r.jsonl --trials 0", "--trials: expects a whole number of at least 1, not '0'"},
+      {"tune " + gen + " rowsum --records r.jsonl --trials 99999999999",
+       "--trials: expects at most 2147483647, not '99999999999'"},
+      {"tune " + gen + " rowsum --records r.jsonl --repeat 0", "--repeat: expects a whole number of at least 1, not '0'"},
+      {"tune " + gen + " rowsum --records r.jsonl --timeout 0", "--timeout: expects a number of seconds above 0, not '0'"},
+      {"tune " + gen + " rowsum --records r.jsonl --early-stopping x",
+       "--early-stopping: expects a whole number of at least 0, not 'x'"},
+      {"run " + gen + " vadd --repeat 0", "--repeat: expects a whole number of at least 1, not '0'"},
+      {"run " + gen + " vadd --number 0", "--number: expects a whole number of at least 1, not '0'"},
+      {"run " + gen + " vadd --min-repeat-ms -1", "--min-repeat-ms: expects a whole number of at least 0, not '-1'"},
+      {"auto-schedule " + gen + " matmul --trials -1", "--trials: expects a whole number of at least 0, not '-1'"},
+      {"auto-schedule " + gen + " matmul --time-budget -1",
+       "--time-budget: expects a number of seconds of at least 0, not '-1'"},
+      {"auto-schedule " + gen + " matmul --threads 1.5", "--threads: expects a whole number of at least 0, not '1.5'"},
+      {"lower " + gen + " vadd --target opencl", "--target: expects llvm (the cpu function) or cuda, not 'opencl'"},
+      {"build " + gen + " vadd --target opencl",
+       "--target: expects llvm, cuda or a target triple such as aarch64-linux-gnu, not 'opencl'"},
+      {"auto-schedule " + gen + " matmul --target opencl",
+       "--target: expects llvm, cuda or a target triple such as aarch64-linux-gnu, not 'opencl'"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    expect_error(te(c.args), c.message + " (see te --help)", 2);
+  }
+  // The work failing is 1 in every subcommand: a triple LLVM does not know, a missing file.
+  EXPECT_EQ(te("build", "vadd --target nonsense-triple -o out").status, 1);
+  for (const char* sub : {"lower", "build", "run", "tune"})
+    EXPECT_EQ(te(std::string(sub) + " /nonexistent/gen.so vadd --records r.jsonl").status, 1) << sub;
+}
+
 TEST_F(CliTest, EverySubcommandHasManPageHelp) {
   for (const char* sub : {"list", "lower", "build", "run", "tune", "auto-schedule"}) {
     Result r = te(std::string(sub) + " --help");
@@ -151,6 +193,74 @@ TEST_F(CliTest, BuildWritesObjectLibraryHeaderAndCuda) {
                "--mcpu and --mattr apply to CPU targets, not to --target cuda");
 }
 
+// The kernel library names libte_runtime with a RUNPATH that finds it: a program that
+// only dlopens it (no te linked) calls the kernel. The CUDA launcher is KERNEL_cuda (its
+// header's name; the CPU function KERNEL links beside it) and its header is C.
+TEST_F(CliTest, BuiltLibraryLoadsAloneAndCudaHeaderIsC) {
+  ASSERT_EQ(te("build", "vadd -o out").status, 0);
+  std::ofstream(path("loader.c")) << R"(#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+int main(void) {
+  void* lib = dlopen("out/vadd.so", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) { printf("dlopen: %s\n", dlerror()); return 1; }
+  int32_t (*vadd)(float*, float*, float*, int32_t) = (int32_t (*)(float*, float*, float*, int32_t))dlsym(lib, "vadd");
+  float a[3] = {1, 2, 3}, b[3] = {10, 20, 30}, c[3] = {0, 0, 0};
+  if (!vadd || vadd(a, b, c, 3) != 0) return 2;
+  printf("%g %g %g\n", c[0], c[1], c[2]);
+  return 0;
+}
+)";
+  Result loader = te_shell("cc -std=c99 -Wall -Werror loader.c -o loader -ldl && ./loader");
+  EXPECT_EQ(loader.status, 0) << loader.out << loader.err;
+  EXPECT_EQ(loader.out, "11 22 33\n");
+  Result dynamic = te_shell("readelf -d out/vadd.so");
+  EXPECT_NE(dynamic.out.find("(NEEDED)             Shared library: [libte_runtime.so"), std::string::npos)
+      << dynamic.out;
+  EXPECT_NE(dynamic.out.find("(RUNPATH)            Library runpath: [$ORIGIN:/"), std::string::npos) << dynamic.out;
+
+  ASSERT_EQ(te("build", "vadd --target cuda -o out").status, 0);
+  const std::string header = read(dir_ / "out/vadd_cuda.h");
+  EXPECT_NE(header.find("cudaError_t vadd_cuda(float* A, float* B, float* C, int32_t n, cudaStream_t stream);"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(read(dir_ / "out/vadd.cu").find("cudaError_t vadd_cuda("), std::string::npos);
+  // A stand-in cuda_runtime.h: the header must be C (and C++) that a host compiler takes.
+  fs::create_directories(dir_ / "stub");
+  std::ofstream(path("stub/cuda_runtime.h")) << "typedef int cudaError_t;\ntypedef struct CUstream_st* cudaStream_t;\n";
+  std::ofstream(path("use.c")) << "#include \"vadd_cuda.h\"\n"
+                                  "cudaError_t call(float* a, cudaStream_t s) { return vadd_cuda(a, a, a, 1, s); }\n";
+  Result c = te_shell("cc -std=c99 -Wall -Werror -fsyntax-only -Istub -Iout use.c");
+  EXPECT_EQ(c.status, 0) << c.err;
+  Result cxx = te_shell("c++ -x c++ -Wall -Werror -fsyntax-only -Istub -Iout use.c");
+  EXPECT_EQ(cxx.status, 0) << cxx.err;
+}
+
+// te build compiles a kernel once (the .so is linked from the .o), and a repeated build
+// in a new process takes the object from the persistent compile cache, byte for byte.
+TEST_F(CliTest, BuildCompilesOnceAndCachesOnDisk) {
+  const std::string build = "TE_LOG=info " TE_CLI_PATH " build " TE_CLI_GENERATORS " vadd";
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  Result cold = te_shell("TE_CACHE=0 " + build + " -o cold");
+  ASSERT_EQ(cold.status, 0) << cold.err;
+  EXPECT_EQ(count(cold.err, "object 'vadd': compiling for"), 1u) << cold.err;
+  EXPECT_FALSE(fs::exists(dir_ / "cache"));
+
+  Result first = te_shell("TE_CACHE=1 TE_CACHE_DIR=cache " + build + " -o first");
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(count(first.err, "compiling for"), 1u) << first.err;
+  Result again = te_shell("TE_CACHE=1 TE_CACHE_DIR=cache " + build + " -o again");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(count(again.err, "compiling for"), 0u) << again.err;
+  EXPECT_EQ(count(again.err, "object 'vadd': from the compile cache"), 1u) << again.err;
+  EXPECT_EQ(read(dir_ / "again/vadd.o"), read(dir_ / "first/vadd.o"));
+  EXPECT_EQ(read(dir_ / "again/vadd.o"), read(dir_ / "cold/vadd.o"));
+}
+
 TEST_F(CliTest, BuildForAnotherTarget) {
   Result r = te("build", "vadd --target aarch64-linux-gnu --mcpu cortex-a78 --no-shared -o arm");
   EXPECT_EQ(r.status, 0) << r.err;
@@ -180,11 +290,22 @@ TEST_F(CliTest, RunMatchesInterpret) {
   NDArray a = write_input(dir_ / "a.npy", 1000, 0.5f), b = write_input(dir_ / "b.npy", 1000, 2.0f);
   Result r = te("run", "vadd --inputs a.npy b.npy --outputs out");
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "out/C.npy\n");
+  EXPECT_EQ(r.out, "out/vadd.C.npy\n");
   load_generator_library(TE_CLI_GENERATORS);
   NDArray expected = NDArray::empty({1000}, Float(32));
   interpret(run_generator("vadd").cpu, {a, b, expected});
-  EXPECT_EQ(NDArray::load_npy(path("out/C.npy")).to_vector<float>(), expected.to_vector<float>());
+  EXPECT_EQ(NDArray::load_npy(path("out/vadd.C.npy")).to_vector<float>(), expected.to_vector<float>());
+}
+
+// Outputs are named KERNEL.PARAM.npy: two kernels' runs into one folder keep both.
+TEST_F(CliTest, RunOutputsOfTwoKernelsShareAFolder) {
+  write_input(dir_ / "a.npy", 8, 1.0f);
+  write_input(dir_ / "b.npy", 8, 1.0f);
+  ASSERT_EQ(te("run", "vadd --inputs a.npy b.npy --outputs out").status, 0);
+  Result r = te("run", "tile_scale --inputs a.npy --shape m=8 --param alpha=1 --outputs out");
+  EXPECT_EQ(r.out, "out/tile_scale.Out.npy\n");
+  EXPECT_TRUE(fs::exists(dir_ / "out/vadd.C.npy"));
+  EXPECT_TRUE(fs::exists(dir_ / "out/tile_scale.Out.npy"));
 }
 
 // NumPy has no bfloat16: te run reads a bfloat16 input from uint16 bits and writes its
@@ -197,7 +318,7 @@ TEST_F(CliTest, RunReadsAndWritesBFloat16AsUint16Bits) {
   NDArray a = NDArray::load_npy(path("a.npy"), BFloat(16)), expected = NDArray::empty({6}, BFloat(16));
   load_generator_library(TE_CLI_GENERATORS);
   interpret(run_generator("bf16_scale").cpu, {a, expected});
-  NDArray out = NDArray::load_npy(path("out/B.npy"));
+  NDArray out = NDArray::load_npy(path("out/bf16_scale.B.npy"));
   EXPECT_EQ(out.dtype(), UInt(16));
   std::vector<uint16_t> want(6);
   std::memcpy(want.data(), expected.data(), 12);
@@ -212,7 +333,7 @@ TEST_F(CliTest, RunWithShapeAndScalarParameters) {
   load_generator_library(TE_CLI_GENERATORS);
   NDArray expected = NDArray::empty({20}, Float(32));
   interpret(run_generator("tile_scale").cpu, {a, expected, 0.5});
-  EXPECT_EQ(NDArray::load_npy(path("out/Out.npy")).to_vector<float>(), expected.to_vector<float>());
+  EXPECT_EQ(NDArray::load_npy(path("out/tile_scale.Out.npy")).to_vector<float>(), expected.to_vector<float>());
 
   expect_error(te("run", "tile_scale --inputs a.npy --param alpha=0.5"),
                "tile_scale: the shape of output 'Out' needs m, which no input binds; give its value");
@@ -242,6 +363,11 @@ TEST_F(CliTest, RunRejectsWrongInputsInOneLine) {
   EXPECT_EQ(shape.status, 1);
   EXPECT_NE(shape.err.find("'B'"), std::string::npos) << shape.err;
   EXPECT_EQ(std::count(shape.err.begin(), shape.err.end(), '\n'), 1) << shape.err;
+  // A wrong rank is named before any shape variable is bound from it.
+  NDArray::from_vector(std::vector<float>(1000, 1.0f), {10, 100}).save_npy(path("a2d.npy"));
+  write_input(dir_ / "b1000.npy", 1000, 1.0f);
+  expect_error(te("run", "vadd --inputs a2d.npy b1000.npy"),
+               "vadd: input 'A' has rank 2 (shape (10, 100)), expected rank 1");
   expect_error(te("run", "gpu_only --inputs a.npy"),
                "kernel 'gpu_only' has no cpu function (te run runs the cpu function)");
 }
@@ -282,6 +408,88 @@ TEST_F(CliTest, TuneWritesRecordsThatBuildAndRunUse) {
   expect_error(te("lower", "vadd --records r.jsonl"),
                "generator: kernel 'vadd' is a TE_GENERATOR, which has no knobs: tuning records "
                "apply to TE_TUNING_TASKs (rowsum)");
+}
+
+// Every way a --records file can be wrong is an error naming the file (exit 1), for a
+// tuning task and a TE_COMPUTE, in lower, build and run alike: never the untuned schedule
+// in silence. A damaged last line (a killed run) is one warning; the rest is used.
+TEST_F(CliTest, RecordsFailureModes) {
+  load_generator_library(TE_CLI_GENERATORS);
+  autotune::Task task = tuning_task("rowsum");
+  auto line = [&](const std::string& key, bool ok, const std::string& target = "") {
+    autotune::Record r = autotune::make_record(key, task.space.at(1), ok, ok ? "" : "crashed",
+                                               ok ? std::vector<double>{0.001} : std::vector<double>{}, 0);
+    if (!target.empty()) r.target = target;
+    return autotune::format_record(r) + "\n";
+  };
+  const std::string good = line("rowsum/64", true);
+  fs::create_directories(dir_ / "recdir");
+  std::ofstream(path("empty.jsonl"));
+  std::ofstream(path("garbage.jsonl"), std::ios::binary) << "\x7f" "ELF\x01\x02 not records\n" << std::string(500, 'x')
+                                                         << "\n";
+  std::ofstream(path("truncated.jsonl")) << good << good.substr(0, 30);
+  std::ofstream(path("other_task.jsonl")) << line("other/1", true);
+  std::ofstream(path("other_host.jsonl")) << line("rowsum/64", true, "riscv64-unknown-linux-gnu -mcpu=generic features=0");
+  std::ofstream(path("failed.jsonl")) << line("rowsum/64", false);
+  const std::string prefix = "generator: kernel 'rowsum': tuning records: ";
+  struct Case {
+    const char* file;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"missing.jsonl", prefix + "'missing.jsonl' does not exist (te tune or te auto-schedule --trials N write it)"},
+      {"recdir", prefix + "'recdir' is a directory, not a records file"},
+      {"empty.jsonl", prefix + "'empty.jsonl' is empty (te tune or te auto-schedule --trials N fill it)"},
+      {"garbage.jsonl", prefix + "no line of 'garbage.jsonl' is a tuning record (first at line 1: tuning record: JSON: "},
+      {"other_task.jsonl", prefix + "'other_task.jsonl' holds no record of 'rowsum/64' (its records are of other/1)"},
+      {"other_host.jsonl", prefix + "'other_host.jsonl' holds 1 record of 'rowsum/64', measured for another target "
+                                    "(riscv64-unknown-linux-gnu -mcpu=generic features=0), none for this one ("},
+      {"failed.jsonl", prefix + "'failed.jsonl' holds 1 record of 'rowsum/64', a failed config"},
+  };
+  for (const Case& c : cases) {
+    for (const char* command : {"lower", "build", "run"}) {
+      const std::string args = std::string(command == std::string("build") ? "rowsum --no-shared -o out" : "rowsum") +
+                               " --records " + c.file;
+      SCOPED_TRACE(std::string(command) + " " + args);
+      Result r = te(command, args);
+      EXPECT_EQ(r.status, 1);
+      EXPECT_EQ(r.out, "");
+      EXPECT_EQ(r.err.rfind("te: " + c.message, 0), 0u) << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_EQ(r.err.find('\x7f'), std::string::npos) << "raw bytes echoed";
+    }
+  }
+  // The truncated last line: one warning line, and the good record is used.
+  Result truncated = te("lower", "rowsum --records truncated.jsonl");
+  EXPECT_EQ(truncated.status, 0) << truncated.err;
+  EXPECT_NE(truncated.out.find("i.outer"), std::string::npos) << truncated.out;
+  EXPECT_EQ(truncated.err.rfind("[te warn] tuning records: 'truncated.jsonl': 1 line that is not a tuning record was "
+                                "skipped (first at line 2: tuning record: JSON: ",
+                                0),
+            0u)
+      << truncated.err;
+  EXPECT_EQ(std::count(truncated.err.begin(), truncated.err.end(), '\n'), 1) << truncated.err;
+  // te tune neither resumes from nor appends to a file that holds no record.
+  const std::string garbage = read(dir_ / "garbage.jsonl");
+  Result tune = te("tune", "rowsum --trials 2 --tuner grid --repeat 1 --records garbage.jsonl");
+  EXPECT_EQ(tune.status, 1);
+  EXPECT_EQ(tune.err.rfind("te: tuning records: no line of 'garbage.jsonl' is a tuning record", 0), 0u) << tune.err;
+  EXPECT_EQ(read(dir_ / "garbage.jsonl"), garbage);
+  // A TE_COMPUTE: a missing file, and records searched for other options.
+  expect_error(te("lower", "matmul --records missing.jsonl"),
+               "generator: kernel 'matmul': auto_schedule: the records file 'missing.jsonl' does not exist; with "
+               "trials = 0 the records are only read (give trials > 0 to search and write them)");
+  expect_error(te("lower", "matmul --records empty.jsonl"),
+               "generator: kernel 'matmul': tuning records: 'empty.jsonl' is empty (te tune or te auto-schedule "
+               "--trials N fill it)");
+  Result searched = te("auto-schedule", "matmul -q --trials 2 --threads 1 --records t1.jsonl --no-shared -o out");
+  ASSERT_EQ(searched.status, 0) << searched.err;
+  Result other = te("lower", "matmul --records t1.jsonl");
+  EXPECT_EQ(other.status, 1);
+  EXPECT_NE(other.err.find("'t1.jsonl' holds no successful record of 'C' for target llvm, threads=0"),
+            std::string::npos)
+      << other.err;
+  EXPECT_EQ(te("auto-schedule", "matmul -q --threads 1 --records t1.jsonl --no-shared -o out").status, 0);
 }
 
 // matmul's inputs: A 64 x 32, B 32 x 48, bias 48, small integers (exact in float).
@@ -331,7 +539,7 @@ TEST_F(CliTest, AutoScheduleBuildsAComputeThatRunsAsInterpretAndCxxDo) {
   Result run = te("run", "matmul --inputs a.npy b.npy bias.npy --outputs res");
   EXPECT_EQ(run.status, 0) << run.err;
   std::vector<float> expected = matmul_reference(in);
-  EXPECT_EQ(NDArray::load_npy(path("res/C.npy")).to_vector<float>(), expected);
+  EXPECT_EQ(NDArray::load_npy(path("res/matmul.C.npy")).to_vector<float>(), expected);
   load_generator_library(TE_CLI_GENERATORS);
   NDArray c = NDArray::empty({64, 48}, Float(32));
   LoweredFunc rules = find_kernel("matmul").cpu;
@@ -346,6 +554,7 @@ TEST_F(CliTest, AutoScheduleSearchWritesRecordsThatLowerAndRunUse) {
   Result r = te("auto-schedule", "matmul --trials 3 --records as.jsonl --no-shared -o out");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("best"), std::string::npos) << r.err;  // the search's progress
+  EXPECT_NE(r.err.find("distinct loop nests"), std::string::npos) << r.err;
   std::istringstream records(read(dir_ / "as.jsonl"));
   int lines = 0;
   for (std::string line; std::getline(records, line);) ++lines;

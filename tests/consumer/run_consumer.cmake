@@ -92,7 +92,8 @@ else()
   check("vadd.cu lacks the launcher vadd_cuda" cu MATCHES "cudaError_t vadd_cuda\\(")
   check("vadd.cu has no kernel" cu MATCHES "__global__")
   file(READ "${out}/vadd_cuda.h" cuh)
-  check("vadd_cuda.h lacks the launcher" cuh MATCHES "extern \"C\" cudaError_t vadd_cuda\\(")
+  check("vadd_cuda.h lacks the launcher" cuh MATCHES "\ncudaError_t vadd_cuda\\(")
+  check("vadd_cuda.h is not C and C++" cuh MATCHES "#ifdef __cplusplus\nextern \"C\" {")
 
   # aot_app links libte_runtime, not libte (no JIT, no LLVM).
   find_program(READELF readelf)

@@ -69,23 +69,27 @@ void add_auto_schedule_command(CLI::App& app) {
   auto a = std::make_shared<AutoScheduleArgs>();
   cmd->add_option("library", a->library, "Generator library (.so)")->required();
   cmd->add_option("kernel", a->kernel, "Computation name (a TE_COMPUTE, see te list)")->required();
-  cmd->add_option("--target", a->target, "llvm, cuda, or a target triple")->capture_default_str();
+  cmd->add_option("--target", a->target, "llvm, cuda, or a target triple")
+      ->check(target_name(true))
+      ->capture_default_str();
   cmd->add_option("--mcpu", a->cpu, "CPU to compile for (LLVM's name)");
   cmd->add_option("--mattr", a->features, "CPU features to add or remove, e.g. +sve,-avx512f");
   cmd->add_option("--trials", a->trials, "Configs measured by the search (0: the rules alone)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_number(0))
       ->capture_default_str();
   cmd->add_option("--records", a->records, "JSON-lines records: written by a search, read with --trials 0");
   cmd->add_option("--time-budget", a->time_budget_s, "Seconds the search may take (0: no limit)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(real_number(0, true, "seconds"))
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "CPU threads the kernel is made for (0: te's pool, TE_NUM_THREADS)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_number(0))
       ->capture_default_str();
   cmd->add_option("--vector-bits", a->vector_bits,
                   "Vector width the rules make (128, 256, 512; 0: this CPU's, or 128 for another target)")
+      ->check(whole_number(0))
       ->capture_default_str();
   cmd->add_option("--cuda-threads", a->cuda_threads, "CUDA threads per block (a multiple of 32)")
+      ->check(whole_number(1))
       ->capture_default_str();
   cmd->add_option("--seed", a->seed, "The search's random seed")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "Output folder (created when missing)")->capture_default_str();

@@ -32,7 +32,8 @@ void add_build_command(CLI::App& app) {
       "    --target llvm      KERNEL.o, KERNEL.so and KERNEL.h for this machine\n"
       "    --target TRIPLE    the same for another target, e.g. aarch64-linux-gnu (the .so\n"
       "                       is linked by TRIPLE-gcc, or $CC)\n"
-      "    --target cuda      KERNEL.cu and KERNEL_cuda.h (the cuda function, for nvcc)\n"
+      "    --target cuda      KERNEL.cu and KERNEL_cuda.h (the cuda function, for nvcc;\n"
+      "                       its launcher is KERNEL_cuda(), so it links beside KERNEL.o)\n"
       "  --mcpu picks the CPU (LLVM's names: cortex-a78, neoverse-n1, x86-64-v3, ...): the\n"
       "  host's own by default on this machine's triple, the generic one on another triple.\n"
       "  The C function is int32_t KERNEL(buffers..., shape variables...) (see KERNEL.h);\n"
@@ -45,7 +46,9 @@ void add_build_command(CLI::App& app) {
   auto a = std::make_shared<BuildArgs>();
   cmd->add_option("library", a->library, "Generator library (.so)")->required();
   cmd->add_option("kernel", a->kernel, "Kernel name (see te list)")->required();
-  cmd->add_option("--target", a->target, "llvm, cuda, or a target triple")->capture_default_str();
+  cmd->add_option("--target", a->target, "llvm, cuda, or a target triple")
+      ->check(target_name(true))
+      ->capture_default_str();
   cmd->add_option("--mcpu", a->cpu, "CPU to compile for (LLVM's name)");
   cmd->add_option("--mattr", a->features, "CPU features to add or remove, e.g. +sve,-avx512f");
   cmd->add_option("-o,--output", a->out, "Output folder (created when missing)")

@@ -53,7 +53,7 @@ void add_lower_command(CLI::App& app) {
   cmd->add_option("library", a->library, "Generator library (.so)")->required();
   cmd->add_option("kernel", a->kernel, "Kernel name (see te list)")->required();
   cmd->add_option("--target", a->target, "Which function: llvm (the cpu one) or cuda")
-      ->check(CLI::IsMember({"llvm", "cuda"}))
+      ->check(target_name(false))
       ->capture_default_str();
   cmd->add_option("--dump-ir", a->dump_ir, "Also print the IR after this pass (or 'all') on stderr");
   cmd->add_option("--records", a->records,

@@ -78,7 +78,8 @@ void run_run(const RunArgs& a) {
     std::vector<std::string> names = f.param_names();
     for (size_t p = 0; p < args.size(); ++p) {
       if (!f.writes(p)) continue;
-      std::string path = (std::filesystem::path(a.outputs) / (names[p] + ".npy")).string();
+      // KERNEL.PARAM.npy: two kernels' runs into one folder keep their outputs apart.
+      std::string path = (std::filesystem::path(a.outputs) / (a.kernel + "." + names[p] + ".npy")).string();
       args[p].array().save_npy(path);
       std::cout << path << "\n";
     }
@@ -96,7 +97,7 @@ void add_run_command(CLI::App& app) {
       "  inputs are the buffers it reads, in parameter order; each buffer it writes is a new\n"
       "  array shaped from the shape variables the inputs bind and --shape gives. Each\n"
       "  scalar parameter needs --param. Dtypes and shapes are checked at the call.\n"
-      "  --outputs DIR saves each output as DIR/NAME.npy (NAME: the parameter's name).\n"
+      "  --outputs DIR saves each output as DIR/KERNEL.NAME.npy (NAME: the parameter's name).\n"
       "  bfloat16 arrays are .npy files of uint16, the bits (NumPy has no bfloat16).\n"
       "  --print-time then times it: --repeat measurements, each the mean of --number calls,\n"
       "  summarised as mean, median, max, min and standard deviation in milliseconds.\n"
@@ -109,17 +110,17 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--inputs", a->inputs, "The input arrays (.npy), in parameter order");
   cmd->add_option("--shape", a->shapes, "NAME=VALUE: a shape variable no input binds");
   cmd->add_option("--param", a->params, "NAME=VALUE: a scalar parameter");
-  cmd->add_option("--outputs", a->outputs, "Folder for the outputs (NAME.npy)");
+  cmd->add_option("--outputs", a->outputs, "Folder for the outputs (KERNEL.NAME.npy)");
   cmd->add_flag("--print-time", a->print_time, "Time the kernel");
   cmd->add_option("--repeat", a->repeat, "Measurements with --print-time")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number(1))
       ->capture_default_str();
   cmd->add_option("--number", a->number, "Calls averaged per measurement")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number(1))
       ->capture_default_str();
   cmd->add_option("--min-repeat-ms", a->min_repeat_ms,
                   "Grow --number until one measurement takes this long")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_number(0))
       ->capture_default_str();
   cmd->add_option("--records", a->records,
                   "A tuning task's records: run its best config (see te tune)");

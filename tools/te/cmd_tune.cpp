@@ -61,7 +61,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("library", a->library, "Generator library (.so)")->required();
   cmd->add_option("task", a->task, "Tuning task name (see te list)")->required();
   cmd->add_option("--trials", a->trials, "Configs measured in all (resumed records count)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number(1))
       ->capture_default_str();
   cmd->add_option("--records", a->records, "JSON-lines records file (appended, resumed)")
       ->required();
@@ -72,12 +72,13 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--early-stopping", a->early_stopping,
                   "Stop after this many configs without a better one (0: never)")
+      ->check(whole_number(0))
       ->capture_default_str();
   cmd->add_option("--repeat", a->repeat, "Timed calls per config (its cost is the median)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number(1))
       ->capture_default_str();
   cmd->add_option("--timeout", a->timeout_s, "Seconds per config before it counts as failed")
-      ->check(CLI::PositiveNumber)
+      ->check(real_number(0, false, "seconds"))
       ->capture_default_str();
   cmd->callback([a] { run_tune(*a); });
 }

@@ -25,4 +25,12 @@ void load_library(const std::string& path);
 GenerateOptions output_options(const std::string& target, const std::string& cpu, const std::string& features,
                                bool no_shared);
 
+// Option checks in te's words (checks.cpp); a failed one exits with status 2.
+// A whole number from min to max ("--trials: expects a whole number of at least 1, not '-3'").
+CLI::Validator whole_number(long long min, long long max = 2147483647);
+// A finite real number above min, or from min when inclusive, of unit ("seconds").
+CLI::Validator real_number(double min, bool inclusive, const char* unit);
+// --target: llvm or cuda, and with triples also a target triple (anything with a '-').
+CLI::Validator target_name(bool triples);
+
 }  // namespace te::cli

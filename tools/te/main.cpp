@@ -51,7 +51,10 @@ int main(int argc, char** argv) {
       "A generator library is a shared library of TE_GENERATOR, TE_TUNING_TASK and\n"
       "TE_COMPUTE definitions (te/generator.h) linked with te::te, e.g. made with CMake's\n"
       "te_add_generator_library(gen gen.cpp). 'te <command> --help' describes a command.\n"
-      "Exit status: 0 on success, 1 when te reports an error, 2 for a malformed command line.");
+      "Exit status, the same for every command: 0 on success; 2 for a malformed command\n"
+      "line (an unknown option, a missing argument, a value out of its option's range, a\n"
+      "--target that is not llvm, cuda or a triple); 1 when te reports an error doing the\n"
+      "work (a missing file, an unknown kernel, a triple LLVM does not know, bad inputs).");
   te::cli::add_list_command(app);
   te::cli::add_lower_command(app);
   te::cli::add_build_command(app);

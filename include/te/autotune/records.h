@@ -87,11 +87,24 @@ struct TE_API RecordFile {
   std::vector<Record> records;        ///< the valid lines, in order
   std::vector<std::string> warnings;  ///< "file:line: skipped: reason"
 };
-/// Reads every line of a stream / file; an empty or absent file gives no records.
-/// te::Error only when the file exists but cannot be read.
+/// Reads every line of a stream; bad lines are skipped with a warning each.
 TE_API RecordFile read_records(std::istream& in, const std::string& name = "records");
-/// read_records of a file.
+/// read_records of a file, as tune() resumes from it: an empty or absent file gives no
+/// records. te::Error naming the file when it is a directory, cannot be read, or has lines
+/// but not one record (the wrong file: appending to it or building from it is a mistake).
 TE_API RecordFile read_records_file(const std::string& path);
+/// The records a kernel is built from (apply_best, auto_schedule with trials = 0, te
+/// lower/build/run --records): read_records_file, and also te::Error when the file does
+/// not exist or holds no record. Skipped lines are one warning (skipped_lines_summary).
+TE_API RecordFile load_records(const std::string& path);
+/// One line for read_records' skipped lines: their count and the first one's line number
+/// and reason; "" when none was skipped.
+TE_API std::string skipped_lines_summary(const RecordFile& file, const std::string& path);
+/// Why best_config finds nothing for key on target in records (no record of key and what
+/// they are of; only other targets'; only failed ones; else none a config of the space),
+/// for errors.
+TE_API std::string no_record_reason(const std::vector<Record>& records, const std::string& key,
+                                    const std::string& target = host_target_string());
 /// Appends lines to a file (created when absent); te::Error when it cannot be written.
 TE_API void append_records_file(const std::string& path, const std::vector<Record>& records);
 

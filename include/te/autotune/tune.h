@@ -48,7 +48,10 @@ TE_API TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const
 /// The task's kernel with the cheapest recorded config of its key on this host; with the
 /// reference (default) schedule when there is none; te::Error when it has neither.
 TE_API LoweredFunc apply_best(const std::vector<Record>& records, const Task& task);
-/// apply_best with the records of a file.
+/// The task's kernel with the cheapest config of its key on this host in a records file;
+/// te::Error (no fallback to the reference) when the file is missing, a directory, empty,
+/// not records, or holds no successful record of this key on this host (load_records,
+/// no_record_reason).
 TE_API LoweredFunc apply_best(const std::string& records_path, const Task& task);
 
 }  // namespace te::autotune
