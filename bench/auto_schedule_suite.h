@@ -2,6 +2,7 @@
 // each is the math alone, as a user who writes no schedule has it.
 #pragma once
 #include <te/ops/grid_sample.h>
+#include <te/ops/grid_sample_cpu.h>
 #include <te/ops/normalization.h>
 #include <te/te.h>
 

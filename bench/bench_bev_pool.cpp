@@ -7,6 +7,7 @@
 // python3-torch is installed). Every implementation's output is checked against the
 // golden output first.
 #include <te/ops/bev_pool.h>
+#include <te/ops/bev_pool_cpu.h>
 #include <te/te.h>
 
 #include <cmath>

@@ -4,6 +4,7 @@
 // int8 schedule on generic vector code (target CPU x86-64-v3: no VNNI) and without the
 // intrinsic (te's own loops). Throughput in GOP/s (one multiply-add = 2 operations).
 #include <te/ops/gemm_int8.h>
+#include <te/ops/gemm_int8_cpu.h>
 #include <te/te.h>
 
 #include <cstring>

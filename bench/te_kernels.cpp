@@ -1,6 +1,7 @@
 #include "te_kernels.h"
 
 #include <te/ops/grid_sample.h>
+#include <te/ops/grid_sample_cpu.h>
 
 #include <stdexcept>
 

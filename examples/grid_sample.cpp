@@ -6,6 +6,8 @@
 //               [--padding zeros|border|reflection] [--align-corners]
 #include <te/te.h>
 #include <te/ops/grid_sample.h>
+#include <te/ops/grid_sample_cpu.h>
+#include <te/ops/grid_sample_cuda.h>
 
 #include <fstream>
 #include <iostream>

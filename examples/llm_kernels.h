@@ -8,6 +8,7 @@
 #include <te/ops/activation.h>
 #include <te/ops/int4.h>
 #include <te/ops/normalization.h>
+#include <te/ops/normalization_cuda.h>
 #include <te/ops/rotary.h>
 #include <te/te.h>
 

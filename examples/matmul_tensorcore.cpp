@@ -1,6 +1,6 @@
 // The tensor-core GEMM for CUDA: C = A x B with float16 (or bfloat16) A and B, float32
 // accumulation by mma.sync.m16n8k16, from te::ops::matmul and its reference schedule
-// (include/te/ops/matmul_tensorcore.h). No GPU is needed here: te checks the scheduled
+// (include/te/ops/matmul_cuda.h). No GPU is needed here: te checks the scheduled
 // loop nest through interpret() against plain C++ on a small shape, then writes the .cu
 // file of the size asked for nvcc (the host launcher is `cudaError_t hgemm(const __half* A,
 // const __half* B, float* C, cudaStream_t)`).
@@ -18,7 +18,8 @@
 //  3. The accumulators leave in float2 stores.
 // Each of those steps is a tensorized stage: interpret() runs the intrinsics' TE
 // declarations, so this loop nest is testable on any machine.
-#include <te/ops/matmul_tensorcore.h>
+#include <te/ops/matmul.h>
+#include <te/ops/matmul_cuda.h>
 #include <te/te.h>
 
 #include <cstdio>

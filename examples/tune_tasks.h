@@ -3,6 +3,7 @@
 #pragma once
 #include <te/autotune.h>
 #include <te/ops/grid_sample.h>
+#include <te/ops/grid_sample_cpu.h>
 #include <te/te.h>
 
 #include <algorithm>

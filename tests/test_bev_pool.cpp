@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <te/ops/bev_pool.h>
+#include <te/ops/bev_pool_cpu.h>
+#include <te/ops/bev_pool_cuda.h>
 #include <te/te.h>
 
 #include <cmath>

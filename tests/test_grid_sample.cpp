@@ -4,6 +4,8 @@
 
 #include <te/te.h>
 #include <te/ops/grid_sample.h>
+#include <te/ops/grid_sample_cpu.h>
+#include <te/ops/grid_sample_cuda.h>
 
 #include <cmath>
 #include <limits>
@@ -240,6 +242,75 @@ TEST(GridSample, SymbolicShapesWithTheCpuSchedule) {
   NDArray jit_a = NDArray::empty({2, 70, 3, 19}, Float(32));
   build(f)("gs")(d_a, g_a, jit_a);
   expect_allclose(jit_a.to_vector<float>(), want, 1e-5, 1e-5, "symbolic, JIT");
+}
+
+// The schedules take the stages as handles (grid_sample_stages) or find them through the
+// graph (grid_sample_stages_of), never by name: an output named by the user with inputs
+// whose names start like its stages' ("warped.src": matching names by prefix or suffix
+// took them for stages), and two chained grid_samples with the same (default) name.
+TEST(GridSample, SchedulesFindStagesWhateverTheNames) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> val(-2, 2), coord(-1.1f, 1.1f);
+  auto random = [&](int64_t n, auto& dist) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) x = dist(rng);
+    return v;
+  };
+  const std::vector<int64_t> in{1, 3, 6, 7}, gs{1, 5, 4, 2}, out_shape{1, 3, 5, 4};
+  const std::vector<float> data = random(count(in), val), grid = random(count(gs), coord);
+  for (const char* mode : {"bilinear", "nearest", "bicubic"}) {
+    ops::GridSampleOptions o{mode, "border", false};
+    o.name = "warped";
+    Tensor d = placeholder(const_shape(in), Float(32), "warped.src");
+    Tensor g = placeholder(const_shape(gs), Float(32), "warped.grid");
+    ops::GridSampleStages st = ops::grid_sample_stages(d, g, o);
+    EXPECT_EQ(st.out.name(), "warped");
+    EXPECT_EQ(st.coords.name(), "warped.coords");
+    ops::GridSampleStages found = ops::grid_sample_stages_of(st.out);
+    EXPECT_TRUE(found.out.same_as(st.out) && found.coords.same_as(st.coords) && found.data.same_as(d) &&
+                found.grid.same_as(g) && !found.channels_last)
+        << mode;
+    EXPECT_EQ(found.taps.defined(), std::string(mode) == "bilinear") << mode;
+    if (found.taps.defined()) {
+      EXPECT_TRUE(found.taps.same_as(st.taps) && found.weights.same_as(st.weights));
+    }
+    auto want = gsref::grid_sample<float>(data, in, grid, gs, {o.mode, o.padding_mode, false});
+    for (int k = 0; k < 4; ++k) {  // CPU, CUDA; from the output, from the handles
+      Schedule s = create_schedule({st.out});
+      if (k == 0) ops::schedule_grid_sample_cpu(s, st.out);
+      if (k == 1) ops::schedule_grid_sample_cpu(s, st);
+      if (k == 2) ops::schedule_grid_sample_cuda(s, st.out);
+      if (k == 3) ops::schedule_grid_sample_cuda(s, st);
+      LoweredFunc f = lower(s, {d, g, st.out}, "gs");
+      NDArray da = NDArray::from_vector(data, in), ga = NDArray::from_vector(grid, gs);
+      NDArray oa = NDArray::empty(out_shape, Float(32));
+      interpret(f, {da, ga, oa});
+      expect_allclose(oa.to_vector<float>(), want, 1e-5, 1e-5, std::string(mode) + ", schedule " + std::to_string(k));
+    }
+  }
+  // Chained, both named "grid_sample": the outer schedule picks the outer stages.
+  const std::vector<int64_t> gs2{1, 4, 3, 2}, out2_shape{1, 3, 4, 3};
+  const std::vector<float> grid2 = random(count(gs2), coord);
+  Tensor d = placeholder(const_shape(in), Float(32), "data");
+  Tensor g1 = placeholder(const_shape(gs), Float(32), "grid1"), g2 = placeholder(const_shape(gs2), Float(32), "grid2");
+  ops::GridSampleStages inner = ops::grid_sample_stages(d, g1);
+  ops::GridSampleStages outer = ops::grid_sample_stages(inner.out, g2);
+  ASSERT_EQ(inner.coords.name(), outer.coords.name());
+  ops::GridSampleStages found = ops::grid_sample_stages_of(outer.out);
+  EXPECT_TRUE(found.coords.same_as(outer.coords) && found.taps.same_as(outer.taps) &&
+              found.weights.same_as(outer.weights) && found.data.same_as(inner.out) && found.grid.same_as(g2));
+  Schedule s = create_schedule({outer.out});
+  ops::schedule_grid_sample_cpu(s, inner.out);
+  ops::schedule_grid_sample_cpu(s, outer.out);
+  LoweredFunc f = lower(s, {d, g1, g2, outer.out}, "chained");
+  auto mid = gsref::grid_sample<float>(data, in, grid, gs, {"bilinear", "zeros", false});
+  auto want = gsref::grid_sample<float>(mid, out_shape, grid2, gs2, {"bilinear", "zeros", false});
+  NDArray da = NDArray::from_vector(data, in), g1a = NDArray::from_vector(grid, gs), g2a = NDArray::from_vector(grid2, gs2);
+  NDArray oa = NDArray::empty(out2_shape, Float(32)), ja = NDArray::empty(out2_shape, Float(32));
+  interpret(f, {da, g1a, g2a, oa});
+  expect_allclose(oa.to_vector<float>(), want, 1e-5, 1e-5, "chained (interpret)");
+  build(f)("chained")(da, g1a, g2a, ja);
+  expect_allclose(ja.to_vector<float>(), want, 1e-5, 1e-5, "chained (JIT)");
 }
 
 // The rules of the header comment for non-finite values, on every schedule and backend.

@@ -4,6 +4,7 @@
 
 #include <te/te.h>
 #include <te/ops/grid_sample.h>
+#include <te/ops/grid_sample_cuda.h>
 
 #include <cmath>
 #include <fstream>

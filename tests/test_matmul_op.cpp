@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <te/ops/matmul.h>
+#include <te/ops/matmul_cuda.h>
 #include <te/te.h>
 
 #include "test_lower_util.h"

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <te/ops/normalization.h>
+#include <te/ops/normalization_cuda.h>
 
 #include <cmath>
 
@@ -137,7 +138,47 @@ TEST(NormalizationOps, Errors) {
   Tensor z = compute({4, 64}, [&](Expr a, Expr b) { return x(a, b) * 2.0f; }, "z");
   Schedule t = create_schedule({z});
   expect_error([&] { ops::schedule_layer_norm_cuda(t, z); },
-               {"schedule_layer_norm_cuda", "'z' has no stage 'z.mean'", "te::ops function"});
+               {"schedule_layer_norm_cuda", "'z' is not an output of te::ops::layer_norm", "te::ops function"});
+  expect_error([&] { ops::layer_norm_welford_stages_of(z); }, {"'z' is not an output of te::ops::layer_norm_welford"});
+}
+
+// The schedules find the statistics through the graph (handles), not by name: an input
+// named like a stage ("softmax.max") or an output named anything changes nothing.
+TEST(NormalizationOps, SchedulesFindStagesWhateverTheNames) {
+  const int64_t rows = 3, cols = 96;
+  std::vector<float> xv = lower_test::values(rows * cols, 5);
+  Tensor x = placeholder({rows, cols}, Float(32), "softmax.max");  // the name of softmax's stage
+  ops::SoftmaxStages sm = ops::softmax_stages(x);
+  ops::SoftmaxStages found = ops::softmax_stages_of(sm.out);
+  EXPECT_TRUE(found.max.same_as(sm.max) && found.expsum.same_as(sm.expsum) && found.x.same_as(x));
+  Tensor p = ops::softmax(x, "probs");
+  EXPECT_TRUE(ops::softmax_stages_of(p).x.same_as(x));
+  for (const Tensor& y : {sm.out, p}) {
+    for (bool handles : {false, true}) {
+      Schedule s = create_schedule({y});
+      if (handles)
+        ops::schedule_softmax_cuda(s, ops::softmax_stages_of(y), 64);
+      else
+        ops::schedule_softmax_cuda(s, y, 64);
+      NDArray xa = NDArray::from_vector(xv, {rows, cols}), ya = lower_test::output({rows, cols});
+      interpret(lower(s, {x, y}, "softmax"), {xa, ya});
+      expect_close(ya.to_vector<float>(), softmax_reference(xv, rows, cols), 1e-5f, y.name());
+    }
+  }
+  // layer_norm named by the user, its input named like its statistics.
+  Tensor xm = placeholder({rows, cols}, Float(32), "ln.mean");
+  ops::LayerNormStages ln = ops::layer_norm_stages(xm, Tensor(), Tensor(), 1e-5, "ln");
+  ops::LayerNormStages ln_found = ops::layer_norm_stages_of(ln.out);
+  EXPECT_TRUE(ln_found.mean.same_as(ln.mean) && ln_found.var.same_as(ln.var) && ln_found.x.same_as(xm));
+  Schedule s = create_schedule({ln.out});
+  ops::schedule_layer_norm_cuda(s, ln, 64);
+  NDArray xa = NDArray::from_vector(xv, {rows, cols}), ya = lower_test::output({rows, cols});
+  interpret(lower(s, {xm, ln.out}, "ln"), {xa, ya});
+  std::vector<float> ones(static_cast<size_t>(cols), 1.0f), zeros(static_cast<size_t>(cols), 0.0f);
+  expect_close(ya.to_vector<float>(), layer_norm_reference(xv, ones, zeros, rows, cols, 1e-5), 1e-4f, "ln");
+  ops::LayerNormWelfordStages w = ops::layer_norm_welford_stages(xm, Tensor(), Tensor(), 1e-5, "lnw");
+  ops::LayerNormWelfordStages w_found = ops::layer_norm_welford_stages_of(w.out);
+  EXPECT_TRUE(w_found.mean.same_as(w.mean) && w_found.m2.same_as(w.m2) && w_found.count.same_as(w.count));
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // and no register spills. Every rule the CUDA backend checks has its message pinned.
 #include <gtest/gtest.h>
 
-#include <te/ops/matmul_tensorcore.h>
+#include <te/ops/matmul.h>
+#include <te/ops/matmul_cuda.h>
 #include <te/te.h>
 
 #include <filesystem>

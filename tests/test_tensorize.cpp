@@ -9,6 +9,7 @@
 #include <random>
 
 #include "te/ops/gemm_int8.h"
+#include "te/ops/gemm_int8_cpu.h"
 #include "te/te.h"
 #include "test_llvm_util.h"
 #include "test_util.h"

@@ -1,5 +1,7 @@
 // my_ops.h: a user-defined fused operator written with te, kept in one header with its
-// schedules, the way te's own ops (te/ops/grid_sample.h) are written.
+// schedules. (te's own ops keep the compute in te/ops/<op>.h and each target's schedules
+// in te/ops/<op>_cpu.h and te/ops/<op>_cuda.h, e.g. te/ops/grid_sample.h: worth doing once
+// an op has several schedules.)
 //
 //   y[i, j] = gelu(x[i, j] + bias[j]) * scale
 //
@@ -35,15 +37,14 @@ inline te::Tensor bias_gelu_scale(const te::Tensor& x, const te::Tensor& bias,
       name);
 }
 
-// Inlines the `.biased` stage of an output made by bias_gelu_scale into it.
+// Inlines the `.biased` stage of an output made by bias_gelu_scale into it. The stage is
+// found through the graph (the output reads only it, and it reads x and bias), not by its
+// name.
 inline void inline_bias(te::Schedule& s, const te::Tensor& out) {
-  for (te::Stage st : s.stages()) {
-    if (st.name() == out.name() + ".biased") {
-      st.compute_inline();
-      return;
-    }
-  }
-  throw te::Error("my_ops: " + out.name() + " was not made by bias_gelu_scale");
+  const auto& inputs = out.op()->inputs;
+  if (inputs.size() != 1 || inputs[0]->kind != te::OpKind::Compute || inputs[0]->inputs.size() != 2)
+    throw te::Error("my_ops: " + out.name() + " was not made by bias_gelu_scale");
+  s[te::Tensor(inputs[0])].compute_inline();
 }
 
 // CPU: inline the bias, rows in parallel, columns in vectors of `lanes` floats.

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "te/ops/gemm_int8.h"
+#include "te/ops/gemm_int8_cpu.h"
 #include "te/te.h"
 #include "test_util.h"
 

@@ -13,8 +13,9 @@
 #include "cuda_emulation/reduction_kernels.h"
 #include "cuda_emulation/tuple_reduce_kernels.h"
 #include "te/ops/grid_sample.h"
-#include "te/ops/matmul_tensorcore.h"
+#include "te/ops/grid_sample_cuda.h"
 #include "te/ops/matmul.h"
+#include "te/ops/matmul_cuda.h"
 #include "te/te.h"
 
 namespace te::cuda_test {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "te/ops/normalization.h"
+#include "te/ops/normalization_cuda.h"
 #include "te/te.h"
 
 namespace te::cuda_test {

@@ -11,6 +11,7 @@
 
 #include "cuda_emulation/reduction_kernels.h"
 #include "te/ops/normalization.h"
+#include "te/ops/normalization_cuda.h"
 #include "te/te.h"
 
 namespace te::cuda_test {

@@ -5,7 +5,9 @@
 // shapes scripts/gpu_check.py times against PyTorch and cuBLAS on the GPU machine.
 #include <fmt/format.h>
 #include <te/ops/bev_pool.h>
+#include <te/ops/bev_pool_cuda.h>
 #include <te/ops/grid_sample.h>
+#include <te/ops/grid_sample_cuda.h>
 
 #include <filesystem>
 #include <fstream>

@@ -1,7 +1,8 @@
 /// \file
 /// BEV pooling (BEVDet's bev_pool_v2, as in mmdet3d / BEVDet) as a TE compute
 /// (header-only): a reduction whose extent is read from memory, scattered to positions
-/// read from memory.
+/// read from memory. Its schedules are in te/ops/bev_pool_cpu.h (schedule_bev_pool_cpu)
+/// and te/ops/bev_pool_cuda.h (schedule_bev_pool_cuda).
 ///
 ///   Tensor out = te::ops::bev_pool_v2(depth, feat, ranks_depth, ranks_feat, ranks_bev,
 ///                                     interval_starts, interval_lengths, {B, Dz, Dy, Dx});
@@ -13,7 +14,8 @@
 ///   out.flat[ranks_bev[s] * C + c] = sum_{j < L} depth.flat[ranks_depth[s + j]]
 ///                                               * feat.flat[ranks_feat[s + j] * C + c],
 /// zero where no interval lands. Stages: `<name>` (the scatter over (interval, channel),
-/// reducing over the interval's points) and `<name>.zero` (its base, the zero fill).
+/// reducing over the interval's points) and `<name>.zero` (its base, the zero fill: the
+/// schedules reach it as the scatter's base, `out.op()->scatter_base`, not by name).
 /// The kernel trusts the intervals as BEVDet's CUDA kernel does: a rank or interval
 /// outside its tensor is a te::Error from the JIT's index checks (a trap in CUDA), but
 /// overlapping or unsorted intervals silently give what the formula says (the last
@@ -67,6 +69,14 @@ inline std::vector<Expr> unravel(const Expr& flat, const std::vector<Expr>& shap
     rest = rest / shape[d];
   }
   return idx;
+}
+
+// The zero fill under bev_pool_v2's output out (the scatter's base), for schedule.
+inline Tensor zero_of(const Tensor& out, const char* schedule) {
+  if (!out.defined() || !out.op()->is_scatter() || out.op()->reduce_axis.size() != 1 || out.op()->axis.size() != 2)
+    throw Error(std::string(schedule) + ": '" + (out.defined() ? out.name() : std::string("?")) +
+                "' is not an output of te::ops::bev_pool_v2");
+  return Tensor(out.op()->scatter_base);
 }
 
 }  // namespace bev_detail
@@ -124,67 +134,6 @@ inline Tensor bev_pool_v2(const Tensor& depth, const Tensor& feat, const Tensor&
       name, {"interval", "c"});
 }
 
-/// The CPU schedule: intervals in parallel (blocks of `interval_block`); each interval's
-/// channels accumulate in registers (a "local" cache of the scatter, vectors of
-/// `vector_bytes`, unrolled over the channels) with the interval's points outside the
-/// channel vectors, so each point's depth and indices are read once; then one store of
-/// the row at its BEV cell. The zero fill is vectorized and parallel.
-inline void schedule_bev_pool_cpu(Schedule& s, const Tensor& out, int vector_bytes = 64, int interval_block = 16) {
-  const auto shift = TailStrategy::ShiftInwards;
-  Tensor zero(out.op()->scatter_base);
-  int lanes = std::max(1, vector_bytes / out.dtype().bytes());
-  {
-    Stage z = s[zero];
-    std::vector<IterVar> axes = zero.op()->axis;
-    IterVar c = axes.back();
-    axes.pop_back();
-    IterVar cells = z.fuse(axes);
-    auto [co, ci] = z.split(c, lanes, shift);
-    (void)co;
-    z.vectorize(ci);
-    z.parallel(cells);
-  }
-  Tensor acc = s.cache_write(out, "local");
-  Stage st = s[out];
-  auto [io, ii] = st.split(out.op()->axis[0], interval_block);
-  auto [co, ci] = st.split(out.op()->axis[1], lanes, shift);
-  st.vectorize(ci);
-  st.parallel(io);
-  Stage a = s[acc];
-  a.compute_at(st, ii);
-  IterVar ai = acc.op()->axis[0], ac = acc.op()->axis[1], p = acc.op()->reduce_axis[0];
-  auto [aco, aci] = a.split(ac, lanes);  // guarded: a shifted tail would add points twice
-  a.reorder({ai, p, aco, aci});
-  a.vectorize(aci);
-  // A row's vectors stay in registers across the points and into the row's store when
-  // both are unrolled.
-  if (const int64_t* channels = as_const_int(out.shape().back()); channels && *channels <= 16 * lanes) {
-    a.unroll(aco);
-    st.unroll(co);
-  }
-}
-
-/// The CUDA schedule: one thread per (interval, channel), as BEVDet's kernel, in blocks
-/// of `threads`, summing the interval's points in a register (a "local" cache of the
-/// scatter computed at the thread) and storing once; the zero fill one thread per element.
-inline void schedule_bev_pool_cuda(Schedule& s, const Tensor& out, int threads = 256) {
-  Tensor zero(out.op()->scatter_base);
-  {
-    Stage z = s[zero];
-    IterVar all = z.fuse(zero.op()->axis);
-    auto [bx, tx] = z.split(all, threads);
-    z.bind(bx, thread_axis("blockIdx.x"));
-    z.bind(tx, thread_axis("threadIdx.x"));
-  }
-  Tensor acc = s.cache_write(out, "local");
-  Stage st = s[out];
-  IterVar all = st.fuse(out.op()->axis[0], out.op()->axis[1]);
-  auto [bx, tx] = st.split(all, threads);
-  st.bind(bx, thread_axis("blockIdx.x"));
-  st.bind(tx, thread_axis("threadIdx.x"));
-  s[acc].compute_at(st, tx);
-}
-
 /// Checks bev_pool_v2's index inputs on the host, as BEVDet's preprocessing makes them:
 /// ranks within depth (depth_size elements), feat (feat_rows rows) and the BEV grid
 /// (cells cells); ranks_bev sorted; the intervals, in order, exactly the runs of equal
@@ -236,3 +185,11 @@ inline void check_bev_pool_inputs(const NDArray& ranks_depth, const NDArray& ran
 }
 
 }  // namespace te::ops
+
+// Deprecated, kept for one release: this header still includes the schedules, as it did
+// when it held them. Include te/ops/bev_pool_cpu.h or te/ops/bev_pool_cuda.h for a
+// schedule; define TE_OPS_COMPUTE_ONLY to get the compute alone now.
+#ifndef TE_OPS_COMPUTE_ONLY
+#include "te/ops/bev_pool_cpu.h"
+#include "te/ops/bev_pool_cuda.h"
+#endif

@@ -1,6 +1,8 @@
 /// \file
-/// An int8 GEMM on the CPU with a tensor intrinsic (header-only): C = A * B^T with A
-/// uint8 (M x K), B int8 (N x K, packed), C int32, as TVM's x86 int8 dense computes it.
+/// An int8 GEMM with a tensor intrinsic (header-only): C = A * B^T with A uint8 (M x K),
+/// B int8 (N x K, packed), C int32, as TVM's x86 int8 dense computes it. This header has
+/// the compute (gemm_u8s8, whose GemmU8S8 holds the handles its schedule takes) and
+/// pack_b_u8s8; the CPU schedule is in te/ops/gemm_int8_cpu.h.
 ///
 ///   te::ops::GemmU8S8 g = te::ops::gemm_u8s8(M, N, K);   // N % 16 == 0, K % 4 == 0
 ///   Schedule s = create_schedule({g.c});
@@ -57,42 +59,11 @@ inline std::vector<int8_t> pack_b_u8s8(const int8_t* b, int64_t N, int64_t K) {
   return out;
 }
 
-/// The CPU schedule's tiles.
-struct GemmU8S8CpuOptions {
-  int rows = 8;             ///< rows of C per register tile (unrolled: one accumulator vector each)
-  bool tensorize = true;    ///< false: the same loop nest without the intrinsic (te's own code)
-  bool parallel = true;     ///< run the row tiles on te's thread pool
-  /// The intrinsic (intrinsics::x86_dot_16x4_u8s8() when undefined).
-  TensorIntrinsic intrinsic;
-};
-
-/// C in register tiles of rows x 16 (a local accumulator, cache_write), each reducing
-/// over K four at a time with the 16 x 4 dot intrinsic; the row tiles in parallel. M must
-/// be a multiple of rows: te::Error here where M is a constant, from lower() otherwise (a
-/// guard under the tensorized axis).
-inline void schedule_gemm_u8s8_cpu(Schedule& s, const GemmU8S8& g, const GemmU8S8CpuOptions& o = {}) {
-  const int64_t* m = as_const_int(g.c.shape()[0]);
-  if (o.rows <= 0 || (m != nullptr && *m % o.rows != 0))
-    throw Error("schedule_gemm_u8s8_cpu: M (" + (m ? std::to_string(*m) : std::string("symbolic")) +
-                ") must be a multiple of rows (" + std::to_string(o.rows) +
-                "): a partial row tile cannot run the intrinsic");
-  Tensor cl = s.cache_write(g.c, "local");
-  // The output: (row tile, column block) outside, (row, 16 columns) inside.
-  auto [mo, no, mi, ni] = s[g.c].tile(g.c.axis(0), g.c.axis(1), o.rows, 16);
-  s[g.c].vectorize(ni);
-  s[g.c].unroll(mi);
-  IterVar outer = s[g.c].fuse(mo, no);
-  if (o.parallel) s[g.c].parallel(outer);
-  s[cl].compute_at(s[g.c], outer);
-  // The accumulator tile: for ko { for row (unrolled) { intrinsic(16 columns x 4) } }.
-  const auto& ax = cl.op()->axis;
-  IterVar r = cl.op()->reduce_axis[0];
-  auto [ko, ki] = s[cl].split(r, 4);
-  auto [nlo, nli] = s[cl].split(ax[1], 16);
-  s[cl].reorder({nlo, ko, ax[0], nli, ki});
-  s[cl].unroll(ax[0]);
-  if (o.tensorize)
-    s[cl].tensorize(nli, o.intrinsic.defined() ? o.intrinsic : intrinsics::x86_dot_16x4_u8s8());
-}
-
 }  // namespace te::ops
+
+// Deprecated, kept for one release: this header still includes the CPU schedule, as it
+// did when it held it. Include te/ops/gemm_int8_cpu.h for it; define TE_OPS_COMPUTE_ONLY
+// to get the compute alone now.
+#ifndef TE_OPS_COMPUTE_ONLY
+#include "te/ops/gemm_int8_cpu.h"
+#endif

@@ -1,5 +1,7 @@
 /// \file
-/// grid_sample as a TE compute, with PyTorch / ONNX semantics (header-only).
+/// grid_sample as a TE compute, with PyTorch / ONNX semantics (header-only): the compute
+/// and its validation. Its schedules are in te/ops/grid_sample_cpu.h
+/// (schedule_grid_sample_cpu) and te/ops/grid_sample_cuda.h (schedule_grid_sample_cuda).
 ///
 ///   Tensor out = te::ops::grid_sample(data, grid, {"bilinear", "zeros", false});
 ///
@@ -8,15 +10,17 @@
 /// grid[..., 0] = x indexes W, grid[..., 1] = y indexes H, grid[..., 2] = z indexes D.
 /// layout "NHWC" ("NDHWC" for 5-D is spelled the same) puts channels last in data and output.
 ///
-/// Stages: `<name>.coords` holds the padded source coordinate of every output pixel
-/// ((N, axis, spatial...); for bicubic the unpadded one). Bilinear adds two per-pixel stages
-/// read by the output: `<name>.taps` (int32, (N, 2 * dims, spatial...)): for each dimension
-/// d the indices floor(u) and floor(u) + 1 at 2d and 2d + 1 (clamped where read; when every
-/// input extent is a constant >= 2, just floor(u) at d, the output reading the pixel pair
-/// p, p + 1 with p = floor(u) clamped into [0, S - 2]), and `<name>.weights`
-/// ((N, 2^dims, spatial...)): each corner's weight, NaN for a corner outside the image. So a
-/// schedule computes all per-pixel work once and reuses it across channels, where per
-/// channel only the gathers and multiply-adds remain. Rules (see ../shared SEMANTICS):
+/// Stages (handles in GridSampleStages, from grid_sample_stages(), or recovered from the
+/// output's graph by grid_sample_stages_of()): `coords` (named `<name>.coords`) holds the
+/// padded source coordinate of every output pixel ((N, axis, spatial...); for bicubic the
+/// unpadded one). Bilinear adds two per-pixel stages read by the output: `taps`
+/// (`<name>.taps`, int32, (N, 2 * dims, spatial...)): for each dimension d the indices
+/// floor(u) and floor(u) + 1 at 2d and 2d + 1 (clamped where read; when every input extent
+/// is a constant >= 2, just floor(u) at d, the output reading the pixel pair p, p + 1 with
+/// p = floor(u) clamped into [0, S - 2]), and `weights` (`<name>.weights`, (N, 2^dims,
+/// spatial...)): each corner's weight, NaN for a corner outside the image. So a schedule
+/// computes all per-pixel work once and reuses it across channels, where per channel only
+/// the gathers and multiply-adds remain. Rules (docs/grid_sample.md has them in full):
 /// unnormalize per align_corners; border clamps to pixel centres; reflection about (-0.5,
 /// S-0.5) or (0, S-1), then clip, and S = 1 with align_corners never divides by zero;
 /// bilinear uses floor; nearest rounds half to even after padding; bicubic (A = -0.75) pads
@@ -31,11 +35,10 @@
 #pragma once
 #include <algorithm>
 #include <limits>
-#include <tuple>
 #include <string>
 #include <vector>
 
-#include "te/schedule.h"
+#include "te/expr.h"
 #include "te/tensor.h"
 
 namespace te::ops {
@@ -46,7 +49,7 @@ struct GridSampleOptions {
   std::string padding_mode = "zeros";  ///< "zeros" | "border" | "reflection"
   bool align_corners = false;          ///< true: -1 and 1 are the centres of the edge pixels
   std::string layout = "NCHW";         ///< "NCHW" or "NHWC" for data and output
-  std::string name = "grid_sample";    ///< output name; the coordinate stage is name + ".coords"
+  std::string name = "grid_sample";    ///< output name; the stages are named name + ".coords" etc.
 };
 
 namespace gs_detail {
@@ -321,10 +324,22 @@ inline void validate(const Tensor& data, const Tensor& grid, const GridSampleOpt
 
 }  // namespace gs_detail
 
-/// PyTorch's grid_sample as a TE compute: samples data (NCHW / NCDHW, or channels last)
-/// at the normalized positions of grid; see the top of this file for shapes and rules.
-/// te::Error for mismatched shapes or unknown options.
-inline Tensor grid_sample(const Tensor& data, const Tensor& grid, const GridSampleOptions& opts = {}) {
+/// The tensors of one grid_sample: its inputs, its stages and its output. Schedules take
+/// them as handles (schedule_grid_sample_cpu / _cuda), never by the stages' names.
+struct GridSampleStages {
+  Tensor data;           ///< the input image, as given
+  Tensor grid;           ///< the sampling grid, as given
+  Tensor coords;         ///< (N, dims, spatial...): each output pixel's source coordinates
+  Tensor taps;           ///< bilinear only (undefined otherwise): int32 tap indices per pixel
+  Tensor weights;        ///< bilinear only (undefined otherwise): corner weights per pixel
+  Tensor out;            ///< the output, what grid_sample() returns
+  bool channels_last = false;  ///< layout "NHWC": channels are out's last axis
+};
+
+/// grid_sample() with every stage it makes: `grid_sample(d, g, o)` is
+/// `grid_sample_stages(d, g, o).out`.
+inline GridSampleStages grid_sample_stages(const Tensor& data, const Tensor& grid,
+                                           const GridSampleOptions& opts = {}) {
   gs_detail::validate(data, grid, opts);
   gs_detail::Context cx;
   cx.data = data;
@@ -375,7 +390,14 @@ inline Tensor grid_sample(const Tensor& data, const Tensor& grid, const GridSamp
     names.push_back(kSpatial3[3 - cx.sdims + d]);
   }
   if (cx.nhwc) { shape.push_back(C); names.push_back("c"); }
-  return compute(
+  GridSampleStages st;
+  st.data = data;
+  st.grid = grid;
+  st.coords = cx.coords;
+  st.taps = cx.taps;
+  st.weights = cx.weights;
+  st.channels_last = cx.nhwc;
+  st.out = compute(
       shape,
       [&](const std::vector<Var>& v) {
         Expr n = v[0];
@@ -388,193 +410,116 @@ inline Tensor grid_sample(const Tensor& data, const Tensor& grid, const GridSamp
         return cast(data.dtype(), r);
       },
       opts.name, names);
+  return st;
+}
+
+/// PyTorch's grid_sample as a TE compute: samples data (NCHW / NCDHW, or channels last)
+/// at the normalized positions of grid; see the top of this file for shapes and rules.
+/// te::Error for mismatched shapes or unknown options.
+inline Tensor grid_sample(const Tensor& data, const Tensor& grid, const GridSampleOptions& opts = {}) {
+  return grid_sample_stages(data, grid, opts).out;
 }
 
 namespace gs_detail {
 
-// The stage `<out>.<suffix>` that grid_sample() made for out (searched through the inputs),
-// or an undefined Tensor when out has none (taps and weights exist for bilinear only).
-inline Tensor find_stage(const Tensor& out, const std::string& suffix) {
-  std::vector<Operation> todo{out.op()};
-  while (!todo.empty()) {
-    Operation op = todo.back();
-    todo.pop_back();
-    for (const Operation& in : op->inputs) {
-      if (in->name == out.name() + suffix) return Tensor(in);
-      todo.push_back(in);
+// Whether op is the coordinate stage grid_sample_stages() makes for an output of rank nd:
+// a compute reading only the grid, of shape (N, dims, spatial...) made of the grid's own
+// extents (the same expressions, not just equal ones).
+inline bool is_coords(const Operation& op, size_t nd) {
+  if (!op || op->kind != OpKind::Compute || op->is_scatter() || op->inputs.size() != 1 ||
+      !op->reduce_axis.empty() || op->num_outputs() != 1 || op->shape.size() != nd || !op->dtype.is_float())
+    return false;
+  const Operation& g = op->inputs[0];
+  if (g->shape.size() != nd) return false;
+  const int64_t* dims = as_const_int(g->shape.back());
+  if (!dims || *dims != static_cast<int64_t>(nd) - 2) return false;
+  if (!op->shape[0].same_as(g->shape[0]) || !op->shape[1].same_as(g->shape.back())) return false;
+  for (size_t d = 2; d < nd; ++d)
+    if (!op->shape[d].same_as(g->shape[d - 1])) return false;
+  return true;
+}
+
+}  // namespace gs_detail
+
+/// The stages of the grid_sample whose output is out, found through the graph: the
+/// output's inputs are the data and either the coordinate stage (nearest, bicubic) or the
+/// taps and weights, which read the coordinates (bilinear). Names play no part, so an
+/// output (or an input) may be named anything. te::Error when out is not a
+/// grid_sample output.
+inline GridSampleStages grid_sample_stages_of(const Tensor& out) {
+  auto not_ours = [&]() { gs_detail::fail("'" + (out.defined() ? out.name() : std::string("?")) +
+                                          "' is not a tensor made by te::ops::grid_sample"); };
+  if (!out.defined() || out.op()->kind != OpKind::Compute || out.op()->is_scatter() ||
+      (out.ndim() != 4 && out.ndim() != 5))
+    not_ours();
+  const size_t nd = static_cast<size_t>(out.ndim());
+  GridSampleStages st;
+  st.out = out;
+  std::vector<Operation> others;
+  for (const Operation& in : out.op()->inputs) {
+    if (gs_detail::is_coords(in, nd)) {
+      if (st.coords.defined()) not_ours();
+      st.coords = Tensor(in);
+    } else if (in->kind == OpKind::Compute && in->inputs.size() == 1 && gs_detail::is_coords(in->inputs[0], nd) &&
+               in->shape.size() == nd) {
+      Tensor& slot = in->dtype == Int(32) ? st.taps : st.weights;
+      if (slot.defined()) not_ours();
+      slot = Tensor(in);
+    } else {
+      others.push_back(in);
     }
   }
-  return Tensor();
-}
-
-// The coordinate stage grid_sample() made for out.
-inline Tensor coords_of(const Tensor& out) {
-  Tensor t = find_stage(out, ".coords");
-  if (!t.defined()) fail("'" + out.name() + "' is not a tensor made by te::ops::grid_sample");
-  return t;
-}
-
-// Bytes of one image of grid_sample's input data (all channels); symbolic sizes count
-// as large.
-inline int64_t image_bytes(const Tensor& out) {
-  for (const Operation& op : out.op()->inputs) {
-    if (op->name.rfind(out.name() + ".", 0) == 0) continue;  // one of out's own stages
-    Tensor data(op);
-    int64_t bytes = data.dtype().bytes();
-    for (int d = 1; d < data.ndim(); ++d) {
-      const int64_t* v = as_const_int(data.shape()[d]);
-      if (!v) return std::numeric_limits<int64_t>::max();
-      bytes *= *v;
-    }
-    return bytes;
+  const bool bilinear = st.taps.defined() && st.weights.defined() && !st.coords.defined() &&
+                        st.taps.op()->inputs[0] == st.weights.op()->inputs[0];
+  if (bilinear) {
+    st.coords = Tensor(st.taps.op()->inputs[0]);
+  } else if (!st.coords.defined() || st.taps.defined() || st.weights.defined()) {
+    not_ours();
   }
-  fail("'" + out.name() + "' is not a tensor made by te::ops::grid_sample");
+  if (others.size() != 1) not_ours();
+  st.data = Tensor(others[0]);
+  st.grid = Tensor(st.coords.op()->inputs[0]);
+  // Channels last: the compute names out's last axis "c" (an axis name grid_sample
+  // chooses, not one a user gives).
+  st.channels_last = out.op()->axis.back().name() == "c";
+  return st;
 }
 
-// Splits the innermost axis of a per-pixel stage into vectors and unrolls its small
-// k / a axis (so that the select over it folds away).
-inline void vectorize_pixel_stage(Schedule& s, const Tensor& t, int lanes) {
-  Stage st = s[t];
-  auto [wo, wi] = st.split(t.axis(t.ndim() - 1), lanes, TailStrategy::ShiftInwards);
-  (void)wo;
-  st.vectorize(wi);
-  st.unroll(t.axis(1));
-}
 
-// The output's axes by role: batch, channel and spatial (outer to inner).
+namespace gs_detail {
+
+// The output's axes by role: batch, channel and spatial (outer to inner); shared by the
+// CPU and CUDA schedules.
 struct OutputAxes {
   IterVar n, c;
   std::vector<IterVar> spatial;
 };
-inline OutputAxes output_axes(const Tensor& out) {
+inline OutputAxes output_axes(const GridSampleStages& st) {
   OutputAxes a;
+  const Tensor& out = st.out;
   int nd = out.ndim();
-  bool nhwc = out.op()->axis[nd - 1].name() == "c";
+  bool nhwc = st.channels_last;
   a.n = out.axis(0);
   a.c = nhwc ? out.axis(nd - 1) : out.axis(1);
   for (int d = nhwc ? 1 : 2; d < (nhwc ? nd - 1 : nd); ++d) a.spatial.push_back(out.axis(d));
   return a;
 }
 
+// The stages a schedule was given, checked: they must come from grid_sample_stages().
+inline void check_stages(const GridSampleStages& st, const char* schedule) {
+  if (!st.out.defined() || !st.coords.defined() || !st.data.defined() || st.taps.defined() != st.weights.defined())
+    throw Error(std::string(schedule) + ": the GridSampleStages are incomplete; pass what "
+                "te::ops::grid_sample_stages() or grid_sample_stages_of() returns");
+}
+
 }  // namespace gs_detail
 
-/// CPU schedule: vectorized along the output width (NCHW) or the contiguous channels
-/// (NHWC), the per-pixel stages (coordinates; bilinear's taps and weights) computed once
-/// per pixel and reused by every channel, so that per channel only the loads and
-/// multiply-adds remain. Uneven vector splits shift their last vector inwards
-/// (TailStrategy::ShiftInwards): a width of 200 in vectors of 16 runs 13 whole vectors
-/// rather than 12 and a scalar tail (which cost 20-25 % at 1x256x200x200).
-///
-/// NCHW loops over a block of channels inside each vector of pixels (the vector's lane
-/// offsets are extracted once per block) and picks the loop order by the size of one
-/// image's data (all channels):
-/// - up to 512 KB (it stays in L2): blocks of `row_block` output rows (0: 16) are the
-///   parallel work items; their per-pixel stages are computed first, then each block of
-///   `channel_block` channels (0: 4) runs over the rows, so a random grid's taps hit the
-///   few planes in L1 instead of all of them (1.3x faster than a row at a time over all
-///   32 channels at 4x32x64x64, bench/README.md);
-/// - larger: the channels are split into blocks of `channel_block` (0: 64) outside the
-///   rows, each (block, row) a work item with its own per-pixel stages: a block's planes
-///   stay cached across the image (2.5-3x faster than sweeping all 256 channels per
-///   vector at 1x256x200x200 on a random grid; within 10-20 % of it on a smooth one).
-inline void schedule_grid_sample_cpu(Schedule& s, const Tensor& out, int vector_bytes = 64,
-                                     int channel_block = 0, int row_block = 0) {
-  Tensor coords = gs_detail::coords_of(out);
-  Tensor taps = gs_detail::find_stage(out, ".taps");
-  Tensor weights = gs_detail::find_stage(out, ".weights");
-  gs_detail::OutputAxes ax = gs_detail::output_axes(out);
-  Stage st = s[out];
-  const auto shift = TailStrategy::ShiftInwards;
-  bool nhwc = out.op()->axis.back().same_as(ax.c);
-  int lanes = std::max(1, vector_bytes / out.dtype().bytes());
-  IterVar work;  // the parallel loop; the per-pixel stages are computed inside it
-  if (nhwc) {
-    // Channels are contiguous: the taps of one pixel are vector loads.
-    std::vector<IterVar> rows{ax.n};
-    rows.insert(rows.end(), ax.spatial.begin(), ax.spatial.end() - 1);
-    work = st.fuse(rows);
-    auto [co, ci] = st.split(ax.c, lanes, shift);
-    (void)co;
-    st.vectorize(ci);
-  } else {
-    // A vector of pixels loops over a block of channels: its taps and weights do not
-    // depend on the channel, so they are loaded once per vector and block.
-    const IterVar& w = ax.spatial.back();
-    const IterVar& h = ax.spatial[ax.spatial.size() - 2];
-    auto [wo, wi] = st.split(w, lanes, shift);
-    std::vector<IterVar> outer{ax.n};
-    outer.insert(outer.end(), ax.spatial.begin(), ax.spatial.end() - 2);  // 5-D: depth
-    if (gs_detail::image_bytes(out) <= (512 << 10)) {
-      auto [ho, hi] = st.split(h, row_block > 0 ? row_block : 16);
-      auto [co, ci] = st.split(ax.c, channel_block > 0 ? channel_block : 4, shift);
-      outer.push_back(ho);
-      std::vector<IterVar> order = outer;
-      order.insert(order.end(), {co, hi, wo, ci, wi});
-      st.reorder(order);
-      // One loop over the block's pixel vectors: a loop level less for LLVM's loop
-      // strength reduction to rewrite the lane addresses at (-20 % compile time).
-      st.fuse(hi, wo);
-    } else {
-      auto [co, ci] = st.split(ax.c, channel_block > 0 ? channel_block : 64, shift);
-      outer.insert(outer.begin() + 1, co);
-      outer.push_back(h);
-      std::vector<IterVar> order = outer;
-      order.insert(order.end(), {wo, ci, wi});
-      st.reorder(order);
-    }
-    work = st.fuse(outer);
-    st.vectorize(wi);
-  }
-  st.parallel(work);
-  s[coords].compute_at(st, work);
-  if (!taps.defined()) return;
-  for (const Tensor& t : {coords, taps, weights}) {
-    s[t].compute_at(st, work);
-    gs_detail::vectorize_pixel_stage(s, t, std::max(1, vector_bytes / 4));
-  }
-}
-
-/// CUDA schedule: one thread per output pixel and group of `channels_per_thread` channels
-/// (batch, channel groups and spatial dimensions fused, `threads_per_block` threads a
-/// block), looping over the group's channels with the pixel's coordinates (and bilinear's
-/// taps and weights) computed once into registers. PyTorch's and mmcv's kernels give a
-/// thread every channel; for BEV shapes (1 x 256 x 200 x 200: 40000 pixels) that leaves
-/// most of a large GPU idle, so by default (channels_per_thread = 0) a constant channel
-/// count of 64 or more is split into groups of 32 (8x the threads for 256 channels, each
-/// recomputing its pixel's few coordinates); fewer or symbolic channels stay in one thread.
-inline void schedule_grid_sample_cuda(Schedule& s, const Tensor& out, int threads_per_block = 256,
-                                      int channels_per_thread = 0) {
-  if (threads_per_block < 1 || channels_per_thread < 0)
-    throw Error("schedule_grid_sample_cuda: threads_per_block must be >= 1 and channels_per_thread >= 0, got " +
-                std::to_string(threads_per_block) + " and " + std::to_string(channels_per_thread));
-  Tensor coords = gs_detail::coords_of(out);
-  gs_detail::OutputAxes ax = gs_detail::output_axes(out);
-  Stage st = s[out];
-  if (channels_per_thread == 0) {
-    const int64_t* channels = as_const_int(ax.c.dom().extent);
-    channels_per_thread = channels && *channels >= 64 ? 32 : 0;
-  }
-  IterVar c_outer, c_inner = ax.c;
-  if (channels_per_thread > 0) std::tie(c_outer, c_inner) = st.split(ax.c, channels_per_thread);
-  std::vector<IterVar> pixels{ax.n};
-  if (c_outer.defined()) pixels.push_back(c_outer);
-  pixels.insert(pixels.end(), ax.spatial.begin(), ax.spatial.end());
-  std::vector<IterVar> order = pixels;
-  order.push_back(c_inner);
-  st.reorder(order);
-  IterVar pixel = st.fuse(pixels);
-  auto [bx, tx] = st.split(pixel, threads_per_block);
-  st.bind(bx, thread_axis("blockIdx.x"));
-  st.bind(tx, thread_axis("threadIdx.x"));
-  s[coords].compute_at(st, tx);
-  s[coords].set_scope("local");
-  // Bilinear: the pixel's taps and weights in registers too (the corner loops unrolled).
-  for (const Tensor& t : {gs_detail::find_stage(out, ".taps"), gs_detail::find_stage(out, ".weights")}) {
-    if (!t.defined()) continue;
-    s[t].compute_at(st, tx);
-    s[t].set_scope("local");
-    s[t].unroll(t.axis(1));
-  }
-}
-
 }  // namespace te::ops
+
+// Deprecated, kept for one release: this header still includes the schedules, as it did
+// when it held them. Include te/ops/grid_sample_cpu.h or te/ops/grid_sample_cuda.h for a
+// schedule; define TE_OPS_COMPUTE_ONLY to get the compute alone now.
+#ifndef TE_OPS_COMPUTE_ONLY
+#include "te/ops/grid_sample_cpu.h"
+#include "te/ops/grid_sample_cuda.h"
+#endif

@@ -1,6 +1,7 @@
 /// \file
-/// Row reductions, softmax and layer norm over the last axis as TE computes, with CUDA
-/// schedules that reduce each row across the threads of a block (header-only).
+/// Row reductions, softmax and layer norm over the last axis as TE computes
+/// (header-only); their CUDA schedules, which reduce each row across the threads of a
+/// block, are in te/ops/normalization_cuda.h.
 ///
 ///   Tensor y = te::ops::softmax(x);                  // x: (..., C), float
 ///   Schedule s = create_schedule({y});
@@ -10,14 +11,12 @@
 /// `<name>.mean` and `<name>.var` (per row, two passes: the variance of x - mean, so no
 /// cancellation); layer_norm_welford has one stage `<name>.mean` with the outputs mean,
 /// m2 and count (per row, one pass: Welford's update); reduce_rows is one stage,
-/// argmax_rows / argmin_rows one stage with two outputs. float16 and bfloat16 inputs are
-/// computed in float32.
-/// The CUDA schedules put a row in one block of `threads` threads (a multiple of 32, at
-/// most 1024): each thread reads the row's columns tx, tx + threads, ... (coalesced),
-/// the per-row statistics are cross-thread reductions (warp shuffles, then shared memory
-/// across warps), and with `cache_row` the row is read from global memory once into
-/// shared memory when C is a constant (C elements must fit in 48 KB).
+/// argmax_rows / argmin_rows one stage with two outputs. softmax_stages(),
+/// layer_norm_stages() and layer_norm_welford_stages() return them as handles, and
+/// *_stages_of(out) finds them from the output through the graph (never by name).
+/// float16 and bfloat16 inputs are computed in float32.
 #pragma once
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -75,81 +74,8 @@ inline Tensor affine_output(const Tensor& x, const Tensor& gamma, const Tensor& 
       name);
 }
 
-// The stage of the graph under out whose name is out's name + suffix (undefined if none).
-inline Tensor find_input(const Tensor& out, const std::string& suffix) {
-  std::vector<Tensor> todo{out};
-  while (!todo.empty()) {
-    Tensor t = todo.back();
-    todo.pop_back();
-    if (t.op()->name == out.op()->name + suffix) return t;
-    for (const Operation& in : t.op()->inputs) todo.push_back(Tensor(in));
-  }
-  return Tensor();
-}
-
-inline Tensor require_stage(const Tensor& out, const std::string& suffix, const char* schedule) {
-  Tensor t = find_input(out, suffix);
-  if (!t.defined())
-    throw Error(std::string(schedule) + ": '" + out.op()->name + "' has no stage '" + out.op()->name + suffix +
-                "'; pass the output of the matching te::ops function");
-  return t;
-}
-
-inline void check_threads(int threads, const char* schedule) {
-  if (threads < 32 || threads > 1024 || threads % 32 != 0)
-    throw Error(std::string(schedule) + ": threads must be a multiple of 32 in [32, 1024], got " +
-                std::to_string(threads));
-}
-
-// out's leading axes fused onto blockIdx.x, its last axis split over threadIdx.x.
-inline IterVar block_per_row(Schedule& s, const Tensor& out, int threads) {
-  Stage st = s[out];
-  std::vector<IterVar> rows;
-  for (int d = 0; d + 1 < out.ndim(); ++d) rows.push_back(out.axis(d));
-  IterVar row = st.fuse(rows);
-  auto [co, ci] = st.split(out.axis(out.ndim() - 1), threads);
-  st.bind(row, thread_axis("blockIdx.x"));
-  st.bind(ci, thread_axis("threadIdx.x"));
-  (void)co;
-  return row;
-}
-
-// A per-row reduction computed at the output's row loop, its columns over the threads.
-inline void reduce_at_row(Schedule& s, const Tensor& r, const Tensor& out, const IterVar& row, int threads) {
-  Stage st = s[r];
-  auto [ko, ki] = st.split(r.op()->reduce_axis[0], threads);
-  st.bind(ki, thread_axis("threadIdx.x"));
-  st.compute_at(s[out], row);
-  (void)ko;
-}
-
-// x's row in shared memory, fetched once by the block's threads for every reader (when
-// the row has a constant length: shared memory has a fixed size).
-inline void cache_row(Schedule& s, const Tensor& x, const std::vector<Tensor>& readers, const Tensor& out,
-                      const IterVar& row, int threads) {
-  if (!as_const_int(x.shape().back())) return;
-  Tensor xs = s.cache_read(x, "shared", readers);
-  s[xs].compute_at(s[out], row);
-  auto [co, ci] = s[xs].split(xs.axis(xs.ndim() - 1), threads);
-  s[xs].bind(ci, thread_axis("threadIdx.x"));
-  (void)co;
-}
-
-// softmax and layer_norm: two per-row statistics (stages out + suffix) reduced across the
-// threads of the row's block, then the output; x is the first statistic's input.
-inline void schedule_two_statistics(Schedule& s, const Tensor& out, const std::vector<std::string>& suffixes,
-                                    int threads, bool cache, const char* schedule) {
-  check_threads(threads, schedule);
-  std::vector<Tensor> readers;
-  for (const std::string& suffix : suffixes) readers.push_back(require_stage(out, suffix, schedule));
-  IterVar row = block_per_row(s, out, threads);
-  for (const Tensor& r : readers) reduce_at_row(s, r, out, row, threads);
-  Tensor x(readers[0].op()->inputs[0]);
-  readers.push_back(out);
-  if (cache) cache_row(s, x, readers, out, row, threads);
-}
-
 }  // namespace norm_detail
+
 
 /// reducer over the last axis of x: shape x.shape[:-1] (a 1-D x gives shape {1}).
 inline Tensor reduce_rows(const Tensor& x, Reducer reducer = Reducer::Sum, const std::string& name = "reduce_rows") {
@@ -193,8 +119,17 @@ inline std::vector<Tensor> argmin_rows(const Tensor& x, const std::string& name 
   return arg_rows(x, false, name);
 }
 
-/// exp(x - max) / sum(exp(x - max)) over the last axis.
-inline Tensor softmax(const Tensor& x, const std::string& name = "softmax") {
+/// softmax's tensors: its input, its two per-row statistics and its output (handles for
+/// its schedules).
+struct SoftmaxStages {
+  Tensor x;       ///< the input
+  Tensor max;     ///< per row: the largest element (stage `<name>.max`)
+  Tensor expsum;  ///< per row: the sum of exp(x - max) (stage `<name>.expsum`)
+  Tensor out;     ///< the output, what softmax() returns
+};
+
+/// softmax() with every stage it makes: `softmax(x, name)` is `softmax_stages(x, name).out`.
+inline SoftmaxStages softmax_stages(const Tensor& x, const std::string& name = "softmax") {
   norm_detail::check_input(x, "softmax");
   const Expr cols = x.shape().back();
   std::vector<Expr> rows(x.shape().begin(), x.shape().end() - 1);
@@ -207,7 +142,7 @@ inline Tensor softmax(const Tensor& x, const std::string& name = "softmax") {
   Tensor e = compute_from_vars(
       rows, [&](const std::vector<Var>& r) { return sum(exp(as_float(x(at(r, k2))) - m(row_of(r))), {k2}); },
       name + ".expsum");
-  return compute(
+  Tensor out = compute(
       x.shape(),
       [&](const std::vector<Var>& v) {
         std::vector<Expr> r = norm_detail::leading(v);
@@ -215,12 +150,25 @@ inline Tensor softmax(const Tensor& x, const std::string& name = "softmax") {
         return x.dtype().bits() == 16 ? cast(x.dtype(), y) : y;
       },
       name);
+  return {x, m, e, out};
 }
 
-/// (x - mean) / sqrt(var + eps) * gamma + beta over the last axis; gamma and beta have
-/// shape (C,) (undefined tensors: 1 and 0).
-inline Tensor layer_norm(const Tensor& x, const Tensor& gamma = Tensor(), const Tensor& beta = Tensor(),
-                         double eps = 1e-5, const std::string& name = "layer_norm") {
+/// exp(x - max) / sum(exp(x - max)) over the last axis.
+inline Tensor softmax(const Tensor& x, const std::string& name = "softmax") { return softmax_stages(x, name).out; }
+
+/// layer_norm's tensors: its input, its two per-row statistics and its output (handles
+/// for its schedules).
+struct LayerNormStages {
+  Tensor x;     ///< the input
+  Tensor mean;  ///< per row: the mean (stage `<name>.mean`)
+  Tensor var;   ///< per row: the variance of x - mean (stage `<name>.var`)
+  Tensor out;   ///< the output, what layer_norm() returns
+};
+
+/// layer_norm() with every stage it makes: `layer_norm(x, ...)` is
+/// `layer_norm_stages(x, ...).out`.
+inline LayerNormStages layer_norm_stages(const Tensor& x, const Tensor& gamma = Tensor(), const Tensor& beta = Tensor(),
+                                         double eps = 1e-5, const std::string& name = "layer_norm") {
   norm_detail::check_input(x, "layer_norm");
   norm_detail::check_affine(x, gamma, beta, "layer_norm");
   const Expr cols = x.shape().back();
@@ -240,16 +188,33 @@ inline Tensor layer_norm(const Tensor& x, const Tensor& gamma = Tensor(), const 
         return sum(d * d / n, {k2});
       },
       name + ".var");
-  return norm_detail::affine_output(x, gamma, beta, name, [&](const Expr& xv, const std::vector<Expr>& r) {
+  Tensor out = norm_detail::affine_output(x, gamma, beta, name, [&](const Expr& xv, const std::vector<Expr>& r) {
     return (xv - mean(r)) / sqrt(var(r) + make_const(ct, eps));
   });
+  return {x, mean, var, out};
 }
 
-/// layer_norm with the mean and variance from one pass over the row (Welford's update,
-/// partial results combined as Chan et al.): one statistics stage `<name>.mean` with
-/// outputs mean, m2 and count, then the output.
-inline Tensor layer_norm_welford(const Tensor& x, const Tensor& gamma = Tensor(), const Tensor& beta = Tensor(),
-                                 double eps = 1e-5, const std::string& name = "layer_norm") {
+/// (x - mean) / sqrt(var + eps) * gamma + beta over the last axis; gamma and beta have
+/// shape (C,) (undefined tensors: 1 and 0).
+inline Tensor layer_norm(const Tensor& x, const Tensor& gamma = Tensor(), const Tensor& beta = Tensor(),
+                         double eps = 1e-5, const std::string& name = "layer_norm") {
+  return layer_norm_stages(x, gamma, beta, eps, name).out;
+}
+
+/// layer_norm_welford's tensors: its input, the three outputs of its one statistics stage
+/// and its output (handles for its schedules).
+struct LayerNormWelfordStages {
+  Tensor x;      ///< the input
+  Tensor mean;   ///< per row: the mean (output 0 of the statistics stage `<name>.mean`)
+  Tensor m2;     ///< per row: the sum of squared deviations (output 1)
+  Tensor count;  ///< per row: the number of elements (output 2)
+  Tensor out;    ///< the output, what layer_norm_welford() returns
+};
+
+/// layer_norm_welford() with every stage it makes.
+inline LayerNormWelfordStages layer_norm_welford_stages(const Tensor& x, const Tensor& gamma = Tensor(),
+                                                        const Tensor& beta = Tensor(), double eps = 1e-5,
+                                                        const std::string& name = "layer_norm") {
   norm_detail::check_input(x, "layer_norm_welford");
   norm_detail::check_affine(x, gamma, beta, "layer_norm_welford");
   const DataType ct = norm_detail::compute_type(x);
@@ -259,55 +224,97 @@ inline Tensor layer_norm_welford(const Tensor& x, const Tensor& gamma = Tensor()
       rows,
       [&](const std::vector<Var>& r) { return welford(norm_detail::as_float(x(norm_detail::at(r, k))), {k}); },
       {name + ".mean", name + ".m2", name + ".count"});
-  return norm_detail::affine_output(x, gamma, beta, name, [&](const Expr& xv, const std::vector<Expr>& r) {
+  Tensor out = norm_detail::affine_output(x, gamma, beta, name, [&](const Expr& xv, const std::vector<Expr>& r) {
     return (xv - stats[0](r)) * rsqrt(stats[1](r) / stats[2](r) + make_const(ct, eps));
   });
+  return {x, stats[0], stats[1], stats[2], out};
 }
 
-/// One block of `threads` per row of reduce_rows' output; the row's columns split over
-/// the threads and combined by a cross-thread reduction.
-inline void schedule_reduce_rows_cuda(Schedule& s, const Tensor& out, int threads = 256) {
-  norm_detail::check_threads(threads, "schedule_reduce_rows_cuda");
-  Stage st = s[out];
-  std::vector<IterVar> rows;
-  for (int d = 0; d < out.ndim(); ++d) rows.push_back(out.axis(d));
-  IterVar row = st.fuse(rows);
-  auto [ko, ki] = st.split(out.op()->reduce_axis[0], threads);
-  st.bind(row, thread_axis("blockIdx.x"));
-  st.bind(ki, thread_axis("threadIdx.x"));
-  (void)ko;
+/// layer_norm with the mean and variance from one pass over the row (Welford's update,
+/// partial results combined as Chan et al.): one statistics stage `<name>.mean` with
+/// outputs mean, m2 and count, then the output.
+inline Tensor layer_norm_welford(const Tensor& x, const Tensor& gamma = Tensor(), const Tensor& beta = Tensor(),
+                                 double eps = 1e-5, const std::string& name = "layer_norm") {
+  return layer_norm_welford_stages(x, gamma, beta, eps, name).out;
 }
 
-/// One block of `threads` per row: the max and the sum of exponentials are cross-thread
-/// reductions, then each thread writes its columns. cache_row: x's row is read once into
-/// shared memory (when the number of columns is a constant).
-inline void schedule_softmax_cuda(Schedule& s, const Tensor& out, int threads = 256, bool cache_row = true) {
-  norm_detail::schedule_two_statistics(s, out, {".max", ".expsum"}, threads, cache_row, "schedule_softmax_cuda");
+namespace norm_detail {
+
+// The per-row statistics out reads, found through the graph (names play no part): the
+// reductions among out's inputs with one element per row, `count` distinct operations,
+// ordered so that one reading another comes after it; the first reads only x, which out
+// reads too. te::Error naming `what` (the schedule, and the te::ops function that makes
+// such outputs) otherwise.
+inline std::vector<Tensor> row_statistics(const Tensor& out, size_t count, const std::string& what,
+                                          const std::string& op_name, Tensor* x) {
+  auto not_ours = [&]() {
+    throw Error(what + ": '" + (out.defined() ? out.name() : std::string("?")) + "' is not an output of te::ops::" +
+                op_name + "; pass the output of the matching te::ops function (or its stages)");
+  };
+  if (!out.defined() || out.op()->kind != OpKind::Compute || out.ndim() < 1) not_ours();
+  std::vector<Operation> stats;
+  for (const Operation& in : out.op()->inputs)
+    if (in->kind == OpKind::Compute && !in->is_scatter() && !in->reduce_axis.empty() &&
+        in->shape.size() + 1 == out.op()->shape.size())
+      stats.push_back(in);
+  if (stats.size() != count) not_ours();
+  auto reads = [](const Operation& a, const Operation& b) {
+    return std::find(a->inputs.begin(), a->inputs.end(), b) != a->inputs.end();
+  };
+  if (count == 2 && reads(stats[0], stats[1])) std::swap(stats[0], stats[1]);
+  if (stats[0]->inputs.size() != 1 || (count == 2 && !reads(stats[1], stats[0]))) not_ours();
+  *x = Tensor(stats[0]->inputs[0]);
+  if (!reads(out.op(), x->op()) || (count == 2 && !reads(stats[1], x->op()))) not_ours();
+  std::vector<Tensor> result;
+  for (const Operation& op : stats) result.push_back(Tensor(op));
+  return result;
 }
 
-/// As schedule_softmax_cuda, for layer_norm's mean, variance and output.
-inline void schedule_layer_norm_cuda(Schedule& s, const Tensor& out, int threads = 256, bool cache_row = true) {
-  norm_detail::schedule_two_statistics(s, out, {".mean", ".var"}, threads, cache_row, "schedule_layer_norm_cuda");
+}  // namespace norm_detail
+
+/// The stages of the softmax whose output is out, found through the graph (whatever
+/// their names); te::Error when out is not a softmax output.
+inline SoftmaxStages softmax_stages_of(const Tensor& out) {
+  SoftmaxStages st;
+  std::vector<Tensor> r = norm_detail::row_statistics(out, 2, "softmax_stages_of", "softmax", &st.x);
+  st.max = r[0];
+  st.expsum = r[1];
+  st.out = out;
+  return st;
 }
 
-/// As schedule_layer_norm_cuda, for layer_norm_welford: the one statistics stage (mean,
-/// m2, count) is a cross-thread tuple reduction.
-inline void schedule_layer_norm_welford_cuda(Schedule& s, const Tensor& out, int threads = 256, bool cache_row = true) {
-  norm_detail::schedule_two_statistics(s, out, {".mean"}, threads, cache_row, "schedule_layer_norm_welford_cuda");
+/// The stages of the layer_norm whose output is out, found through the graph (whatever
+/// their names); te::Error when out is not a layer_norm output.
+inline LayerNormStages layer_norm_stages_of(const Tensor& out) {
+  LayerNormStages st;
+  std::vector<Tensor> r = norm_detail::row_statistics(out, 2, "layer_norm_stages_of", "layer_norm", &st.x);
+  st.mean = r[0];
+  st.var = r[1];
+  st.out = out;
+  return st;
 }
 
-/// One block of `threads` per row of argmax_rows / argmin_rows (either output): the
-/// row's columns split over the threads and combined by a cross-thread tuple reduction.
-inline void schedule_arg_rows_cuda(Schedule& s, const Tensor& out, int threads = 256) {
-  norm_detail::check_threads(threads, "schedule_arg_rows_cuda");
-  if (out.op()->num_outputs() != 2 || out.op()->reduce_axis.size() != 1)
-    throw Error("schedule_arg_rows_cuda: '" + out.name() + "' is not an output of argmax_rows or argmin_rows");
-  Stage st = s[out];
-  IterVar row = st.fuse(out.op()->axis);
-  auto [ko, ki] = st.split(out.op()->reduce_axis[0], threads);
-  st.bind(row, thread_axis("blockIdx.x"));
-  st.bind(ki, thread_axis("threadIdx.x"));
-  (void)ko;
+/// The stages of the layer_norm_welford whose output is out, found through the graph
+/// (whatever their names); te::Error when out is not a layer_norm_welford output.
+inline LayerNormWelfordStages layer_norm_welford_stages_of(const Tensor& out) {
+  LayerNormWelfordStages st;
+  std::vector<Tensor> r =
+      norm_detail::row_statistics(out, 1, "layer_norm_welford_stages_of", "layer_norm_welford", &st.x);
+  if (r[0].op()->num_outputs() != 3)
+    throw Error("layer_norm_welford_stages_of: '" + out.name() + "' is not an output of te::ops::layer_norm_welford");
+  st.mean = Tensor(r[0].op(), 0);
+  st.m2 = Tensor(r[0].op(), 1);
+  st.count = Tensor(r[0].op(), 2);
+  st.out = out;
+  return st;
 }
+
 
 }  // namespace te::ops
+
+// Deprecated, kept for one release: this header still includes the CUDA schedules, as it
+// did when it held them. Include te/ops/normalization_cuda.h for them; define
+// TE_OPS_COMPUTE_ONLY to get the computes alone now.
+#ifndef TE_OPS_COMPUTE_ONLY
+#include "te/ops/normalization_cuda.h"
+#endif
