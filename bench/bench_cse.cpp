@@ -5,6 +5,7 @@
 // tap coordinates and weights), the best sgemm schedule, softmax rows.
 #include <te/te.h>
 #include <te/ops/grid_sample.h>
+#include <te/ops/grid_sample_cpu.h>
 #include <te/ops/normalization.h>
 
 #include <functional>

@@ -274,9 +274,10 @@ inline std::vector<Tensor> row_statistics(const Tensor& out, size_t count, const
 
 /// The stages of the softmax whose output is out, found through the graph (whatever
 /// their names); te::Error when out is not a softmax output.
-inline SoftmaxStages softmax_stages_of(const Tensor& out) {
+/// `api` names the caller in the message.
+inline SoftmaxStages softmax_stages_of(const Tensor& out, const char* api = "softmax_stages_of") {
   SoftmaxStages st;
-  std::vector<Tensor> r = norm_detail::row_statistics(out, 2, "softmax_stages_of", "softmax", &st.x);
+  std::vector<Tensor> r = norm_detail::row_statistics(out, 2, api, "softmax", &st.x);
   st.max = r[0];
   st.expsum = r[1];
   st.out = out;
@@ -285,9 +286,10 @@ inline SoftmaxStages softmax_stages_of(const Tensor& out) {
 
 /// The stages of the layer_norm whose output is out, found through the graph (whatever
 /// their names); te::Error when out is not a layer_norm output.
-inline LayerNormStages layer_norm_stages_of(const Tensor& out) {
+/// `api` names the caller in the message.
+inline LayerNormStages layer_norm_stages_of(const Tensor& out, const char* api = "layer_norm_stages_of") {
   LayerNormStages st;
-  std::vector<Tensor> r = norm_detail::row_statistics(out, 2, "layer_norm_stages_of", "layer_norm", &st.x);
+  std::vector<Tensor> r = norm_detail::row_statistics(out, 2, api, "layer_norm", &st.x);
   st.mean = r[0];
   st.var = r[1];
   st.out = out;

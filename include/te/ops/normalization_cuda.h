@@ -105,12 +105,7 @@ inline void schedule_softmax_cuda(Schedule& s, const SoftmaxStages& st, int thre
 /// schedule_softmax_cuda for softmax()'s output (its stages found through the graph).
 inline void schedule_softmax_cuda(Schedule& s, const Tensor& out, int threads = 256, bool cache_row = true) {
   norm_detail::check_threads(threads, "schedule_softmax_cuda");
-  SoftmaxStages st;
-  std::vector<Tensor> r = norm_detail::row_statistics(out, 2, "schedule_softmax_cuda", "softmax", &st.x);
-  st.max = r[0];
-  st.expsum = r[1];
-  st.out = out;
-  schedule_softmax_cuda(s, st, threads, cache_row);
+  schedule_softmax_cuda(s, softmax_stages_of(out, "schedule_softmax_cuda"), threads, cache_row);
 }
 
 /// As schedule_softmax_cuda, for layer_norm's mean, variance and output.
@@ -122,12 +117,7 @@ inline void schedule_layer_norm_cuda(Schedule& s, const LayerNormStages& st, int
 /// schedule_layer_norm_cuda for layer_norm()'s output (its stages found through the graph).
 inline void schedule_layer_norm_cuda(Schedule& s, const Tensor& out, int threads = 256, bool cache_row = true) {
   norm_detail::check_threads(threads, "schedule_layer_norm_cuda");
-  LayerNormStages st;
-  std::vector<Tensor> r = norm_detail::row_statistics(out, 2, "schedule_layer_norm_cuda", "layer_norm", &st.x);
-  st.mean = r[0];
-  st.var = r[1];
-  st.out = out;
-  schedule_layer_norm_cuda(s, st, threads, cache_row);
+  schedule_layer_norm_cuda(s, layer_norm_stages_of(out, "schedule_layer_norm_cuda"), threads, cache_row);
 }
 
 /// As schedule_layer_norm_cuda, for layer_norm_welford: the one statistics stage (mean,
