@@ -280,6 +280,7 @@ class Shortener : public IRMutator {
   // e with its long parts replaced by locals appended to `out`.
   Expr shorten(const Expr& e, bool guarded, Locals* out) {
     if (!e.defined()) return e;
+    lengths_.clear();  // keyed by node: an earlier root's nodes may be gone
     plan(e, guarded);
     std::vector<const ExprNode*> order = order_;
     order_.clear();
