@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "expr/reads_memory.h"
 #include "te/ir.h"
 
 namespace te::lowering {
@@ -84,16 +85,7 @@ std::string describe(const Expr& e) {
 std::string local_name(const Expr& value) {
   std::string name = describe(value);
   // Integer arithmetic on loop variables alone is an index.
-  if (value.dtype().is_int() && name.find("_ok") == std::string::npos && !value.as<LoadNode>()) {
-    bool loads = false;
-    struct Finder : IRVisitor {
-      bool* loads;
-      void visit_load(const LoadNode*) override { *loads = true; }
-    } f;
-    f.loads = &loads;
-    f.visit(value);
-    if (!loads) name = "idx";
-  }
+  if (value.dtype().is_int() && name.find("_ok") == std::string::npos && !reads_memory(value)) name = "idx";
   if (name.empty()) return "v";
   // Locals in lower case, as C code names them (a load of X is `x`, not the buffer's name).
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
