@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-cmake -S . -B build -G Ninja
+source scripts/build_config.sh
+cmake -S . -B build "${te_cmake_args[@]}"
 cmake --build build -j "$(nproc)" --target quickstart
 ./build/examples/quickstart

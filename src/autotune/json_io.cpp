@@ -12,8 +12,6 @@ namespace te::autotune {
 
 namespace {
 
-constexpr double kMaxExactInt = 9007199254740992.0;  // 2^53
-
 // "syntax error while parsing value - invalid literal" out of nlohmann's
 // "[json.exception.parse_error.101] parse error at line 1, column 9: <reason>".
 std::string reason_of(const nlohmann::json::exception& e) {

@@ -23,6 +23,9 @@ Json parse_json(std::string_view text, int max_depth);
 // that is not finite.
 std::string write_json(const Json& v);
 
+// Magnitudes below 2^53 are integers that a double holds exactly.
+inline constexpr double kMaxExactInt = 9007199254740992.0;
+
 // A number as the records write it: integers below 2^53 without a fraction ("32", not
 // "32.0"), everything else as the shortest text that reads back the same double.
 Json json_number(double d);

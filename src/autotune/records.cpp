@@ -24,7 +24,6 @@ namespace {
 
 constexpr double kMaxSeconds = 86400;  // a time above a day is not a measurement
 constexpr double kMinSeconds = 1e-9;
-constexpr double kMaxExactInt = 9007199254740992.0;  // 2^53
 
 [[noreturn]] void bad(const std::string& what) { throw Error("tuning record: " + what); }
 

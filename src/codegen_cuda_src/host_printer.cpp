@@ -18,7 +18,6 @@ namespace te::cuda {
 
 namespace {
 
-const char kAxes[] = {'x', 'y', 'z'};
 
 // Variables of an expression as Var handles, in order of first appearance.
 class VarListCollector : public IRVisitor {

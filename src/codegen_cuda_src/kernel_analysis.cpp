@@ -16,7 +16,6 @@ namespace te::cuda {
 
 namespace {
 
-const char kAxes[] = {'x', 'y', 'z'};
 
 bool reads_buffer(const Expr& e, const Buffer& b) {
   struct Finder : IRVisitor {

@@ -14,6 +14,9 @@
 
 namespace te::cuda {
 
+// The letters of CUDA's launch dimensions: blockIdx.x, threadIdx.y, ...
+inline constexpr char kAxes[] = {'x', 'y', 'z'};
+
 // CUDA's limits.
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kMaxBlockDim[3] = {1024, 1024, 64};

@@ -7,6 +7,7 @@
 #include "codegen_cuda_src/c_types.h"
 #include "codegen_cuda_src/code_writer.h"
 #include "codegen_cuda_src/expr_printer.h"
+#include "codegen_cuda_src/kernel_analysis.h"
 #include "codegen_cuda_src/stmt_util.h"
 #include "codegen_cuda_src/tensor_intrinsics.h"
 #include "expr/buffer_util.h"
@@ -18,7 +19,6 @@ namespace te::cuda {
 
 namespace {
 
-const char kAxes[] = {'x', 'y', 'z'};
 // Bytes every array a kernel declares is aligned to: a float4, int4 or double2.
 constexpr int kArrayAlignment = 16;
 // Vectors of 16-bit elements (8 or 16 bytes) move as one access of this aligned array.

@@ -10,16 +10,12 @@
 
 #include "expr/float_round.h"
 #include "expr/int_arith.h"
+#include "expr/make_node.h"
 #include "expr/simplify_internal.h"
 
 namespace te {
 
 namespace {
-
-template <typename T, typename... A>
-Expr make(A&&... args) {
-  return Expr(std::make_shared<const T>(std::forward<A>(args)...));
-}
 
 void require_defined(const Expr& e, const char* what) {
   if (!e.defined()) throw Error(fmt::format("{}: an operand is undefined (a default-constructed Expr)", what));
@@ -218,10 +214,10 @@ MemoryScope parse_scope(const std::string& s) {
 }
 
 // ---- Expr basics ----
-Expr::Expr(int v) : Expr(make<IntImmNode>(Int(32), v)) {}
-Expr::Expr(int64_t v) : Expr(make<IntImmNode>(Int(64), v)) {}
-Expr::Expr(float v) : Expr(make<FloatImmNode>(Float(32), static_cast<double>(v))) {}
-Expr::Expr(double v) : Expr(make<FloatImmNode>(Float(64), v)) {}
+Expr::Expr(int v) : Expr(make_expr<IntImmNode>(Int(32), v)) {}
+Expr::Expr(int64_t v) : Expr(make_expr<IntImmNode>(Int(64), v)) {}
+Expr::Expr(float v) : Expr(make_expr<FloatImmNode>(Float(32), static_cast<double>(v))) {}
+Expr::Expr(double v) : Expr(make_expr<FloatImmNode>(Float(64), v)) {}
 
 DataType Expr::dtype() const {
   if (!node_) throw Error("dtype(): the expression is undefined (a default-constructed Expr)");
@@ -232,7 +228,7 @@ ExprKind Expr::kind() const {
   return node_->kind;
 }
 
-Var::Var(std::string name, DataType t) : Expr(make<VarNode>(std::move(name), t)) {
+Var::Var(std::string name, DataType t) : Expr(make_expr<VarNode>(std::move(name), t)) {
   if (!t.is_scalar() || t.is_void())
     throw Error(fmt::format("Var '{}': a variable must have a scalar type, got {}", this->name(), t.to_string()));
 }
@@ -299,18 +295,18 @@ IterVar thread_axis(const std::string& tag) {
 Expr make_const(DataType t, int64_t v) {
   if (t.is_vector()) return broadcast(make_const(t.element_of(), v), t.lanes());
   if (t.is_float()) return make_const(t, static_cast<double>(v));  // rounded to t
-  if (t.is_bool()) return make<IntImmNode>(t, v != 0);
+  if (t.is_bool()) return make_expr<IntImmNode>(t, v != 0);
   if (!t.is_integer()) throw Error(fmt::format("make_const: cannot make a constant of type {}", t.to_string()));
-  return make<IntImmNode>(t, arith::wrap(v, t));
+  return make_expr<IntImmNode>(t, arith::wrap(v, t));
 }
 Expr make_const(DataType t, double v) {
   if (t.is_vector()) return broadcast(make_const(t.element_of(), v), t.lanes());
   if (t.is_float()) {
     // NaN and infinities stay as they are (a float16 NaN's payload is not the point).
     if (std::isfinite(v)) v = round_to_float_type(v, t);
-    return make<FloatImmNode>(t, v);
+    return make_expr<FloatImmNode>(t, v);
   }
-  if (t.is_bool()) return make<IntImmNode>(t, v != 0);
+  if (t.is_bool()) return make_expr<IntImmNode>(t, v != 0);
   if (!std::isfinite(v) || v >= 9.2233720368547758e18 || v < -9.2233720368547758e18)
     throw Error(fmt::format("make_const: {} does not fit {}", v, t.to_string()));
   return make_const(t, static_cast<int64_t>(v));
@@ -324,16 +320,16 @@ Expr max_value(DataType t) {
   if (t.is_vector()) return broadcast(max_value(t.element_of()), t.lanes());
   if (t.is_float()) return make_const(t, std::numeric_limits<double>::infinity());
   if (t.is_bool()) return const_true();
-  if (t.is_uint()) return make<IntImmNode>(t, t.bits() == 64 ? int64_t{-1} : int64_t((uint64_t{1} << t.bits()) - 1));
-  return make<IntImmNode>(t, t.bits() == 64 ? std::numeric_limits<int64_t>::max()
+  if (t.is_uint()) return make_expr<IntImmNode>(t, t.bits() == 64 ? int64_t{-1} : int64_t((uint64_t{1} << t.bits()) - 1));
+  return make_expr<IntImmNode>(t, t.bits() == 64 ? std::numeric_limits<int64_t>::max()
                                            : int64_t((uint64_t{1} << (t.bits() - 1)) - 1));
 }
 Expr min_value(DataType t) {
   if (t.is_vector()) return broadcast(min_value(t.element_of()), t.lanes());
   if (t.is_float()) return make_const(t, -std::numeric_limits<double>::infinity());
   if (t.is_bool()) return const_false();
-  if (t.is_uint()) return make<IntImmNode>(t, 0);
-  return make<IntImmNode>(t, t.bits() == 64 ? std::numeric_limits<int64_t>::min()
+  if (t.is_uint()) return make_expr<IntImmNode>(t, 0);
+  return make_expr<IntImmNode>(t, t.bits() == 64 ? std::numeric_limits<int64_t>::min()
                                            : -int64_t(uint64_t{1} << (t.bits() - 1)));
 }
 
@@ -380,7 +376,7 @@ Expr make_binary(BinOp op, Expr a, Expr b) {
     if (!a.dtype().is_bool() || !b.dtype().is_bool())
       throw Error(fmt::format("operator {}: operands must be bool, got {} and {}", name, tname(a), tname(b)));
     match_types(name, a, b);
-    return make<BinaryNode>(a.dtype(), op, a, b);
+    return make_expr<BinaryNode>(a.dtype(), op, a, b);
   }
   std::string what = fmt::format("operator {}", name);
   match_types(what.c_str(), a, b);
@@ -389,7 +385,7 @@ Expr make_binary(BinOp op, Expr a, Expr b) {
     if (t.is_bool() && op != BinOp::EQ && op != BinOp::NE)
       throw Error(fmt::format("{}: bool operands can only be compared with == and != (got {} and {})", what,
                               tname(a), tname(b)));
-    return make<BinaryNode>(Bool(t.lanes()), op, a, b);
+    return make_expr<BinaryNode>(Bool(t.lanes()), op, a, b);
   }
   if (t.is_bool())
     throw Error(fmt::format("{}: bool operands are not allowed in arithmetic (got {} and {})", what,
@@ -397,7 +393,7 @@ Expr make_binary(BinOp op, Expr a, Expr b) {
   if (t.is_float() && (op == BinOp::Mod || op == BinOp::TruncMod || op == BinOp::TruncDiv))
     throw Error(fmt::format("{}: not defined for floating-point operands ({} and {})", what, tname(a), tname(b)));
   if (Expr folded = fold_int(op, a, b); folded.defined()) return folded;
-  return make<BinaryNode>(t, op, a, b);
+  return make_expr<BinaryNode>(t, op, a, b);
 }
 
 Expr operator+(Expr a, Expr b) { return make_binary(BinOp::Add, std::move(a), std::move(b)); }
@@ -431,7 +427,7 @@ Expr operator!(Expr a) {
   require_defined(a, "operator !");
   if (!a.dtype().is_bool()) throw Error(fmt::format("operator !: operand must be bool, got {}", tname(a)));
   if (auto* i = a.as<IntImmNode>()) return make_const(a.dtype(), int64_t{i->value == 0});
-  return make<NotNode>(a.dtype(), a);
+  return make_expr<NotNode>(a.dtype(), a);
 }
 
 namespace {
@@ -450,15 +446,15 @@ Expr make_choice(const char* what, Expr cond, Expr t, Expr f, bool guarded) {
       throw Error(fmt::format("{}: condition has type {} but the values have type {}", what, tname(cond), tname(t)));
     }
   }
-  if (guarded) return make<CallNode>(t.dtype(), Intrinsic::IfThenElse, std::vector<Expr>{cond, t, f});
-  return make<SelectNode>(t.dtype(), cond, t, f);
+  if (guarded) return make_expr<CallNode>(t.dtype(), Intrinsic::IfThenElse, std::vector<Expr>{cond, t, f});
+  return make_expr<SelectNode>(t.dtype(), cond, t, f);
 }
 
 Expr float_call(Intrinsic op, Expr x) {
   require_defined(x, intrinsic_name(op));
   if (!x.dtype().is_float())
     throw Error(fmt::format("{}: expects a floating-point argument, got {} (cast it first)", intrinsic_name(op), tname(x)));
-  return make<CallNode>(x.dtype(), op, std::vector<Expr>{x});
+  return make_expr<CallNode>(x.dtype(), op, std::vector<Expr>{x});
 }
 
 // floor/ceil/round/... are the identity on integers.
@@ -493,7 +489,7 @@ Expr cast(DataType t, Expr v) {
     }
     if (auto* f = v.as<FloatImmNode>(); f && t.is_float()) return make_const(t, f->value);
   }
-  return make<CastNode>(t, v);
+  return make_expr<CastNode>(t, v);
 }
 
 Expr floor(Expr x) { return rounding_call(Intrinsic::Floor, std::move(x)); }
@@ -505,7 +501,7 @@ Expr abs(Expr x) {
   require_defined(x, "abs");
   if (x.dtype().is_bool()) throw Error(fmt::format("abs: not defined for {}", tname(x)));
   if (x.dtype().is_uint()) return x;
-  return make<CallNode>(x.dtype(), Intrinsic::Abs, std::vector<Expr>{x});
+  return make_expr<CallNode>(x.dtype(), Intrinsic::Abs, std::vector<Expr>{x});
 }
 Expr exp(Expr x) { return float_call(Intrinsic::Exp, std::move(x)); }
 Expr log(Expr x) { return float_call(Intrinsic::Log, std::move(x)); }
@@ -531,7 +527,7 @@ Expr atan2(Expr y, Expr x) {
   match_types("atan2", y, x);
   if (!y.dtype().is_float())
     throw Error(fmt::format("atan2: expects floating-point arguments, got {} and {}", tname(y), tname(x)));
-  return make<CallNode>(y.dtype(), Intrinsic::Atan2, std::vector<Expr>{y, x});
+  return make_expr<CallNode>(y.dtype(), Intrinsic::Atan2, std::vector<Expr>{y, x});
 }
 
 namespace {
@@ -542,7 +538,7 @@ Expr classify(Intrinsic op, Expr x) {
   if (t.is_bool() || t.is_handle() || t.is_void())
     throw Error(fmt::format("{}: expects a number, got {}", intrinsic_name(op), tname(x)));
   if (!t.is_float()) return op == Intrinsic::IsFinite ? const_true(t.lanes()) : const_false(t.lanes());
-  return make<CallNode>(Bool(t.lanes()), op, std::vector<Expr>{x});
+  return make_expr<CallNode>(Bool(t.lanes()), op, std::vector<Expr>{x});
 }
 
 void require_integer(const char* what, const Expr& a, const Expr& b) {
@@ -557,7 +553,7 @@ Expr bitwise_binary(Intrinsic op, const char* what, Expr a, Expr b) {
   require_integer(what, a, b);
   match_types(what, a, b);
   if (Expr folded = simp::fold_call(op, {a, b}, a.dtype()); folded.defined()) return folded;
-  return make<CallNode>(a.dtype(), op, std::vector<Expr>{a, b});
+  return make_expr<CallNode>(a.dtype(), op, std::vector<Expr>{a, b});
 }
 
 Expr bitwise_unary(Intrinsic op, const char* what, Expr a) {
@@ -566,7 +562,7 @@ Expr bitwise_unary(Intrinsic op, const char* what, Expr a) {
     throw Error(fmt::format("{}: expects an integer operand, got {}{}", what, tname(a),
                             a.dtype().is_bool() ? " (use ! on bool)" : ""));
   if (Expr folded = simp::fold_call(op, {a}, a.dtype()); folded.defined()) return folded;
-  return make<CallNode>(a.dtype(), op, std::vector<Expr>{a});
+  return make_expr<CallNode>(a.dtype(), op, std::vector<Expr>{a});
 }
 }  // namespace
 
@@ -589,7 +585,7 @@ Expr pow(Expr x, Expr y) {
   match_types("pow", x, y);
   if (!x.dtype().is_float())
     throw Error(fmt::format("pow: expects floating-point arguments, got {} and {}", tname(x), tname(y)));
-  return make<CallNode>(x.dtype(), Intrinsic::Pow, std::vector<Expr>{x, y});
+  return make_expr<CallNode>(x.dtype(), Intrinsic::Pow, std::vector<Expr>{x, y});
 }
 Expr fma(Expr a, Expr b, Expr c) {
   match_types("fma", a, b);
@@ -597,12 +593,12 @@ Expr fma(Expr a, Expr b, Expr c) {
   match_types("fma", b, c);
   if (!a.dtype().is_float())
     throw Error(fmt::format("fma: expects floating-point arguments, got {}", tname(a)));
-  return make<CallNode>(a.dtype(), Intrinsic::Fma, std::vector<Expr>{a, b, c});
+  return make_expr<CallNode>(a.dtype(), Intrinsic::Fma, std::vector<Expr>{a, b, c});
 }
 Expr likely(Expr cond) {
   require_defined(cond, "likely");
   require_bool("likely", cond);
-  return make<CallNode>(cond.dtype(), Intrinsic::Likely, std::vector<Expr>{cond});
+  return make_expr<CallNode>(cond.dtype(), Intrinsic::Likely, std::vector<Expr>{cond});
 }
 Expr warp_shuffle_down(Expr value, Expr delta, Expr thread) {
   require_defined(value, "warp_shuffle_down");
@@ -613,7 +609,7 @@ Expr warp_shuffle_down(Expr value, Expr delta, Expr thread) {
   for (const Expr* e : {&delta, &thread})
     if (!e->dtype().is_scalar() || !e->dtype().is_integer() || e->dtype().is_bool())
       throw Error(fmt::format("warp_shuffle_down: delta and thread must be scalar integers, got {}", tname(*e)));
-  return make<CallNode>(value.dtype(), Intrinsic::WarpShuffleDown, std::vector<Expr>{value, delta, thread});
+  return make_expr<CallNode>(value.dtype(), Intrinsic::WarpShuffleDown, std::vector<Expr>{value, delta, thread});
 }
 Expr let(Var v, Expr value, Expr body) {
   require_defined(v, "let");
@@ -622,7 +618,7 @@ Expr let(Var v, Expr value, Expr body) {
   if (v.dtype() != value.dtype())
     throw Error(fmt::format("let {}: variable has type {} but the value has type {}", v.name(),
                             v.dtype().to_string(), tname(value)));
-  return make<LetNode>(body.dtype(), v, value, body);
+  return make_expr<LetNode>(body.dtype(), v, value, body);
 }
 
 // ---- Vectors and memory ----
@@ -633,7 +629,7 @@ Expr ramp(Expr base, Expr stride, int lanes) {
   match_types("ramp", base, stride);
   if (!base.dtype().is_scalar() || !base.dtype().is_integer())
     throw Error(fmt::format("ramp: base and stride must be scalar integers, got {}", tname(base)));
-  return make<RampNode>(base.dtype().with_lanes(lanes), base, stride, lanes);
+  return make_expr<RampNode>(base.dtype().with_lanes(lanes), base, stride, lanes);
 }
 Expr broadcast(Expr value, int lanes) {
   require_defined(value, "broadcast");
@@ -641,7 +637,7 @@ Expr broadcast(Expr value, int lanes) {
   if (!value.dtype().is_scalar())
     throw Error(fmt::format("broadcast: value must be a scalar, got {}", tname(value)));
   if (lanes == 1) return value;
-  return make<BroadcastNode>(value.dtype().with_lanes(lanes), value, lanes);
+  return make_expr<BroadcastNode>(value.dtype().with_lanes(lanes), value, lanes);
 }
 Expr load(Buffer buffer, std::vector<Expr> indices, Expr predicate) {
   if (!buffer.defined()) throw Error("load: the buffer is undefined");
@@ -654,7 +650,7 @@ Expr load(Buffer buffer, std::vector<Expr> indices, Expr predicate) {
   }
   if (predicate.defined() && !predicate.dtype().is_bool())
     throw Error(fmt::format("load from '{}': predicate must be bool, got {}", buffer.name(), tname(predicate)));
-  return make<LoadNode>(buffer.dtype().with_lanes(lanes), buffer, std::move(indices), std::move(predicate));
+  return make_expr<LoadNode>(buffer.dtype().with_lanes(lanes), buffer, std::move(indices), std::move(predicate));
 }
 
 }  // namespace te

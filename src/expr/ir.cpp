@@ -5,17 +5,11 @@
 
 #include <unordered_map>
 
+#include "expr/make_node.h"
+
 namespace te {
 
 namespace {
-template <typename T, typename... A>
-Stmt make_stmt(A&&... args) {
-  return Stmt(std::make_shared<const T>(std::forward<A>(args)...));
-}
-template <typename T, typename... A>
-Expr make_expr(A&&... args) {
-  return Expr(std::make_shared<const T>(std::forward<A>(args)...));
-}
 void require(const Stmt& s, const char* what) {
   if (!s.defined()) throw Error(fmt::format("{}: the body statement is undefined", what));
 }

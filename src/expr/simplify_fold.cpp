@@ -6,38 +6,32 @@
 
 #include "expr/float_round.h"
 #include "expr/int_arith.h"
+#include "expr/make_node.h"
 #include "expr/simplify_internal.h"
 
 namespace te::simp {
 
-namespace {
-template <typename T, typename... A>
-Expr make(A&&... args) {
-  return Expr(std::make_shared<const T>(std::forward<A>(args)...));
-}
-}  // namespace
-
 Expr make_int(DataType t, int64_t v) {
   if (t.is_vector()) return make_broadcast(make_int(t.element_of(), v), t.lanes());
-  return make<IntImmNode>(t, arith::wrap(v, t));
+  return make_expr<IntImmNode>(t, arith::wrap(v, t));
 }
 Expr make_bool(bool v, int lanes) { return make_int(Bool(lanes), v ? 1 : 0); }
 
 Expr make_bin(BinOp op, const Expr& a, const Expr& b) {
   DataType t = is_comparison(op) ? Bool(a.dtype().lanes()) : a.dtype();
-  return make<BinaryNode>(t, op, a, b);
+  return make_expr<BinaryNode>(t, op, a, b);
 }
-Expr make_not(const Expr& a) { return make<NotNode>(a.dtype(), a); }
-Expr make_cast(DataType t, const Expr& v) { return make<CastNode>(t, v); }
-Expr make_select(const Expr& c, const Expr& t, const Expr& f) { return make<SelectNode>(t.dtype(), c, t, f); }
+Expr make_not(const Expr& a) { return make_expr<NotNode>(a.dtype(), a); }
+Expr make_cast(DataType t, const Expr& v) { return make_expr<CastNode>(t, v); }
+Expr make_select(const Expr& c, const Expr& t, const Expr& f) { return make_expr<SelectNode>(t.dtype(), c, t, f); }
 Expr make_broadcast(const Expr& v, int lanes) {
   if (lanes == 1) return v;
-  return make<BroadcastNode>(v.dtype().with_lanes(lanes), v, lanes);
+  return make_expr<BroadcastNode>(v.dtype().with_lanes(lanes), v, lanes);
 }
 Expr make_ramp(const Expr& base, const Expr& stride, int lanes) {
-  return make<RampNode>(base.dtype().with_lanes(lanes), base, stride, lanes);
+  return make_expr<RampNode>(base.dtype().with_lanes(lanes), base, stride, lanes);
 }
-Expr make_call(DataType t, Intrinsic op, std::vector<Expr> args) { return make<CallNode>(t, op, std::move(args)); }
+Expr make_call(DataType t, Intrinsic op, std::vector<Expr> args) { return make_expr<CallNode>(t, op, std::move(args)); }
 
 Stmt make_noop() { return Stmt(std::make_shared<const EvaluateNode>(make_int(Int(32), 0))); }
 bool is_noop(const Stmt& s) {

@@ -4,17 +4,13 @@
 // does nothing becomes evaluate(0) and disappears from sequences.
 #include <algorithm>
 
+#include "expr/make_node.h"
 #include "expr/simplify_internal.h"
 
 namespace te {
 namespace simp {
 
 namespace {
-
-template <typename T, typename... A>
-Stmt make(A&&... args) {
-  return Stmt(std::make_shared<const T>(std::forward<A>(args)...));
-}
 
 bool is_scalar_int_var(const Expr& e) {
   return e.as<VarNode>() && e.dtype().is_scalar() && e.dtype().is_integer();
@@ -101,7 +97,7 @@ Stmt Simplifier::mutate_let_stmt(const Stmt& s, const LetStmtNode* n) {
   Stmt body = mutate_scoped(n->body, n->var.get(), an_.bounds(value), true);
   if (is_noop(body)) return make_noop();
   if (value.same_as(n->value) && body.same_as(n->body)) return s;
-  return make<LetStmtNode>(n->var, value, body);
+  return make_stmt<LetStmtNode>(n->var, value, body);
 }
 
 Stmt Simplifier::mutate_for(const Stmt& s, const ForNode* n) {
@@ -118,7 +114,7 @@ Stmt Simplifier::mutate_for(const Stmt& s, const ForNode* n) {
       }
       Stmt body = mutate_scoped(n->body, v, an_.bounds(mn), true);
       if (is_noop(body)) return make_noop();
-      return make<LetStmtNode>(n->var, mn, body);
+      return make_stmt<LetStmtNode>(n->var, mn, body);
     }
   }
   // The variable runs over [min, min + extent - 1]; where that could pass the type's
@@ -129,7 +125,7 @@ Stmt Simplifier::mutate_for(const Stmt& s, const ForNode* n) {
   Stmt body = mutate_scoped(n->body, v, vb, false);
   if (is_noop(body)) return make_noop();
   if (mn.same_as(n->min) && ext.same_as(n->extent) && body.same_as(n->body)) return s;
-  return make<ForNode>(n->var, mn, ext, n->for_kind, n->thread_tag, body);
+  return make_stmt<ForNode>(n->var, mn, ext, n->for_kind, n->thread_tag, body);
 }
 
 Stmt Simplifier::mutate_store(const Stmt& s, const StoreNode* n) {
@@ -144,14 +140,14 @@ Stmt Simplifier::mutate_store(const Stmt& s, const StoreNode* n) {
     }
   }
   if (!changed && value.same_as(n->value) && p.same_as(n->predicate)) return s;
-  return make<StoreNode>(n->buffer, value, std::move(idx), p);
+  return make_stmt<StoreNode>(n->buffer, value, std::move(idx), p);
 }
 
 Stmt Simplifier::mutate_allocate(const Stmt& s, const AllocateNode* n) {
   Stmt body = mutate(n->body);
   if (is_noop(body)) return make_noop();
   if (body.same_as(n->body)) return s;
-  return make<AllocateNode>(n->buffer, body);
+  return make_stmt<AllocateNode>(n->buffer, body);
 }
 
 Stmt Simplifier::mutate_if_then_else(const Stmt& s, const IfThenElseNode* n) {
@@ -168,10 +164,10 @@ Stmt Simplifier::mutate_if_then_else(const Stmt& s, const IfThenElseNode* n) {
   if (f.defined() && is_noop(f)) f = Stmt();
   if (is_noop(t)) {
     if (!f.defined()) return make_noop();
-    return make<IfThenElseNode>(rewrite_not(c), f, Stmt());
+    return make_stmt<IfThenElseNode>(rewrite_not(c), f, Stmt());
   }
   if (c.same_as(n->cond) && t.same_as(n->then_case) && f.same_as(n->else_case)) return s;
-  return make<IfThenElseNode>(c, t, f);
+  return make_stmt<IfThenElseNode>(c, t, f);
 }
 
 Stmt Simplifier::mutate_seq(const Stmt& s, const SeqNode* n) {
@@ -196,7 +192,7 @@ Stmt Simplifier::mutate_evaluate(const Stmt& s, const EvaluateNode* n) {
   Expr v = mutate(n->value);
   if (v.as<IntImmNode>() || v.as<FloatImmNode>()) return make_noop();
   if (v.same_as(n->value)) return s;
-  return make<EvaluateNode>(v);
+  return make_stmt<EvaluateNode>(v);
 }
 
 Stmt Simplifier::mutate_assert(const Stmt& s, const AssertNode* n) {
@@ -207,7 +203,7 @@ Stmt Simplifier::mutate_assert(const Stmt& s, const AssertNode* n) {
   collect_narrowings(c, true, &holds);
   Stmt body = mutate_with_narrowings(n->body, holds);
   if (c.same_as(n->cond) && body.same_as(n->body)) return s;
-  return make<AssertNode>(c, n->message, body);
+  return make_stmt<AssertNode>(c, n->message, body);
 }
 
 }  // namespace simp
