@@ -80,7 +80,7 @@ void add_int8(const std::string& g, int n, const std::string& impl, bool tensori
     std::shared_ptr<Int8Data> d = data(n);
     if (!*call) {
       te::BuildOptions options;
-      options.target_cpu = cpu;
+      options.target.cpu = cpu;
       te::LoweredFunc f = int8_gemm(n, tensorize);
       te::Function fn = te::build(f, options)(f.name);
       *call = [fn, d] { fn(d->A, d->B, d->C); };

@@ -17,22 +17,22 @@
 
 namespace te_examples {
 
-enum class Target { AsWritten, Cpu, Cuda };
+enum class ScheduleFor { AsWritten, Cpu, Cuda };
 
-inline const char* target_name(Target t) {
-  return t == Target::AsWritten ? "as written" : t == Target::Cpu ? "cpu" : "cuda";
+inline const char* target_name(ScheduleFor t) {
+  return t == ScheduleFor::AsWritten ? "as written" : t == ScheduleFor::Cpu ? "cpu" : "cuda";
 }
 
 // An element-wise output: on the CPU its leading axes fused into one parallel loop and its
 // last axis in vectors of 8 floats (one AVX register); on a GPU every axis fused and split
 // into blocks of 128 threads, consecutive threads on consecutive elements (coalesced).
-inline void schedule_elementwise(te::Schedule& s, const te::Tensor& out, Target target) {
+inline void schedule_elementwise(te::Schedule& s, const te::Tensor& out, ScheduleFor target) {
   using namespace te;
-  if (target == Target::AsWritten) return;
+  if (target == ScheduleFor::AsWritten) return;
   Stage st = s[out];
   std::vector<IterVar> axes;
   for (int d = 0; d < out.ndim(); ++d) axes.push_back(out.axis(d));
-  if (target == Target::Cpu) {
+  if (target == ScheduleFor::Cpu) {
     auto [outer, inner] = st.split(axes.back(), 8);
     axes.pop_back();
     if (!axes.empty()) st.parallel(st.fuse(axes));
@@ -46,7 +46,7 @@ inline void schedule_elementwise(te::Schedule& s, const te::Tensor& out, Target 
 }
 
 // gelu(X) over a (rows, cols) float32 tensor; parameters X, Y.
-inline te::LoweredFunc gelu_func(const std::string& approximate, Target target, const std::string& name) {
+inline te::LoweredFunc gelu_func(const std::string& approximate, ScheduleFor target, const std::string& name) {
   using namespace te;
   Var rows("rows"), cols("cols");
   Tensor X = placeholder({rows, cols}, Float(32), "X");
@@ -58,7 +58,7 @@ inline te::LoweredFunc gelu_func(const std::string& approximate, Target target, 
 
 // RoPE of X (seq, heads, dim) at positions offset + s, theta_i = 10000^(-2i/dim) computed
 // in the kernel; parameters X, Y, offset (an int32 scalar).
-inline te::LoweredFunc rotary_func(Target target, const std::string& name) {
+inline te::LoweredFunc rotary_func(ScheduleFor target, const std::string& name) {
   using namespace te;
   Var seq("seq"), heads("heads"), dim("dim"), offset("offset");
   Tensor X = placeholder({seq, heads, dim}, Float(32), "X");
@@ -73,7 +73,7 @@ inline te::LoweredFunc rotary_func(Target target, const std::string& name) {
 
 // The int4 values of P (rows, k / per), packed uint8 (two per byte) or int32 (eight per
 // word), as int8 (rows, k); parameters P, Q.
-inline te::LoweredFunc unpack_int4_func(te::DataType packed, Target target, const std::string& name) {
+inline te::LoweredFunc unpack_int4_func(te::DataType packed, ScheduleFor target, const std::string& name) {
   using namespace te;
   Var rows("rows"), words("words");
   Tensor P = placeholder({rows, words}, packed, "P");
@@ -87,7 +87,7 @@ inline te::LoweredFunc unpack_int4_func(te::DataType packed, Target target, cons
 
 // W = (q - Z) * S with q the int4 values of P, groups of 32 along the last axis: scales S
 // (rows, k / 32) float32 and zero points Z (rows, k / 32) int8; parameters P, S, Z, W.
-inline te::LoweredFunc dequantize_int4_func(te::DataType packed, Target target, const std::string& name) {
+inline te::LoweredFunc dequantize_int4_func(te::DataType packed, ScheduleFor target, const std::string& name) {
   using namespace te;
   Var rows("rows"), words("words"), groups("groups");
   Tensor P = placeholder({rows, words}, packed, "P");
@@ -105,16 +105,16 @@ inline te::LoweredFunc dequantize_int4_func(te::DataType packed, Target target, 
 // Welford pass; eps 1e-5. CPU: rows in parallel, the statistics computed per row inside
 // the row loop, the output in vectors of 8; CUDA: a block of 256 threads per row, the
 // (mean, m2, count) tuple reduced across them. Parameters X, gamma, beta, Y.
-inline te::LoweredFunc layer_norm_welford_func(Target target, const std::string& name) {
+inline te::LoweredFunc layer_norm_welford_func(ScheduleFor target, const std::string& name) {
   using namespace te;
   Var rows("rows");
   Tensor X = placeholder({rows, 768}, Float(32), "X");
   Tensor G = placeholder({768}, Float(32), "gamma"), B = placeholder({768}, Float(32), "beta");
   Tensor Y = ops::layer_norm_welford(X, G, B, 1e-5, "Y");
   Schedule s = create_schedule({Y});
-  if (target == Target::Cuda) {
+  if (target == ScheduleFor::Cuda) {
     ops::schedule_layer_norm_welford_cuda(s, Y, 256);
-  } else if (target == Target::Cpu) {
+  } else if (target == ScheduleFor::Cpu) {
     Tensor stats;  // the (mean, m2, count) stage
     for (const Operation& in : Y.op()->inputs)
       if (in->num_outputs() == 3) stats = Tensor(in);
@@ -135,13 +135,13 @@ inline te::LoweredFunc layer_norm_welford_func(Target target, const std::string&
 // {index (int32), value} of the largest element of each row of X (rows, cols), first
 // index on ties. CPU: rows in parallel; CUDA: a block of 256 threads per row.
 // Parameters X, I, V.
-inline te::LoweredFunc argmax_rows_func(Target target, const std::string& name) {
+inline te::LoweredFunc argmax_rows_func(ScheduleFor target, const std::string& name) {
   using namespace te;
   Tensor X = placeholder({Var("rows"), Var("cols")}, Float(32), "X");
   std::vector<Tensor> am = ops::argmax_rows(X, "I");
   Schedule s = create_schedule({am[0]});
-  if (target == Target::Cuda) ops::schedule_arg_rows_cuda(s, am[0], 256);
-  else if (target == Target::Cpu) s[am[0]].parallel(am[0].axis(0));
+  if (target == ScheduleFor::Cuda) ops::schedule_arg_rows_cuda(s, am[0], 256);
+  else if (target == ScheduleFor::Cpu) s[am[0]].parallel(am[0].axis(0));
   return lower(s, {X, am[0], am[1]}, name);
 }
 

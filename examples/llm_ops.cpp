@@ -22,7 +22,7 @@
 #include "llm_kernels.h"
 
 using namespace te;
-using te_examples::Target;
+using te_examples::ScheduleFor;
 
 namespace {
 
@@ -59,8 +59,8 @@ std::vector<double> rotary_ref(const std::vector<float>& x, int seq, int heads, 
 }
 
 // Runs f as written (interpret) or compiled (the JIT) on args.
-void run(const LoweredFunc& f, Target target, const std::vector<Argument>& args) {
-  if (target == Target::AsWritten) interpret(f, args);
+void run(const LoweredFunc& f, ScheduleFor target, const std::vector<Argument>& args) {
+  if (target == ScheduleFor::AsWritten) interpret(f, args);
   else build(f)(f.name).call(args);
 }
 
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   const std::string golden_dir = argc > 2 ? argv[2] : "";
 
   // 1. The rotary embedding's CPU loop nest.
-  std::cout << "== rotary embedding, CPU schedule ==\n" << te_examples::rotary_func(Target::Cpu, "rotary") << "\n";
+  std::cout << "== rotary embedding, CPU schedule ==\n" << te_examples::rotary_func(ScheduleFor::Cpu, "rotary") << "\n";
 
   // 2. Each kernel against float64 references, as written and through the JIT.
   const int rows = 8, cols = 100;
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
       w_ref.push_back(static_cast<double>(static_cast<float>(value - zeros[g]) * scales[g]));
     }
 
-  for (Target target : {Target::AsWritten, Target::Cpu}) {
+  for (ScheduleFor target : {ScheduleFor::AsWritten, ScheduleFor::Cpu}) {
     std::cout << "== " << te_examples::target_name(target) << " ==\n";
     for (const char* form : {"none", "tanh"}) {
       NDArray y = NDArray::empty({rows, cols}, Float(32));
@@ -148,10 +148,10 @@ int main(int argc, char** argv) {
   // 4. The CUDA sources.
   std::cout << "== CUDA sources ==\n";
   const std::vector<std::pair<std::string, LoweredFunc>> gpu = {
-      {"gelu", te_examples::gelu_func("none", Target::Cuda, "gelu")},
-      {"gelu_tanh", te_examples::gelu_func("tanh", Target::Cuda, "gelu_tanh")},
-      {"rotary", te_examples::rotary_func(Target::Cuda, "rotary")},
-      {"dequantize_int4", te_examples::dequantize_int4_func(UInt(8), Target::Cuda, "dequantize_int4")},
+      {"gelu", te_examples::gelu_func("none", ScheduleFor::Cuda, "gelu")},
+      {"gelu_tanh", te_examples::gelu_func("tanh", ScheduleFor::Cuda, "gelu_tanh")},
+      {"rotary", te_examples::rotary_func(ScheduleFor::Cuda, "rotary")},
+      {"dequantize_int4", te_examples::dequantize_int4_func(UInt(8), ScheduleFor::Cuda, "dequantize_int4")},
   };
   for (const auto& [name, f] : gpu) {
     const std::string path = out_dir + "/" + name + ".cu";
@@ -169,28 +169,28 @@ int main(int argc, char** argv) {
       return d;
     };
     NDArray gx = load("gelu/x"), gy = NDArray::empty(gx.shape(), Float(32));
-    build(te_examples::gelu_func("none", Target::Cpu, "gelu"))("gelu")(gx, gy);
+    build(te_examples::gelu_func("none", ScheduleFor::Cpu, "gelu"))("gelu")(gx, gy);
     std::vector<double> want = as_double(load("gelu/out"));
     for (double& v : want) v = std::isfinite(v) ? v : 0;  // -inf gives NaN in both
     std::vector<float> got = gy.to_vector<float>();
     for (float& v : got) v = std::isfinite(v) ? v : 0;
     report("gelu vs torch", got, want, 1e-6);
     NDArray rx = load("rotary/x"), ry = NDArray::empty(rx.shape(), Float(32));
-    build(te_examples::rotary_func(Target::Cpu, "rotary"))("rotary")(rx, ry, 8160);
+    build(te_examples::rotary_func(ScheduleFor::Cpu, "rotary"))("rotary")(rx, ry, 8160);
     report("rotary at 8160..8191 vs torch", ry.to_vector<float>(), as_double(load("rotary/out_offset")), 1e-6);
     NDArray wy = NDArray::empty({64, 256}, Float(32));
-    build(te_examples::dequantize_int4_func(UInt(8), Target::Cpu, "dequantize"))("dequantize")(
+    build(te_examples::dequantize_int4_func(UInt(8), ScheduleFor::Cpu, "dequantize"))("dequantize")(
         load("int4_unpack/packed_u8"), load("int4_unpack/scales"), load("int4_unpack/zeros"), wy);
     report("int4 dequantization vs torch", wy.to_vector<float>(), as_double(load("int4_unpack/w")), 0);
     // Against the exact statistics: PyTorch's own float32 output is up to 6.3e-3 off on
     // the row whose mean (1000) dwarfs its spread (0.01); te's rfactored Welford likewise.
     NDArray lx = load("layer_norm/x"), ly = NDArray::empty(lx.shape(), Float(32));
-    build(te_examples::layer_norm_welford_func(Target::Cpu, "layer_norm"))("layer_norm")(
+    build(te_examples::layer_norm_welford_func(ScheduleFor::Cpu, "layer_norm"))("layer_norm")(
         lx, load("layer_norm/weight"), load("layer_norm/bias"), ly);
     report("layer norm (Welford) vs exact", ly.to_vector<float>(), as_double(load("layer_norm/out_exact")), 1e-2);
     NDArray ax = load("argmax_rows/x"), ai = NDArray::empty({ax.shape()[0]}, Int(32)),
             av = NDArray::empty({ax.shape()[0]}, Float(32));
-    build(te_examples::argmax_rows_func(Target::Cpu, "argmax"))("argmax")(ax, ai, av);
+    build(te_examples::argmax_rows_func(ScheduleFor::Cpu, "argmax"))("argmax")(ax, ai, av);
     std::vector<float> got_index;
     for (int32_t i : ai.to_vector<int32_t>()) got_index.push_back(static_cast<float>(i));
     std::vector<double> want_index;

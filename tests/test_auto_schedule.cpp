@@ -274,7 +274,7 @@ TEST(AutoSchedule, ShortRowIsOneTileWithoutTail) {
   IterVar k = reduce_axis({0, K}, "k");
   Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   AutoScheduleOptions o = cpu_options();
-  o.vector_bits = 512;
+  o.target.vector_bits = 512;
   auto a = random_values(M * K, 20), b = random_values(K * N, 21);
   AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f, o);
   expect_near_all(r.outputs[0], matmul_ref(a, b, M, N, K), 1e-4f, "sgemm vs C++");
@@ -507,14 +507,18 @@ TEST(AutoSchedule, OptionErrors) {
     edit(o);
     return [o, B] { auto_schedule({B}, o); };
   };
-  expect_error(with([](auto& o) { o.target = "opencl"; }), {"AutoScheduleOptions::target", "\"opencl\"", "\"llvm\""});
+  expect_error([] { AutoScheduleOptions{}.target = "opencl"; },
+               {"target 'opencl': unknown kind 'opencl' (expected llvm, cuda or an LLVM triple"});
+  expect_error(with([](auto& o) { o.target.kind = Target::Kind::Cuda, o.target.cpu = "x86-64-v3"; }),
+               {"AutoScheduleOptions::target", "a cuda target has no triple, cpu"});
   expect_error(with([](auto& o) { o.trials = -1; }), {"AutoScheduleOptions::trials", "-1"});
   expect_error(with([](auto& o) { o.threads = -2; }), {"AutoScheduleOptions::threads", "-2"});
   expect_error(with([](auto& o) { o.time_budget_s = -1; }), {"AutoScheduleOptions::time_budget_s"});
   expect_error(with([](auto& o) { o.time_budget_s = NAN; }), {"AutoScheduleOptions::time_budget_s"});
   expect_error(with([](auto& o) { o.cuda_threads_per_block = 100; }),
                {"AutoScheduleOptions::cuda_threads_per_block", "100", "multiple of 32"});
-  expect_error(with([](auto& o) { o.vector_bits = 100; }), {"AutoScheduleOptions::vector_bits", "100", "power of two"});
+  expect_error(with([](auto& o) { o.target.vector_bits = 100; }),
+               {"AutoScheduleOptions::target: target 'llvm -vector-bits=100': vector_bits is 100", "power of two"});
   expect_error([] { auto_schedule({}); }, {"auto_schedule", "no output"});
   expect_error([] { auto_schedule({Tensor()}); }, {"auto_schedule", "output 0", "undefined"});
 }
@@ -540,7 +544,7 @@ TEST(AutoSchedule, VectorBitsSetTheLanes) {
   IterVar k = reduce_axis({0, K}, "k");
   Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   AutoScheduleOptions o = cpu_options();
-  o.vector_bits = 128;  // 4 float lanes: a register tile 6 rows x 2 vectors of 4
+  o.target.vector_bits = 128;  // 4 float lanes: a register tile 6 rows x 2 vectors of 4
   auto a = random_values(M * K, 29), b = random_values(K * N, 30);
   AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f, o);
   expect_near_all(r.outputs[0], matmul_ref(a, b, M, N, K), 1e-4f, "128-bit vectors");

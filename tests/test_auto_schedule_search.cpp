@@ -52,7 +52,7 @@ std::vector<float> random_values(size_t n, uint32_t seed) {
 AutoScheduleOptions one_thread() {
   AutoScheduleOptions o;
   o.threads = 1;
-  o.vector_bits = 256;  // the same space on every host
+  o.target.vector_bits = 256;  // the same space on every host
   return o;
 }
 
@@ -423,7 +423,7 @@ TEST(AutoScheduleSearch, RecordsOfOtherOptionsAreAnError) {
   two.threads = 2;
   two.records = o.records;
   expect_error([&] { auto_schedule({g.C}, two); },
-               {"holds no successful record of 'C' for target llvm, threads=2", "search with these options"});
+               {"holds no successful record of 'C' for target 'llvm -vector-bits=256', threads=2", "search with these options"});
   // The same options read them back.
   AutoScheduleOptions one = o;
   one.trials = 0;

@@ -577,7 +577,7 @@ TEST_F(CallExtern, SharedLibraryLinksTheNamedLibraries) {
 // Cross targets load nothing: the libraries are the target's, not the host's.
 TEST_F(CallExtern, ForeignObjectsLoadNothing) {
   BuildOptions cross;
-  cross.target_triple = "aarch64-linux-gnu";
+  cross.target.triple = "aarch64-linux-gnu";
   cross.extern_libraries = {"/nonexistent/aarch64/libmine.so"};
   try {
     describe_target(cross);

@@ -53,17 +53,19 @@ TEST(LlvmCache, EveryOptionIsPartOfTheKey) {
   variants[4].check_data_indices = false;
   variants[5].streaming_store_min_bytes = -1;
 #if defined(__x86_64__)
-  variants[6].target_triple = "x86_64-linux-gnu";
-  variants[8].target_features = "+sse2";
+  variants[6].target.triple = "x86_64-linux-gnu";
+  variants[8].target.features = "+sse2";
 #elif defined(__aarch64__)
-  variants[6].target_triple = "aarch64-linux-gnu";
-  variants[8].target_features = "+neon";
+  variants[6].target.triple = "aarch64-linux-gnu";
+  variants[8].target.features = "+neon";
 #endif
 #if defined(__x86_64__)
-  variants[7].target_cpu = "x86-64";  // the baseline: every x86-64 host runs it
+  variants[7].target.cpu = "x86-64";  // the baseline: every x86-64 host runs it
 #else
-  variants[7].target_cpu = "generic";
+  variants[7].target.cpu = "generic";
 #endif
+  variants.emplace_back();
+  variants.back().target.vector_bits = 128;
   variants.emplace_back();
   variants.back().extern_libraries = {"libm.so.6"};
   std::vector<Module> live;

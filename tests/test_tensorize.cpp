@@ -87,7 +87,7 @@ std::vector<int32_t> run_jit(const LoweredFunc& f, const GemmData& d, const Buil
 
 BuildOptions for_cpu(const std::string& cpu) {
   BuildOptions o;
-  o.target_cpu = cpu;
+  o.target.cpu = cpu;
   return o;
 }
 
@@ -219,8 +219,8 @@ std::string gemm_assembly(const std::string& triple, const std::string& cpu, con
   ops::GemmU8S8CpuOptions o;
   o.intrinsic = in;
   BuildOptions b;
-  b.target_triple = triple;
-  b.target_cpu = cpu;
+  b.target.triple = triple;
+  b.target.cpu = cpu;
   return assembly(gemm_func(8, 32, 16, o), b);
 }
 

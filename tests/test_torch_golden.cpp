@@ -34,13 +34,13 @@
 namespace te {
 namespace {
 
-using te_examples::Target;
+using te_examples::ScheduleFor;
 
 const std::string kDir = std::string(TE_TEST_DATA_DIR) + "/torch_golden";
 
 NDArray golden(const std::string& name) { return NDArray::load_npy(kDir + "/" + name + ".npy"); }
 
-const std::vector<Target> kTargets = {Target::AsWritten, Target::Cpu, Target::Cuda};
+const std::vector<ScheduleFor> kTargets = {ScheduleFor::AsWritten, ScheduleFor::Cpu, ScheduleFor::Cuda};
 
 // The spacing of float32 numbers at |v|.
 double ulp32(float v) {
@@ -86,20 +86,20 @@ class TorchGolden : public ::testing::Test {
  public:
   struct Kernel {
     std::string name;
-    std::function<LoweredFunc(Target, const std::string&)> make;
+    std::function<LoweredFunc(ScheduleFor, const std::string&)> make;
   };
   static std::vector<Kernel> kernels() {
     using namespace te_examples;
     return {
-        {"gelu_none", [](Target t, const std::string& n) { return gelu_func("none", t, n); }},
-        {"gelu_tanh", [](Target t, const std::string& n) { return gelu_func("tanh", t, n); }},
-        {"rotary", [](Target t, const std::string& n) { return rotary_func(t, n); }},
-        {"unpack_u8", [](Target t, const std::string& n) { return unpack_int4_func(UInt(8), t, n); }},
-        {"unpack_i32", [](Target t, const std::string& n) { return unpack_int4_func(Int(32), t, n); }},
-        {"dequant_u8", [](Target t, const std::string& n) { return dequantize_int4_func(UInt(8), t, n); }},
-        {"dequant_i32", [](Target t, const std::string& n) { return dequantize_int4_func(Int(32), t, n); }},
-        {"layer_norm_welford", [](Target t, const std::string& n) { return layer_norm_welford_func(t, n); }},
-        {"argmax_rows", [](Target t, const std::string& n) { return argmax_rows_func(t, n); }},
+        {"gelu_none", [](ScheduleFor t, const std::string& n) { return gelu_func("none", t, n); }},
+        {"gelu_tanh", [](ScheduleFor t, const std::string& n) { return gelu_func("tanh", t, n); }},
+        {"rotary", [](ScheduleFor t, const std::string& n) { return rotary_func(t, n); }},
+        {"unpack_u8", [](ScheduleFor t, const std::string& n) { return unpack_int4_func(UInt(8), t, n); }},
+        {"unpack_i32", [](ScheduleFor t, const std::string& n) { return unpack_int4_func(Int(32), t, n); }},
+        {"dequant_u8", [](ScheduleFor t, const std::string& n) { return dequantize_int4_func(UInt(8), t, n); }},
+        {"dequant_i32", [](ScheduleFor t, const std::string& n) { return dequantize_int4_func(Int(32), t, n); }},
+        {"layer_norm_welford", [](ScheduleFor t, const std::string& n) { return layer_norm_welford_func(t, n); }},
+        {"argmax_rows", [](ScheduleFor t, const std::string& n) { return argmax_rows_func(t, n); }},
     };
   }
 
@@ -107,7 +107,7 @@ class TorchGolden : public ::testing::Test {
     program_ = std::make_unique<cuda_test::EmulatedProgram>();
     try {
       for (const Kernel& k : kernels()) {
-        LoweredFunc f = k.make(Target::Cuda, k.name);
+        LoweredFunc f = k.make(ScheduleFor::Cuda, k.name);
         cuda_[k.name] = f;
         program_->add(build_cuda(f));
       }
@@ -125,9 +125,9 @@ class TorchGolden : public ::testing::Test {
   // Runs kernel `name` for target on args (outputs overwritten in place); the CUDA run
   // must also equal interpret() of the same GPU-scheduled function bit for bit (glibc's
   // functions on both sides, no contraction in the emulation's compile).
-  static void run(const std::string& name, Target target, std::vector<Argument> args) {
+  static void run(const std::string& name, ScheduleFor target, std::vector<Argument> args) {
     SCOPED_TRACE(name + std::string(" ") + te_examples::target_name(target));
-    if (target == Target::Cuda) {
+    if (target == ScheduleFor::Cuda) {
       ASSERT_TRUE(built_) << "the emulation program did not compile:\n" << log_;
       const LoweredFunc& f = cuda_.at(name);
       cuda_test::EmulatedRun r = program_->run(name, f, args);
@@ -146,7 +146,7 @@ class TorchGolden : public ::testing::Test {
     for (const Kernel& k : kernels()) {
       if (k.name != name) continue;
       LoweredFunc f = k.make(target, name);
-      if (target == Target::AsWritten) interpret(f, args);
+      if (target == ScheduleFor::AsWritten) interpret(f, args);
       else build(f)(name).call(args);
     }
   }
@@ -166,7 +166,7 @@ void check_gelu(const std::string& kernel, const std::string& expected) {
   NDArray x = golden("gelu/x"), want = golden("gelu/" + expected);
   std::vector<float> xs = x.to_vector<float>(), ws = want.to_vector<float>();
   auto bound = [&](size_t i) { return 8 * ulp32(ws[i]) + std::fabs(xs[i]) * std::ldexp(1.0, -22); };
-  for (Target t : kTargets) {
+  for (ScheduleFor t : kTargets) {
     NDArray y = NDArray::empty(x.shape(), Float(32));
     TorchGolden::run(kernel, t, {x, y});
     expect_close(y, want, bound, kernel + " " + te_examples::target_name(t));
@@ -190,7 +190,7 @@ void check_rotary(int offset, const std::string& expected) {
     const size_t d = i % 64, partner = i - d + (d + 32) % 64;
     return 2 * ulp32(ws[i]) + (std::fabs(xs[i]) + std::fabs(xs[partner])) * std::ldexp(1.0, -22);
   };
-  for (Target t : kTargets) {
+  for (ScheduleFor t : kTargets) {
     NDArray y = NDArray::empty(x.shape(), Float(32));
     TorchGolden::run("rotary", t, {x, y, offset});
     expect_close(y, want, bound, "rotary offset " + std::to_string(offset) + " " + te_examples::target_name(t));
@@ -209,7 +209,7 @@ TEST_F(TorchGolden, Int4UnpackingFromBytesAndWords) {
   NDArray q = golden("int4_unpack/q");
   for (const char* packing : {"u8", "i32"}) {
     NDArray p = golden(std::string("int4_unpack/packed_") + packing);
-    for (Target t : kTargets) {
+    for (ScheduleFor t : kTargets) {
       NDArray out = NDArray::empty(q.shape(), Int(8));
       run(std::string("unpack_") + packing, t, {p, out});
       EXPECT_EQ(out.to_vector<int8_t>(), q.to_vector<int8_t>()) << packing << " " << te_examples::target_name(t);
@@ -221,7 +221,7 @@ TEST_F(TorchGolden, Int4DequantizationWithGroupScalesAndZeroPoints) {
   NDArray s = golden("int4_unpack/scales"), z = golden("int4_unpack/zeros"), want = golden("int4_unpack/w");
   for (const char* packing : {"u8", "i32"}) {
     NDArray p = golden(std::string("int4_unpack/packed_") + packing);
-    for (Target t : kTargets) {
+    for (ScheduleFor t : kTargets) {
       NDArray w = NDArray::empty(want.shape(), Float(32));
       run(std::string("dequant_") + packing, t, {p, s, z, w});
       expect_close(w, want, exact, std::string("int4 dequant ") + packing + " " + te_examples::target_name(t));
@@ -275,10 +275,10 @@ TEST_F(TorchGolden, LayerNormThroughWelford) {
   NDArray want = golden("layer_norm/out_exact");
   std::vector<float> mean = golden("layer_norm/mean").to_vector<float>(), var = golden("layer_norm/var").to_vector<float>();
   std::vector<float> gs = g.to_vector<float>(), ws = want.to_vector<float>(), bs = b.to_vector<float>();
-  for (Target t : kTargets) {
+  for (ScheduleFor t : kTargets) {
     // As written, one accumulator folds the 768 values of a row in order; the CPU and GPU
     // schedules merge partial results (24 or 3 values each), which keeps more of the mean.
-    const double mean_ulps = t == Target::AsWritten ? 64 : 4;
+    const double mean_ulps = t == ScheduleFor::AsWritten ? 64 : 4;
     auto bound = [&](size_t i) {
       const size_t r = i / 768, c = i % 768;
       const double std_dev = std::sqrt(static_cast<double>(var[r])), rstd = 1 / std::sqrt(std_dev * std_dev + 1e-5);
@@ -300,7 +300,7 @@ TEST_F(TorchGolden, ArgmaxOverRows) {
   std::vector<int32_t> want_index = golden("argmax_rows/index").to_vector<int32_t>();
   std::vector<float> want_value = golden("argmax_rows/values").to_vector<float>();
   const int64_t rows = x.shape()[0];
-  for (Target t : kTargets) {
+  for (ScheduleFor t : kTargets) {
     NDArray idx = NDArray::empty({rows}, Int(32)), val = NDArray::empty({rows}, Float(32));
     TorchGolden::run("argmax_rows", t, {x, idx, val});
     std::vector<int32_t> gi = idx.to_vector<int32_t>();

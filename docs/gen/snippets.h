@@ -325,7 +325,7 @@ inline BeforeAfter auto_schedule_example() {
   std::string before = text(lower(create_schedule({D}), {A, B, bias, D}, "f"));
   AutoScheduleOptions o;
   o.threads = 2;        // 0: te's thread pool size
-  o.vector_bits = 256;  // 0: the host's vectors (AVX2 here, for output that is the same everywhere)
+  o.target = "llvm -vector-bits=256";  // the host, AVX2 vectors (output the same everywhere)
   Schedule s = auto_schedule({D}, o);
   // [/doc]
   return {before, text(lower(s, {A, B, bias, D}, "f"))};
@@ -336,7 +336,7 @@ inline std::string auto_schedule_softmax_example() {
   Tensor y = ops::softmax(x);
   AutoScheduleOptions o;
   o.threads = 2;
-  o.vector_bits = 256;
+  o.target = "llvm -vector-bits=256";
   return text(lower(auto_schedule({y}, o), {x, y}, "softmax"));
 }
 

@@ -33,14 +33,17 @@
 #include "te/export.h"
 #include "te/ir.h"
 #include "te/schedule.h"
+#include "te/target.h"
 #include "te/tensor.h"
 
 namespace te {
 
 /// What auto_schedule() targets and how much it may search.
 struct TE_API AutoScheduleOptions {
-  /// "llvm": the host CPU (te::build); "cuda": a CUDA GPU (te::build_cuda).
-  std::string target = "llvm";
+  /// What the schedule is for (te::Target): "llvm", the host CPU (te::build), or another
+  /// CPU ("llvm -mcpu=x86-64-v3", "llvm -mtriple=aarch64-linux-gnu": the rules take its
+  /// vector width, and its vector_bits when set); "cuda": a CUDA GPU (te::build_cuda).
+  Target target;
   /// Measured trials of the search (the rules' own config first); 0: the rules alone,
   /// nothing is measured. Needs target "llvm" and constant shapes.
   int trials = 0;
@@ -54,10 +57,6 @@ struct TE_API AutoScheduleOptions {
   /// CPU threads the schedule is made for (the parallel loops' work items); 0: every
   /// thread of te's pool (TE_NUM_THREADS).
   int threads = 0;
-  /// CPU: the vector width in bits the rules make vectors of (128, 256, 512); 0: the
-  /// host's widest (from host_cpu_features()). Set it when the kernel is exported for
-  /// another CPU (BuildOptions::target_cpu), or for output that does not depend on the host.
-  int vector_bits = 0;
   /// The search's random seed (the rules are deterministic).
   uint64_t seed = 0;
   /// Print what the rules decided (one line per stage) and the search's progress on stderr.

@@ -26,6 +26,7 @@
 #include "te/export.h"
 #include "te/ir.h"
 #include "te/module.h"
+#include "te/target.h"
 
 namespace te {
 
@@ -55,17 +56,13 @@ struct TE_API BuildOptions {
   /// output larger than the caches costs no read of each line first. 0: the host's
   /// last-level cache size; negative: never.
   int64_t streaming_store_min_bytes = 0;
-  /// The target triple of export_object / export_library / assembly ("aarch64-linux-gnu",
-  /// "x86_64-linux-gnu", any triple LLVM knows); empty: the host's. build() (the JIT) only
-  /// accepts the host's architecture.
-  std::string target_triple;
-  /// The CPU to compile for, in LLVM's spelling ("cortex-a78", "neoverse-n1",
-  /// "x86-64-v3", "skylake-avx512"). Empty: the host's CPU and features when the triple
-  /// is the host's (or empty); a foreign triple's generic CPU otherwise (the host's
-  /// features never leak into another target). Naming a CPU drops the host's features.
-  std::string target_cpu;
-  /// Features added to (or removed from) the CPU's own, LLVM's spelling: "+sve,-avx512f".
-  std::string target_features;
+  /// What the code is compiled for: an LLVM target (te::Target; "llvm", the host, by
+  /// default). Its triple is export_object / export_library / assembly's ("aarch64-linux-gnu",
+  /// any triple LLVM knows; empty: the host's); build() (the JIT) only accepts the host's
+  /// architecture. Its cpu and features pick the CPU (see te::Target); its vector_bits
+  /// caps the vectors LLVM's own vectorizers make. A "cuda" target is a te::Error here
+  /// (build_cuda() makes CUDA C).
+  Target target;
   /// Shared libraries the functions of call_extern come from: a path ("/opt/lib/libmy.so",
   /// "./libmy.so"), or a bare file name ("libmy.so.1") that the dynamic loader's search
   /// path finds. build() loads them (te::Error naming one that does not load, and why)
@@ -75,12 +72,12 @@ struct TE_API BuildOptions {
   /// with its folder in the rpath; a bare name as `-l:name`), so loading it loads them;
   /// names no library defines stay undefined there, for the process that loads it.
   /// export_object ignores them (link the object with them yourself), and nothing is
-  /// loaded for a foreign target_triple.
+  /// loaded for a foreign triple.
   std::vector<std::string> extern_libraries;
 };
 
 /// JIT-compiles for the host CPU (its name and features, e.g. AVX2/AVX-512), or for the
-/// options' target_cpu / target_features when the host has every feature they need
+/// options' target CPU and features when the host has every feature they need
 /// (te::Error naming the missing features otherwise, rather than an illegal instruction
 /// at the call). Function
 /// names must be C identifiers and distinct. Building a kernel identical to one whose
@@ -96,7 +93,7 @@ TE_API Module build(const std::vector<LoweredFunc>& funcs, const BuildOptions& o
 /// parameter order, then every symbolic variable (shape variables and scalar parameters)
 /// in order of first appearance, returning 0 on success or nonzero with the message in
 /// te_get_last_error(). Objects are compiled for the options' target (the host's CPU by
-/// default; see BuildOptions::target_triple) and need only
+/// default; see BuildOptions::target) and need only
 /// libte_runtime (for parallel loops, errors and heap allocations) at link time, and
 /// the functions of call_extern, which stay undefined symbols of their C names.
 TE_API void export_object(const LoweredFunc& func, const std::string& path,
@@ -105,7 +102,7 @@ TE_API void export_object(const LoweredFunc& func, const std::string& path,
 TE_API void export_object(const std::vector<LoweredFunc>& funcs, const std::string& path,
                           const BuildOptions& options = {});
 /// A shared library, linked by the system C compiler (`cc`, or $CC); for a foreign
-/// target_triple, by `<triple>-gcc` (or $CC). For the host it names libte_runtime
+/// target triple, by `<triple>-gcc` (or $CC). For the host it names libte_runtime
 /// (DT_NEEDED: the one this process loaded) with the RUNPATH `$ORIGIN:<that runtime's
 /// folder>`, so a plain dlopen of it works, from the build tree or the install, or with
 /// libte_runtime copied next to it. For a foreign triple, link it with that target's
@@ -148,6 +145,11 @@ TE_API std::string assembly(const LoweredFunc& func, const BuildOptions& options
 /// The target the options compile for: "triple, cpu CPU, features F" (the resolved
 /// triple, CPU and features). te::Error for a triple, CPU or feature LLVM does not know.
 TE_API std::string describe_target(const BuildOptions& options = {});
+/// target with its triple, CPU and features as LLVM resolves them (the host's where it
+/// names none; a foreign triple's generic CPU) and vector_bits the CPU's widest vector
+/// unless it names one. te::Error for a cuda target, or a triple, CPU or feature LLVM
+/// does not know.
+TE_API Target resolved_target(const Target& target);
 /// The host CPU LLVM compiles for ("skylake-avx512", ...).
 TE_API std::string host_cpu();
 /// The host CPU's enabled features ("+avx2,+fma,...").

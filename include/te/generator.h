@@ -56,6 +56,7 @@
 #include "te/auto_schedule.h"
 #include "te/autotune/measure.h"
 #include "te/export.h"
+#include "te/target.h"
 #include "te/te.h"  // a generator's file needs nothing else
 
 namespace te {
@@ -87,12 +88,12 @@ TE_API std::vector<std::string> generate_kernel(const std::string& name, const s
 /// are when none is called so, or when it returns neither a cpu nor a cuda function.
 TE_API GeneratedKernel run_generator(const std::string& name);
 
-/// Where generate_kernel compiles the CPU part: the kernel's own cpu_options, with these
-/// target fields replacing its own when not empty (see BuildOptions).
+/// Where generate_kernel compiles the CPU part: the kernel's own cpu_options, with the
+/// fields of `target` that are set (triple, cpu, features, vector_bits) replacing its own.
 struct TE_API GenerateOptions {
-  std::string target_triple;    ///< e.g. "aarch64-linux-gnu"; empty: the kernel's own
-  std::string target_cpu;       ///< e.g. "cortex-a78", "x86-64-v3"; empty: the kernel's own
-  std::string target_features;  ///< e.g. "+sve"; empty: the kernel's own
+  /// e.g. "aarch64-linux-gnu", "llvm -mcpu=x86-64-v3"; "llvm" (nothing set): the kernel's own.
+  /// An LLVM target (te::Error for "cuda": the CUDA part is target independent).
+  Target target;
   bool library = false;         ///< also `<name>.so` (te::export_library)
 };
 

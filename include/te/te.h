@@ -17,5 +17,6 @@
 #include "te/ndarray.h"
 #include "te/schedule.h"
 #include "te/simplify.h"
+#include "te/target.h"
 #include "te/tensor.h"
 #include "te/tensorize.h"

@@ -68,10 +68,10 @@ namespace auto_sched {
 
 Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options, Decisions& choices) {
   Graph g(outputs);
-  Context cx{create_schedule(outputs), g, options, host_target(options.threads, options.vector_bits), {}, {}, choices};
+  Context cx{create_schedule(outputs), g, options, cpu_target(options.target, options.threads), {}, {}, choices};
   choose_inlines(cx);
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).
-  if (options.target != "cuda") {
+  if (!options.target.is_cuda()) {
     choose_placements(cx);
   } else {
     for (const Node* n : g.topo()) cx.place[n->op.get()] = Placement{};
@@ -79,7 +79,7 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
   for (const Node* n : g.topo()) {
     const OperationNode* op = n->op.get();
     if (!n->is_compute() || g.inlined.count(op) || cx.place.at(op).kind != Placement::Kind::Root) continue;
-    if (options.target == "cuda") {
+    if (options.target.is_cuda()) {
       schedule_root_cuda(cx, op);
     } else {
       schedule_root_cpu(cx, op);

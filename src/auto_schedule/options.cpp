@@ -3,16 +3,14 @@
 
 #include <cmath>
 
+#include "target/target_check.h"
 #include "te/auto_schedule.h"
 #include "te/error.h"
 
 namespace te {
 
 void validate(const AutoScheduleOptions& o) {
-  if (o.target != "llvm" && o.target != "cuda")
-    throw Error(fmt::format("auto_schedule: AutoScheduleOptions::target is \"{}\"; use \"llvm\" (the host CPU) or "
-                            "\"cuda\"",
-                            o.target));
+  check_target_fields(o.target, "auto_schedule: AutoScheduleOptions::target");
   if (o.trials < 0)
     throw Error(fmt::format("auto_schedule: AutoScheduleOptions::trials is {}; use 0 (the rules alone) or a "
                             "positive number of measured trials",
@@ -25,10 +23,6 @@ void validate(const AutoScheduleOptions& o) {
     throw Error(fmt::format("auto_schedule: AutoScheduleOptions::threads is {}; use 0 (every thread of te's pool) "
                             "or a positive count",
                             o.threads));
-  if (o.vector_bits != 0 && (o.vector_bits < 64 || o.vector_bits > 2048 || (o.vector_bits & (o.vector_bits - 1)) != 0))
-    throw Error(fmt::format("auto_schedule: AutoScheduleOptions::vector_bits is {}; use 0 (the host's) or a power "
-                            "of two from 64 to 2048 (128: SSE/NEON, 256: AVX2, 512: AVX-512)",
-                            o.vector_bits));
   if (o.cuda_threads_per_block < 32 || o.cuda_threads_per_block > 1024 || o.cuda_threads_per_block % 32 != 0)
     throw Error(fmt::format("auto_schedule: AutoScheduleOptions::cuda_threads_per_block is {}; use a multiple "
                             "of 32 from 32 to 1024",

@@ -186,8 +186,8 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
   // The default schedule's loop nest is the computation itself: the key changes when the
   // compute or its shapes do, and with what the rules were asked for.
   const std::string text = to_string(lower(create_schedule(outputs), args, name));
-  task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}/vector_bits={}", outputs[0].name(), digest(text),
-                         options.target, options.threads, options.vector_bits);
+  task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}", outputs[0].name(), digest(text),
+                         options.target.str(), options.threads);
   task.build = [outputs, options, args, name](const Config& c) {
     QuietWarnings quiet;
     Decisions d(values_of(c));
@@ -232,11 +232,10 @@ Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOpt
   // without them is slow. The records are keyed by the options too: a search made for
   // other threads does not apply.
   if (ranked.empty())
-    throw Error(fmt::format("auto_schedule: '{}' holds no successful record of '{}' for target {}, threads={}, "
-                            "vector_bits={} (the options a search records under): search with these options "
-                            "(trials > 0), or drop the records for the rules' schedule",
-                            options.records, outputs[0].name(), options.target, options.threads,
-                            options.vector_bits));
+    throw Error(fmt::format("auto_schedule: '{}' holds no successful record of '{}' for target '{}', threads={} "
+                            "(the options a search records under): search with these options (trials > 0), or "
+                            "drop the records for the rules' schedule",
+                            options.records, outputs[0].name(), options.target.str(), options.threads));
   const Config& config = chosen_config(ranked, rules_config(space, rules.points()));
   if (options.progress)
     std::fprintf(stderr, "[auto_schedule] best recorded config (%.4f ms%s): %s\n", ranked.front().second * 1e3,
@@ -247,11 +246,15 @@ Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOpt
 }
 
 Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
-  if (options.target == "cuda")
+  if (options.target.is_cuda())
     throw Error(fmt::format("auto_schedule: AutoScheduleOptions::trials is {}, but te cannot run CUDA kernels "
                             "in this process to measure them (it emits .cu files for nvcc); use trials = 0 "
                             "(the rules alone) for target \"cuda\"",
                             options.trials));
+  if (!options.target.is_host())
+    throw Error(fmt::format("auto_schedule: AutoScheduleOptions::trials is {}, but the search measures on this "
+                            "host and target '{}' names another CPU; use trials = 0 (the rules alone) for it",
+                            options.trials, options.target.str()));
   // Candidates are built silently; only the chosen schedule's rules are printed.
   AutoScheduleOptions quiet = options;
   quiet.progress = false;

@@ -1,4 +1,4 @@
-// The host CPU as the rules see it.
+// The target CPU as the rules see it.
 #include "auto_schedule/target.h"
 
 #include <fstream>
@@ -11,14 +11,6 @@
 namespace te::auto_sched {
 
 namespace {
-
-bool has_feature(const std::string& features, const std::string& name) {
-  std::stringstream in(features);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (item == "+" + name) return true;
-  return false;
-}
 
 // A size from /sys ("48K", "2048K", "1M"), or -1.
 int64_t parse_size(const std::string& text) {
@@ -45,26 +37,15 @@ std::string read_line(const std::string& path) {
 
 }  // namespace
 
-void vector_unit_of(const std::string& features, int* bits, int* registers) {
-  // The order matters: AVX-512 hosts also list +avx2 and +sse2.
-  if (has_feature(features, "avx512f")) {
-    *bits = 512, *registers = 32;
-  } else if (has_feature(features, "avx")) {
-    *bits = 256, *registers = 16;
-  } else if (has_feature(features, "neon") || has_feature(features, "sve")) {
-    *bits = 128, *registers = 32;
-  } else {
-    *bits = 128, *registers = 16;  // SSE2 and anything unknown: the common base
-  }
-}
-
-CpuTarget host_target(int threads, int vector_bits) {
+CpuTarget cpu_target(const Target& target, int threads) {
+  // A cuda target's rules need no CPU: the host's numbers fill the struct.
+  const Target resolved = resolved_target(target.is_cuda() ? Target() : target);
   CpuTarget t;
-  vector_unit_of(host_cpu_features(), &t.vector_bits, &t.vector_registers);
-  if (vector_bits > 0) {
-    t.vector_bits = vector_bits;
-    t.vector_registers = vector_bits >= 512 ? 32 : 16;
-  }
+  t.vector_bits = resolved.vector_bits;
+  // AVX-512 and AArch64 (NEON, SVE) have 32 vector registers; SSE and AVX 16.
+  const bool aarch64 = resolved.triple.rfind("aarch64", 0) == 0 || resolved.triple.rfind("arm64", 0) == 0;
+  t.vector_registers = t.vector_bits >= 512 || aarch64 ? 32 : 16;
+  // The caches are this machine's (a foreign CPU's are not known to te).
   const std::string base = "/sys/devices/system/cpu/cpu0/cache/index";
   for (int i = 0; i < 8; ++i) {
     std::string level = read_line(base + std::to_string(i) + "/level");

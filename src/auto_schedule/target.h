@@ -1,11 +1,12 @@
-// What the CPU rules need to know about the host: vector width, vector registers, caches
-// and threads. Read from te's own target query (host_cpu_features) and the system.
+// What the CPU rules need to know about the target CPU: vector width, vector registers,
+// caches and threads. Read from te's own target query (resolved_target) and the system.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "te/dtype.h"
+#include "te/target.h"
 
 namespace te::auto_sched {
 
@@ -22,12 +23,8 @@ struct CpuTarget {
   int accumulators() const { return vector_registers >= 32 ? 16 : 12; }
 };
 
-// The host, from LLVM's view of its features ("+avx512f", "+avx", "+neon", ...) and
-// /sys's cache sizes; `threads` 0 means te's thread pool size.
-// vector_bits > 0 replaces the host's vector width (and the register count it implies).
-CpuTarget host_target(int threads, int vector_bits);
-
-// The vector width and register count that a feature string ("+avx2,+fma,...") implies.
-void vector_unit_of(const std::string& features, int* bits, int* registers);
+// The CPU of target (resolved_target: the host's for "llvm"; the host's numbers for a
+// cuda target) with /sys's cache sizes; `threads` 0 means te's thread pool size.
+CpuTarget cpu_target(const Target& target, int threads);
 
 }  // namespace te::auto_sched

@@ -15,6 +15,8 @@
 #include "codegen_llvm/build_options.h"
 #include "codegen_llvm/compiler.h"
 #include "codegen_llvm/module_impl.h"
+#include "codegen_llvm/target.h"
+#include "target/target_check.h"
 
 namespace te::codegen {
 namespace {
@@ -183,7 +185,22 @@ std::string assembly(const LoweredFunc& func, const BuildOptions& options) {
                                codegen::TextKind::Assembly);
 }
 
-std::string describe_target(const BuildOptions& options) { return codegen::describe(options); }
+std::string describe_target(const BuildOptions& options) {
+  check_target_fields(options.target, "describe_target");
+  return codegen::describe(options);
+}
+Target resolved_target(const Target& target) {
+  check_target_fields(target, "resolved_target");
+  BuildOptions options;
+  options.target = target;
+  const codegen::TargetSpec spec = codegen::resolve_target(options);
+  Target resolved;
+  resolved.triple = spec.triple;
+  resolved.cpu = spec.cpu;
+  resolved.features = spec.features;
+  resolved.vector_bits = codegen::widest_vector_bits(spec);
+  return resolved;
+}
 std::string host_cpu() { return codegen::host_cpu_name(); }
 std::string host_cpu_features() { return codegen::host_cpu_feature_string(); }
 

@@ -4,6 +4,8 @@
 
 #include <type_traits>
 
+#include "target/target_check.h"
+
 namespace te::codegen {
 
 std::string build_options_key(const BuildOptions& o) {
@@ -16,6 +18,8 @@ std::string build_options_key(const BuildOptions& o) {
       for (const std::string& v : value) key += fmt::format(" [{}]", v);
     } else if constexpr (std::is_same_v<T, std::string>) {
       key += fmt::format(" [{}]", value);
+    } else if constexpr (std::is_same_v<T, Target>) {
+      key += fmt::format(" [{}]", value.str());
     } else {
       key += fmt::format(" {}", value);
     }
@@ -30,6 +34,11 @@ void check_build_options(const BuildOptions& o, const char* api) {
     if constexpr (std::is_same_v<T, int>) {
       if (std::string(name) == "opt_level" && (value < 0 || value > 3))
         throw Error(fmt::format("{}: opt_level is {}; it must be 0..3", api, value));
+    } else if constexpr (std::is_same_v<T, Target>) {
+      check_target_fields(value, api);
+      if (!value.is_llvm())
+        throw Error(fmt::format("{}: target '{}' is not an LLVM target (build_cuda() makes CUDA C)", api,
+                                value.str()));
     }
   });
 }

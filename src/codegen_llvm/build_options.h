@@ -12,16 +12,14 @@ namespace te::codegen {
 template <typename F>
 void for_each_build_option(const BuildOptions& o, F&& f) {
   const auto& [opt_level, fma_contraction, fast_vector_math, use_cache, check_data_indices, streaming_store_min_bytes,
-               target_triple, target_cpu, target_features, extern_libraries] = o;
+               target, extern_libraries] = o;
   f("opt_level", opt_level);
   f("fma_contraction", fma_contraction);
   f("fast_vector_math", fast_vector_math);
   f("use_cache", use_cache);
   f("check_data_indices", check_data_indices);
   f("streaming_store_min_bytes", streaming_store_min_bytes);
-  f("target_triple", target_triple);
-  f("target_cpu", target_cpu);
-  f("target_features", target_features);
+  f("target", target);
   f("extern_libraries", extern_libraries);
 }
 

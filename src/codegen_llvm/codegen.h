@@ -56,6 +56,7 @@ class ScopedBinding {
 
 struct CodeGenOptions {
   std::string cpu, features;    // function attributes "target-cpu" / "target-features"
+  int prefer_vector_bits = 0;   // "prefer-vector-width" (Target::vector_bits); 0: the CPU's
   // The target's CPU as LLVM knows it (its features: tensor intrinsics that need one);
   // null: assume none beyond the triple's baseline.
   const llvm::MCSubtargetInfo* subtarget = nullptr;

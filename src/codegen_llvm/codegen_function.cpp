@@ -31,6 +31,8 @@ llvm::Function* CodeGen::new_function(llvm::FunctionType* type,
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   if (!options_.cpu.empty()) fn->addFnAttr("target-cpu", options_.cpu);
   if (!options_.features.empty()) fn->addFnAttr("target-features", options_.features);
+  if (options_.prefer_vector_bits > 0)
+    fn->addFnAttr("prefer-vector-width", std::to_string(options_.prefer_vector_bits));
   return fn;
 }
 

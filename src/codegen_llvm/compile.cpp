@@ -48,6 +48,7 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   CodeGenOptions options;
   options.cpu = target.cpu;
   options.features = target.features;
+  options.prefer_vector_bits = target.vector_bits;
   options.subtarget = tm.getMCSubtargetInfo();
   options.fma_contraction = in.options.fma_contraction;
   options.fast_vector_math = in.options.fast_vector_math;

@@ -61,7 +61,7 @@ std::vector<std::string> c_compiler(const BuildOptions& options) {
   std::vector<std::string> words;
   const char* cc = std::getenv("CC");
   std::string fallback =
-      codegen::foreign_target(options) ? options.target_triple + "-gcc" : std::string("cc");
+      codegen::foreign_target(options) ? options.target.triple + "-gcc" : std::string("cc");
   std::istringstream in(cc != nullptr && *cc != '\0' ? cc : fallback);
   for (std::string w; in >> w;) words.push_back(w);
   return words;

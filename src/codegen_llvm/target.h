@@ -17,15 +17,19 @@ struct HostTarget {
 // Initialises LLVM's native target once; te::Error if the host is not supported.
 const HostTarget& host_target();
 
-// What one compilation targets: BuildOptions' target fields resolved (target_spec.cpp).
+// What one compilation targets: BuildOptions' te::Target resolved (target_spec.cpp).
 struct TargetSpec {
   std::string triple, cpu, features;
+  int vector_bits = 0;    // Target::vector_bits: LLVM's "prefer-vector-width"; 0: the CPU's
   bool host_arch = true;  // the host's architecture and OS: the JIT may run it
 };
 // The target of options: the host (its CPU and features) unless the options name a
 // triple, CPU or features; a foreign triple starts from its generic CPU, never the
 // host's features. te::Error for a triple, CPU or feature LLVM does not know.
 TargetSpec resolve_target(const BuildOptions& options);
+// The widest vector of spec's CPU in bits (spec.vector_bits when set): 512 with
+// AVX-512F, 256 with AVX, 128 otherwise.
+int widest_vector_bits(const TargetSpec& spec);
 // te::Error unless code for spec can run in this process: the host's architecture and
 // no feature the host lacks (an illegal instruction at the call otherwise).
 void check_runs_on_host(const TargetSpec& spec);

@@ -1,4 +1,4 @@
-// BuildOptions' target fields to a triple, CPU and features LLVM knows, and the check
+// BuildOptions' te::Target to a triple, CPU and features LLVM knows, and the check
 // that the JIT only runs code this host can execute.
 #include <fmt/format.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -53,9 +53,8 @@ void check_features(const llvm::MCSubtargetInfo& sti, const TargetSpec& spec,
     names.emplace();
     for (const std::string& f : split_features(host_target().features)) names->push_back(f.substr(1));
   }
+  // Their +/- form is checked with the target's other fields (check_target_fields).
   for (const std::string& f : split_features(given)) {
-    if (f[0] != '+' && f[0] != '-')
-      throw Error(fmt::format("target: feature '{}' must start with + or - (e.g. +{})", f, f));
     if (names && std::find(names->begin(), names->end(), f.substr(1)) == names->end())
       throw Error(fmt::format("target: '{}' is not a feature of {}", f.substr(1), spec.triple));
   }
@@ -64,10 +63,13 @@ void check_features(const llvm::MCSubtargetInfo& sti, const TargetSpec& spec,
 }  // namespace
 
 TargetSpec resolve_target(const BuildOptions& options) {
+  const Target& given = options.target;
+  if (!given.is_llvm())
+    throw Error(fmt::format("build: target '{}' is not an LLVM target (build_cuda() makes CUDA C)", given.str()));
   const HostTarget& host = host_target();
   TargetSpec spec;
-  if (options.target_triple.empty() && options.target_cpu.empty() &&
-      options.target_features.empty()) {
+  spec.vector_bits = given.vector_bits;
+  if (given.is_host()) {
     spec.triple = host.triple;
     spec.cpu = host.cpu;
     spec.features = host.features;
@@ -75,18 +77,16 @@ TargetSpec resolve_target(const BuildOptions& options) {
   }
   initialize_all_targets();
   llvm::Triple host_triple(host.triple);
-  llvm::Triple triple(options.target_triple.empty()
-                          ? host.triple
-                          : llvm::Triple::normalize(options.target_triple));
+  llvm::Triple triple(given.triple.empty() ? host.triple : llvm::Triple::normalize(given.triple));
   spec.triple = triple.str();
   spec.host_arch = triple.getArch() == host_triple.getArch() && triple.getOS() == host_triple.getOS();
-  const llvm::Target& target = lookup(spec.triple, options.target_triple);
-  if (options.target_cpu.empty()) {
+  const llvm::Target& target = lookup(spec.triple, given.triple);
+  if (given.cpu.empty()) {
     // The host's CPU and features only for the host's own architecture.
     spec.cpu = spec.host_arch ? host.cpu : "generic";
     spec.features = spec.host_arch ? host.features : "";
   } else {
-    spec.cpu = options.target_cpu;
+    spec.cpu = given.cpu;
   }
   std::unique_ptr<llvm::MCSubtargetInfo> sti(target.createMCSubtargetInfo(spec.triple, "", ""));
   if (sti == nullptr)
@@ -95,10 +95,20 @@ TargetSpec resolve_target(const BuildOptions& options) {
     throw Error(fmt::format("target: '{}' is not a CPU of {} (LLVM's names: cortex-a78, "
                             "neoverse-n1, x86-64-v3, skylake-avx512, ...)",
                             spec.cpu, spec.triple));
-  check_features(*sti, spec, options.target_features);
-  if (!options.target_features.empty())
-    spec.features += (spec.features.empty() ? "" : ",") + options.target_features;
+  check_features(*sti, spec, given.features);
+  if (!given.features.empty()) spec.features += (spec.features.empty() ? "" : ",") + given.features;
   return spec;
+}
+
+int widest_vector_bits(const TargetSpec& spec) {
+  if (spec.vector_bits > 0) return spec.vector_bits;
+  const llvm::Triple triple(spec.triple);
+  if (!triple.isX86()) return 128;  // NEON, SVE at its minimum, and the common base
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      lookup(spec.triple, spec.triple).createMCSubtargetInfo(spec.triple, spec.cpu, spec.features));
+  if (sti == nullptr) return 128;
+  if (sti->checkFeatures("+avx512f")) return 512;
+  return sti->checkFeatures("+avx") ? 256 : 128;
 }
 
 void check_runs_on_host(const TargetSpec& spec) {

@@ -15,6 +15,8 @@
 #include <iostream>
 #include <map>
 
+#include "target/target_check.h"
+
 namespace te {
 namespace {
 
@@ -125,7 +127,7 @@ const char* kUsage =
     "usage: {0} -o DIR [--cpu NAME]... [--cuda NAME]...\n"
     "       {0} --list\n"
     "Options --target TRIPLE, --mcpu CPU and --mattr FEATURES compile the objects for\n"
-    "another target (te::BuildOptions::target_triple, target_cpu, target_features).\n"
+    "another target (te::Target: a triple or \"llvm -mtriple=... -mcpu=... -mattr=...\").\n"
     "Writes NAME.o and NAME.h (--cpu) or NAME.cu and NAME_cuda.h (--cuda) into DIR;\n"
     "with no --cpu or --cuda, every part of every kernel.\n";
 
@@ -201,7 +203,7 @@ GeneratedKernel auto_schedule_kernel(const std::string& name, const AutoSchedule
   return for_kernel(name, [&] {
     GeneratedKernel k;
     LoweredFunc f = lower(auto_schedule(d.outputs, options), d.args, name);
-    (options.target == "cuda" ? k.cuda : k.cpu) = f;
+    (options.target.is_cuda() ? k.cuda : k.cpu) = f;
     return k;
   });
 }
@@ -247,9 +249,14 @@ std::vector<std::string> write_parts(const std::string& name, const GeneratedKer
     LoweredFunc f = k.cpu;
     f.name = name;
     BuildOptions build = k.cpu_options;
-    if (!options.target_triple.empty()) build.target_triple = options.target_triple;
-    if (!options.target_cpu.empty()) build.target_cpu = options.target_cpu;
-    if (!options.target_features.empty()) build.target_features = options.target_features;
+    check_target_fields(options.target, "generator");
+    if (options.target.is_cuda())
+      throw Error("generator: the target of the CPU part is 'cuda'; name an LLVM target (the CUDA part "
+                  "does not depend on one)");
+    if (!options.target.triple.empty()) build.target.triple = options.target.triple;
+    if (!options.target.cpu.empty()) build.target.cpu = options.target.cpu;
+    if (!options.target.features.empty()) build.target.features = options.target.features;
+    if (options.target.vector_bits != 0) build.target.vector_bits = options.target.vector_bits;
     for_kernel(name, [&] {
       export_object(f, base + ".o", build);
       export_header(f, base + ".h");
@@ -325,7 +332,7 @@ int generator_main(int argc, char** argv) {
   std::string dir;
   bool list = false;
   std::vector<std::string> cpu, cuda;
-  GenerateOptions target;
+  GenerateOptions generate;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     bool has_value = i + 1 < argc;
@@ -335,12 +342,17 @@ int generator_main(int argc, char** argv) {
                 arg == "--mcpu" || arg == "--mattr") &&
                has_value) {
       std::string value = argv[++i];
-      if (arg == "--target")
-        target.target_triple = value;
-      else if (arg == "--mcpu")
-        target.target_cpu = value;
+      if (arg == "--target") {
+        try {
+          generate.target = Target::parse(value);
+        } catch (const Error& e) {
+          std::cerr << fmt::format("{}: --target: {}\n", program, e.what());
+          return 2;
+        }
+      } else if (arg == "--mcpu")
+        generate.target.cpu = value;
       else if (arg == "--mattr")
-        target.target_features = value;
+        generate.target.features = value;
       else if (arg == "-o")
         dir = value;
       else
@@ -366,15 +378,15 @@ int generator_main(int argc, char** argv) {
     if (cpu.empty() && cuda.empty()) {
       for (const std::string& name : registered_generators()) {
         GeneratedKernel k = run_generator(name);
-        write_parts(name, k, dir, k.cpu.body.defined(), k.cuda.body.defined(), target);
+        write_parts(name, k, dir, k.cpu.body.defined(), k.cuda.body.defined(), generate);
       }
       for (const std::string& name : registered_computes())
-        write_parts(name, rules_kernel(name, ""), dir, true, true, target);
+        write_parts(name, rules_kernel(name, ""), dir, true, true, generate);
       return 0;
     }
     for (const std::string& name : cpu) {
       bool also_cuda = std::find(cuda.begin(), cuda.end(), name) != cuda.end();
-      generate_kernel(name, dir, true, also_cuda, target);
+      generate_kernel(name, dir, true, also_cuda, generate);
     }
     for (const std::string& name : cuda)
       if (std::find(cpu.begin(), cpu.end(), name) == cpu.end()) generate_kernel(name, dir, false, true);

@@ -131,9 +131,11 @@ TEST_F(CliTest, OptionValuesOutOfRangeSayTheRangeAndExitWithTwo) {
       {"auto-schedule " + gen + " matmul --threads 1.5", "--threads: expects a whole number of at least 0, not '1.5'"},
       {"lower " + gen + " vadd --target opencl", "--target: expects llvm (the cpu function) or cuda, not 'opencl'"},
       {"build " + gen + " vadd --target opencl",
-       "--target: expects llvm, cuda or a target triple such as aarch64-linux-gnu, not 'opencl'"},
+       "--target: target 'opencl': unknown kind 'opencl' (expected llvm, cuda or an LLVM triple such as "
+       "aarch64-linux-gnu)"},
       {"auto-schedule " + gen + " matmul --target opencl",
-       "--target: expects llvm, cuda or a target triple such as aarch64-linux-gnu, not 'opencl'"},
+       "--target: target 'opencl': unknown kind 'opencl' (expected llvm, cuda or an LLVM triple such as "
+       "aarch64-linux-gnu)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
@@ -486,7 +488,7 @@ TEST_F(CliTest, RecordsFailureModes) {
   ASSERT_EQ(searched.status, 0) << searched.err;
   Result other = te("lower", "matmul --records t1.jsonl");
   EXPECT_EQ(other.status, 1);
-  EXPECT_NE(other.err.find("'t1.jsonl' holds no successful record of 'C' for target llvm, threads=0"),
+  EXPECT_NE(other.err.find("'t1.jsonl' holds no successful record of 'C' for target 'llvm', threads=0"),
             std::string::npos)
       << other.err;
   EXPECT_EQ(te("auto-schedule", "matmul -q --threads 1 --records t1.jsonl --no-shared -o out").status, 0);
@@ -592,8 +594,8 @@ TEST_F(CliTest, AutoScheduleErrorsAreOneLine) {
                "CUDA kernels in this process to measure them (it emits .cu files for nvcc); use trials = 0 (the "
                "rules alone) for target \"cuda\"");
   expect_error(te("auto-schedule", "matmul --vector-bits 100 -o out"),
-               "generator: kernel 'matmul': auto_schedule: AutoScheduleOptions::vector_bits is 100; use 0 (the "
-               "host's) or a power of two from 64 to 2048 (128: SSE/NEON, 256: AVX2, 512: AVX-512)");
+               "generator: kernel 'matmul': auto_schedule: AutoScheduleOptions::target: target 'llvm "
+               "-vector-bits=100': vector_bits is 100; use 0 (the CPU's widest) or a power of two from 64 to 2048");
   Result negative = te("auto-schedule", "matmul --trials -1 -o out");
   EXPECT_EQ(negative.status, 2) << negative.err;
 }

@@ -1,4 +1,4 @@
-// Cross-compiled AOT (BuildOptions::target_triple / target_cpu / target_features): an
+// Cross-compiled AOT (BuildOptions::target: its triple, cpu and features): an
 // aarch64 object linked by aarch64-linux-gnu-gcc with te's cross-built C runtime and run
 // under qemu-aarch64, compared with interpret(); an x86-64-v3 library run here; the JIT
 // refusing targets this host cannot run; no host feature in a foreign target's code.
@@ -56,8 +56,8 @@ std::vector<float> interpreted() {
 
 BuildOptions aarch64(const std::string& cpu) {
   BuildOptions o;
-  o.target_triple = "aarch64-linux-gnu";
-  o.target_cpu = cpu;
+  o.target.triple = "aarch64-linux-gnu";
+  o.target.cpu = cpu;
   o.fma_contraction = false;  // interpret() rounds every product
   return o;
 }
@@ -163,7 +163,7 @@ TEST_F(CrossTest, X86_64V3LibraryRunsHere) {
   if (!host_is_x86() || !host_has("avx2") || !host_has("fma"))
     GTEST_SKIP() << "this host cannot run x86-64-v3 code";
   BuildOptions v3;
-  v3.target_cpu = "x86-64-v3";
+  v3.target.cpu = "x86-64-v3";
   v3.fma_contraction = false;
   std::string asm_text = assembly(matmul16(), v3);
   EXPECT_NE(asm_text.find("vmulps"), std::string::npos);  // AVX (VEX) arithmetic
@@ -199,14 +199,14 @@ TEST_F(CrossTest, JitRefusesCodeThisHostCannotRun) {
     }
   if (lacking.empty()) GTEST_SKIP() << "this host has every candidate feature";
   BuildOptions o;
-  o.target_features = "+" + lacking;
+  o.target.features = "+" + lacking;
   expect_error([&] { build(matmul16(), o); },
                {"build: cpu '", lacking.c_str(), "which this host (",
                 "lacks: its code would stop with an illegal instruction; export_object compiles "
                 "for it without running it"});
   if (lacking == "avx512f") {
     BuildOptions v4;
-    v4.target_cpu = "x86-64-v4";
+    v4.target.cpu = "x86-64-v4";
     expect_error([&] { build(matmul16(), v4); }, {"build: cpu 'x86-64-v4' (features '') needs avx512"});
     export_object(matmul16(), path("v4.o"), v4);  // compiling for it is fine
     EXPECT_TRUE(fs::exists(path("v4.o")));
@@ -215,20 +215,21 @@ TEST_F(CrossTest, JitRefusesCodeThisHostCannotRun) {
 
 TEST_F(CrossTest, UnknownTargetsAreErrors) {
   BuildOptions o;
-  o.target_triple = "aarch64-linux-gnu";
-  o.target_cpu = "skylake";
+  o.target.triple = "aarch64-linux-gnu";
+  o.target.cpu = "skylake";
   expect_error([&] { export_object(matmul16(), path("x.o"), o); },
                {"target: 'skylake' is not a CPU of aarch64-unknown-linux-gnu"});
-  o.target_cpu = "";
-  o.target_features = "neon";
+  o.target.cpu = "";
+  o.target.features = "neon";
   expect_error([&] { export_object(matmul16(), path("x.o"), o); },
-               {"target: feature 'neon' must start with + or - (e.g. +neon)"});
-  o.target_triple = "";
-  o.target_features = "+not-a-feature";
+               {"target 'llvm -mtriple=aarch64-linux-gnu -mattr=neon': feature 'neon' must be "
+                "+name or -name (e.g. +avx2)"});
+  o.target.triple = "";
+  o.target.features = "+not-a-feature";
   expect_error([&] { export_object(matmul16(), path("x.o"), o); },
                {"target: 'not-a-feature' is not a feature of "});
-  o.target_triple = "riscv-nothing";
-  o.target_features = "";
+  o.target.triple = "riscv-nothing";
+  o.target.features = "";
   expect_error([&] { export_object(matmul16(), path("x.o"), o); },
                {"target: LLVM does not know the triple 'riscv-nothing'"});
 }

@@ -8,6 +8,8 @@
 #include <cstdlib>
 
 #include "commands.h"
+#include "te/error.h"
+#include "te/target.h"
 
 namespace te::cli {
 
@@ -38,15 +40,19 @@ CLI::Validator real_number(double min, bool inclusive, const char* unit) {
       fmt::format("{}{}{}", unit, inclusive ? ">=" : ">", min));
 }
 
-CLI::Validator target_name(bool triples) {
+CLI::Validator target_name(bool any_target) {
   return CLI::Validator(
-      [triples](std::string& text) -> std::string {
-        // A triple has at least two parts (arch-os): "opencl" or "x86" is none.
-        if (text == "llvm" || text == "cuda" || (triples && text.find('-') != std::string::npos)) return "";
-        return triples ? fmt::format("expects llvm, cuda or a target triple such as aarch64-linux-gnu, not '{}'", text)
-                       : fmt::format("expects llvm (the cpu function) or cuda, not '{}'", text);
+      [any_target](std::string& text) -> std::string {
+        if (text == "llvm" || text == "cuda") return "";
+        if (!any_target) return fmt::format("expects llvm (the cpu function) or cuda, not '{}'", text);
+        try {
+          Target::parse(text);
+          return "";
+        } catch (const Error& e) {
+          return e.what();
+        }
       },
-      triples ? "llvm|cuda|TRIPLE" : "llvm|cuda");
+      any_target ? "TARGET" : "llvm|cuda");
 }
 
 }  // namespace te::cli

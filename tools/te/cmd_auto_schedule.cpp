@@ -20,23 +20,25 @@ struct AutoScheduleArgs {
 };
 
 void run_auto_schedule(const AutoScheduleArgs& a) {
-  const bool cuda = a.target == "cuda";
-  const bool foreign = !cuda && (a.target != "llvm" || !a.cpu.empty() || !a.features.empty());
-  const GenerateOptions options = output_options(a.target, a.cpu, a.features, a.no_shared);
+  Target target = cli_target(a.target, a.cpu, a.features);
+  if (a.vector_bits > 0) {
+    if (target.is_cuda()) throw Error("--vector-bits applies to CPU targets, not to --target cuda");
+    target.vector_bits = a.vector_bits;
+  }
+  const bool cuda = target.is_cuda();
+  const bool foreign = !cuda && !target.is_host();
+  const GenerateOptions options = output_options(target, a.no_shared);
   if (foreign && a.trials > 0)
     throw Error(fmt::format("--trials {} measures kernels on this machine's CPU, so it cannot search for "
                             "--target {}{}; search with --target llvm, or give --trials 0 (the rules)",
                             a.trials, a.target, a.cpu.empty() ? "" : " --mcpu " + a.cpu));
   load_library(a.library);
   AutoScheduleOptions o;
-  o.target = cuda ? "cuda" : "llvm";
+  o.target = target;
   o.trials = a.trials;
   o.records = a.records;
   o.time_budget_s = a.time_budget_s;
   o.threads = a.threads;
-  // The rules' vectors are the host's width unless told: a foreign CPU gets the common
-  // 128 bits (SSE2, NEON) rather than this machine's features.
-  o.vector_bits = a.vector_bits > 0 ? a.vector_bits : foreign ? 128 : 0;
   o.seed = a.seed;
   o.progress = !a.quiet;
   o.cuda_threads_per_block = a.cuda_threads;

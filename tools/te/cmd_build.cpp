@@ -16,8 +16,9 @@ struct BuildArgs {
 void run_build(const BuildArgs& a) {
   load_library(a.library);
   GeneratedKernel k = find_kernel(a.kernel, a.records);
-  const bool cuda = a.target == "cuda";
-  GenerateOptions options = output_options(a.target, a.cpu, a.features, a.no_shared);
+  const Target target = cli_target(a.target, a.cpu, a.features);
+  const bool cuda = target.is_cuda();
+  GenerateOptions options = output_options(target, a.no_shared);
   for (const std::string& path : write_kernel(a.kernel, k, a.out, !cuda, cuda, options))
     std::cout << path << "\n";
 }
@@ -31,7 +32,8 @@ void add_build_command(CLI::App& app) {
       "  Writes the kernel's files into the output folder and prints their paths:\n"
       "    --target llvm      KERNEL.o, KERNEL.so and KERNEL.h for this machine\n"
       "    --target TRIPLE    the same for another target, e.g. aarch64-linux-gnu (the .so\n"
-      "                       is linked by TRIPLE-gcc, or $CC)\n"
+      "                       is linked by TRIPLE-gcc, or $CC); TVM's spelling works too:\n"
+      "                       --target \"llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a78\"\n"
       "    --target cuda      KERNEL.cu and KERNEL_cuda.h (the cuda function, for nvcc;\n"
       "                       its launcher is KERNEL_cuda(), so it links beside KERNEL.o)\n"
       "  --mcpu picks the CPU (LLVM's names: cortex-a78, neoverse-n1, x86-64-v3, ...): the\n"
@@ -46,7 +48,7 @@ void add_build_command(CLI::App& app) {
   auto a = std::make_shared<BuildArgs>();
   cmd->add_option("library", a->library, "Generator library (.so)")->required();
   cmd->add_option("kernel", a->kernel, "Kernel name (see te list)")->required();
-  cmd->add_option("--target", a->target, "llvm, cuda, or a target triple")
+  cmd->add_option("--target", a->target, "llvm, cuda, a target triple, or \"llvm -mtriple=T -mcpu=C -mattr=F\"")
       ->check(target_name(true))
       ->capture_default_str();
   cmd->add_option("--mcpu", a->cpu, "CPU to compile for (LLVM's name)");

@@ -30,9 +30,10 @@ void run_lower(const LowerArgs& a) {
   }
   load_library(a.library);
   GeneratedKernel k = find_kernel(a.kernel, a.records);
-  const LoweredFunc& f = a.target == "cuda" ? k.cuda : k.cpu;
+  const bool cuda = Target::parse(a.target).is_cuda();
+  const LoweredFunc& f = cuda ? k.cuda : k.cpu;
   if (!f.body.defined())
-    throw Error("kernel '" + a.kernel + "' has no " + (a.target == "cuda" ? "cuda" : "cpu") +
+    throw Error("kernel '" + a.kernel + "' has no " + (cuda ? "cuda" : "cpu") +
                 " function");
   std::cout << f;
 }

@@ -14,16 +14,19 @@ namespace te::cli {
 
 void load_library(const std::string& path) { load_generator_library(path); }
 
-GenerateOptions output_options(const std::string& target, const std::string& cpu, const std::string& features,
-                               bool no_shared) {
-  const bool cuda = target == "cuda";
-  if (cuda && (!cpu.empty() || !features.empty()))
+Target cli_target(const std::string& target, const std::string& cpu, const std::string& features) {
+  Target t = Target::parse(target);
+  if (t.is_cuda() && (!cpu.empty() || !features.empty()))
     throw Error("--mcpu and --mattr apply to CPU targets, not to --target cuda");
+  if (!cpu.empty()) t.cpu = cpu;
+  if (!features.empty()) t.features = features;
+  return t;
+}
+
+GenerateOptions output_options(const Target& target, bool no_shared) {
   GenerateOptions options;
-  if (!cuda && target != "llvm") options.target_triple = target;
-  options.target_cpu = cpu;
-  options.target_features = features;
-  options.library = !cuda && !no_shared;
+  if (!target.is_cuda()) options.target = target;
+  options.library = !target.is_cuda() && !no_shared;
   return options;
 }
 
