@@ -2,7 +2,6 @@
 #include "auto_schedule/target.h"
 
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "te/build.h"

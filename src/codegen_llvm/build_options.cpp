@@ -35,10 +35,7 @@ void check_build_options(const BuildOptions& o, const char* api) {
       if (std::string(name) == "opt_level" && (value < 0 || value > 3))
         throw Error(fmt::format("{}: opt_level is {}; it must be 0..3", api, value));
     } else if constexpr (std::is_same_v<T, Target>) {
-      check_target_fields(value, api);
-      if (!value.is_llvm())
-        throw Error(fmt::format("{}: target '{}' is not an LLVM target (build_cuda() makes CUDA C)", api,
-                                value.str()));
+      check_target_fields(value, api);  // its kind is resolve_target's to check
     }
   });
 }

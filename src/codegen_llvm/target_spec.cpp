@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <vector>
 
 #include "codegen_llvm/llvm_compat.h"
 #include "codegen_llvm/target.h"
+#include "target/target_check.h"
 #include "te/error.h"
 
 namespace te::codegen {
@@ -27,14 +27,6 @@ void initialize_all_targets() {
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
   });
-}
-
-std::vector<std::string> split_features(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string f; std::getline(in, f, ',');)
-    if (!f.empty()) out.push_back(f);
-  return out;
 }
 
 const llvm::Target& lookup(const std::string& triple, const std::string& given) {

@@ -30,8 +30,7 @@ bool valid_vector_bits(int bits) { return bits == 0 || (bits >= 64 && bits <= 20
 
 // "" when every comma-separated item of features is +name or -name; else the first that is not.
 std::string bad_feature(const std::string& features) {
-  std::istringstream in(features);
-  for (std::string f; std::getline(in, f, ',');)
+  for (const std::string& f : split_features(features))
     if (f.size() < 2 || (f[0] != '+' && f[0] != '-')) return f.empty() ? "(empty)" : f;
   return "";
 }
@@ -50,6 +49,13 @@ int parse_vector_bits(const std::string& text, const std::string& value) {
 }
 
 }  // namespace
+
+std::vector<std::string> split_features(const std::string& features) {
+  std::vector<std::string> out;
+  std::istringstream in(features);
+  for (std::string f; std::getline(in, f, ',');) out.push_back(f);
+  return out;
+}
 
 void check_target_fields(const Target& target, const char* api) {
   auto fail = [&](const std::string& what) {
