@@ -1,7 +1,7 @@
-# The auto-tuner (src/autotune, globbed into libte): the host identity its records carry,
+# The auto-tuner (src/autotune, globbed into libte): the LLVM version its records carry,
 # and the optional MPI scale-out (te::autotune_mpi, its worker test).
 set_source_files_properties(${PROJECT_SOURCE_DIR}/src/autotune/target_info.cpp PROPERTIES
-  COMPILE_DEFINITIONS "TE_AUTOTUNE_LLVM_VERSION=\"${LLVM_PACKAGE_VERSION}\";TE_AUTOTUNE_LLVM_TRIPLE=\"${LLVM_HOST_TRIPLE}\"")
+  COMPILE_DEFINITIONS "TE_AUTOTUNE_LLVM_VERSION=\"${LLVM_PACKAGE_VERSION}\"")
 
 # Optional MPI scale-out: te_autotune_mpi (rank 0 tunes, the other ranks measure).
 # -DTE_AUTOTUNE_MPI=OFF skips it; without MPI (Debian: libopenmpi-dev openmpi-bin) it is

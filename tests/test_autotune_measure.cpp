@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string>
 #include <map>
 
 #include "test_util.h"
@@ -148,6 +149,52 @@ TEST(AutotuneMeasure, ResumesAndAppliesTheBest) {
   std::vector<float> b = args[1].array().to_vector<float>();
   for (int i = 0; i < kN; ++i) ASSERT_EQ(b[i], float(i) + 1.0f);
   std::remove(path.c_str());
+}
+
+// A task compiled for another CPU the host runs is measured here and recorded under its
+// own target; one the host cannot run is refused before any trial.
+TEST(AutotuneMeasure, TunesForTheTasksTarget) {
+  Task good = fragile_task();
+  good.space = ConfigSpace();
+  good.space.define_choice("variant", {"ok"});
+  good.space.define_values("split", {1, 4, 16});
+  good.target = "llvm -mtriple=aarch64-linux-gnu";
+  RandomTuner tuner(good.space, 1);
+  TuneOptions o;
+  o.progress = false;
+  o.measure = fast_options();
+  o.n_trial = 3;
+  expect_error([&] { tune(good, tuner, o); },
+               {"tune 'fragile/256': the JIT runs code on this host (", "), not on aarch64-unknown-linux-gnu"});
+  // In process, the trial's build is the target's (and so fails the same way).
+  std::vector<Argument> args = good.make_args();
+  MeasureResult in_process = run_trial(good, good.space.at(0), args, {}, o.measure);
+  EXPECT_FALSE(in_process.ok);
+  EXPECT_NE(in_process.error.find("build failed: build: the JIT runs code on this host"), std::string::npos)
+      << in_process.error;
+#if defined(__x86_64__)
+  good.target = "llvm -mcpu=x86-64";  // every x86-64 host runs the baseline
+  const std::string path = ::testing::TempDir() + "te_tune_target_" + std::to_string(::getpid()) + ".jsonl";
+  std::remove(path.c_str());
+  o.records_path = path;
+  TuneResult r = tune(good, tuner, o);
+  EXPECT_EQ(r.measured, 3u);
+  EXPECT_EQ(r.failed, 0u);
+  for (const Record& rec : r.records) EXPECT_EQ(rec.target, target_string(good.target));
+  // The host's task finds records of another target only.
+  Task host = good;
+  host.target = Target();
+  expect_error([&] { apply_best(path, host); },
+               {"holds 3 records of 'fragile/256', measured for another target (x86_64", "-mcpu=x86-64 ",
+                "none for this one (", "tune again here"});
+  LoweredFunc f = apply_best(path, good);
+  args = good.make_args();
+  BuildOptions b;
+  b.target = good.target;
+  build(f, b)(f.name).call(args);
+  EXPECT_EQ(args[1].array().to_vector<float>()[7], 8.0f);  // 3.5 * 2 + 1
+  std::remove(path.c_str());
+#endif
 }
 
 TEST(AutotuneMeasure, ReferenceFailureStopsTheRun) {

@@ -4,6 +4,11 @@
 
 #include <string>
 
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "te/autotune.h"
 #include "te/te.h"
 #include "test_util.h"
 
@@ -147,13 +152,83 @@ TEST(Target, AutoScheduleMakesVectorsOfTheTargetsWidth) {
   EXPECT_EQ(widest_lanes("llvm -mcpu=skylake-avx512"), 16);
   EXPECT_EQ(widest_lanes("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1"), 4);
   EXPECT_EQ(widest_lanes("llvm -mcpu=skylake-avx512 -vector-bits=256"), 8);
-  // A search measures on this host: not for another CPU.
+  // A search measures on this host: not for a CPU it cannot run.
   AutoScheduleOptions o;
-  o.target = "llvm -mcpu=x86-64-v3";
+  o.target = "llvm -mtriple=aarch64-linux-gnu";
   o.trials = 2;
   expect_error([&] { auto_schedule({B}, o); },
-               {"auto_schedule: AutoScheduleOptions::trials is 2, but the search measures on this host and target "
-                "'llvm -mcpu=x86-64-v3' names another CPU; use trials = 0 (the rules alone) for it"});
+               {"auto_schedule: AutoScheduleOptions::trials is 2, but the search measures on this host (use trials = "
+                "0, the rules alone, for target 'llvm -mtriple=aarch64-linux-gnu'): the JIT runs code on this host (",
+                "), not on aarch64-unknown-linux-gnu"});
+}
+
+// Code for a target runs here when the host has its architecture and every feature of its
+// CPU: the check build()'s JIT, the tuner and the search share.
+TEST(Target, RunsOnHostOnlyWhatThisMachineExecutes) {
+  check_runs_on_host(Target(), "x");
+  expect_error([] { check_runs_on_host("cuda", "tune 'k'"); },
+               {"tune 'k': target 'cuda' cannot run in this process: te runs CPU code only"});
+  expect_error([] { check_runs_on_host("aarch64-linux-gnu", "tune 'k'"); },
+               {"tune 'k': the JIT runs code on this host (", "), not on aarch64-unknown-linux-gnu"});
+  expect_error([] { check_runs_on_host("llvm -mcpu=nope", "api"); }, {"'nope' is not a CPU of"});
+#if defined(__x86_64__)
+  check_runs_on_host("llvm -mcpu=x86-64", "x");  // every x86-64 runs the baseline
+  if (host_cpu_features().find("+avx512f") == std::string::npos)
+    expect_error([] { check_runs_on_host("llvm -mcpu=skylake-avx512", "tune 'k'"); },
+                 {"tune 'k': cpu 'skylake-avx512'", "which this host (", "lacks"});
+#endif
+}
+
+// auto_schedule searches a CPU other than the host's when the host runs it, and keeps its
+// records apart from the host's.
+TEST(Target, SearchesAnotherCpuTheHostRuns) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "names an x86-64 CPU";
+#endif
+  Tensor A = placeholder({Expr(64), Expr(64)}, Float(32), "A");
+  Tensor B = compute({Expr(64), Expr(64)},
+                     [&](const std::vector<Var>& i) { return A(i[0], i[1]) * 2.0f + 1.0f; }, "B");
+  const std::string path = ::testing::TempDir() + "te_target_search_" + std::to_string(::getpid()) + ".jsonl";
+  std::remove(path.c_str());
+  AutoScheduleOptions o;
+  o.target = "llvm -mcpu=x86-64";
+  o.trials = 2;
+  o.progress = false;
+  o.records = path;
+  LoweredFunc f = lower(auto_schedule({B}, o), {A, B}, "twice");
+  NDArray a = NDArray::empty({64, 64}, Float(32)), b = NDArray::empty({64, 64}, Float(32));
+  for (int i = 0; i < 64 * 64; ++i) static_cast<float*>(a.data())[i] = float(i);
+  BuildOptions bo;
+  bo.target = o.target;
+  build(f, bo)("twice")(a, b);
+  EXPECT_EQ(b.to_vector<float>()[100], 201.0f);
+  const autotune::RecordFile file = autotune::read_records_file(path);
+  ASSERT_FALSE(file.records.empty());
+  for (const autotune::Record& r : file.records) {
+    EXPECT_EQ(r.target, autotune::target_string(o.target));
+    EXPECT_NE(r.target, autotune::host_target_string());
+  }
+  // The records are the x86-64 search's: the host's own rules find none of them.
+  AutoScheduleOptions host = o;
+  host.target = Target();
+  host.trials = 0;
+  expect_error([&] { auto_schedule({B}, host); }, {"holds no successful record of 'B' for target 'llvm'"});
+  o.trials = 0;
+  auto_schedule({B}, o);  // reads its records back
+  std::remove(path.c_str());
+}
+
+TEST(Target, RecordsNameTheResolvedTarget) {
+  EXPECT_EQ(autotune::target_string(Target()), autotune::host_target_string());
+  EXPECT_EQ(autotune::target_string("llvm -vector-bits=128"), autotune::host_target_string() + " -vector-bits=128");
+  EXPECT_EQ(autotune::target_string("cuda"), "cuda");
+  const std::string arm = autotune::target_string("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1");
+  EXPECT_EQ(arm.rfind("aarch64-unknown-linux-gnu -mcpu=neoverse-n1 features=", 0), 0u) << arm;
+  // Naming the host's own CPU and features is the host.
+  Target same;
+  same.cpu = host_cpu();
+  same.features = host_cpu_features();
+  EXPECT_EQ(autotune::target_string(same), autotune::host_target_string());
 }
 
 }  // namespace

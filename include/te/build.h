@@ -150,6 +150,11 @@ TE_API std::string describe_target(const BuildOptions& options = {});
 /// unless it names one. te::Error for a cuda target, or a triple, CPU or feature LLVM
 /// does not know.
 TE_API Target resolved_target(const Target& target);
+/// te::Error, its message begun by api ("tune 'sgemm'"), unless code compiled for target
+/// runs on this machine, as build()'s JIT requires: an LLVM target of the host's
+/// architecture whose CPU and features the host has ("llvm -mcpu=x86-64-v3" on an
+/// AVX-512 host does; "llvm -mcpu=skylake-avx512" on an AVX2 host does not).
+TE_API void check_runs_on_host(const Target& target, const std::string& api);
 /// The host CPU LLVM compiles for ("skylake-avx512", ...).
 TE_API std::string host_cpu();
 /// The host CPU's enabled features ("+avx2,+fma,...").

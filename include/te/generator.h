@@ -108,13 +108,14 @@ TE_API std::vector<std::string> write_kernel(const std::string& name, const Gene
                                              const GenerateOptions& options = {});
 
 /// The kernel `name` of this process's registries: a TE_GENERATOR's; a TE_TUNING_TASK's
-/// CPU function with the best config of its key in records_path (its reference schedule
-/// when the file has none); or a TE_COMPUTE auto-scheduled for the host CPU and for CUDA
-/// by the rules (the CPU part from the best config of records_path when given: the
-/// records `te auto-schedule --trials N` wrote). te::Error naming the kernels there are
-/// when no registry has it, and when records_path is given for a TE_GENERATOR (which has
-/// no knobs).
-TE_API GeneratedKernel find_kernel(const std::string& name, const std::string& records_path = "");
+/// CPU function with the best config of its key for cpu_target in records_path (its
+/// reference schedule without a file); or a TE_COMPUTE auto-scheduled by the rules for
+/// cpu_target's CPU and for CUDA (the CPU part from the best config of records_path when
+/// given: the records `te auto-schedule --trials N` wrote). te::Error naming the kernels
+/// there are when no registry has it, when records_path is given for a TE_GENERATOR
+/// (which has no knobs), and when cpu_target is not an LLVM target.
+TE_API GeneratedKernel find_kernel(const std::string& name, const std::string& records_path = "",
+                                   const Target& cpu_target = {});
 
 /// Loads a generator library (a shared library of TE_GENERATOR and TE_TUNING_TASK
 /// definitions linked with te::te): its definitions join this process's registries, as

@@ -19,6 +19,7 @@
 #include "te/autotune/records.h"
 #include "te/autotune/tune.h"
 #include "te/bfloat16.h"
+#include "te/build.h"
 #include "te/error.h"
 #include "te/float16.h"
 #include "te/log.h"
@@ -97,16 +98,16 @@ uint64_t digest(const std::string& text) {
   return h;
 }
 
-// The configs of key measured on this host, cheapest first, each judged on the mean of
-// all its records: a close call measured again below counts every measurement, and
-// the records read back later rank the same way.
+// The configs of the task's key measured for its target, cheapest first, each judged on
+// the mean of all its records: a close call measured again below counts every
+// measurement, and the records read back later rank the same way.
 std::vector<std::pair<Config, double>> ranked_configs(const std::vector<autotune::Record>& records,
-                                                      const std::string& key, const autotune::ConfigSpace& space) {
-  const std::string host = autotune::host_target_string();
+                                                      const autotune::Task& task) {
+  const std::string target = autotune::target_string(task.target);
   std::map<uint64_t, std::pair<Config, std::vector<double>>> by_config;
   for (const autotune::Record& r : records) {
-    if (!r.ok || r.key != key || r.target != host) continue;
-    std::optional<Config> c = space.from_labels(r.config);
+    if (!r.ok || r.key != task.key || r.target != target) continue;
+    std::optional<Config> c = task.space.from_labels(r.config);
     if (!c) continue;
     by_config.try_emplace(c->index(), *c, std::vector<double>{}).first->second.second.push_back(r.cost());
   }
@@ -147,7 +148,8 @@ std::vector<autotune::Record> remeasure_close_calls(const autotune::Task& task, 
     std::vector<autotune::MeasureResult> results = measurer.measure(finalists);
     for (size_t i = 0; i < finalists.size(); ++i)
       records.push_back(autotune::make_record(task.key, finalists[i], results[i].ok, results[i].error,
-                                              results[i].times, results[i].build_s));
+                                              results[i].times, results[i].build_s,
+                                              autotune::target_string(task.target)));
   }
   if (progress)
     std::fprintf(stderr, "[auto_schedule] measured %zu configs again (those within %.0f%% of the best, and the rules')\n",
@@ -201,6 +203,7 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
     return out;
   };
   for (size_t i = 0; i < outputs.size(); ++i) task.outputs.push_back(args.size() - outputs.size() + i);
+  task.target = options.target;
   return task;
 }
 
@@ -227,7 +230,7 @@ Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOpt
   if (space.knobs().empty()) return rules_schedule();
   // The key is the search's: the same computation, target and options.
   autotune::Task task = search_task(outputs, quiet, space);
-  std::vector<std::pair<Config, double>> ranked = ranked_configs(file.records, task.key, space);
+  std::vector<std::pair<Config, double>> ranked = ranked_configs(file.records, task);
   // An error, not the rules' schedule: records were asked for, and a kernel silently built
   // without them is slow. The records are keyed by the options too: a search made for
   // other threads does not apply.
@@ -251,10 +254,13 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
                             "in this process to measure them (it emits .cu files for nvcc); use trials = 0 "
                             "(the rules alone) for target \"cuda\"",
                             options.trials));
+  // The search measures here: a CPU this host can run (the host's own, or one it has every
+  // feature of) is searched; any other has the rules alone.
   if (!options.target.is_host())
-    throw Error(fmt::format("auto_schedule: AutoScheduleOptions::trials is {}, but the search measures on this "
-                            "host and target '{}' names another CPU; use trials = 0 (the rules alone) for it",
-                            options.trials, options.target.str()));
+    check_runs_on_host(options.target,
+                       fmt::format("auto_schedule: AutoScheduleOptions::trials is {}, but the search measures on "
+                                   "this host (use trials = 0, the rules alone, for target '{}')",
+                                   options.trials, options.target.str()));
   // Candidates are built silently; only the chosen schedule's rules are printed.
   AutoScheduleOptions quiet = options;
   quiet.progress = false;
@@ -314,7 +320,7 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   }
   std::vector<autotune::Record> records =
       options.records.empty() ? r.records : autotune::read_records_file(options.records).records;
-  std::vector<std::pair<Config, double>> ranked = ranked_configs(records, task.key, space);
+  std::vector<std::pair<Config, double>> ranked = ranked_configs(records, task);
   TE_ICHECK(!ranked.empty(), "auto_schedule: tune() found a best config that no record holds");
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Only after measuring: a run that read everything back measures nothing.
@@ -323,7 +329,7 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
     if (!again.empty()) {
       if (!options.records.empty()) autotune::append_records_file(options.records, again);
       records.insert(records.end(), again.begin(), again.end());
-      ranked = ranked_configs(records, task.key, space);
+      ranked = ranked_configs(records, task);
     }
   }
   const Config& best_config = chosen_config(ranked, rules_choice);

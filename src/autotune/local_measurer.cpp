@@ -77,6 +77,8 @@ int reap(pid_t pid, double grace_s) {
 LocalMeasurer::LocalMeasurer(Task task, MeasureOptions options) : task_(std::move(task)), options_(options) {
   if (!task_.build) throw Error(fmt::format("tune '{}': the task has no build callback", task_.key));
   if (!task_.make_args) throw Error(fmt::format("tune '{}': the task has no make_args callback", task_.key));
+  // Every config would fail alike: say it once, before any trial.
+  if (!task_.target.is_host()) check_runs_on_host(task_.target, fmt::format("tune '{}'", task_.key));
   if (options_.number < 1 || options_.repeat < 1 || options_.min_repeat_ms < 0 || !(options_.timeout_s > 0))
     throw Error("MeasureOptions: need number >= 1, repeat >= 1, min_repeat_ms >= 0 and timeout_s > 0");
 }

@@ -107,10 +107,10 @@ double Record::cost() const {
 }
 
 Record make_record(const std::string& key, const Config& config, bool ok, std::string error,
-                   std::vector<double> times, double build_s) {
+                   std::vector<double> times, double build_s, const std::string& target) {
   Record r;
   r.key = key;
-  r.target = host_target_string();
+  r.target = target;
   r.cpu = host_cpu_model();
   r.llvm = llvm_version();
   for (size_t i = 0; i < config.knobs().size(); ++i)

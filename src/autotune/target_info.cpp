@@ -1,6 +1,5 @@
-// The host's identity in tuning records. TE_AUTOTUNE_LLVM_VERSION and
-// TE_AUTOTUNE_LLVM_TRIPLE come from CMake (cmake/autotune.cmake): LLVM's headers stay in
-// src/codegen_llvm.
+// Targets and the host as tuning records name them. TE_AUTOTUNE_LLVM_VERSION comes from
+// CMake (cmake/autotune.cmake): LLVM's headers stay in src/codegen_llvm.
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -12,9 +11,6 @@
 
 #ifndef TE_AUTOTUNE_LLVM_VERSION
 #define TE_AUTOTUNE_LLVM_VERSION "unknown"
-#endif
-#ifndef TE_AUTOTUNE_LLVM_TRIPLE
-#define TE_AUTOTUNE_LLVM_TRIPLE "unknown"
 #endif
 
 namespace te::autotune {
@@ -32,10 +28,19 @@ uint32_t fnv1a(const std::string& s) {
 
 std::string llvm_version() { return TE_AUTOTUNE_LLVM_VERSION; }
 
-std::string host_target_string() {
+std::string target_string(const Target& target) {
+  if (!target.is_llvm()) return target.str();  // nothing for LLVM to resolve
+  const Target resolved = resolved_target(target);
   // The features are long; their hash tells two hosts with the same CPU name apart.
-  return fmt::format("{} -mcpu={} features={:08x}", TE_AUTOTUNE_LLVM_TRIPLE, host_cpu(),
-                     fnv1a(host_cpu_features()));
+  std::string text = fmt::format("{} -mcpu={} features={:08x}", resolved.triple, resolved.cpu,
+                                 fnv1a(resolved.features));
+  if (target.vector_bits > 0) text += fmt::format(" -vector-bits={}", target.vector_bits);
+  return text;
+}
+
+std::string host_target_string() {
+  static const std::string host = target_string(Target());
+  return host;
 }
 
 std::string host_cpu_model() {

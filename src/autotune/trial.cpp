@@ -106,7 +106,9 @@ MeasureResult run_trial(const Task& task, const Config& config, std::vector<Argu
   }
   Function fn;
   try {
-    fn = build(f)(f.name);
+    BuildOptions build_options;
+    build_options.target = task.target;
+    fn = build(f, build_options)(f.name);
   } catch (const std::exception& e) {
     return failed("build failed", e.what());
   }

@@ -42,9 +42,9 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
     throw Error(fmt::format("tune '{}': the tuner was made for another space", task.key));
   TuneResult result;
   result.best_cost = std::numeric_limits<double>::infinity();
-  const std::string target = host_target_string();
+  const std::string target = target_string(task.target);
 
-  // Resume: this key's records on this host count as measured.
+  // Resume: this key's records for this target count as measured.
   if (!options.records_path.empty()) {
     RecordFile file = read_records_file(options.records_path);
     if (!file.warnings.empty())
@@ -97,7 +97,7 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
     for (size_t i = 0; i < configs.size(); ++i) {
       const MeasureResult& m = measured[i];
       costs.push_back(m.cost());
-      records.push_back(make_record(task.key, configs[i], m.ok, m.error, m.times, m.build_s));
+      records.push_back(make_record(task.key, configs[i], m.ok, m.error, m.times, m.build_s, target));
       ++since_best;
       if (!m.ok) ++result.failed;
       if (m.cost() < result.best_cost) {
@@ -129,10 +129,11 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
 
 LoweredFunc apply_best(const std::vector<Record>& records, const Task& task) {
   if (!task.build) throw Error(fmt::format("apply_best '{}': the task has no build callback", task.key));
-  if (std::optional<Config> c = best_config(records, task.key, task.space)) return task.build(*c);
+  const std::string target = target_string(task.target);
+  if (std::optional<Config> c = best_config(records, task.key, task.space, target)) return task.build(*c);
   if (task.reference) return task.reference();
-  throw Error(fmt::format("apply_best: no record of '{}' on this host and the task has no reference schedule",
-                          task.key));
+  throw Error(fmt::format("apply_best: no record of '{}' for target {} and the task has no reference schedule",
+                          task.key, target));
 }
 
 LoweredFunc apply_best(const std::string& records_path, const Task& task) {
@@ -140,9 +141,11 @@ LoweredFunc apply_best(const std::string& records_path, const Task& task) {
   // A file was asked for: falling back to the reference schedule would hide a wrong path
   // or file behind a slow kernel.
   RecordFile file = load_records(records_path);
-  std::optional<Config> c = best_config(file.records, task.key, task.space);
+  const std::string target = target_string(task.target);
+  std::optional<Config> c = best_config(file.records, task.key, task.space, target);
   if (!c)
-    throw Error(fmt::format("tuning records: '{}' holds {}", records_path, no_record_reason(file.records, task.key)));
+    throw Error(fmt::format("tuning records: '{}' holds {}", records_path,
+                            no_record_reason(file.records, task.key, target)));
   return task.build(*c);
 }
 

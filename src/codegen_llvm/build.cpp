@@ -201,6 +201,16 @@ Target resolved_target(const Target& target) {
   resolved.vector_bits = codegen::widest_vector_bits(spec);
   return resolved;
 }
+void check_runs_on_host(const Target& target, const std::string& api) {
+  check_target_fields(target, api.c_str());
+  if (!target.is_llvm())
+    throw Error(fmt::format("{}: target '{}' cannot run in this process: te runs CPU code only (CUDA kernels "
+                            "are .cu files for nvcc)",
+                            api, target.str()));
+  BuildOptions options;
+  options.target = target;
+  codegen::check_runs_on_host(codegen::resolve_target(options), api);
+}
 std::string host_cpu() { return codegen::host_cpu_name(); }
 std::string host_cpu_features() { return codegen::host_cpu_feature_string(); }
 

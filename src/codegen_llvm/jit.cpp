@@ -110,7 +110,7 @@ namespace {
 std::string compile_jit_object(const CompileInput& in, const std::string& prefix, StageTimer& timer) {
   llvm::LLVMContext ctx;
   const TargetSpec target = resolve_target(in.options);
-  check_runs_on_host(target);
+  check_runs_on_host(target, "build");
   std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target, in.options.opt_level);
   std::unique_ptr<llvm::Module> m = generate_module(ctx, in, prefix, /*packed_entries=*/true, target, *tm);
   timer.lap("LLVM IR emission");

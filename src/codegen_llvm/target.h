@@ -31,8 +31,9 @@ TargetSpec resolve_target(const BuildOptions& options);
 // AVX-512F, 256 with AVX, 128 otherwise.
 int widest_vector_bits(const TargetSpec& spec);
 // te::Error unless code for spec can run in this process: the host's architecture and
-// no feature the host lacks (an illegal instruction at the call otherwise).
-void check_runs_on_host(const TargetSpec& spec);
+// no feature the host lacks (an illegal instruction at the call otherwise). api begins
+// the message ("build").
+void check_runs_on_host(const TargetSpec& spec, const std::string& api);
 
 // BuildOptions::streaming_store_min_bytes resolved for the target: 0 becomes the
 // last-level cache size (8 MiB where the system does not say), and -1 (never) where the

@@ -103,13 +103,13 @@ int widest_vector_bits(const TargetSpec& spec) {
   return sti->checkFeatures("+avx") ? 256 : 128;
 }
 
-void check_runs_on_host(const TargetSpec& spec) {
+void check_runs_on_host(const TargetSpec& spec, const std::string& api) {
   const HostTarget& host = host_target();
   if (!spec.host_arch)
     throw Error(fmt::format(
-        "build: the JIT runs code on this host ({}), not on {}; export_object or "
+        "{}: the JIT runs code on this host ({}), not on {}; export_object or "
         "export_library compile for another target",
-        host.triple, spec.triple));
+        api, host.triple, spec.triple));
   if (spec.cpu == host.cpu && spec.features == host.features) return;
   const llvm::Target& target = lookup(spec.triple, spec.triple);
   std::unique_ptr<llvm::MCSubtargetInfo> sti(
@@ -120,9 +120,9 @@ void check_runs_on_host(const TargetSpec& spec) {
     if (f[0] == '-' && sti->checkFeatures("+" + f.substr(1))) missing.push_back(f.substr(1));
   if (!missing.empty())
     throw Error(fmt::format(
-        "build: cpu '{}' (features '{}') needs {} which this host ({}) lacks: its code would "
+        "{}: cpu '{}' (features '{}') needs {} which this host ({}) lacks: its code would "
         "stop with an illegal instruction; export_object compiles for it without running it",
-        spec.cpu, spec.features, fmt::join(missing, ", "), host.cpu));
+        api, spec.cpu, spec.features, fmt::join(missing, ", "), host.cpu));
 }
 
 }  // namespace te::codegen

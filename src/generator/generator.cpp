@@ -86,11 +86,12 @@ std::vector<std::string> generated_kernel_names() {
 
 bool is_compute(const std::string& name) { return registry().computes.count(name) != 0; }
 
-// A TE_COMPUTE built without measuring: the rules (or records_path's best) for the host
-// CPU, the rules for CUDA.
-GeneratedKernel rules_kernel(const std::string& name, const std::string& records_path) {
+// A TE_COMPUTE built without measuring: the rules (or records_path's best) for the CPU
+// of cpu_target, the rules for CUDA.
+GeneratedKernel rules_kernel(const std::string& name, const std::string& records_path, const Target& cpu_target) {
   AutoScheduleOptions cpu;
   cpu.records = records_path;
+  cpu.target = cpu_target.is_llvm() ? cpu_target : Target();  // write_parts names a cuda one
   AutoScheduleOptions cuda;
   cuda.target = "cuda";
   GeneratedKernel k = auto_schedule_kernel(name, cpu);
@@ -294,7 +295,7 @@ std::vector<std::string> generate_kernel(const std::string& name, const std::str
   if (!is_compute(name) && !registry().functions.count(name))
     throw Error(
         fmt::format("generator: no kernel '{}'; this generator has: {}", name, joined(generated_kernel_names())));
-  GeneratedKernel k = is_compute(name) ? rules_kernel(name, "") : run_generator(name);
+  GeneratedKernel k = is_compute(name) ? rules_kernel(name, "", options.target) : run_generator(name);
   return write_parts(name, k, dir, cpu, cuda, options);
 }
 
@@ -304,7 +305,9 @@ std::vector<std::string> write_kernel(const std::string& name, const GeneratedKe
   return write_parts(name, k, dir, cpu, cuda, options);
 }
 
-GeneratedKernel find_kernel(const std::string& name, const std::string& records_path) {
+GeneratedKernel find_kernel(const std::string& name, const std::string& records_path, const Target& cpu_target) {
+  if (!cpu_target.is_llvm())
+    throw Error(fmt::format("generator: find_kernel's CPU target is '{}', not an LLVM target", cpu_target.str()));
   const Registry& r = registry();
   if (r.functions.count(name)) {
     if (!records_path.empty())
@@ -313,10 +316,11 @@ GeneratedKernel find_kernel(const std::string& name, const std::string& records_
                               name, joined(registered_tuning_tasks())));
     return run_generator(name);
   }
-  if (r.computes.count(name)) return rules_kernel(name, records_path);
+  if (r.computes.count(name)) return rules_kernel(name, records_path, cpu_target);
   if (!r.tasks.count(name))
     throw Error(fmt::format("generator: no kernel '{}'; this generator has: {}", name, joined(all_kernel_names())));
   autotune::Task task = tuning_task(name);
+  task.target = cpu_target;  // the records' target
   GeneratedKernel k;
   k.cpu = for_kernel(name, [&] {
     if (!records_path.empty()) return autotune::apply_best(records_path, task);  // never the reference
@@ -381,7 +385,7 @@ int generator_main(int argc, char** argv) {
         write_parts(name, k, dir, k.cpu.body.defined(), k.cuda.body.defined(), generate);
       }
       for (const std::string& name : registered_computes())
-        write_parts(name, rules_kernel(name, ""), dir, true, true, generate);
+        write_parts(name, rules_kernel(name, "", generate.target), dir, true, true, generate);
       return 0;
     }
     for (const std::string& name : cpu) {

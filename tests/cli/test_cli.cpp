@@ -410,6 +410,24 @@ TEST_F(CliTest, TuneWritesRecordsThatBuildAndRunUse) {
   expect_error(te("lower", "vadd --records r.jsonl"),
                "generator: kernel 'vadd' is a TE_GENERATOR, which has no knobs: tuning records "
                "apply to TE_TUNING_TASKs (rowsum)");
+  // Records are kept per target: te tune --mcpu measures for that CPU, te build --mcpu uses them.
+  expect_error(te("tune", "rowsum --target cuda --records r.jsonl"),
+               "--target cuda: te tune measures kernels on this machine's CPU; name an LLVM target it runs");
+  Result foreign = te("tune", "rowsum --target aarch64-linux-gnu --trials 2 --records r.jsonl");
+  EXPECT_EQ(foreign.status, 1);
+  EXPECT_NE(foreign.err.find("te: tune 'rowsum/64': the JIT runs code on this host ("), std::string::npos)
+      << foreign.err;
+#if defined(__x86_64__)
+  Result untuned = te("build", "rowsum --mcpu x86-64 --records r.jsonl --no-shared -o out2");
+  EXPECT_EQ(untuned.status, 1);
+  EXPECT_NE(untuned.err.find("holds 4 records of 'rowsum/64', measured for another target"), std::string::npos)
+      << untuned.err;
+  Result baseline = te("tune", "rowsum --mcpu x86-64 --trials 2 --tuner grid --repeat 1 --records r.jsonl");
+  EXPECT_EQ(baseline.status, 0) << baseline.err;
+  EXPECT_EQ(baseline.out.rfind("rowsum/64: measured 2 (resumed 0), 0 failed\n", 0), 0u) << baseline.out;
+  Result tuned = te("build", "rowsum --mcpu x86-64 --records r.jsonl --no-shared -o out2");
+  EXPECT_EQ(tuned.status, 0) << tuned.err;
+#endif
 }
 
 // Every way a --records file can be wrong is an error naming the file (exit 1), for a

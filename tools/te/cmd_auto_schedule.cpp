@@ -26,9 +26,9 @@ void run_auto_schedule(const AutoScheduleArgs& a) {
     target.vector_bits = a.vector_bits;
   }
   const bool cuda = target.is_cuda();
-  const bool foreign = !cuda && !target.is_host();
   const GenerateOptions options = output_options(target, a.no_shared);
-  if (foreign && a.trials > 0)
+  // A search runs its candidates here: on this CPU, or one whose every feature it has.
+  if (!cuda && !target.is_host() && a.trials > 0 && !runs_on_host(target))
     throw Error(fmt::format("--trials {} measures kernels on this machine's CPU, so it cannot search for "
                             "--target {}{}; search with --target llvm, or give --trials 0 (the rules)",
                             a.trials, a.target, a.cpu.empty() ? "" : " --mcpu " + a.cpu));

@@ -15,9 +15,10 @@ struct BuildArgs {
 
 void run_build(const BuildArgs& a) {
   load_library(a.library);
-  GeneratedKernel k = find_kernel(a.kernel, a.records);
   const Target target = cli_target(a.target, a.cpu, a.features);
   const bool cuda = target.is_cuda();
+  // The CPU part is made (and its records chosen) for the CPU it is compiled for.
+  GeneratedKernel k = find_kernel(a.kernel, a.records, cuda ? Target() : target);
   GenerateOptions options = output_options(target, a.no_shared);
   for (const std::string& path : write_kernel(a.kernel, k, a.out, !cuda, cuda, options))
     std::cout << path << "\n";

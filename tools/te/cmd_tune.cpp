@@ -12,7 +12,7 @@ namespace te::cli {
 namespace {
 
 struct TuneArgs {
-  std::string library, task, records, tuner = "model";
+  std::string library, task, records, tuner = "model", target = "llvm", cpu, features;
   size_t trials = 64, early_stopping = 0;
   uint64_t seed = 0;
   int repeat = 3;
@@ -20,8 +20,12 @@ struct TuneArgs {
 };
 
 void run_tune(const TuneArgs& a) {
+  const Target target = cli_target(a.target, a.cpu, a.features);
+  if (target.is_cuda())
+    throw Error("--target cuda: te tune measures kernels on this machine's CPU; name an LLVM target it runs");
   load_library(a.library);
   autotune::Task task = tuning_task(a.task);
+  task.target = target;
   std::unique_ptr<autotune::Tuner> tuner;
   if (a.tuner == "grid")
     tuner = std::make_unique<autotune::GridTuner>(task.space);
@@ -54,8 +58,11 @@ void add_tune_command(CLI::App& app) {
       "  that crashes, hangs or computes a wrong result is recorded as failed) and appends\n"
       "  a JSON line per config to the records file; a run with the same file resumes.\n"
       "  te build/run/lower --records FILE then use the best config.\n"
+      "  --target/--mcpu/--mattr compile the configs for another CPU this machine can run\n"
+      "  (e.g. --mcpu x86-64-v3 on an AVX-512 machine); records are kept per target.\n"
       "EXAMPLES\n"
       "  te tune libgen.so sgemm --trials 200 --records sgemm.jsonl\n"
+      "  te tune libgen.so sgemm --mcpu x86-64-v3 --records sgemm.jsonl\n"
       "  te build libgen.so sgemm --records sgemm.jsonl -o out/");
   auto a = std::make_shared<TuneArgs>();
   cmd->add_option("library", a->library, "Generator library (.so)")->required();
@@ -65,6 +72,11 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--records", a->records, "JSON-lines records file (appended, resumed)")
       ->required();
+  cmd->add_option("--target", a->target, "llvm, or \"llvm -mcpu=C -mattr=F\" (a CPU this machine runs)")
+      ->check(target_name(true))
+      ->capture_default_str();
+  cmd->add_option("--mcpu", a->cpu, "CPU to compile for (LLVM's name)");
+  cmd->add_option("--mattr", a->features, "CPU features to add or remove, e.g. -avx512f");
   cmd->add_option("--tuner", a->tuner, "model, random or grid")
       ->check(CLI::IsMember({"model", "random", "grid"}))
       ->capture_default_str();

@@ -23,6 +23,9 @@ void load_library(const std::string& path);
 // machine; cuda; a triple or "llvm -mtriple=... -mcpu=..." for another) with --mcpu /
 // --mattr replacing its CPU and features. te::Error when --mcpu or --mattr come with cuda.
 Target cli_target(const std::string& target, const std::string& cpu, const std::string& features);
+// Whether code for target runs on this machine (te::check_runs_on_host): a search or a
+// tuning run measures it here.
+bool runs_on_host(const Target& target);
 // Where they write a CPU kernel: for target, with the .so unless --no-shared.
 GenerateOptions output_options(const Target& target, bool no_shared);
 

@@ -23,6 +23,15 @@ Target cli_target(const std::string& target, const std::string& cpu, const std::
   return t;
 }
 
+bool runs_on_host(const Target& target) {
+  try {
+    check_runs_on_host(target, "te");
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 GenerateOptions output_options(const Target& target, bool no_shared) {
   GenerateOptions options;
   if (!target.is_cuda()) options.target = target;

@@ -24,6 +24,7 @@
 #include "te/autotune/space.h"
 #include "te/export.h"
 #include "te/ir.h"
+#include "te/target.h"
 
 namespace te::autotune {
 
@@ -41,6 +42,11 @@ struct TE_API Task {
   std::function<std::vector<Argument>()> make_args;
   /// The positions of the arguments the kernel writes (default: the last array).
   std::vector<size_t> outputs;
+  /// What each config is compiled for (build()'s BuildOptions::target): the host by
+  /// default, or a CPU it can run ("llvm -mcpu=x86-64-v3" on an AVX-512 host: the
+  /// configs are measured here). Records name it (target_string); LocalMeasurer gives a
+  /// te::Error for a target this host cannot run (check_runs_on_host).
+  Target target;
 };
 
 /// How a config is measured.

@@ -35,6 +35,7 @@
 
 #include "te/autotune/space.h"
 #include "te/export.h"
+#include "te/target.h"
 
 namespace te::autotune {
 
@@ -49,7 +50,7 @@ constexpr size_t kMaxRecordStringBytes = 4096;     ///< bytes of one string fiel
 /// One measured config, as one JSON line of a records file.
 struct TE_API Record {
   std::string key;     ///< the kernel ("sgemm/1024")
-  std::string target;  ///< what the code was compiled for (host_target_string())
+  std::string target;  ///< what the code was compiled for (target_string)
   std::string cpu;     ///< the CPU's model name
   std::string llvm;    ///< LLVM's version
   std::vector<std::pair<std::string, std::string>> config;  ///< knob name -> label
@@ -65,17 +66,22 @@ struct TE_API Record {
 /// The median of times (the lower middle one for an even count); te::Error when empty.
 TE_API double median_time(std::vector<double> times);
 
-/// The host's identity as records carry it: "<triple> -mcpu=<cpu> features=<hash>", the
-/// CPU's model name, LLVM's version.
+/// A target as records name it: "<triple> -mcpu=<cpu> features=<hash>" of the triple,
+/// CPU and features LLVM resolves it to (resolved_target), and " -vector-bits=N" when the
+/// target sets a width. Two hosts with one CPU name but other features differ; a target
+/// naming the host's own CPU and features is the host. A cuda target is "cuda".
+TE_API std::string target_string(const Target& target);
+/// target_string of the host ("llvm").
 TE_API std::string host_target_string();
 /// The CPU's model name ("Intel(R) Xeon(R) ...").
 TE_API std::string host_cpu_model();
 /// LLVM's version ("14.0.6").
 TE_API std::string llvm_version();
 
-/// A record of config measured on this host now.
+/// A record of config, compiled for target (a target_string), measured on this host now.
 TE_API Record make_record(const std::string& key, const Config& config, bool ok, std::string error,
-                          std::vector<double> times, double build_s);
+                          std::vector<double> times, double build_s,
+                          const std::string& target = host_target_string());
 
 /// One line of JSON (no newline).
 TE_API std::string format_record(const Record& r);

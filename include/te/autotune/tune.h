@@ -15,7 +15,7 @@ namespace te::autotune {
 
 /// Options of tune().
 struct TE_API TuneOptions {
-  /// Configs measured for this key on this host in all, counting those already in the
+  /// Configs measured for this key and the task's target in all, counting those already in the
   /// records file: a resumed run measures only the rest.
   size_t n_trial = 64;
   /// Configs per round of the tuner (0: 8, at least the measurer's parallelism).
@@ -45,12 +45,12 @@ TE_API TuneResult tune(const Task& task, Tuner& tuner, const TuneOptions& option
 /// Tunes with any measurer (MPI ranks, a synthetic function...).
 TE_API TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOptions& options = {});
 
-/// The task's kernel with the cheapest recorded config of its key on this host; with the
+/// The task's kernel with the cheapest recorded config of its key for its target; with the
 /// reference (default) schedule when there is none; te::Error when it has neither.
 TE_API LoweredFunc apply_best(const std::vector<Record>& records, const Task& task);
-/// The task's kernel with the cheapest config of its key on this host in a records file;
+/// The task's kernel with the cheapest config of its key for its target in a records file;
 /// te::Error (no fallback to the reference) when the file is missing, a directory, empty,
-/// not records, or holds no successful record of this key on this host (load_records,
+/// not records, or holds no successful record of this key for its target (load_records,
 /// no_record_reason).
 TE_API LoweredFunc apply_best(const std::string& records_path, const Task& task);
 
