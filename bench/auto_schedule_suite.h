@@ -13,12 +13,12 @@
 namespace te_bench {
 
 struct SuiteKernel {
-  std::string name;                // the group is "auto/<name>"
-  std::vector<te::Tensor> args;    // inputs, then the output
+  std::string name;              // the group is "auto/<name>"
+  std::vector<te::Tensor> args;  // inputs, then the output
   te::Tensor output;
-  double work = 0;                 // GFLOP or GB per call
-  std::string unit;                // "GFLOP/s" or "GB/s"
-  int default_iterations = 3;      // the default schedule is slow: few calls
+  double work = 0;             // GFLOP or GB per call
+  std::string unit;            // "GFLOP/s" or "GB/s"
+  int default_iterations = 3;  // the default schedule is slow: few calls
   // te's hand-written schedule of the same kernel (its own tensors, the same argument
   // order); empty when te has none.
   std::function<te::LoweredFunc()> hand;
@@ -32,7 +32,8 @@ inline SuiteKernel suite_sgemm(int n) {
   k.name = "sgemm_" + std::to_string(n);
   Tensor A = placeholder({n, n}, Float(32), "A"), B = placeholder({n, n}, Float(32), "B");
   IterVar r = reduce_axis({0, n}, "k");
-  Tensor C = compute({n, n}, [&](Expr i, Expr j) { return sum(A(i, r) * B(r, j), {r}); }, "C");
+  Tensor C = compute(
+      {n, n}, [&](Expr i, Expr j) { return sum(A(i, r) * B(r, j), {r}); }, "C");
   k.args = {A, B, C};
   k.output = C;
   k.work = 2.0 * n * n * n * 1e-9;
@@ -48,7 +49,8 @@ inline SuiteKernel suite_bmm(int b, int m, int n, int kk) {
   k.name = "bmm_" + std::to_string(b) + "x" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kk);
   Tensor A = placeholder({b, m, kk}, Float(32), "A"), B = placeholder({b, kk, n}, Float(32), "B");
   IterVar r = reduce_axis({0, kk}, "k");
-  Tensor C = compute({b, m, n}, [&](Expr q, Expr i, Expr j) { return sum(A(q, i, r) * B(q, r, j), {r}); }, "C");
+  Tensor C = compute(
+      {b, m, n}, [&](Expr q, Expr i, Expr j) { return sum(A(q, i, r) * B(q, r, j), {r}); }, "C");
   k.args = {A, B, C};
   k.output = C;
   k.work = 2.0 * b * m * n * kk * 1e-9;
@@ -102,7 +104,9 @@ inline SuiteKernel suite_depthwise(int c, int hw) {
   IterVar ry = reduce_axis({0, 3}, "ry"), rx = reduce_axis({0, 3}, "rx");
   Tensor out = compute(
       {1, c, hw, hw},
-      [&](Expr n, Expr ch, Expr y, Expr x) { return sum(pad(n, ch, y + ry, x + rx) * weight(ch, ry, rx), {ry, rx}); },
+      [&](Expr n, Expr ch, Expr y, Expr x) {
+        return sum(pad(n, ch, y + ry, x + rx) * weight(ch, ry, rx), {ry, rx});
+      },
       "dw");
   k.args = {data, weight, out};
   k.output = out;
@@ -174,9 +178,12 @@ inline SuiteKernel suite_transpose_add_relu(int n) {
   SuiteKernel k;
   k.name = "transpose_add_relu_" + std::to_string(n);
   Tensor A = placeholder({n, n}, Float(32), "A"), B = placeholder({n, n}, Float(32), "B");
-  Tensor T = compute({n, n}, [&](Expr i, Expr j) { return A(j, i); }, "T");
-  Tensor S = compute({n, n}, [&](Expr i, Expr j) { return T(i, j) + B(i, j); }, "S");
-  Tensor out = compute({n, n}, [&](Expr i, Expr j) { return max(S(i, j), 0.0f); }, "out");
+  Tensor T = compute(
+      {n, n}, [&](Expr i, Expr j) { return A(j, i); }, "T");
+  Tensor S = compute(
+      {n, n}, [&](Expr i, Expr j) { return T(i, j) + B(i, j); }, "S");
+  Tensor out = compute(
+      {n, n}, [&](Expr i, Expr j) { return max(S(i, j), 0.0f); }, "out");
   k.args = {A, B, out};
   k.output = out;
   k.work = 3.0 * n * n * 4 * 1e-9;

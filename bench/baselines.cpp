@@ -46,8 +46,8 @@ void copy_bytes(void* dst, const void* src, size_t n) {
   });
 }
 
-void grid_sample_scalar(const float* data, const float* grid, float* out, int64_t N, int64_t C,
-                        int64_t H, int64_t W, int64_t Ho, int64_t Wo) {
+void grid_sample_scalar(const float* data, const float* grid, float* out, int64_t N, int64_t C, int64_t H, int64_t W,
+                        int64_t Ho, int64_t Wo) {
   parallel_range(N * Ho, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t n = row / Ho, ho = row % Ho;
@@ -68,8 +68,7 @@ void grid_sample_scalar(const float* data, const float* grid, float* out, int64_
           xx = xx < 0 ? 0 : (xx >= W ? W - 1 : xx);
           return yy * W + xx;
         };
-        const int64_t o00 = at(y0, x0), o01 = at(y0, x0 + 1), o10 = at(y0 + 1, x0),
-                      o11 = at(y0 + 1, x0 + 1);
+        const int64_t o00 = at(y0, x0), o01 = at(y0, x0 + 1), o10 = at(y0 + 1, x0), o11 = at(y0 + 1, x0 + 1);
         for (int64_t c = 0; c < C; ++c) {
           const float* plane = data + (n * C + c) * H * W;
           out[((n * C + c) * Ho + ho) * Wo + wo] =

@@ -16,8 +16,8 @@ void copy_bytes(void* dst, const void* src, size_t n);
 // grid_sample, bilinear, zeros padding, align_corners = false, NCHW, scalar code: for each
 // output pixel, its four taps and weights once, then every channel. Output rows are split
 // over the threads.
-void grid_sample_scalar(const float* data, const float* grid, float* out, int64_t N, int64_t C,
-                        int64_t H, int64_t W, int64_t Ho, int64_t Wo);
+void grid_sample_scalar(const float* data, const float* grid, float* out, int64_t N, int64_t C, int64_t H, int64_t W,
+                        int64_t Ho, int64_t Wo);
 
 // BEVDet's bev_pool_v2 as a plain loop (its CPU reference's structure): zero the output,
 // then per interval, per point, out row += depth * feature row.

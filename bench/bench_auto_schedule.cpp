@@ -83,8 +83,8 @@ std::vector<te::Argument> make_args(const SuiteKernel& k) {
 
 // Per-call seconds from bench/auto_schedule_torch.py; empty when it cannot run.
 std::vector<double> torch_samples(const std::string& kernel, int threads, int calls) {
-  return command_samples(fmt::format("/usr/bin/python3 {}/auto_schedule_torch.py {} {} {}", TE_BENCH_SOURCE_DIR,
-                                kernel, threads, calls));
+  return command_samples(
+      fmt::format("/usr/bin/python3 {}/auto_schedule_torch.py {} {} {}", TE_BENCH_SOURCE_DIR, kernel, threads, calls));
 }
 
 te::AutoScheduleOptions options_for_this_run() {
@@ -145,8 +145,7 @@ void search_if_selected(Case& c, const std::string& group) {
 
 // `note` (when given) is the summary row's note, set once the row has its figures.
 void add_te(const std::shared_ptr<Case>& c, const std::string& group, const std::string& impl, bool baseline,
-            std::function<te::LoweredFunc()> lowered, int iterations = 0,
-            std::function<std::string()> note = nullptr) {
+            std::function<te::LoweredFunc()> lowered, int iterations = 0, std::function<std::string()> note = nullptr) {
   auto call = std::make_shared<std::function<void()>>();
   add(
       group, impl,
@@ -174,17 +173,21 @@ void register_auto_schedule() {
     search_if_selected(*c, group);
 
     // The default runs first: its output is what every other must match.
-    add_te(c, group, "te_default", true,
-           [c] { return te::lower(te::create_schedule({c->k.output}), c->k.args, "auto_default"); },
-           c->k.default_iterations);
-    add(group, "pytorch", [c, group](benchmark::State& st) {
-      std::vector<double> s = torch_samples(c->k.name, threads(), 10);
-      if (s.empty()) return st.SkipWithError("PyTorch not found (scripts/deps.sh python3-torch)");
-      size_t i = 0;
-      for (auto _ : st) st.SetIterationTime(s[i++ % s.size()]);
-      results().record(group, "pytorch", true, s);
-      report(st, group, "pytorch", true);
-    }, 1);
+    add_te(
+        c, group, "te_default", true,
+        [c] { return te::lower(te::create_schedule({c->k.output}), c->k.args, "auto_default"); },
+        c->k.default_iterations);
+    add(
+        group, "pytorch",
+        [c, group](benchmark::State& st) {
+          std::vector<double> s = torch_samples(c->k.name, threads(), 10);
+          if (s.empty()) return st.SkipWithError("PyTorch not found (scripts/deps.sh python3-torch)");
+          size_t i = 0;
+          for (auto _ : st) st.SetIterationTime(s[i++ % s.size()]);
+          results().record(group, "pytorch", true, s);
+          report(st, group, "pytorch", true);
+        },
+        1);
 #ifdef TE_BENCH_OPENBLAS
     if (c->k.name.rfind("sgemm_", 0) == 0 || c->k.name.rfind("bmm_", 0) == 0) {
       add(group, "openblas", [c, group](benchmark::State& st) {
@@ -199,8 +202,8 @@ void register_auto_schedule() {
           const float* B = static_cast<const float*>(c->args[1].array().data());
           float* C = static_cast<float*>(c->args[2].array().data());
           for (int64_t q = 0; q < batch; ++q)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, kk, 1.0f, A + q * m * kk, kk,
-                        B + q * kk * n, n, 0.0f, C + q * m * n, n);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, kk, 1.0f, A + q * m * kk, kk, B + q * kk * n,
+                        n, 0.0f, C + q * m * n, n);
         };
         run_case(st, group, "openblas", true, call);
       });

@@ -66,8 +66,8 @@ te::LoweredFunc te_bev_pool(const BevData& d) {
   te::Tensor depth = te::placeholder(dims(d.depth), te::Float(32), "depth");
   te::Tensor feat = te::placeholder(dims(d.feat), te::Float(32), "feat");
   te::Var P("n_points"), I("n_intervals");
-  te::Tensor rd = te::placeholder({P}, te::Int(32), "ranks_depth"), rf = te::placeholder({P}, te::Int(32), "ranks_feat"),
-             rb = te::placeholder({P}, te::Int(32), "ranks_bev");
+  te::Tensor rd = te::placeholder({P}, te::Int(32), "ranks_depth"),
+             rf = te::placeholder({P}, te::Int(32), "ranks_feat"), rb = te::placeholder({P}, te::Int(32), "ranks_bev");
   te::Tensor st = te::placeholder({I}, te::Int(32), "interval_starts"),
              len = te::placeholder({I}, te::Int(32), "interval_lengths");
   te::Tensor out = te::ops::bev_pool_v2(depth, feat, rd, rf, rb, st, len, {d.bev[0], d.bev[1], d.bev[2], d.bev[3]});
@@ -79,7 +79,7 @@ te::LoweredFunc te_bev_pool(const BevData& d) {
 // PyTorch's per-call seconds from bench/bev_pool_torch.py; empty when it cannot run.
 std::vector<double> torch_samples(int threads, int calls) {
   return command_samples("/usr/bin/python3 " + std::string(TE_BENCH_SOURCE_DIR) + "/bev_pool_torch.py " + kDir + " " +
-                    std::to_string(threads) + " " + std::to_string(calls));
+                         std::to_string(threads) + " " + std::to_string(calls));
 }
 
 void add_impl(const std::string& g, const std::string& impl, bool baseline,
@@ -103,14 +103,17 @@ void add_impl(const std::string& g, const std::string& impl, bool baseline,
 void register_bev_pool() {
   const std::string g = "bev_pool/realistic";
   results().define_group(g, {double(data()->rd.shape()[0]) * 80 * 1e-9, "G point-channels/s"});
-  add(g, "pytorch", [g](benchmark::State& st) {
-    std::vector<double> s = torch_samples(threads(), 20);
-    if (s.empty()) return st.SkipWithError("PyTorch not found (scripts/deps.sh python3-torch)");
-    size_t k = 0;
-    for (auto _ : st) st.SetIterationTime(s[k++ % s.size()]);
-    results().record(g, "pytorch", true, s);
-    report(st, g, "pytorch", true);
-  }, 1);
+  add(
+      g, "pytorch",
+      [g](benchmark::State& st) {
+        std::vector<double> s = torch_samples(threads(), 20);
+        if (s.empty()) return st.SkipWithError("PyTorch not found (scripts/deps.sh python3-torch)");
+        size_t k = 0;
+        for (auto _ : st) st.SetIterationTime(s[k++ % s.size()]);
+        results().record(g, "pytorch", true, s);
+        report(st, g, "pytorch", true);
+      },
+      1);
   add_impl(g, "loop", true, [](BevData& d) -> std::function<void()> {
     return [&d] {
       bev_pool_loop(static_cast<const float*>(d.depth.data()), static_cast<const float*>(d.feat.data()),

@@ -45,10 +45,12 @@ struct ColdSample {
 ColdSample spawn_compile(const std::string& exe, const std::string& who, const std::string& kernel,
                          const std::string& cache_dir = "") {
   std::string dir = exe.substr(0, exe.find_last_of('/') + 1);
-  std::string cmd = who == "te" ? "'" + dir + "te_compile_once' " + kernel
-                                : "'" + exe + "' --compile_once=" + who + ":" + kernel;
-  if (!cache_dir.empty()) cmd = "TE_CACHE=1 TE_CACHE_DIR='" + cache_dir + "' " + cmd + " cached";
-  else if (who == "te") cmd = "TE_CACHE=0 " + cmd;
+  std::string cmd =
+      who == "te" ? "'" + dir + "te_compile_once' " + kernel : "'" + exe + "' --compile_once=" + who + ":" + kernel;
+  if (!cache_dir.empty())
+    cmd = "TE_CACHE=1 TE_CACHE_DIR='" + cache_dir + "' " + cmd + " cached";
+  else if (who == "te")
+    cmd = "TE_CACHE=0 " + cmd;
   auto t0 = std::chrono::steady_clock::now();
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("bench: cannot run " + cmd);
@@ -65,40 +67,42 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-void add_cold(const std::string& exe, const std::string& g, const std::string& who,
-              const std::string& kernel, bool baseline, bool disk_cached = false) {
-  add(g, who, [=](benchmark::State& st) {
-    std::vector<double> samples, cpu, walls;
-    const std::string cache_dir =
-        disk_cached ? fmt::format("/tmp/te_bench_cache_{}_{}", kernel, static_cast<long>(getpid())) : "";
-    try {
-      if (disk_cached) spawn_compile(exe, who, kernel, cache_dir);  // fills the cache
-      for (auto _ : st) {
-        ColdSample s = spawn_compile(exe, who, kernel, cache_dir);
-        st.SetIterationTime(s.compile);
-        samples.push_back(s.compile);
-        cpu.push_back(s.compile_cpu);
-        walls.push_back(s.process);
-      }
-    } catch (const std::exception& e) {
-      return st.SkipWithError(e.what());
-    }
-    if (disk_cached) {
-      std::error_code ec;
-      std::filesystem::remove_all(cache_dir, ec);
-    }
-    results().record(g, who, baseline, samples);
-    results().set_note(g, who, fmt::format("CPU {:.0f} ms; whole process {:.0f} ms", median(cpu) * 1e3,
-                                           median(walls) * 1e3));
-    st.counters["cpu_ms"] = median(cpu) * 1e3;
-    st.counters["process_ms"] = median(walls) * 1e3;
-    report(st, g, who, baseline);
-  }, 5);
+void add_cold(const std::string& exe, const std::string& g, const std::string& who, const std::string& kernel,
+              bool baseline, bool disk_cached = false) {
+  add(
+      g, who,
+      [=](benchmark::State& st) {
+        std::vector<double> samples, cpu, walls;
+        const std::string cache_dir =
+            disk_cached ? fmt::format("/tmp/te_bench_cache_{}_{}", kernel, static_cast<long>(getpid())) : "";
+        try {
+          if (disk_cached) spawn_compile(exe, who, kernel, cache_dir);  // fills the cache
+          for (auto _ : st) {
+            ColdSample s = spawn_compile(exe, who, kernel, cache_dir);
+            st.SetIterationTime(s.compile);
+            samples.push_back(s.compile);
+            cpu.push_back(s.compile_cpu);
+            walls.push_back(s.process);
+          }
+        } catch (const std::exception& e) {
+          return st.SkipWithError(e.what());
+        }
+        if (disk_cached) {
+          std::error_code ec;
+          std::filesystem::remove_all(cache_dir, ec);
+        }
+        results().record(g, who, baseline, samples);
+        results().set_note(
+            g, who, fmt::format("CPU {:.0f} ms; whole process {:.0f} ms", median(cpu) * 1e3, median(walls) * 1e3));
+        st.counters["cpu_ms"] = median(cpu) * 1e3;
+        st.counters["process_ms"] = median(walls) * 1e3;
+        report(st, g, who, baseline);
+      },
+      5);
 }
 
 // Times `compile` in this process: wall time per call as the figure, CPU time in the note.
-void add_warm(const std::string& g, const std::string& who, bool baseline,
-              const std::function<void()>& compile) {
+void add_warm(const std::string& g, const std::string& who, bool baseline, const std::function<void()>& compile) {
   add(g, who, [=](benchmark::State& st) {
     compile();  // everything loaded and initialized: "warm"
     std::vector<double> samples, cpu;

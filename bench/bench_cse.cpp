@@ -122,8 +122,8 @@ void add_kernel(const CseKernel& k) {
 }  // namespace
 
 void register_cse() {
-  for (const CseKernel& k : {grid_sample_kernel("bilinear"), grid_sample_kernel("bicubic"), sgemm_kernel(),
-                             softmax_kernel()})
+  for (const CseKernel& k :
+       {grid_sample_kernel("bilinear"), grid_sample_kernel("bicubic"), sgemm_kernel(), softmax_kernel()})
     add_kernel(k);
 }
 

@@ -108,9 +108,9 @@ void register_gemm_int8() {
       run_case(st, g, "te_sgemm_fp32", true, *fp32);
       results().add_companion(g, "te_sgemm_fp32", *fp32);
     });
-    add_int8(g, n, "te_int8_tensorize", true, "");             // the host CPU: vpdpbusd with VNNI
+    add_int8(g, n, "te_int8_tensorize", true, "");                   // the host CPU: vpdpbusd with VNNI
     add_int8(g, n, "te_int8_tensorize_generic", true, "x86-64-v3");  // the fallback sequence
-    add_int8(g, n, "te_int8_plain", false, "");                // the same loops, no intrinsic
+    add_int8(g, n, "te_int8_plain", false, "");                      // the same loops, no intrinsic
   }
 }
 

@@ -28,8 +28,8 @@ namespace {
 struct Shape {
   int64_t N, C, H, W, Ho, Wo;
   std::string name() const {
-    return std::to_string(N) + "x" + std::to_string(C) + "x" + std::to_string(H) + "x" +
-           std::to_string(W) + "-" + std::to_string(Ho) + "x" + std::to_string(Wo);
+    return std::to_string(N) + "x" + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(W) + "-" +
+           std::to_string(Ho) + "x" + std::to_string(Wo);
   }
 };
 
@@ -97,8 +97,8 @@ std::shared_ptr<GsData> data(const Shape& s, bool smooth) {
   return d;
 }
 
-void add_impl(const std::string& g, const Shape& s, bool smooth, const std::string& impl,
-              bool baseline, std::function<std::function<void()>(GsData&)> prepare) {
+void add_impl(const std::string& g, const Shape& s, bool smooth, const std::string& impl, bool baseline,
+              std::function<std::function<void()>(GsData&)> prepare) {
   auto call = std::make_shared<std::function<void()>>();
   add(g, impl, [=](benchmark::State& st) {
     std::shared_ptr<GsData> d = data(s, smooth);
@@ -124,16 +124,14 @@ void register_grid_sample() {
       add_impl(g, s, smooth, "scalar", true, [ok, s](GsData& d) -> std::function<void()> {
         if (!ok) return [] {};  // fails its check: the loop disagrees with the reference
         return [&d, s] {
-          grid_sample_scalar(static_cast<const float*>(d.data.data()),
-                             static_cast<const float*>(d.grid.data()), d.out_ptr(), s.N, s.C, s.H,
-                             s.W, s.Ho, s.Wo);
+          grid_sample_scalar(static_cast<const float*>(d.data.data()), static_cast<const float*>(d.grid.data()),
+                             d.out_ptr(), s.N, s.C, s.H, s.W, s.Ho, s.Wo);
         };
       });
 #ifdef TE_BENCH_HALIDE
       add_impl(g, s, smooth, "halide", true, [s](GsData& d) {
-        return halide::grid_sample(static_cast<const float*>(d.data.data()),
-                                   static_cast<const float*>(d.grid.data()), d.out_ptr(), int(s.N),
-                                   int(s.C), int(s.H), int(s.W), int(s.Ho), int(s.Wo));
+        return halide::grid_sample(static_cast<const float*>(d.data.data()), static_cast<const float*>(d.grid.data()),
+                                   d.out_ptr(), int(s.N), int(s.C), int(s.H), int(s.W), int(s.Ho), int(s.Wo));
       });
 #endif
       add_impl(g, s, smooth, "te", false, [s](GsData& d) {

@@ -69,17 +69,20 @@ void add_impl(const std::string& g, int n, const std::string& impl, bool baselin
               std::function<std::function<void()>(SgemmData&)> prepare, int iterations = 0) {
   const bool companion = baseline && impl != "cpp_loop";
   auto call = std::make_shared<std::function<void()>>();
-  add(g, impl, [=](benchmark::State& st) {
-    std::shared_ptr<SgemmData> d = data(n);
-    if (!*call) {
-      *call = prepare(*d);
-      d->clear();
-      (*call)();
-      if (!d->check()) return st.SkipWithError((impl + ": wrong result").c_str());
-    }
-    run_case(st, g, impl, baseline, *call);
-    if (companion) results().add_companion(g, impl, *call);
-  }, iterations);
+  add(
+      g, impl,
+      [=](benchmark::State& st) {
+        std::shared_ptr<SgemmData> d = data(n);
+        if (!*call) {
+          *call = prepare(*d);
+          d->clear();
+          (*call)();
+          if (!d->check()) return st.SkipWithError((impl + ": wrong result").c_str());
+        }
+        run_case(st, g, impl, baseline, *call);
+        if (companion) results().add_companion(g, impl, *call);
+      },
+      iterations);
 }
 
 }  // namespace
@@ -91,14 +94,12 @@ void register_sgemm(const Peak& peak) {
   for (int n : {512, 1024}) {
     const std::string g = "sgemm/" + std::to_string(n);
     results().define_group(g, {2.0 * n * n * n * 1e-9, "GFLOP/s", peak.gflops});
-    add_impl(g, n, "cpp_loop", true, [n](SgemmData& d) {
-      return [&d, n] { sgemm_loop(d.a(), d.b(), d.c(), n, n, n); };
-    });
+    add_impl(g, n, "cpp_loop", true,
+             [n](SgemmData& d) { return [&d, n] { sgemm_loop(d.a(), d.b(), d.c(), n, n, n); }; });
 #ifdef TE_BENCH_OPENBLAS
     add_impl(g, n, "openblas", true, [n](SgemmData& d) {
       return [&d, n] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, d.a(), n, d.b(), n,
-                    0.0f, d.c(), n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, d.a(), n, d.b(), n, 0.0f, d.c(), n);
       };
     });
 #endif

@@ -32,8 +32,8 @@ namespace {
 struct TuneCase {
   te::autotune::Task task;
   std::string group, records;
-  std::function<te::LoweredFunc()> hand;  // the hand-written schedule
-  double tolerance;                       // relative, against the default's output
+  std::function<te::LoweredFunc()> hand;            // the hand-written schedule
+  double tolerance;                                 // relative, against the default's output
   std::optional<te::autotune::Config> hand_config;  // measured first
 };
 
@@ -55,8 +55,7 @@ void tune_if_selected(TuneCase& c) {
 }
 
 // Registers default, hand-written and tuned; the default's output is the reference.
-void register_case(const std::shared_ptr<TuneCase>& c, double work, const std::string& unit,
-                   int default_iterations) {
+void register_case(const std::shared_ptr<TuneCase>& c, double work, const std::string& unit, int default_iterations) {
   results().define_group(c->group, {work, unit, 0});
   auto args = std::make_shared<std::vector<te::Argument>>();
   auto expected = std::make_shared<std::vector<float>>();
@@ -74,8 +73,7 @@ void register_case(const std::shared_ptr<TuneCase>& c, double work, const std::s
     std::vector<float> out = args->back().array().to_vector<float>();
     if (expected->empty()) *expected = out;
     for (size_t i = 0; i < out.size(); ++i)
-      if (!(std::abs(out[i] - (*expected)[i]) <= c->tolerance * (1 + std::abs((*expected)[i]))))
-        return nullptr;
+      if (!(std::abs(out[i] - (*expected)[i]) <= c->tolerance * (1 + std::abs((*expected)[i])))) return nullptr;
     return [fn, args] { fn.call(*args); };
   };
   for (const char* impl : {"te_default", "te_hand", "te_tuned"}) {

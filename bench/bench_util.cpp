@@ -83,8 +83,7 @@ std::vector<std::string> Results::baselines(const std::string& group) const {
   return out;
 }
 
-void Results::add_companion(const std::string& group, const std::string& impl,
-                            std::function<void()> call) {
+void Results::add_companion(const std::string& group, const std::string& impl, std::function<void()> call) {
   for (auto& [name, i] : impls_[group])
     if (name == impl) i.companion = std::move(call);
 }
@@ -131,15 +130,14 @@ std::string Results::markdown() const {
           if (b.baseline && !b.samples.empty())
             vs += fmt::format("{}{:.2f}x {}", vs.empty() ? "" : ", ", figure(group, b) / s, bname);
       if (!i.note.empty()) vs += (vs.empty() ? "" : "; ") + i.note;
-      out += fmt::format("| {} | {} | {} | {} | {} |\n", group,
-                         i.baseline ? name : "**" + name + "**", format_seconds(s), thr, vs);
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", group, i.baseline ? name : "**" + name + "**",
+                         format_seconds(s), thr, vs);
     }
   }
   return out;
 }
 
-void report(benchmark::State& state, const std::string& group, const std::string& impl,
-            bool baseline) {
+void report(benchmark::State& state, const std::string& group, const std::string& impl, bool baseline) {
   Results& r = results();
   std::optional<double> s = r.seconds(group, impl);
   if (!s || *s <= 0) return;
@@ -160,8 +158,8 @@ void report(benchmark::State& state, const std::string& group, const std::string
   if (!label.empty()) state.SetLabel(label);
 }
 
-void run_case(benchmark::State& state, const std::string& group, const std::string& impl,
-              bool baseline, const std::function<void()>& call) {
+void run_case(benchmark::State& state, const std::string& group, const std::string& impl, bool baseline,
+              const std::function<void()>& call) {
   std::vector<double> samples;
   for (auto _ : state) {
     double s = time_call(call);

@@ -54,8 +54,7 @@ class Results {
   void define_group(const std::string& group, const GroupInfo& info);
   const GroupInfo& group(const std::string& group) const;
   // Adds samples (seconds per call) for an implementation; returns its figure so far.
-  double record(const std::string& group, const std::string& impl, bool baseline,
-                const std::vector<double>& samples);
+  double record(const std::string& group, const std::string& impl, bool baseline, const std::vector<double>& samples);
   std::optional<double> seconds(const std::string& group, const std::string& impl) const;
   std::vector<std::string> baselines(const std::string& group) const;
   // A baseline to call (and time) after each te call of its group (see above).
@@ -85,12 +84,11 @@ Results& results();
 // Runs the benchmark loop of one implementation: one call per iteration, timed by hand.
 // Records the samples, then sets the counters: the throughput (from the group's work), the
 // fraction of peak, and for a te implementation the ratio to each baseline so far.
-void run_case(benchmark::State& state, const std::string& group, const std::string& impl,
-              bool baseline, const std::function<void()>& call);
+void run_case(benchmark::State& state, const std::string& group, const std::string& impl, bool baseline,
+              const std::function<void()>& call);
 
 // Sets the counters and label for figures already recorded (run_case does this itself).
-void report(benchmark::State& state, const std::string& group, const std::string& impl,
-            bool baseline);
+void report(benchmark::State& state, const std::string& group, const std::string& impl, bool baseline);
 
 // Registers a benchmark named "<group>/<impl>/threads=<n>" with manual timing, run for a
 // fixed number of iterations, or (0) for a minimum time.

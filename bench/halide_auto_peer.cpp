@@ -33,7 +33,8 @@ Func define(const std::string& kernel, const std::vector<Buffer<float>>& in) {
     out(x, y, z) += in[0](k, y, z) * in[1](x, k, z);
   } else if (kernel.rfind("conv2d_", 0) == 0 || kernel.rfind("depthwise_", 0) == 0) {
     const Buffer<float>& data = in[0];
-    Func pad = BoundaryConditions::constant_exterior(data, 0.0f, {{0, data.dim(0).extent()}, {0, data.dim(1).extent()}});
+    Func pad =
+        BoundaryConditions::constant_exterior(data, 0.0f, {{0, data.dim(0).extent()}, {0, data.dim(1).extent()}});
     if (kernel.rfind("conv2d_", 0) == 0) {
       RDom r(0, 3, 0, 3, 0, data.dim(2).extent());
       out(x, y, z, w) = 0.0f;

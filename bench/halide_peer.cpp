@@ -13,9 +13,7 @@ using namespace Halide;
 
 namespace {
 
-int vector_lanes() {
-  return get_jit_target_from_environment().has_feature(Target::AVX512) ? 16 : 8;
-}
+int vector_lanes() { return get_jit_target_from_environment().has_feature(Target::AVX512) ? 16 : 8; }
 
 // Wraps caller memory (Halide's dimensions run innermost first).
 template <typename... Dims>
@@ -50,8 +48,12 @@ Func define_sgemm(const Buffer<float>& a, const Buffer<float>& b, int M, int N, 
 
   Var xb("xb"), xp("xp"), xv("xv"), yb("yb"), yi("yi");
   out.bound(x, 0, N).bound(y, 0, M);
-  out.split(x, xb, xp, nc).split(xp, xp, xv, nr).split(y, yb, yi, mr)
-      .reorder(xv, yi, xp, yb, xb).parallel(xb).vectorize(xv, lanes);
+  out.split(x, xb, xp, nc)
+      .split(xp, xp, xv, nr)
+      .split(y, yb, yi, mr)
+      .reorder(xv, yi, xp, yb, xb)
+      .parallel(xb)
+      .vectorize(xv, lanes);
   prod.compute_at(out, xp).vectorize(x, lanes).unroll(x).unroll(y);
   prod.update().reorder(x, y, k).vectorize(x, lanes).unroll(x).unroll(y);
   packed.compute_at(out, xb).vectorize(xi, lanes);
@@ -115,20 +117,23 @@ std::function<void()> sgemm(const float* A, const float* B, float* C, int M, int
   return runner(define_sgemm(wrap(A, K, M), wrap(B, N, K), M, N, K), wrap(C, N, M));
 }
 
-std::function<void()> grid_sample(const float* data, const float* grid, float* out, int N, int C,
-                                  int H, int W, int Ho, int Wo) {
-  return runner(define_grid_sample(wrap(data, W * H, C, N), wrap(grid, 2, Wo, Ho, N), H, W),
-                wrap(out, Wo, Ho, C, N));
+std::function<void()> grid_sample(const float* data, const float* grid, float* out, int N, int C, int H, int W, int Ho,
+                                  int Wo) {
+  return runner(define_grid_sample(wrap(data, W * H, C, N), wrap(grid, 2, Wo, Ho, N), H, W), wrap(out, Wo, Ho, C, N));
 }
 
 double compile_seconds(const std::string& kernel) {
   // Inputs are made first: only defining and compiling is timed. (The code does not depend
   // on the input sizes: the vector add's are kept small.)
   std::vector<Buffer<float>> in;
-  if (kernel == "vadd") in = {Buffer<float>(1 << 16), Buffer<float>(1 << 16)};
-  else if (kernel == "sgemm") in = {Buffer<float>(1024, 1024), Buffer<float>(1024, 1024)};
-  else if (kernel == "grid_sample") in = {Buffer<float>(64 * 64, 32, 4), Buffer<float>(2, 64, 64, 4)};
-  else throw std::invalid_argument("bench: no Halide kernel called '" + kernel + "'");
+  if (kernel == "vadd")
+    in = {Buffer<float>(1 << 16), Buffer<float>(1 << 16)};
+  else if (kernel == "sgemm")
+    in = {Buffer<float>(1024, 1024), Buffer<float>(1024, 1024)};
+  else if (kernel == "grid_sample")
+    in = {Buffer<float>(64 * 64, 32, 4), Buffer<float>(2, 64, 64, 4)};
+  else
+    throw std::invalid_argument("bench: no Halide kernel called '" + kernel + "'");
   auto t0 = std::chrono::steady_clock::now();
   Func f = kernel == "vadd"    ? define_vadd(in[0], in[1])
            : kernel == "sgemm" ? define_sgemm(in[0], in[1], 1024, 1024, 1024)

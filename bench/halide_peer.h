@@ -15,8 +15,8 @@ std::string target();
 // returns a call that runs it once.
 std::function<void()> vadd(const float* a, const float* b, float* c, int64_t n);
 std::function<void()> sgemm(const float* A, const float* B, float* C, int M, int N, int K);
-std::function<void()> grid_sample(const float* data, const float* grid, float* out, int N, int C,
-                                  int H, int W, int Ho, int Wo);
+std::function<void()> grid_sample(const float* data, const float* grid, float* out, int N, int C, int H, int W, int Ho,
+                                  int Wo);
 
 // A suite kernel of bench_auto_schedule.cpp ("sgemm_1024", "conv2d_...", ...) written in
 // Halide without a schedule, scheduled by one of Halide's autoschedulers ("Adams2019",

@@ -29,14 +29,16 @@ namespace te_bench {
 
 // The peak measured at start-up (the fractions of peak use it), measured once more here.
 void register_peak(const Peak& peak) {
-  add("peak", "fma", [peak](benchmark::State& st) {
-    Peak again;
-    for (auto _ : st) st.SetIterationTime(time_call([&] { again = measure_peak(threads(), 0.5); }));
-    if (peak.gflops_avx2 > 0) st.counters["avx2_GFLOP/s"] = std::max(peak.gflops_avx2, again.gflops_avx2);
-    if (peak.gflops_avx512 > 0)
-      st.counters["avx512_GFLOP/s"] = std::max(peak.gflops_avx512, again.gflops_avx512);
-    st.SetLabel(peak.lanes ? fmt::format("{}-lane FMA", peak.lanes) : "not measured on this CPU");
-  }, 1);
+  add(
+      "peak", "fma",
+      [peak](benchmark::State& st) {
+        Peak again;
+        for (auto _ : st) st.SetIterationTime(time_call([&] { again = measure_peak(threads(), 0.5); }));
+        if (peak.gflops_avx2 > 0) st.counters["avx2_GFLOP/s"] = std::max(peak.gflops_avx2, again.gflops_avx2);
+        if (peak.gflops_avx512 > 0) st.counters["avx512_GFLOP/s"] = std::max(peak.gflops_avx512, again.gflops_avx512);
+        st.SetLabel(peak.lanes ? fmt::format("{}-lane FMA", peak.lanes) : "not measured on this CPU");
+      },
+      1);
 }
 
 }  // namespace te_bench
@@ -53,8 +55,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     const char* a = argv[i];
     if (std::strncmp(a, "--compile_once=", 15) == 0) return te_bench::compile_once(a + 15);
-    if (std::strncmp(a, "--summary_out=", 14) == 0) summary_out = a + 14;
-    else args.push_back(argv[i]);
+    if (std::strncmp(a, "--summary_out=", 14) == 0)
+      summary_out = a + 14;
+    else
+      args.push_back(argv[i]);
   }
   int nargs = static_cast<int>(args.size());
 
@@ -67,8 +71,8 @@ int main(int argc, char** argv) {
   __builtin_cpu_init();
   const char* core = std::getenv("OPENBLAS_CORETYPE");
   const std::string core_name = core ? core : "";
-  if (__builtin_cpu_supports("avx512f") && !std::getenv("TE_BENCH_KEEP_OPENBLAS_CORETYPE") &&
-      core_name != "SkylakeX" && core_name != "Cooperlake" && core_name != "SapphireRapids") {
+  if (__builtin_cpu_supports("avx512f") && !std::getenv("TE_BENCH_KEEP_OPENBLAS_CORETYPE") && core_name != "SkylakeX" &&
+      core_name != "Cooperlake" && core_name != "SapphireRapids") {
     setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
     execv("/proc/self/exe", argv);
   }

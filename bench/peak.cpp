@@ -12,6 +12,8 @@ namespace te_bench {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 // 12 independent FMA chains (enough to cover a 4-cycle latency on 2 or 3 FMA pipes), in
 // assembly so that no compiler can shorten or spill them. R is "ymm" or "zmm".
+// (Not laid out by clang-format: the chains read as a table.)
+// clang-format off
 #define TE_BENCH_FMA(R, k) "vfmadd231ps %%" R "13, %%" R "14, %%" R #k "\n\t"
 #define TE_BENCH_FMA12(R)                                                                 \
   TE_BENCH_FMA(R, 0) TE_BENCH_FMA(R, 1) TE_BENCH_FMA(R, 2) TE_BENCH_FMA(R, 3)             \
@@ -26,6 +28,7 @@ namespace te_bench {
                    :                                                                      \
                    : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", \
                      "xmm9", "xmm10", "xmm11", "xmm13", "xmm14", "cc")
+// clang-format on
 
 static void fma_ymm(int64_t iterations) { TE_BENCH_FMA_LOOP("ymm"); }
 static void fma_zmm(int64_t iterations) { TE_BENCH_FMA_LOOP("zmm"); }
@@ -43,8 +46,10 @@ static int32_t run_bursts(int64_t begin, int64_t end, void* closure) {
     double best = 1e30;
     for (int i = 0; i < b->bursts; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      if (b->lanes == 16) fma_zmm(b->iterations);
-      else fma_ymm(b->iterations);
+      if (b->lanes == 16)
+        fma_zmm(b->iterations);
+      else
+        fma_ymm(b->iterations);
       best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     b->best[static_cast<size_t>(t)] = best;

@@ -6,8 +6,8 @@
 namespace te_bench {
 
 struct Peak {
-  int lanes = 0;        // float32 lanes of the widest vectors measured (0: not measured)
-  double gflops = 0;    // float32 GFLOP/s of all threads together at that width
+  int lanes = 0;             // float32 lanes of the widest vectors measured (0: not measured)
+  double gflops = 0;         // float32 GFLOP/s of all threads together at that width
   double gflops_avx2 = 0;    // the same with 256-bit vectors (0: no AVX2 + FMA)
   double gflops_avx512 = 0;  // the same with 512-bit vectors (0: no AVX-512)
 };

@@ -14,7 +14,8 @@ using namespace te;
 LoweredFunc te_vadd(int n) {
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   Schedule s = create_schedule({C});
   const int lanes = te_examples::sgemm_params_for_host().lanes;
   auto [chunk, rest] = s[C].split(C.axis(0), 1 << 16);

@@ -49,10 +49,14 @@ int main(int argc, char** argv) {
     std::vector<std::string> files;
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
-      if (a == "--mode" && i + 1 < argc) opts.mode = argv[++i];
-      else if (a == "--padding" && i + 1 < argc) opts.padding_mode = argv[++i];
-      else if (a == "--align-corners") opts.align_corners = true;
-      else files.push_back(a);
+      if (a == "--mode" && i + 1 < argc)
+        opts.mode = argv[++i];
+      else if (a == "--padding" && i + 1 < argc)
+        opts.padding_mode = argv[++i];
+      else if (a == "--align-corners")
+        opts.align_corners = true;
+      else
+        files.push_back(a);
     }
     NDArray data, grid;
     if (files.size() >= 2) {
@@ -86,8 +90,7 @@ int main(int argc, char** argv) {
     ops::schedule_grid_sample_cuda(gpu, out);
     CudaModule cu = build_cuda(lower(gpu, {D, G, out}, "grid_sample"));
     std::ofstream("grid_sample.cu") << cu.source();
-    std::cout << "wrote grid_sample.cu (" << cu.kernels().size() << " kernel, launcher "
-              << cu.name() << ")\n";
+    std::cout << "wrote grid_sample.cu (" << cu.kernels().size() << " kernel, launcher " << cu.name() << ")\n";
     return 0;
   } catch (const Error& e) {
     std::cerr << "grid_sample: " << e.what() << "\n";

@@ -140,8 +140,10 @@ inline te::LoweredFunc argmax_rows_func(ScheduleFor target, const std::string& n
   Tensor X = placeholder({Var("rows"), Var("cols")}, Float(32), "X");
   std::vector<Tensor> am = ops::argmax_rows(X, "I");
   Schedule s = create_schedule({am[0]});
-  if (target == ScheduleFor::Cuda) ops::schedule_arg_rows_cuda(s, am[0], 256);
-  else if (target == ScheduleFor::Cpu) s[am[0]].parallel(am[0].axis(0));
+  if (target == ScheduleFor::Cuda)
+    ops::schedule_arg_rows_cuda(s, am[0], 256);
+  else if (target == ScheduleFor::Cpu)
+    s[am[0]].parallel(am[0].axis(0));
   return lower(s, {X, am[0], am[1]}, name);
 }
 

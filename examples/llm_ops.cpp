@@ -60,8 +60,10 @@ std::vector<double> rotary_ref(const std::vector<float>& x, int seq, int heads, 
 
 // Runs f as written (interpret) or compiled (the JIT) on args.
 void run(const LoweredFunc& f, ScheduleFor target, const std::vector<Argument>& args) {
-  if (target == ScheduleFor::AsWritten) interpret(f, args);
-  else build(f)(f.name).call(args);
+  if (target == ScheduleFor::AsWritten)
+    interpret(f, args);
+  else
+    build(f)(f.name).call(args);
 }
 
 }  // namespace

@@ -40,8 +40,10 @@ int main(int argc, char** argv) {
   int size = 1024;
   bool print_ir = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--ir") == 0) print_ir = true;
-    else size = std::atoi(argv[i]);
+    if (std::strcmp(argv[i], "--ir") == 0)
+      print_ir = true;
+    else
+      size = std::atoi(argv[i]);
   }
   if (size <= 0) {
     std::cerr << "usage: matmul [size > 0] [--ir]\n";
@@ -81,9 +83,8 @@ int main(int argc, char** argv) {
 
   te::TimingResult t = te::time_evaluator(m("sgemm"), 1, 10, 100)(A, B, C);
   double gflops = 2.0 * M * N * K / t.min() * 1e-9;
-  std::printf("sgemm %dx%dx%d on %s (%d-float vectors, register tile %dx%d, %d thread(s)):\n", M,
-              N, K, te::host_cpu().c_str(), p.lanes, p.mr, p.nr, te_num_threads());
-  std::printf("  %.3f ms per call (best of 10), %.1f GFLOP/s; max relative error %.1e\n",
-              t.min() * 1e3, gflops, worst);
+  std::printf("sgemm %dx%dx%d on %s (%d-float vectors, register tile %dx%d, %d thread(s)):\n", M, N, K,
+              te::host_cpu().c_str(), p.lanes, p.mr, p.nr, te_num_threads());
+  std::printf("  %.3f ms per call (best of 10), %.1f GFLOP/s; max relative error %.1e\n", t.min() * 1e3, gflops, worst);
   return 0;
 }

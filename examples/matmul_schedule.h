@@ -42,7 +42,8 @@ inline Sgemm sgemm_naive(int M, int N, int K) {
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   return {A, B, C, create_schedule({C})};
 }
 
@@ -97,7 +98,8 @@ inline Sgemm sgemm_best(int M, int N, int K, const SgemmParams& p = sgemm_params
         return sum(a * PB(j / nr, k, j % nr), {k});
       },
       "C.tile");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return CT(i, j); }, "C");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return CT(i, j); }, "C");
 
   Schedule s = create_schedule({C});
   auto [io, jo, ii, ji] = s[C].tile(C.axis(0), C.axis(1), mr, nr);

@@ -75,9 +75,12 @@ int main(int argc, char** argv) {
   bool bf16 = false;
   std::string out = "hgemm.cu";
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--bf16") == 0) bf16 = true;
-    else if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc) out = argv[++i];
-    else size = std::atoll(argv[i]);
+    if (std::strcmp(argv[i], "--bf16") == 0)
+      bf16 = true;
+    else if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+      out = argv[++i];
+    else
+      size = std::atoll(argv[i]);
   }
   const te::DataType t = bf16 ? te::BFloat(16) : te::Float(16);
   try {
@@ -93,11 +96,12 @@ int main(int argc, char** argv) {
                 bf16 ? "bfloat16" : "float16", static_cast<long long>(size), static_cast<long long>(size),
                 static_cast<long long>(size), worst, out.c_str());
     const te::CudaLaunchDims d = k.launch_dims({});
-    std::printf("  kernel %s: grid (%lld, %lld), block (%lld, %lld, %lld): 32 lanes x 2 x 2 warps, %lld bytes of "
-                "shared memory\n",
-                k.name.c_str(), static_cast<long long>(d.grid[0]), static_cast<long long>(d.grid[1]),
-                static_cast<long long>(d.block[0]), static_cast<long long>(d.block[1]),
-                static_cast<long long>(d.block[2]), static_cast<long long>(k.shared_bytes));
+    std::printf(
+        "  kernel %s: grid (%lld, %lld), block (%lld, %lld, %lld): 32 lanes x 2 x 2 warps, %lld bytes of "
+        "shared memory\n",
+        k.name.c_str(), static_cast<long long>(d.grid[0]), static_cast<long long>(d.grid[1]),
+        static_cast<long long>(d.block[0]), static_cast<long long>(d.block[1]), static_cast<long long>(d.block[2]),
+        static_cast<long long>(k.shared_bytes));
     std::printf("  compile: nvcc -std=c++17 -arch=sm_90 -c %s   (mma.sync needs sm_80 or newer)\n", out.c_str());
   } catch (const te::Error& e) {
     std::cerr << "matmul_tensorcore: " << e.what() << "\n";

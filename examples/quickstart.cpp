@@ -14,7 +14,8 @@ int main() {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
 
   // --- A GPU schedule ---
   Schedule s = create_schedule({C});

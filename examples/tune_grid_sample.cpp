@@ -82,7 +82,6 @@ int main(int argc, char** argv) {
   }
   std::printf("\n%-26s %12s %12s %16s\n", "grid_sample schedule", "time", "vs default", "vs hand-written");
   for (const Row& row : rows)
-    std::printf("%-26s %9.3f ms %11.2fx %15.2fx\n", row.name, row.s * 1e3, rows[0].s / row.s,
-                rows[1].s / row.s);
+    std::printf("%-26s %9.3f ms %11.2fx %15.2fx\n", row.name, row.s * 1e3, rows[0].s / row.s, rows[1].s / row.s);
   return 0;
 }

@@ -23,8 +23,7 @@ using namespace te::autotune;
 namespace {
 
 // Median of `repeat` calls, in seconds (checked against the reference output first).
-double time_kernel(const LoweredFunc& f, std::vector<Argument>& args, const std::vector<float>& expected,
-                   int repeat) {
+double time_kernel(const LoweredFunc& f, std::vector<Argument>& args, const std::vector<float>& expected, int repeat) {
   Function fn = build(f)(f.name);
   fn.call(args);
   std::vector<float> c = args[2].array().to_vector<float>();
@@ -97,12 +96,10 @@ int main(int argc, char** argv) {
   } rows[] = {
       {"default (as written)", time_evaluator(ref, 1, 1).run(args).min()},
       {"hand-written (sgemm_best)",
-       time_kernel(te_examples::lower_sgemm(te_examples::sgemm_best(n, n, n), "sgemm_hand"), args, expected,
-                   10)},
+       time_kernel(te_examples::lower_sgemm(te_examples::sgemm_best(n, n, n), "sgemm_hand"), args, expected, 10)},
       {"tuned (apply_best)", time_kernel(apply_best(records, task), args, expected, 10)},
   };
-  std::printf("\n%-28s %12s %10s %12s %14s\n", "sgemm schedule", "time", "GFLOP/s", "vs default",
-              "vs hand-written");
+  std::printf("\n%-28s %12s %10s %12s %14s\n", "sgemm schedule", "time", "GFLOP/s", "vs default", "vs hand-written");
   for (const Row& row : rows)
     std::printf("%-28s %9.3f ms %10.1f %11.1fx %13.2fx\n", row.name, row.s * 1e3, flop / row.s * 1e-9,
                 rows[0].s / row.s, rows[1].s / row.s);

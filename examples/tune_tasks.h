@@ -64,15 +64,15 @@ inline std::optional<te::autotune::Config> sgemm_hand_config(const te::autotune:
 struct GridSampleShape {
   int N = 4, C = 32, H = 64, W = 64, Ho = 64, Wo = 64;
   std::string name() const {
-    return std::to_string(N) + "x" + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(W) +
-           "-" + std::to_string(Ho) + "x" + std::to_string(Wo);
+    return std::to_string(N) + "x" + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(W) + "-" +
+           std::to_string(Ho) + "x" + std::to_string(Wo);
   }
 };
 
 // Bilinear, zeros, align_corners = false, NCHW. vector_bytes <= 0: the default schedule
 // (nothing scheduled); otherwise schedule_grid_sample_cpu with these parameters.
-inline te::LoweredFunc grid_sample_kernel(const GridSampleShape& sh, int vector_bytes, int channel_block,
-                                          int row_block, const std::string& name) {
+inline te::LoweredFunc grid_sample_kernel(const GridSampleShape& sh, int vector_bytes, int channel_block, int row_block,
+                                          const std::string& name) {
   using namespace te;
   Tensor data = placeholder({sh.N, sh.C, sh.H, sh.W}, Float(32), "data");
   Tensor grid = placeholder({sh.N, sh.Ho, sh.Wo, 2}, Float(32), "grid");

@@ -21,8 +21,7 @@ namespace {
 
 // Exits with status 1 unless c == a + b exactly (float addition is exact to compare:
 // every backend performs the same single rounding).
-void check(const NDArray& c, const std::vector<float>& a, const std::vector<float>& b,
-           const char* what) {
+void check(const NDArray& c, const std::vector<float>& a, const std::vector<float>& b, const char* what) {
   std::vector<float> got = c.to_vector<float>();
   for (size_t i = 0; i < got.size(); ++i) {
     if (got[i] != a[i] + b[i]) {
@@ -42,7 +41,8 @@ int main(int argc, char** argv) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
 
   Schedule s = create_schedule({C});
   std::cout << "== the loop nest before scheduling ==\n" << lower(s, {A, B, C}, "vector_add");
@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
   std::ofstream(cu_path) << cu.source();
   for (const CudaKernel& k : cu.kernels()) {
     CudaLaunchDims d = k.launch_dims({{"n", size}});
-    std::cout << "wrote " << cu_path << ": kernel " << k.name << ", grid " << d.grid[0]
-              << " x block " << d.block[0] << " for n = " << size << "\n";
+    std::cout << "wrote " << cu_path << ": kernel " << k.name << ", grid " << d.grid[0] << " x block " << d.block[0]
+              << " for n = " << size << "\n";
   }
 
   // 3. How to run it on this CPU: 16-wide vectors, chunks spread over the thread pool.

@@ -76,7 +76,8 @@ inline GoldenOps golden_ops() {
   g.a = placeholder({4, 64}, BFloat(16), "a");
   g.b = placeholder({4, 64}, BFloat(16), "b");
   auto op = [&](const char* name, Expr (*f)(Expr, Expr)) {
-    return compute({4, 64}, [&](Expr i, Expr j) { return f(g.a(i, j), g.b(i, j)); }, name);
+    return compute(
+        {4, 64}, [&](Expr i, Expr j) { return f(g.a(i, j), g.b(i, j)); }, name);
   };
   g.add = op("add", [](Expr x, Expr y) { return x + y; });
   g.sub = op("sub", [](Expr x, Expr y) { return x - y; });
@@ -112,7 +113,8 @@ inline ConversionOps conversion_ops(int64_t n) {
   c.f64 = placeholder({n}, Float(64), "f64");
   c.f16 = placeholder({n}, Float(16), "f16");
   auto out = [&](const std::string& name, std::function<Expr(Expr)> f) {
-    c.outputs.push_back(compute({n}, [&](Expr i) { return f(i); }, name));
+    c.outputs.push_back(compute(
+        {n}, [&](Expr i) { return f(i); }, name));
   };
   const DataType bf = BFloat(16);
   out("from_f32", [&](Expr i) { return cast(bf, c.f32(i)); });
@@ -148,24 +150,81 @@ inline std::vector<Argument> conversion_args(const ConversionOps& c) {
     std::memcpy(&x, &bits, 4);
     return x;
   };
-  std::vector<float> f32 = {0.0f, -0.0f, 1.0f, -2.5f, f(0x3f808000), f(0x3f818000), f(0x3f808001), f(0x7f7fffff),
-                            f(0x00018000), 300.7f, -129.5f, 70000.0f, -1e9f, inf, -inf, nan,
-                            65519.0f, 1e-40f, 0.3f, 255.9f, -0.75f, 1e20f, 3.140625f, 42.0f,
-                            -7.0f, 0.0078125f, 128.5f, -33000.0f, 2.0f, 9.5f, -100.25f, 5e-39f};
-  std::vector<int32_t> i32 = {0, 1, -1, 16842753, -16842753, 16908289, INT32_MAX, INT32_MIN, 257, 255, 65535, 65537,
-                              100000, -99999, 16777217, 33619969, 7, 8, 9, 0x7fff8000, 511, 513, -257, -513,
-                              1 << 30, 12345678, -12345678, 3, 4, 5, 6, 10};
-  std::vector<int64_t> i64 = {0, 1, -1, INT64_MIN, INT64_MAX, (int64_t{1} << 40) + (int64_t{1} << 32), 16842753,
-                              (int64_t{1} << 52) + (int64_t{1} << 44) + 1, -((int64_t{1} << 52) + (int64_t{1} << 44)),
-                              257, 513, 1025, 65537, 99, -99, 1000000007, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                              16, 17, 18};
+  std::vector<float> f32 = {
+      0.0f,          -0.0f,      1.0f,    -2.5f,     f(0x3f808000), f(0x3f818000), f(0x3f808001), f(0x7f7fffff),
+      f(0x00018000), 300.7f,     -129.5f, 70000.0f,  -1e9f,         inf,           -inf,          nan,
+      65519.0f,      1e-40f,     0.3f,    255.9f,    -0.75f,        1e20f,         3.140625f,     42.0f,
+      -7.0f,         0.0078125f, 128.5f,  -33000.0f, 2.0f,          9.5f,          -100.25f,      5e-39f};
+  std::vector<int32_t> i32 = {0,       1,        -1,        16842753,   -16842753, 16908289, INT32_MAX, INT32_MIN,
+                              257,     255,      65535,     65537,      100000,    -99999,   16777217,  33619969,
+                              7,       8,        9,         0x7fff8000, 511,       513,      -257,      -513,
+                              1 << 30, 12345678, -12345678, 3,          4,         5,        6,         10};
+  std::vector<int64_t> i64 = {0,
+                              1,
+                              -1,
+                              INT64_MIN,
+                              INT64_MAX,
+                              (int64_t{1} << 40) + (int64_t{1} << 32),
+                              16842753,
+                              (int64_t{1} << 52) + (int64_t{1} << 44) + 1,
+                              -((int64_t{1} << 52) + (int64_t{1} << 44)),
+                              257,
+                              513,
+                              1025,
+                              65537,
+                              99,
+                              -99,
+                              1000000007,
+                              3,
+                              4,
+                              5,
+                              6,
+                              7,
+                              8,
+                              9,
+                              10,
+                              11,
+                              12,
+                              13,
+                              14,
+                              15,
+                              16,
+                              17,
+                              18};
   std::vector<uint8_t> u8(32);
   for (size_t k = 0; k < u8.size(); ++k) u8[k] = static_cast<uint8_t>(k * 37 + 1);
   std::vector<double> f64 = {1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30),  // rounds up once, down through float
-                             1.0 + std::ldexp(1.0, -8), -(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)), 1e300,
-                             -1e300, 1e-300, std::nan(""), std::numeric_limits<double>::infinity(), 0.1, -0.2, 3.3,
-                             4e38, 3.3895313892515355e38, 3.3895313892515354e38, 1e-45, 7.0, -0.0, 2.5, 1e10,
-                             123.456, 0.5, 0.25, -8.0, 1e-10, 1e5, 6.0, 7.5, 255.5, 1023.0, 2e9, -3e9, 1.5};
+                             1.0 + std::ldexp(1.0, -8),
+                             -(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)),
+                             1e300,
+                             -1e300,
+                             1e-300,
+                             std::nan(""),
+                             std::numeric_limits<double>::infinity(),
+                             0.1,
+                             -0.2,
+                             3.3,
+                             4e38,
+                             3.3895313892515355e38,
+                             3.3895313892515354e38,
+                             1e-45,
+                             7.0,
+                             -0.0,
+                             2.5,
+                             1e10,
+                             123.456,
+                             0.5,
+                             0.25,
+                             -8.0,
+                             1e-10,
+                             1e5,
+                             6.0,
+                             7.5,
+                             255.5,
+                             1023.0,
+                             2e9,
+                             -3e9,
+                             1.5};
   std::vector<half> f16(32);
   for (size_t k = 0; k < f16.size(); ++k) f16[k] = half(static_cast<float>(k) * 13.37f - 150.0f);
   f16[0] = half::from_bits(0x3c01);  // 1 + 2^-10: between two bfloat16 values
@@ -203,8 +262,8 @@ inline void expect_conversions_match_reference(const std::vector<Argument>& args
   const std::vector<half> f16 = args[5].array().to_vector<half>();
   auto out = [&](size_t k) { return args[6 + k].array(); };
   auto bf = [&](size_t k) { return bits_of(out(k)); };
-  const std::vector<uint16_t> from_f32 = bf(0), from_i32 = bf(1), from_i64 = bf(2), from_u8 = bf(3),
-                              from_f64 = bf(4), from_f16 = bf(5);
+  const std::vector<uint16_t> from_f32 = bf(0), from_i32 = bf(1), from_i64 = bf(2), from_u8 = bf(3), from_f64 = bf(4),
+                              from_f16 = bf(5);
   const std::vector<int8_t> to_i8 = out(6).to_vector<int8_t>();
   const std::vector<uint16_t> to_u16 = out(7).to_vector<uint16_t>();
   const std::vector<int32_t> to_i32 = out(8).to_vector<int32_t>();

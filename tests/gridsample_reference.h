@@ -45,15 +45,18 @@ T pad(T u, int64_t size, const Options& o) {
 }
 
 template <typename T>
-T cubic1(T x, T A) { return ((A + 2) * x - (A + 3)) * x * x + 1; }
+T cubic1(T x, T A) {
+  return ((A + 2) * x - (A + 3)) * x * x + 1;
+}
 template <typename T>
-T cubic2(T x, T A) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; }
+T cubic2(T x, T A) {
+  return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+}
 
 // sizes: input spatial (D,H,W) or (H,W); out: output spatial.
 template <typename T>
 std::vector<T> grid_sample(const std::vector<T>& input, const std::vector<int64_t>& in_shape,
-                           const std::vector<T>& grid, const std::vector<int64_t>& grid_shape,
-                           const Options& o) {
+                           const std::vector<T>& grid, const std::vector<int64_t>& grid_shape, const Options& o) {
   const int sd = static_cast<int>(in_shape.size()) - 2;
   const int64_t N = in_shape[0], C = in_shape[1];
   std::vector<int64_t> isz(in_shape.begin() + 2, in_shape.end());

@@ -24,8 +24,7 @@ LoweredFunc vadd() {
   Buffer A("A", Float(32), {n}), B("B", Float(32), {n}), C("C", Float(32), {n});
   Expr idx = ramp(xo * 8, 1, 8);
   Expr live = idx < broadcast(n, 8);
-  Stmt body = parallel(xo, 0, (n + 7) / 8,
-                       store(C, load(A, {idx}, live) + load(B, {idx}, live), {idx}, live));
+  Stmt body = parallel(xo, 0, (n + 7) / 8, store(C, load(A, {idx}, live) + load(B, {idx}, live), {idx}, live));
   return make_func("vadd", {buffer_param(A), buffer_param(B), buffer_param(C)}, body);
 }
 
@@ -34,8 +33,7 @@ LoweredFunc scale_checked() {
   Var n("n"), m("m"), i("i"), alpha("alpha", Float(64));
   Buffer X("x", Float(64), {n, m}), Y("y", Float(64), {n, m});
   Stmt body = serial(i, 0, n * m,
-                     assert_stmt(load(X, {i}) >= 0.0, "x must be non-negative",
-                                 store(Y, load(X, {i}) * alpha, {i})));
+                     assert_stmt(load(X, {i}) >= 0.0, "x must be non-negative", store(Y, load(X, {i}) * alpha, {i})));
   return make_func("scale_checked", {buffer_param(X), buffer_param(Y), scalar_param(alpha)}, body);
 }
 
@@ -141,8 +139,7 @@ TEST(Aot, PrototypesAndHeader) {
   Buffer H("h-in", Float(16), {n}), M("mask", Bool(), {n});
   LoweredFunc odd = make_func("odd", {buffer_param(H), buffer_param(M), scalar_param(s)},
                               serial(i, 0, n, store(H, load(H, {i}) * s, {i})));
-  EXPECT_EQ(c_prototype(odd),
-            "int32_t odd(uint16_t* h_in, uint8_t* mask, int32_t my_n, float int_)");
+  EXPECT_EQ(c_prototype(odd), "int32_t odd(uint16_t* h_in, uint8_t* mask, int32_t my_n, float int_)");
 }
 
 TEST(Aot, PlainCProgramLinksTheObjectAndTheRuntime) {
@@ -151,21 +148,18 @@ TEST(Aot, PlainCProgramLinksTheObjectAndTheRuntime) {
   export_header({vadd(), scale_checked()}, dir + "/kernels.h");
   write(dir + "/main.c", kProgram);
   std::string rt = runtime_dir();
-  std::string compile = std::string("cc") + kSanitize + " -std=c99 -Wall -Wextra -Werror -I" + dir +
-                        " -I" + include_dir() + " " + dir + "/main.c " + dir + "/kernels.o -L" +
-                        rt + " -lte_runtime -Wl,-rpath," + rt + " -lm -o " + dir + "/prog";
+  std::string compile = std::string("cc") + kSanitize + " -std=c99 -Wall -Wextra -Werror -I" + dir + " -I" +
+                        include_dir() + " " + dir + "/main.c " + dir + "/kernels.o -L" + rt +
+                        " -lte_runtime -Wl,-rpath," + rt + " -lm -o " + dir + "/prog";
   ASSERT_EQ(run(compile, dir + "/cc.log"), 0) << compile << "\n" << read(dir + "/cc.log");
-  ASSERT_EQ(run("TE_NUM_THREADS=3 " + dir + "/prog", dir + "/run.log"), 0)
-      << read(dir + "/run.log");
+  ASSERT_EQ(run("TE_NUM_THREADS=3 " + dir + "/prog", dir + "/run.log"), 0) << read(dir + "/run.log");
   std::string out = read(dir + "/run.log");
   EXPECT_TRUE(contains(out, "error: scale_checked: x must be non-negative")) << out;
   EXPECT_TRUE(contains(out, "null: vadd: argument 'A' is a null pointer")) << out;
   EXPECT_TRUE(contains(out, "threads: 3")) << out;
   EXPECT_TRUE(contains(out, "ok")) << out;
   // The object defines exactly the two kernels...
-  ASSERT_EQ(run("nm -g --defined-only " + dir + "/kernels.o | awk '{print $3}' | sort",
-                dir + "/nm_defined.log"),
-            0);
+  ASSERT_EQ(run("nm -g --defined-only " + dir + "/kernels.o | awk '{print $3}' | sort", dir + "/nm_defined.log"), 0);
   EXPECT_EQ(read(dir + "/nm_defined.log"), "scale_checked\nvadd\n");
   // ...and needs nothing of te but the runtime.
   ASSERT_EQ(run("nm -u " + dir + "/kernels.o", dir + "/nm.log"), 0);
@@ -184,22 +178,18 @@ TEST(Aot, PlainCProgramLinksTheSharedLibrary) {
   export_header({vadd(), scale_checked()}, dir + "/kernels.h");
   write(dir + "/main.c", kProgram);
   std::string rt = runtime_dir();
-  std::string compile = std::string("cc") + kSanitize + " -std=c99 -I" + dir + " -I" +
-                        include_dir() + " " + dir + "/main.c -L" + dir + " -lkernels -L" + rt +
-                        " -lte_runtime -Wl,-rpath," + rt + " -Wl,-rpath," + dir + " -lm -o " + dir +
-                        "/prog";
+  std::string compile = std::string("cc") + kSanitize + " -std=c99 -I" + dir + " -I" + include_dir() + " " + dir +
+                        "/main.c -L" + dir + " -lkernels -L" + rt + " -lte_runtime -Wl,-rpath," + rt + " -Wl,-rpath," +
+                        dir + " -lm -o " + dir + "/prog";
   ASSERT_EQ(run(compile, dir + "/cc.log"), 0) << compile << "\n" << read(dir + "/cc.log");
   ASSERT_EQ(run(dir + "/prog", dir + "/run.log"), 0) << read(dir + "/run.log");
   EXPECT_TRUE(contains(read(dir + "/run.log"), "ok"));
 }
 
 TEST(Aot, ExportErrorsNameTheFile) {
-  expect_error([] { export_object(vadd(), "/nonexistent-dir/k.o"); },
-               {"export_object", "/nonexistent-dir/k.o"});
-  expect_error([] { export_header(vadd(), "/nonexistent-dir/k.h"); },
-               {"export_header", "/nonexistent-dir/k.h"});
-  expect_error([] { export_library(vadd(), "/nonexistent-dir/k.so"); },
-               {"export_library", "/nonexistent-dir/k.so"});
+  expect_error([] { export_object(vadd(), "/nonexistent-dir/k.o"); }, {"export_object", "/nonexistent-dir/k.o"});
+  expect_error([] { export_header(vadd(), "/nonexistent-dir/k.h"); }, {"export_header", "/nonexistent-dir/k.h"});
+  expect_error([] { export_library(vadd(), "/nonexistent-dir/k.so"); }, {"export_library", "/nonexistent-dir/k.so"});
 }
 
 }  // namespace

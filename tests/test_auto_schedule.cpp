@@ -54,9 +54,9 @@ struct AutoRun {
 // Auto-schedules `outputs` (the last `outputs.size()` of args), builds it with the JIT
 // and runs it on `inputs`; runs te's default schedule through interpret() on the same
 // inputs and expects the same outputs within tol (relative to max(1, |value|)).
-AutoRun run_auto(const std::vector<Tensor>& args, const std::vector<Tensor>& outputs, const std::vector<NDArray>& inputs,
-             float tol, const AutoScheduleOptions& options = cpu_options(),
-             const std::vector<Argument>& scalars = {}) {
+AutoRun run_auto(const std::vector<Tensor>& args, const std::vector<Tensor>& outputs,
+                 const std::vector<NDArray>& inputs, float tol, const AutoScheduleOptions& options = cpu_options(),
+                 const std::vector<Argument>& scalars = {}) {
   AutoRun run;
   auto t0 = std::chrono::steady_clock::now();
   Schedule s = auto_schedule(outputs, options);
@@ -104,8 +104,8 @@ AutoRun run_auto(const std::vector<Tensor>& args, const std::vector<Tensor>& out
     for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
       float scale = std::max(1.0f, std::fabs(want[i]));
       if (!(std::fabs(got[i] - want[i]) <= tol * scale)) {
-        ADD_FAILURE() << "output " << o << " element " << i << ": auto " << got[i] << ", default " << want[i]
-                      << "\n" << run.ir;
+        ADD_FAILURE() << "output " << o << " element " << i << ": auto " << got[i] << ", default " << want[i] << "\n"
+                      << run.ir;
         break;
       }
     }
@@ -114,7 +114,8 @@ AutoRun run_auto(const std::vector<Tensor>& args, const std::vector<Tensor>& out
   return run;
 }
 
-void expect_near_all(const std::vector<float>& got, const std::vector<float>& want, float tol, const std::string& what) {
+void expect_near_all(const std::vector<float>& got, const std::vector<float>& want, float tol,
+                     const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
     float scale = std::max(1.0f, std::fabs(want[i]));
@@ -139,7 +140,8 @@ TEST(AutoSchedule, Sgemm) {
     Tensor A = placeholder({M, K}, Float(32), "A");
     Tensor B = placeholder({K, N}, Float(32), "B");
     IterVar k = reduce_axis({0, K}, "k");
-    Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    Tensor C = compute(
+        {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
     auto a = random_values(M * K, 1), b = random_values(K * N, 2);
     AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f);
     expect_near_all(r.outputs[0], matmul_ref(a, b, M, N, K), 1e-4f, "sgemm vs C++");
@@ -157,7 +159,8 @@ TEST(AutoSchedule, SgemmCopiesTheReusedBlockOfB) {
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   auto a = random_values(M * K, 30), b = random_values(K * N, 31);
   NDArray av = NDArray::from_vector(a, {M, K}), bv = NDArray::from_vector(b, {K, N});
   const auto want = matmul_ref(a, b, M, N, K);
@@ -176,7 +179,8 @@ TEST(AutoSchedule, SgemmCopiesTheReusedBlockOfB) {
       build(f)("gemm")(av, bv, jit);
       interpret(f, {av, bv, ref});
       expect_near_all(jit.to_vector<float>(), want, 1e-4f, fmt::format("JIT, {} threads, copy {}", threads, copy));
-      expect_near_all(ref.to_vector<float>(), want, 1e-4f, fmt::format("interpret, {} threads, copy {}", threads, copy));
+      expect_near_all(ref.to_vector<float>(), want, 1e-4f,
+                      fmt::format("interpret, {} threads, copy {}", threads, copy));
     }
 }
 
@@ -186,13 +190,16 @@ TEST(AutoSchedule, MatmulWithBiasAndReluEpilogue) {
   Tensor B = placeholder({K, N}, Float(32), "B");
   Tensor bias = placeholder({N}, Float(32), "bias");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
-  Tensor D = compute({M, N}, [&](Expr i, Expr j) { return C(i, j) + bias(j); }, "D");
-  Tensor E = compute({M, N}, [&](Expr i, Expr j) { return max(D(i, j), 0.0f); }, "E");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor D = compute(
+      {M, N}, [&](Expr i, Expr j) { return C(i, j) + bias(j); }, "D");
+  Tensor E = compute(
+      {M, N}, [&](Expr i, Expr j) { return max(D(i, j), 0.0f); }, "E");
   auto a = random_values(M * K, 3), b = random_values(K * N, 4), c = random_values(N, 5);
-  AutoRun r = run_auto({A, B, bias, E}, {E},
-                   {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N}), NDArray::from_vector(c, {N})},
-                   1e-4f);
+  AutoRun r =
+      run_auto({A, B, bias, E}, {E},
+               {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N}), NDArray::from_vector(c, {N})}, 1e-4f);
   auto want = matmul_ref(a, b, M, N, K);
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) want[size_t(i) * N + j] = std::max(want[size_t(i) * N + j] + c[size_t(j)], 0.0f);
@@ -208,9 +215,11 @@ TEST(AutoSchedule, BatchedMatmul) {
   Tensor A = placeholder({Bn, M, K}, Float(32), "A");
   Tensor B = placeholder({Bn, K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({Bn, M, N}, [&](Expr b, Expr i, Expr j) { return sum(A(b, i, k) * B(b, k, j), {k}); }, "C");
+  Tensor C = compute(
+      {Bn, M, N}, [&](Expr b, Expr i, Expr j) { return sum(A(b, i, k) * B(b, k, j), {k}); }, "C");
   auto a = random_values(Bn * M * K, 6), b = random_values(Bn * K * N, 7);
-  AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {Bn, M, K}), NDArray::from_vector(b, {Bn, K, N})}, 1e-4f);
+  AutoRun r =
+      run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {Bn, M, K}), NDArray::from_vector(b, {Bn, K, N})}, 1e-4f);
   std::vector<float> want;
   for (int q = 0; q < Bn; ++q) {
     std::vector<float> aq(a.begin() + q * M * K, a.begin() + (q + 1) * M * K);
@@ -243,7 +252,7 @@ TEST(AutoSchedule, Conv2dNchwWithPadding) {
       "conv");
   auto d = random_values(N * C * H * W, 8), w = random_values(F * C * R * R, 9);
   AutoRun r = run_auto({data, weight, out}, {out},
-                   {NDArray::from_vector(d, {N, C, H, W}), NDArray::from_vector(w, {F, C, R, R})}, 1e-4f);
+                       {NDArray::from_vector(d, {N, C, H, W}), NDArray::from_vector(w, {F, C, R, R})}, 1e-4f);
   std::vector<float> want(size_t(N * F * H * W), 0.0f);
   for (int f = 0; f < F; ++f)
     for (int y = 0; y < H; ++y)
@@ -272,7 +281,8 @@ TEST(AutoSchedule, ShortRowIsOneTileWithoutTail) {
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   AutoScheduleOptions o = cpu_options();
   o.target.vector_bits = 512;
   auto a = random_values(M * K, 20), b = random_values(K * N, 21);
@@ -290,11 +300,13 @@ TEST(AutoSchedule, DepthwiseConv2d) {
   IterVar ry = reduce_axis({0, R}, "ry"), rx = reduce_axis({0, R}, "rx");
   Tensor out = compute(
       {N, C, OH, OW},
-      [&](Expr n, Expr c, Expr y, Expr x) { return sum(data(n, c, y + ry, x + rx) * weight(c, ry, rx), {ry, rx}); },
+      [&](Expr n, Expr c, Expr y, Expr x) {
+        return sum(data(n, c, y + ry, x + rx) * weight(c, ry, rx), {ry, rx});
+      },
       "dw");
   auto d = random_values(N * C * H * W, 10), w = random_values(C * R * R, 11);
   AutoRun r = run_auto({data, weight, out}, {out},
-                   {NDArray::from_vector(d, {N, C, H, W}), NDArray::from_vector(w, {C, R, R})}, 1e-4f);
+                       {NDArray::from_vector(d, {N, C, H, W}), NDArray::from_vector(w, {C, R, R})}, 1e-4f);
   std::vector<float> want(size_t(N * C * OH * OW), 0.0f);
   for (int n = 0; n < N; ++n)
     for (int c = 0; c < C; ++c)
@@ -339,10 +351,10 @@ TEST(AutoSchedule, LayerNorm) {
   Tensor gamma = placeholder({cols}, Float(32), "gamma"), beta = placeholder({cols}, Float(32), "beta");
   Tensor y = ops::layer_norm(x, gamma, beta);
   auto xv = random_values(rows * cols, 13, -3, 3), gv = random_values(cols, 14), bv = random_values(cols, 15);
-  AutoRun r = run_auto({x, gamma, beta, y}, {y},
-                   {NDArray::from_vector(xv, {rows, cols}), NDArray::from_vector(gv, {cols}),
-                    NDArray::from_vector(bv, {cols})},
-                   1e-4f);
+  AutoRun r = run_auto(
+      {x, gamma, beta, y}, {y},
+      {NDArray::from_vector(xv, {rows, cols}), NDArray::from_vector(gv, {cols}), NDArray::from_vector(bv, {cols})},
+      1e-4f);
   std::vector<float> want(xv.size());
   for (int i = 0; i < rows; ++i) {
     double mean = 0, var = 0;
@@ -351,8 +363,8 @@ TEST(AutoSchedule, LayerNorm) {
     for (int j = 0; j < cols; ++j) var += (xv[size_t(i * cols + j)] - mean) * (xv[size_t(i * cols + j)] - mean);
     var /= cols;
     for (int j = 0; j < cols; ++j)
-      want[size_t(i * cols + j)] = float((xv[size_t(i * cols + j)] - mean) / std::sqrt(var + 1e-5) * gv[size_t(j)] +
-                                         bv[size_t(j)]);
+      want[size_t(i * cols + j)] =
+          float((xv[size_t(i * cols + j)] - mean) / std::sqrt(var + 1e-5) * gv[size_t(j)] + bv[size_t(j)]);
   }
   expect_near_all(r.outputs[0], want, 1e-4f, "layer norm vs C++");
   EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
@@ -365,8 +377,8 @@ TEST(AutoSchedule, GridSample) {
   Tensor grid = placeholder({1, 5, 21, 2}, Float(32), "grid");
   Tensor out = ops::grid_sample(data, grid);
   auto dv = random_values(count(dshape), 16), gv = random_values(count(gshape), 17, -1.2f, 1.2f);
-  AutoRun r = run_auto({data, grid, out}, {out}, {NDArray::from_vector(dv, dshape), NDArray::from_vector(gv, gshape)},
-                   1e-5f);
+  AutoRun r =
+      run_auto({data, grid, out}, {out}, {NDArray::from_vector(dv, dshape), NDArray::from_vector(gv, gshape)}, 1e-5f);
   auto want = gsref::grid_sample<float>(dv, dshape, gv, gshape, gsref::Options{});
   expect_near_all(r.outputs[0], want, 1e-5f, "grid_sample vs C++");
   // The per-pixel stages are kept (computed once per pixel, not per channel) inside the
@@ -390,11 +402,12 @@ TEST(AutoSchedule, GridSampleChannelBlocksInsidePixelVectors) {
   Tensor grid = placeholder({1, 3, 20, 2}, Float(32), "grid");
   Tensor out = ops::grid_sample(data, grid);
   auto dv = random_values(count(dshape), 20), gv = random_values(count(gshape), 21, -1.2f, 1.2f);
-  AutoRun r = run_auto({data, grid, out}, {out}, {NDArray::from_vector(dv, dshape), NDArray::from_vector(gv, gshape)},
-                   1e-5f);
+  AutoRun r =
+      run_auto({data, grid, out}, {out}, {NDArray::from_vector(dv, dshape), NDArray::from_vector(gv, gshape)}, 1e-5f);
   auto want = gsref::grid_sample<float>(dv, dshape, gv, gshape, gsref::Options{});
   expect_near_all(r.outputs[0], want, 1e-5f, "grid_sample vs C++");
-  size_t blocks = r.ir.find("c.outer"), vectors = r.ir.find("for (w.outer"), channels = r.ir.find("for (c.inner, 0, 64)");
+  size_t blocks = r.ir.find("c.outer"), vectors = r.ir.find("for (w.outer"),
+         channels = r.ir.find("for (c.inner, 0, 64)");
   ASSERT_NE(channels, std::string::npos) << r.ir;
   EXPECT_LT(blocks, vectors) << r.ir;
   EXPECT_LT(vectors, channels) << r.ir;
@@ -404,9 +417,12 @@ TEST(AutoSchedule, FusedTransposeAddRelu) {
   const int M = 37, N = 53;
   Tensor A = placeholder({N, M}, Float(32), "A");
   Tensor B = placeholder({M, N}, Float(32), "B");
-  Tensor T = compute({M, N}, [&](Expr i, Expr j) { return A(j, i); }, "T");
-  Tensor S = compute({M, N}, [&](Expr i, Expr j) { return T(i, j) + B(i, j); }, "S");
-  Tensor out = compute({M, N}, [&](Expr i, Expr j) { return max(S(i, j), 0.0f); }, "out");
+  Tensor T = compute(
+      {M, N}, [&](Expr i, Expr j) { return A(j, i); }, "T");
+  Tensor S = compute(
+      {M, N}, [&](Expr i, Expr j) { return T(i, j) + B(i, j); }, "S");
+  Tensor out = compute(
+      {M, N}, [&](Expr i, Expr j) { return max(S(i, j), 0.0f); }, "out");
   auto a = random_values(N * M, 18), b = random_values(M * N, 19);
   AutoRun r = run_auto({A, B, out}, {out}, {NDArray::from_vector(a, {N, M}), NDArray::from_vector(b, {M, N})}, 0);
   std::vector<float> want(size_t(M * N));
@@ -423,7 +439,8 @@ TEST(AutoSchedule, FullVectorSumUsesRfactor) {
   for (int len : {10000, 12345}) {
     Tensor x = placeholder({len}, Float(32), "x");
     IterVar k = reduce_axis({0, len}, "k");
-    Tensor total = compute({1}, [&](Expr) { return sum(x(k), {k}); }, "total");
+    Tensor total = compute(
+        {1}, [&](Expr) { return sum(x(k), {k}); }, "total");
     auto xv = random_values(len, 20);
     AutoRun r = run_auto({x, total}, {total}, {NDArray::from_vector(xv, {len})}, 1e-4f);
     double want = 0;
@@ -439,7 +456,8 @@ TEST(AutoSchedule, RowSumsOfManyRows) {
   const int rows = 33, cols = 70;
   Tensor x = placeholder({rows, cols}, Float(32), "x");
   IterVar k = reduce_axis({0, cols}, "k");
-  Tensor s = compute({rows}, [&](Expr i) { return sum(x(i, k), {k}); }, "rowsum");
+  Tensor s = compute(
+      {rows}, [&](Expr i) { return sum(x(i, k), {k}); }, "rowsum");
   auto xv = random_values(rows * cols, 21);
   AutoRun r = run_auto({x, s}, {s}, {NDArray::from_vector(xv, {rows, cols})}, 1e-5f);
   std::vector<float> want(rows, 0.0f);
@@ -455,8 +473,10 @@ TEST(AutoSchedule, SymbolicShapes) {
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
-  Tensor D = compute({M, N}, [&](Expr i, Expr j) { return C(i, j) * 2.0f + 1.0f; }, "D");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor D = compute(
+      {M, N}, [&](Expr i, Expr j) { return C(i, j) * 2.0f + 1.0f; }, "D");
   Schedule s = auto_schedule({D}, cpu_options());
   LoweredFunc f = lower(s, {A, B, D}, "sym");
   Module m = build(f);
@@ -472,7 +492,8 @@ TEST(AutoSchedule, SymbolicShapes) {
   // An element-wise op over a symbolic length.
   Var n("n");
   Tensor X = placeholder({n}, Float(32), "X");
-  Tensor Y = compute({n}, [&](Expr i) { return X(i) * X(i); }, "Y");
+  Tensor Y = compute(
+      {n}, [&](Expr i) { return X(i) * X(i); }, "Y");
   LoweredFunc g = lower(auto_schedule({Y}, cpu_options()), {X, Y}, "square");
   Module mg = build(g);
   for (int len : {1, 15, 16, 17, 1000}) {
@@ -490,7 +511,8 @@ TEST(AutoSchedule, OneThreadHasNoParallelLoop) {
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   AutoScheduleOptions o;
   o.threads = 1;
   auto a = random_values(M * K, 25), b = random_values(K * N, 26);
@@ -501,7 +523,8 @@ TEST(AutoSchedule, OneThreadHasNoParallelLoop) {
 
 TEST(AutoSchedule, OptionErrors) {
   Tensor A = placeholder({4}, Float(32), "A");
-  Tensor B = compute({4}, [&](Expr i) { return A(i) + 1.0f; }, "B");
+  Tensor B = compute(
+      {4}, [&](Expr i) { return A(i) + 1.0f; }, "B");
   auto with = [&](auto edit) {
     AutoScheduleOptions o;
     edit(o);
@@ -529,7 +552,8 @@ TEST(AutoSchedule, LeavesTheOriginalGraphAlone) {
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s1 = auto_schedule({C}, cpu_options());
   auto a = random_values(M * K, 27), b = random_values(K * N, 28);
   AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f);
@@ -542,7 +566,8 @@ TEST(AutoSchedule, VectorBitsSetTheLanes) {
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   AutoScheduleOptions o = cpu_options();
   o.target.vector_bits = 128;  // 4 float lanes: a register tile 6 rows x 2 vectors of 4
   auto a = random_values(M * K, 29), b = random_values(K * N, 30);
@@ -562,32 +587,38 @@ TEST(AutoSchedule, MoreGraphs) {
   {  // a 0-d sum
     Tensor x = placeholder({300}, Float(32), "x");
     IterVar k = reduce_axis({0, 300}, "k");
-    Tensor s = compute(std::vector<Expr>{}, [&](const std::vector<Var>&) { return sum(x(k), {k}); }, "s");
+    Tensor s = compute(
+        std::vector<Expr>{}, [&](const std::vector<Var>&) { return sum(x(k), {k}); }, "s");
     run_auto({x, s}, {s}, {NDArray::from_vector(random_values(300, 32), {300})}, 1e-4f);
   }
   {  // column sums: the data axis is the contiguous one
     Tensor x = placeholder({100, 30}, Float(32), "x");
     IterVar k = reduce_axis({0, 100}, "k");
-    Tensor s = compute({30}, [&](Expr j) { return sum(x(k, j), {k}); }, "colsum");
+    Tensor s = compute(
+        {30}, [&](Expr j) { return sum(x(k, j), {k}); }, "colsum");
     AutoRun r = run_auto({x, s}, {s}, {NDArray::from_vector(random_values(3000, 33), {100, 30})}, 1e-4f);
     EXPECT_TRUE(has(r.ir, "ramp(")) << r.ir;
   }
   {  // matrix-vector: no reuse to tile for, the reduction is vectorized
     Tensor A = placeholder({50, 40}, Float(32), "A"), v = placeholder({40}, Float(32), "v");
     IterVar k = reduce_axis({0, 40}, "k");
-    Tensor y = compute({50}, [&](Expr i) { return sum(A(i, k) * v(k), {k}); }, "gemv");
-    AutoRun r = run_auto({A, v, y}, {y},
-                         {NDArray::from_vector(random_values(2000, 34), {50, 40}),
-                          NDArray::from_vector(random_values(40, 35), {40})},
-                         1e-4f);
+    Tensor y = compute(
+        {50}, [&](Expr i) { return sum(A(i, k) * v(k), {k}); }, "gemv");
+    AutoRun r = run_auto(
+        {A, v, y}, {y},
+        {NDArray::from_vector(random_values(2000, 34), {50, 40}), NDArray::from_vector(random_values(40, 35), {40})},
+        1e-4f);
     EXPECT_TRUE(has(r.ir, "gemv.rf")) << r.ir;
   }
   {  // a costly producer with reuse stays a stage; two outputs, one reading the other
     Tensor A = placeholder({50, 40}, Float(32), "A"), W = placeholder({40, 32}, Float(32), "W");
-    Tensor B = compute({50, 40}, [&](Expr i, Expr j) { return exp(A(i, j)); }, "B");
+    Tensor B = compute(
+        {50, 40}, [&](Expr i, Expr j) { return exp(A(i, j)); }, "B");
     IterVar k = reduce_axis({0, 40}, "k");
-    Tensor C = compute({50, 32}, [&](Expr i, Expr j) { return sum(B(i, k) * W(k, j), {k}); }, "C");
-    Tensor D = compute({50, 32}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "D");
+    Tensor C = compute(
+        {50, 32}, [&](Expr i, Expr j) { return sum(B(i, k) * W(k, j), {k}); }, "C");
+    Tensor D = compute(
+        {50, 32}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "D");
     AutoRun r = run_auto({A, W, C, D}, {C, D},
                          {NDArray::from_vector(random_values(2000, 36), {50, 40}),
                           NDArray::from_vector(random_values(1280, 37), {40, 32})},

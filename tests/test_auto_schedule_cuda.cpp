@@ -37,8 +37,12 @@ std::vector<Case> make_cases() {
   std::vector<Case> cases;
   auto add = [&](std::string name, std::vector<Tensor> args, size_t inputs) {
     std::vector<Tensor> outs(args.begin() + static_cast<std::ptrdiff_t>(inputs), args.end());
-    Case c{name, args, inputs, lower(auto_schedule(outs, o), args, name),
-           lower(create_schedule(outs), args, name + "_ref"), ""};
+    Case c{name,
+           args,
+           inputs,
+           lower(auto_schedule(outs, o), args, name),
+           lower(create_schedule(outs), args, name + "_ref"),
+           ""};
     std::ostringstream text;
     text << c.fast;
     c.ir = text.str();
@@ -49,8 +53,10 @@ std::vector<Case> make_cases() {
     Tensor A = placeholder({M, K}, Float(32), "A"), B = placeholder({K, N}, Float(32), "B");
     Tensor bias = placeholder({N}, Float(32), "bias");
     IterVar k = reduce_axis({0, K}, "k");
-    Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
-    Tensor E = compute({M, N}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), 0.0f); }, "E");
+    Tensor C = compute(
+        {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    Tensor E = compute(
+        {M, N}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), 0.0f); }, "E");
     add("matmul_relu", {A, B, bias, E}, 3);
   }
   {
@@ -60,14 +66,17 @@ std::vector<Case> make_cases() {
   {
     Tensor x = placeholder({3000}, Float(32), "x");
     IterVar k = reduce_axis({0, 3000}, "k");
-    Tensor s = compute({1}, [&](Expr) { return sum(x(k), {k}); }, "total");
+    Tensor s = compute(
+        {1}, [&](Expr) { return sum(x(k), {k}); }, "total");
     add("vector_sum", {x, s}, 1);
   }
   {
     const int M = 19, N = 23;
     Tensor A = placeholder({N, M}, Float(32), "A"), B = placeholder({M, N}, Float(32), "B");
-    Tensor T = compute({M, N}, [&](Expr i, Expr j) { return A(j, i); }, "T");
-    Tensor out = compute({M, N}, [&](Expr i, Expr j) { return max(T(i, j) + B(i, j), 0.0f); }, "out");
+    Tensor T = compute(
+        {M, N}, [&](Expr i, Expr j) { return A(j, i); }, "T");
+    Tensor out = compute(
+        {M, N}, [&](Expr i, Expr j) { return max(T(i, j) + B(i, j), 0.0f); }, "out");
     add("transpose_add_relu", {A, B, out}, 2);
   }
   {
@@ -143,7 +152,8 @@ class AutoScheduleCuda : public ::testing::Test {
       for (size_t k = 0; k < got.size(); ++k) {
         ASSERT_EQ(got[k], want[k]) << name << " element " << k << " (emulation vs interpret)";
         ASSERT_LE(std::fabs(got[k] - slow[k]), tol * std::max(1.0f, std::fabs(slow[k])))
-            << name << " element " << k << " (vs the default schedule)\n" << c.ir;
+            << name << " element " << k << " (vs the default schedule)\n"
+            << c.ir;
       }
     }
   }

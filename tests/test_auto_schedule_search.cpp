@@ -37,7 +37,8 @@ Gemm gemm(int M, int N, int K) {
   g.A = placeholder({M, K}, Float(32), "A");
   g.B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  g.C = compute({M, N}, [&](Expr i, Expr j) { return sum(g.A(i, k) * g.B(k, j), {k}); }, "C");
+  g.C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(g.A(i, k) * g.B(k, j), {k}); }, "C");
   return g;
 }
 
@@ -147,16 +148,23 @@ TEST(AutoScheduleSearch, ADecisionChangesTheLoopNest) {
 
 TEST(AutoScheduleSearch, ReplayErrorsNameTheDecision) {
   Gemm g = gemm(64, 64, 64);
-  expect_error([&] { auto_schedule_with({g.C}, one_thread(), {{"C.no_such_thing", 4}}); },
-               {"auto_schedule_with", "'C.no_such_thing'", "C.tile_rows"});
-  expect_error([&] { auto_schedule_with({g.C}, one_thread(), {{"C.tile_rows", 1000}}); },
-               {"auto_schedule_with", "1000", "'C.tile_rows'", "options"});
+  expect_error(
+      [&] {
+        auto_schedule_with({g.C}, one_thread(), {{"C.no_such_thing", 4}});
+      },
+      {"auto_schedule_with", "'C.no_such_thing'", "C.tile_rows"});
+  expect_error(
+      [&] {
+        auto_schedule_with({g.C}, one_thread(), {{"C.tile_rows", 1000}});
+      },
+      {"auto_schedule_with", "1000", "'C.tile_rows'", "options"});
 }
 
 TEST(AutoScheduleSearch, FeaturesFollowTheLoopNest) {
   const int n = 4096;
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f + 1.0f; }, "B");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) * 2.0f + 1.0f; }, "B");
   Schedule scalar = create_schedule({B});
   Schedule vector = create_schedule({B});
   auto [outer, inner] = vector[B].split(B.axis(0), 8);
@@ -184,7 +192,8 @@ TEST(AutoScheduleSearch, WorkingSetCountsTheBytesOfTheInnermostLoops) {
   // B(i, j) = A(j, i), 64 x 64 floats: the j loop touches one column of A (64 floats), the
   // i and j loops all of A (16 KiB).
   Tensor A = placeholder({64, 64}, Float(32), "A");
-  Tensor B = compute({64, 64}, [&](Expr i, Expr j) { return A(j, i); }, "B");
+  Tensor B = compute(
+      {64, 64}, [&](Expr i, Expr j) { return A(j, i); }, "B");
   auto f = loop_features(lower(create_schedule({B}), {A, B}, "transpose"), 1);
   EXPECT_FLOAT_EQ(feature(f, "working_set_1"), std::log2(1.0f + 64 * 4));
   EXPECT_FLOAT_EQ(feature(f, "working_set_2"), std::log2(1.0f + 64 * 64 * 4));
@@ -422,8 +431,9 @@ TEST(AutoScheduleSearch, RecordsOfOtherOptionsAreAnError) {
   AutoScheduleOptions two = one_thread();
   two.threads = 2;
   two.records = o.records;
-  expect_error([&] { auto_schedule({g.C}, two); },
-               {"holds no successful record of 'C' for target 'llvm -vector-bits=256', threads=2", "search with these options"});
+  expect_error(
+      [&] { auto_schedule({g.C}, two); },
+      {"holds no successful record of 'C' for target 'llvm -vector-bits=256', threads=2", "search with these options"});
   // The same options read them back.
   AutoScheduleOptions one = o;
   one.trials = 0;
@@ -444,8 +454,10 @@ TEST(AutoScheduleSearch, TimeBudgetStopsTheSearch) {
 TEST(AutoScheduleSearch, ErrorsOfTheSearch) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
-  Tensor C = compute({n, 64}, [&](Expr i, Expr j) { return A(i) + cast(Float(32), j); }, "C");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor C = compute(
+      {n, 64}, [&](Expr i, Expr j) { return A(i) + cast(Float(32), j); }, "C");
   AutoScheduleOptions o;
   o.trials = 4;
   expect_error([&] { auto_schedule({C}, o); }, {"auto_schedule", "constant shapes", "'A'", "n"});

@@ -101,15 +101,14 @@ TEST(AutotuneRecords, JsonSyntax) {
     std::string l = good;
     return l.replace(l.find("\"key\":\"k\""), 9, "\"key\":" + json_key);
   };
-  EXPECT_EQ(parse_record(with_key(R"("a\"\\\/\n\u00e9\ud83d\ude00")")).key,
-            "a\"\\/\n\xc3\xa9\xf0\x9f\x98\x80");
+  EXPECT_EQ(parse_record(with_key(R"("a\"\\\/\n\u00e9\ud83d\ude00")")).key, "a\"\\/\n\xc3\xa9\xf0\x9f\x98\x80");
   // Keys are written back escaped and read back the same.
   Record r = parse_record(with_key(R"("q\"\u0001\t")"));
   EXPECT_EQ(parse_record(format_record(r)).key, r.key);
   EXPECT_EQ(parse_record(with_key("\"k\"  ")).key, "k");
-  for (const char* bad : {"\"\\x\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"a\nb\"", "\"abc",
-                          "\"\\u12\"", "01", "1.", "-", "1e", "tru", "nul", "[1,]", "{\"a\":1,}", "{a:1}",
-                          "[[[[[[1]]]]]]", "1e999", "\"k\",\"key\":\"k\""}) {
+  for (const char* bad :
+       {"\"\\x\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"a\nb\"", "\"abc", "\"\\u12\"", "01", "1.",
+        "-", "1e", "tru", "nul", "[1,]", "{\"a\":1,}", "{a:1}", "[[[[[[1]]]]]]", "1e999", "\"k\",\"key\":\"k\""}) {
     SCOPED_TRACE(bad);
     expect_error([&] { parse_record(with_key(bad)); }, {"tuning record"});
   }
@@ -182,8 +181,7 @@ TEST(AutotuneRecords, RejectsBadLines) {
     EXPECT_NE(p, std::string::npos) << from;
     return l.replace(p, from.size(), to);
   };
-  std::string times =
-      good.substr(good.find("\"times\":"), good.find(",\"build_s\"") - good.find("\"times\":"));
+  std::string times = good.substr(good.find("\"times\":"), good.find(",\"build_s\"") - good.find("\"times\":"));
   struct Case {
     std::string line, message;
   } cases[] = {
@@ -226,10 +224,8 @@ TEST(AutotuneRecords, ReaderSkipsBadLinesWithWarnings) {
   RecordFile f = read_records(in, "r.jsonl");
   ASSERT_EQ(f.records.size(), 2u);
   ASSERT_EQ(f.warnings.size(), 3u);
-  EXPECT_NE(f.warnings[0].find("r.jsonl:3: skipped: tuning record: JSON"), std::string::npos)
-      << f.warnings[0];
-  EXPECT_NE(f.warnings[1].find("r.jsonl:4: skipped: line longer than 65536 bytes"), std::string::npos)
-      << f.warnings[1];
+  EXPECT_NE(f.warnings[0].find("r.jsonl:3: skipped: tuning record: JSON"), std::string::npos) << f.warnings[0];
+  EXPECT_NE(f.warnings[1].find("r.jsonl:4: skipped: line longer than 65536 bytes"), std::string::npos) << f.warnings[1];
   EXPECT_NE(f.warnings[2].find("r.jsonl:6: skipped"), std::string::npos) << f.warnings[2];
   EXPECT_EQ(best_config(f.records, "k", s)->index(), 2u);
   EXPECT_FALSE(best_config(f.records, "other", s));
@@ -262,8 +258,7 @@ TEST(AutotuneRecords, ApplyBest) {
     return lower(create_schedule({B}), {A, B}, "vadd_default");
   };
   EXPECT_EQ(apply_best(std::vector<Record>{}, task).name, "vadd_default");
-  std::vector<Record> recs = {ok_record("vadd/64", task.space.at(2), 0.5),
-                              ok_record("vadd/64", task.space.at(5), 0.2),
+  std::vector<Record> recs = {ok_record("vadd/64", task.space.at(2), 0.5), ok_record("vadd/64", task.space.at(5), 0.2),
                               make_record("vadd/64", task.space.at(6), false, "crashed", {}, 0),
                               ok_record("other", task.space.at(1), 0.01)};
   EXPECT_EQ(apply_best(recs, task).name, "vadd_32");
@@ -288,12 +283,14 @@ TEST(AutotuneRecords, FileFailureModes) {
   task.space = small_space();
   task.build = [](const Config&) {
     Tensor A = placeholder({8}, Float(32), "A");
-    Tensor B = compute({8}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+    Tensor B = compute(
+        {8}, [&](Expr i) { return A(i) * 2.0f; }, "B");
     return lower(create_schedule({B}), {A, B}, "k");
   };
   task.reference = [] {  // never chosen when a file is named
     Tensor A = placeholder({8}, Float(32), "A");
-    Tensor B = compute({8}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+    Tensor B = compute(
+        {8}, [&](Expr i) { return A(i) * 2.0f; }, "B");
     return lower(create_schedule({B}), {A, B}, "reference");
   };
   const std::string dir = ::testing::TempDir() + "te_records_modes_" + std::to_string(::getpid());
@@ -322,8 +319,9 @@ TEST(AutotuneRecords, FileFailureModes) {
       {file("truncated.jsonl", good.substr(0, 40)), "no line of"},
       {file("other_task.jsonl", format_record(ok_record("j", task.space.at(1), 0.003)) + "\n"),
        "holds no record of 'k' (its records are of j)"},
-      {file("other_host.jsonl", other_host + "\n"), "holds 1 record of 'k', measured for another target (aarch64-unknown-linux-gnu -mcpu=neoverse-n1 "
-                                                "features=0), none for this one"},
+      {file("other_host.jsonl", other_host + "\n"),
+       "holds 1 record of 'k', measured for another target (aarch64-unknown-linux-gnu -mcpu=neoverse-n1 "
+       "features=0), none for this one"},
       {file("failed.jsonl", format_record(make_record("k", task.space.at(1), false, "crashed", {}, 0)) + "\n"),
        "holds 1 record of 'k', a failed config"},
   };
@@ -344,8 +342,9 @@ TEST(AutotuneRecords, FileFailureModes) {
   EXPECT_EQ(apply_best(partial, task).name, "k");
   set_log_sink(nullptr);
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0].rfind("tuning records: '" + partial + "': 1 line that is not a tuning record was skipped "
-                              "(first at line 2: tuning record: JSON",
+  EXPECT_EQ(warnings[0].rfind("tuning records: '" + partial +
+                                  "': 1 line that is not a tuning record was skipped "
+                                  "(first at line 2: tuning record: JSON",
                               0),
             0u)
       << warnings[0];
@@ -404,8 +403,7 @@ TEST(AutotuneTuner, CostModelFitsAQuadratic) {
   EXPECT_EQ(m.num_features(), 1 + 4 + 2 + 6u);  // 1, (a, b, c=y, c=z), a^2, b^2, 6 pairs
   auto f = [](const Config& c) {
     double a = double(c["a"]) / 15, b = double(c["b"]) / 15;
-    return 2 * (a - 0.3) * (a - 0.3) + (b - 0.7) * (b - 0.7) + 0.5 * a * b +
-           (c.choice("c") == "z" ? 0.4 : 0.0);
+    return 2 * (a - 0.3) * (a - 0.3) + (b - 0.7) * (b - 0.7) + 0.5 * a * b + (c.choice("c") == "z" ? 0.4 : 0.0);
   };
   std::mt19937_64 rng(1);
   std::vector<Config> xs;
@@ -430,9 +428,9 @@ double synthetic_best(Tuner& t, size_t budget, uint64_t noise_seed) {
   FunctionMeasurer m([&](const Config& c) {
     std::vector<double> x;
     for (const char* k : {"a", "b", "c", "d"}) x.push_back(double(c[k]) / 15);
-    double y = 3 * (x[0] - 0.8) * (x[0] - 0.8) + 2 * (x[1] - 0.25) * (x[1] - 0.25) +
-               (x[2] - 0.6) * (x[2] - 0.6) + (x[3] - 0.4) * (x[3] - 0.4) +
-               1.5 * (x[0] - 0.8) * (x[1] - 0.25) + (c.choice("order") == "b" ? 0.0 : 0.5) + n01(noise);
+    double y = 3 * (x[0] - 0.8) * (x[0] - 0.8) + 2 * (x[1] - 0.25) * (x[1] - 0.25) + (x[2] - 0.6) * (x[2] - 0.6) +
+               (x[3] - 0.4) * (x[3] - 0.4) + 1.5 * (x[0] - 0.8) * (x[1] - 0.25) +
+               (c.choice("order") == "b" ? 0.0 : 0.5) + n01(noise);
     MeasureResult r;
     if (x[0] < 0.1 && x[1] > 0.9) {
       r.error = "synthetic failure";
@@ -477,12 +475,10 @@ TEST(AutotuneTuner, ModelBeatsRandomOnASyntheticObjective) {
     model_wins += m < r;
   }
   double optimum = 1e-3;  // exp(0) * 1e-3, the noiseless minimum (up to the grid)
-  double random_ratio = std::exp(log_random / seeds) / optimum,
-         model_ratio = std::exp(log_model / seeds) / optimum;
+  double random_ratio = std::exp(log_random / seeds) / optimum, model_ratio = std::exp(log_model / seeds) / optimum;
   RecordProperty("random_vs_optimum", std::to_string(random_ratio));
   RecordProperty("model_vs_optimum", std::to_string(model_ratio));
-  EXPECT_LT(model_ratio, random_ratio * 0.85)
-      << "model " << model_ratio << "x optimum, random " << random_ratio << "x";
+  EXPECT_LT(model_ratio, random_ratio * 0.85) << "model " << model_ratio << "x optimum, random " << random_ratio << "x";
   EXPECT_GE(model_wins, 7) << "model won " << model_wins << " of " << seeds;
 }
 
@@ -569,11 +565,9 @@ TEST(AutotuneTune, ProgressLine) {
   TuneResult r = tune(task, t, m, o);
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(r.failed, 1u);
-  EXPECT_NE(err.find("tune progress: config [tile=1 order=ij vec=off] failed: run failed: no"),
-            std::string::npos)
+  EXPECT_NE(err.find("tune progress: config [tile=1 order=ij vec=off] failed: run failed: no"), std::string::npos)
       << err;
-  EXPECT_NE(err.find("tune progress: trial 5/10, 1 failed, best 1 ms [tile=2 order=ij vec=off]"),
-            std::string::npos)
+  EXPECT_NE(err.find("tune progress: trial 5/10, 1 failed, best 1 ms [tile=2 order=ij vec=off]"), std::string::npos)
       << err;
   EXPECT_NE(err.find("trial 10/10"), std::string::npos) << err;
   EXPECT_NE(err.find("ETA 0s"), std::string::npos) << err;

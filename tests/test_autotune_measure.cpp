@@ -24,8 +24,8 @@ constexpr int kN = 256;
 Task fragile_task() {
   Task task;
   task.key = "fragile/256";
-  task.space.define_choice("variant", {"ok", "segfault", "hang", "throw", "bad_schedule", "wrong", "bad_build",
-                                              "bad_shape"});
+  task.space.define_choice("variant",
+                           {"ok", "segfault", "hang", "throw", "bad_schedule", "wrong", "bad_build", "bad_shape"});
   task.space.define_values("split", {1, 4, 16});
   auto kernel = [](int split, const std::string& variant, const std::string& name) {
     const int n = variant == "bad_shape" ? 2 * kN : kN;  // the arguments have kN: the call fails
@@ -102,8 +102,7 @@ TEST(AutotuneMeasure, FailuresAreRecordedAndTheRunGoesOn) {
   EXPECT_NE(errors["segfault"].find("worker crashed"), std::string::npos) << errors["segfault"];
   EXPECT_NE(errors["hang"].find("timeout: no result within 3 s"), std::string::npos) << errors["hang"];
   EXPECT_EQ(errors["throw"], "schedule/lower failed: this config has no schedule");
-  EXPECT_NE(errors["bad_schedule"].find("schedule/lower failed: "), std::string::npos)
-      << errors["bad_schedule"];
+  EXPECT_NE(errors["bad_schedule"].find("schedule/lower failed: "), std::string::npos) << errors["bad_schedule"];
   EXPECT_NE(errors["wrong"].find("wrong output: output 'B' element 0 is 2, expected 1"), std::string::npos)
       << errors["wrong"];
   EXPECT_NE(errors["bad_build"].find("build failed: build: k: "), std::string::npos) << errors["bad_build"];

@@ -92,8 +92,7 @@ int run_rank() {
           check(rec.error == "schedule/lower failed: no schedule here", "throw reason: " + rec.error);
       }
       check(seen.size() == 12, "a config was measured twice");
-      check(r.best && !(r.best->choice("variant") != "ok" && (*r.best)["split"] == 8),
-            "the best is a failed config");
+      check(r.best && !(r.best->choice("variant") != "ok" && (*r.best)["split"] == 8), "the best is a failed config");
     }
   }
   MPI_Finalize();
@@ -119,11 +118,10 @@ TEST(AutotuneMpi, ThreeRanks) {
   // te code path here is leak-checked by test_autotune_measure.
   const char* asan = std::getenv("ASAN_OPTIONS");
   std::string asan_options = std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "detect_leaks=0";
-  std::string cmd =
-      "TE_AUTOTUNE_MPI_RANK=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS='" +
-      asan_options + "' " + TE_AUTOTUNE_MPIEXEC +
-      " -np 3 --oversubscribe -x TE_AUTOTUNE_MPI_RANK -x ASAN_OPTIONS " + self +
-      " --gtest_filter=AutotuneMpi.ThreeRanks 2>&1";
+  std::string cmd = "TE_AUTOTUNE_MPI_RANK=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS='" +
+                    asan_options + "' " + TE_AUTOTUNE_MPIEXEC +
+                    " -np 3 --oversubscribe -x TE_AUTOTUNE_MPI_RANK -x ASAN_OPTIONS " + self +
+                    " --gtest_filter=AutotuneMpi.ThreeRanks 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;

@@ -23,8 +23,8 @@ std::vector<std::string> seeds() {
   s.define_range("neg", -3, 3);
   std::vector<std::string> out;
   out.push_back(format_record(make_record("sgemm/64", s.at(17), true, "", {1e-3, 2e-3, 1.5e-3}, 0.05)));
-  out.push_back(format_record(
-      make_record("k\"ey\\\n\xc3\xa9", s.at(3), false, "worker crashed: killed by signal 11", {}, 0)));
+  out.push_back(
+      format_record(make_record("k\"ey\\\n\xc3\xa9", s.at(3), false, "worker crashed: killed by signal 11", {}, 0)));
   out.push_back(format_record(make_record("x", s.at(s.size() - 1), true, "", {86400}, 0)));
   return out;
 }
@@ -155,8 +155,8 @@ TEST(AutotuneRecordsFuzz, HostileShapes) {
   for (int i = 0; i < 5000; ++i) many_keys += "\"k" + std::to_string(i) + "\":0,";
   many_keys += "\"z\":0}";
   std::string deep_short = std::string(30000, '[') + std::string(30000, ']');
-  for (const std::string& s : {deep, deep_short, wide, many_keys, std::string(70000, '"'),
-                               std::string("\"\\u"), std::string("{\"a\":")}) {
+  for (const std::string& s :
+       {deep, deep_short, wide, many_keys, std::string(70000, '"'), std::string("\"\\u"), std::string("{\"a\":")}) {
     EXPECT_EQ(te::fuzz::check_record_line(s), "");
     EXPECT_EQ(te::fuzz::check_records_bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()), "");
   }

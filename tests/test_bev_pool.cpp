@@ -52,8 +52,7 @@ enum class Target { AsWritten, Cpu, Cuda };
 
 // bev_pool_v2 over symbolic shapes (one kernel for every case).
 LoweredFunc bev_pool_func(Target target, const std::string& name) {
-  Var B("B"), N("N"), D("D"), H("fH"), W("fW"), C("C"), Dz("Dz"), Dy("Dy"), Dx("Dx"), P("n_points"),
-      I("n_intervals");
+  Var B("B"), N("N"), D("D"), H("fH"), W("fW"), C("C"), Dz("Dz"), Dy("Dy"), Dx("Dx"), P("n_points"), I("n_intervals");
   Tensor depth = placeholder({B, N, D, H, W}, Float(32), "depth");
   Tensor feat = placeholder({B, N, H, W, C}, Float(32), "feat");
   Tensor rd = placeholder({P}, Int(32), "ranks_depth"), rf = placeholder({P}, Int(32), "ranks_feat"),
@@ -143,8 +142,7 @@ TEST_F(BevPool, ConstantShapesFoldTheFlatIndices) {
   Tensor out = ops::bev_pool_v2(depth, feat, rd, rf, rb, st, len, {1, 1, 128, 128});
   LowerOptions no_cse;  // the folded indices whole, not shared through locals
   no_cse.eliminate_common_subexpressions = false;
-  std::string text =
-      to_string(lower(create_schedule({out}), {depth, feat, rd, rf, rb, st, len, out}, "bp", no_cse));
+  std::string text = to_string(lower(create_schedule({out}), {depth, feat, rd, rf, rb, st, len, out}, "bp", no_cse));
   EXPECT_NE(text.find("depth[ranks_depth[(interval_starts[interval] + p)]]"), std::string::npos) << text;
   EXPECT_NE(text.find("bev_pool[(c + (ranks_bev[interval_starts[interval]] * 80))]"), std::string::npos) << text;
   EXPECT_NE(text.find("for (p, 0, interval_lengths[interval])"), std::string::npos) << text;
@@ -179,8 +177,8 @@ TEST_F(BevPool, InvalidInputs) {
   const int64_t feat_rows = depth_size / c.depth.shape()[2];
   const int64_t cells = int64_t(c.want.to_vector<float>().size()) / c.feat.shape()[4];
   auto validate = [&](const Case& k) {
-    ops::check_bev_pool_inputs(k.ranks_depth, k.ranks_feat, k.ranks_bev, k.starts, k.lengths, depth_size,
-                               feat_rows, cells);
+    ops::check_bev_pool_inputs(k.ranks_depth, k.ranks_feat, k.ranks_bev, k.starts, k.lengths, depth_size, feat_rows,
+                               cells);
   };
   validate(c);  // the golden inputs pass
   auto edit = [](NDArray& a, size_t i, int32_t v) {
@@ -251,18 +249,34 @@ TEST(BevPoolOp, ConstructionErrors) {
   Tensor l = placeholder({I}, Int(32), "l");
   std::vector<Expr> bev{1, 1, 4, 4};
   EXPECT_NO_THROW(ops::bev_pool_v2(depth, feat, r, r, r, s, l, bev));
-  expect_error([&] { ops::bev_pool_v2(depth, placeholder({1, 2, 4, 5, 8}, Float(64), "f64"), r, r, r, s, l, bev); },
-               {"bev_pool_v2", "depth is float32 but feat is float64"});
-  expect_error([&] { ops::bev_pool_v2(placeholder({1, 2, 3, 4}, Float(32), "d4"), feat, r, r, r, s, l, bev); },
-               {"bev_pool_v2", "depth 'd4' must have 5 dimensions"});
-  expect_error([&] { ops::bev_pool_v2(depth, placeholder({1, 3, 4, 5, 8}, Float(32), "f"), r, r, r, s, l, bev); },
-               {"bev_pool_v2", "disagree on N"});
+  expect_error(
+      [&] {
+        ops::bev_pool_v2(depth, placeholder({1, 2, 4, 5, 8}, Float(64), "f64"), r, r, r, s, l, bev);
+      },
+      {"bev_pool_v2", "depth is float32 but feat is float64"});
+  expect_error(
+      [&] {
+        ops::bev_pool_v2(placeholder({1, 2, 3, 4}, Float(32), "d4"), feat, r, r, r, s, l, bev);
+      },
+      {"bev_pool_v2", "depth 'd4' must have 5 dimensions"});
+  expect_error(
+      [&] {
+        ops::bev_pool_v2(depth, placeholder({1, 3, 4, 5, 8}, Float(32), "f"), r, r, r, s, l, bev);
+      },
+      {"bev_pool_v2", "disagree on N"});
   expect_error([&] { ops::bev_pool_v2(depth, feat, placeholder({P}, Float(32), "rf"), r, r, s, l, bev); },
                {"bev_pool_v2", "ranks_depth 'rf' must be int32"});
-  expect_error([&] { ops::bev_pool_v2(depth, feat, r, r, placeholder({4}, Int(32), "r4"), placeholder({3}, Int(32), "s3"), placeholder({2}, Int(32), "l2"), bev); },
-               {"bev_pool_v2", "one entry per interval"});
-  expect_error([&] { ops::bev_pool_v2(depth, feat, r, r, r, s, l, {1, 4, 4}); },
-               {"bev_pool_v2", "bev_shape must be (B, Dz, Dy, Dx)"});
+  expect_error(
+      [&] {
+        ops::bev_pool_v2(depth, feat, r, r, placeholder({4}, Int(32), "r4"), placeholder({3}, Int(32), "s3"),
+                         placeholder({2}, Int(32), "l2"), bev);
+      },
+      {"bev_pool_v2", "one entry per interval"});
+  expect_error(
+      [&] {
+        ops::bev_pool_v2(depth, feat, r, r, r, s, l, {1, 4, 4});
+      },
+      {"bev_pool_v2", "bev_shape must be (B, Dz, Dy, Dx)"});
   expect_error([&] { ops::bev_pool_v2(depth, feat, r, r, r, s, l, {2, 1, 4, 4}); }, {"bev_pool_v2", "bev_shape's B"});
 }
 

@@ -199,10 +199,11 @@ TEST(BFloat16DLPack, ExportsAndImportsKDLBfloat) {
 
 TEST(BFloat16Expr, LiteralsRoundOnceToNearestEven) {
   auto value = [](const Expr& e) { return e.as<FloatImmNode>()->value; };
-  EXPECT_EQ(value(make_const(BFloat(16), 1.00390625)), 1.0);          // a tie: to even
-  EXPECT_EQ(value(make_const(BFloat(16), 1.01171875)), 1.015625);     // a tie: to even (up)
+  EXPECT_EQ(value(make_const(BFloat(16), 1.00390625)), 1.0);       // a tie: to even
+  EXPECT_EQ(value(make_const(BFloat(16), 1.01171875)), 1.015625);  // a tie: to even (up)
   EXPECT_EQ(value(make_const(BFloat(16), 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30))), 1.0078125);
-  EXPECT_EQ(value(make_const(BFloat(16), int64_t{16842753})), 16908288.0);  // 2^24 + 2^16 + 1: up (through float: a tie, down)
+  EXPECT_EQ(value(make_const(BFloat(16), int64_t{16842753})),
+            16908288.0);  // 2^24 + 2^16 + 1: up (through float: a tie, down)
   EXPECT_TRUE(std::isinf(value(make_const(BFloat(16), 1e39))));
   EXPECT_EQ(value(cast(BFloat(16), Expr(16842753))), 16908288.0);  // folded by cast
   EXPECT_EQ(to_string(make_const(BFloat(16), 0.5)), "bfloat16(0.5)");
@@ -226,8 +227,8 @@ TEST(BFloat16Expr, TypeRules) {
 
 TEST(BFloat16Expr, SimplifierFoldsWithBFloat16Rounding) {
   Expr a = make_const(BFloat(16), 1.0), b = make_const(BFloat(16), 0.00390625);  // 2^-8: half an ulp of 1
-  EXPECT_EQ(simplify(a + b).as<FloatImmNode>()->value, 1.0);                           // a tie: to even
-  EXPECT_EQ(simplify(a + b + b).as<FloatImmNode>()->value, 1.0);                       // one rounding a step
+  EXPECT_EQ(simplify(a + b).as<FloatImmNode>()->value, 1.0);                     // a tie: to even
+  EXPECT_EQ(simplify(a + b + b).as<FloatImmNode>()->value, 1.0);                 // one rounding a step
   EXPECT_EQ(simplify(a * make_const(BFloat(16), 3.0) / make_const(BFloat(16), 7.0)).as<FloatImmNode>()->value,
             static_cast<float>(bfloat16(3.0f / 7.0f)));
   // float16 <-> bfloat16 is exact neither way: the casts stay.
@@ -243,7 +244,8 @@ TEST(BFloat16Expr, SimplifierFoldsWithBFloat16Rounding) {
 
 // ---- interpret() ----
 
-LoweredFunc lower_default(const std::vector<Tensor>& outputs, const std::vector<Tensor>& args, const std::string& name) {
+LoweredFunc lower_default(const std::vector<Tensor>& outputs, const std::vector<Tensor>& args,
+                          const std::string& name) {
   Schedule s = create_schedule(outputs);
   return lower(s, args, name);
 }
@@ -269,7 +271,8 @@ TEST(BFloat16Interpret, ConversionsAndMathMatchPlainCpp) {
 TEST(BFloat16Interpret, ScalarParametersAreRoundedToBFloat16) {
   Var s("s", BFloat(16));
   Tensor A = placeholder({4}, BFloat(16), "A");
-  Tensor B = compute({4}, [&](Expr i) { return A(i) * s; }, "B");
+  Tensor B = compute(
+      {4}, [&](Expr i) { return A(i) * s; }, "B");
   LoweredFunc f = lower_default({B}, {A, B}, "scale");
   NDArray a = NDArray::from_vector(std::vector<bfloat16>(4, bfloat16(1.0f)), {4});
   NDArray b = NDArray::empty({4}, BFloat(16));
@@ -283,10 +286,11 @@ TEST(BFloat16Interpret, ReductionAccumulatesInFloat32) {
   const int K = 300, N = 5;
   Tensor a = placeholder({K, N}, BFloat(16), "a"), b = placeholder({K, N}, BFloat(16), "b");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor dot = compute({N}, [&](Expr j) { return sum(cast(Float(32), a(k, j)) * cast(Float(32), b(k, j)), {k}); },
-                       "dot");
+  Tensor dot = compute(
+      {N}, [&](Expr j) { return sum(cast(Float(32), a(k, j)) * cast(Float(32), b(k, j)), {k}); }, "dot");
   IterVar k2 = reduce_axis({0, K}, "k2");
-  Tensor narrow = compute({N}, [&](Expr j) { return sum(a(k2, j) * b(k2, j), {k2}); }, "narrow");
+  Tensor narrow = compute(
+      {N}, [&](Expr j) { return sum(a(k2, j) * b(k2, j), {k2}); }, "narrow");
   LoweredFunc f = lower_default({dot, narrow}, {a, b, dot, narrow}, "dots");
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-2, 2);
@@ -300,8 +304,8 @@ TEST(BFloat16Interpret, ReductionAccumulatesInFloat32) {
     float acc = 0, acc16 = 0;
     for (int i = 0; i < K; ++i) {
       const float x = static_cast<float>(av[i * N + j]), y = static_cast<float>(bv[i * N + j]);
-      acc += x * y;                                                  // float32 all along
-      acc16 = bf16_test::r16(acc16 + bf16_test::r16(x * y));         // bfloat16 every step
+      acc += x * y;                                           // float32 all along
+      acc16 = bf16_test::r16(acc16 + bf16_test::r16(x * y));  // bfloat16 every step
     }
     EXPECT_EQ(D.to_vector<float>()[j], acc) << j;
     EXPECT_EQ(R.to_vector<bfloat16>()[j].bits, bfloat16(acc16).bits) << j;

@@ -45,9 +45,10 @@ LoweredFunc conversions_func() {
 LoweredFunc dot_func(int K, int N) {
   Tensor a = placeholder({K, N}, BFloat(16), "a"), b = placeholder({K, N}, BFloat(16), "b");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor dot = compute({N}, [&](Expr j) { return sum(cast(Float(32), a(k, j)) * cast(Float(32), b(k, j)), {k}); },
-                       "dot");
-  Tensor out = compute({N}, [&](Expr j) { return cast(BFloat(16), dot(j)); }, "out");
+  Tensor dot = compute(
+      {N}, [&](Expr j) { return sum(cast(Float(32), a(k, j)) * cast(Float(32), b(k, j)), {k}); }, "dot");
+  Tensor out = compute(
+      {N}, [&](Expr j) { return cast(BFloat(16), dot(j)); }, "out");
   Schedule s = create_schedule({out});
   s[dot].compute_at(s[out], bind_flat(s, out, 32));
   return lower(s, {a, b, out}, "bf16_dot");
@@ -58,7 +59,8 @@ LoweredFunc dot_func(int K, int N) {
 LoweredFunc row_sum_func(int R, int C, int threads) {
   Tensor x = placeholder({R, C}, BFloat(16), "x");
   IterVar k = reduce_axis({0, C}, "k");
-  Tensor sum_rows = compute({R}, [&](Expr r) { return sum(x(r, k), {k}); }, "row_sum");
+  Tensor sum_rows = compute(
+      {R}, [&](Expr r) { return sum(x(r, k), {k}); }, "row_sum");
   Schedule s = create_schedule({sum_rows});
   auto [ko, ki] = s[sum_rows].split(k, threads);
   (void)ko;
@@ -83,7 +85,8 @@ TEST(BFloat16Cuda, SourceUsesCudaBf16) {
   EXPECT_NE(m.launcher_declaration().find("__nv_bfloat16* a"), std::string::npos);
   // float16 alone does not pull cuda_bf16.h in; both types, both headers.
   Tensor h = placeholder({8}, Float(16), "h");
-  Tensor y = compute({8}, [&](Expr i) { return h(i) * h(i); }, "y");
+  Tensor y = compute(
+      {8}, [&](Expr i) { return h(i) * h(i); }, "y");
   Schedule s = create_schedule({y});
   bind_flat(s, y, 8);
   CudaModule half_only = build_cuda(lower(s, {h, y}, "half_only"));
@@ -96,7 +99,8 @@ TEST(BFloat16Cuda, SourceUsesCudaBf16) {
 
 TEST(BFloat16Cuda, LiteralsAreBits) {
   Tensor a = placeholder({8}, BFloat(16), "a");
-  Tensor b = compute({8}, [&](Expr i) { return a(i) * make_const(BFloat(16), 0.1); }, "b");
+  Tensor b = compute(
+      {8}, [&](Expr i) { return a(i) * make_const(BFloat(16), 0.1); }, "b");
   Schedule s = create_schedule({b});
   bind_flat(s, b, 8);
   const std::string src = build_cuda(lower(s, {a, b}, "literal")).source();
@@ -177,7 +181,8 @@ TEST_F(BFloat16CudaEmulation, DotAccumulatesInFloat32) {
     for (int64_t i = 0; i < x->size(); ++i) static_cast<bfloat16*>(x->data())[i] = bfloat16(u(rng));
   std::vector<Argument> out = run_and_compare("bf16_dot", {a, b, NDArray::empty({N}, BFloat(16))});
   ASSERT_EQ(out.size(), 3u);
-  std::vector<bfloat16> av = a.to_vector<bfloat16>(), bv = b.to_vector<bfloat16>(), r = out[2].array().to_vector<bfloat16>();
+  std::vector<bfloat16> av = a.to_vector<bfloat16>(), bv = b.to_vector<bfloat16>(),
+                        r = out[2].array().to_vector<bfloat16>();
   for (int j = 0; j < N; ++j) {
     float acc = 0;
     for (int i = 0; i < K; ++i) acc += static_cast<float>(av[i * N + j]) * static_cast<float>(bv[i * N + j]);
@@ -205,9 +210,9 @@ TEST_P(BFloat16Nvcc, BuildsWithoutWarnings) {
   const std::string cu = dir.path() + "/" + m.name() + ".cu";
   cuda_test::write_file(cu, m.source());
   // The device code for sm_90 with its register report, as the GPU check kit builds it.
-  cuda_test::CommandResult r = cuda_test::run_command(
-      nvcc + " -std=c++17 -arch=sm_90 -cubin --resource-usage -Werror all-warnings " + cuda_test::quote(cu) + " -o " +
-      cuda_test::quote(dir.path() + "/k.cubin"));
+  cuda_test::CommandResult r =
+      cuda_test::run_command(nvcc + " -std=c++17 -arch=sm_90 -cubin --resource-usage -Werror all-warnings " +
+                             cuda_test::quote(cu) + " -o " + cuda_test::quote(dir.path() + "/k.cubin"));
   EXPECT_EQ(r.status, 0) << r.output << "\n--- source ---\n" << m.source();
   EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
   // sm_80 (the first with bfloat16 arithmetic) and the host launcher under -Wall -Wextra.
@@ -226,7 +231,9 @@ TEST_P(BFloat16Nvcc, NvrtcCompilesTheKernels) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modules, BFloat16Nvcc, ::testing::ValuesIn(modules()),
-                         [](const ::testing::TestParamInfo<cuda_test::TestModule>& info) { return info.param.func.name; });
+                         [](const ::testing::TestParamInfo<cuda_test::TestModule>& info) {
+                           return info.param.func.name;
+                         });
 
 }  // namespace
 }  // namespace te

@@ -72,11 +72,12 @@ TEST(BFloat16Llvm, ConversionsAndMathMatchInterpretAndPlainCpp) {
 
 TEST(BFloat16Llvm, ContractionNeverFusesAcrossARounding) {
   Tensor a = placeholder({1024}, BFloat(16), "a"), b = placeholder({1024}, BFloat(16), "b");
-  Tensor c = compute({1024}, [&](Expr i) { return a(i) * b(i) + a(i); }, "c");
+  Tensor c = compute(
+      {1024}, [&](Expr i) { return a(i) * b(i) + a(i); }, "c");
   Schedule s = vectorized({c}, 16);
   LoweredFunc f = lower(s, {a, b, c}, "muladd");
-  std::vector<Argument> args = {llvm_test::random_array<bfloat16>({1024}, 1), llvm_test::random_array<bfloat16>({1024}, 2),
-                                NDArray::empty({1024}, BFloat(16))};
+  std::vector<Argument> args = {llvm_test::random_array<bfloat16>({1024}, 1),
+                                llvm_test::random_array<bfloat16>({1024}, 2), NDArray::empty({1024}, BFloat(16))};
   std::vector<Argument> out = expect_same_as_interpret(f, args, BuildOptions());
   std::vector<bfloat16> av = args[0].array().to_vector<bfloat16>(), bv = args[1].array().to_vector<bfloat16>();
   std::vector<bfloat16> cv = out[2].array().to_vector<bfloat16>();
@@ -90,9 +91,10 @@ TEST(BFloat16Llvm, VectorizedReductionAccumulatesInFloat32) {
   const int K = 257, N = 64;
   Tensor a = placeholder({K, N}, BFloat(16), "a"), b = placeholder({K, N}, BFloat(16), "b");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor dot = compute({N}, [&](Expr j) { return sum(cast(Float(32), a(k, j)) * cast(Float(32), b(k, j)), {k}); },
-                       "dot");
-  Tensor rounded = compute({N}, [&](Expr j) { return cast(BFloat(16), dot(j)); }, "rounded");
+  Tensor dot = compute(
+      {N}, [&](Expr j) { return sum(cast(Float(32), a(k, j)) * cast(Float(32), b(k, j)), {k}); }, "dot");
+  Tensor rounded = compute(
+      {N}, [&](Expr j) { return cast(BFloat(16), dot(j)); }, "rounded");
   Schedule s = create_schedule({rounded});
   auto [jo, ji] = s[dot].split(dot.axis(0), 8);
   (void)jo;
@@ -118,7 +120,8 @@ TEST(BFloat16Llvm, VectorizedReductionAccumulatesInFloat32) {
 TEST(BFloat16Llvm, ParallelVectorLoopsOverALargeArray) {
   const int n = 100003;  // not a multiple of the vector: a tail
   Tensor a = placeholder({n}, BFloat(16), "a");
-  Tensor b = compute({n}, [&](Expr i) { return a(i) / make_const(BFloat(16), 3.0) - sqrt(abs(a(i))); }, "b");
+  Tensor b = compute(
+      {n}, [&](Expr i) { return a(i) / make_const(BFloat(16), 3.0) - sqrt(abs(a(i))); }, "b");
   Schedule s = create_schedule({b});
   auto [o, i] = s[b].split(b.axis(0), 16);
   s[b].parallel(o);
@@ -130,7 +133,8 @@ TEST(BFloat16Llvm, ParallelVectorLoopsOverALargeArray) {
 TEST(BFloat16Llvm, ScalarParametersAreRoundedAsInterpretRoundsThem) {
   Var s("s", BFloat(16));
   Tensor A = placeholder({16}, BFloat(16), "A");
-  Tensor B = compute({16}, [&](Expr i) { return A(i) * s; }, "B");
+  Tensor B = compute(
+      {16}, [&](Expr i) { return A(i) * s; }, "B");
   LoweredFunc f = lower(vectorized({B}, 8), {A, B}, "scale");
   NDArray a = llvm_test::random_array<bfloat16>({16}, 5);
   for (Argument v : {Argument(1.00390625), Argument(0.1), Argument(int64_t{16842753}), Argument(-3e38)})
@@ -142,14 +146,16 @@ TEST(BFloat16Llvm, ScalarParametersAreRoundedAsInterpretRoundsThem) {
 TEST(BFloat16Aot, TheCInterfaceTakesTheBits) {
   Var s("s", BFloat(16));
   Tensor A = placeholder({8}, BFloat(16), "A");
-  Tensor B = compute({8}, [&](Expr i) { return A(i) * s + make_const(BFloat(16), 0.5); }, "B");
+  Tensor B = compute(
+      {8}, [&](Expr i) { return A(i) * s + make_const(BFloat(16), 0.5); }, "B");
   LoweredFunc f = lower(create_schedule({B}), {A, B}, "bf16_axpb");
   EXPECT_EQ(c_prototype(f), "int32_t bf16_axpb(uint16_t* A, uint16_t* B, float s)");
   const std::string header = c_header({f}, "BF16_H");
   EXPECT_NE(header.find("A: bfloat16[8] (bfloat16 bits: a float32's upper half)"), std::string::npos) << header;
   EXPECT_NE(header.find("s: bfloat16 (passed as float, rounded to bfloat16)"), std::string::npos) << header;
 
-  const std::string dir = (std::filesystem::temp_directory_path() / ("te_bf16_aot_" + std::to_string(::getpid()))).string();
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("te_bf16_aot_" + std::to_string(::getpid()))).string();
   std::filesystem::create_directories(dir);
   export_library(f, dir + "/libbf16.so");
   void* lib = ::dlopen((dir + "/libbf16.so").c_str(), RTLD_NOW | RTLD_LOCAL);

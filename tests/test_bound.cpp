@@ -24,8 +24,10 @@ int64_t value_of(const Expr& e, const std::vector<std::pair<Var, Expr>>& values)
 struct Chain {
   Var m{"m"}, l{"l"};
   Tensor A = placeholder({m, l}, Float(32), "A");
-  Tensor A1 = compute({m, l}, [&](Expr i, Expr j) { return A(i, j); }, "A1");
-  Tensor A2 = compute({m, l}, [&](Expr i, Expr j) { return A1(i, j) + 3.0f; }, "A2");
+  Tensor A1 = compute(
+      {m, l}, [&](Expr i, Expr j) { return A(i, j); }, "A1");
+  Tensor A2 = compute(
+      {m, l}, [&](Expr i, Expr j) { return A1(i, j) + 3.0f; }, "A2");
 };
 
 }  // namespace
@@ -68,8 +70,10 @@ TEST(Bound, SharedProducerCoversTheThreadsThatShareIt) {
 
 TEST(Bound, SplitExtentSmallerThanTheFactor) {
   Tensor I = placeholder({8}, Float(32), "I");
-  Tensor EF = compute({8}, [&](Expr i) { return I(i) * 2.0f; }, "EF");
-  Tensor E = compute({8}, [&](Expr i) { return EF(i) * 2.0f; }, "E");
+  Tensor EF = compute(
+      {8}, [&](Expr i) { return I(i) * 2.0f; }, "EF");
+  Tensor E = compute(
+      {8}, [&](Expr i) { return EF(i) * 2.0f; }, "E");
   {
     Schedule s = create_schedule({E});
     auto [xo, xi] = s[E].split(E.axis(0), 32);
@@ -90,7 +94,8 @@ TEST(Bound, SplitExtentSmallerThanTheFactor) {
 TEST(Bound, DivisibleSplitsGiveExactOuterExtents) {
   Var m("m"), l("l");
   Tensor A = placeholder({8 * m, l}, Float(32), "A");
-  Tensor B = compute({8 * m, l}, [&](Expr i, Expr j) { return A(i, j); }, "B");
+  Tensor B = compute(
+      {8 * m, l}, [&](Expr i, Expr j) { return A(i, j); }, "B");
   Schedule s = create_schedule({B});
   auto [xo, xi] = s[B].split(B.axis(0), 8);
   BoundMap b = infer_bound(s);
@@ -98,7 +103,8 @@ TEST(Bound, DivisibleSplitsGiveExactOuterExtents) {
   EXPECT_EQ(const_extent(b, xi), 8);
 
   Tensor A3 = placeholder({8 * m, 32 * l}, Float(32), "A3");
-  Tensor B3 = compute({8 * m, 32 * l}, [&](Expr i, Expr j) { return A3(i, j); }, "B3");
+  Tensor B3 = compute(
+      {8 * m, 32 * l}, [&](Expr i, Expr j) { return A3(i, j); }, "B3");
   Schedule t = create_schedule({B3});
   auto [to, uo, ti, ui] = t[B3].tile(B3.axis(0), B3.axis(1), 8, 32);
   BoundMap tb = infer_bound(t);
@@ -130,11 +136,15 @@ TEST(Bound, FuseThenSplitWithSymbolicSizes) {
 
 TEST(Bound, Conv1dProducerInsideTheConsumerNeedsThree) {
   Var n("n");
-  Tensor A = compute({n + 2}, [&](Expr) { return Expr(1.0f); }, "A");
-  Tensor B = compute({n}, [&](Expr ii) {
-    Expr i = ii + 1;
-    return A(i - 1) + A(i) + A(i + 1);
-  }, "B");
+  Tensor A = compute(
+      {n + 2}, [&](Expr) { return Expr(1.0f); }, "A");
+  Tensor B = compute(
+      {n},
+      [&](Expr ii) {
+        Expr i = ii + 1;
+        return A(i - 1) + A(i) + A(i + 1);
+      },
+      "B");
   Schedule s = create_schedule({B});
   s[A].compute_at(s[B], B.axis(0));
   BoundMap b = infer_bound(s);
@@ -142,11 +152,15 @@ TEST(Bound, Conv1dProducerInsideTheConsumerNeedsThree) {
 }
 
 TEST(Bound, BlurProducerInsideTheConsumerNeedsThreeByThree) {
-  Tensor A = compute({12, 12}, [&](Expr, Expr) { return Expr(1.0f); }, "A");
-  Tensor B = compute({10, 10}, [&](Expr ii, Expr jj) {
-    Expr i = ii + 1, j = jj + 1;
-    return A(i, j) + A(i - 1, j) + A(i + 1, j) + A(i, j + 1) + A(i, j - 1);
-  }, "B");
+  Tensor A = compute(
+      {12, 12}, [&](Expr, Expr) { return Expr(1.0f); }, "A");
+  Tensor B = compute(
+      {10, 10},
+      [&](Expr ii, Expr jj) {
+        Expr i = ii + 1, j = jj + 1;
+        return A(i, j) + A(i - 1, j) + A(i + 1, j) + A(i, j + 1) + A(i, j - 1);
+      },
+      "B");
   Schedule s = create_schedule({B});
   s[A].compute_at(s[B], B.axis(1));
   BoundMap b = infer_bound(s);
@@ -157,9 +171,12 @@ TEST(Bound, BlurProducerInsideTheConsumerNeedsThreeByThree) {
 TEST(Bound, NestedThreadsLocalVersusShared) {
   Var m("m");
   Tensor A = placeholder({m}, Float(32), "A");
-  Tensor A1 = compute({m}, [&](Expr i) { return A(i); }, "A1");
-  Tensor A2 = compute({m}, [&](Expr i) { return A1(i) + 2.0f; }, "A2");
-  Tensor A3 = compute({m}, [&](Expr i) { return A2(i) + 3.0f; }, "A3");
+  Tensor A1 = compute(
+      {m}, [&](Expr i) { return A(i); }, "A1");
+  Tensor A2 = compute(
+      {m}, [&](Expr i) { return A1(i) + 2.0f; }, "A2");
+  Tensor A3 = compute(
+      {m}, [&](Expr i) { return A2(i) + 3.0f; }, "A3");
   Schedule s = create_schedule({A3});
   s[A2].set_scope("shared");
   s[A1].set_scope("local");
@@ -182,7 +199,8 @@ TEST(Bound, GemmWithSharedAndLocalCaches) {
   Tensor A = placeholder({nn, nn}, Float(32), "A");
   Tensor B = placeholder({nn, nn}, Float(32), "B");
   IterVar k = reduce_axis({0, nn}, "k");
-  Tensor C = compute({nn, nn}, [&](Expr ii, Expr jj) { return sum(A(ii, k) * B(jj, k), {k}); }, "C");
+  Tensor C = compute(
+      {nn, nn}, [&](Expr ii, Expr jj) { return sum(A(ii, k) * B(jj, k), {k}); }, "C");
   Schedule s = create_schedule({C});
   const int scale = 8, num_thread = 8, block_factor = scale * num_thread;
   IterVar block_x = thread_axis("blockIdx.x"), thread_x = thread_axis("threadIdx.x");
@@ -222,7 +240,8 @@ TEST(Bound, RfactorStageCoversTheFactoredParts) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   IterVar k = reduce_axis({0, n}, "k");
-  Tensor B = compute({1}, [&](Expr i) { return sum(A(k), {k}, i > 1); }, "B");
+  Tensor B = compute(
+      {1}, [&](Expr i) { return sum(A(k), {k}, i > 1); }, "B");
   Schedule s = create_schedule({B});
   auto [kf, ki] = s[B].split_nparts(k, 4);
   Tensor BF = s.rfactor(B, kf);
@@ -235,10 +254,10 @@ TEST(Bound, ReadsBeyondTheTensorStopAtItsEdges) {
   // A guarded read outside the producer (padding) does not enlarge its region.
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
-  Tensor C = compute({n}, [&](Expr i) {
-    return if_then_else(i >= 1, B(i - 1), Expr(0.0f)) + B(i);
-  }, "C");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return if_then_else(i >= 1, B(i - 1), Expr(0.0f)) + B(i); }, "C");
   Schedule s = create_schedule({C});
   BoundMap b = infer_bound(s);
   EXPECT_TRUE(is_zero(b.at(B.axis(0)).min)) << b.at(B.axis(0)).min;

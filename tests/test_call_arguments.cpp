@@ -16,7 +16,8 @@ Function tile_scale() {
   Var n("n"), m("m");
   Var alpha("alpha", Float(32));
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor Out = compute({m}, [&](Expr i) { return A(i % n) * alpha; }, "Out");
+  Tensor Out = compute(
+      {m}, [&](Expr i) { return A(i % n) * alpha; }, "Out");
   return build(lower(create_schedule({Out}), {A, Out}, "tile_scale"))("tile_scale");
 }
 
@@ -38,16 +39,27 @@ TEST(CallArguments, Errors) {
   Function f = tile_scale();
   NDArray a = NDArray::from_vector(std::vector<float>{1, 2, 3}, {3});
   expect_error([&] { f.make_arguments({}); }, {"tile_scale: takes 1 input (A), got 0"});
-  expect_error([&] { f.make_arguments({a}, {{"alpha", 1.0}}); },
-               {"tile_scale: the shape of output 'Out' needs m, which no input binds; give its value"});
-  expect_error([&] { f.make_arguments({a}, {{"m", 2}}); },
-               {"tile_scale: the scalar parameter 'alpha' needs a value"});
-  expect_error([&] { f.make_arguments({a}, {{"q", 2}}); },
-               {"tile_scale: no shape variable or scalar parameter 'q' (it has: n, m, alpha)"});
-  expect_error([&] { f.make_arguments({a}, {{"n", 2}, {"m", 2}, {"alpha", 1.0}}); },
-               {"tile_scale: n is 2 (given or bound earlier) but input 'A' has 3 in dimension 0"});
-  expect_error([&] { f.make_arguments({a}, {{"m", -4}, {"alpha", 1.0}}); },
-               {"tile_scale: output 'Out' would have extent -4 in dimension 0"});
+  expect_error(
+      [&] {
+        f.make_arguments({a}, {{"alpha", 1.0}});
+      },
+      {"tile_scale: the shape of output 'Out' needs m, which no input binds; give its value"});
+  expect_error([&] { f.make_arguments({a}, {{"m", 2}}); }, {"tile_scale: the scalar parameter 'alpha' needs a value"});
+  expect_error(
+      [&] {
+        f.make_arguments({a}, {{"q", 2}});
+      },
+      {"tile_scale: no shape variable or scalar parameter 'q' (it has: n, m, alpha)"});
+  expect_error(
+      [&] {
+        f.make_arguments({a}, {{"n", 2}, {"m", 2}, {"alpha", 1.0}});
+      },
+      {"tile_scale: n is 2 (given or bound earlier) but input 'A' has 3 in dimension 0"});
+  expect_error(
+      [&] {
+        f.make_arguments({a}, {{"m", -4}, {"alpha", 1.0}});
+      },
+      {"tile_scale: output 'Out' would have extent -4 in dimension 0"});
   expect_error([&] { f.writes(3); }, {"tile_scale: no parameter 3 (3 parameters)"});
 }
 

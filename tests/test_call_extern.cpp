@@ -121,8 +121,7 @@ TEST_F(CallExtern, BuilderErrorsNameTheProblem) {
 LoweredFunc leaky_func(const std::string& name = "leaky", ForKind kind = ForKind::Serial) {
   Var n("n"), i("i"), slope("slope", Float(32));
   Buffer A("A", Float(32), {n}), C("C", Float(32), {n});
-  Stmt body = for_loop(i, 0, n, kind,
-                       store(C, call_extern(Float(32), "ext_leaky_relu", {load(A, {i}), slope}), {i}));
+  Stmt body = for_loop(i, 0, n, kind, store(C, call_extern(Float(32), "ext_leaky_relu", {load(A, {i}), slope}), {i}));
   return make_func(name, {buffer_param(A), buffer_param(C), scalar_param(slope)}, body);
 }
 
@@ -174,8 +173,8 @@ TEST_F(CallExtern, HostFunctionResultsAreBroughtToTheCallsType) {
                                         store(B, call_extern(Int(8), "ext_wide", {i * 100}), {i})})));
   NDArray fo = NDArray::empty({4}, Float(32)), bo = NDArray::empty({4}, Int(8));
   interpret(f, {fo, bo});
-  EXPECT_EQ(fo.to_vector<float>(), (std::vector<float>{static_cast<float>(1 / 3.0), static_cast<float>(2 / 3.0),
-                                                       1.0f, static_cast<float>(4 / 3.0)}));
+  EXPECT_EQ(fo.to_vector<float>(), (std::vector<float>{static_cast<float>(1 / 3.0), static_cast<float>(2 / 3.0), 1.0f,
+                                                       static_cast<float>(4 / 3.0)}));
   EXPECT_EQ(bo.to_vector<int8_t>(), (std::vector<int8_t>{0, 100, static_cast<int8_t>(200), 44}));
   EXPECT_TRUE(unregister_extern("ext_third"));
   EXPECT_FALSE(unregister_extern("ext_third"));
@@ -189,13 +188,19 @@ TEST_F(CallExtern, InterpretErrors) {
     return make_func("calls", {buffer_param(A), buffer_param(C)}, serial(i, 0, n, store(C, value, {i})));
   };
   NDArray a = random_array<float>({4}, 2), c = NDArray::empty({4}, Float(32));
-  expect_error([&] { interpret(one_call(call_extern(Float(32), "ext_nowhere", {load(A, {i})})), {a, c}); },
-               {"interpret 'calls'", "call_extern 'ext_nowhere' has no host function registered with te::register_extern",
-                "float32(float32)"});
+  expect_error(
+      [&] {
+        interpret(one_call(call_extern(Float(32), "ext_nowhere", {load(A, {i})})), {a, c});
+      },
+      {"interpret 'calls'", "call_extern 'ext_nowhere' has no host function registered with te::register_extern",
+       "float32(float32)"});
   // A registered function of another signature: the call's types are checked.
-  expect_error([&] { interpret(one_call(call_extern(Float(32), "ext_poly", {load(A, {i}), i})), {a, c}); },
-               {"call_extern 'ext_poly' is called as float32(float32, int32)",
-                "registered with te::register_extern is float64(float64, int32)"});
+  expect_error(
+      [&] {
+        interpret(one_call(call_extern(Float(32), "ext_poly", {load(A, {i}), i})), {a, c});
+      },
+      {"call_extern 'ext_poly' is called as float32(float32, int32)",
+       "registered with te::register_extern is float64(float64, int32)"});
   // Checked before anything runs, even where no iteration reaches the call.
   LoweredFunc never = make_func("never", {buffer_param(A), buffer_param(C)},
                                 serial(i, 0, 0, store(C, call_extern(Float(32), "ext_nowhere", {}), {i})));
@@ -232,28 +237,27 @@ TEST_F(CallExtern, JitPassesEveryScalarTypeAsC) {
       D("d", Float(64), {n});
   Buffer Mix("mix", Int(64), {n}), Neg("neg", Int(8), {n}), Swap("swap", UInt(16), {n}), Odd("odd", Bool(), {n}),
       Hash("hash", UInt(64), {n}), Poly("poly", Float(64), {n}), Seven("seven", Int(32), {n});
-  Stmt body = serial(
-      i, 0, n,
-      seq({store(Mix,
-                 call_extern(Int(64), "ext_mix",
-                             {load(I8, {i}), load(U8, {i}), load(I16, {i}), load(U16, {i}), load(B, {i}), load(U32, {i})}),
-                 {i}),
-           store(Neg, call_extern(Int(8), "ext_negate_i8", {load(I8, {i})}), {i}),
-           store(Swap, call_extern(UInt(16), "ext_swap_bytes", {load(U16, {i})}), {i}),
-           store(Odd, call_extern(Bool(), "ext_is_odd", {load(I64, {i})}), {i}),
-           store(Hash, call_extern(UInt(64), "ext_hash", {load(U64, {i})}), {i}),
-           store(Poly, call_extern(Float(64), "ext_poly", {load(D, {i}), cast(Int(32), i) - 3}), {i}),
-           store(Seven, call_extern(Int(32), "ext_seven", {}) + i, {i})}));
+  Stmt body = serial(i, 0, n,
+                     seq({store(Mix,
+                                call_extern(Int(64), "ext_mix",
+                                            {load(I8, {i}), load(U8, {i}), load(I16, {i}), load(U16, {i}), load(B, {i}),
+                                             load(U32, {i})}),
+                                {i}),
+                          store(Neg, call_extern(Int(8), "ext_negate_i8", {load(I8, {i})}), {i}),
+                          store(Swap, call_extern(UInt(16), "ext_swap_bytes", {load(U16, {i})}), {i}),
+                          store(Odd, call_extern(Bool(), "ext_is_odd", {load(I64, {i})}), {i}),
+                          store(Hash, call_extern(UInt(64), "ext_hash", {load(U64, {i})}), {i}),
+                          store(Poly, call_extern(Float(64), "ext_poly", {load(D, {i}), cast(Int(32), i) - 3}), {i}),
+                          store(Seven, call_extern(Int(32), "ext_seven", {}) + i, {i})}));
   std::vector<Param> params;
   for (const Buffer& b : {I8, U8, I16, U16, B, U32, I64, U64, D, Mix, Neg, Swap, Odd, Hash, Poly, Seven})
     params.push_back(buffer_param(b));
   LoweredFunc f = make_func("types", params, body);
   const int64_t len = 64;
-  std::vector<Argument> args = {random_array<int8_t>({len}, 1),   random_array<uint8_t>({len}, 2),
-                                random_array<int16_t>({len}, 3),  random_array<uint16_t>({len}, 4),
-                                random_array<bool>({len}, 5),     random_array<uint32_t>({len}, 6),
-                                random_array<int64_t>({len}, 7),  random_array<uint64_t>({len}, 8),
-                                random_array<double>({len}, 9)};
+  std::vector<Argument> args = {
+      random_array<int8_t>({len}, 1),   random_array<uint8_t>({len}, 2),  random_array<int16_t>({len}, 3),
+      random_array<uint16_t>({len}, 4), random_array<bool>({len}, 5),     random_array<uint32_t>({len}, 6),
+      random_array<int64_t>({len}, 7),  random_array<uint64_t>({len}, 8), random_array<double>({len}, 9)};
   for (DataType t : {Int(64), Int(8), UInt(16), Bool(), UInt(64), Float(64), Int(32)})
     args.emplace_back(NDArray::empty({len}, t));
   std::vector<Argument> out = expect_matches_interpreter(f, args);
@@ -284,10 +288,16 @@ TEST_F(CallExtern, JitPassesEveryScalarTypeAsC) {
 TEST_F(CallExtern, VectorizedLoopsCallOncePerLiveLane) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor C = compute({n}, [&](Expr i) { return call_extern(Float(32), "ext_leaky_relu", {A(i), 0.5f}); }, "C");
-  Tensor R = compute({n}, [&](Expr i) {
-    return if_then_else(A(i) >= 0.0f, call_extern(Float(32), "ext_checked_sqrt", {A(i)}), -1.0f);
-  }, "R");
+  Tensor C = compute(
+      {n},
+      [&](Expr i) {
+        return call_extern(Float(32), "ext_leaky_relu", {A(i), 0.5f});
+      },
+      "C");
+  Tensor R = compute(
+      {n},
+      [&](Expr i) { return if_then_else(A(i) >= 0.0f, call_extern(Float(32), "ext_checked_sqrt", {A(i)}), -1.0f); },
+      "R");
   Schedule s = create_schedule({C, R});
   s[C].vectorize(s[C].split(C.axis(0), 8).second);
   s[R].vectorize(s[R].split(R.axis(0), 8).second);
@@ -313,8 +323,9 @@ TEST_F(CallExtern, PredicatedStoresCallOnlyForStoredLanes) {
   Var n("n"), i("i"), v("v");
   Buffer A("A", Float(32), {n}), C("C", Float(32), {n});
   Expr even = truncmod(i, 2) == 0;
-  LoweredFunc scalar = make_func("every_other", {buffer_param(A), buffer_param(C)},
-                                 serial(i, 0, n, store(C, call_extern(Float(32), "ext_counted", {load(A, {i})}), {i}, even)));
+  LoweredFunc scalar =
+      make_func("every_other", {buffer_param(A), buffer_param(C)},
+                serial(i, 0, n, store(C, call_extern(Float(32), "ext_counted", {load(A, {i})}), {i}, even)));
   Expr idx = ramp(v * 8, 1, 8), live = idx < broadcast(n, 8);
   Expr call(std::make_shared<const CallNode>(Float(32, 8), Intrinsic::Extern, std::vector<Expr>{load(A, {idx}, live)},
                                              "ext_counted"));
@@ -325,12 +336,16 @@ TEST_F(CallExtern, PredicatedStoresCallOnlyForStoredLanes) {
   for (bool jit : {false, true}) {
     NDArray c = NDArray::empty({len}, Float(32));
     g_counted_calls = 0;
-    if (jit) build(scalar)("every_other")(a, c);
-    else interpret(scalar, {a, c});
+    if (jit)
+      build(scalar)("every_other")(a, c);
+    else
+      interpret(scalar, {a, c});
     EXPECT_EQ(g_counted_calls.load(), 11) << (jit ? "JIT" : "interpret");
     g_counted_calls = 0;
-    if (jit) build(vec)("vector_tail")(a, c);
-    else interpret(vec, {a, c});
+    if (jit)
+      build(vec)("vector_tail")(a, c);
+    else
+      interpret(vec, {a, c});
     EXPECT_EQ(g_counted_calls.load(), len) << (jit ? "JIT" : "interpret");
     EXPECT_EQ(c.to_vector<float>()[20], a.to_vector<float>()[20] + 1.0f);
   }
@@ -340,9 +355,9 @@ TEST_F(CallExtern, PredicatedStoresCallOnlyForStoredLanes) {
 TEST_F(CallExtern, IndicesFromExternCallsAreChecked) {
   Var n("n"), i("i");
   Buffer A("A", Float(32), {n}), C("C", Float(32), {n});
-  LoweredFunc f = make_func(
-      "gather", {buffer_param(A), buffer_param(C)},
-      serial(i, 0, n, store(C, load(A, {call_extern(Int(32), "ext_priority", {i})}), {i})));  // i + 1000
+  LoweredFunc f =
+      make_func("gather", {buffer_param(A), buffer_param(C)},
+                serial(i, 0, n, store(C, load(A, {call_extern(Int(32), "ext_priority", {i})}), {i})));  // i + 1000
   NDArray a = random_array<float>({10}, 1), c = NDArray::empty({10}, Float(32));
   expect_error([&] { build(f)("gather")(a, c); }, {"gather", "out-of-bounds load from buffer 'A'"});
 }
@@ -353,12 +368,13 @@ TEST_F(CallExtern, JitCallsFunctionsOfANamedLibrary) {
   Var n("n"), i("i");
   Buffer A("A", Float(32), {n}), X("X", Int(32), {n}), Y("Y", Int(32), {n});
   Buffer C("C", Float(32), {n}), G("G", Int(32), {n}), P("P", Int(32), {n});
-  LoweredFunc f = make_func(
-      "lib_calls", {buffer_param(A), buffer_param(X), buffer_param(Y), buffer_param(C), buffer_param(G), buffer_param(P)},
-      serial(i, 0, n,
-             seq({store(C, call_extern(Float(32), "ext_lib_affine", {load(A, {i})}), {i}),
-                  store(G, call_extern(Int(32), "ext_lib_gcd", {load(X, {i}), load(Y, {i})}), {i}),
-                  store(P, call_extern(Int(32), "ext_priority", {i}), {i})})));
+  LoweredFunc f =
+      make_func("lib_calls",
+                {buffer_param(A), buffer_param(X), buffer_param(Y), buffer_param(C), buffer_param(G), buffer_param(P)},
+                serial(i, 0, n,
+                       seq({store(C, call_extern(Float(32), "ext_lib_affine", {load(A, {i})}), {i}),
+                            store(G, call_extern(Int(32), "ext_lib_gcd", {load(X, {i}), load(Y, {i})}), {i}),
+                            store(P, call_extern(Int(32), "ext_priority", {i}), {i})})));
   BuildOptions options = exact_options();
   options.extern_libraries = {TE_EXTERN_LIB};
   const int64_t len = 40;
@@ -414,9 +430,8 @@ TEST_F(CallExtern, JitErrorsAtBuildTime) {
     return make_func(name, {buffer_param(A), buffer_param(C)}, serial(i, 0, n, store(C, value, {i})));
   };
   LoweredFunc nowhere = one_call("nowhere", call_extern(Float(32), "ext_nowhere", {load(A, {i})}));
-  expect_error([&] { build(nowhere); },
-               {"build: call_extern 'ext_nowhere' (called by 'nowhere' as float32(float32))", "not defined in the process",
-                "extern \"C\"", "-rdynamic"});
+  expect_error([&] { build(nowhere); }, {"build: call_extern 'ext_nowhere' (called by 'nowhere' as float32(float32))",
+                                         "not defined in the process", "extern \"C\"", "-rdynamic"});
   BuildOptions with_lib;
   with_lib.extern_libraries = {TE_EXTERN_LIB};
   expect_error([&] { build(nowhere, with_lib); },
@@ -541,11 +556,11 @@ TEST_F(CallExtern, SharedLibraryLinksTheNamedLibraries) {
   std::string dir = temp_dir();
   Var n("n"), i("i");
   Buffer A("A", Float(32), {n}), C("C", Float(32), {n}), D("D", Float(32), {n});
-  LoweredFunc f = make_func(
-      "lib_kernel", {buffer_param(A), buffer_param(C), buffer_param(D)},
-      serial(i, 0, n,
-             seq({store(C, call_extern(Float(32), "ext_lib_affine", {load(A, {i})}), {i}),
-                  store(D, call_extern(Float(32), "ext_leaky_relu", {load(A, {i}), 0.5f}), {i})})));
+  LoweredFunc f =
+      make_func("lib_kernel", {buffer_param(A), buffer_param(C), buffer_param(D)},
+                serial(i, 0, n,
+                       seq({store(C, call_extern(Float(32), "ext_lib_affine", {load(A, {i})}), {i}),
+                            store(D, call_extern(Float(32), "ext_leaky_relu", {load(A, {i}), 0.5f}), {i})})));
   BuildOptions options = exact_options();
   options.extern_libraries = {TE_EXTERN_LIB};
   export_library(f, dir + "/libkernel.so", options);
@@ -567,11 +582,13 @@ TEST_F(CallExtern, SharedLibraryLinksTheNamedLibraries) {
   // Without the library, its function stays undefined and the library cannot load here.
   export_library(f, dir + "/libnolib.so", exact_options());
   EXPECT_EQ(dlopen((dir + "/libnolib.so").c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
-  expect_error([&] {
-    BuildOptions bad = exact_options();
-    bad.extern_libraries = {"libte_no_such_library_anywhere.so"};
-    export_library(f, dir + "/libbad.so", bad);
-  }, {"export_library"});
+  expect_error(
+      [&] {
+        BuildOptions bad = exact_options();
+        bad.extern_libraries = {"libte_no_such_library_anywhere.so"};
+        export_library(f, dir + "/libbad.so", bad);
+      },
+      {"export_library"});
 }
 
 // Cross targets load nothing: the libraries are the target's, not the host's.
@@ -616,8 +633,8 @@ TEST_F(CallExtern, CudaSourceCopiesTheHeaderInAndCallsTheFunction) {
   Var n("n");
   Buffer O("O", Int(32), {n});
   LoweredFunc idx = make_func("gpu_idx", {buffer_param(O)}, cuda_test::grid_1d(n, 32, [&](Expr i) {
-    return store(O, call_extern(Int(32), "ext_absdiff", {i, n}), {i});
-  }));
+                                return store(O, call_extern(Int(32), "ext_absdiff", {i, n}), {i});
+                              }));
   std::string wide = build_cuda(idx, cuda_test::extern_options(CudaOptions::IndexWidth::Int64)).source();
   EXPECT_NE(wide.find("ext_absdiff((int32_t)("), std::string::npos) << wide;
   // extern_code, and CUDA's own functions by name.
@@ -626,8 +643,8 @@ TEST_F(CallExtern, CudaSourceCopiesTheHeaderInAndCallsTheFunction) {
   EXPECT_NE(build_cuda(gpu_leaky(), code).source().find("// ---- CudaOptions::extern_code ----"), std::string::npos);
   Buffer H("H", Float(32), {n});
   LoweredFunc hyp = make_func("gpu_hypot", {buffer_param(H)}, cuda_test::grid_1d(n, 32, [&](Expr i) {
-    return store(H, call_extern(Float(32), "hypotf", {load(H, {i}), 1.0f}), {i});
-  }));
+                                return store(H, call_extern(Float(32), "hypotf", {load(H, {i}), 1.0f}), {i});
+                              }));
   CudaOptions builtin;
   builtin.extern_builtins = {"hypotf"};
   EXPECT_NE(build_cuda(hyp, builtin).source().find("hypotf(H[(bx * 32) + tx], 1.0f)"), std::string::npos);

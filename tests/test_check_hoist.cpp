@@ -73,8 +73,11 @@ TEST(HoistedChecks, EveryWayOutIsAnError) {
   // The last iteration past the end, the first before the start, both past the end.
   for (auto [start, len] : std::vector<std::pair<int32_t, int32_t>>{{8, 3}, {-1, 2}, {10, 1}, {-5, 20}}) {
     SCOPED_TRACE(std::to_string(start) + " " + std::to_string(len));
-    expect_error([&] { k(ints({0, start}), ints({1, len}), xa, o); },
-                 {"runs", "out-of-bounds load from buffer 'x'", "starts[i] + j"});
+    expect_error(
+        [&] {
+          k(ints({0, start}), ints({1, len}), xa, o);
+        },
+        {"runs", "out-of-bounds load from buffer 'x'", "starts[i] + j"});
   }
 }
 
@@ -144,8 +147,11 @@ TEST(GroupedChecks, RowVectorsShareOneCheck) {
   NDArray o = NDArray::empty({2, 24}, Float(32));
   for (int32_t bad : {5, -1, 1 << 20}) {
     SCOPED_TRACE(bad);
-    expect_error([&] { build(f)("gather")(ints({0, bad}), t, o); },
-                 {"gather", "out-of-bounds load from buffer 'table'", "rows[i] * 24"});
+    expect_error(
+        [&] {
+          build(f)("gather")(ints({0, bad}), t, o);
+        },
+        {"gather", "out-of-bounds load from buffer 'table'", "rows[i] * 24"});
   }
 }
 

@@ -49,7 +49,8 @@ void check_case(const RowReduceCase& c, std::vector<std::pair<int64_t, int64_t>>
     const double tol = c.dtype == Float(16) ? 0.5 : 0.0;  // float16 sums round on the way
     for (int64_t i = 0; i < rows; ++i)
       ASSERT_NEAR(cuda_test::element(b, i), want[static_cast<size_t>(i)], tol)
-          << c.name << " " << rows << "x" << cols << " row " << i << "\n" << f;
+          << c.name << " " << rows << "x" << cols << " row " << i << "\n"
+          << f;
   }
 }
 
@@ -158,7 +159,8 @@ TEST(CrossThreadReduce, SoftmaxHasTwoReductionsInOneKernel) {
         double e = 0;
         for (int64_t j = 0; j < cols; ++j) m = std::max(m, x[static_cast<size_t>(i * cols + j)]);
         for (int64_t j = 0; j < cols; ++j) e += std::exp(x[static_cast<size_t>(i * cols + j)] - m);
-        for (int64_t j = 0; j < cols; ++j) want.push_back(static_cast<float>(std::exp(x[static_cast<size_t>(i * cols + j)] - m) / e));
+        for (int64_t j = 0; j < cols; ++j)
+          want.push_back(static_cast<float>(std::exp(x[static_cast<size_t>(i * cols + j)] - m) / e));
       }
       lower_test::expect_close(ya.to_vector<float>(), want, 1e-5f, "softmax " + std::to_string(threads));
     }
@@ -170,8 +172,10 @@ TEST(CrossThreadReduce, ReductionWithFewerThreadsThanItsKernel) {
   Var rows("rows"), cols("cols");
   Tensor A = placeholder({rows, cols}, Float(32), "A");
   IterVar k = reduce_axis({0, cols}, "k");
-  Tensor S = compute({rows}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");
-  Tensor B = compute({rows, cols}, [&](Expr i, Expr j) { return A(i, j) - S(i); }, "B");
+  Tensor S = compute(
+      {rows}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");
+  Tensor B = compute(
+      {rows, cols}, [&](Expr i, Expr j) { return A(i, j) - S(i); }, "B");
   for (int reduce_threads : {16, 48, 64}) {
     Schedule s = create_schedule({B});
     IterVar tx = thread_axis("threadIdx.x");
@@ -209,42 +213,56 @@ TEST(CrossThreadReduce, ScheduleErrors) {
   Var n("n");
   Tensor A = placeholder({8, n}, Float(32), "A");
   IterVar k = reduce_axis({0, n}, "k");
-  Tensor B = compute({8}, [&](Expr i) { return sum(A(i, k), {k}); }, "B");
+  Tensor B = compute(
+      {8}, [&](Expr i) { return sum(A(i, k), {k}); }, "B");
   {  // the number of threads must be a constant
     Schedule s = create_schedule({B});
     s[B].bind(k, thread_axis("threadIdx.x"));
-    expect_error([&] { lower(s, {A, B}, "f"); },
-                 {"stage 'B' reduces across threads", "axis 'k'", "threadIdx.x", "not a constant", "split the axis"});
+    expect_error(
+        [&] {
+          lower(s, {A, B}, "f");
+        },
+        {"stage 'B' reduces across threads", "axis 'k'", "threadIdx.x", "not a constant", "split the axis"});
   }
   {  // a data-parallel loop inside the reduction
     Schedule s = create_schedule({B});
     auto [ko, ki] = s[B].split(k, 32);
     s[B].bind(ki, thread_axis("threadIdx.x"));
     s[B].reorder({ko, ki, B.axis(0)});
-    expect_error([&] { lower(s, {A, B}, "f"); },
-                 {"stage 'B' reduces across threads", "data-parallel axis 'i'", "reorder it outward"});
+    expect_error(
+        [&] {
+          lower(s, {A, B}, "f");
+        },
+        {"stage 'B' reduces across threads", "data-parallel axis 'i'", "reorder it outward"});
   }
   {  // the result computed inside a consumer's thread loop would be in registers
-    Tensor C = compute({8}, [&](Expr i) { return B(i) * 2.0f; }, "C");
+    Tensor C = compute(
+        {8}, [&](Expr i) { return B(i) * 2.0f; }, "C");
     Schedule s = create_schedule({C});
     s[C].bind(C.axis(0), thread_axis("threadIdx.y"));
     auto [ko, ki] = s[B].split(k, 32);
     s[B].bind(ki, thread_axis("threadIdx.x"));
     s[B].compute_at(s[C], C.axis(0));
-    expect_error([&] { lower(s, {A, C}, "f"); },
-                 {"stage 'B' reduces across threads", "shared or global memory", "local memory",
-                  "block-level"});
+    expect_error(
+        [&] {
+          lower(s, {A, C}, "f");
+        },
+        {"stage 'B' reduces across threads", "shared or global memory", "local memory", "block-level"});
   }
   {  // a kernel whose other thread loops do not enclose the reduction
-    Tensor C = compute({8, 4}, [&](Expr i, Expr j) { return B(i) + cast(Float(32), j); }, "C");
+    Tensor C = compute(
+        {8, 4}, [&](Expr i, Expr j) { return B(i) + cast(Float(32), j); }, "C");
     Schedule s = create_schedule({C});
     s[C].bind(C.axis(0), thread_axis("blockIdx.x"));
     s[C].bind(C.axis(1), thread_axis("threadIdx.y"));
     auto [ko, ki] = s[B].split(k, 32);
     s[B].bind(ki, thread_axis("threadIdx.x"));
     s[B].compute_at(s[C], C.axis(0));
-    expect_error([&] { lower(s, {A, C}, "f"); },
-                 {"stage 'B' reduces across threads", "threadIdx.y loops that do not enclose the reduction"});
+    expect_error(
+        [&] {
+          lower(s, {A, C}, "f");
+        },
+        {"stage 'B' reduces across threads", "threadIdx.y loops that do not enclose the reduction"});
   }
 }
 
@@ -253,7 +271,8 @@ TEST(CrossThreadReduce, InterpreterChecksWarpShuffles) {
   Buffer out("out", Int(32), {64});
   Var tx("tx");
   auto kernel = [&](Stmt body) {
-    return LoweredFunc{"shfl", {llvm_test::buffer_param(out)},
+    return LoweredFunc{"shfl",
+                       {llvm_test::buffer_param(out)},
                        for_loop(Var("b"), 0, 1, ForKind::ThreadBinding,
                                 for_loop(tx, 0, 64, ForKind::ThreadBinding, body, "threadIdx.x"), "blockIdx.x")};
   };
@@ -264,7 +283,8 @@ TEST(CrossThreadReduce, InterpreterChecksWarpShuffles) {
   for (int t = 0; t < 64; ++t) EXPECT_EQ(got[static_cast<size_t>(t)], t % 32 < 29 ? t + 3 : t) << t;
   expect_error([&] { interpret(kernel(if_then_else(tx < 40, store(out, warp_shuffle_down(tx, 1, tx), {tx}))), {o}); },
                {"warp shuffle in divergent control flow", "warp 1"});
-  LoweredFunc outside{"outside", {llvm_test::buffer_param(out)}, store(out, warp_shuffle_down(make_const(Int(32), 1), 1, 0), {0})};
+  LoweredFunc outside{
+      "outside", {llvm_test::buffer_param(out)}, store(out, warp_shuffle_down(make_const(Int(32), 1), 1, 0), {0})};
   expect_error([&] { interpret(outside, {o}); }, {"warp shuffle runs outside the GPU thread loops"});
   expect_error([&] { interpret(kernel(if_then_else(warp_shuffle_down(tx, 1, tx) > 0, store(out, 1, {tx}))), {o}); },
                {"warp shuffle may only appear in", "store", "let"});
@@ -272,7 +292,6 @@ TEST(CrossThreadReduce, InterpreterChecksWarpShuffles) {
                {"warp shuffle inside a select", "every thread must run it", "let"});
   expect_error([&] { warp_shuffle_down(tx, 1.0f, tx); }, {"warp_shuffle_down", "scalar integers", "float32"});
 }
-
 
 // ---- Tuple reductions across threads: several values per thread in every form ----
 
@@ -287,8 +306,10 @@ void check_arg_case(const cuda_test::ArgRowsCase& c) {
       SCOPED_TRACE(c.name + " " + std::to_string(rows) + "x" + std::to_string(cols) + " row " + std::to_string(i));
       ASSERT_EQ(idx.at<int32_t>({i}), want[static_cast<size_t>(i)].first) << f;
       const double v = cuda_test::element(val, i), w = want[static_cast<size_t>(i)].second;
-      if (std::isnan(w)) EXPECT_TRUE(std::isnan(v));
-      else EXPECT_EQ(v, w);
+      if (std::isnan(w))
+        EXPECT_TRUE(std::isnan(v));
+      else
+        EXPECT_EQ(v, w);
     }
   }
 }
@@ -348,7 +369,8 @@ TEST(CrossThreadReduce, LayerNormThroughWelford) {
     bv.push_back(static_cast<float>(j % 5) * 0.01f);
   }
   NDArray y = NDArray::empty({rows, cols}, Float(32));
-  interpret(f, {NDArray::from_vector(xv, {rows, cols}), NDArray::from_vector(gv, {cols}), NDArray::from_vector(bv, {cols}), y});
+  interpret(f, {NDArray::from_vector(xv, {rows, cols}), NDArray::from_vector(gv, {cols}),
+                NDArray::from_vector(bv, {cols}), y});
   for (int64_t i = 0; i < rows; ++i) {
     double m = 0, v = 0;
     for (int64_t j = 0; j < cols; ++j) m += xv[static_cast<size_t>(i * cols + j)];
@@ -356,8 +378,9 @@ TEST(CrossThreadReduce, LayerNormThroughWelford) {
     for (int64_t j = 0; j < cols; ++j) v += std::pow(xv[static_cast<size_t>(i * cols + j)] - m, 2);
     v /= static_cast<double>(cols);
     for (int64_t j = 0; j < cols; ++j) {
-      const double want = (xv[static_cast<size_t>(i * cols + j)] - m) / std::sqrt(v + 1e-5) * gv[static_cast<size_t>(j)] +
-                          bv[static_cast<size_t>(j)];
+      const double want =
+          (xv[static_cast<size_t>(i * cols + j)] - m) / std::sqrt(v + 1e-5) * gv[static_cast<size_t>(j)] +
+          bv[static_cast<size_t>(j)];
       ASSERT_NEAR(y.at<float>({i, j}), want, 2e-5 * (1 + std::fabs(want))) << i << " " << j;
     }
   }

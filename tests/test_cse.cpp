@@ -52,7 +52,8 @@ TEST(Cse, ARepeatedValueIsComputedOnceIntoANamedLocal) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   // Two separately built (structurally equal) copies of floor(A[i] * 2).
-  Tensor C = compute({n}, [&](Expr i) { return floor(A(i) * 2.0f) * floor(A(i) * 2.0f) + floor(A(i) * 2.0f); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return floor(A(i) * 2.0f) * floor(A(i) * 2.0f) + floor(A(i) * 2.0f); }, "C");
   LoweredFunc f = lower(plain(C), {A, C}, "cse_square");
   ASSERT_EQ(count_calls(f.body, Intrinsic::Floor), 1) << f;
   auto lets = lets_of(f.body);
@@ -77,8 +78,7 @@ TEST(Cse, ValuesOnlyAGuardComputesStayUnderTheGuard) {
   Tensor A = placeholder({n}, Float(32), "A");
   // log(A[i]) twice, but only where A[i] > 0 (if_then_else evaluates the taken side).
   Tensor C = compute(
-      {n}, [&](Expr i) { return if_then_else(A(i) > 0.0f, log(A(i)) * log(A(i)), make_const(Float(32), 0.0)); },
-      "C");
+      {n}, [&](Expr i) { return if_then_else(A(i) > 0.0f, log(A(i)) * log(A(i)), make_const(Float(32), 0.0)); }, "C");
   LoweredFunc f = lower(plain(C), {A, C}, "cse_guarded");
   EXPECT_TRUE(lets_of(f.body).empty()) << f;
   EXPECT_EQ(count_calls(f.body, Intrinsic::Log), 2) << f;
@@ -109,9 +109,7 @@ TEST(Cse, AGuardedCopyReadsTheLocalTheUnguardedCodeComputes) {
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor C = compute(
       {n},
-      [&](Expr i) {
-        return exp(A(i)) + exp(A(i)) * if_then_else(A(i) > 0.0f, exp(A(i)), make_const(Float(32), 1.0));
-      },
+      [&](Expr i) { return exp(A(i)) + exp(A(i)) * if_then_else(A(i) > 0.0f, exp(A(i)), make_const(Float(32), 1.0)); },
       "C");
   LoweredFunc f = lower(plain(C), {A, C}, "cse_mixed");
   EXPECT_EQ(count_calls(f.body, Intrinsic::Exp), 1) << f;
@@ -126,8 +124,7 @@ TEST(Cse, LoadsNeverMoveAcrossAStoreToTheirBuffer) {
   Buffer A("A", Float(32), {4}), B("B", Float(32), {4}), C("C", Float(32), {4});
   Expr b0 = load(B, {0});
   // A[0] = B[0] * B[0] + B[0];  B[0] = 7;  C[0] = B[0] * B[0] + B[0]
-  Stmt body = seq({store(A, load(B, {0}) * load(B, {0}) + load(B, {0}), {0}),
-                   store(B, make_const(Float(32), 7.0), {0}),
+  Stmt body = seq({store(A, load(B, {0}) * load(B, {0}) + load(B, {0}), {0}), store(B, make_const(Float(32), 7.0), {0}),
                    store(C, load(B, {0}) * load(B, {0}) + load(B, {0}), {0})});
   Stmt out = eliminate_common_subexpressions(body);
   const auto* q = out.as<SeqNode>();
@@ -158,8 +155,8 @@ TEST(Cse, VectorsKeepTheirLanesAndShareOnlyScalarParts) {
   Var n("n");
   Var s("s", Float(32));
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) * floor(s * 3.0f) + floor(s * 3.0f) + A(i) * floor(s * 3.0f); },
-                     "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) * floor(s * 3.0f) + floor(s * 3.0f) + A(i) * floor(s * 3.0f); }, "C");
   Schedule sch = create_schedule({C});
   auto [xo, xi] = sch[C].split(C.axis(0), 8);
   sch[C].vectorize(xi);
@@ -187,14 +184,16 @@ TEST(Cse, VectorsKeepTheirLanesAndShareOnlyScalarParts) {
 TEST(Cse, IndexArithmeticAndCallsOutsideTeStayWhereTheyAre) {
   Var n("n");
   Tensor A = placeholder({n * 2 + 2}, Float(32), "A");
-  Tensor C = compute({n}, [&](Expr i) { return A(i * 2) + A(i * 2 + 1) * A(i * 2 + 2); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i * 2) + A(i * 2 + 1) * A(i * 2 + 2); }, "C");
   LoweredFunc f = lower(plain(C), {A, C}, "cse_index");
   EXPECT_TRUE(lets_of(f.body).empty()) << f;
 
   Buffer X("X", Float(32), {4});
   Expr call = call_extern(Float(32), "my_random", {make_const(Float(32), 1.0)});
-  Stmt body = store(X, call_extern(Float(32), "my_random", {make_const(Float(32), 1.0)}) +
-                           call_extern(Float(32), "my_random", {make_const(Float(32), 1.0)}),
+  Stmt body = store(X,
+                    call_extern(Float(32), "my_random", {make_const(Float(32), 1.0)}) +
+                        call_extern(Float(32), "my_random", {make_const(Float(32), 1.0)}),
                     {0});
   Stmt out = eliminate_common_subexpressions(body);
   EXPECT_TRUE(lets_of(out).empty()) << out;
@@ -228,7 +227,8 @@ TEST(Cse, IsAPassOfLowerThatAnOptionTurnsOff) {
 
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor C = compute({n}, [&](Expr i) { return exp(A(i)) + exp(A(i)); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return exp(A(i)) + exp(A(i)); }, "C");
   LowerOptions off;
   off.eliminate_common_subexpressions = false;
   EXPECT_EQ(count_calls(lower(plain(C), {A, C}, "cse_off", off).body, Intrinsic::Exp), 2);
@@ -258,8 +258,8 @@ constexpr size_t kReadableLine = 400;
 TEST(Cse, EveryCudaLineOfTheCorpusIsReadable) {
   for (const cuda_test::TestModule& m : cuda_test::all_test_modules()) {
     std::string line;
-    EXPECT_LE(longest_line(build_cuda(m.func, m.options).source(), &line), kReadableLine) << m.func.name << ": "
-                                                                                         << line;
+    EXPECT_LE(longest_line(build_cuda(m.func, m.options).source(), &line), kReadableLine)
+        << m.func.name << ": " << line;
   }
 }
 

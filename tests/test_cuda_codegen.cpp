@@ -68,7 +68,8 @@ extern "C" cudaError_t vadd(float* A, float* B, float* C, int32_t n, cudaStream_
 
 TEST(CudaCodegen, SharedMemoryKernelGolden) {
   CudaModule m = build_cuda(cuda_test::reverse4_func());
-  const char* kernel = R"(extern "C" __global__ void __launch_bounds__(4) reverse4_kernel0(const float* __restrict__ A, float* __restrict__ B) {
+  const char* kernel =
+      R"(extern "C" __global__ void __launch_bounds__(4) reverse4_kernel0(const float* __restrict__ A, float* __restrict__ B) {
   alignas(16) __shared__ float S[4];
   {
     const int32_t tx = (int32_t)threadIdx.x;
@@ -82,7 +83,8 @@ TEST(CudaCodegen, SharedMemoryKernelGolden) {
 }
 )";
   EXPECT_TRUE(contains(m.source(), kernel)) << m.source();
-  EXPECT_TRUE(contains(m.source(), "cudaLaunchKernel(reverse4_kernel0, dim3(1, 1, 1), dim3(4, 1, 1), te_args, 0, stream);"))
+  EXPECT_TRUE(
+      contains(m.source(), "cudaLaunchKernel(reverse4_kernel0, dim3(1, 1, 1), dim3(4, 1, 1), te_args, 0, stream);"))
       << m.source();
   ASSERT_EQ(m.kernels().size(), 1u);
   EXPECT_EQ(m.kernels()[0].shared_bytes, 16);
@@ -96,9 +98,9 @@ TEST(CudaCodegen, KernelLaunchInformation) {
   std::vector<std::pair<std::string, std::string>> params;
   for (const CudaParam& p : k.params) params.emplace_back(p.name, p.c_type);
   EXPECT_EQ(params, (std::vector<std::pair<std::string, std::string>>{{"A", "const float* __restrict__"},
-                                                                       {"B", "const float* __restrict__"},
-                                                                       {"C", "float* __restrict__"},
-                                                                       {"n", "int32_t"}}));
+                                                                      {"B", "const float* __restrict__"},
+                                                                      {"C", "float* __restrict__"},
+                                                                      {"n", "int32_t"}}));
   EXPECT_EQ(to_string(k.grid[0]), "((n + 63) / 64)");
   EXPECT_TRUE(is_one(k.grid[1]) && is_one(k.grid[2]));
   EXPECT_TRUE(is_const_int(k.block[0], 64));
@@ -212,19 +214,22 @@ TEST(CudaCodegen, IdentifiersAreSanitisedAndUnique) {
 TEST(CudaCodegenErrors, TooManyThreadsPerBlock) {
   Buffer A("A", Float(32), {2048});
   Var bx("bx"), ty("ty"), tx("tx");
-  Stmt body = block_loop(bx, 1, thread_loop(ty, 32, thread_loop(tx, 64, store(A, 1.0f, {ty * 64 + tx})), "threadIdx.y"));
-  expect_cuda_error(LoweredFunc{"big", {buffer_param(A)}, body},
-               {"kernel 'big_kernel0' has 2048 threads per block", "threadIdx.x = 64", "threadIdx.y = 32",
-                "the limit is 1024"});
+  Stmt body =
+      block_loop(bx, 1, thread_loop(ty, 32, thread_loop(tx, 64, store(A, 1.0f, {ty * 64 + tx})), "threadIdx.y"));
+  expect_cuda_error(
+      LoweredFunc{"big", {buffer_param(A)}, body},
+      {"kernel 'big_kernel0' has 2048 threads per block", "threadIdx.x = 64", "threadIdx.y = 32", "the limit is 1024"});
 }
 
 TEST(CudaCodegenErrors, DimensionOverItsLimit) {
   Buffer A("A", Float(32), {128});
   Var bx("bx"), tz("tz"), by("by");
-  expect_cuda_error(LoweredFunc{"deep", {buffer_param(A)}, block_loop(bx, 1, thread_loop(tz, 128, store(A, 1.0f, {tz}), "threadIdx.z"))},
-               {"threadIdx.z loop 'tz' has extent 128", "at most 64"});
+  expect_cuda_error(
+      LoweredFunc{
+          "deep", {buffer_param(A)}, block_loop(bx, 1, thread_loop(tz, 128, store(A, 1.0f, {tz}), "threadIdx.z"))},
+      {"threadIdx.z loop 'tz' has extent 128", "at most 64"});
   expect_cuda_error(LoweredFunc{"tall", {buffer_param(A)}, block_loop(by, 70000, store(A, 1.0f, {0}), "blockIdx.y")},
-               {"blockIdx.y loop 'by' has extent 70000", "at most 65535"});
+                    {"blockIdx.y loop 'by' has extent 70000", "at most 65535"});
 }
 
 TEST(CudaCodegenErrors, TooMuchSharedMemory) {
@@ -233,74 +238,95 @@ TEST(CudaCodegenErrors, TooMuchSharedMemory) {
     Buffer S1("S1", Float(32), {8192}, MemoryScope::Shared), S2("S2", Float(32), {second}, MemoryScope::Shared);
     Var bx("bx"), tx("tx");
     Stmt use = seq({store(S1, 1.0f, {tx}), store(S2, 1.0f, {tx}), store(A, load(S1, {tx}) + load(S2, {tx}), {tx})});
-    return LoweredFunc{"shm", {buffer_param(A)}, block_loop(bx, 1, allocate(S1, allocate(S2, thread_loop(tx, 64, use))))};
+    return LoweredFunc{
+        "shm", {buffer_param(A)}, block_loop(bx, 1, allocate(S1, allocate(S2, thread_loop(tx, 64, use))))};
   };
   // 32768 + 16384 bytes is exactly 48 KiB: allowed. Four bytes more are not.
   EXPECT_EQ(build_cuda(with_shared(4096)).kernels()[0].shared_bytes, 49152);
   expect_cuda_error(with_shared(4097),
-               {"kernel 'shm_kernel0' needs 49156 bytes of static shared memory (S1: 32768, S2: 16388)",
-                "the limit is 49152 bytes (48 KiB)"});
+                    {"kernel 'shm_kernel0' needs 49156 bytes of static shared memory (S1: 32768, S2: 16388)",
+                     "the limit is 49152 bytes (48 KiB)"});
 }
 
 TEST(CudaCodegenErrors, OneTagTwoExtents) {
   Buffer A("A", Float(32), {64});
   Var bx("bx"), t1("t1"), t2("t2");
-  Stmt body = block_loop(bx, 1, seq({thread_loop(t1, 64, store(A, 1.0f, {t1})), thread_loop(t2, 32, store(A, 2.0f, {t2}))}));
+  Stmt body =
+      block_loop(bx, 1, seq({thread_loop(t1, 64, store(A, 1.0f, {t1})), thread_loop(t2, 32, store(A, 2.0f, {t2}))}));
   expect_cuda_error(LoweredFunc{"mixed", {buffer_param(A)}, body},
-               {"threadIdx.x is bound to different extents: 64 (loop 't1') and 32 (loop 't2')"});
+                    {"threadIdx.x is bound to different extents: 64 (loop 't1') and 32 (loop 't2')"});
 }
 
 TEST(CudaCodegenErrors, ThreadLoopOutsideEveryBlockLoop) {
   Buffer A("A", Float(32), {64});
   Var tx("tx"), bx("bx");
   expect_cuda_error(LoweredFunc{"nogrid", {buffer_param(A)}, thread_loop(tx, 64, store(A, 1.0f, {tx}))},
-               {"threadIdx.x loop 'tx' is outside every blockIdx loop", "blockIdx.x"});
-  expect_cuda_error(LoweredFunc{"inverted", {buffer_param(A)}, block_loop(bx, 1, thread_loop(tx, 64, block_loop(Var("by"), 2, store(A, 1.0f, {tx}), "blockIdx.y")))},
-               {"blockIdx.y loop 'by' is inside threadIdx.x loop 'tx'"});
-  expect_cuda_error(LoweredFunc{"twice", {buffer_param(A)}, block_loop(bx, 1, thread_loop(tx, 8, thread_loop(Var("t2"), 8, store(A, 1.0f, {tx}))))},
-               {"loop 't2' binds threadIdx.x inside loop 'tx'"});
+                    {"threadIdx.x loop 'tx' is outside every blockIdx loop", "blockIdx.x"});
+  expect_cuda_error(
+      LoweredFunc{"inverted",
+                  {buffer_param(A)},
+                  block_loop(bx, 1, thread_loop(tx, 64, block_loop(Var("by"), 2, store(A, 1.0f, {tx}), "blockIdx.y")))},
+      {"blockIdx.y loop 'by' is inside threadIdx.x loop 'tx'"});
+  expect_cuda_error(LoweredFunc{"twice",
+                                {buffer_param(A)},
+                                block_loop(bx, 1, thread_loop(tx, 8, thread_loop(Var("t2"), 8, store(A, 1.0f, {tx}))))},
+                    {"loop 't2' binds threadIdx.x inside loop 'tx'"});
 }
 
 TEST(CudaCodegenErrors, ComputationOutsideEveryKernel) {
   Var n("n"), i("i");
   Buffer A("A", Float(32), {n});
   expect_cuda_error(LoweredFunc{"cpu", {buffer_param(A)}, for_loop(i, 0, n, ForKind::Serial, store(A, 0.0f, {i}))},
-               {"the store to 'A' is outside every kernel", "bind"});
+                    {"the store to 'A' is outside every kernel", "bind"});
   expect_cuda_error(LoweredFunc{"sync", {buffer_param(A)}, barrier()}, {"a barrier is outside every kernel"});
   Buffer S("S", Float(32), {4}, MemoryScope::Shared);
   Var bx("bx"), tx("tx");
-  expect_cuda_error(LoweredFunc{"shared_out", {buffer_param(A)}, allocate(S, block_loop(bx, 1, thread_loop(tx, 4, store(S, 1.0f, {tx}))))},
-               {"the shared allocation of 'S' is outside every kernel"});
+  expect_cuda_error(
+      LoweredFunc{
+          "shared_out", {buffer_param(A)}, allocate(S, block_loop(bx, 1, thread_loop(tx, 4, store(S, 1.0f, {tx}))))},
+      {"the shared allocation of 'S' is outside every kernel"});
   Var k("k");
-  expect_cuda_error(LoweredFunc{"host_read", {buffer_param(A)},
-                           let_stmt(k, cast(Int(32), load(A, {0})), block_loop(bx, k, store(A, 1.0f, {bx})))},
-               {"'A' is read outside every kernel", "host code cannot read device memory"});
+  expect_cuda_error(LoweredFunc{"host_read",
+                                {buffer_param(A)},
+                                let_stmt(k, cast(Int(32), load(A, {0})), block_loop(bx, k, store(A, 1.0f, {bx})))},
+                    {"'A' is read outside every kernel", "host code cannot read device memory"});
 }
 
 TEST(CudaCodegenErrors, SharedAndLocalSizesMustBeConstant) {
   Var n("n"), bx("bx"), tx("tx");
   Buffer A("A", Float(32), {n});
   Buffer S("S", Float(32), {n}, MemoryScope::Shared);
-  expect_cuda_error(LoweredFunc{"dyn", {buffer_param(A)}, block_loop(bx, 1, allocate(S, thread_loop(tx, 4, store(S, 1.0f, {tx}))))},
-               {"shared buffer 'S' in kernel 'dyn_kernel0' has extent n, which is not a constant"});
+  expect_cuda_error(
+      LoweredFunc{"dyn", {buffer_param(A)}, block_loop(bx, 1, allocate(S, thread_loop(tx, 4, store(S, 1.0f, {tx}))))},
+      {"shared buffer 'S' in kernel 'dyn_kernel0' has extent n, which is not a constant"});
   Buffer G("G", Float(32), {4});
-  expect_cuda_error(LoweredFunc{"glob", {buffer_param(A)}, block_loop(bx, 1, allocate(G, thread_loop(tx, 4, store(G, 1.0f, {tx}))))},
-               {"kernel 'glob_kernel0' allocates global buffer 'G' inside the kernel"});
+  expect_cuda_error(
+      LoweredFunc{"glob", {buffer_param(A)}, block_loop(bx, 1, allocate(G, thread_loop(tx, 4, store(G, 1.0f, {tx}))))},
+      {"kernel 'glob_kernel0' allocates global buffer 'G' inside the kernel"});
   // Constant but absurd: 2^40 x 2^40 floats, whose byte count would overflow int64.
   Expr big = make_const(Int(64), int64_t{1} << 40);
   Buffer L("L", Float(32), {big, big}, MemoryScope::Local);
-  expect_cuda_error(LoweredFunc{"huge", {buffer_param(A)}, block_loop(bx, 1, allocate(L, thread_loop(tx, 4, store(L, 1.0f, {make_const(Int(64), 0), make_const(Int(64), 0)}))))},
-               {"local buffer 'L' in kernel 'huge_kernel0' has more than 2^61 bytes"});
+  expect_cuda_error(
+      LoweredFunc{
+          "huge",
+          {buffer_param(A)},
+          block_loop(
+              bx, 1,
+              allocate(L, thread_loop(tx, 4, store(L, 1.0f, {make_const(Int(64), 0), make_const(Int(64), 0)}))))},
+      {"local buffer 'L' in kernel 'huge_kernel0' has more than 2^61 bytes"});
 }
 
 TEST(CudaCodegenErrors, BarrierUnderThreadDependentCondition) {
   Buffer A("A", Float(32), {64});
   Buffer S("S", Float(32), {64}, MemoryScope::Shared);
   Var bx("bx"), tx("tx");
-  Stmt body = block_loop(bx, 1, allocate(S, thread_loop(tx, 64, seq({store(S, 1.0f, {tx}),
-                                                                      if_then_else(tx < 32, seq({barrier(), store(A, load(S, {tx + 32}), {tx})}))}))));
+  Stmt body = block_loop(
+      bx, 1,
+      allocate(S, thread_loop(tx, 64,
+                              seq({store(S, 1.0f, {tx}),
+                                   if_then_else(tx < 32, seq({barrier(), store(A, load(S, {tx + 32}), {tx})}))}))));
   expect_cuda_error(LoweredFunc{"diverge", {buffer_param(A)}, body},
-               {"a barrier is inside 'if ((tx < 32))', whose condition depends on threadIdx", "__syncthreads()"});
+                    {"a barrier is inside 'if ((tx < 32))', whose condition depends on threadIdx", "__syncthreads()"});
 }
 
 TEST(CudaCodegenErrors, AccumulationOutsideThreadLoopsWouldRace) {
@@ -308,22 +334,28 @@ TEST(CudaCodegenErrors, AccumulationOutsideThreadLoopsWouldRace) {
   Var bx("bx"), tx("tx");
   Stmt body = block_loop(bx, 1, seq({thread_loop(tx, 64, store(A, 1.0f, {tx})), store(C, load(C, {0}) + 1.0f, {0})}));
   expect_cuda_error(LoweredFunc{"racy", {buffer_param(A), buffer_param(C)}, body},
-               {"the store to 'C' runs outside every threadIdx loop and reads 'C'"});
+                    {"the store to 'C' runs outside every threadIdx loop and reads 'C'"});
 }
 
 TEST(CudaCodegenErrors, UnsupportedBindingsAndUnloweredIR) {
   Buffer A("A", Float(32), {8}), M("M", Float(32), {8, 8});
   Var bx("bx"), v("v"), tx("tx");
-  expect_cuda_error(LoweredFunc{"vt", {buffer_param(A)}, block_loop(bx, 1, for_loop(v, 0, 2, ForKind::ThreadBinding, store(A, 1.0f, {v}), "vthread"))},
-               {"loop 'v' is bound to vthread"});
-  expect_cuda_error(LoweredFunc{"unflat", {buffer_param(M)}, block_loop(bx, 8, thread_loop(tx, 8, store(M, 1.0f, {bx, tx})))},
-               {"store to 'M' has 2 indices", "flattened"});
+  expect_cuda_error(
+      LoweredFunc{"vt",
+                  {buffer_param(A)},
+                  block_loop(bx, 1, for_loop(v, 0, 2, ForKind::ThreadBinding, store(A, 1.0f, {v}), "vthread"))},
+      {"loop 'v' is bound to vthread"});
+  expect_cuda_error(
+      LoweredFunc{"unflat", {buffer_param(M)}, block_loop(bx, 8, thread_loop(tx, 8, store(M, 1.0f, {bx, tx})))},
+      {"store to 'M' has 2 indices", "flattened"});
   Var k("k");
-  expect_cuda_error(LoweredFunc{"dynthreads", {buffer_param(A)}, block_loop(bx, 8, let_stmt(k, bx + 1, thread_loop(tx, k, store(A, 1.0f, {tx}))))},
-               {"the extent k of threadIdx.x loop 'tx' depends on 'k', which is bound inside the kernel"});
+  expect_cuda_error(LoweredFunc{"dynthreads",
+                                {buffer_param(A)},
+                                block_loop(bx, 8, let_stmt(k, bx + 1, thread_loop(tx, k, store(A, 1.0f, {tx}))))},
+                    {"the extent k of threadIdx.x loop 'tx' depends on 'k', which is bound inside the kernel"});
   Var ghost("ghost");
   expect_cuda_error(LoweredFunc{"ghost", {buffer_param(A)}, block_loop(bx, 8, store(A, cast(Float(32), ghost), {bx}))},
-               {"kernel 'ghost_kernel0' reads variable 'ghost'", "neither a parameter"});
+                    {"kernel 'ghost_kernel0' reads variable 'ghost'", "neither a parameter"});
 }
 
 }  // namespace

@@ -92,7 +92,8 @@ NDArray floats(int64_t n, float scale, float offset) {
 
 TEST_F(CudaEmulation, VectorAddUnevenSizes) {
   for (int64_t n : {1000, 1, 63, 64, 65, 130}) {
-    EmulatedRun r = run_and_compare("vadd", {floats(n, 0.1f, 1.0f), floats(n, 0.7f, -2.0f), NDArray::empty({n}, Float(32))});
+    EmulatedRun r =
+        run_and_compare("vadd", {floats(n, 0.1f, 1.0f), floats(n, 0.7f, -2.0f), NDArray::empty({n}, Float(32))});
     ASSERT_EQ(r.launches.size(), 1u);
     EXPECT_EQ(r.launches[0][0], static_cast<unsigned>((n + 63) / 64)) << "grid for n = " << n;
     EXPECT_EQ(r.launches[0][3], 64u);
@@ -120,7 +121,7 @@ TEST_F(CudaEmulation, MatmulWithVirtualThreads) {
   const int M = 37, N = 29, K = 11;
   auto av = ramp_values(M * K, 0.37f, 0.25f), bv = ramp_values(K * N, 0.11f, -0.5f);
   EmulatedRun r = run_and_compare("matmul_vthread", {NDArray::from_vector(av, {M, K}), NDArray::from_vector(bv, {K, N}),
-                                                      NDArray::empty({M, N}, Float(32))});
+                                                     NDArray::empty({M, N}, Float(32))});
   ASSERT_EQ(r.launches.size(), 1u);
   EXPECT_EQ(r.launches[0], (std::array<unsigned, 6>{2, 3, 1, 4, 4, 1}));  // 4 x 4 threads: vthreads are not threads
   ASSERT_EQ(r.arrays.size(), 3u);
@@ -164,7 +165,8 @@ TEST_F(CudaEmulation, ReferenceGemmSchedule) {
 TEST_F(CudaEmulation, TransposeThroughAPaddedSharedTile) {
   const int M = 45, N = 70;
   auto av = ramp_values(M * N, 0.21f, 0.5f);
-  EmulatedRun r = run_and_compare("transpose_shared", {NDArray::from_vector(av, {M, N}), NDArray::empty({N, M}, Float(32))});
+  EmulatedRun r =
+      run_and_compare("transpose_shared", {NDArray::from_vector(av, {M, N}), NDArray::empty({N, M}, Float(32))});
   ASSERT_EQ(r.launches.size(), 1u);
   EXPECT_EQ(r.launches[0], (std::array<unsigned, 6>{2, 3, 1, 32, 8, 1}));
   ASSERT_EQ(r.arrays.size(), 2u);
@@ -212,10 +214,10 @@ TEST_F(CudaEmulation, TupleReductionsAcrossThreads) {
                                      NDArray::empty({rows}, Float(32))});
   }
   const int64_t rows = 3;
-  run_and_compare("layer_norm_welford768", {NDArray::from_vector(ramp_values(rows * 768, 0.11f, 1.0f), {rows, 768}),
-                                            NDArray::from_vector(ramp_values(768, 0.01f, 1.0f), {768}),
-                                            NDArray::from_vector(ramp_values(768, 0.02f, 0.0f), {768}),
-                                            NDArray::empty({rows, 768}, Float(32))});
+  run_and_compare("layer_norm_welford768",
+                  {NDArray::from_vector(ramp_values(rows * 768, 0.11f, 1.0f), {rows, 768}),
+                   NDArray::from_vector(ramp_values(768, 0.01f, 1.0f), {768}),
+                   NDArray::from_vector(ramp_values(768, 0.02f, 0.0f), {768}), NDArray::empty({rows, 768}, Float(32))});
 }
 
 TEST_F(CudaEmulation, SoftmaxRowsTwoReductionsInOneKernel) {
@@ -233,9 +235,9 @@ TEST_F(CudaEmulation, SoftmaxLayerNormAndRowSumOps) {
     SCOPED_TRACE(rows);
     run_and_compare("softmax_op768", {NDArray::from_vector(ramp_values(rows * 768, 0.11f, 1.0f), {rows, 768}),
                                       NDArray::empty({rows, 768}, Float(32))});
-    run_and_compare("layer_norm_op768", {NDArray::from_vector(ramp_values(rows * 768, 0.13f, 5.0f), {rows, 768}),
-                                         floats(768, 0.3f, 1.0f), floats(768, 0.7f, 0.0f),
-                                         NDArray::empty({rows, 768}, Float(32))});
+    run_and_compare("layer_norm_op768",
+                    {NDArray::from_vector(ramp_values(rows * 768, 0.13f, 5.0f), {rows, 768}), floats(768, 0.3f, 1.0f),
+                     floats(768, 0.7f, 0.0f), NDArray::empty({rows, 768}, Float(32))});
     run_and_compare("reduce_rows_op1000", {NDArray::from_vector(ramp_values(rows * 1000, 0.05f, 0.5f), {rows, 1000}),
                                            NDArray::empty({rows}, Float(32))});
   }
@@ -244,7 +246,8 @@ TEST_F(CudaEmulation, SoftmaxLayerNormAndRowSumOps) {
 // grid_sample with channel groups over threads: the emulation as interpret(), and both as
 // the compute under its default schedule (one loop nest, no threads).
 TEST_F(CudaEmulation, GridSampleWithChannelsSplitOverThreads) {
-  for (auto [name, channels] : std::vector<std::pair<std::string, int>>{{"grid_sample_c80", 80}, {"grid_sample_c5_by2", 5}}) {
+  for (auto [name, channels] :
+       std::vector<std::pair<std::string, int>>{{"grid_sample_c80", 80}, {"grid_sample_c5_by2", 5}}) {
     SCOPED_TRACE(name);
     NDArray data = NDArray::from_vector(ramp_values(2 * channels * 9 * 11, 0.3f, 0.0f), {2, channels, 9, 11});
     std::vector<float> g = ramp_values(2 * 7 * 5 * 2, 0.71f, 0.0f);
@@ -266,7 +269,8 @@ TEST_F(CudaEmulation, GridSampleWithChannelsSplitOverThreads) {
 // float4 loads and stores where the addresses are aligned, the lane loop elsewhere: same
 // results either way.
 TEST_F(CudaEmulation, VectorLoadsAndStoresWithTheirScalarFallback) {
-  for (auto [name, offset] : std::vector<std::pair<std::string, int>>{{"vector_access", 0}, {"vector_access_offset", 1}})
+  for (auto [name, offset] :
+       std::vector<std::pair<std::string, int>>{{"vector_access", 0}, {"vector_access_offset", 1}})
     for (int64_t n : {1000, 1001, 3, 256}) {
       SCOPED_TRACE(name + " " + std::to_string(n));
       run_and_compare(name, {floats(n, 0.1f, 1.0f), floats(n + offset, 0.3f, 0.0f), NDArray::empty({n}, Float(32))});
@@ -298,8 +302,8 @@ TEST_F(CudaEmulation, PipelineOfTwoKernelsThroughScratchMemory) {
 
 TEST_F(CudaEmulation, Float16) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> a = {0.1f, -2.5f, 1e-6f, 6e-5f, 65504.f, 65520.f, 70000.f, -70000.f, inf, -inf, nan, 0.0f,
-                          -0.0f, 3.14159f, 100.25f, -127.9f, 1000.5f, 2049.0f, 2051.0f, 1e-8f};
+  std::vector<float> a = {0.1f, -2.5f, 1e-6f, 6e-5f,    65504.f, 65520.f, 70000.f, -70000.f, inf,     -inf,
+                          nan,  0.0f,  -0.0f, 3.14159f, 100.25f, -127.9f, 1000.5f, 2049.0f,  2051.0f, 1e-8f};
   std::vector<half> b;
   for (size_t i = 0; i < a.size(); ++i) b.push_back(half(static_cast<float>(i) * 0.37f - 3.0f));
   for (int k = 0; k < 200; ++k) {  // a sweep over the half range, subnormals included
@@ -317,13 +321,14 @@ std::vector<Argument> int_semantics_args() {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<int32_t> x = {7, -7, 7, -7, INT32_MIN, INT32_MIN, 0, 5, -1, 100, 255, -128, 30000, -30000, 123456, 9};
   std::vector<int32_t> y = {2, 2, -2, -2, -1, 1, 3, 0, 0, -3, 200, 127, 3, -7, 0, -1};
-  std::vector<float> f = {nan, inf, -inf, 3e9f, -3e9f, 255.9f, -0.5f, 1e20f, -129.7f, 127.5f, 2.5f, -2.5f, 4.2e9f,
-                          -1e-30f, 65535.7f, 0.0f};
-  std::vector<double> g = {std::nan(""), 5e9, -5e9, 4294967295.9, 32767.99, -32768.5, 1.8446744073709552e19, -1.0,
-                           2e19, 40000.0, -40000.0, 0.999, 12345.678, -0.0, 1e300, 7.0};
+  std::vector<float> f = {nan,     inf,    -inf, 3e9f,  -3e9f,  255.9f,  -0.5f,    1e20f,
+                          -129.7f, 127.5f, 2.5f, -2.5f, 4.2e9f, -1e-30f, 65535.7f, 0.0f};
+  std::vector<double> g = {std::nan(""), 5e9,  -5e9,    4294967295.9, 32767.99, -32768.5,  1.8446744073709552e19,
+                           -1.0,         2e19, 40000.0, -40000.0,     0.999,    12345.678, -0.0,
+                           1e300,        7.0};
   int64_t n = static_cast<int64_t>(x.size());
-  std::vector<Argument> args = {NDArray::from_vector(x, {n}), NDArray::from_vector(y, {n}), NDArray::from_vector(f, {n}),
-                                NDArray::from_vector(g, {n})};
+  std::vector<Argument> args = {NDArray::from_vector(x, {n}), NDArray::from_vector(y, {n}),
+                                NDArray::from_vector(f, {n}), NDArray::from_vector(g, {n})};
   const LoweredFunc& fn = cuda_test::int_semantics_func();
   for (size_t k = 4; k < fn.params.size(); ++k) args.push_back(NDArray::empty({n}, fn.params[k].buffer.dtype()));
   return args;
@@ -335,12 +340,15 @@ TEST_F(CudaEmulation, IntegerSemanticsIn64BitIndexMode) { run_and_compare("int_s
 
 TEST_F(CudaEmulation, FloatSemantics) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> f = {5.5f, -5.5f, 5.5f, -5.5f, 0.5f, 1.5f, 2.5f, -2.5f, nan, 1.0f, 0.0f, -0.0f, 3.0f, 1e30f, -7.25f, 2.0f};
-  std::vector<float> g = {2.0f, 2.0f, -2.0f, -2.0f, nan, 0.0f, 3.0f, inf, 1.0f, nan, 2.0f, -1.0f, 0.7f, 3.0f, 1.5f, -0.5f};
+  std::vector<float> f = {5.5f, -5.5f, 5.5f, -5.5f, 0.5f, 1.5f,  2.5f,   -2.5f,
+                          nan,  1.0f,  0.0f, -0.0f, 3.0f, 1e30f, -7.25f, 2.0f};
+  std::vector<float> g = {2.0f, 2.0f, -2.0f, -2.0f, nan,  0.0f, 3.0f, inf,
+                          1.0f, nan,  2.0f,  -1.0f, 0.7f, 3.0f, 1.5f, -0.5f};
   std::vector<double> d;
   for (float v : f) d.push_back(static_cast<double>(v) * 1.000000001);
   int64_t n = static_cast<int64_t>(f.size());
-  std::vector<Argument> args = {NDArray::from_vector(f, {n}), NDArray::from_vector(g, {n}), NDArray::from_vector(d, {n})};
+  std::vector<Argument> args = {NDArray::from_vector(f, {n}), NDArray::from_vector(g, {n}),
+                                NDArray::from_vector(d, {n})};
   const LoweredFunc& fn = func("float_semantics");
   for (size_t k = 3; k < fn.params.size(); ++k) args.push_back(NDArray::empty({n}, fn.params[k].buffer.dtype()));
   run_and_compare("float_semantics", args);
@@ -400,8 +408,8 @@ TEST_F(CudaEmulation, ExternCallsRunTheHeadersDeviceFunctions) {
 
 TEST_F(CudaEmulation, VectorStoresLetsAndScalarParameters) {
   for (int64_t n : {64, 50, 3}) {
-    run_and_compare("vector_let", {floats(n, 0.9f, 0.5f), NDArray::empty({n}, Float(32)), NDArray::empty({n}, Float(32)),
-                                   1.5f});
+    run_and_compare("vector_let",
+                    {floats(n, 0.9f, 0.5f), NDArray::empty({n}, Float(32)), NDArray::empty({n}, Float(32)), 1.5f});
   }
 }
 
@@ -423,14 +431,14 @@ TEST_F(CudaEmulation, HostLetsLoopsAndAsserts) {
 }
 
 TEST_F(CudaEmulation, SharedMemoryBetweenTwoThreadLoops) {
-  run_and_compare("reverse4", {NDArray::from_vector(std::vector<float>{1, 2, 3, 4}, {4}), NDArray::empty({4}, Float(32))});
+  run_and_compare("reverse4",
+                  {NDArray::from_vector(std::vector<float>{1, 2, 3, 4}, {4}), NDArray::empty({4}, Float(32))});
 }
 
 TEST_F(CudaEmulation, PlainAndHelperDivisions) {
   std::vector<int32_t> a = {-9, -8, -1, 0, 1, 7, 8, 9, -100, 100, INT32_MIN, INT32_MAX};
   int64_t n = static_cast<int64_t>(a.size());
-  for (int s : {3, -3, 0, -1})
-    run_and_compare("divs", {NDArray::from_vector(a, {n}), NDArray::empty({n}, Int(32)), s});
+  for (int s : {3, -3, 0, -1}) run_and_compare("divs", {NDArray::from_vector(a, {n}), NDArray::empty({n}, Int(32)), s});
 }
 
 TEST_F(CudaEmulation, SixtyFourBitKernelTakesWidenedArguments) {

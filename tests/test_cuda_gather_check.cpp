@@ -19,11 +19,14 @@ bool contains(const std::string& s, const std::string& what) { return s.find(wha
 
 // C[i] = A[index(I[i])], one thread per output, 32 threads a block.
 LoweredFunc gather(const Tensor& A, const Tensor& I, const std::string& name, bool clamp) {
-  Tensor C = compute(I.shape(), [&](Expr i) {
-    Expr k = I(i);
-    if (clamp) k = min(max(k, 0), A.shape()[0] - 1);
-    return A(k);
-  }, "C");
+  Tensor C = compute(
+      I.shape(),
+      [&](Expr i) {
+        Expr k = I(i);
+        if (clamp) k = min(max(k, 0), A.shape()[0] - 1);
+        return A(k);
+      },
+      "C");
   Schedule s = create_schedule({C});
   auto [bx, tx] = s[C].split(C.axis(0), 32);
   s[C].bind(bx, thread_axis("blockIdx.x"));

@@ -21,7 +21,8 @@ LoweredFunc vadd_schedule() {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   Schedule s = create_schedule({C});
   auto [bx, tx] = s[C].split(C.axis(0), 64);
   s[C].bind(bx, thread_axis("blockIdx.x"));
@@ -34,7 +35,8 @@ LoweredFunc matmul_schedule(int M, int N, int K) {
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s = create_schedule({C});
   Tensor AS = s.cache_read(A, "shared", {C});
   Tensor BS = s.cache_read(B, "shared", {C});
@@ -58,7 +60,8 @@ LoweredFunc matmul_local_schedule() {
   Tensor A = placeholder({32, 16}, Float(32), "A");
   Tensor B = placeholder({16, 24}, Float(32), "B");
   IterVar k = reduce_axis({0, 16}, "k");
-  Tensor C = compute({32, 24}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {32, 24}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s = create_schedule({C});
   Tensor CL = s.cache_write(C, "local");
   auto [io, jo, ii, ji] = s[C].tile(C.axis(0), C.axis(1), 8, 8);
@@ -75,7 +78,8 @@ LoweredFunc row_max_schedule() {
   Var n("n"), m("m");
   Tensor A = placeholder({n, m}, Float(32), "A");
   IterVar k = reduce_axis({0, m}, "k");
-  Tensor B = compute({n}, [&](Expr i) { return max(A(i, k), {k}); }, "B");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return max(A(i, k), {k}); }, "B");
   Schedule s = create_schedule({B});
   auto [bo, bi] = s[B].split(B.axis(0), 32);
   s[B].bind(bo, thread_axis("blockIdx.x"));
@@ -87,8 +91,10 @@ LoweredFunc row_max_schedule() {
 LoweredFunc pipeline_schedule() {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor T = compute({n}, [&](Expr i) { return exp(A(i)) * 2.0f; }, "T");
-  Tensor C = compute({n}, [&](Expr i) { return T(i) + A(i); }, "C");
+  Tensor T = compute(
+      {n}, [&](Expr i) { return exp(A(i)) * 2.0f; }, "T");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return T(i) + A(i); }, "C");
   Schedule s = create_schedule({C});
   for (const Tensor& t : {T, C}) {
     auto [o, i] = s[t].split(t.axis(0), t.same_as(T) ? 32 : 16);
@@ -102,7 +108,8 @@ LoweredFunc pipeline_schedule() {
 LoweredFunc half_vector_schedule() {
   Var n("n");
   Tensor A = placeholder({n}, Float(16), "A");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) * A(i) + make_const(Float(16), 0.5); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) * A(i) + make_const(Float(16), 0.5); }, "C");
   Schedule s = create_schedule({C});
   auto [o, v] = s[C].split(C.axis(0), 4);
   auto [bo, bi] = s[C].split(o, 16);
@@ -113,8 +120,8 @@ LoweredFunc half_vector_schedule() {
 }
 
 std::vector<LoweredFunc> all_lowered() {
-  return {vadd_schedule(),       matmul_schedule(64, 48, 40), matmul_schedule(20, 13, 17), matmul_local_schedule(),
-          row_max_schedule(),    pipeline_schedule(),         half_vector_schedule()};
+  return {vadd_schedule(),    matmul_schedule(64, 48, 40), matmul_schedule(20, 13, 17), matmul_local_schedule(),
+          row_max_schedule(), pipeline_schedule(),         half_vector_schedule()};
 }
 
 class CudaLowered : public ::testing::Test {
@@ -177,21 +184,23 @@ NDArray values(std::vector<int64_t> shape, float scale, float offset) {
   int64_t count = 1;
   for (int64_t d : shape) count *= d;
   std::vector<float> v(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) v[static_cast<size_t>(i)] = std::cos(static_cast<float>(i) * scale) * 4.0f + offset;
+  for (int64_t i = 0; i < count; ++i)
+    v[static_cast<size_t>(i)] = std::cos(static_cast<float>(i) * scale) * 4.0f + offset;
   return NDArray::from_vector(v, std::move(shape));
 }
 
 TEST_F(CudaLowered, VectorAddSplitAndBound) {
   for (int64_t n : {1000, 64, 1, 0}) {
-    EmulatedRun r = run_and_compare("lowered_vadd", {values({n}, 0.1f, 1.0f), values({n}, 0.3f, 0.0f),
-                                                      NDArray::empty({n}, Float(32))});
+    EmulatedRun r = run_and_compare("lowered_vadd",
+                                    {values({n}, 0.1f, 1.0f), values({n}, 0.3f, 0.0f), NDArray::empty({n}, Float(32))});
     EXPECT_EQ(r.launches.size(), n > 0 ? 1u : 0u);
   }
 }
 
 TEST_F(CudaLowered, TiledMatmulThroughSharedMemory) {
-  EmulatedRun r = run_and_compare("lowered_matmul_64x48x40", {values({64, 40}, 0.37f, 0.25f), values({40, 48}, 0.11f, -0.5f),
-                                                               NDArray::empty({64, 48}, Float(32))});
+  EmulatedRun r = run_and_compare(
+      "lowered_matmul_64x48x40",
+      {values({64, 40}, 0.37f, 0.25f), values({40, 48}, 0.11f, -0.5f), NDArray::empty({64, 48}, Float(32))});
   ASSERT_EQ(r.launches.size(), 1u);
   EXPECT_EQ(r.launches[0], (std::array<unsigned, 6>{6, 8, 1, 8, 8, 1}));
   const CudaModule m = build_cuda(func("lowered_matmul_64x48x40"));
@@ -204,8 +213,8 @@ TEST_F(CudaLowered, TiledMatmulWithEdges) {
 }
 
 TEST_F(CudaLowered, MatmulWithLocalAccumulator) {
-  run_and_compare("lowered_matmul_local", {values({32, 16}, 0.2f, 0.0f), values({16, 24}, 0.7f, 1.0f),
-                                           NDArray::empty({32, 24}, Float(32))});
+  run_and_compare("lowered_matmul_local",
+                  {values({32, 16}, 0.2f, 0.0f), values({16, 24}, 0.7f, 1.0f), NDArray::empty({32, 24}, Float(32))});
 }
 
 TEST_F(CudaLowered, RowReduction) {

@@ -72,11 +72,10 @@ TEST(CudaNvrtc, BuffersOnlyReadUseTheReadOnlyCache) {
   Var n("n");
   Buffer A("A", Float(32), {n}), B("B", Float(32), {n});
   Stmt body = cuda_test::grid_1d(n, 32, [&](Expr i) { return store(B, load(B, {i}) + load(A, {i}), {i}); });
-  std::string in_place =
-      compile_ptx(build_cuda(LoweredFunc{"accumulate", {cuda_test::buffer_param(A), cuda_test::buffer_param(B)}, body}),
-                  "sm_90");
+  std::string in_place = compile_ptx(
+      build_cuda(LoweredFunc{"accumulate", {cuda_test::buffer_param(A), cuda_test::buffer_param(B)}, body}), "sm_90");
   EXPECT_EQ(loads(in_place, "ld.global.nc."), 1u) << in_place;  // A
-  EXPECT_EQ(loads(in_place, "ld.global."), 2u) << in_place;      // A and B
+  EXPECT_EQ(loads(in_place, "ld.global."), 2u) << in_place;     // A and B
 }
 
 // A cross-thread reduction within a warp is shuffles only; across warps it adds one
@@ -89,14 +88,17 @@ TEST(CudaNvrtc, CrossThreadReductionsUseWarpShuffles) {
     for (size_t at = ptx.find(what); at != std::string::npos; at = ptx.find(what, at + 1)) ++n;
     return n;
   };
-  std::string warp = compile_ptx(build_cuda(cuda_test::row_reduce_func({"w", Reducer::Sum, Float(32), 32, Form::Split})), "sm_90");
+  std::string warp =
+      compile_ptx(build_cuda(cuda_test::row_reduce_func({"w", Reducer::Sum, Float(32), 32, Form::Split})), "sm_90");
   EXPECT_EQ(count(warp, "shfl.sync.down.b32"), 5u) << warp;
   EXPECT_EQ(count(warp, "bar.sync"), 0u) << warp;
   EXPECT_EQ(count(warp, ".shared"), 0u) << warp;
-  std::string blocks = compile_ptx(build_cuda(cuda_test::row_reduce_func({"b", Reducer::Max, Float(32), 256, Form::Split})), "sm_90");
+  std::string blocks =
+      compile_ptx(build_cuda(cuda_test::row_reduce_func({"b", Reducer::Max, Float(32), 256, Form::Split})), "sm_90");
   EXPECT_EQ(count(blocks, "shfl.sync.down.b32"), 8u) << blocks;
   EXPECT_EQ(count(blocks, "bar.sync"), 1u) << blocks;
-  std::string doubles = compile_ptx(build_cuda(cuda_test::row_reduce_func({"d", Reducer::Sum, Float(64), 32, Form::Split})), "sm_90");
+  std::string doubles =
+      compile_ptx(build_cuda(cuda_test::row_reduce_func({"d", Reducer::Sum, Float(64), 32, Form::Split})), "sm_90");
   EXPECT_EQ(count(doubles, "shfl.sync.down.b32"), 10u) << doubles;  // two halves per double
 }
 
@@ -106,16 +108,19 @@ TEST(CudaNvcc, ReferenceSchedulesDoNotSpill) {
   std::string nvcc = cuda_test::nvcc_path();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc not found";
   using Form = cuda_test::RowReduceCase::Form;
-  std::vector<LoweredFunc> funcs = {cuda_test::softmax_op_func(4096, 1024), cuda_test::softmax_op_func(768, 256),
-                                    cuda_test::layer_norm_op_func(768, 256), cuda_test::reduce_rows_op_func(1000, 512),
-                                    cuda_test::row_reduce_func({"rowsum_blocks", Reducer::Sum, Float(32), 1024, Form::Split})};
+  std::vector<LoweredFunc> funcs = {
+      cuda_test::softmax_op_func(4096, 1024), cuda_test::softmax_op_func(768, 256),
+      cuda_test::layer_norm_op_func(768, 256), cuda_test::reduce_rows_op_func(1000, 512),
+      cuda_test::row_reduce_func({"rowsum_blocks", Reducer::Sum, Float(32), 1024, Form::Split})};
   cuda_test::TempDir dir;
   for (const LoweredFunc& f : funcs) {
     std::string cu = dir.path() + "/" + f.name + ".cu";
     cuda_test::write_file(cu, build_cuda(f).source());
-    cuda_test::CommandResult r = cuda_test::nvcc_compile(nvcc, cu, "sm_90", "-cubin --resource-usage", dir.path() + "/o");
+    cuda_test::CommandResult r =
+        cuda_test::nvcc_compile(nvcc, cu, "sm_90", "-cubin --resource-usage", dir.path() + "/o");
     ASSERT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << f.name << ":\n" << r.output;
+    EXPECT_NE(r.output.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << f.name << ":\n"
+                                                                                             << r.output;
   }
 }
 

@@ -20,8 +20,7 @@ namespace {
 
 float reference(float x, float bias, float scale) {
   double v = static_cast<double>(x) + bias;
-  return static_cast<float>(0.5 * v * (1.0 + std::tanh(0.7978845608 * (v + 0.044715 * v * v * v))) *
-                            scale);
+  return static_cast<float>(0.5 * v * (1.0 + std::tanh(0.7978845608 * (v + 0.044715 * v * v * v))) * scale);
 }
 
 struct Op {
@@ -33,8 +32,10 @@ struct Op {
 
   LoweredFunc lowered(bool cuda) const {
     Schedule s = create_schedule({y});
-    if (cuda) my_ops::schedule_bias_gelu_scale_cuda(s, y);
-    else my_ops::schedule_bias_gelu_scale_cpu(s, y);
+    if (cuda)
+      my_ops::schedule_bias_gelu_scale_cuda(s, y);
+    else
+      my_ops::schedule_bias_gelu_scale_cpu(s, y);
     return lower(s, {x, bias, y}, "bias_gelu_scale");
   }
 };
@@ -75,8 +76,7 @@ TEST(CustomOp, InterpretMatchesTheReferenceWithBothSchedules) {
 TEST(CustomOp, JitMatchesTheReference) {
   Op op;
   Function f = build(op.lowered(false))("bias_gelu_scale");
-  EXPECT_EQ(f.signature(),
-            "bias_gelu_scale(x: float32[n, m], bias: float32[m], y: float32[n, m], scale: float32)");
+  EXPECT_EQ(f.signature(), "bias_gelu_scale(x: float32[n, m], bias: float32[m], y: float32[n, m], scale: float32)");
   for (auto [r, c] : kShapes) {
     Data d(r, c, 1.25f);
     NDArray y = NDArray::empty({r, c}, Float(32));
@@ -99,10 +99,10 @@ TEST(CustomOp, BadInputsAndSchedulesAreErrors) {
   Tensor x3 = placeholder({2, 3, 4}, Float(32), "x3");
   Tensor b = placeholder({4}, Float(32), "b");
   expect_error([&] { my_ops::bias_gelu_scale(x3, b, 1.0f); }, {"y", "rank 2", "ranks 3 and 1"});
-  Tensor other = compute({4}, [&](Expr i) { return b(i) * 2.0f; }, "other");
+  Tensor other = compute(
+      {4}, [&](Expr i) { return b(i) * 2.0f; }, "other");
   Schedule s = create_schedule({other});
-  expect_error([&] { my_ops::schedule_bias_gelu_scale_cpu(s, other); },
-               {"other was not made by bias_gelu_scale"});
+  expect_error([&] { my_ops::schedule_bias_gelu_scale_cpu(s, other); }, {"other was not made by bias_gelu_scale"});
 }
 
 TEST(CustomOp, ExportedSharedLibraryMatchesTheReference) {

@@ -29,8 +29,10 @@ struct TwoStages {
   Tensor A, B, C;
   explicit TwoStages(Expr n) {
     A = placeholder({n, 16}, Float(32), "A");
-    B = compute({n, 16}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
-    C = compute({n, 16}, [&](Expr i, Expr j) { return B(i, j) + 1.0f; }, "C");
+    B = compute(
+        {n, 16}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
+    C = compute(
+        {n, 16}, [&](Expr i, Expr j) { return B(i, j) + 1.0f; }, "C");
   }
 };
 
@@ -41,9 +43,12 @@ TEST(Directives, VectorizeOfASymbolicExtentIsRefused) {
   AddOne g({n});
   Schedule s = create_schedule({g.C});
   s[g.C].vectorize(g.C.axis(0));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"stage 'C' vectorizes axis 'i'", "extent n is not a constant",
-                "split it by a constant factor and vectorize the inner loop"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"stage 'C' vectorizes axis 'i'", "extent n is not a constant",
+       "split it by a constant factor and vectorize the inner loop"});
 }
 
 TEST(Directives, UnrollOfASymbolicExtentIsRefused) {
@@ -51,9 +56,12 @@ TEST(Directives, UnrollOfASymbolicExtentIsRefused) {
   AddOne g({n});
   Schedule s = create_schedule({g.C});
   s[g.C].unroll(g.C.axis(0));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"stage 'C' unrolls axis 'i'", "extent n is not a constant",
-                "split it by a constant factor and unroll the inner loop"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"stage 'C' unrolls axis 'i'", "extent n is not a constant",
+       "split it by a constant factor and unroll the inner loop"});
 }
 
 TEST(Directives, VectorizeOfASplitOfASymbolicExtentWorks) {
@@ -80,9 +88,12 @@ TEST(Directives, ParallelInsideAVectorizedLoopIsRefused) {
   Schedule s = create_schedule({g.C});
   s[g.C].vectorize(g.C.axis(0));
   s[g.C].parallel(g.C.axis(1));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"loop 'j' of stage 'C' is parallel", "inside loop 'i' of stage 'C', which is vectorized",
-                "parallelize a loop outside the vectorized one"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"loop 'j' of stage 'C' is parallel", "inside loop 'i' of stage 'C', which is vectorized",
+       "parallelize a loop outside the vectorized one"});
 }
 
 TEST(Directives, ParallelInsideAParallelLoopIsRefused) {
@@ -90,9 +101,12 @@ TEST(Directives, ParallelInsideAParallelLoopIsRefused) {
   Schedule s = create_schedule({g.C});
   s[g.C].parallel(g.C.axis(0));
   s[g.C].parallel(g.C.axis(1));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"loop 'j' of stage 'C' is parallel", "inside loop 'i' of stage 'C', which is parallel",
-                "fuse the two loops and parallelize the fused loop"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"loop 'j' of stage 'C' is parallel", "inside loop 'i' of stage 'C', which is parallel",
+       "fuse the two loops and parallelize the fused loop"});
 }
 
 TEST(Directives, ParallelProducerInsideAParallelConsumerIsRefused) {
@@ -101,8 +115,11 @@ TEST(Directives, ParallelProducerInsideAParallelConsumerIsRefused) {
   s[g.C].parallel(g.C.axis(0));
   s[g.B].compute_at(s[g.C], g.C.axis(0));
   s[g.B].parallel(g.B.axis(1));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"loop 'j' of stage 'B' is parallel", "inside loop 'i' of stage 'C', which is parallel"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"loop 'j' of stage 'B' is parallel", "inside loop 'i' of stage 'C', which is parallel"});
 }
 
 TEST(Directives, VectorizedInsideAVectorizedLoopIsRefused) {
@@ -110,9 +127,12 @@ TEST(Directives, VectorizedInsideAVectorizedLoopIsRefused) {
   Schedule s = create_schedule({g.C});
   s[g.C].vectorize(g.C.axis(0));
   s[g.C].vectorize(g.C.axis(1));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"loop 'j' of stage 'C' is vectorized", "inside loop 'i' of stage 'C', which is vectorized",
-                "vectorize only the innermost of the two"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"loop 'j' of stage 'C' is vectorized", "inside loop 'i' of stage 'C', which is vectorized",
+       "vectorize only the innermost of the two"});
 }
 
 TEST(Directives, ParallelInsideAGpuKernelIsRefused) {
@@ -120,8 +140,11 @@ TEST(Directives, ParallelInsideAGpuKernelIsRefused) {
   Schedule s = create_schedule({g.C});
   s[g.C].bind(g.C.axis(0), thread_axis("blockIdx.x"));
   s[g.C].parallel(g.C.axis(1));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"loop 'j' of stage 'C' is parallel", "which is bound to blockIdx.x", "bind it to a thread axis"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"loop 'j' of stage 'C' is parallel", "which is bound to blockIdx.x", "bind it to a thread axis"});
 }
 
 TEST(Directives, ParallelHostLoopAroundAGpuKernelIsRefused) {
@@ -129,17 +152,23 @@ TEST(Directives, ParallelHostLoopAroundAGpuKernelIsRefused) {
   Schedule s = create_schedule({g.C});
   s[g.C].parallel(g.C.axis(0));
   s[g.C].bind(g.C.axis(1), thread_axis("threadIdx.x"));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"loop 'i' of stage 'C' is parallel", "contains the GPU kernel that loop 'j' of stage 'C' starts",
-                "leave the host loop serial"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"loop 'i' of stage 'C' is parallel", "contains the GPU kernel that loop 'j' of stage 'C' starts",
+       "leave the host loop serial"});
 }
 
 TEST(Directives, VthreadOfASymbolicExtentIsRefused) {
   AddOne g({Expr(8), Var("m")});
   Schedule s = create_schedule({g.C});
   s[g.C].bind(g.C.axis(1), thread_axis("vthread"));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"axis 'j' of stage 'C' is bound to vthread, but its extent m is not a constant", "split_nparts"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"axis 'j' of stage 'C' is bound to vthread, but its extent m is not a constant", "split_nparts"});
   Schedule t = create_schedule({g.C});
   auto [vo, vi] = t[g.C].split_nparts(g.C.axis(1), 100);
   t[g.C].bind(vo, thread_axis("vthread"));
@@ -162,8 +191,11 @@ TEST(Directives, ScheduleOfAnInlinedStageIsRefused) {
   Schedule s = create_schedule({g.C});
   s[g.B].vectorize(g.B.axis(1));
   s[g.B].compute_inline();
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"stage 'B' is inlined", "'j' vectorized", "remove its loop schedule"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"stage 'B' is inlined", "'j' vectorized", "remove its loop schedule"});
   Schedule t = create_schedule({g.C});
   t[g.B].split(g.B.axis(0), 2);
   t[g.B].compute_inline();
@@ -181,7 +213,8 @@ TEST(Directives, SetScopeOnAnOutputIsRefused) {
 TEST(Directives, RfactorOfAnAnnotatedStageIsRefused) {
   Tensor A = placeholder({8, 64}, Float(32), "A");
   IterVar k = reduce_axis({0, 64}, "k");
-  Tensor C = compute({8}, [&](Expr i) { return sum(A(i, k), {k}); }, "C");
+  Tensor C = compute(
+      {8}, [&](Expr i) { return sum(A(i, k), {k}); }, "C");
   Schedule s = create_schedule({C});
   s[C].parallel(C.axis(0));
   auto [ko, ki] = s[C].split(k, 16);

@@ -21,8 +21,7 @@ static_assert(sizeof(::DLManagedTensor) == sizeof(te::dlpack::DLManagedTensor));
 static_assert(offsetof(::DLManagedTensor, deleter) == offsetof(te::dlpack::DLManagedTensor, deleter));
 #if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
 static_assert(sizeof(::DLManagedTensorVersioned) == sizeof(te::dlpack::DLManagedTensorVersioned));
-static_assert(offsetof(::DLManagedTensorVersioned, flags) ==
-              offsetof(te::dlpack::DLManagedTensorVersioned, flags));
+static_assert(offsetof(::DLManagedTensorVersioned, flags) == offsetof(te::dlpack::DLManagedTensorVersioned, flags));
 static_assert(offsetof(::DLManagedTensorVersioned, dl_tensor) ==
               offsetof(te::dlpack::DLManagedTensorVersioned, dl_tensor));
 #endif
@@ -52,9 +51,7 @@ struct Producer {
     fill(versioned.dl_tensor);
     versioned.version = {1, 0};
     versioned.manager_ctx = this;
-    versioned.deleter = [](DLManagedTensorVersioned* self) {
-      ++static_cast<Producer*>(self->manager_ctx)->deletions;
-    };
+    versioned.deleter = [](DLManagedTensorVersioned* self) { ++static_cast<Producer*>(self->manager_ctx)->deletions; };
   }
   void fill(DLTensor& t) {
     t.data = data.data();
@@ -173,12 +170,11 @@ TEST(DLPack, DtypesMapBothWaysIncludingFloat16AndBool) {
     DataType te;
     uint8_t code, bits;
   };
-  const Case cases[] = {{Bool(), dlpack::kDLBool, 8},      {Int(8), dlpack::kDLInt, 8},
-                        {Int(16), dlpack::kDLInt, 16},     {Int(32), dlpack::kDLInt, 32},
-                        {Int(64), dlpack::kDLInt, 64},     {UInt(8), dlpack::kDLUInt, 8},
-                        {UInt(16), dlpack::kDLUInt, 16},   {UInt(32), dlpack::kDLUInt, 32},
-                        {UInt(64), dlpack::kDLUInt, 64},   {Float(16), dlpack::kDLFloat, 16},
-                        {Float(32), dlpack::kDLFloat, 32}, {Float(64), dlpack::kDLFloat, 64}};
+  const Case cases[] = {
+      {Bool(), dlpack::kDLBool, 8},      {Int(8), dlpack::kDLInt, 8},       {Int(16), dlpack::kDLInt, 16},
+      {Int(32), dlpack::kDLInt, 32},     {Int(64), dlpack::kDLInt, 64},     {UInt(8), dlpack::kDLUInt, 8},
+      {UInt(16), dlpack::kDLUInt, 16},   {UInt(32), dlpack::kDLUInt, 32},   {UInt(64), dlpack::kDLUInt, 64},
+      {Float(16), dlpack::kDLFloat, 16}, {Float(32), dlpack::kDLFloat, 32}, {Float(64), dlpack::kDLFloat, 64}};
   for (const Case& c : cases) {
     NDArray a = NDArray::empty({2}, c.te);
     DLManagedTensor* t = a.to_dlpack();
@@ -210,9 +206,8 @@ TEST(DLPack, StridesOfCompactLayoutsAreAcceptedOthersRejected) {
   // A transposed view: rejected, and the tensor stays the caller's (no deleter call).
   Producer r({2, 3}, iota(6));
   r.set_strides({1, 2});
-  expect_error([&] { NDArray::from_dlpack(&r.managed); },
-               {"NDArray::from_dlpack", "strides (1, 2)", "shape (2, 3)", "not compact row-major",
-                "expected (3, 1)", "contiguous"});
+  expect_error([&] { NDArray::from_dlpack(&r.managed); }, {"NDArray::from_dlpack", "strides (1, 2)", "shape (2, 3)",
+                                                           "not compact row-major", "expected (3, 1)", "contiguous"});
   EXPECT_EQ(r.deletions, 0);
 }
 
@@ -296,7 +291,8 @@ LoweredFunc saxpy_like() {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) * 2.0f + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) * 2.0f + B(i); }, "C");
   Schedule s = create_schedule({C});
   auto [xo, xi] = s[C].split(C.axis(0), 4);
   s[C].vectorize(xi);

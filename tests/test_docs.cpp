@@ -52,8 +52,7 @@ std::map<std::string, std::string> code_regions() {
     size_t at = lines[k].find("// [doc:");
     std::string name = lines[k].substr(at + 8, lines[k].find(']', at) - at - 8);
     std::vector<std::string> body;
-    for (++k; k < lines.size() && !starts_marker(lines[k], "// [/doc]"); ++k)
-      body.push_back(lines[k]);
+    for (++k; k < lines.size() && !starts_marker(lines[k], "// [/doc]"); ++k) body.push_back(lines[k]);
     size_t indent = std::string::npos;
     for (const std::string& l : body)
       if (l.find_first_not_of(' ') != std::string::npos) indent = std::min(indent, l.find_first_not_of(' '));
@@ -117,13 +116,16 @@ TEST(Docs, MarkedBlocksMatchWhatTeProducesNow) {
       if (shown == it->second) continue;
       if (update) {
         std::vector<std::string> fresh = lines_of(it->second);
-        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(b->first), lines.begin() + static_cast<std::ptrdiff_t>(b->last));
+        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(b->first),
+                    lines.begin() + static_cast<std::ptrdiff_t>(b->last));
         lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(b->first), fresh.begin(), fresh.end());
         changed = true;
       } else {
         ADD_FAILURE() << file << ": the " << b->kind << " block '" << b->name
                       << "' differs from what te produces now (TE_UPDATE_DOCS=1 rewrites it).\n"
-                      << "--- in the docs:\n" << shown << "--- te now:\n" << it->second;
+                      << "--- in the docs:\n"
+                      << shown << "--- te now:\n"
+                      << it->second;
       }
     }
     if (changed) {

@@ -21,7 +21,8 @@ struct Matmul {
     A = placeholder({M, K}, Float(32), "A");
     B = placeholder({K, N}, Float(32), "B");
     k = reduce_axis({0, K}, "k");
-    C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    C = compute(
+        {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   }
 };
 
@@ -84,7 +85,8 @@ void run_and_check(const LoweredFunc& f, int M, int N, int K, const std::string&
   for (const Param& p : f.params) symbolic = symbolic || !p.is_buffer();
   if (symbolic) args.push_back(Argument(static_cast<int64_t>(K)));
   run_backends(f, args);
-  expect_close(c.to_vector<float>(), matmul_reference(a.to_vector<float>(), b.to_vector<float>(), M, N, K), 1e-5f, what);
+  expect_close(c.to_vector<float>(), matmul_reference(a.to_vector<float>(), b.to_vector<float>(), M, N, K), 1e-5f,
+               what);
 }
 
 }  // namespace
@@ -101,7 +103,8 @@ TEST(DoubleBuffer, TwoBuffersAndOneBarrierPerIteration) {
   EXPECT_EQ(barriers_in(k1->body), 2);      // before the fetch and before the reads
   EXPECT_EQ(barriers_in(k2->body), 2);      // one per iteration of k.outer
   const std::string ir = to_string(doubled.body);
-  for (const char* alloc : {"allocate A.shared[", "allocate A.shared.db[", "allocate B.shared[", "allocate B.shared.db["})
+  for (const char* alloc :
+       {"allocate A.shared[", "allocate A.shared.db[", "allocate B.shared[", "allocate B.shared.db["})
     EXPECT_NE(ir.find(alloc), std::string::npos) << alloc << "\n" << ir;
   // The first tiles are fetched before the loop; 8 is even, so the loop's first half
   // fetches unguarded and its second half guards the fetch past the end.
@@ -145,32 +148,45 @@ TEST(DoubleBuffer, MisusesAreErrors) {
     Schedule s = create_schedule({g.C});
     Tensor AL = s.cache_read(g.A, "local", {g.C});
     s[AL].double_buffer();
-    expect_error([&] { lower(s, {g.A, g.B, g.C}, "f"); },
-                 {"stage 'A.local' is double-buffered but computed at the root", "compute_at"});
+    expect_error(
+        [&] {
+          lower(s, {g.A, g.B, g.C}, "f");
+        },
+        {"stage 'A.local' is double-buffered but computed at the root", "compute_at"});
   }
   {  // inlined
     Schedule s = create_schedule({g.C});
     Tensor AL = s.cache_read(g.A, "local", {g.C});
     s[AL].double_buffer();
     s[AL].compute_inline();
-    expect_error([&] { lower(s, {g.A, g.B, g.C}, "f"); },
-                 {"stage 'A.local' is inlined (compute_inline), so it has no buffer, but double_buffer doubles one"});
+    expect_error(
+        [&] {
+          lower(s, {g.A, g.B, g.C}, "f");
+        },
+        {"stage 'A.local' is inlined (compute_inline), so it has no buffer, but double_buffer doubles one"});
   }
   for (bool parallel : {true, false}) {  // at a loop whose iterations do not run one after another
     Schedule s = create_schedule({g.C});
     Tensor AL = s.cache_read(g.A, "local", {g.C});
-    if (parallel) s[g.C].parallel(g.C.axis(0));
-    else s[g.C].bind(g.C.axis(0), thread_axis("threadIdx.x"));
+    if (parallel)
+      s[g.C].parallel(g.C.axis(0));
+    else
+      s[g.C].bind(g.C.axis(0), thread_axis("threadIdx.x"));
     s[AL].compute_at(s[g.C], g.C.axis(0));
     s[AL].double_buffer();
-    expect_error([&] { lower(s, {g.A, g.B, g.C}, "f"); },
-                 {"stage 'A.local' is double-buffered at loop 'i' of stage 'C', which is ",
-                  parallel ? "which is parallel" : "which is bound to threadIdx.x", "compute the stage at a serial loop"});
+    expect_error(
+        [&] {
+          lower(s, {g.A, g.B, g.C}, "f");
+        },
+        {"stage 'A.local' is double-buffered at loop 'i' of stage 'C', which is ",
+         parallel ? "which is parallel" : "which is bound to threadIdx.x", "compute the stage at a serial loop"});
   }
   {  // its source is computed in the same loop: the next tile cannot be fetched ahead
-    Tensor A2 = compute({8, 16}, [&](Expr i, Expr j) { return g.A(i, j) * 2.0f; }, "A2");
+    Tensor A2 = compute(
+        {8, 16}, [&](Expr i, Expr j) { return g.A(i, j) * 2.0f; }, "A2");
     IterVar k = reduce_axis({0, 16}, "k");
-    Tensor C = compute({8, 8}, [&](Expr i, Expr j) { return sum(A2(i, k) * g.B(k, j), {k}); }, "C");
+    Tensor C = compute(
+        {8, 8}, [&](Expr i, Expr j) { return sum(A2(i, k) * g.B(k, j), {k}); }, "C");
     Schedule s = create_schedule({C});
     Tensor AL = s.cache_read(A2, "local", {C});
     auto [ko, ki] = s[C].split(k, 4);
@@ -178,10 +194,14 @@ TEST(DoubleBuffer, MisusesAreErrors) {
     s[A2].compute_at(s[C], ko);
     s[AL].compute_at(s[C], ko);
     s[AL].double_buffer();
-    expect_error([&] { lower(s, {g.A, g.B, C}, "f"); },
-                 {"stage 'A2.local' is double-buffered at loop 'k.outer'", "it reads 'A2', which the same loop "
-                                                                           "computes",
-                  "compute 'A2' outside the loop"});
+    expect_error(
+        [&] {
+          lower(s, {g.A, g.B, C}, "f");
+        },
+        {"stage 'A2.local' is double-buffered at loop 'k.outer'",
+         "it reads 'A2', which the same loop "
+         "computes",
+         "compute 'A2' outside the loop"});
     (void)ki;
   }
 }

@@ -11,7 +11,8 @@ using namespace te;
 
 TEST(CudaErrors, TooManyThreadsPerBlock) {
   Tensor A = placeholder({4096}, Float(32), "A");
-  Tensor C = compute({4096}, [&](Expr i) { return A(i) * 2.0f; }, "C");
+  Tensor C = compute(
+      {4096}, [&](Expr i) { return A(i) * 2.0f; }, "C");
   Schedule s = create_schedule({C});
   auto [bx, tx] = s[C].split(C.axis(0), 2048);
   s[C].bind(bx, thread_axis("blockIdx.x"));
@@ -20,7 +21,8 @@ TEST(CudaErrors, TooManyThreadsPerBlock) {
   expect_error([&] { build_cuda(f); }, {"kernel 'wide_kernel0'", "threadIdx.x", "2048", "at most 1024"});
   // Two axes whose product is over the limit.
   Tensor M = placeholder({64, 64}, Float(32), "M");
-  Tensor N = compute({64, 64}, [&](Expr i, Expr j) { return M(i, j) + 1.0f; }, "N");
+  Tensor N = compute(
+      {64, 64}, [&](Expr i, Expr j) { return M(i, j) + 1.0f; }, "N");
   Schedule t = create_schedule({N});
   auto [yo, yi] = t[N].split(N.axis(0), 32);
   auto [xo, xi] = t[N].split(N.axis(1), 64);
@@ -29,14 +31,18 @@ TEST(CudaErrors, TooManyThreadsPerBlock) {
   t[N].bind(xo, thread_axis("blockIdx.x"));
   t[N].bind(yi, thread_axis("threadIdx.y"));
   t[N].bind(xi, thread_axis("threadIdx.x"));
-  expect_error([&] { build_cuda(lower(t, {M, N}, "square")); },
-               {"kernel 'square_kernel0'", "2048 threads per block", "the limit is 1024"});
+  expect_error(
+      [&] {
+        build_cuda(lower(t, {M, N}, "square"));
+      },
+      {"kernel 'square_kernel0'", "2048 threads per block", "the limit is 1024"});
 }
 
 TEST(CudaErrors, TooMuchSharedMemory) {
   // A 128 x 128 float32 tile in shared memory per block: 64 KiB, over the 48 KiB static limit.
   Tensor A = placeholder({256, 128}, Float(32), "A");
-  Tensor C = compute({256, 128}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "C");
+  Tensor C = compute(
+      {256, 128}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "C");
   Schedule s = create_schedule({C});
   Tensor AS = s.cache_read(A, "shared", {C});
   auto [bo, bi] = s[C].split(C.axis(0), 128);

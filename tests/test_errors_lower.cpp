@@ -39,7 +39,8 @@ struct AddOne {
   Tensor A, C;
   explicit AddOne(Expr extent) {
     A = placeholder({extent}, Float(32), "A");
-    C = compute({extent}, [&](Expr i) { return A(i) + 1.0f; }, "C");
+    C = compute(
+        {extent}, [&](Expr i) { return A(i) + 1.0f; }, "C");
   }
 };
 
@@ -50,8 +51,11 @@ TEST(LowerErrors, VectorizeOfMoreThan64LanesIsRefused) {
   AddOne g(Expr(65));
   Schedule s = create_schedule({g.C});
   s[g.C].vectorize(g.C.axis(0));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"vectorize", "loop 'i'", "65 iterations", "at most 64 lanes", "split the axis"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"vectorize", "loop 'i'", "65 iterations", "at most 64 lanes", "split the axis"});
   AddOne big(Expr(100000));  // would not even fit the 16-bit lane count of a type
   Schedule t = create_schedule({big.C});
   t[big.C].vectorize(big.C.axis(0));
@@ -68,8 +72,11 @@ TEST(LowerErrors, UnrollOfMoreThan4096IterationsIsRefused) {
   AddOne g(Expr(4097));
   Schedule s = create_schedule({g.C});
   s[g.C].unroll(g.C.axis(0));
-  expect_error([&] { lower(s, {g.A, g.C}, "f"); },
-               {"unroll", "loop 'i'", "4097 iterations", "at most 4096", "split the axis"});
+  expect_error(
+      [&] {
+        lower(s, {g.A, g.C}, "f");
+      },
+      {"unroll", "loop 'i'", "4097 iterations", "at most 4096", "split the axis"});
   // Split first: fine.
   Schedule t = create_schedule({g.C});
   t[g.C].unroll(t[g.C].split(g.C.axis(0), 8).second);
@@ -83,7 +90,8 @@ TEST(LowerErrors, NonDividingSplitsAreGuardedEverywhere) {
   {  // A reduction axis of 10 split by 3: the last chunk holds 1 element.
     Tensor A = placeholder({10}, Float(32), "A");
     IterVar k = reduce_axis({0, 10}, "k");
-    Tensor C = compute({1}, [&](Expr) { return sum(A(k), {k}); }, "C");
+    Tensor C = compute(
+        {1}, [&](Expr) { return sum(A(k), {k}); }, "C");
     Schedule s = create_schedule({C});
     s[C].split(k, 3);
     auto [interp, jit] = run_both(lower(s, {A, C}, "f"), {NDArray::from_vector(iota(10), {10})}, {1});
@@ -92,8 +100,10 @@ TEST(LowerErrors, NonDividingSplitsAreGuardedEverywhere) {
   }
   {  // B computed per chunk of 3 of C, and split by 2 there.
     Tensor A = placeholder({10}, Float(32), "A");
-    Tensor B = compute({10}, [&](Expr i) { return A(i) * 2.0f; }, "B");
-    Tensor C = compute({10}, [&](Expr i) { return B(i) + 1.0f; }, "C");
+    Tensor B = compute(
+        {10}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+    Tensor C = compute(
+        {10}, [&](Expr i) { return B(i) + 1.0f; }, "C");
     Schedule s = create_schedule({C});
     IterVar o = s[C].split(C.axis(0), 3).first;
     s[B].compute_at(s[C], o);
@@ -120,23 +130,30 @@ TEST(LowerErrors, NonDividingSplitsAreGuardedEverywhere) {
 
 TEST(LowerErrors, ExtentsBeyondInt32AreRefused) {
   Tensor A = placeholder({100000, 100000}, Float(32), "A");
-  Tensor C = compute({100000, 100000}, [&](Expr i, Expr j) { return A(i, j) + 1.0f; }, "C");
+  Tensor C = compute(
+      {100000, 100000}, [&](Expr i, Expr j) { return A(i, j) + 1.0f; }, "C");
   Schedule s = create_schedule({C});
   s[C].fuse(C.axis(0), C.axis(1));
-  expect_error([&] { lower(s, {A, C}, "f"); }, {"fuse", "axis 'i.j.fused'", "100000 x 100000", "beyond int32", "int64"});
+  expect_error(
+      [&] {
+        lower(s, {A, C}, "f");
+      },
+      {"fuse", "axis 'i.j.fused'", "100000 x 100000", "beyond int32", "int64"});
   Schedule t = create_schedule({C});
-  expect_error([&] { lower(t, {A, C}, "f"); },
-               {"lower", "buffer 'A'", "100000 x 100000", "int32 indices", "int64"});
+  expect_error([&] { lower(t, {A, C}, "f"); }, {"lower", "buffer 'A'", "100000 x 100000", "int32 indices", "int64"});
   // An intermediate buffer too.
   Tensor X = placeholder({100000}, Float(32), "X");
-  Tensor B = compute({100000, 100000}, [&](Expr i, Expr j) { return X(i) * X(j); }, "B");
+  Tensor B = compute(
+      {100000, 100000}, [&](Expr i, Expr j) { return X(i) * X(j); }, "B");
   IterVar k = reduce_axis({0, 100000}, "k");
-  Tensor D = compute({100000}, [&](Expr i) { return sum(B(i, k), {k}); }, "D");
+  Tensor D = compute(
+      {100000}, [&](Expr i) { return sum(B(i, k), {k}); }, "D");
   expect_error([&] { lower(create_schedule({D}), {X, D}, "f"); }, {"buffer 'B'", "beyond what int32 indices reach"});
   // int64 extents lower.
   Expr big = make_const(Int(64), 100000);
   Tensor A64 = placeholder({big, big}, Float(32), "A64");
-  Tensor C64 = compute({big, big}, [&](Expr i, Expr j) { return A64(i, j) + 1.0f; }, "C64");
+  Tensor C64 = compute(
+      {big, big}, [&](Expr i, Expr j) { return A64(i, j) + 1.0f; }, "C64");
   EXPECT_NO_THROW(lower(create_schedule({C64}), {A64, C64}, "f"));
 }
 
@@ -146,8 +163,10 @@ TEST(LowerErrors, ZeroSizeExtentsWork) {
   Var n("n");
   Tensor A = placeholder({n, 3}, Float(32), "A");
   IterVar k = reduce_axis({0, n}, "k");
-  Tensor S = compute({3}, [&](Expr j) { return sum(A(k, j), {k}); }, "S");
-  Tensor D = compute({n, 3}, [&](Expr i, Expr j) { return A(i, j) + 1.0f; }, "D");
+  Tensor S = compute(
+      {3}, [&](Expr j) { return sum(A(k, j), {k}); }, "S");
+  Tensor D = compute(
+      {n, 3}, [&](Expr i, Expr j) { return A(i, j) + 1.0f; }, "D");
   Schedule s = create_schedule({S, D});
   auto [o, in] = s[D].split(D.axis(0), 4);
   s[D].parallel(o);
@@ -168,7 +187,8 @@ TEST(LowerErrors, ZeroSizeExtentsWork) {
   }
   // Constant zero extents, too.
   Tensor Z = placeholder({0}, Float(32), "Z");
-  Tensor E = compute({0}, [&](Expr i) { return Z(i) * 2.0f; }, "E");
+  Tensor E = compute(
+      {0}, [&](Expr i) { return Z(i) * 2.0f; }, "E");
   Schedule t = create_schedule({E});
   t[E].vectorize(t[E].split(E.axis(0), 8).second);
   LoweredFunc g = lower(t, {Z, E}, "g");

@@ -19,7 +19,8 @@ struct Gather {
   Var n{"n"}, m{"m"};
   Tensor A = placeholder({m}, Float(32), "A");
   Tensor B = placeholder({n}, Int(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(B(i)); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(B(i)); }, "C");
 };
 
 NDArray floats(std::vector<float> v) {
@@ -79,7 +80,8 @@ TEST(RuntimeErrors, GuardedGatherOfBadIndicesSucceeds) {
 TEST(RuntimeErrors, InterpretChecksItsArguments) {
   Var n("n");
   Tensor A = placeholder({n, 4}, Float(32), "A");
-  Tensor C = compute({n, 4}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "C");
+  Tensor C = compute(
+      {n, 4}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "C");
   LoweredFunc f = lower(create_schedule({C}), {A, C}, "twice");
   NDArray a = NDArray::empty({3, 4}, Float(32)), c = NDArray::empty({3, 4}, Float(32));
   expect_error([&] { interpret(f, {a}); }, {"twice", "2", "1"});
@@ -99,15 +101,19 @@ TEST(RuntimeErrors, InterpretChecksItsArguments) {
 TEST(RuntimeErrors, ArraysBeyondInt32IndicesAreRefused) {
   Var n("n"), m("m");
   Tensor A = placeholder({n, m}, UInt(8), "A");
-  Tensor C = compute({n, m}, [&](Expr i, Expr j) { return A(i, j); }, "C");
+  Tensor C = compute(
+      {n, m}, [&](Expr i, Expr j) { return A(i, j); }, "C");
   Module mod = build(lower(create_schedule({C}), {A, C}, "copy"));
   std::vector<uint8_t> small(16);
   int64_t shape[2] = {65536, 65536};
   dlpack::DLTensor huge{small.data(), {dlpack::kDLCPU, 0}, 2, {dlpack::kDLUInt, 8, 1}, shape, nullptr, 0};
   expect_error([&] { mod("copy")(&huge, &huge); },
                {"copy", "argument 1 ('A')", "65536", "more than 2147483647 elements", "int64"});
-  expect_error([&] { interpret(lower(create_schedule({C}), {A, C}, "copy"), {&huge, &huge}); },
-               {"copy", "parameter 'A'", "65536", "more than 2147483647 elements", "int64"});
+  expect_error(
+      [&] {
+        interpret(lower(create_schedule({C}), {A, C}, "copy"), {&huge, &huge});
+      },
+      {"copy", "parameter 'A'", "65536", "more than 2147483647 elements", "int64"});
 }
 
 // Hand-built loop IR can scatter through indices read from memory (compute() cannot):
@@ -119,15 +125,18 @@ TEST(RuntimeErrors, ScatterWithAnIndexOutsideTheOutputFails) {
   pa.buffer = A;
   pb.buffer = B;
   Stmt scalar = for_loop(i, 0, n, ForKind::Serial, store(A, cast(Float(32), i), {load(B, {i})}));
-  Stmt vector = for_loop(io, 0, n / 4, ForKind::Serial,
-                         store(A, broadcast(Expr(1.0f), 4), {load(B, {ramp(io * 4, 1, 4)})}));
+  Stmt vector =
+      for_loop(io, 0, n / 4, ForKind::Serial, store(A, broadcast(Expr(1.0f), 4), {load(B, {ramp(io * 4, 1, 4)})}));
   for (const Stmt& body : {scalar, vector}) {
     LoweredFunc f{"scatter", {pa, pb}, body};
     Module m = build(f);
     NDArray a = floats({0, 0, 0, 0});
     for (int32_t bad : {4, -1, 1000000}) {
-      expect_error([&] { m("scatter")(a, ints({0, 1, bad, 3})); },
-                   {"scatter", "out-of-bounds store to buffer 'A'", "read from memory"});
+      expect_error(
+          [&] {
+            m("scatter")(a, ints({0, 1, bad, 3}));
+          },
+          {"scatter", "out-of-bounds store to buffer 'A'", "read from memory"});
       expect_error([&] { interpret(f, {a, ints({0, 1, bad, 3})}); }, {"out-of-bounds store to buffer 'A'"});
     }
     m("scatter")(a, ints({3, 2, 1, 0}));  // in range: no error

@@ -16,8 +16,8 @@ TEST(DataType, NamesAndParse) {
   EXPECT_EQ(UInt(8).to_string(), "uint8");
   EXPECT_EQ(Bool().to_string(), "bool");
   EXPECT_EQ(Float(16, 8).to_string(), "float16x8");
-  for (DataType t : {Float(16), Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16),
-                     UInt(32), UInt(64), Bool(), Float(32, 4), Int(8, 64)})
+  for (DataType t : {Float(16), Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32),
+                     UInt(64), Bool(), Float(32, 4), Int(8, 64)})
     EXPECT_EQ(DataType::parse(t.to_string()), t);
   expect_error([] { DataType::parse("float8"); }, {"unknown data type 'float8'"});
   expect_error([] { DataType::parse("int32x0"); }, {"unknown data type 'int32x0'"});
@@ -186,21 +186,23 @@ TEST(Tensor, PlaceholderAndCompute) {
   EXPECT_EQ(A.ndim(), 2);
   EXPECT_EQ(A.dtype(), Float(32));
   EXPECT_TRUE(A.is_placeholder());
-  Tensor B = compute({n, 4}, [&](Expr i, Expr j) { return A(i, j) * 2; }, "B");
+  Tensor B = compute(
+      {n, 4}, [&](Expr i, Expr j) { return A(i, j) * 2; }, "B");
   EXPECT_EQ(B.dtype(), Float(32));
   EXPECT_EQ(B.axis(0).name(), "i");
   EXPECT_EQ(B.axis(1).name(), "j");
   ASSERT_EQ(B.op()->inputs.size(), 1u);
   EXPECT_EQ(B.op()->inputs[0], A.op());
-  Tensor C = compute({n}, [&](const std::vector<Var>& v) { return B(v[0], 0) + A(v[0], 1); }, "C");
+  Tensor C = compute(
+      {n}, [&](const std::vector<Var>& v) { return B(v[0], 0) + A(v[0], 1); }, "C");
   auto order = topo_sort({C});
   ASSERT_EQ(order.size(), 3u);
   EXPECT_EQ(order[0], A.op());
   EXPECT_EQ(order[1], B.op());
   EXPECT_EQ(order[2], C.op());
-  Tensor D = compute({2, 3, 4, 5, 6, 7}, [](Expr a, Expr b, Expr c, Expr d, Expr e, Expr f) {
-    return a + b + c + d + e + f;
-  }, "D", {"a", "b", "c", "d", "e", "f"});
+  Tensor D =
+      compute({2, 3, 4, 5, 6, 7}, [](Expr a, Expr b, Expr c, Expr d, Expr e, Expr f) { return a + b + c + d + e + f; },
+              "D", {"a", "b", "c", "d", "e", "f"});
   EXPECT_EQ(D.axis(5).name(), "f");
   EXPECT_EQ(D.dtype(), Int(32));
 }
@@ -209,16 +211,24 @@ TEST(Tensor, Reductions) {
   Var n("n"), m("m");
   Tensor A = placeholder({n, m}, Float(32), "A");
   IterVar k = reduce_axis({0, m}, "k");
-  Tensor S = compute({n}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");
+  Tensor S = compute(
+      {n}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");
   EXPECT_EQ(S.reduce_axis(0).name(), "k");
   EXPECT_EQ(S.op()->body.as<ReduceNode>()->reducer, Reducer::Sum);
-  Tensor Mx = compute({n}, [&](Expr i) { return max(A(i, k), {k}, k < 3); }, "Mx");
+  Tensor Mx = compute(
+      {n}, [&](Expr i) { return max(A(i, k), {k}, k < 3); }, "Mx");
   EXPECT_EQ(Mx.op()->body.as<ReduceNode>()->reducer, Reducer::Max);
   EXPECT_TRUE(Mx.op()->body.as<ReduceNode>()->condition.defined());
-  Tensor Mn = compute({n}, [&](Expr i) { return min(A(i, k), {k}); }, "Mn");
+  Tensor Mn = compute(
+      {n}, [&](Expr i) { return min(A(i, k), {k}); }, "Mn");
   EXPECT_EQ(Mn.op()->body.as<ReduceNode>()->reducer, Reducer::Min);
   IterVar r1 = reduce_axis({0, 3}, "r1"), r2 = reduce_axis({0, 3}, "r2");
-  Tensor P = compute({n}, [&](Expr i) { return prod(A(i + r1, r2), {r1, r2}); }, "P");
+  Tensor P = compute(
+      {n},
+      [&](Expr i) {
+        return prod(A(i + r1, r2), {r1, r2});
+      },
+      "P");
   EXPECT_EQ(P.op()->reduce_axis.size(), 2u);
   EXPECT_EQ(*as_const_int(reducer_identity(Reducer::Prod, Int(32))), 1);
 }
@@ -232,19 +242,35 @@ TEST(Tensor, Errors) {
   expect_error([&] { (void)placeholder({-1}, Float(32), "P"); }, {"placeholder 'P'", "negative"});
   expect_error([&] { (void)placeholder({Expr(1.5f)}, Float(32), "P"); }, {"placeholder 'P'", "float32"});
   expect_error([&] { (void)A.axis(0); }, {"tensor 'A'", "placeholder"});
-  expect_error([&] { compute({n}, [&](Expr i) { return sum(A(k), {k}) + A(i); }, "R"); },
-               {"compute 'R'", "whole body"});
-  expect_error([&] { compute({n}, [&](Expr i) { return sum(A(i), {IterVar(Range(0, 4), Var("z"), IterVarType::DataPar)}); }, "R"); },
-               {"sum", "'z'", "not a reduction axis"});
+  expect_error(
+      [&] {
+        compute(
+            {n}, [&](Expr i) { return sum(A(k), {k}) + A(i); }, "R");
+      },
+      {"compute 'R'", "whole body"});
+  expect_error(
+      [&] {
+        compute(
+            {n}, [&](Expr i) { return sum(A(i), {IterVar(Range(0, 4), Var("z"), IterVarType::DataPar)}); }, "R");
+      },
+      {"sum", "'z'", "not a reduction axis"});
   expect_error([&] { (void)sum(A(k), {}); }, {"sum", "at least one"});
   expect_error([&] { (void)sum(A(k), {k, k}); }, {"sum", "'k'", "listed twice"});
   expect_error([&] { (void)sum(A(k) > 0.0f, {k}); }, {"sum", "bool"});
   expect_error([&] { (void)reduce_axis({0.0f, 1.0f}, "kk"); }, {"reduce_axis 'kk'", "integer"});
   expect_error([&] { (void)thread_axis("threadIdx.w"); }, {"unknown thread tag 'threadIdx.w'"});
-  expect_error([&] { compute({n}, [](const std::vector<Var>&) { return Expr(); }, "U"); },
-               {"compute 'U'", "undefined"});
-  expect_error([&] { compute({n, n}, [&](Expr i) { return A(i); }, "W"); },
-               {"takes 1 index arguments", "2 dimensions"});
+  expect_error(
+      [&] {
+        compute(
+            {n}, [](const std::vector<Var>&) { return Expr(); }, "U");
+      },
+      {"compute 'U'", "undefined"});
+  expect_error(
+      [&] {
+        compute(
+            {n, n}, [&](Expr i) { return A(i); }, "W");
+      },
+      {"takes 1 index arguments", "2 dimensions"});
   EXPECT_EQ(parse_scope("shared"), MemoryScope::Shared);
   expect_error([] { parse_scope("texture"); }, {"unknown memory scope 'texture'"});
 }

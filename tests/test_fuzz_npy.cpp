@@ -31,8 +31,13 @@ std::vector<std::string> seeds(const std::string& scratch) {
     DataType t;
     std::vector<int64_t> shape;
   };
-  for (const Spec& s : std::vector<Spec>{{Float(32), {3, 4}}, {Int(8), {5}}, {Bool(), {2, 2, 2}}, {Float(16), {}},
-                                         {UInt(64), {0, 3}}, {Float(64), {1, 1, 6}}, {Int(16), {7}}}) {
+  for (const Spec& s : std::vector<Spec>{{Float(32), {3, 4}},
+                                         {Int(8), {5}},
+                                         {Bool(), {2, 2, 2}},
+                                         {Float(16), {}},
+                                         {UInt(64), {0, 3}},
+                                         {Float(64), {1, 1, 6}},
+                                         {Int(16), {7}}}) {
     NDArray a = NDArray::empty(s.shape, s.t);
     auto* bytes = static_cast<uint8_t*>(a.data());
     for (size_t k = 0; k < a.nbytes(); ++k) bytes[k] = static_cast<uint8_t>(s.t.is_bool() ? k % 2 : k * 37 + 11);
@@ -61,13 +66,21 @@ std::string with_header(const std::string& dict, const std::string& payload) {
 std::vector<std::string> lying_headers() {
   const std::string payload(64, '\x01');
   std::vector<std::string> shapes = {
-      "(4294967296, 4294967296)",        // product 2^64: wraps to 0
-      "(4611686018427387904, 4)",        // bytes overflow 64 bits
-      "(9223372036854775807,)",          // INT64_MAX elements
-      "(99999999999999999999,)",         // beyond int64
+      "(4294967296, 4294967296)",                       // product 2^64: wraps to 0
+      "(4611686018427387904, 4)",                       // bytes overflow 64 bits
+      "(9223372036854775807,)",                         // INT64_MAX elements
+      "(99999999999999999999,)",                        // beyond int64
       "(0, 9223372036854775807, 9223372036854775807)",  // zero elements, absurd strides
-      "(3, -1)",      "(-5,)",   "(16,)", "(8,)", "(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)",
-      "()",           "(1,)",    "(,)",   "(1 2)", "5",
+      "(3, -1)",
+      "(-5,)",
+      "(16,)",
+      "(8,)",
+      "(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)",
+      "()",
+      "(1,)",
+      "(,)",
+      "(1 2)",
+      "5",
   };
   std::vector<std::string> descrs = {"<f4", "<f8", "|b1", "|u1", "<i8", ">f4", "|f4", "<c8", "O", "<f4'"};
   std::vector<std::string> out;
@@ -120,10 +133,11 @@ TEST(FuzzNpy, MutatedFilesEndInErrorsOrArraysTheFileHolds) {
     int mutations = 1 + static_cast<int>(below(3));
     for (int m = 0; m < mutations; ++m) {
       switch (below(7)) {
-        case 0: f.resize(below(f.size() + 1)); break;                               // truncated
-        case 1: f.append(1 + below(100), static_cast<char>(rng())); break;          // oversized
-        case 2:                                                                      // byte flips
-          for (size_t k = 0, n = 1 + below(4); k < n && !f.empty(); ++k) f[below(f.size())] ^= static_cast<char>(1 << below(8));
+        case 0: f.resize(below(f.size() + 1)); break;                       // truncated
+        case 1: f.append(1 + below(100), static_cast<char>(rng())); break;  // oversized
+        case 2:                                                             // byte flips
+          for (size_t k = 0, n = 1 + below(4); k < n && !f.empty(); ++k)
+            f[below(f.size())] ^= static_cast<char>(1 << below(8));
           break;
         case 3:  // the header length lies
           if (f.size() > 10) f[8 + below(2)] = static_cast<char>(rng());
@@ -142,8 +156,10 @@ TEST(FuzzNpy, MutatedFilesEndInErrorsOrArraysTheFileHolds) {
         default: {  // a span deleted or duplicated
           if (f.empty()) break;
           size_t at = below(f.size()), n = below(std::min<size_t>(32, f.size() - at) + 1);
-          if (rng() % 2) f.erase(at, n);
-          else f.insert(at, f.substr(at, n));
+          if (rng() % 2)
+            f.erase(at, n);
+          else
+            f.insert(at, f.substr(at, n));
         }
       }
     }

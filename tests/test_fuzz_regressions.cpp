@@ -49,13 +49,15 @@ TEST(FuzzRegression, Graph1789UnreadInputLeavesAScalarParameter) { expect_pass_w
 // -(float)i, giving -0.0 for i == 0 (the fuzzer's CUDA batches add -frounding-math).
 TEST(FuzzRegression, CudaEmulationKeepsThePlusZeroOfZeroMinusZero) {
   Tensor A = placeholder({2}, Int(32), "A");
-  Tensor C = compute({2}, [&](Expr i) { return make_const(Float(32), 0.0) - cast(Float(32), A(i)); }, "C");
+  Tensor C = compute(
+      {2}, [&](Expr i) { return make_const(Float(32), 0.0) - cast(Float(32), A(i)); }, "C");
   Schedule s = create_schedule({C});
   s[C].bind(C.axis(0), thread_axis("blockIdx.x"));
   FuzzCase c;
   c.kind = "expr";
   c.compare = Compare::Bits;
-  c.main = {"scheduled", lower(s, {A, C}, "zero_minus"),
+  c.main = {"scheduled",
+            lower(s, {A, C}, "zero_minus"),
             {NDArray::from_vector(std::vector<int32_t>{0, 1}, {2}), NDArray::empty({2}, Float(32))}};
   std::vector<Argument> want = interpret_copy(c.main);
   EXPECT_FALSE(std::signbit(want[1].array().to_vector<float>()[0]));
@@ -77,7 +79,8 @@ TEST(FuzzRegression, JitVectorDivisionBySelectOfConstantsWithAZeroLane) {
   const int n = 8;
   Tensor A = placeholder({n}, Bool(), "A");
   Tensor C = compute(
-      {n}, [&](Expr i) { return make_const(UInt(16), 1000) / select(A(i), cast(UInt(16), i), make_const(UInt(16), 1)); },
+      {n},
+      [&](Expr i) { return make_const(UInt(16), 1000) / select(A(i), cast(UInt(16), i), make_const(UInt(16), 1)); },
       "C");
   Schedule s = create_schedule({C});
   s[C].vectorize(C.axis(0));
@@ -120,7 +123,8 @@ TEST(FuzzRegression, JitIntegerDivisionByZeroAndMinusOneOnEveryType) {
         NDArray want = NDArray::empty({n}, t), got = NDArray::empty({n}, t);
         interpret(f, {a, b, want});
         build(f)("idiv")(a, b, got);
-        EXPECT_EQ(std::memcmp(want.data(), got.data(), want.nbytes()), 0) << t << " op " << op << (vec ? " vector" : "");
+        EXPECT_EQ(std::memcmp(want.data(), got.data(), want.nbytes()), 0)
+            << t << " op " << op << (vec ? " vector" : "");
       }
     }
   }
@@ -138,7 +142,8 @@ TEST(FuzzRegression, Float16ImmediatesAreRoundedToHalf) {
   EXPECT_TRUE(std::isinf(*as_const_float(make_const(Float(16), 100000.0))));
   EXPECT_EQ(*as_const_float(make_const(Float(16), 0.1)), 0.0999755859375);
   Tensor A = placeholder({1}, UInt(32), "A");
-  Tensor Run = compute({1}, [&](Expr i) { return cast(UInt(32), cast(Float(16), A(i))); }, "Run");
+  Tensor Run = compute(
+      {1}, [&](Expr i) { return cast(UInt(32), cast(Float(16), A(i))); }, "Run");
   Tensor Fold = compute(
       {1}, [&](Expr) { return cast(UInt(32), cast(Float(16), make_const(UInt(32), int64_t{3501048624}))); }, "Fold");
   NDArray a = NDArray::from_vector(std::vector<uint32_t>{3501048624u}, {1});
@@ -167,9 +172,12 @@ TEST(FuzzRegression, Expr22683Float16ImmediateNotRounded) { expect_pass(check_ca
 // readers are rewritten producers first, each also redirected to the rewritten ones.
 TEST(FuzzRegression, CacheReadForTwoReadersWhereOneReadsTheOther) {
   Tensor A = placeholder({4}, Float(32), "A");
-  Tensor T1 = compute({4}, [&](Expr i) { return A(i); }, "T1");
-  Tensor T2 = compute({4}, [&](Expr i) { return A(i) + T1(i); }, "T2");
-  Tensor T3 = compute({4}, [&](Expr i) { return T2(i) * 2.0f; }, "T3");
+  Tensor T1 = compute(
+      {4}, [&](Expr i) { return A(i); }, "T1");
+  Tensor T2 = compute(
+      {4}, [&](Expr i) { return A(i) + T1(i); }, "T2");
+  Tensor T3 = compute(
+      {4}, [&](Expr i) { return T2(i) * 2.0f; }, "T3");
   Schedule s = create_schedule({T3});
   s.cache_read(A, "local", {T1, T2});
   LoweredFunc f = lower(s, {A, T3}, "cache2");
@@ -207,7 +215,10 @@ FuzzCase cuda_case(const std::string& name, Tensor out, std::vector<Tensor> inpu
 TEST(FuzzRegression, CudaFloorModOfAWrappedInt16Sum) {
   const int n = 13;
   Tensor C = compute(
-      {n}, [&](Expr i) { return (cast(Int(16), i) * make_const(Int(16), 7) + make_const(Int(16), 32765)) % make_const(Int(16), 7); },
+      {n},
+      [&](Expr i) {
+        return (cast(Int(16), i) * make_const(Int(16), 7) + make_const(Int(16), 32765)) % make_const(Int(16), 7);
+      },
       "C");
   FuzzCase c = cuda_case("mod16", C, {}, {NDArray::empty({n}, Int(16))});
   EXPECT_EQ(interpret_copy(c.main)[0].array().to_vector<int16_t>()[1], 3);
@@ -217,9 +228,11 @@ TEST(FuzzRegression, CudaFloorModOfAWrappedInt16Sum) {
 }
 TEST(FuzzRegression, CudaFloorModOfAUInt64CastToInt64) {
   Tensor A = placeholder({2}, UInt(64), "A");
-  Tensor C = compute({2}, [&](Expr i) { return cast(Int(64), A(i)) % make_const(Int(64), 64); }, "C");
-  FuzzCase c = cuda_case("mod64", C, {A},
-                         {NDArray::from_vector(std::vector<uint64_t>{5, ~uint64_t{0}}, {2}), NDArray::empty({2}, Int(64))});
+  Tensor C = compute(
+      {2}, [&](Expr i) { return cast(Int(64), A(i)) % make_const(Int(64), 64); }, "C");
+  FuzzCase c =
+      cuda_case("mod64", C, {A},
+                {NDArray::from_vector(std::vector<uint64_t>{5, ~uint64_t{0}}, {2}), NDArray::empty({2}, Int(64))});
   EXPECT_EQ(interpret_copy(c.main)[1].array().to_vector<int64_t>()[1], 63);
   CudaBatch batch;
   batch.add(c);
@@ -250,8 +263,10 @@ TEST(FuzzRegression, GpuExpr51194CudaFloorModOfACast) {
 TEST(FuzzRegression, CudaSharedReductionBoundToFewerThreadsThanTheBlock) {
   Tensor A = placeholder({4, 16, 8}, Float(32), "A");
   IterVar k = reduce_axis({0, 8}, "k");
-  Tensor B = compute({4, 16}, [&](Expr b, Expr i) { return sum(A(b, i, k), {k}); }, "B");
-  Tensor C = compute({4, 32}, [&](Expr b, Expr j) { return B(b, j % 16) * 2.0f; }, "C");
+  Tensor B = compute(
+      {4, 16}, [&](Expr b, Expr i) { return sum(A(b, i, k), {k}); }, "B");
+  Tensor C = compute(
+      {4, 32}, [&](Expr b, Expr j) { return B(b, j % 16) * 2.0f; }, "C");
   Schedule s = create_schedule({C});
   s[B].set_scope("shared");
   s[B].compute_at(s[C], C.axis(0));
@@ -263,7 +278,9 @@ TEST(FuzzRegression, CudaSharedReductionBoundToFewerThreadsThanTheBlock) {
   FuzzCase c;
   c.kind = "graph";
   c.compare = Compare::Bits;
-  c.main = {"scheduled", lower(s, {A, C}, "shred"), {NDArray::from_vector(a, {4, 16, 8}), NDArray::empty({4, 32}, Float(32))}};
+  c.main = {"scheduled",
+            lower(s, {A, C}, "shred"),
+            {NDArray::from_vector(a, {4, 16, 8}), NDArray::empty({4, 32}, Float(32))}};
   CudaModule m = build_cuda(c.main.func);
   EXPECT_TRUE(is_const_int(m.kernels().at(0).block[0], 32)) << m.kernels().at(0).block[0];
   float want = 0;
@@ -382,7 +399,8 @@ TEST(FuzzRegression, JitFloat16MinMaxOfMinusZeroAndPlusZero) {
     interpret(f, {a, want});
     build(f)("hminmax")(a, got);
     EXPECT_EQ(std::memcmp(want.data(), a.data(), a.nbytes()), 0) << "interpret: +0.0 expected";
-    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.nbytes()), 0) << (which ? "max" : "min") << ": the JIT gives -0.0";
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.nbytes()), 0)
+        << (which ? "max" : "min") << ": the JIT gives -0.0";
   }
 }
 TEST(FuzzRegression, GpuExpr50348Float16MinOfSignedZeros) { expect_pass(check_case(gpu_expr_case(50348))); }
@@ -400,17 +418,19 @@ TEST(FuzzRegression, GpuExpr50348Float16MinOfSignedZeros) { expect_pass(check_ca
 // interpret()): they are called as `nobuiltin` functions LLVM neither folds nor rewrites.
 TEST(FuzzRegression, JitMathFunctionsMatchLibm) {
   Tensor A = placeholder({3}, Float(32), "A");
-  Tensor C = compute({3}, [&](Expr i) { return pow(make_const(Float(32), 1024.0), A(i)); }, "C");
+  Tensor C = compute(
+      {3}, [&](Expr i) { return pow(make_const(Float(32), 1024.0), A(i)); }, "C");
   LoweredFunc f = lower(create_schedule({C}), {A, C}, "pw");
   NDArray a = NDArray::from_vector(std::vector<float>{4.7f, -3.1f, 8.8f}, {3});
   NDArray want = NDArray::empty({3}, Float(32)), got = NDArray::empty({3}, Float(32));
   interpret(f, {a, want});
   build(f)("pw")(a, got);
-  EXPECT_EQ(want.to_vector<float>(), (std::vector<float>{std::pow(1024.0f, 4.7f), std::pow(1024.0f, -3.1f),
-                                                         std::pow(1024.0f, 8.8f)}));
+  EXPECT_EQ(want.to_vector<float>(),
+            (std::vector<float>{std::pow(1024.0f, 4.7f), std::pow(1024.0f, -3.1f), std::pow(1024.0f, 8.8f)}));
   EXPECT_EQ(got.to_vector<float>(), want.to_vector<float>()) << "pow(1024, x)";
 
-  Tensor T = compute({1}, [&](Expr) { return tanh(make_const(Float(32), 0.9051482536448664)); }, "T");
+  Tensor T = compute(
+      {1}, [&](Expr) { return tanh(make_const(Float(32), 0.9051482536448664)); }, "T");
   LoweredFunc g = lower(create_schedule({T}), {T}, "th");
   NDArray tw = NDArray::empty({1}, Float(32)), tg = NDArray::empty({1}, Float(32));
   interpret(g, {tw});
@@ -427,7 +447,8 @@ TEST(FuzzRegression, Expr62624JitTanhOfAConstant) { expect_pass(check_case(make_
 TEST(FuzzRegression, UnaryMinusOfFloatZeroIsTheSameFoldedAndAtRunTime) {
   Expr folded = -make_const(Float(32), 0.0);
   Tensor A = placeholder({1}, Float(32), "A");
-  Tensor C = compute({1}, [&](Expr i) { return -A(i); }, "C");
+  Tensor C = compute(
+      {1}, [&](Expr i) { return -A(i); }, "C");
   NDArray a = NDArray::empty({1}, Float(32)), c = NDArray::empty({1}, Float(32));  // a = +0.0
   interpret(lower(create_schedule({C}), {A, C}, "neg"), {a, c});
   EXPECT_EQ(std::signbit(*as_const_float(folded)), std::signbit(c.to_vector<float>()[0]))

@@ -24,7 +24,8 @@ VaddParts vadd_parts() {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   return {A, B, C};
 }
 
@@ -101,23 +102,22 @@ TE_GENERATOR(gen_bad_cuda) {
 }
 
 TEST(Generator, RegistersEachKernelByName) {
-  std::vector<std::string> expected = {"gen_bad_cuda", "gen_cpu_only", "gen_cuda_only",
-                                       "gen_empty", "gen_vadd"};
+  std::vector<std::string> expected = {"gen_bad_cuda", "gen_cpu_only", "gen_cuda_only", "gen_empty", "gen_vadd"};
   EXPECT_EQ(registered_generators(), expected);
 }
 
 TEST_F(GeneratorTest, WritesObjectHeaderAndCudaFiles) {
   std::vector<std::string> written = generate_kernel("gen_vadd", dir_.string(), true, true);
   std::vector<std::string> expected = {(dir_ / "gen_vadd.o").string(), (dir_ / "gen_vadd.h").string(),
-                                       (dir_ / "gen_vadd.cu").string(),
-                                       (dir_ / "gen_vadd_cuda.h").string()};
+                                       (dir_ / "gen_vadd.cu").string(), (dir_ / "gen_vadd_cuda.h").string()};
   EXPECT_EQ(written, expected);
   std::string object = read(dir_ / "gen_vadd.o");
   ASSERT_GE(object.size(), 4u);
-  EXPECT_EQ(object.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(object.substr(0, 4),
+            "\x7f"
+            "ELF");
   std::string header = read(dir_ / "gen_vadd.h");
-  EXPECT_NE(header.find("int32_t gen_vadd(float* A, float* B, float* C, int32_t n);"),
-            std::string::npos) << header;
+  EXPECT_NE(header.find("int32_t gen_vadd(float* A, float* B, float* C, int32_t n);"), std::string::npos) << header;
   EXPECT_EQ(header.find("lowered_name"), std::string::npos) << header;
   std::string cu = read(dir_ / "gen_vadd.cu");
   EXPECT_NE(cu.find("cudaError_t gen_vadd_cuda("), std::string::npos) << cu;
@@ -127,7 +127,8 @@ TEST_F(GeneratorTest, WritesObjectHeaderAndCudaFiles) {
   // C or C++: the linkage only for C++.
   EXPECT_NE(cuh.find("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\ncudaError_t gen_vadd_cuda(float* A, float* B, "
                      "float* C, int32_t n, cudaStream_t stream);"),
-            std::string::npos) << cuh;
+            std::string::npos)
+      << cuh;
 }
 
 TEST_F(GeneratorTest, CreatesTheOutputFolder) {
@@ -182,8 +183,8 @@ TEST_F(GeneratorTest, MainReportsErrorsAndBadCommandLines) {
   err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("'gen_bad_cuda'"), std::string::npos) << err;
 
-  for (std::vector<std::string> bad : {std::vector<std::string>{}, {"--cpu", "gen_vadd"},
-                                       {"-o"}, {"-o", d, "--frobnicate"}}) {
+  for (std::vector<std::string> bad :
+       {std::vector<std::string>{}, {"--cpu", "gen_vadd"}, {"-o"}, {"-o", d, "--frobnicate"}}) {
     ::testing::internal::CaptureStderr();
     EXPECT_EQ(run_main(bad), 2);
     err = ::testing::internal::GetCapturedStderr();
@@ -194,15 +195,14 @@ TEST_F(GeneratorTest, MainReportsErrorsAndBadCommandLines) {
 // --target / --mcpu / --mattr (te_add_kernels' TARGET, CPU, FEATURES) compile the objects
 // for another target.
 TEST_F(GeneratorTest, MainCompilesForTheTargetItIsGiven) {
-  ASSERT_EQ(run_main({"-o", dir_.string(), "--cpu", "gen_cpu_only", "--target",
-                      "aarch64-linux-gnu", "--mcpu", "neoverse-n1", "--mattr", "+crc"}),
+  ASSERT_EQ(run_main({"-o", dir_.string(), "--cpu", "gen_cpu_only", "--target", "aarch64-linux-gnu", "--mcpu",
+                      "neoverse-n1", "--mattr", "+crc"}),
             0);
   std::string object = read(dir_ / "gen_cpu_only.o");
   ASSERT_GE(object.size(), 20u);
   EXPECT_EQ(static_cast<unsigned char>(object[18]), 183);  // e_machine: EM_AARCH64
   testing::internal::CaptureStderr();
-  EXPECT_EQ(run_main({"-o", dir_.string(), "--cpu", "gen_cpu_only", "--target",
-                      "aarch64-linux-gnu", "--mcpu", "nope"}),
+  EXPECT_EQ(run_main({"-o", dir_.string(), "--cpu", "gen_cpu_only", "--target", "aarch64-linux-gnu", "--mcpu", "nope"}),
             1);
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "gen: generator: kernel 'gen_cpu_only': target: 'nope' is not a CPU of "
@@ -223,8 +223,6 @@ TEST_F(GeneratorTest, WriteKernelWithLibraryAndFindKernel) {
   expect_error([] { find_kernel("nope"); },
                {"generator: no kernel 'nope'; this generator has: gen_bad_cuda, gen_cpu_only, "
                 "gen_cuda_only, gen_empty, gen_vadd"});
-  expect_error([] { tuning_task("nope"); },
-               {"generator: no tuning task 'nope'; this generator has: (none)"});
-  expect_error([this] { load_generator_library((dir_ / "missing.so").string()); },
-               {"generator: no such file: "});
+  expect_error([] { tuning_task("nope"); }, {"generator: no tuning task 'nope'; this generator has: (none)"});
+  expect_error([this] { load_generator_library((dir_ / "missing.so").string()); }, {"generator: no such file: "});
 }

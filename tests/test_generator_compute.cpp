@@ -17,16 +17,20 @@ TE_COMPUTE(gen_matmul) {
   Tensor A = placeholder({24, 16}, Float(32), "A");
   Tensor B = placeholder({16, 20}, Float(32), "B");
   IterVar k = reduce_axis({0, 16}, "k");
-  Tensor P = compute({24, 20}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "P");
-  Tensor Out = compute({24, 20}, [&](Expr i, Expr j) { return P(i, j) * 0.5f; }, "Out");
+  Tensor P = compute(
+      {24, 20}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "P");
+  Tensor Out = compute(
+      {24, 20}, [&](Expr i, Expr j) { return P(i, j) * 0.5f; }, "Out");
   return {{A, B, Out}};
 }
 
 // Two outputs, listed first: the parameter order is the user's, not te's.
 TE_COMPUTE(gen_two_outputs) {
   Tensor A = placeholder({32}, Float(32), "A");
-  Tensor D = compute({32}, [&](Expr i) { return A(i) * 2.0f; }, "D");
-  Tensor T = compute({32}, [&](Expr i) { return A(i) + 3.0f; }, "T");
+  Tensor D = compute(
+      {32}, [&](Expr i) { return A(i) * 2.0f; }, "D");
+  Tensor T = compute(
+      {32}, [&](Expr i) { return A(i) + 3.0f; }, "T");
   return {{D, T, A}, {D, T}};
 }
 
@@ -34,8 +38,10 @@ TE_COMPUTE(gen_no_args) { return {}; }
 
 TE_COMPUTE(gen_stray_output) {
   Tensor A = placeholder({8}, Float(32), "A");
-  Tensor B = compute({8}, [&](Expr i) { return A(i) + 1.0f; }, "B");
-  Tensor C = compute({8}, [&](Expr i) { return A(i) - 1.0f; }, "C");
+  Tensor B = compute(
+      {8}, [&](Expr i) { return A(i) + 1.0f; }, "B");
+  Tensor C = compute(
+      {8}, [&](Expr i) { return A(i) - 1.0f; }, "C");
   return {{A, B}, {C}};
 }
 
@@ -122,16 +128,14 @@ TEST_F(GeneratorComputeTest, GenerateAndMainWriteEveryPart) {
   std::vector<std::string> written = generate_kernel("gen_matmul", dir_.string(), true, true);
   EXPECT_EQ(written.size(), 4u);
   EXPECT_EQ(read(dir_ / "gen_matmul.o").substr(1, 3), "ELF");
-  EXPECT_NE(read(dir_ / "gen_matmul.h").find("int32_t gen_matmul(float* A, float* B, float* Out);"),
-            std::string::npos);
+  EXPECT_NE(read(dir_ / "gen_matmul.h").find("int32_t gen_matmul(float* A, float* B, float* Out);"), std::string::npos);
   EXPECT_NE(read(dir_ / "gen_matmul.cu").find("blockIdx.x"), std::string::npos);
   std::vector<std::string> args = {"gen", "--list"};
   std::vector<char*> argv;
   for (std::string& x : args) argv.push_back(x.data());
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(generator_main(2, argv.data()), 0);
-  EXPECT_EQ(::testing::internal::GetCapturedStdout(),
-            "gen_matmul\ngen_no_args\ngen_stray_output\ngen_two_outputs\n");
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "gen_matmul\ngen_no_args\ngen_stray_output\ngen_two_outputs\n");
 }
 
 TEST(GeneratorCompute, ErrorsNameTheComputationAndWhatIsWrong) {

@@ -39,8 +39,8 @@ enum class Sched { Default, Cpu, Cuda };
 const Sched kAllSchedules[] = {Sched::Default, Sched::Cpu, Sched::Cuda};
 const char* sched_name(Sched k) { return k == Sched::Default ? "default" : k == Sched::Cpu ? "cpu" : "cuda"; }
 
-LoweredFunc lower_grid_sample(const std::vector<int64_t>& in_shape, const std::vector<int64_t>& grid_shape,
-                              DataType t, const ops::GridSampleOptions& o, Sched k = Sched::Default) {
+LoweredFunc lower_grid_sample(const std::vector<int64_t>& in_shape, const std::vector<int64_t>& grid_shape, DataType t,
+                              const ops::GridSampleOptions& o, Sched k = Sched::Default) {
   Tensor data = placeholder(const_shape(in_shape), t, "data");
   Tensor grid = placeholder(const_shape(grid_shape), t, "grid");
   Tensor out = ops::grid_sample(data, grid, o);
@@ -65,11 +65,11 @@ void run_case(const GridSampleCase& c, bool nhwc, Sched k) {
   NDArray out = NDArray::empty(expected.shape(), in.dtype());
   interpret(f, {in, grid, out});
   expect_allclose(out.to_vector<T>(), expected.to_vector<T>(), c.atol, c.rtol,
-               c.name + " (interpret, " + sched_name(k) + " schedule)");
+                  c.name + " (interpret, " + sched_name(k) + " schedule)");
   NDArray jit_out = NDArray::empty(expected.shape(), in.dtype());
   build(f)("grid_sample")(in, grid, jit_out);
   expect_allclose(jit_out.to_vector<T>(), expected.to_vector<T>(), c.atol, c.rtol,
-               c.name + " (LLVM JIT, " + sched_name(k) + " schedule)");
+                  c.name + " (LLVM JIT, " + sched_name(k) + " schedule)");
 }
 
 }  // namespace
@@ -80,8 +80,10 @@ TEST(GridSample, EveryGoldenCaseThroughInterpretAndJit) {
     if (c.informational) continue;
     SCOPED_TRACE(c.name);
     for (Sched k : kAllSchedules) {
-      if (c.dtype == "float64") run_case<double>(c, false, k);
-      else run_case<float>(c, false, k);
+      if (c.dtype == "float64")
+        run_case<double>(c, false, k);
+      else
+        run_case<float>(c, false, k);
     }
     ++ran;
   }
@@ -96,8 +98,10 @@ TEST(GridSample, ChannelsLastCases) {
     if (!probe) continue;
     SCOPED_TRACE(c.name);
     for (Sched k : kAllSchedules) {
-      if (c.dtype == "float64") run_case<double>(c, true, k);
-      else run_case<float>(c, true, k);
+      if (c.dtype == "float64")
+        run_case<double>(c, true, k);
+      else
+        run_case<float>(c, true, k);
     }
     ++ran;
   }
@@ -139,9 +143,9 @@ TEST(GridSample, RandomInputsMatchTheReference) {
       NDArray jit_out = NDArray::empty(out_shape, Float(64));
       build(f)("grid_sample")(in_a, grid_a, jit_out);
       expect_allclose(jit_out.to_vector<double>(), want, 1e-12, 1e-12, "JIT");
-      expect_allclose(out.to_vector<double>(), want, 1e-12, 1e-12,
-                   std::string(o.mode) + "/" + o.padding_mode + (o.align_corners ? "/ac" : "") + " " +
-                       sched_name(k));
+      expect_allclose(
+          out.to_vector<double>(), want, 1e-12, 1e-12,
+          std::string(o.mode) + "/" + o.padding_mode + (o.align_corners ? "/ac" : "") + " " + sched_name(k));
     }
   }
 }
@@ -181,7 +185,10 @@ TEST(GridSample, SmallImagesThroughTheRowBlockSchedule) {
     for (float& x : v) x = dist(rng);
     return v;
   };
-  struct Shape { std::vector<int64_t> in, grid, out; std::vector<const char*> modes; };
+  struct Shape {
+    std::vector<int64_t> in, grid, out;
+    std::vector<const char*> modes;
+  };
   const std::vector<Shape> shapes{
       {{2, 7, 11, 13}, {2, 37, 21, 2}, {2, 7, 37, 21}, {"bilinear", "nearest", "bicubic"}},
       {{1, 5, 4, 6, 7}, {1, 3, 19, 21, 3}, {1, 5, 3, 19, 21}, {"bilinear", "nearest"}},
@@ -305,7 +312,8 @@ TEST(GridSample, SchedulesFindStagesWhateverTheNames) {
   LoweredFunc f = lower(s, {d, g1, g2, outer.out}, "chained");
   auto mid = gsref::grid_sample<float>(data, in, grid, gs, {"bilinear", "zeros", false});
   auto want = gsref::grid_sample<float>(mid, out_shape, grid2, gs2, {"bilinear", "zeros", false});
-  NDArray da = NDArray::from_vector(data, in), g1a = NDArray::from_vector(grid, gs), g2a = NDArray::from_vector(grid2, gs2);
+  NDArray da = NDArray::from_vector(data, in), g1a = NDArray::from_vector(grid, gs),
+          g2a = NDArray::from_vector(grid2, gs2);
   NDArray oa = NDArray::empty(out2_shape, Float(32)), ja = NDArray::empty(out2_shape, Float(32));
   interpret(f, {da, g1a, g2a, oa});
   expect_allclose(oa.to_vector<float>(), want, 1e-5, 1e-5, "chained (interpret)");
@@ -320,16 +328,19 @@ TEST(GridSample, NonFiniteValues) {
   // are columns (rows) 0, 1, 2: every weight below is exact.
   std::vector<float> data{1, 2, 3, 4, 5, 6, 7, 8, inf};
   std::vector<float> grid{
-      nan,    -1,     // NaN x
-      inf,    -1,     // infinite x
-      -1,     -inf,   // infinite y
-      -2.5f,  -1,     // x = -1.5: both taps left of the image
-      -1.5f,  -1,     // x = -0.5: taps -1 (outside) and 0, half each
-      -1,     -0.5f,  // y = 0.5 in column 0: column 1's taps are inside with weight 0
-      1.5f,   1,      // x = 2.5 on row 2: tap 2 (the infinite pixel, half) and 3 (outside)
+      nan,   -1,     // NaN x
+      inf,   -1,     // infinite x
+      -1,    -inf,   // infinite y
+      -2.5f, -1,     // x = -1.5: both taps left of the image
+      -1.5f, -1,     // x = -0.5: taps -1 (outside) and 0, half each
+      -1,    -0.5f,  // y = 0.5 in column 0: column 1's taps are inside with weight 0
+      1.5f,  1,      // x = 2.5 on row 2: tap 2 (the infinite pixel, half) and 3 (outside)
   };
   const int64_t n_pts = int64_t(grid.size() / 2);
-  struct Want { const char* pad; std::vector<float> v; };
+  struct Want {
+    const char* pad;
+    std::vector<float> v;
+  };
   const std::vector<Want> wants{
       // zeros: a non-finite coordinate reads no tap; an outside tap adds nothing, even
       // where its clamped neighbour is infinite; an inside tap of weight 0 adds 0 * value.
@@ -360,26 +371,45 @@ TEST(GridSample, Errors) {
   Tensor g4 = placeholder({2, 6, 7, 2}, Float(32), "grid");
   Tensor d5 = placeholder({2, 3, 4, 5, 6}, Float(32), "data5");
   Tensor g5 = placeholder({2, 6, 7, 8, 3}, Float(32), "grid5");
-  expect_error([&] { ops::grid_sample(placeholder({3, 4, 5}, Float(32), "d"), g4); },
-               {"grid_sample", "4-D", "5-D", "got 3-D (3, 4, 5)"});
+  expect_error(
+      [&] {
+        ops::grid_sample(placeholder({3, 4, 5}, Float(32), "d"), g4);
+      },
+      {"grid_sample", "4-D", "5-D", "got 3-D (3, 4, 5)"});
   expect_error([&] { ops::grid_sample(d4, g5); }, {"grid_sample", "same rank", "got 5-D"});
-  expect_error([&] { ops::grid_sample(d4, placeholder({2, 6, 7, 3}, Float(32), "g")); },
-               {"grid's last dimension must be 2", "(2, 6, 7, 3)"});
-  expect_error([&] { ops::grid_sample(d4, placeholder({3, 6, 7, 2}, Float(32), "g")); },
-               {"same batch size N", "(2, 3, 4, 5)", "(3, 6, 7, 2)"});
+  expect_error(
+      [&] {
+        ops::grid_sample(d4, placeholder({2, 6, 7, 3}, Float(32), "g"));
+      },
+      {"grid's last dimension must be 2", "(2, 6, 7, 3)"});
+  expect_error(
+      [&] {
+        ops::grid_sample(d4, placeholder({3, 6, 7, 2}, Float(32), "g"));
+      },
+      {"same batch size N", "(2, 3, 4, 5)", "(3, 6, 7, 2)"});
   expect_error([&] { ops::grid_sample(d5, g5, {"bicubic"}); }, {"bicubic interpolation only supports 4-D input"});
   expect_error([&] { ops::grid_sample(d4, g4, {"linear"}); }, {"unknown mode 'linear'"});
   expect_error([&] { ops::grid_sample(d4, g4, {"bilinear", "wrap"}); }, {"unknown padding_mode 'wrap'"});
   ops::GridSampleOptions bad_layout;
   bad_layout.layout = "CHWN";
   expect_error([&] { ops::grid_sample(d4, g4, bad_layout); }, {"unknown layout 'CHWN'"});
-  expect_error([&] { ops::grid_sample(placeholder({2, 3, 4, 5}, Int(32), "d"), g4); },
-               {"data must be float16, bfloat16, float32 or float64, got int32"});
-  expect_error([&] { ops::grid_sample(d4, placeholder({2, 6, 7, 2}, Float(64), "g")); },
-               {"grid dtype float64 must match data dtype float32"});
-  expect_error([&] { ops::grid_sample(placeholder({2, 3, 0, 5}, Float(32), "d"), g4); },
-               {"every spatial dimension of data must be > 0"});
-  Tensor other = compute({2}, [&](Expr i) { return d4(i, 0, 0, 0); }, "other");
+  expect_error(
+      [&] {
+        ops::grid_sample(placeholder({2, 3, 4, 5}, Int(32), "d"), g4);
+      },
+      {"data must be float16, bfloat16, float32 or float64, got int32"});
+  expect_error(
+      [&] {
+        ops::grid_sample(d4, placeholder({2, 6, 7, 2}, Float(64), "g"));
+      },
+      {"grid dtype float64 must match data dtype float32"});
+  expect_error(
+      [&] {
+        ops::grid_sample(placeholder({2, 3, 0, 5}, Float(32), "d"), g4);
+      },
+      {"every spatial dimension of data must be > 0"});
+  Tensor other = compute(
+      {2}, [&](Expr i) { return d4(i, 0, 0, 0); }, "other");
   Schedule s = create_schedule({other});
   expect_error([&] { ops::schedule_grid_sample_cpu(s, other); },
                {"'other' is not a tensor made by te::ops::grid_sample"});

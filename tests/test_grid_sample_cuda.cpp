@@ -131,8 +131,10 @@ TEST_F(GridSampleCuda, GoldenCasesOnTheEmulation) {
       NDArray out = NDArray::empty(want.shape(), in.dtype());
       EmulatedRun r = program_->run(it->second.name, it->second, {in, grid, out});
       ASSERT_EQ(r.error, 0) << r.output;
-      if (c.dtype == "float64") expect_allclose(r.arrays[2].to_vector<double>(), want.to_vector<double>(), c.atol, c.rtol, c.name);
-      else expect_allclose(r.arrays[2].to_vector<float>(), want.to_vector<float>(), c.atol, c.rtol, c.name);
+      if (c.dtype == "float64")
+        expect_allclose(r.arrays[2].to_vector<double>(), want.to_vector<double>(), c.atol, c.rtol, c.name);
+      else
+        expect_allclose(r.arrays[2].to_vector<float>(), want.to_vector<float>(), c.atol, c.rtol, c.name);
       ++ran;
     }
   }
@@ -167,7 +169,8 @@ TEST(GridSampleCudaSchedule, RefusesBadThreadAndChannelCounts) {
   Schedule s = create_schedule({out});
   expect_error([&] { ops::schedule_grid_sample_cuda(s, out, 256, -1); },
                {"schedule_grid_sample_cuda", "channels_per_thread >= 0", "-1"});
-  expect_error([&] { ops::schedule_grid_sample_cuda(s, out, 0); }, {"schedule_grid_sample_cuda", "threads_per_block must be >= 1"});
+  expect_error([&] { ops::schedule_grid_sample_cuda(s, out, 0); },
+               {"schedule_grid_sample_cuda", "threads_per_block must be >= 1"});
 }
 
 }  // namespace

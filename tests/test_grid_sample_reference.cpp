@@ -36,8 +36,10 @@ TEST(GridSampleReference, MatchesEveryGoldenCase) {
   for (const auto& c : cases) {
     if (c.informational) continue;
     SCOPED_TRACE(c.name);
-    if (c.dtype == "float32") check_case<float>(c);
-    else check_case<double>(c);
+    if (c.dtype == "float32")
+      check_case<float>(c);
+    else
+      check_case<double>(c);
     ++checked;
   }
   EXPECT_GT(checked, 100);

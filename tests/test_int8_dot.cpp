@@ -25,8 +25,8 @@ Matmul int8_matmul() {
   m.a = placeholder({M, K}, Int(8), "a");
   m.b = placeholder({K, N}, Int(8), "b");
   m.k = reduce_axis({0, K}, "k");
-  m.c = compute({M, N}, [&](Expr i, Expr j) { return sum(cast(Int(32), m.a(i, m.k)) * cast(Int(32), m.b(m.k, j)), {m.k}); },
-                "c");
+  m.c = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(cast(Int(32), m.a(i, m.k)) * cast(Int(32), m.b(m.k, j)), {m.k}); }, "c");
   return m;
 }
 

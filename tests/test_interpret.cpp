@@ -17,8 +17,8 @@ using namespace te;
 
 namespace {
 
-#define EXPECT_HAS(message, part)                                                   \
-  EXPECT_NE(std::string(message).find(part), std::string::npos)                     \
+#define EXPECT_HAS(message, part)                               \
+  EXPECT_NE(std::string(message).find(part), std::string::npos) \
       << "expected \"" << (part) << "\" in the message: " << (message)
 
 Param buffer_param(const Buffer& b) {
@@ -66,8 +66,8 @@ NDArray ramp_array(int64_t n, float scale = 0.5f, float offset = -3.0f) {
 
 // out[i] = fn(A[i], B[i]) for all i, in `lanes`-wide vector steps when lanes > 1.
 template <typename Out, typename In>
-std::vector<Out> elementwise2(std::vector<In> a, std::vector<In> b,
-                              const std::function<Expr(Expr, Expr)>& fn, int lanes = 1) {
+std::vector<Out> elementwise2(std::vector<In> a, std::vector<In> b, const std::function<Expr(Expr, Expr)>& fn,
+                              int lanes = 1) {
   size_t n = a.size();
   while (a.size() % static_cast<size_t>(lanes) != 0) {
     a.push_back(a[0]);
@@ -94,9 +94,9 @@ std::vector<Out> elementwise2(std::vector<In> a, std::vector<In> b,
 }
 
 template <typename Out, typename In>
-std::vector<Out> elementwise1(std::vector<In> a, const std::function<Expr(Expr)>& fn,
-                              int lanes = 1) {
-  return elementwise2<Out, In>(a, a, [&](Expr x, Expr) { return fn(x); }, lanes);
+std::vector<Out> elementwise1(std::vector<In> a, const std::function<Expr(Expr)>& fn, int lanes = 1) {
+  return elementwise2<Out, In>(
+      a, a, [&](Expr x, Expr) { return fn(x); }, lanes);
 }
 
 template <typename T>
@@ -153,8 +153,8 @@ T ref_truncmod(T a, T b) {
 template <typename T>
 std::vector<T> interesting_ints() {
   using L = std::numeric_limits<T>;
-  std::vector<T> v = {0, 1, 2, 3, 7, 100, L::max(), L::min(), static_cast<T>(L::max() - 1),
-                      static_cast<T>(L::max() / 3)};
+  std::vector<T> v = {
+      0, 1, 2, 3, 7, 100, L::max(), L::min(), static_cast<T>(L::max() - 1), static_cast<T>(L::max() / 3)};
   if constexpr (std::is_signed_v<T>)
     for (T x : {-1, -2, -3, -7, -100}) v.push_back(x);
   return v;
@@ -184,10 +184,9 @@ void check_int_arithmetic() {
   for (int lanes : {1, 4}) {
     for (auto& [op, ref] : ops) {
       SCOPED_TRACE(std::string(binop_name(op)) + " lanes " + std::to_string(lanes));
-      auto got = elementwise2<T, T>(a, b, [op = op](Expr x, Expr y) { return make_binary(op, x, y); },
-                                    lanes);
-      for (size_t k = 0; k < a.size(); ++k)
-        ASSERT_EQ(got[k], ref(a[k], b[k])) << "operands " << +a[k] << ", " << +b[k];
+      auto got = elementwise2<T, T>(
+          a, b, [op = op](Expr x, Expr y) { return make_binary(op, x, y); }, lanes);
+      for (size_t k = 0; k < a.size(); ++k) ASSERT_EQ(got[k], ref(a[k], b[k])) << "operands " << +a[k] << ", " << +b[k];
     }
     using Cmp = std::function<bool(T, T)>;
     std::vector<std::tuple<BinOp, Cmp>> cmps = {
@@ -197,10 +196,9 @@ void check_int_arithmetic() {
     };
     for (auto& [op, ref] : cmps) {
       SCOPED_TRACE(binop_name(op));
-      auto got = elementwise2<bool, T>(a, b, [op = op](Expr x, Expr y) { return make_binary(op, x, y); },
-                                       lanes);
-      for (size_t k = 0; k < a.size(); ++k)
-        ASSERT_EQ(got[k], ref(a[k], b[k])) << "operands " << +a[k] << ", " << +b[k];
+      auto got = elementwise2<bool, T>(
+          a, b, [op = op](Expr x, Expr y) { return make_binary(op, x, y); }, lanes);
+      for (size_t k = 0; k < a.size(); ++k) ASSERT_EQ(got[k], ref(a[k], b[k])) << "operands " << +a[k] << ", " << +b[k];
     }
   }
   // abs wraps: abs(INT_MIN) == INT_MIN; the rounding intrinsics are the identity.
@@ -234,8 +232,7 @@ TEST(InterpretDtypes, DivisionByZeroAndIntMinOverMinusOne) {
   EXPECT_EQ(mod, (std::vector<int32_t>{0, 0, 1, 0, 0, 1, -1, 0}));
   EXPECT_EQ(tdiv, (std::vector<int32_t>{0, 0, 3, kMin, kMin, -3, -3, 0}));
   EXPECT_EQ(tmod, (std::vector<int32_t>{0, 0, 1, 0, 0, -1, 1, 0}));
-  auto udiv = elementwise2<uint32_t, uint32_t>({7u, 0xFFFFFFFFu}, {0u, 2u},
-                                               [](Expr x, Expr y) { return x / y; });
+  auto udiv = elementwise2<uint32_t, uint32_t>({7u, 0xFFFFFFFFu}, {0u, 2u}, [](Expr x, Expr y) { return x / y; });
   EXPECT_EQ(udiv, (std::vector<uint32_t>{0u, 0x7FFFFFFFu}));
 }
 
@@ -271,9 +268,24 @@ template <typename T>
 std::vector<T> interesting_floats() {
   using R = FloatRef<T>;
   using C = typename R::Compute;
-  std::vector<C> v = {0,    C(-0.0), 1,     -1,   C(0.1),   C(-2.25), C(1.5),  C(2.5),
-                      C(-2.5), C(3.5), C(7.9), C(-7.9), C(1e-3), C(300.0), C(6e4), C(-6e4),
-                      std::numeric_limits<C>::infinity(), -std::numeric_limits<C>::infinity(),
+  std::vector<C> v = {0,
+                      C(-0.0),
+                      1,
+                      -1,
+                      C(0.1),
+                      C(-2.25),
+                      C(1.5),
+                      C(2.5),
+                      C(-2.5),
+                      C(3.5),
+                      C(7.9),
+                      C(-7.9),
+                      C(1e-3),
+                      C(300.0),
+                      C(6e4),
+                      C(-6e4),
+                      std::numeric_limits<C>::infinity(),
+                      -std::numeric_limits<C>::infinity(),
                       std::numeric_limits<C>::quiet_NaN()};
   if (!std::is_same_v<T, half>) v.push_back(C(1e30));
   std::vector<T> out;
@@ -294,21 +306,19 @@ void check_float_arithmetic() {
   }
   using Ref = std::function<C(C, C)>;
   std::vector<std::tuple<BinOp, Ref>> ops = {
-      {BinOp::Add, [](C x, C y) { return x + y; }}, {BinOp::Sub, [](C x, C y) { return x - y; }},
-      {BinOp::Mul, [](C x, C y) { return x * y; }}, {BinOp::Div, [](C x, C y) { return x / y; }},
-      {BinOp::Min, [](C x, C y) { return x < y ? x : y; }},
-      {BinOp::Max, [](C x, C y) { return x > y ? x : y; }},
+      {BinOp::Add, [](C x, C y) { return x + y; }},         {BinOp::Sub, [](C x, C y) { return x - y; }},
+      {BinOp::Mul, [](C x, C y) { return x * y; }},         {BinOp::Div, [](C x, C y) { return x / y; }},
+      {BinOp::Min, [](C x, C y) { return x < y ? x : y; }}, {BinOp::Max, [](C x, C y) { return x > y ? x : y; }},
   };
   for (int lanes : {1, 8}) {
     for (auto& [op, ref] : ops) {
       SCOPED_TRACE(std::string(binop_name(op)) + " lanes " + std::to_string(lanes));
-      auto got = elementwise2<T, T>(a, b, [op = op](Expr x, Expr y) { return make_binary(op, x, y); },
-                                    lanes);
+      auto got = elementwise2<T, T>(
+          a, b, [op = op](Expr x, Expr y) { return make_binary(op, x, y); }, lanes);
       for (size_t k = 0; k < a.size(); ++k) {
         T want = R::from(ref(R::to(a[k]), R::to(b[k])));
-        ASSERT_TRUE(same_float(got[k], want))
-            << as_double(a[k]) << " " << binop_name(op) << " " << as_double(b[k]) << " gave "
-            << as_double(got[k]) << ", expected " << as_double(want);
+        ASSERT_TRUE(same_float(got[k], want)) << as_double(a[k]) << " " << binop_name(op) << " " << as_double(b[k])
+                                              << " gave " << as_double(got[k]) << ", expected " << as_double(want);
       }
     }
     using Cmp = std::function<bool(C, C)>;
@@ -318,8 +328,8 @@ void check_float_arithmetic() {
         {BinOp::GT, [](C x, C y) { return x > y; }},  {BinOp::GE, [](C x, C y) { return x >= y; }},
     };
     for (auto& [op, ref] : cmps) {
-      auto got = elementwise2<bool, T>(a, b, [op = op](Expr x, Expr y) { return make_binary(op, x, y); },
-                                       lanes);
+      auto got = elementwise2<bool, T>(
+          a, b, [op = op](Expr x, Expr y) { return make_binary(op, x, y); }, lanes);
       for (size_t k = 0; k < a.size(); ++k)
         ASSERT_EQ(got[k], ref(R::to(a[k]), R::to(b[k])))
             << as_double(a[k]) << " " << binop_name(op) << " " << as_double(b[k]);
@@ -338,8 +348,7 @@ TEST(InterpretDtypes, Float32RoundsAfterEveryOperation) {
   auto f32 = elementwise2<float, float>({1e8f}, {1.0f}, [](Expr x, Expr y) { return (x + y) - x; });
   EXPECT_EQ(f32[0], 0.0f);
   // float16: 2048 + 1 rounds to 2048 (half's spacing there is 2).
-  auto f16 = elementwise2<half, half>({half(2048.0f)}, {half(1.0f)},
-                                      [](Expr x, Expr y) { return (x + y) - x; });
+  auto f16 = elementwise2<half, half>({half(2048.0f)}, {half(1.0f)}, [](Expr x, Expr y) { return (x + y) - x; });
   EXPECT_EQ(static_cast<float>(f16[0]), 0.0f);
   auto f64 = elementwise2<double, double>({1e8}, {1.0}, [](Expr x, Expr y) { return (x + y) - x; });
   EXPECT_EQ(f64[0], 1.0);
@@ -371,8 +380,8 @@ void check_float_intrinsics() {
       auto got = elementwise1<T, T>(a, fn, lanes);
       for (size_t k = 0; k < a.size(); ++k) {
         T want = R::from(ref(R::to(a[k])));
-        ASSERT_TRUE(same_float(got[k], want)) << name << "(" << as_double(a[k]) << ") gave "
-                                              << as_double(got[k]) << ", expected " << as_double(want);
+        ASSERT_TRUE(same_float(got[k], want))
+            << name << "(" << as_double(a[k]) << ") gave " << as_double(got[k]) << ", expected " << as_double(want);
       }
     }
     auto pairs = all_pairs(a);
@@ -381,11 +390,13 @@ void check_float_intrinsics() {
       x.push_back(p);
       y.push_back(q);
     }
-    auto got = elementwise2<T, T>(x, y, [](Expr p, Expr q) { return pow(p, q); }, lanes);
+    auto got = elementwise2<T, T>(
+        x, y, [](Expr p, Expr q) { return pow(p, q); }, lanes);
     for (size_t k = 0; k < x.size(); ++k)
       ASSERT_TRUE(same_float(got[k], R::from(std::pow(R::to(x[k]), R::to(y[k])))))
           << "pow(" << as_double(x[k]) << ", " << as_double(y[k]) << ")";
-    got = elementwise2<T, T>(x, y, [](Expr p, Expr q) { return fma(p, q, p); }, lanes);
+    got = elementwise2<T, T>(
+        x, y, [](Expr p, Expr q) { return fma(p, q, p); }, lanes);
     for (size_t k = 0; k < x.size(); ++k)
       ASSERT_TRUE(same_float(got[k], R::from(std::fma(R::to(x[k]), R::to(y[k]), R::to(x[k])))))
           << "fma(" << as_double(x[k]) << ", " << as_double(y[k]) << ", " << as_double(x[k]) << ")";
@@ -422,11 +433,15 @@ TEST(InterpretDtypes, RoundingModesAndFusedMultiplyAdd) {
 template <typename To, typename From>
 To ref_cast(From v) {
   if constexpr (std::is_same_v<To, bool>) {
-    if constexpr (std::is_same_v<From, half>) return static_cast<float>(v) != 0.0f;
-    else return v != 0;
+    if constexpr (std::is_same_v<From, half>)
+      return static_cast<float>(v) != 0.0f;
+    else
+      return v != 0;
   } else if constexpr (std::is_same_v<From, bool>) {
-    if constexpr (std::is_same_v<To, half>) return half(v ? 1.0f : 0.0f);
-    else return static_cast<To>(v ? 1 : 0);
+    if constexpr (std::is_same_v<To, half>)
+      return half(v ? 1.0f : 0.0f);
+    else
+      return static_cast<To>(v ? 1 : 0);
   } else if constexpr (std::is_same_v<To, half>) {
     // No source value here lies near a half rounding midpoint, so going through float
     // rounds as a direct conversion would.
@@ -452,23 +467,23 @@ std::vector<T> cast_sources() {
     return {true, false};
   } else if constexpr (std::is_integral_v<T>) {
     std::vector<T> v;
-    for (int64_t x : {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{127}, int64_t{-128}, int64_t{255},
-                      int64_t{256}, int64_t{-1000}, int64_t{65535}, int64_t{70000}, int64_t{2049},
-                      int64_t{16777217}, int64_t{std::numeric_limits<int32_t>::max()},
-                      int64_t{std::numeric_limits<int32_t>::min()}, std::numeric_limits<int64_t>::max(),
-                      std::numeric_limits<int64_t>::min()})
+    for (int64_t x : {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{127}, int64_t{-128}, int64_t{255}, int64_t{256},
+                      int64_t{-1000}, int64_t{65535}, int64_t{70000}, int64_t{2049}, int64_t{16777217},
+                      int64_t{std::numeric_limits<int32_t>::max()}, int64_t{std::numeric_limits<int32_t>::min()},
+                      std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()})
       v.push_back(static_cast<T>(x));
     return v;
   } else {
     using R = FloatRef<T>;
     using C = typename R::Compute;
     std::vector<T> v;
-    for (double x : {0.0, -0.0, 0.4, 0.5, -0.5, 0.9, -0.9, 1.5, -7.9, 127.5, 128.0, -128.0, -129.0,
-                     255.9, 256.0, 32767.0, 32768.0, -32769.0, 65504.0, 65535.0, 70000.0, 3e9, -3e9,
-                     2147483647.0, 2147483648.0, -2147483649.0, 1e19, 2e19, -1e19, 1e30, -1e30})
+    for (double x : {0.0,          -0.0,          0.4,     0.5,     -0.5,    0.9,   -0.9,  1.5,
+                     -7.9,         127.5,         128.0,   -128.0,  -129.0,  255.9, 256.0, 32767.0,
+                     32768.0,      -32769.0,      65504.0, 65535.0, 70000.0, 3e9,   -3e9,  2147483647.0,
+                     2147483648.0, -2147483649.0, 1e19,    2e19,    -1e19,   1e30,  -1e30})
       v.push_back(R::from(static_cast<C>(x)));
-    for (C x : {std::numeric_limits<C>::infinity(), -std::numeric_limits<C>::infinity(),
-                std::numeric_limits<C>::quiet_NaN()})
+    for (C x :
+         {std::numeric_limits<C>::infinity(), -std::numeric_limits<C>::infinity(), std::numeric_limits<C>::quiet_NaN()})
       v.push_back(R::from(x));
     return v;
   }
@@ -479,12 +494,13 @@ void check_cast() {
   SCOPED_TRACE(dtype_of<From>().to_string() + " -> " + dtype_of<To>().to_string());
   std::vector<From> src = cast_sources<From>();
   for (int lanes : {1, 4}) {
-    auto got = elementwise1<To, From>(src, [](Expr x) { return cast(dtype_of<To>(), x); }, lanes);
+    auto got = elementwise1<To, From>(
+        src, [](Expr x) { return cast(dtype_of<To>(), x); }, lanes);
     for (size_t k = 0; k < src.size(); ++k) {
       To want = ref_cast<To, From>(src[k]);
       if constexpr (std::is_same_v<To, half> || std::is_floating_point_v<To>) {
-        ASSERT_TRUE(same_float(got[k], want)) << "source #" << k << " gave " << as_double(got[k])
-                                              << ", expected " << as_double(want);
+        ASSERT_TRUE(same_float(got[k], want))
+            << "source #" << k << " gave " << as_double(got[k]) << ", expected " << as_double(want);
       } else {
         ASSERT_EQ(got[k], want) << "source #" << k;
       }
@@ -503,8 +519,8 @@ void check_all_casts() {
 }
 
 TEST(InterpretDtypes, CastsBetweenEveryPairMatchCpp) {
-  check_all_casts<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, half,
-                  float, double>();
+  check_all_casts<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, half, float,
+                  double>();
 }
 
 TEST(InterpretDtypes, CastSpecialCases) {
@@ -524,10 +540,8 @@ TEST(InterpretDtypes, CastSpecialCases) {
   auto u = elementwise1<double, uint64_t>({~uint64_t{0}}, [](Expr x) { return cast(Float(64), x); });
   EXPECT_EQ(u[0], 18446744073709551615.0);
   // Saturation and NaN: documented, not undefined.
-  auto s = elementwise1<int32_t, float>({1e20f, -1e20f, std::nanf(""), -2.7f},
-                                        [](Expr x) { return cast(Int(32), x); });
-  EXPECT_EQ(s, (std::vector<int32_t>{std::numeric_limits<int32_t>::max(),
-                                     std::numeric_limits<int32_t>::min(), 0, -2}));
+  auto s = elementwise1<int32_t, float>({1e20f, -1e20f, std::nanf(""), -2.7f}, [](Expr x) { return cast(Int(32), x); });
+  EXPECT_EQ(s, (std::vector<int32_t>{std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(), 0, -2}));
 }
 
 // ---- Whole programs ----
@@ -555,12 +569,9 @@ LoweredFunc matmul_func(bool flat) {
   auto at = [&](const Buffer& buf, Expr r, Expr c, Expr cols) {
     return flat ? load(buf, {r * cols + c}) : load(buf, {r, c});
   };
-  auto c_index = [&]() -> std::vector<Expr> {
-    return flat ? std::vector<Expr>{i * N + j} : std::vector<Expr>{i, j};
-  };
+  auto c_index = [&]() -> std::vector<Expr> { return flat ? std::vector<Expr>{i * N + j} : std::vector<Expr>{i, j}; };
   Stmt init = store(C, make_const(Float(32), 0.0), c_index());
-  Stmt update = serial(k, 0, K,
-                       store(C, at(C, i, j, N) + at(A, i, k, K) * at(B, k, j, N), c_index()));
+  Stmt update = serial(k, 0, K, store(C, at(C, i, j, N) + at(A, i, k, K) * at(B, k, j, N), c_index()));
   Stmt body = serial(i, 0, M, serial(j, 0, N, seq({init, update})));
   return make_func("matmul", {buffer_param(A), buffer_param(B), buffer_param(C)}, body);
 }
@@ -590,8 +601,8 @@ TEST(Interpret, GuardedLoopFromUnevenSplit) {
   Buffer A("A", Float(32), {n}), C("C", Float(32), {n});
   Var io("i.outer"), ii("i.inner");
   Expr i = io * 16 + ii;
-  Stmt body = serial(io, 0, (n + 15) / 16,
-                     serial(ii, 0, 16, if_then_else(likely(i < n), store(C, load(A, {i}) * 2.0f, {i}))));
+  Stmt body =
+      serial(io, 0, (n + 15) / 16, serial(ii, 0, 16, if_then_else(likely(i < n), store(C, load(A, {i}) * 2.0f, {i}))));
   LoweredFunc f = make_func("guarded", {buffer_param(A), buffer_param(C)}, body);
   NDArray a = ramp_array(100), c = NDArray::empty({100}, Float(32));
   interpret(f, {a, c});
@@ -627,11 +638,10 @@ TEST(Interpret, VectorNodesLetSelectAndStridedRamps) {
   // C[0..3] = let base = A[1] in select(e > 5, e, -e) + base, e = A[ramp(0, 2, 4)] (the
   // even elements); C[4..7] = the odd elements, A[ramp(s, 2, 4)] with s = 1 from a LetStmt.
   Expr evens = load(A, {ramp(0, 2, 4)});
-  Expr picked = let(base, load(A, {1}),
-                    select(evens > broadcast(5, 4), evens, broadcast(0, 4) - evens) + broadcast(base, 4));
+  Expr picked =
+      let(base, load(A, {1}), select(evens > broadcast(5, 4), evens, broadcast(0, 4) - evens) + broadcast(base, 4));
   Stmt body = let_stmt(s, make_const(Int(32), 1),
-                       seq({store(C, picked, {ramp(0, 1, 4)}),
-                            store(C, load(A, {ramp(s, 2, 4)}), {ramp(4, 1, 4)}),
+                       seq({store(C, picked, {ramp(0, 1, 4)}), store(C, load(A, {ramp(s, 2, 4)}), {ramp(4, 1, 4)}),
                             evaluate(load(A, {ramp(12, 1, 4)}))}));
   std::vector<int32_t> a(16);
   for (int k = 0; k < 16; ++k) a[static_cast<size_t>(k)] = k * 3 - 4;
@@ -687,7 +697,9 @@ TEST(Interpret, IfThenElseDoesNotEvaluateTheUntakenSide) {
 
   // select evaluates both sides, so the same program reads out of bounds.
   Stmt select_body = serial(i, 0, m, store(C, select(i < n, load(A, {i}), make_const(Float(32), -1.0)), {i}));
-  std::string msg = error_of([&] { interpret(make_func("sel", {buffer_param(A), buffer_param(C)}, select_body), {a, c}); });
+  std::string msg = error_of([&] {
+    interpret(make_func("sel", {buffer_param(A), buffer_param(C)}, select_body), {a, c});
+  });
   EXPECT_HAS(msg, "out-of-bounds load from buffer 'A'");
   EXPECT_HAS(msg, "index 10");
 }
@@ -699,9 +711,9 @@ TEST(InterpretGpu, BarrierMakesSharedWritesVisibleToOtherThreads) {
   Buffer S("S", Float(32), {64}, MemoryScope::Shared);
   Var tx("threadIdx.x");
   // Each thread writes S[tx]; after the barrier it reads its neighbour's element.
-  Stmt body = thread_loop(tx, 64, "threadIdx.x",
-                          allocate(S, seq({store(S, load(A, {tx}), {tx}), barrier(),
-                                           store(B, load(S, {(tx + 1) % 64}), {tx})})));
+  Stmt body = thread_loop(
+      tx, 64, "threadIdx.x",
+      allocate(S, seq({store(S, load(A, {tx}), {tx}), barrier(), store(B, load(S, {(tx + 1) % 64}), {tx})})));
   NDArray a = ramp_array(64), b = NDArray::empty({64}, Float(32));
   interpret(make_func("rotate", {buffer_param(A), buffer_param(B)}, body), {a, b});
   auto av = a.to_vector<float>(), bv = b.to_vector<float>();
@@ -715,11 +727,11 @@ TEST(InterpretGpu, BlocksTimesThreadsWithSharedMemoryPerBlock) {
   Buffer S("S", Float(32), {64}, MemoryScope::Shared);
   Var bx("blockIdx.x"), tx("threadIdx.x");
   Expr g = bx * 64 + tx;
-  Stmt body = for_loop(bx, 0, n / 64, ForKind::ThreadBinding,
-                       allocate(S, thread_loop(tx, 64, "threadIdx.x",
-                                               seq({store(S, load(A, {g}), {tx}), barrier(),
-                                                    store(B, load(S, {63 - tx}), {g})}))),
-                       "blockIdx.x");
+  Stmt body = for_loop(
+      bx, 0, n / 64, ForKind::ThreadBinding,
+      allocate(S, thread_loop(tx, 64, "threadIdx.x",
+                              seq({store(S, load(A, {g}), {tx}), barrier(), store(B, load(S, {63 - tx}), {g})}))),
+      "blockIdx.x");
   NDArray a = ramp_array(256), b = NDArray::empty({256}, Float(32));
   interpret(make_func("reverse_blocks", {buffer_param(A), buffer_param(B)}, body), {a, b});
   auto av = a.to_vector<float>(), bv = b.to_vector<float>();
@@ -731,9 +743,10 @@ TEST(InterpretGpu, BlocksTimesThreadsWithoutBarrierAndGuard) {
   Buffer A("A", Float(32), {n}), B("B", Float(32), {n});
   Var bx("blockIdx.x"), tx("threadIdx.x");
   Expr g = bx * 64 + tx;
-  Stmt body = for_loop(bx, 0, (n + 63) / 64, ForKind::ThreadBinding,
-                       thread_loop(tx, 64, "threadIdx.x", if_then_else(likely(g < n), store(B, load(A, {g}) + 1.0f, {g}))),
-                       "blockIdx.x");
+  Stmt body =
+      for_loop(bx, 0, (n + 63) / 64, ForKind::ThreadBinding,
+               thread_loop(tx, 64, "threadIdx.x", if_then_else(likely(g < n), store(B, load(A, {g}) + 1.0f, {g}))),
+               "blockIdx.x");
   NDArray a = ramp_array(200), b = NDArray::empty({200}, Float(32));
   interpret(make_func("add_one", {buffer_param(A), buffer_param(B)}, body), {a, b});
   auto av = a.to_vector<float>(), bv = b.to_vector<float>();
@@ -750,8 +763,7 @@ TEST(InterpretGpu, BarriersInsideASerialLoopWithPerThreadLocals) {
                    store(acc, load(acc, {0}) + load(S, {(tx + ko) % 32}), {0}), barrier()});
   Stmt body = thread_loop(tx, 32, "threadIdx.x",
                           allocate(S, allocate(acc, seq({store(acc, make_const(Float(32), 0.0), {0}),
-                                                         serial(ko, 0, 4, tile),
-                                                         store(B, load(acc, {0}), {tx})}))));
+                                                         serial(ko, 0, 4, tile), store(B, load(acc, {0}), {tx})}))));
   NDArray a = ramp_array(128), b = NDArray::empty({32}, Float(32));
   interpret(make_func("tiled", {buffer_param(A), buffer_param(B)}, body), {a, b});
   auto av = a.to_vector<float>(), bv = b.to_vector<float>();
@@ -768,8 +780,8 @@ TEST(InterpretGpu, NestedThreadAxesShareOneBlock) {
   Var ty("threadIdx.y"), tx("threadIdx.x");
   Expr t = ty * 8 + tx;
   // Uniform conditions (even thread-dependent ones that hold for all) are fine.
-  Stmt inner = if_then_else(t < 32, seq({store(S, load(A, {t}), {t}), barrier(),
-                                         store(B, load(S, {(t + 9) % 32}), {t})}));
+  Stmt inner =
+      if_then_else(t < 32, seq({store(S, load(A, {t}), {t}), barrier(), store(B, load(S, {(t + 9) % 32}), {t})}));
   Stmt body = allocate(S, thread_loop(ty, 4, "threadIdx.y", thread_loop(tx, 8, "threadIdx.x", inner)));
   std::vector<int32_t> a(32);
   for (int k = 0; k < 32; ++k) a[static_cast<size_t>(k)] = k * k;
@@ -783,7 +795,8 @@ TEST(InterpretGpu, BarrierInDivergentControlFlowIsAnError) {
   Buffer A("A", Float(32), {64});
   Var tx("threadIdx.x"), k("k");
   Stmt divergent_if = thread_loop(tx, 64, "threadIdx.x", if_then_else(tx < 32, barrier()));
-  std::string msg = error_of([&] { interpret(make_func("div_if", {buffer_param(A)}, divergent_if), {ramp_array(64)}); });
+  std::string msg =
+      error_of([&] { interpret(make_func("div_if", {buffer_param(A)}, divergent_if), {ramp_array(64)}); });
   EXPECT_HAS(msg, "interpret 'div_if'");
   EXPECT_HAS(msg, "barrier in divergent control flow");
   EXPECT_HAS(msg, "32 of the 64 threads");
@@ -793,8 +806,8 @@ TEST(InterpretGpu, BarrierInDivergentControlFlowIsAnError) {
   EXPECT_HAS(msg, "barrier in divergent control flow");
 
   Var ty("threadIdx.y");
-  Stmt divergent_nested = thread_loop(ty, 2, "threadIdx.y",
-                                      if_then_else(ty == 0, thread_loop(tx, 4, "threadIdx.x", barrier())));
+  Stmt divergent_nested =
+      thread_loop(ty, 2, "threadIdx.y", if_then_else(ty == 0, thread_loop(tx, 4, "threadIdx.x", barrier())));
   msg = error_of([&] { interpret(make_func("div_nested", {buffer_param(A)}, divergent_nested), {ramp_array(64)}); });
   EXPECT_HAS(msg, "barrier in divergent control flow");
 }
@@ -854,14 +867,14 @@ TEST(InterpretErrors, OutOfBoundsAccesses) {
   Var n("n");
   Buffer A("A", Float(32), {n}), B("B", Float(32), {n});
   Var i("i");
-  LoweredFunc reads_past = make_func("reads_past", {buffer_param(A), buffer_param(B)},
-                                     serial(i, 0, n, store(B, load(A, {i + 1}), {i})));
+  LoweredFunc reads_past =
+      make_func("reads_past", {buffer_param(A), buffer_param(B)}, serial(i, 0, n, store(B, load(A, {i + 1}), {i})));
   NDArray a = ramp_array(10), b = NDArray::empty({10}, Float(32));
   std::string msg = error_of([&] { interpret(reads_past, {a, b}); });
   EXPECT_HAS(msg, "interpret 'reads_past': out-of-bounds load from buffer 'A': index 10 is outside [0, 10)");
 
-  LoweredFunc writes_before = make_func("writes_before", {buffer_param(A), buffer_param(B)},
-                                        serial(i, 0, n, store(B, load(A, {i}), {i - 1})));
+  LoweredFunc writes_before =
+      make_func("writes_before", {buffer_param(A), buffer_param(B)}, serial(i, 0, n, store(B, load(A, {i}), {i - 1})));
   msg = error_of([&] { interpret(writes_before, {a, b}); });
   EXPECT_HAS(msg, "out-of-bounds store to buffer 'B': index -1 is outside [0, 10)");
 
@@ -880,8 +893,7 @@ TEST(InterpretErrors, OutOfBoundsAccesses) {
 
   // Local allocations are checked too.
   Buffer T("T", Int(32), {n}, MemoryScope::Local);
-  LoweredFunc local = make_func("local", {buffer_param(A)},
-                                allocate(T, store(T, make_const(Int(32), 1), {n})));
+  LoweredFunc local = make_func("local", {buffer_param(A)}, allocate(T, store(T, make_const(Int(32), 1), {n})));
   msg = error_of([&] { interpret(local, {a}); });
   EXPECT_HAS(msg, "out-of-bounds store to buffer 'T': index 10 is outside [0, 10)");
 }
@@ -909,8 +921,8 @@ TEST(InterpretErrors, MalformedIrIsRejectedBeforeAnythingRuns) {
 TEST(InterpretErrors, AssertUnboundVariablesAndUnloweredNodes) {
   Var n("n");
   Buffer A("A", Float(32), {n});
-  LoweredFunc checked = make_func("checked", {buffer_param(A)},
-                                  assert_stmt(n > 5, "A must have more than 5 elements", evaluate(n)));
+  LoweredFunc checked =
+      make_func("checked", {buffer_param(A)}, assert_stmt(n > 5, "A must have more than 5 elements", evaluate(n)));
   interpret(checked, {ramp_array(6)});
   std::string msg = error_of([&] { interpret(checked, {ramp_array(3)}); });
   EXPECT_HAS(msg, "interpret 'checked': assertion failed: A must have more than 5 elements");
@@ -927,9 +939,7 @@ TEST(InterpretErrors, AssertUnboundVariablesAndUnloweredNodes) {
   msg = error_of([&] { interpret(make_func("tensor_read", {}, evaluate(P(0))), {}); });
   EXPECT_HAS(msg, "a read of tensor 'P' is not loop IR: lower() the schedule");
   IterVar k = reduce_axis({0, 4}, "k");
-  msg = error_of([&] {
-    interpret(make_func("reduce", {}, evaluate(sum(P(k), std::vector<IterVar>{k}))), {});
-  });
+  msg = error_of([&] { interpret(make_func("reduce", {}, evaluate(sum(P(k), std::vector<IterVar>{k}))), {}); });
   EXPECT_HAS(msg, "a sum reduction is not loop IR: lower() the schedule");
 }
 

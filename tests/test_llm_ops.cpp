@@ -31,14 +31,21 @@ TEST(LlmOpsErrors, RotaryChecksAxesExtentOffsetAndBase) {
   Tensor x = placeholder({8, 2, 6}, Float(32), "x");
   expect_error([&] { ops::rotary_embedding(placeholder({8}, Float(32), "v")); },
                {"rotary_embedding: the input needs a position axis and a last (rotary) axis, got 1 axis"});
-  expect_error([&] { ops::rotary_embedding(placeholder({8, 4}, Int(8), "v")); }, {"must be float16, bfloat16, float32 or float64, got int8"});
+  expect_error(
+      [&] {
+        ops::rotary_embedding(placeholder({8, 4}, Int(8), "v"));
+      },
+      {"must be float16, bfloat16, float32 or float64, got int8"});
   ops::RotaryOptions o;
   o.position_axis = 2;
   expect_error([&] { ops::rotary_embedding(x, o); }, {"position_axis 2 must be in [0, 2)", "not the last axis"});
   o.position_axis = -1;
   expect_error([&] { ops::rotary_embedding(x, o); }, {"position_axis -1 must be in [0, 2)"});
-  expect_error([&] { ops::rotary_embedding(placeholder({8, 5}, Float(32), "odd")); },
-               {"the last axis must have an even extent, got 5"});
+  expect_error(
+      [&] {
+        ops::rotary_embedding(placeholder({8, 5}, Float(32), "odd"));
+      },
+      {"the last axis must have an even extent, got 5"});
   ops::RotaryOptions f;
   f.position_offset = Var("off", Float(32));
   expect_error([&] { ops::rotary_embedding(x, f); }, {"position_offset must be an integer, got float32"});
@@ -59,10 +66,16 @@ TEST(LlmOpsErrors, Int4ChecksTypesGroupsAndShapes) {
                {"S1 has 1 axes, packed has 2"});
   expect_error([&] { ops::dequantize_int4(p, s, z, 16); },
                {"dequantize_int4: S has extent 1 on axis 1, expected 2 (group_size 16)"});
-  expect_error([&] { ops::dequantize_int4(p, s, placeholder({3, 1}, Int(8), "Z3"), 32); },
-               {"Z3 has extent 3 on axis 0, expected 4"});
-  expect_error([&] { ops::dequantize_int4(p, placeholder({4, 2}, Float(32), "S2"), Tensor(), 24); },
-               {"32 values per row are not a whole number of groups of 24"});
+  expect_error(
+      [&] {
+        ops::dequantize_int4(p, s, placeholder({3, 1}, Int(8), "Z3"), 32);
+      },
+      {"Z3 has extent 3 on axis 0, expected 4"});
+  expect_error(
+      [&] {
+        ops::dequantize_int4(p, placeholder({4, 2}, Float(32), "S2"), Tensor(), 24);
+      },
+      {"32 values per row are not a whole number of groups of 24"});
   expect_error([&] { ops::int4_at(p, {Expr(0)}); }, {"int4_at: 1 indices for a tensor of 2 axes"});
   expect_error([&] { ops::int4_at(placeholder({}, Int(32), "W0"), {}); },
                {"int4_at: the packed tensor needs at least one axis"});
@@ -85,7 +98,8 @@ TEST(LlmOps, GeluInFloat64AndFloat16) {
     Tensor gd = ops::gelu(d, form);
     interpret(lower(create_schedule({gd}), {d, gd}, "g64"), {NDArray::from_vector(xs, {50}), out});
     std::vector<double> got = out.to_vector<double>();
-    for (size_t i = 0; i < xs.size(); ++i) EXPECT_NEAR(got[i], ref(xs[i]), 1e-15 * (1 + std::fabs(xs[i]))) << form << xs[i];
+    for (size_t i = 0; i < xs.size(); ++i)
+      EXPECT_NEAR(got[i], ref(xs[i]), 1e-15 * (1 + std::fabs(xs[i]))) << form << xs[i];
 
     Tensor h = placeholder({50}, Float(16), "H");
     Tensor gh = ops::gelu(h, form);
@@ -103,7 +117,8 @@ TEST(LlmOps, GeluInFloat64AndFloat16) {
 // Fused into another compute: gelu(x + b) in one stage.
 TEST(LlmOps, GeluExpressionFusesIntoACompute) {
   Tensor x = placeholder({6}, Float(32), "x"), b = placeholder({6}, Float(32), "b");
-  Tensor y = compute({6}, [&](Expr i) { return ops::gelu(x(i) + b(i), "tanh"); }, "y");
+  Tensor y = compute(
+      {6}, [&](Expr i) { return ops::gelu(x(i) + b(i), "tanh"); }, "y");
   std::vector<float> xs = {-3, -1, 0, 0.5f, 2, 7}, bs = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
   NDArray out = NDArray::empty({6}, Float(32));
   interpret(lower(create_schedule({y}), {x, b, y}, "f"),

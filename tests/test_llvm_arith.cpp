@@ -19,8 +19,7 @@ using namespace te::llvm_test;
 namespace {
 
 // out[i] = fn(A[i], B[i]) over n elements, `lanes` at a time (n a multiple of lanes).
-LoweredFunc elementwise2(DataType in, DataType out, const std::function<Expr(Expr, Expr)>& fn,
-                         int lanes) {
+LoweredFunc elementwise2(DataType in, DataType out, const std::function<Expr(Expr, Expr)>& fn, int lanes) {
   Var n("n"), i("i");
   Buffer A("A", in, {n}), B("B", in, {n}), C("C", out, {n});
   Stmt body;
@@ -75,34 +74,22 @@ struct IntOp {
   BinOp op;
   const char* name;
 };
-const IntOp kDivisions[] = {{BinOp::Div, "floordiv"},
-                            {BinOp::Mod, "floormod"},
-                            {BinOp::TruncDiv, "truncdiv"},
-                            {BinOp::TruncMod, "truncmod"}};
+const IntOp kDivisions[] = {
+    {BinOp::Div, "floordiv"}, {BinOp::Mod, "floormod"}, {BinOp::TruncDiv, "truncdiv"}, {BinOp::TruncMod, "truncmod"}};
 
 template <typename T>
 T reference(BinOp op, T a, T b) {
   switch (op) {
-    case BinOp::Div:
-      return ref_floordiv(a, b);
-    case BinOp::Mod:
-      return ref_floormod(a, b);
-    case BinOp::TruncDiv:
-      return ref_truncdiv(a, b);
-    case BinOp::TruncMod:
-      return ref_truncmod(a, b);
-    case BinOp::Add:
-      return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-    case BinOp::Sub:
-      return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-    case BinOp::Mul:
-      return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-    case BinOp::Min:
-      return std::min(a, b);
-    case BinOp::Max:
-      return std::max(a, b);
-    default:
-      break;
+    case BinOp::Div: return ref_floordiv(a, b);
+    case BinOp::Mod: return ref_floormod(a, b);
+    case BinOp::TruncDiv: return ref_truncdiv(a, b);
+    case BinOp::TruncMod: return ref_truncmod(a, b);
+    case BinOp::Add: return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+    case BinOp::Sub: return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+    case BinOp::Mul: return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+    case BinOp::Min: return std::min(a, b);
+    case BinOp::Max: return std::max(a, b);
+    default: break;
   }
   ADD_FAILURE() << "no reference";
   return 0;
@@ -111,23 +98,19 @@ T reference(BinOp op, T a, T b) {
 // Runs every op on the pairs (a[k], b[k]) in scalar and vector code and checks each
 // result against the reference.
 template <typename T>
-void check_int_ops(const std::vector<T>& a, const std::vector<T>& b,
-                   std::initializer_list<BinOp> ops) {
+void check_int_ops(const std::vector<T>& a, const std::vector<T>& b, std::initializer_list<BinOp> ops) {
   int64_t n = static_cast<int64_t>(a.size());
   NDArray A = NDArray::from_vector(a, {n}), B = NDArray::from_vector(b, {n});
   for (int lanes : {1, 16}) {
     for (BinOp op : ops) {
-      SCOPED_TRACE(std::string(binop_name(op)) + " " + dtype_of<T>().to_string() + " lanes " +
-                   std::to_string(lanes));
+      SCOPED_TRACE(std::string(binop_name(op)) + " " + dtype_of<T>().to_string() + " lanes " + std::to_string(lanes));
       LoweredFunc f = elementwise2(
-          dtype_of<T>(), dtype_of<T>(), [op](Expr x, Expr y) { return make_binary(op, x, y); },
-          lanes);
+          dtype_of<T>(), dtype_of<T>(), [op](Expr x, Expr y) { return make_binary(op, x, y); }, lanes);
       NDArray C = NDArray::empty({n}, dtype_of<T>());
       build(f)("ew")(A, B, C);
       std::vector<T> c = C.to_vector<T>();
       for (int64_t k = 0; k < n; ++k)
-        ASSERT_EQ(c[k], reference(op, a[k], b[k]))
-            << +a[k] << " " << binop_name(op) << " " << +b[k];
+        ASSERT_EQ(c[k], reference(op, a[k], b[k])) << +a[k] << " " << binop_name(op) << " " << +b[k];
     }
   }
 }
@@ -140,8 +123,8 @@ TEST(LlvmArith, EveryInt8PairDividesLikeTheReference) {
       b.push_back(static_cast<int8_t>(y));
     }
   check_int_ops(a, b,
-                {BinOp::Div, BinOp::Mod, BinOp::TruncDiv, BinOp::TruncMod, BinOp::Add, BinOp::Sub,
-                 BinOp::Mul, BinOp::Min, BinOp::Max});
+                {BinOp::Div, BinOp::Mod, BinOp::TruncDiv, BinOp::TruncMod, BinOp::Add, BinOp::Sub, BinOp::Mul,
+                 BinOp::Min, BinOp::Max});
 }
 
 TEST(LlvmArith, EveryUInt8PairDividesLikeTheReference) {
@@ -151,8 +134,7 @@ TEST(LlvmArith, EveryUInt8PairDividesLikeTheReference) {
       a.push_back(static_cast<uint8_t>(x));
       b.push_back(static_cast<uint8_t>(y));
     }
-  check_int_ops(a, b,
-                {BinOp::Div, BinOp::Mod, BinOp::TruncDiv, BinOp::TruncMod, BinOp::Min, BinOp::Max});
+  check_int_ops(a, b, {BinOp::Div, BinOp::Mod, BinOp::TruncDiv, BinOp::TruncMod, BinOp::Min, BinOp::Max});
 }
 
 // Edge values and random samples of a wider type, all pairs.
@@ -175,8 +157,8 @@ void check_sampled() {
     b.push_back(1);
   }
   check_int_ops(a, b,
-                {BinOp::Div, BinOp::Mod, BinOp::TruncDiv, BinOp::TruncMod, BinOp::Add, BinOp::Sub,
-                 BinOp::Mul, BinOp::Min, BinOp::Max});
+                {BinOp::Div, BinOp::Mod, BinOp::TruncDiv, BinOp::TruncMod, BinOp::Add, BinOp::Sub, BinOp::Mul,
+                 BinOp::Min, BinOp::Max});
 }
 
 TEST(LlvmArith, SampledWiderIntegersDivideLikeTheReference) {
@@ -196,8 +178,7 @@ TEST(LlvmArith, ConstantDivisorsMatchTheInterpreter) {
       LoweredFunc f = elementwise2(
           Int(32), Int(32),
           [divisor](Expr x, Expr) {
-            return x / divisor + x % divisor * 1000 + truncdiv(x, divisor) * 7 +
-                   truncmod(x, divisor);
+            return x / divisor + x % divisor * 1000 + truncdiv(x, divisor) * 7 + truncmod(x, divisor);
           },
           lanes);
       std::vector<int32_t> a;
@@ -206,33 +187,30 @@ TEST(LlvmArith, ConstantDivisorsMatchTheInterpreter) {
       a.push_back(std::numeric_limits<int32_t>::max());
       while (a.size() % 8) a.push_back(0);
       int64_t n = static_cast<int64_t>(a.size());
-      expect_matches_interpreter(f, {NDArray::from_vector(a, {n}), NDArray::from_vector(a, {n}),
-                                     NDArray::empty({n}, Int(32))});
+      expect_matches_interpreter(
+          f, {NDArray::from_vector(a, {n}), NDArray::from_vector(a, {n}), NDArray::empty({n}, Int(32))});
     }
   }
 }
 
 std::vector<float> interesting_floats() {
   float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  return {0.0f,       -0.0f,         0.5f,           -0.5f,         1.5f,  2.5f,    -2.5f,
-          3.7f,       -3.7f,         1e10f,          -1e10f,        3e9f,  -3e9f,   255.5f,
-          256.0f,     -129.0f,       65504.0f,       65520.0f,      1e-8f, inf,     -inf,
-          nan,        2147483520.0f, -2147483648.0f, 4294967040.0f, 1e-3f, 100.25f, -7.0f,
-          12345.678f, 0.1f,          2.0f,           -1.0f};
+  return {0.0f,          -0.0f,    0.5f,    -0.5f, 1.5f,       2.5f,   -2.5f,         3.7f,
+          -3.7f,         1e10f,    -1e10f,  3e9f,  -3e9f,      255.5f, 256.0f,        -129.0f,
+          65504.0f,      65520.0f, 1e-8f,   inf,   -inf,       nan,    2147483520.0f, -2147483648.0f,
+          4294967040.0f, 1e-3f,    100.25f, -7.0f, 12345.678f, 0.1f,   2.0f,          -1.0f};
 }
 
 TEST(LlvmArith, FloatToIntCastsSaturateLikeTheInterpreter) {
   std::vector<float> v = interesting_floats();
   int64_t n = static_cast<int64_t>(v.size());
-  for (DataType to :
-       {Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64), Bool()}) {
+  for (DataType to : {Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64), Bool()}) {
     for (int lanes : {1, 8}) {
       SCOPED_TRACE(to.to_string() + " lanes " + std::to_string(lanes));
       LoweredFunc f = elementwise2(
-          Float(32), to, [to](Expr x, Expr) { return cast(to.with_lanes(x.dtype().lanes()), x); },
-          lanes);
-      expect_matches_interpreter(
-          f, {NDArray::from_vector(v, {n}), NDArray::from_vector(v, {n}), NDArray::empty({n}, to)});
+          Float(32), to, [to](Expr x, Expr) { return cast(to.with_lanes(x.dtype().lanes()), x); }, lanes);
+      expect_matches_interpreter(f,
+                                 {NDArray::from_vector(v, {n}), NDArray::from_vector(v, {n}), NDArray::empty({n}, to)});
     }
   }
   // And one exact spot check against C++: NaN -> 0, saturation at both ends.
@@ -268,10 +246,9 @@ TEST(LlvmArith, FloatCastsRoundLikeTheInterpreter) {
       if (lanes > 1 && n % lanes) continue;
       SCOPED_TRACE(to.to_string() + " lanes " + std::to_string(lanes));
       LoweredFunc f = elementwise2(
-          Float(64), to, [to](Expr x, Expr) { return cast(to.with_lanes(x.dtype().lanes()), x); },
-          lanes);
-      expect_matches_interpreter(
-          f, {NDArray::from_vector(d, {n}), NDArray::from_vector(d, {n}), NDArray::empty({n}, to)});
+          Float(64), to, [to](Expr x, Expr) { return cast(to.with_lanes(x.dtype().lanes()), x); }, lanes);
+      expect_matches_interpreter(f,
+                                 {NDArray::from_vector(d, {n}), NDArray::from_vector(d, {n}), NDArray::empty({n}, to)});
     }
   }
   // Integers to floats, and floats back.
@@ -296,8 +273,8 @@ TEST(LlvmArith, FloatCastsRoundLikeTheInterpreter) {
     LoweredFunc f = elementwise2(
         Int(64), to, [to](Expr x, Expr) { return cast(to.with_lanes(x.dtype().lanes()), x); }, 8);
     SCOPED_TRACE(to.to_string());
-    expect_matches_interpreter(f, {NDArray::from_vector(ints, {m}), NDArray::from_vector(ints, {m}),
-                                   NDArray::empty({m}, to)});
+    expect_matches_interpreter(
+        f, {NDArray::from_vector(ints, {m}), NDArray::from_vector(ints, {m}), NDArray::empty({m}, to)});
   }
 }
 
@@ -320,11 +297,10 @@ TEST(LlvmArith, FloatArithmeticAndComparisonsMatchTheInterpreter) {
       m("ew")(NDArray::from_vector(a, {n}), NDArray::from_vector(a, {n}), A);
       m("ew")(NDArray::from_vector(b, {n}), NDArray::from_vector(b, {n}), B);
     }
-    for (BinOp op : {BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Mod, BinOp::TruncDiv,
-                     BinOp::TruncMod, BinOp::Min, BinOp::Max}) {
+    for (BinOp op : {BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Mod, BinOp::TruncDiv, BinOp::TruncMod,
+                     BinOp::Min, BinOp::Max}) {
       for (int lanes : {1, 8}) {
-        SCOPED_TRACE(std::string(binop_name(op)) + " " + t.to_string() + " lanes " +
-                     std::to_string(lanes));
+        SCOPED_TRACE(std::string(binop_name(op)) + " " + t.to_string() + " lanes " + std::to_string(lanes));
         // Float %, truncdiv and truncmod have no DSL operator; the IR nodes still have a meaning.
         LoweredFunc f = elementwise2(
             t, t,
@@ -348,23 +324,16 @@ TEST(LlvmArith, FloatArithmeticAndComparisonsMatchTheInterpreter) {
 
 TEST(LlvmArith, IntrinsicsMatchTheInterpreter) {
   std::vector<float> v = interesting_floats();
-  for (float x : {0.25f, 0.75f, 1.25f, -1.75f, 4.5f, -4.5f, 5.5f, -0.49999997f, 8388609.0f, 0.5f})
-    v.push_back(x);
+  for (float x : {0.25f, 0.75f, 1.25f, -1.75f, 4.5f, -4.5f, 5.5f, -0.49999997f, 8388609.0f, 0.5f}) v.push_back(x);
   int64_t n = static_cast<int64_t>(v.size());
   using Fn = std::function<Expr(Expr, Expr)>;
   std::vector<std::pair<const char*, Fn>> fns = {
-      {"floor", [](Expr x, Expr) { return floor(x); }},
-      {"ceil", [](Expr x, Expr) { return ceil(x); }},
-      {"round", [](Expr x, Expr) { return round(x); }},
-      {"nearbyint", [](Expr x, Expr) { return nearbyint(x); }},
-      {"trunc", [](Expr x, Expr) { return trunc(x); }},
-      {"abs", [](Expr x, Expr) { return abs(x); }},
-      {"exp", [](Expr x, Expr) { return exp(x); }},
-      {"log", [](Expr x, Expr) { return log(x); }},
-      {"sqrt", [](Expr x, Expr) { return sqrt(x); }},
-      {"tanh", [](Expr x, Expr) { return tanh(x); }},
-      {"pow", [](Expr x, Expr y) { return pow(x, y); }},
-      {"fma", [](Expr x, Expr y) { return fma(x, y, x); }},
+      {"floor", [](Expr x, Expr) { return floor(x); }},  {"ceil", [](Expr x, Expr) { return ceil(x); }},
+      {"round", [](Expr x, Expr) { return round(x); }},  {"nearbyint", [](Expr x, Expr) { return nearbyint(x); }},
+      {"trunc", [](Expr x, Expr) { return trunc(x); }},  {"abs", [](Expr x, Expr) { return abs(x); }},
+      {"exp", [](Expr x, Expr) { return exp(x); }},      {"log", [](Expr x, Expr) { return log(x); }},
+      {"sqrt", [](Expr x, Expr) { return sqrt(x); }},    {"tanh", [](Expr x, Expr) { return tanh(x); }},
+      {"pow", [](Expr x, Expr y) { return pow(x, y); }}, {"fma", [](Expr x, Expr y) { return fma(x, y, x); }},
   };
   std::vector<float> w(v.rbegin(), v.rend());
   for (DataType t : {Float(16), Float(32), Float(64)}) {
@@ -383,24 +352,20 @@ TEST(LlvmArith, IntrinsicsMatchTheInterpreter) {
   }
   // Integer abs wraps; rounding functions are the identity on integers.
   std::vector<int32_t> ints = {
-      0,  1, -1, 5, -5, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(),
-      -77};
+      0, 1, -1, 5, -5, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), -77};
   NDArray I = NDArray::from_vector(ints, {8});
   NDArray out = NDArray::empty({8}, Int(32));
   build(elementwise2(
-      Int(32), Int(32), [](Expr x, Expr y) { return abs(x) + floor(y) - round(y); }, 8))("ew")(I, I,
-                                                                                               out);
-  EXPECT_EQ(out.to_vector<int32_t>(),
-            (std::vector<int32_t>{0, 1, 1, 5, 5, std::numeric_limits<int32_t>::min(),
-                                  std::numeric_limits<int32_t>::max(), 77}));
+      Int(32), Int(32), [](Expr x, Expr y) { return abs(x) + floor(y) - round(y); }, 8))("ew")(I, I, out);
+  EXPECT_EQ(out.to_vector<int32_t>(), (std::vector<int32_t>{0, 1, 1, 5, 5, std::numeric_limits<int32_t>::min(),
+                                                            std::numeric_limits<int32_t>::max(), 77}));
 }
 
 TEST(LlvmArith, FloatFunctionsOfIntegersAreRejected) {
   LoweredFunc f = elementwise2(
       Int(32), Int(32),
       [](Expr x, Expr) {
-        return make_zero(Int(32)) +
-               Expr(std::make_shared<CallNode>(x.dtype(), Intrinsic::Exp, std::vector<Expr>{x}));
+        return make_zero(Int(32)) + Expr(std::make_shared<CallNode>(x.dtype(), Intrinsic::Exp, std::vector<Expr>{x}));
       },
       1);
   expect_error([&] { build(f); }, {"build: ew", "exp needs a float argument, got int32"});

@@ -27,8 +27,8 @@ LoweredFunc vector_vadd(int lanes = 8) {
   Buffer A("A", Float(32), {n}), B("B", Float(32), {n}), C("C", Float(32), {n});
   Expr idx = ramp(io * lanes, 1, lanes);
   Expr live = idx < broadcast(n, lanes);
-  Stmt body = serial(io, 0, (n + (lanes - 1)) / lanes,
-                     store(C, load(A, {idx}, live) + load(B, {idx}, live), {idx}, live));
+  Stmt body =
+      serial(io, 0, (n + (lanes - 1)) / lanes, store(C, load(A, {idx}, live) + load(B, {idx}, live), {idx}, live));
   return make_func("vadd", {buffer_param(A), buffer_param(B), buffer_param(C)}, body);
 }
 
@@ -68,8 +68,7 @@ TEST(LlvmBasic, VectorIfThenElseOnlyLoadsTheTakenLanes) {
   Expr idx = ramp(io * 8, 1, 8);
   Expr next = idx + broadcast(Expr(1), 8);
   Expr value = if_then_else(next < broadcast(n, 8), load(A, {next}), broadcast(Expr(-1.0f), 8));
-  LoweredFunc f = make_func("shift", {buffer_param(A), buffer_param(B)},
-                            serial(io, 0, n / 8, store(B, value, {idx})));
+  LoweredFunc f = make_func("shift", {buffer_param(A), buffer_param(B)}, serial(io, 0, n / 8, store(B, value, {idx})));
   NDArray a = random_array<float>({64}, 7);
   auto out = expect_matches_interpreter(f, {a, NDArray::empty({64}, Float(32))});
   auto av = a.to_vector<float>(), bv = out[1].array().to_vector<float>();
@@ -83,10 +82,9 @@ TEST(LlvmBasic, ScalarIfThenElseBranches) {
   Var n("n"), m("m"), i("i");
   Buffer A("A", Int(32), {n}), C("C", Int(32), {n});
   Expr value = if_then_else(i < m, load(A, {i}), load(A, {i - m}) * 10);
-  LoweredFunc f = make_func("ite", {buffer_param(A), buffer_param(C), scalar_param(m)},
-                            serial(i, 0, n, store(C, value, {i})));
-  expect_matches_interpreter(f,
-                             {random_array<int32_t>({50}, 8), NDArray::empty({50}, Int(32)), 20});
+  LoweredFunc f =
+      make_func("ite", {buffer_param(A), buffer_param(C), scalar_param(m)}, serial(i, 0, n, store(C, value, {i})));
+  expect_matches_interpreter(f, {random_array<int32_t>({50}, 8), NDArray::empty({50}, Int(32)), 20});
 }
 
 TEST(LlvmBasic, GatherAndScatterForStridedAndIndirectIndices) {
@@ -95,11 +93,9 @@ TEST(LlvmBasic, GatherAndScatterForStridedAndIndirectIndices) {
   Buffer A("A", Float(32), {n * 3}), B("B", Float(32), {n * 2}), I("I", Int(32), {n});
   Buffer S("S", Float(32), {n});
   Expr lanes_i = ramp(io * 4, 1, 4);
-  Expr gathered =
-      load(A, {ramp(io * 12, 3, 4)}) + load(A, {load(I, {lanes_i})}) + load(S, {broadcast(io, 4)});
-  LoweredFunc f =
-      make_func("gs", {buffer_param(A), buffer_param(B), buffer_param(I), buffer_param(S)},
-                serial(io, 0, n / 4, store(B, gathered, {ramp(io * 8, 2, 4)})));
+  Expr gathered = load(A, {ramp(io * 12, 3, 4)}) + load(A, {load(I, {lanes_i})}) + load(S, {broadcast(io, 4)});
+  LoweredFunc f = make_func("gs", {buffer_param(A), buffer_param(B), buffer_param(I), buffer_param(S)},
+                            serial(io, 0, n / 4, store(B, gathered, {ramp(io * 8, 2, 4)})));
   std::vector<int32_t> idx;
   for (int k = 0; k < 16; ++k) idx.push_back((k * 7) % 48);
   expect_matches_interpreter(f, {random_array<float>({48}, 9), NDArray::empty({32}, Float(32)),
@@ -122,8 +118,8 @@ TEST(LlvmBasic, MaskedGatherTouchesOnlyActiveLanes) {
                             serial(io, 0, n / 4, store(B, value, {lanes_i})));
   std::vector<int32_t> indices;
   for (int k = 0; k < 16; ++k) indices.push_back(k % 3 == 0 ? -1000000 : (k * 5) % 16);
-  expect_matches_interpreter(f, {random_array<float>({16}, 12), NDArray::empty({16}, Float(32)),
-                                 NDArray::from_vector(indices, {16})});
+  expect_matches_interpreter(
+      f, {random_array<float>({16}, 12), NDArray::empty({16}, Float(32)), NDArray::from_vector(indices, {16})});
   EXPECT_TRUE(contains(llvm_ir(f, false), "llvm.masked.gather"));
 }
 
@@ -132,22 +128,19 @@ TEST(LlvmBasic, MultiDimensionalIndicesAreFlattened) {
   Buffer A("A", Float(64), {h, w}), B("B", Float(64), {w, h});
   LoweredFunc f = make_func("transpose", {buffer_param(A), buffer_param(B)},
                             serial(y, 0, h, serial(x, 0, w, store(B, load(A, {y, x}), {x, y}))));
-  expect_matches_interpreter(f,
-                             {random_array<double>({5, 7}, 11), NDArray::empty({7, 5}, Float(64))});
+  expect_matches_interpreter(f, {random_array<double>({5, 7}, 11), NDArray::empty({7, 5}, Float(64))});
 }
 
 TEST(LlvmBasic, BoolAndFloat16Storage) {
   Var n("n"), i("i");
   Buffer A("A", Float(16), {n}), M("M", Bool(), {n}), C("C", Float(16), {n}), D("D", Bool(), {n});
-  Stmt body =
-      serial(i, 0, n / 8,
-             seq({store(C,
-                        select(load(M, {ramp(i * 8, 1, 8)}), load(A, {ramp(i * 8, 1, 8)}) * 3.0f,
-                               broadcast(make_const(Float(16), 0.1), 8)),
-                        {ramp(i * 8, 1, 8)}),
-                  store(D, !load(M, {ramp(i * 8, 1, 8)}), {ramp(i * 8, 1, 8)})}));
-  LoweredFunc f = make_func(
-      "mixed", {buffer_param(A), buffer_param(M), buffer_param(C), buffer_param(D)}, body);
+  Stmt body = serial(i, 0, n / 8,
+                     seq({store(C,
+                                select(load(M, {ramp(i * 8, 1, 8)}), load(A, {ramp(i * 8, 1, 8)}) * 3.0f,
+                                       broadcast(make_const(Float(16), 0.1), 8)),
+                                {ramp(i * 8, 1, 8)}),
+                          store(D, !load(M, {ramp(i * 8, 1, 8)}), {ramp(i * 8, 1, 8)})}));
+  LoweredFunc f = make_func("mixed", {buffer_param(A), buffer_param(M), buffer_param(C), buffer_param(D)}, body);
   expect_matches_interpreter(f, {random_array<half>({64}, 12), random_array<bool>({64}, 13),
                                  NDArray::empty({64}, Float(16)), NDArray::empty({64}, Bool())});
 }
@@ -157,20 +150,17 @@ TEST(LlvmBasic, LetsSelectsConditionsAndLoopKinds) {
   Buffer A("A", Float(32), {n}), C("C", Float(32), {n});
   Stmt inner = for_loop(
       j, 0, 4, ForKind::Unrolled,
-      let_stmt(
-          t, i * 4 + j,
-          if_then_else(
-              t < n,
-              store(C, let(u, load(A, {t}), select(u > 0.0f, u, -u) + cast(Float(32), j)), {t}),
-              evaluate(0))));
+      let_stmt(t, i * 4 + j,
+               if_then_else(t < n, store(C, let(u, load(A, {t}), select(u > 0.0f, u, -u) + cast(Float(32), j)), {t}),
+                            evaluate(0))));
   Stmt body = for_loop(i, 0, (n + 3) / 4, ForKind::Vectorized, inner);
   LoweredFunc f = make_func("kinds", {buffer_param(A), buffer_param(C)}, body);
   expect_matches_interpreter(f, {random_array<float>({37}, 14), NDArray::empty({37}, Float(32))});
   // A thread-bound loop runs serially on the CPU.
   Var tx("tx");
-  LoweredFunc g = make_func("threads", {buffer_param(A), buffer_param(C)},
-                            for_loop(tx, 0, n, ForKind::ThreadBinding,
-                                     store(C, load(A, {tx}) + 1.0f, {tx}), "threadIdx.x"));
+  LoweredFunc g =
+      make_func("threads", {buffer_param(A), buffer_param(C)},
+                for_loop(tx, 0, n, ForKind::ThreadBinding, store(C, load(A, {tx}) + 1.0f, {tx}), "threadIdx.x"));
   expect_matches_interpreter(g, {random_array<float>({37}, 15), NDArray::empty({37}, Float(32))});
 }
 
@@ -183,13 +173,10 @@ TEST(LlvmBasic, AllocationsOnStackAndHeap) {
     SCOPED_TRACE(on_stack ? "stack" : "heap");
     Expr size = on_stack ? Expr(16) : Expr(m);
     Buffer tmp("tmp", Float(32), {size}, MemoryScope::Local);
-    Stmt row = allocate(tmp, seq({serial(k, 0, m, store(tmp, load(A, {i * m + k}) * 2.0f, {k})),
-                                  store(C, 0.0f, {i}),
+    Stmt row = allocate(tmp, seq({serial(k, 0, m, store(tmp, load(A, {i * m + k}) * 2.0f, {k})), store(C, 0.0f, {i}),
                                   serial(k, 0, m, store(C, load(C, {i}) + load(tmp, {k}), {i}))}));
-    LoweredFunc f = make_func("rows", {buffer_param(A), buffer_param(C), scalar_param(m)},
-                              serial(i, 0, n, row));
-    expect_matches_interpreter(
-        f, {random_array<float>({10 * 16}, 16), NDArray::empty({10}, Float(32)), 16});
+    LoweredFunc f = make_func("rows", {buffer_param(A), buffer_param(C), scalar_param(m)}, serial(i, 0, n, row));
+    expect_matches_interpreter(f, {random_array<float>({10 * 16}, 16), NDArray::empty({10}, Float(32)), 16});
     EXPECT_EQ(contains(llvm_ir(f, false), "te_alloc"), !on_stack);
   }
 }
@@ -197,9 +184,9 @@ TEST(LlvmBasic, AllocationsOnStackAndHeap) {
 TEST(LlvmBasic, HeapAllocationOfABadSizeFails) {
   Var m("m"), k("k");
   Buffer A("A", Int(64), {1}), tmp("tmp", Int(64), {m, m}, MemoryScope::Local);
-  LoweredFunc f = make_func("sized", {buffer_param(A), scalar_param(m)},
-                            allocate(tmp, seq({serial(k, 0, m, store(tmp, cast(Int(64), k), {k})),
-                                               store(A, load(tmp, {m - 1}), {0})})));
+  LoweredFunc f = make_func(
+      "sized", {buffer_param(A), scalar_param(m)},
+      allocate(tmp, seq({serial(k, 0, m, store(tmp, cast(Int(64), k), {k})), store(A, load(tmp, {m - 1}), {0})})));
   Function fn = build(f)("sized");
   NDArray a = NDArray::empty({1}, Int(64));
   fn(a, 5);
@@ -211,9 +198,8 @@ TEST(LlvmBasic, HeapAllocationOfABadSizeFails) {
 TEST(LlvmBasic, FailedAssertThrowsItsMessageAndFreesMemory) {
   Var n("n"), i("i");
   Buffer A("A", Float(32), {n}), tmp("tmp", Float(32), {n}, MemoryScope::Local);
-  Stmt body = allocate(tmp, serial(i, 0, n,
-                                   assert_stmt(load(A, {i}) >= 0.0f, "A must be non-negative",
-                                               store(tmp, load(A, {i}), {i}))));
+  Stmt body = allocate(
+      tmp, serial(i, 0, n, assert_stmt(load(A, {i}) >= 0.0f, "A must be non-negative", store(tmp, load(A, {i}), {i}))));
   LoweredFunc f = make_func("checked", {buffer_param(A)}, body);
   Module m = build(f);
   m("checked")(NDArray::from_vector(std::vector<float>{1, 2, 3}, {3}));
@@ -228,17 +214,13 @@ TEST(LlvmBasic, FailedAssertThrowsItsMessageAndFreesMemory) {
 TEST(LlvmBasic, RejectsWhatTheCpuCannotRun) {
   Var n("n"), i("i"), q("q");
   Buffer A("A", Float(32), {n});
-  expect_error([&] { build(make_func("bar", {buffer_param(A)}, seq({barrier()}))); },
-               {"build: bar", "barrier"});
-  expect_error(
-      [&] { build(make_func("free", {buffer_param(A)}, serial(i, 0, q, store(A, 1.0f, {i})))); },
-      {"build: free", "variable 'q'"});
+  expect_error([&] { build(make_func("bar", {buffer_param(A)}, seq({barrier()}))); }, {"build: bar", "barrier"});
+  expect_error([&] { build(make_func("free", {buffer_param(A)}, serial(i, 0, q, store(A, 1.0f, {i})))); },
+               {"build: free", "variable 'q'"});
   Buffer B("B", Float(32), {n});
-  expect_error(
-      [&] { build(make_func("nobuf", {buffer_param(A)}, serial(i, 0, n, store(B, 1.0f, {i})))); },
-      {"build: nobuf", "buffer 'B'"});
-  expect_error([&] { build(make_func("not-c", {buffer_param(A)}, evaluate(0))); },
-               {"'not-c' is not a C identifier"});
+  expect_error([&] { build(make_func("nobuf", {buffer_param(A)}, serial(i, 0, n, store(B, 1.0f, {i})))); },
+               {"build: nobuf", "buffer 'B'"});
+  expect_error([&] { build(make_func("not-c", {buffer_param(A)}, evaluate(0))); }, {"'not-c' is not a C identifier"});
   expect_error(
       [&] {
         build(make_func("twice", {buffer_param(A), buffer_param(A)}, evaluate(0)));
@@ -273,18 +255,15 @@ TEST(LlvmBasic, ModuleApi) {
 TEST(LlvmBasic, ArgumentChecksNameTheParameter) {
   Var n("n"), m("m"), i("i"), s("s", Float(32)), k("k", Int(8));
   Buffer A("A", Float(32), {n, m}), B("B", Float(32), {m}), C("C", Float(32), {n * 2});
-  LoweredFunc f = make_func(
-      "check",
-      {buffer_param(A), buffer_param(B), buffer_param(C), scalar_param(s), scalar_param(k)},
-      serial(i, 0, m, store(B, load(B, {i}) * s + cast(Float(32), k), {i})));
+  LoweredFunc f =
+      make_func("check", {buffer_param(A), buffer_param(B), buffer_param(C), scalar_param(s), scalar_param(k)},
+                serial(i, 0, m, store(B, load(B, {i}) * s + cast(Float(32), k), {i})));
   Function fn = build(f)("check");
-  NDArray a = NDArray::empty({3, 4}, Float(32)), b = NDArray::empty({4}, Float(32)),
-          c = NDArray::empty({6}, Float(32));
+  NDArray a = NDArray::empty({3, 4}, Float(32)), b = NDArray::empty({4}, Float(32)), c = NDArray::empty({6}, Float(32));
   fn(a, b, c, 2.0f, 3);           // fine
   fn(a, b, c, 2, int64_t{-128});  // an integer for a float scalar is fine
   expect_error([&] { fn(a, b, c, 2.0f); }, {"check: expected 5 arguments (A, B, C, s, k), got 4"});
-  expect_error([&] { fn(1, b, c, 2.0f, 3); },
-               {"argument 1 ('A')", "must be an NDArray of float32[n, m]"});
+  expect_error([&] { fn(1, b, c, 2.0f, 3); }, {"argument 1 ('A')", "must be an NDArray of float32[n, m]"});
   expect_error([&] { fn(NDArray(), b, c, 2.0f, 3); }, {"argument 1 ('A')", "without storage"});
   expect_error(
       [&] {
@@ -293,16 +272,13 @@ TEST(LlvmBasic, ArgumentChecksNameTheParameter) {
       {"argument 1 ('A')", "dtype float64, expected float32"});
   expect_error([&] { fn(NDArray::empty({12}, Float(32)), b, c, 2.0f, 3); },
                {"argument 1 ('A')", "rank 1", "expected rank 2"});
-  expect_error(
-      [&] { fn(a, NDArray::empty({5}, Float(32)), c, 2.0f, 3); },
-      {"argument 2 ('B')", "shape (5)", "dimension 0 must be m = 4", "bound by argument 'A'"});
+  expect_error([&] { fn(a, NDArray::empty({5}, Float(32)), c, 2.0f, 3); },
+               {"argument 2 ('B')", "shape (5)", "dimension 0 must be m = 4", "bound by argument 'A'"});
   expect_error([&] { fn(a, b, NDArray::empty({7}, Float(32)), 2.0f, 3); },
                {"argument 3 ('C')", "dimension 0 must be (n * 2) = 6"});
   expect_error([&] { fn(a, b, c, a, 3); }, {"argument 4 ('s')", "float32 scalar, got an NDArray"});
-  expect_error([&] { fn(a, b, c, 2.0f, 3.5); },
-               {"argument 5 ('k')", "int8 scalar, got the floating-point value 3.5"});
-  expect_error([&] { fn(a, b, c, 2.0f, 300); },
-               {"argument 5 ('k')", "300, which does not fit int8"});
+  expect_error([&] { fn(a, b, c, 2.0f, 3.5); }, {"argument 5 ('k')", "int8 scalar, got the floating-point value 3.5"});
+  expect_error([&] { fn(a, b, c, 2.0f, 300); }, {"argument 5 ('k')", "300, which does not fit int8"});
   // A written array may not share memory with another argument; read-only ones may.
   Buffer X("X", Float(32), {m}), Y("Y", Float(32), {m});
   LoweredFunc g = make_func("alias", {buffer_param(X), buffer_param(Y), buffer_param(B)},
@@ -310,8 +286,7 @@ TEST(LlvmBasic, ArgumentChecksNameTheParameter) {
   Function gn = build(g)("alias");
   NDArray x = NDArray::empty({4}, Float(32)), y = NDArray::empty({4}, Float(32));
   gn(x, y, x);
-  expect_error([&] { gn(x, x, b); },
-               {"alias: arguments 'X' and 'Y' share memory", "'Y' is written"});
+  expect_error([&] { gn(x, x, b); }, {"alias: arguments 'X' and 'Y' share memory", "'Y' is written"});
   expect_error([&] { gn(x, y, y); }, {"arguments 'Y' and 'B' share memory", "'Y' is written"});
 }
 
@@ -366,8 +341,8 @@ TEST(LlvmBasic, LlvmLeavesTeVectorCodeAsTeMadeIt) {
   std::string vec_ir = llvm_ir(vec, /*optimized=*/true);
   // The 8-iteration loop stays a loop: one vector store, not 8 (LLVM's full unroll).
   EXPECT_EQ(count(vec_ir, "store <8 x float>"), 1u) << vec_ir;
-  LoweredFunc scalar = make_func("twice", {buffer_param(A), buffer_param(B)},
-                                 serial(i, 0, 64, store(B, load(A, {i}) * 2.0f, {i})));
+  LoweredFunc scalar =
+      make_func("twice", {buffer_param(A), buffer_param(B)}, serial(i, 0, 64, store(B, load(A, {i}) * 2.0f, {i})));
   std::string scalar_ir = llvm_ir(scalar, /*optimized=*/true);
   EXPECT_TRUE(contains(scalar_ir, " x float>")) << scalar_ir;  // LLVM's loop vectorizer ran
   for (const LoweredFunc& f : {vec, scalar}) {

@@ -18,8 +18,7 @@ namespace {
 LoweredFunc scale(float k, const std::string& name = "scale") {
   Var n("n"), i("i");
   Buffer A("A", Float(32), {n}), B("B", Float(32), {n});
-  return make_func(name, {buffer_param(A), buffer_param(B)},
-                   serial(i, 0, n, store(B, load(A, {i}) * k + 1.0f, {i})));
+  return make_func(name, {buffer_param(A), buffer_param(B)}, serial(i, 0, n, store(B, load(A, {i}) * k + 1.0f, {i})));
 }
 
 TEST(LlvmCache, IdenticalKernelsCompileOnce) {
@@ -85,15 +84,13 @@ TEST(LlvmCache, SameTextDifferentVariablesAreDifferentKernels) {
   auto fill = [](bool to_b) {
     Var na("n"), nb("n"), i("i");
     Buffer A("A", Float(32), {na}), B("B", Float(32), {nb});
-    return make_func("fill", {buffer_param(A), buffer_param(B)},
-                     serial(i, 0, to_b ? nb : na, store(B, 1.0f, {i})));
+    return make_func("fill", {buffer_param(A), buffer_param(B)}, serial(i, 0, to_b ? nb : na, store(B, 1.0f, {i})));
   };
   Module by_a = build(fill(false));
   JitStats before = jit_stats();
   Module by_b = build(fill(true));
   EXPECT_EQ(jit_stats().compilations - before.compilations, 1u);
-  NDArray a = NDArray::empty({3}, Float(32)), b1 = NDArray::empty({8}, Float(32)),
-          b2 = NDArray::empty({8}, Float(32));
+  NDArray a = NDArray::empty({3}, Float(32)), b1 = NDArray::empty({8}, Float(32)), b2 = NDArray::empty({8}, Float(32));
   by_a("fill")(a, b1);
   by_b("fill")(a, b2);
   EXPECT_EQ(b1.to_vector<float>(), (std::vector<float>{1, 1, 1, 0, 0, 0, 0, 0}));
@@ -128,8 +125,7 @@ TEST(LlvmCache, BuildAndCallFromEightThreads) {
         for (int round = 0; round < 6; ++round) {
           // Half the threads share kernels (cache hits and races on one key), half build
           // their own.
-          float k =
-              t % 2 == 0 ? static_cast<float>(round) : static_cast<float>(100 + t * 10 + round);
+          float k = t % 2 == 0 ? static_cast<float>(round) : static_cast<float>(100 + t * 10 + round);
           Module m = build(scale(k), exact_options());
           NDArray a = random_array<float>({257}, static_cast<uint32_t>(t * 100 + round));
           NDArray b = NDArray::empty({257}, Float(32));
@@ -138,21 +134,19 @@ TEST(LlvmCache, BuildAndCallFromEightThreads) {
           for (size_t j = 0; j < av.size(); ++j)
             if (bv[j] != av[j] * k + 1.0f) {
               if (failures++ < 5)
-                ADD_FAILURE() << "scale " << k << " element " << j << ": " << bv[j] << " vs "
-                              << av[j] * k + 1.0f;
+                ADD_FAILURE() << "scale " << k << " element " << j << ": " << bv[j] << " vs " << av[j] * k + 1.0f;
             }
           // And a parallel kernel, calling into the shared pool.
           Var n("n"), i("i");
           Buffer A("A", Float(32), {n}), B("B", Float(32), {n});
-          Module p = build(make_func("par", {buffer_param(A), buffer_param(B)},
-                                     parallel(i, 0, n, store(B, load(A, {i}) + k, {i}))));
+          Module p = build(
+              make_func("par", {buffer_param(A), buffer_param(B)}, parallel(i, 0, n, store(B, load(A, {i}) + k, {i}))));
           p("par")(a, b);
           bv = b.to_vector<float>();
           for (size_t j = 0; j < av.size(); ++j)
             if (bv[j] != av[j] + k) {
               if (failures++ < 5)
-                ADD_FAILURE() << "par " << k << " element " << j << ": " << bv[j] << " vs "
-                              << av[j] + k;
+                ADD_FAILURE() << "par " << k << " element " << j << ": " << bv[j] << " vs " << av[j] + k;
             }
         }
       } catch (const std::exception& e) {

@@ -37,8 +37,7 @@ TEST(LlvmLower, SplitParallelVectorize) {
     LoweredFunc f = lower(s, {A, B, C}, "vadd");
     NDArray a = random_array<float>({n}, 1), b = random_array<float>({n}, 2);
     auto out = run_both(f, {a, b, NDArray::empty({n}, Float(32))});
-    auto av = a.to_vector<float>(), bv = b.to_vector<float>(),
-         cv = out[2].array().to_vector<float>();
+    auto av = a.to_vector<float>(), bv = b.to_vector<float>(), cv = out[2].array().to_vector<float>();
     for (int64_t k = 0; k < n; ++k) ASSERT_EQ(cv[k], av[k] + bv[k]);
   }
 }
@@ -61,8 +60,7 @@ TEST(LlvmLower, MultiplyAddPipeline) {
     if (!inline_ab) s[AB].compute_at(s[D], xo);
     LoweredFunc f = lower(s, {A, B, C, D}, "muladd");
     int64_t len = 77;
-    NDArray a = random_array<float>({len}, 3), b = random_array<float>({len}, 4),
-            c = random_array<float>({len}, 5);
+    NDArray a = random_array<float>({len}, 3), b = random_array<float>({len}, 4), c = random_array<float>({len}, 5);
     auto out = run_both(f, {a, b, c, NDArray::empty({len}, Float(32))});
     auto av = a.to_vector<float>(), bv = b.to_vector<float>(), cv = c.to_vector<float>();
     auto dv = out[3].array().to_vector<float>();
@@ -105,8 +103,7 @@ TEST(LlvmLower, VectorizedUnevenSplits) {
     auto out = run_both(f, {a, NDArray::empty({37}, Int(32))});
     auto av = a.to_vector<int32_t>(), bv = out[1].array().to_vector<int32_t>();
     for (int k = 0; k < 37; ++k)
-      ASSERT_EQ(bv[k],
-                static_cast<int32_t>(static_cast<uint32_t>(av[k]) * 3u - static_cast<uint32_t>(k)));
+      ASSERT_EQ(bv[k], static_cast<int32_t>(static_cast<uint32_t>(av[k]) * 3u - static_cast<uint32_t>(k)));
   }
 }
 
@@ -140,8 +137,7 @@ TEST(LlvmLower, Float16Storage) {
   LoweredFunc f = lower(s, {A, B, C}, "half_madd");
   // float16 rounds after every operation: the results must match the interpreter exactly.
   expect_matches_interpreter(
-      f, {random_array<half>({45}, 9, -4, 4), random_array<half>({45}, 10, -4, 4),
-          NDArray::empty({45}, Float(16))});
+      f, {random_array<half>({45}, 9, -4, 4), random_array<half>({45}, 10, -4, 4), NDArray::empty({45}, Float(16))});
 }
 
 TEST(LlvmLower, TiledSgemm) {
@@ -201,8 +197,7 @@ TEST(LlvmLower, VectorizedPaddingOnlyReadsInsideTheInput) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = compute(
-      {n + 2},
-      [&](Expr i) { return if_then_else(i >= 1 && i <= n, A(i - 1), make_zero(Float(32))); }, "B");
+      {n + 2}, [&](Expr i) { return if_then_else(i >= 1 && i <= n, A(i - 1), make_zero(Float(32))); }, "B");
   Schedule s = create_schedule({B});
   auto [xo, xi] = s[B].split(B.axis(0), 8);
   s[B].vectorize(xi);

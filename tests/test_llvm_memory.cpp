@@ -35,13 +35,14 @@ int64_t resident_bytes() {
 
 LoweredFunc kernel(int k) {
   Tensor A = placeholder({64}, Float(32), "A");
-  Tensor C = compute({64}, [&](Expr i) { return A(i) * static_cast<float>(k) + 1.0f; }, "C");
+  Tensor C = compute(
+      {64}, [&](Expr i) { return A(i) * static_cast<float>(k) + 1.0f; }, "C");
   return lower(create_schedule({C}), {A, C}, "k");
 }
 
 void build_and_run(int k) {
   BuildOptions o;
-  o.opt_level = 0;  // fast builds: the JIT's memory is what is measured
+  o.opt_level = 0;      // fast builds: the JIT's memory is what is measured
   o.use_cache = false;  // a real compilation every time
   Module m = build(kernel(k), o);
   NDArray a = NDArray::empty({64}, Float(32)), c = NDArray::empty({64}, Float(32));

@@ -103,8 +103,13 @@ TEST(LlvmParallel, AForkedChildRunsOnItsOwnPool) {
   // threads, yet its parallel loops must run on as many threads, not serially or hung.
   if (te_num_threads() < 2) GTEST_SKIP() << "te's pool has one thread here";
   std::atomic<int> warm{0};
-  te_parallel_for(64, [](int64_t b, int64_t e, void* c) { *static_cast<std::atomic<int>*>(c) += int(e - b); return 0; },
-                  &warm);
+  te_parallel_for(
+      64,
+      [](int64_t b, int64_t e, void* c) {
+        *static_cast<std::atomic<int>*>(c) += int(e - b);
+        return 0;
+      },
+      &warm);
   ASSERT_EQ(warm.load(), 64);
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -145,9 +150,8 @@ LoweredFunc parallel_vector_pipeline() {
   Buffer A("A", Float(32), {n}), B("B", Float(32), {n}), C("C", Float(32), {n});
   Expr idx = ramp(xo * 4, 1, 4);
   Expr live = idx < broadcast(n, 4);
-  Stmt body = parallel(
-      xo, 0, (n + 3) / 4,
-      store(C, load(A, {idx}, live) * broadcast(2.0f, 4) + load(B, {idx}, live), {idx}, live));
+  Stmt body = parallel(xo, 0, (n + 3) / 4,
+                       store(C, load(A, {idx}, live) * broadcast(2.0f, 4) + load(B, {idx}, live), {idx}, live));
   return make_func("pipeline", {buffer_param(A), buffer_param(B), buffer_param(C)}, body);
 }
 
@@ -173,24 +177,21 @@ TEST(LlvmParallel, ReductionUnderParallelOuterLoopWithScratch) {
   for (bool on_stack : {true, false}) {
     SCOPED_TRACE(on_stack ? "stack" : "heap");
     Buffer acc("acc", Float(64), {on_stack ? Expr(1) : m}, MemoryScope::Local);
-    Stmt row =
-        allocate(acc, seq({store(acc, 0.0, {0}),
-                           serial(k, 0, m, store(acc, load(acc, {0}) + load(A, {i * m + k}), {0})),
-                           store(C, load(acc, {0}), {i})}));
+    Stmt row = allocate(
+        acc, seq({store(acc, 0.0, {0}), serial(k, 0, m, store(acc, load(acc, {0}) + load(A, {i * m + k}), {0})),
+                  store(C, load(acc, {0}), {i})}));
     LoweredFunc f = make_func("rowsum", {buffer_param(A), buffer_param(C)}, parallel(i, 0, n, row));
-    expect_matches_interpreter(
-        f, {random_array<double>({37, 53}, 3), NDArray::empty({37}, Float(64))});
+    expect_matches_interpreter(f, {random_array<double>({37, 53}, 3), NDArray::empty({37}, Float(64))});
   }
 }
 
 TEST(LlvmParallel, NestedParallelLoopsRunTheInnerSerially) {
   Var h("h"), w("w"), y("y"), x("x");
   Buffer A("A", Int(32), {h, w}), B("B", Int(32), {h, w});
-  LoweredFunc f = make_func(
-      "nested", {buffer_param(A), buffer_param(B)},
-      parallel(y, 0, h, parallel(x, 0, w, store(B, load(A, {y * w + x}) * (y + x), {y * w + x}))));
-  expect_matches_interpreter(
-      f, {random_array<int32_t>({19, 23}, 4), NDArray::empty({19, 23}, Int(32))});
+  LoweredFunc f =
+      make_func("nested", {buffer_param(A), buffer_param(B)},
+                parallel(y, 0, h, parallel(x, 0, w, store(B, load(A, {y * w + x}) * (y + x), {y * w + x}))));
+  expect_matches_interpreter(f, {random_array<int32_t>({19, 23}, 4), NDArray::empty({19, 23}, Int(32))});
   std::string ir = llvm_ir(f, false);
   size_t first = ir.find("call i32 @te_parallel_for");
   ASSERT_NE(first, std::string::npos);
@@ -200,9 +201,8 @@ TEST(LlvmParallel, NestedParallelLoopsRunTheInnerSerially) {
 TEST(LlvmParallel, FailedAssertInsideAParallelBody) {
   Var n("n"), i("i");
   Buffer A("A", Int(32), {n}), tmp("tmp", Int(32), {n}, MemoryScope::Local);
-  Stmt body = parallel(
-      i, 0, n,
-      allocate(tmp, assert_stmt(load(A, {i}) != 13, "found 13", store(tmp, load(A, {i}), {0}))));
+  Stmt body =
+      parallel(i, 0, n, allocate(tmp, assert_stmt(load(A, {i}) != 13, "found 13", store(tmp, load(A, {i}), {0}))));
   Function fn = build(make_func("find", {buffer_param(A)}, body))("find");
   std::vector<int32_t> v(500);
   for (int k = 0; k < 500; ++k) v[k] = k;
@@ -217,12 +217,9 @@ TEST(LlvmParallel, CapturesLetsScalarsAndOuterLoopVariables) {
   Buffer A("A", Float(32), {4, n}), C("C", Float(32), {4, n});
   Stmt body = serial(
       t, 0, 4,
-      let_stmt(base, t * n,
-               parallel(i, 1, n - 1,
-                        store(C, load(A, {base + i}) * s + cast(Float(32), t), {base + i}))));
+      let_stmt(base, t * n, parallel(i, 1, n - 1, store(C, load(A, {base + i}) * s + cast(Float(32), t), {base + i}))));
   LoweredFunc f = make_func("capture", {buffer_param(A), buffer_param(C), scalar_param(s)}, body);
-  expect_matches_interpreter(
-      f, {random_array<float>({4, 50}, 5), NDArray::empty({4, 50}, Float(32)), 1.5f});
+  expect_matches_interpreter(f, {random_array<float>({4, 50}, 5), NDArray::empty({4, 50}, Float(32)), 1.5f});
 }
 
 }  // namespace

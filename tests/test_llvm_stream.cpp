@@ -27,14 +27,13 @@ BuildOptions streaming(int64_t min_bytes) {
   return o;
 }
 
-bool streams(const LoweredFunc& f, const BuildOptions& o) {
-  return assembly(f, o).find("movnt") != std::string::npos;
-}
+bool streams(const LoweredFunc& f, const BuildOptions& o) { return assembly(f, o).find("movnt") != std::string::npos; }
 
 // C = A + B in chunks of 4096 over the thread pool, 16-lane vectors.
 LoweredFunc vadd(Expr n, int lanes = 16) {
   Tensor A = placeholder({n}, Float(32), "A"), B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   Schedule s = create_schedule({C});
   auto [chunk, rest] = s[C].split(C.axis(0), 4096);
   auto [ro, ri] = s[C].split(rest, lanes);
@@ -64,7 +63,7 @@ TEST(LlvmStream, WriteOnlyOutputsStreamAndGiveTheSameResults) {
   if (x86_host()) {
     EXPECT_TRUE(streams(f, streaming(1)));
     EXPECT_FALSE(streams(f, streaming(-1)));  // never
-    EXPECT_FALSE(streams(f, {}));            // 256 KB: below any last-level cache
+    EXPECT_FALSE(streams(f, {}));             // 256 KB: below any last-level cache
   }
   for (int64_t min_bytes : {int64_t(1), int64_t(-1)}) {
     for (uint64_t offset : {0u, 4u, 32u}) check_sum(f, streaming(min_bytes), 1 << 16, offset);  // 4, 32: unaligned
@@ -88,7 +87,8 @@ TEST(LlvmStream, OnlyWhereEveryStoreOfTheLoopCanStream) {
   // An output the function also reads (a reduction accumulates into it).
   Tensor A = placeholder({64, 256}, Float(32), "A");
   IterVar k = reduce_axis({0, 64}, "k");
-  Tensor S = compute({256}, [&](Expr j) { return sum(A(k, j), {k}); }, "S");
+  Tensor S = compute(
+      {256}, [&](Expr j) { return sum(A(k, j), {k}); }, "S");
   Schedule s = create_schedule({S});
   auto [jo, ji] = s[S].split(S.axis(0), 16);
   s[S].reorder({jo, k, ji});
@@ -97,7 +97,8 @@ TEST(LlvmStream, OnlyWhereEveryStoreOfTheLoopCanStream) {
   // Indices that are not multiples of the vector: rows of 100 floats in 16-lane vectors,
   // the last one shifted inwards.
   Tensor X = placeholder({8, 100}, Float(32), "X");
-  Tensor Y = compute({8, 100}, [&](Expr i, Expr j) { return X(i, j) * 2.0f; }, "Y");
+  Tensor Y = compute(
+      {8, 100}, [&](Expr i, Expr j) { return X(i, j) * 2.0f; }, "Y");
   Schedule t = create_schedule({Y});
   auto [yo, yi] = t[Y].split(Y.axis(1), 16, TailStrategy::ShiftInwards);
   (void)yo;

@@ -12,8 +12,7 @@ namespace {
 LoweredFunc increment() {
   Var n("n"), i("i");
   Buffer A("A", Int(64), {n});
-  return make_func("inc", {buffer_param(A)},
-                   serial(i, 0, n, store(A, load(A, {i}) + int64_t{1}, {i})));
+  return make_func("inc", {buffer_param(A)}, serial(i, 0, n, store(A, load(A, {i}) + int64_t{1}, {i})));
 }
 
 TEST(LlvmTime, RunsWarmUpPlusNumberTimesRepeat) {
@@ -43,10 +42,8 @@ TEST(LlvmTime, ChecksItsParametersAndTheArguments) {
   expect_error([&] { time_evaluator(f, 0, 1); }, {"time_evaluator", "number (0)"});
   expect_error([&] { time_evaluator(f, 1, 0); }, {"repeat (0)"});
   expect_error([&] { time_evaluator(f, 1, 1, -1); }, {"min_repeat_ms (-1)"});
-  expect_error([&] { time_evaluator(Function(), 1, 1); },
-               {"time_evaluator: the Function is empty"});
-  expect_error([&] { time_evaluator(f, 1, 1)(NDArray::empty({3}, Int(32))); },
-               {"inc: argument 1 ('A')", "int32"});
+  expect_error([&] { time_evaluator(Function(), 1, 1); }, {"time_evaluator: the Function is empty"});
+  expect_error([&] { time_evaluator(f, 1, 1)(NDArray::empty({3}, Int(32))); }, {"inc: argument 1 ('A')", "int32"});
 }
 
 }  // namespace

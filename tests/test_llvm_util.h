@@ -90,21 +90,15 @@ inline double element(const NDArray& a, int64_t k) {
   }
   if (t.is_bool()) return load(uint8_t{});
   switch (t.bits()) {
-    case 8:
-      return t.is_int() ? load(int8_t{}) : load(uint8_t{});
-    case 16:
-      return t.is_int() ? load(int16_t{}) : load(uint16_t{});
-    case 32:
-      return t.is_int() ? load(int32_t{}) : load(uint32_t{});
-    default:
-      return static_cast<double>(t.is_int() ? load(int64_t{})
-                                            : static_cast<int64_t>(load(uint64_t{})));
+    case 8: return t.is_int() ? load(int8_t{}) : load(uint8_t{});
+    case 16: return t.is_int() ? load(int16_t{}) : load(uint16_t{});
+    case 32: return t.is_int() ? load(int32_t{}) : load(uint32_t{});
+    default: return static_cast<double>(t.is_int() ? load(int64_t{}) : static_cast<int64_t>(load(uint64_t{})));
   }
 }
 
 // Expects equal arrays: integers exactly, floats within rel_tol (0: exactly; NaN == NaN).
-inline void expect_arrays_equal(const NDArray& expected, const NDArray& got, double rel_tol,
-                                const std::string& what) {
+inline void expect_arrays_equal(const NDArray& expected, const NDArray& got, double rel_tol, const std::string& what) {
   ASSERT_EQ(expected.dtype(), got.dtype()) << what;
   ASSERT_EQ(expected.shape(), got.shape()) << what;
   int failures = 0;
@@ -126,10 +120,8 @@ inline void expect_arrays_equal(const NDArray& expected, const NDArray& got, dou
 
 // Runs f through build() and through interpret() on separate copies of args and expects
 // every array to end up the same. Returns the natively computed arguments.
-inline std::vector<Argument> expect_matches_interpreter(const LoweredFunc& f,
-                                                        const std::vector<Argument>& args,
-                                                        double rel_tol = 0,
-                                                        BuildOptions options = exact_options()) {
+inline std::vector<Argument> expect_matches_interpreter(const LoweredFunc& f, const std::vector<Argument>& args,
+                                                        double rel_tol = 0, BuildOptions options = exact_options()) {
   std::vector<Argument> native = copy_arguments(args);
   std::vector<Argument> reference = copy_arguments(args);
   Module m = build(f, options);
@@ -137,14 +129,11 @@ inline std::vector<Argument> expect_matches_interpreter(const LoweredFunc& f,
   interpret(f, reference);
   for (size_t k = 0; k < args.size(); ++k) {
     if (!args[k].is_array()) continue;
-    expect_arrays_equal(reference[k].array(), native[k].array(), rel_tol,
-                        f.name + " argument " + f.params[k].name());
+    expect_arrays_equal(reference[k].array(), native[k].array(), rel_tol, f.name + " argument " + f.params[k].name());
   }
   return native;
 }
 
-inline bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace te::llvm_test

@@ -52,7 +52,8 @@ LoweredFunc lower_vadd(const std::string& name = "vadd") {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   Schedule s = create_schedule({C});
   auto [xo, xi] = s[C].split(C.axis(0), 8);
   s[C].vectorize(xi);
@@ -66,15 +67,13 @@ TEST_F(LogTest, ParsesLevelNamesAndNumbers) {
   EXPECT_EQ(parse_log_level("warning"), LogLevel::Warn);
   EXPECT_EQ(parse_log_level("Info"), LogLevel::Info);
   EXPECT_EQ(parse_log_level("debug"), LogLevel::Debug);
-  for (int k = 0; k <= 4; ++k)
-    EXPECT_EQ(parse_log_level(std::to_string(k)), static_cast<LogLevel>(k));
+  for (int k = 0; k <= 4; ++k) EXPECT_EQ(parse_log_level(std::to_string(k)), static_cast<LogLevel>(k));
   for (LogLevel l : {LogLevel::Off, LogLevel::Error, LogLevel::Warn, LogLevel::Info, LogLevel::Debug})
     EXPECT_EQ(parse_log_level(log_level_name(l)), l);
 }
 
 TEST_F(LogTest, RejectsUnknownLevels) {
-  expect_error([] { parse_log_level("verbose"); },
-               {"log level 'verbose'", "off, error, warn, info, debug", "0-4"});
+  expect_error([] { parse_log_level("verbose"); }, {"log level 'verbose'", "off, error, warn, info, debug", "0-4"});
   expect_error([] { parse_log_level("5"); }, {"log level '5'"});
   expect_error([] { parse_log_level(""); }, {"log level ''"});
 }
@@ -107,8 +106,7 @@ TEST_F(LogTest, BadEnvironmentValuesWarnAndKeepTheDefaults) {
   EXPECT_EQ(m[0].first, LogLevel::Warn);
   EXPECT_NE(m[0].second.find("TE_LOG='loud' is not a log level"), std::string::npos) << m[0].second;
   EXPECT_NE(m[0].second.find("using warn"), std::string::npos) << m[0].second;
-  EXPECT_NE(m[1].second.find("TE_TIME_PASSES='yes' is neither 1 nor 0"), std::string::npos)
-      << m[1].second;
+  EXPECT_NE(m[1].second.find("TE_TIME_PASSES='yes' is neither 1 nor 0"), std::string::npos) << m[1].second;
 }
 
 TEST_F(LogTest, MacroSkipsDisabledMessagesWithoutEvaluatingThem) {
@@ -133,8 +131,7 @@ TEST_F(LogTest, DefaultSinkPrefixesTheLevelOnStderr) {
   ::testing::internal::CaptureStderr();
   log_message(LogLevel::Warn, "something to know");
   log_message(LogLevel::Debug, "a detail");
-  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
-            "[te warn] something to know\n[te debug] a detail\n");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "[te warn] something to know\n[te debug] a detail\n");
 }
 
 TEST_F(LogTest, InfoLogsLoweringJitCompilationsAndCacheHits) {
@@ -178,8 +175,7 @@ TEST_F(LogTest, TimePassesListsTheLlvmStages) {
   size_t jit = text.find("time: JIT 'vadd_llvm_timed': ");
   ASSERT_NE(jit, std::string::npos) << text;
   std::string table = text.substr(jit);
-  for (const char* stage : {"LLVM IR emission", "LLVM optimization", "LLVM machine code",
-                            "JIT linking"})
+  for (const char* stage : {"LLVM IR emission", "LLVM optimization", "LLVM machine code", "JIT linking"})
     EXPECT_NE(table.find(stage), std::string::npos) << stage << " missing:\n" << table;
 }
 

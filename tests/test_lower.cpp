@@ -16,7 +16,8 @@ struct VAdd {
   Var n{"n"};
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
 };
 
 // Runs f (a vector add over A, B, C) for lengths no split factor divides, and 1.
@@ -26,7 +27,8 @@ struct Add2D {
   Var m{"m"}, n{"n"};
   Tensor A = placeholder({m, n}, Float(32), "A");
   Tensor B = placeholder({m, n}, Float(32), "B");
-  Tensor C = compute({m, n}, [&](Expr i, Expr j) { return A(i, j) * B(i, j) + 1.0f; }, "C");
+  Tensor C = compute(
+      {m, n}, [&](Expr i, Expr j) { return A(i, j) * B(i, j) + 1.0f; }, "C");
 };
 
 void check_add2d(const LoweredFunc& f, const std::string& what) {
@@ -141,7 +143,10 @@ TEST(Lower, TwoDimensionalUnderManySchedules) {
   std::vector<std::pair<std::string, Apply>> cases = {
       {"none", [](Schedule&, const Add2D&) {}},
       {"tile 4x3", [](Schedule& s, const Add2D& g) { s[g.C].tile(g.C.axis(0), g.C.axis(1), 4, 3); }},
-      {"reorder", [](Schedule& s, const Add2D& g) { s[g.C].reorder({g.C.axis(1), g.C.axis(0)}); }},
+      {"reorder",
+       [](Schedule& s, const Add2D& g) {
+         s[g.C].reorder({g.C.axis(1), g.C.axis(0)});
+       }},
       {"fuse", [](Schedule& s, const Add2D& g) { s[g.C].fuse(g.C.axis(0), g.C.axis(1)); }},
       {"fuse then split 5",
        [](Schedule& s, const Add2D& g) {
@@ -173,7 +178,8 @@ TEST(Lower, TwoDimensionalUnderManySchedules) {
 
 TEST(Lower, ZeroDimensionalStageWithAFusedSingletonLoop) {
   Tensor A = placeholder({}, Float(32), "A");
-  Tensor T = compute_from_vars({}, [&](const std::vector<Var>&) { return A({}) * 3.0f + 1.0f; }, "T");
+  Tensor T = compute_from_vars(
+      {}, [&](const std::vector<Var>&) { return A({}) * 3.0f + 1.0f; }, "T");
   for (bool fuse : {false, true}) {
     Schedule s = create_schedule({T});
     if (fuse) s[T].fuse(std::vector<IterVar>{});
@@ -187,9 +193,12 @@ TEST(Lower, ZeroDimensionalStageWithAFusedSingletonLoop) {
 TEST(Lower, InlinedStagesDisappear) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor A1 = compute({n}, [&](Expr i) { return A(i) + 1.0f; }, "A1");
-  Tensor A2 = compute({n}, [&](Expr i) { return A1(i) * 2.0f; }, "A2");
-  Tensor C = compute({n}, [&](Expr i) { return A2(i) + A1(i); }, "C");
+  Tensor A1 = compute(
+      {n}, [&](Expr i) { return A(i) + 1.0f; }, "A1");
+  Tensor A2 = compute(
+      {n}, [&](Expr i) { return A1(i) * 2.0f; }, "A2");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A2(i) + A1(i); }, "C");
   Schedule s = create_schedule({C});
   auto [xo, xi] = s[C].split(C.axis(0), 8);
   s[A1].compute_at(s[C], xo);
@@ -211,7 +220,8 @@ TEST(Lower, InlinedStagesDisappear) {
 TEST(Lower, ParametersAreTheArgumentsThenUnboundScalars) {
   Var m("m"), n("n"), alpha_n("k");
   Tensor A = placeholder({8 * m, n}, Float(32), "A");
-  Tensor B = compute({8 * m, n}, [&](Expr i, Expr j) { return A(i, j) * cast(Float(32), alpha_n); }, "B");
+  Tensor B = compute(
+      {8 * m, n}, [&](Expr i, Expr j) { return A(i, j) * cast(Float(32), alpha_n); }, "B");
   Schedule s = create_schedule({B});
   LoweredFunc f = lower(s, {A, B}, "scale");
   ASSERT_EQ(f.params.size(), 4u);
@@ -232,8 +242,10 @@ TEST(Lower, ParametersAreTheArgumentsThenUnboundScalars) {
 TEST(Lower, ComputedTensorsNotListedBecomeIntermediates) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) + 1.0f; }, "B");
-  Tensor C = compute({n}, [&](Expr i) { return B(i) * B(i); }, "C");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) + 1.0f; }, "B");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return B(i) * B(i); }, "C");
   Schedule s = create_schedule({C});
   LoweredFunc f = lower(s, {A, C}, "f");
   EXPECT_EQ(count_kind(f.body, StmtKind::Allocate), 1) << f;
@@ -284,8 +296,10 @@ TEST(Lower, DumpIrFromTheEnvironment) {
 TEST(Lower, Int64ShapesAndTwoOutputs) {
   Var n("n", Int(64));
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
-  Tensor C = compute({n}, [&](Expr i) { return B(i) + A(i); }, "C");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return B(i) + A(i); }, "C");
   Schedule s = create_schedule({B, C});  // B is an output that C also reads
   auto [xo, xi] = s[C].split(C.axis(0), 4);
   s[C].vectorize(xi);
@@ -305,8 +319,10 @@ TEST(Lower, Int64ShapesAndTwoOutputs) {
 TEST(Lower, GoldenComputeAtAndReductionInit) {
   Var n("n");
   Tensor X = placeholder({n + 2}, Float(32), "X");
-  Tensor A = compute({n + 2}, [&](Expr i) { return X(i) * 0.5f; }, "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) + A(i + 1) + A(i + 2); }, "B");
+  Tensor A = compute(
+      {n + 2}, [&](Expr i) { return X(i) * 0.5f; }, "A");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) + A(i + 1) + A(i + 2); }, "B");
   Schedule s = create_schedule({B});
   s[A].compute_at(s[B], B.axis(0));
   EXPECT_EQ(to_string(lower(s, {X, B}, "conv1d")),
@@ -324,7 +340,8 @@ TEST(Lower, GoldenComputeAtAndReductionInit) {
   Var m("m");
   Tensor M = placeholder({n, m}, Float(32), "M");
   IterVar k = reduce_axis({0, m}, "k");
-  Tensor R = compute({n}, [&](Expr i) { return sum(M(i, k), {k}); }, "R");
+  Tensor R = compute(
+      {n}, [&](Expr i) { return sum(M(i, k), {k}); }, "R");
   Schedule t = create_schedule({R});
   t[R].reorder({k, R.axis(0)});
   EXPECT_EQ(to_string(lower(t, {M, R}, "row_sum")),

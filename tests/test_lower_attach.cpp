@@ -28,8 +28,10 @@ std::vector<std::string> allocations(const Stmt& s) {
 struct Chain {
   Var m{"m"}, l{"l"};
   Tensor A = placeholder({m, l}, Float(32), "A");
-  Tensor A1 = compute({m, l}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "A1");
-  Tensor A2 = compute({m, l}, [&](Expr i, Expr j) { return A1(i, j) + 3.0f; }, "A2");
+  Tensor A1 = compute(
+      {m, l}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "A1");
+  Tensor A2 = compute(
+      {m, l}, [&](Expr i, Expr j) { return A1(i, j) + 3.0f; }, "A2");
 };
 
 void check_chain(const Chain& c, const LoweredFunc& f, const std::string& what, std::vector<Argument> extra = {}) {
@@ -89,11 +91,15 @@ TEST(LowerAttach, ProducerAtAFusedThenSplitLoopWithASymbolicFactor) {
 TEST(LowerAttach, Conv1dProducerInsideTheConsumer) {
   Var n("n");
   Tensor X = placeholder({n + 2}, Float(32), "X");
-  Tensor A = compute({n + 2}, [&](Expr i) { return X(i) * 0.5f; }, "A");
-  Tensor B = compute({n}, [&](Expr ii) {
-    Expr i = ii + 1;
-    return A(i - 1) + A(i) + A(i + 1);
-  }, "B");
+  Tensor A = compute(
+      {n + 2}, [&](Expr i) { return X(i) * 0.5f; }, "A");
+  Tensor B = compute(
+      {n},
+      [&](Expr ii) {
+        Expr i = ii + 1;
+        return A(i - 1) + A(i) + A(i + 1);
+      },
+      "B");
   Schedule s = create_schedule({B});
   s[A].compute_at(s[B], B.axis(0));
   LoweredFunc f = lower(s, {X, B}, "conv1d");
@@ -113,11 +119,15 @@ TEST(LowerAttach, Conv1dProducerInsideTheConsumer) {
 TEST(LowerAttach, BlurProducerInsideTheConsumer) {
   const int n = 12;
   Tensor X = placeholder({n, n}, Float(32), "X");
-  Tensor A = compute({n, n}, [&](Expr i, Expr j) { return X(i, j) + 1.0f; }, "A");
-  Tensor B = compute({n - 2, n - 2}, [&](Expr ii, Expr jj) {
-    Expr i = ii + 1, j = jj + 1;
-    return A(i, j) + A(i - 1, j) + A(i + 1, j) + A(i, j + 1) + A(i, j - 1);
-  }, "B");
+  Tensor A = compute(
+      {n, n}, [&](Expr i, Expr j) { return X(i, j) + 1.0f; }, "A");
+  Tensor B = compute(
+      {n - 2, n - 2},
+      [&](Expr ii, Expr jj) {
+        Expr i = ii + 1, j = jj + 1;
+        return A(i, j) + A(i - 1, j) + A(i + 1, j) + A(i, j + 1) + A(i, j - 1);
+      },
+      "B");
   Schedule s = create_schedule({B});
   s[A].compute_at(s[B], B.axis(1));
   LoweredFunc f = lower(s, {X, B}, "blur");
@@ -128,16 +138,20 @@ TEST(LowerAttach, BlurProducerInsideTheConsumer) {
   auto at = [&](int i, int j) { return xv[static_cast<size_t>(i * n + j)] + 1.0f; };
   std::vector<float> want;
   for (int i = 1; i < n - 1; ++i)
-    for (int j = 1; j < n - 1; ++j) want.push_back(at(i, j) + at(i - 1, j) + at(i + 1, j) + at(i, j + 1) + at(i, j - 1));
+    for (int j = 1; j < n - 1; ++j)
+      want.push_back(at(i, j) + at(i - 1, j) + at(i + 1, j) + at(i, j + 1) + at(i, j - 1));
   expect_close(b.to_vector<float>(), want, 1e-6f, "blur");
 }
 
 TEST(LowerAttach, NestedThreadsWithLocalAndSharedProducers) {
   Var m("m");
   Tensor A = placeholder({m}, Float(32), "A");
-  Tensor A1 = compute({m}, [&](Expr i) { return A(i) * 2.0f; }, "A1");
-  Tensor A2 = compute({m}, [&](Expr i) { return A1(i) + 2.0f; }, "A2");
-  Tensor A3 = compute({m}, [&](Expr i) { return A2(i) + 3.0f; }, "A3");
+  Tensor A1 = compute(
+      {m}, [&](Expr i) { return A(i) * 2.0f; }, "A1");
+  Tensor A2 = compute(
+      {m}, [&](Expr i) { return A1(i) + 2.0f; }, "A2");
+  Tensor A3 = compute(
+      {m}, [&](Expr i) { return A2(i) + 3.0f; }, "A3");
   Schedule s = create_schedule({A3});
   s[A2].set_scope("shared");
   s[A1].set_scope("local");
@@ -153,10 +167,13 @@ TEST(LowerAttach, NestedThreadsWithLocalAndSharedProducers) {
   // The shared buffer sits outside the thread loop; each thread keeps one local element.
   EXPECT_EQ(allocations(f.body), (std::vector<std::string>{"A2:shared:32", "A1:local:1"})) << f;
   // threadIdx.x is one loop: the shared stage reuses it instead of nesting another.
-  EXPECT_EQ(count_stmts(f.body, [](const Stmt& x) {
-              const auto* n = x.as<ForNode>();
-              return n && n->thread_tag == "threadIdx.x";
-            }), 1) << f;
+  EXPECT_EQ(count_stmts(f.body,
+                        [](const Stmt& x) {
+                          const auto* n = x.as<ForNode>();
+                          return n && n->thread_tag == "threadIdx.x";
+                        }),
+            1)
+      << f;
   EXPECT_GE(count_kind(f.body, StmtKind::Barrier), 1) << f;
   for (int64_t len : {1, 31, 32, 65}) {
     NDArray a = input({len}, 4), out = output({len});
@@ -171,9 +188,12 @@ TEST(LowerAttach, NestedThreadsWithLocalAndSharedProducers) {
 TEST(LowerAttach, ChainOfComputeAtAndAProducerReadByTwoConsumers) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) + 1.0f; }, "B");
-  Tensor C = compute({n}, [&](Expr i) { return B(i) * 2.0f; }, "C");
-  Tensor D = compute({n}, [&](Expr i) { return C(i) + B(i); }, "D");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) + 1.0f; }, "B");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return B(i) * 2.0f; }, "C");
+  Tensor D = compute(
+      {n}, [&](Expr i) { return C(i) + B(i); }, "D");
   Schedule s = create_schedule({D});
   auto [xo, xi] = s[D].split(D.axis(0), 4);
   s[C].compute_at(s[D], xo);
@@ -205,7 +225,8 @@ TEST(LowerAttach, ChainOfComputeAtAndAProducerReadByTwoConsumers) {
 TEST(LowerAttach, SharedCacheReadCooperativelyFetchedByTheThreads) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) * A(i) + 1.0f; }, "B");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) * A(i) + 1.0f; }, "B");
   Schedule s = create_schedule({B});
   Tensor AS = s.cache_read(A, "shared", {B});
   IterVar tx = thread_axis("threadIdx.x");

@@ -16,7 +16,8 @@ struct VAdd {
   Var n{"n"};
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
 };
 
 void check_vadd(const LoweredFunc& f, const std::string& what, std::vector<int64_t> lengths = {1, 3, 4, 5, 8, 13, 67}) {
@@ -65,7 +66,8 @@ std::vector<std::vector<float>> run(const Stmt& body, const std::vector<Buffer>&
 TEST(LowerPasses, SixteenSplitByFiveHasExactlyOneGuard) {
   Tensor a = placeholder({16, 16}, Float(32), "a");
   Tensor b = placeholder({16, 16}, Float(32), "b");
-  Tensor c = compute({16, 16}, [&](Expr x, Expr y) { return a(x, y) + b(x, y); }, "c");
+  Tensor c = compute(
+      {16, 16}, [&](Expr x, Expr y) { return a(x, y) + b(x, y); }, "c");
   Schedule s = create_schedule({c});
   s[c].split(c.axis(0), 5);
   LowerOptions no_partition;
@@ -126,16 +128,20 @@ TEST(LowerPasses, SplitBindVectorizeKeepsTheVectorVariableOutOfTheGuard) {
     return false;
   });
   // The scalar tail keeps the per-element guard.
-  EXPECT_EQ(count_stmts(f.body, [&](const Stmt& x) {
-              const auto* n = x.as<ForNode>();
-              return n && n->var.name() == vec && n->for_kind == ForKind::Serial;
-            }), 1) << f;
+  EXPECT_EQ(count_stmts(f.body,
+                        [&](const Stmt& x) {
+                          const auto* n = x.as<ForNode>();
+                          return n && n->var.name() == vec && n->for_kind == ForKind::Serial;
+                        }),
+            1)
+      << f;
   check_vadd(f, "split+bind+vectorize", {1, 3, 4, 63, 64, 65, 130});
 }
 
 TEST(LowerPasses, VectorizedLoopOfConstantSizeKeepsAScalarTail) {
   Tensor A = placeholder({20}, Float(32), "A");
-  Tensor C = compute({20}, [&](Expr i) { return A(i) * 2.0f; }, "C");
+  Tensor C = compute(
+      {20}, [&](Expr i) { return A(i) * 2.0f; }, "C");
   Schedule s = create_schedule({C});
   auto [xo, xi] = s[C].split(C.axis(0), 8);
   s[C].vectorize(xi);
@@ -168,10 +174,13 @@ TEST(LowerPasses, UnrollCopiesConstantLoopsOnly) {
   auto [xo, xi] = s[v.C].split(v.C.axis(0), 4);
   s[v.C].unroll(xi);
   LoweredFunc f = lower(s, {v.A, v.B, v.C}, "vadd");
-  EXPECT_EQ(count_stmts(f.body, [](const Stmt& x) {
-              const auto* n = x.as<ForNode>();
-              return n && n->var.name() == "i.inner";
-            }), 0) << f;
+  EXPECT_EQ(count_stmts(f.body,
+                        [](const Stmt& x) {
+                          const auto* n = x.as<ForNode>();
+                          return n && n->var.name() == "i.inner";
+                        }),
+            0)
+      << f;
   check_vadd(f, "unroll 4");
 
   Var n("n"), i("i");
@@ -223,8 +232,8 @@ TEST(LowerPasses, VectorizeHandWrittenLoops) {
   EXPECT_NE(st->indices[0].as<RampNode>(), nullptr) << out;
   EXPECT_EQ(st->value.dtype(), Float(32, 4));
   // A lane-dependent condition that is not a guard keeps the loop, marked for the backend.
-  Stmt odd = for_loop(i, 0, 4, ForKind::Vectorized,
-                      if_then_else(i % 2 == 0, store(A, make_const(Float(32), 2.0), {i})));
+  Stmt odd =
+      for_loop(i, 0, 4, ForKind::Vectorized, if_then_else(i % 2 == 0, store(A, make_const(Float(32), 2.0), {i})));
   Stmt odd_out = vectorize_loops(odd);
   const auto* serial = odd_out.as<ForNode>();
   ASSERT_NE(serial, nullptr);
@@ -267,7 +276,8 @@ TEST(LowerPasses, BarriersSeparateSharedWritesFromReadsOfOtherThreads) {
   Stmt out = insert_barriers(body);
   // Run in lockstep, the barrier makes every thread see the others' writes.
   auto results = run(allocate(S, out), {A, B}, 32);
-  for (int t = 0; t < 32; ++t) EXPECT_EQ(results[1][static_cast<size_t>(t)], results[0][static_cast<size_t>((t + 1) % 32)]);
+  for (int t = 0; t < 32; ++t)
+    EXPECT_EQ(results[1][static_cast<size_t>(t)], results[0][static_cast<size_t>((t + 1) % 32)]);
   EXPECT_EQ(to_string(out),
             "launch_thread threadIdx.x (tx, 0, 32) {\n"
             "  S[tx] = A[tx];\n"
@@ -282,8 +292,8 @@ TEST(LowerPasses, BarriersSeparateSharedWritesFromReadsOfOtherThreads) {
   Stmt cpu = for_loop(tx, 0, 32, ForKind::Serial, seq({write, read}));
   EXPECT_EQ(count_kind(insert_barriers(cpu), StmtKind::Barrier), 0);
   // Under a condition on the thread index a barrier would be reached by part of the block.
-  Stmt divergent = for_loop(tx, 0, 32, ForKind::ThreadBinding, if_then_else(tx < 16, seq({write, read})),
-                            "threadIdx.x");
+  Stmt divergent =
+      for_loop(tx, 0, 32, ForKind::ThreadBinding, if_then_else(tx < 16, seq({write, read})), "threadIdx.x");
   EXPECT_EQ(count_kind(insert_barriers(divergent), StmtKind::Barrier), 0);
 }
 
@@ -312,22 +322,30 @@ TEST(LowerPasses, RemoveNoOps) {
 TEST(LowerPasses, StorageFlattenKeepsArgumentShapesAndFlattensIntermediates) {
   Var m("m"), n("n");
   Tensor A = placeholder({m, n}, Float(32), "A");
-  Tensor B = compute({m, n}, [&](Expr i, Expr j) { return A(i, j) + 1.0f; }, "B");
-  Tensor C = compute({m, n}, [&](Expr i, Expr j) { return B(i, j) * B(i, j); }, "C");
+  Tensor B = compute(
+      {m, n}, [&](Expr i, Expr j) { return A(i, j) + 1.0f; }, "B");
+  Tensor C = compute(
+      {m, n}, [&](Expr i, Expr j) { return B(i, j) * B(i, j); }, "C");
   Schedule s = create_schedule({C});
   auto [xo, xi] = s[C].split(C.axis(0), 2);
   s[B].compute_at(s[C], xo);
   LoweredFunc f = lower(s, {A, C}, "f");
   EXPECT_EQ(f.params[0].buffer.ndim(), 2);
   // Every access has one index; B's buffer covers two rows.
-  EXPECT_EQ(count_exprs(f.body, [](const Expr& e) {
-              const auto* l = e.as<LoadNode>();
-              return l && l->indices.size() != 1;
-            }), 0) << f;
-  EXPECT_EQ(count_stmts(f.body, [](const Stmt& x) {
-              const auto* st = x.as<StoreNode>();
-              return st && st->indices.size() != 1;
-            }), 0) << f;
+  EXPECT_EQ(count_exprs(f.body,
+                        [](const Expr& e) {
+                          const auto* l = e.as<LoadNode>();
+                          return l && l->indices.size() != 1;
+                        }),
+            0)
+      << f;
+  EXPECT_EQ(count_stmts(f.body,
+                        [](const Stmt& x) {
+                          const auto* st = x.as<StoreNode>();
+                          return st && st->indices.size() != 1;
+                        }),
+            0)
+      << f;
   int two_rows = count_stmts(f.body, [&](const Stmt& x) {
     const auto* a = x.as<AllocateNode>();
     return a && a->buffer.ndim() == 1 && equal(simplify(a->buffer.shape()[0] - n * 2), 0);
@@ -344,8 +362,10 @@ TEST(LowerPasses, StorageFlattenKeepsArgumentShapesAndFlattensIntermediates) {
 TEST(LowerPasses, ShadowedLoopVariablesAreRenamed) {
   Var n("n");
   Tensor X = placeholder({n + 2}, Float(32), "X");
-  Tensor A = compute({n + 2}, [&](Expr i) { return X(i) * 2.0f; }, "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) + A(i + 2); }, "B");
+  Tensor A = compute(
+      {n + 2}, [&](Expr i) { return X(i) * 2.0f; }, "A");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) + A(i + 2); }, "B");
   Schedule s = create_schedule({B});
   s[A].compute_at(s[B], B.axis(0));
   LoweredFunc f = lower(s, {X, B}, "f");

@@ -49,8 +49,10 @@ Shuffled shuffle_loops(Schedule& s, const Tensor& t, std::mt19937& rng, bool all
       case 0: {
         IterVar iv = leaves[pick(leaves.size())];
         int factor = 1 + static_cast<int>(rng() % 5);
-        if (rng() % 2) st.split(iv, factor);
-        else st.split_nparts(iv, factor);
+        if (rng() % 2)
+          st.split(iv, factor);
+        else
+          st.split_nparts(iv, factor);
         what += " split(" + iv.name() + "," + std::to_string(factor) + ")";
         break;
       }
@@ -99,8 +101,10 @@ TEST(LowerRandom, ElementwisePipelines) {
   for (int trial = 0; trial < 200; ++trial) {
     Var m("m"), n("n");
     Tensor A = placeholder({m, n + 1}, Float(32), "A");
-    Tensor B = compute({m, n + 1}, [&](Expr i, Expr j) { return A(i, j) * 2.0f + 1.0f; }, "B");
-    Tensor C = compute({m, n}, [&](Expr i, Expr j) { return B(i, j) + B(i, j + 1); }, "C");
+    Tensor B = compute(
+        {m, n + 1}, [&](Expr i, Expr j) { return A(i, j) * 2.0f + 1.0f; }, "B");
+    Tensor C = compute(
+        {m, n}, [&](Expr i, Expr j) { return B(i, j) + B(i, j + 1); }, "C");
     Schedule s = create_schedule({C});
     Shuffled c = shuffle_loops(s, C, rng, true);
     std::string what = c.what;
@@ -118,7 +122,10 @@ TEST(LowerRandom, ElementwisePipelines) {
     LoweredFunc f = lower(s, {A, C}, "pipeline");
     for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 7}, {6, 5}}) {
       NDArray a = input({rows, cols + 1}, trial), c = output({rows, cols});
-      if (trial % 8 == 0) run_backends(f, {a, c}); else interpret(f, {a, c});  // the JIT on a sample: each build costs ~50 ms
+      if (trial % 8 == 0)
+        run_backends(f, {a, c});
+      else
+        interpret(f, {a, c});  // the JIT on a sample: each build costs ~50 ms
       auto av = a.to_vector<float>();
       std::vector<float> want;
       for (int64_t i = 0; i < rows; ++i)
@@ -141,10 +148,13 @@ TEST(LowerRandom, ReductionPipelines) {
   for (int trial = 0; trial < 200; ++trial) {
     Var m("m"), n("n");
     Tensor A = placeholder({m, n}, Float(32), "A");
-    Tensor B = compute({m, n}, [&](Expr i, Expr j) { return A(i, j) * A(i, j); }, "B");
+    Tensor B = compute(
+        {m, n}, [&](Expr i, Expr j) { return A(i, j) * A(i, j); }, "B");
     IterVar k = reduce_axis({0, n}, "k");
-    Tensor C = compute({m}, [&](Expr i) { return sum(B(i, k), {k}); }, "C");
-    Tensor D = compute({m}, [&](Expr i) { return C(i) + 1.0f; }, "D");
+    Tensor C = compute(
+        {m}, [&](Expr i) { return sum(B(i, k), {k}); }, "C");
+    Tensor D = compute(
+        {m}, [&](Expr i) { return C(i) + 1.0f; }, "D");
     Schedule s = create_schedule({D});
     // Consumers first: where a producer runs decides which annotations it may take.
     Shuffled d = shuffle_loops(s, D, rng, true);
@@ -168,12 +178,16 @@ TEST(LowerRandom, ReductionPipelines) {
     LoweredFunc f = lower(s, {A, D}, "reduce");
     for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {4, 7}, {7, 3}}) {
       NDArray a = input({rows, cols}, trial), d = output({rows});
-      if (trial % 8 == 0) run_backends(f, {a, d}); else interpret(f, {a, d});
+      if (trial % 8 == 0)
+        run_backends(f, {a, d});
+      else
+        interpret(f, {a, d});
       auto av = a.to_vector<float>();
       std::vector<float> want;
       for (int64_t i = 0; i < rows; ++i) {
         float acc = 0;
-        for (int64_t j = 0; j < cols; ++j) acc += av[static_cast<size_t>(i * cols + j)] * av[static_cast<size_t>(i * cols + j)];
+        for (int64_t j = 0; j < cols; ++j)
+          acc += av[static_cast<size_t>(i * cols + j)] * av[static_cast<size_t>(i * cols + j)];
         want.push_back(acc + 1.0f);
       }
       expect_close(d.to_vector<float>(), want, 1e-5f, "trial " + std::to_string(trial) + ":" + what);
@@ -194,8 +208,10 @@ TEST(LowerRandom, ThreadBoundPipelines) {
         if (cooperative && where != 1) continue;
         Var m("m"), n("n");
         Tensor A = placeholder({m, n + 1}, Float(32), "A");
-        Tensor B = compute({m, n + 1}, [&](Expr i, Expr j) { return A(i, j) * 2.0f + 1.0f; }, "B");
-        Tensor C = compute({m, n}, [&](Expr i, Expr j) { return B(i, j) + B(i, j + 1); }, "C");
+        Tensor B = compute(
+            {m, n + 1}, [&](Expr i, Expr j) { return A(i, j) * 2.0f + 1.0f; }, "B");
+        Tensor C = compute(
+            {m, n}, [&](Expr i, Expr j) { return B(i, j) + B(i, j + 1); }, "C");
         Schedule s = create_schedule({C});
         IterVar tx = thread_axis("threadIdx.x");
         IterVar fused = s[C].fuse(C.axis(0), C.axis(1));

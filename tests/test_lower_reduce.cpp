@@ -20,7 +20,8 @@ struct RowSum {
   Var n{"n"}, m{"m"};
   Tensor A = placeholder({n, m}, Float(32), "A");
   IterVar k = reduce_axis({0, m}, "k");
-  Tensor C = compute({n}, [&](Expr i) { return sum(A(i, k), {k}); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return sum(A(i, k), {k}); }, "C");
 };
 
 void check_row_sum(const LoweredFunc& f, const std::string& what) {
@@ -40,7 +41,8 @@ struct MatMul {
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
 };
 
 std::vector<float> matmul_reference(const NDArray& a, const NDArray& b) {
@@ -141,7 +143,8 @@ TEST(LowerReduce, EveryReducerWithACondition) {
   Tensor A = placeholder({n, n}, Float(32), "A");
   for (Reducer red : {Reducer::Sum, Reducer::Prod, Reducer::Min, Reducer::Max}) {
     IterVar k = reduce_axis({0, n}, "k");
-    Tensor C = compute({n}, [&](Expr i) { return reduce(red, A(i, k) * 0.5f + 1.0f, {k}, k <= i); }, "C");
+    Tensor C = compute(
+        {n}, [&](Expr i) { return reduce(red, A(i, k) * 0.5f + 1.0f, {k}, k <= i); }, "C");
     Schedule s = create_schedule({C});
     auto [ko, ki] = s[C].split(k, 3);
     LoweredFunc f = lower(s, {A, C}, "reduce");
@@ -151,13 +154,16 @@ TEST(LowerReduce, EveryReducerWithACondition) {
       auto av = a.to_vector<float>();
       std::vector<float> want;
       for (int64_t i = 0; i < len; ++i) {
-        float acc = red == Reducer::Sum ? 0.0f : red == Reducer::Prod ? 1.0f
-                    : red == Reducer::Min ? std::numeric_limits<float>::infinity()
-                                          : -std::numeric_limits<float>::infinity();
+        float acc = red == Reducer::Sum    ? 0.0f
+                    : red == Reducer::Prod ? 1.0f
+                    : red == Reducer::Min  ? std::numeric_limits<float>::infinity()
+                                           : -std::numeric_limits<float>::infinity();
         for (int64_t j = 0; j <= i; ++j) {
           float x = av[static_cast<size_t>(i * len + j)] * 0.5f + 1.0f;
-          acc = red == Reducer::Sum ? acc + x : red == Reducer::Prod ? acc * x : red == Reducer::Min ? std::min(acc, x)
-                                                                                                     : std::max(acc, x);
+          acc = red == Reducer::Sum    ? acc + x
+                : red == Reducer::Prod ? acc * x
+                : red == Reducer::Min  ? std::min(acc, x)
+                                       : std::max(acc, x);
         }
         want.push_back(acc);
       }
@@ -184,7 +190,8 @@ TEST(LowerReduce, RfactorOfTheOuterPartWithAConditionOnTheOutput) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   IterVar k = reduce_axis({0, n}, "k");
-  Tensor B = compute({2}, [&](Expr i) { return sum(A(k), {k}, i > 0); }, "B");
+  Tensor B = compute(
+      {2}, [&](Expr i) { return sum(A(k), {k}, i > 0); }, "B");
   Schedule s = create_schedule({B});
   auto [kf, ki] = s[B].split_nparts(k, 4);
   Tensor BF = s.rfactor(B, kf);
@@ -207,10 +214,13 @@ TEST(LowerReduce, CacheWriteLocalComputedAtTheOutput) {
   auto [io, ii] = s[g.C].split(g.C.axis(0), 4);
   s[CL].compute_at(s[g.C], io);
   LoweredFunc f = lower(s, {g.A, g.B, g.C}, "matmul_cw");
-  EXPECT_EQ(count_stmts(f.body, [](const Stmt& x) {
-              const auto* a = x.as<AllocateNode>();
-              return a && a->buffer.scope() == MemoryScope::Local;
-            }), 2) << f;  // main part and tail of the partitioned outer loop
+  EXPECT_EQ(count_stmts(f.body,
+                        [](const Stmt& x) {
+                          const auto* a = x.as<AllocateNode>();
+                          return a && a->buffer.scope() == MemoryScope::Local;
+                        }),
+            2)
+      << f;  // main part and tail of the partitioned outer loop
   check_matmul(f, "cache_write");
 }
 
@@ -230,7 +240,8 @@ TEST(LowerReduce, GemmWithSharedAndLocalCachesOnGpuThreads) {
   Tensor A = placeholder({n, n}, Float(32), "A");
   Tensor B = placeholder({n, n}, Float(32), "B");
   IterVar k = reduce_axis({0, n}, "k");
-  Tensor C = compute({n, n}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {n, n}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s = create_schedule({C});
   const int block = 16, threads = 4;
   IterVar block_x = thread_axis("blockIdx.x"), thread_x = thread_axis("threadIdx.x");

@@ -16,7 +16,8 @@ namespace {
 struct Square {
   Var n{"n"};
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) * A(i) - 0.5f; }, "B");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) * A(i) - 0.5f; }, "B");
 };
 
 void check_square(const LoweredFunc& f, const std::string& what) {
@@ -78,7 +79,8 @@ TEST(LowerThreads, AThreadAxisInsideALoopOfTheSameTagSharesIt) {
   // A 16-thread block that reads 32 elements cannot fetch them with 32 threads.
   Var n("n");
   Tensor A = placeholder({n + 16}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) + A(i + 16); }, "B");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) + A(i + 16); }, "B");
   Schedule s = create_schedule({B});
   Tensor AS = s.cache_read(A, "shared", {B});
   IterVar tx = thread_axis("threadIdx.x");
@@ -88,8 +90,11 @@ TEST(LowerThreads, AThreadAxisInsideALoopOfTheSameTagSharesIt) {
   s[AS].compute_at(s[B], bi);
   auto [ao, ai] = s[AS].split_nparts(AS.axis(0), 32);
   s[AS].bind(ao, tx);
-  expect_error([&] { lower(s, {A, B}, "too_wide"); },
-               {"lower", "stage 'A.shared'", "threadIdx.x", "32 iterations", "stage 'B'", "only 16 threads"});
+  expect_error(
+      [&] {
+        lower(s, {A, B}, "too_wide");
+      },
+      {"lower", "stage 'A.shared'", "threadIdx.x", "32 iterations", "stage 'B'", "only 16 threads"});
 }
 
 // vthread: the loop is gone; its iterations are interleaved copies inside the inner loop.
@@ -99,10 +104,13 @@ TEST(LowerThreads, VirtualThreadsInterleaveInsideTheInnerLoop) {
   auto [vo, vi] = s[q.B].split_nparts(q.B.axis(0), 2);
   s[q.B].bind(vo, thread_axis("vthread"));
   LoweredFunc f = lower(s, {q.A, q.B}, "vthread");
-  EXPECT_EQ(count_stmts(f.body, [](const Stmt& x) {
-              const auto* n = x.as<ForNode>();
-              return n && n->var.name() == "i.outer";
-            }), 0) << f;
+  EXPECT_EQ(count_stmts(f.body,
+                        [](const Stmt& x) {
+                          const auto* n = x.as<ForNode>();
+                          return n && n->var.name() == "i.outer";
+                        }),
+            0)
+      << f;
   // One loop (over i.inner) holding both vthreads' stores.
   const ForNode* inner = nullptr;
   count_stmts(f.body, [&](const Stmt& x) {
@@ -119,8 +127,10 @@ TEST(LowerThreads, VirtualThreadsInterleaveInsideTheInnerLoop) {
 TEST(LowerThreads, VirtualThreadsGetTheirOwnCopyOfInnerBuffers) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor T = compute({n}, [&](Expr i) { return A(i) + 1.0f; }, "T");
-  Tensor B = compute({n}, [&](Expr i) { return T(i) * T(i); }, "B");
+  Tensor T = compute(
+      {n}, [&](Expr i) { return A(i) + 1.0f; }, "T");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return T(i) * T(i); }, "B");
   Schedule s = create_schedule({B});
   auto [vo, rest] = s[B].split_nparts(B.axis(0), 3);
   auto [mid, in] = s[B].split(rest, 4);
@@ -147,8 +157,10 @@ TEST(LowerThreads, VirtualThreadsGetTheirOwnCopyOfInnerBuffers) {
 // of them (its bounds are relaxed over the vthread loops) and is computed once.
 TEST(LowerThreads, VirtualThreadsShareGlobalAndSharedBuffers) {
   Tensor A = placeholder({24}, Float(32), "A");
-  Tensor T = compute({24}, [&](Expr i) { return A(i) + 1.0f; }, "T");
-  Tensor B = compute({24}, [&](Expr i) { return T(i) * T(i); }, "B");
+  Tensor T = compute(
+      {24}, [&](Expr i) { return A(i) + 1.0f; }, "T");
+  Tensor B = compute(
+      {24}, [&](Expr i) { return T(i) * T(i); }, "B");
   Schedule s = create_schedule({B});
   auto [vo, rest] = s[B].split_nparts(B.axis(0), 3);
   auto [mid, in] = s[B].split(rest, 4);
@@ -171,8 +183,10 @@ TEST(LowerThreads, VirtualThreadsShareGlobalAndSharedBuffers) {
 TEST(LowerThreads, ASharedBufferSizedByAnInnerLoopIsAnError) {
   Var m("m"), l("l"), factor("s");
   Tensor X = placeholder({m, l}, Float(32), "X");
-  Tensor A1 = compute({m, l}, [&](Expr i, Expr j) { return X(i, j) * 2.0f; }, "A1");
-  Tensor A2 = compute({m, l}, [&](Expr i, Expr j) { return A1(i, j) + 3.0f; }, "A2");
+  Tensor A1 = compute(
+      {m, l}, [&](Expr i, Expr j) { return X(i, j) * 2.0f; }, "A1");
+  Tensor A2 = compute(
+      {m, l}, [&](Expr i, Expr j) { return A1(i, j) + 3.0f; }, "A2");
   Schedule s = create_schedule({A2});
   IterVar fused = s[A2].fuse(A2.axis(0), A2.axis(1));
   auto [xo, xi] = s[A2].split(fused, factor);
@@ -180,6 +194,9 @@ TEST(LowerThreads, ASharedBufferSizedByAnInnerLoopIsAnError) {
   s[A2].bind(t, thread_axis("threadIdx.x"));
   s[A1].set_scope("shared");
   s[A1].compute_at(s[A2], xo2);
-  expect_error([&] { lower(s, {X, A2}, "g"); },
-               {"lower", "shared buffer 'A1'", "outside loop 'i.j.fused.outer.inner'", "depends on that loop"});
+  expect_error(
+      [&] {
+        lower(s, {X, A2}, "g");
+      },
+      {"lower", "shared buffer 'A1'", "outside loop 'i.j.fused.outer.inner'", "depends on that loop"});
 }

@@ -18,7 +18,8 @@ namespace lower_test {
 // Deterministic float32 values in [-1, 1) that differ between arrays (seed) and elements.
 inline std::vector<float> values(int64_t count, int seed) {
   std::vector<float> v(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) v[static_cast<size_t>(i)] = static_cast<float>(((i * 37 + seed * 11) % 64) - 32) / 32.0f;
+  for (int64_t i = 0; i < count; ++i)
+    v[static_cast<size_t>(i)] = static_cast<float>(((i * 37 + seed * 11) % 64) - 32) / 32.0f;
   return v;
 }
 
@@ -40,8 +41,8 @@ inline void expect_close(const std::vector<float>& got, const std::vector<float>
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
     float scale = std::max(1.0f, std::fabs(want[i]));
-    ASSERT_LE(std::fabs(got[i] - want[i]), tol * scale) << what << ": element " << i << " is " << got[i]
-                                                         << ", expected " << want[i];
+    ASSERT_LE(std::fabs(got[i] - want[i]), tol * scale)
+        << what << ": element " << i << " is " << got[i] << ", expected " << want[i];
   }
 }
 

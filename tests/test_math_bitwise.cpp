@@ -39,8 +39,8 @@ TEST(MathBitwiseExpr, FloatAndBoolOperandsAreRefusedNamingTheTypes) {
   Var x("x"), f("f", Float(32));
   expect_error([&] { (void)(f & x); }, {"operator &: expects integer operands, got float32 and int32"});
   expect_error([&] { (void)(x << f); }, {"operator <<: expects integer operands, got int32 and float32"});
-  expect_error([&] { (void)((x < 3) | (x > 5)); }, {"operator |: expects integer operands, got bool and bool",
-                                                      "use && || != on bool"});
+  expect_error([&] { (void)((x < 3) | (x > 5)); },
+               {"operator |: expects integer operands, got bool and bool", "use && || != on bool"});
   expect_error([&] { (void)(~f); }, {"operator ~: expects an integer operand, got float32"});
   expect_error([&] { (void)(~(x < 1)); }, {"operator ~", "got bool (use ! on bool)"});
   expect_error([&] { (void)popcount(f); }, {"popcount: expects an integer operand, got float32"});
@@ -154,7 +154,8 @@ LoweredFunc elementwise(DataType in, int arity, const std::function<Expr(Expr, E
                         const std::string& name) {
   Var n("n");
   Tensor X = placeholder({n}, in, "X"), Y = placeholder({n}, in, "Y");
-  Tensor O = compute({n}, [&](Expr i) { return op(X(i), arity > 1 ? Expr(Y(i)) : Expr(X(i))); }, "O");
+  Tensor O = compute(
+      {n}, [&](Expr i) { return op(X(i), arity > 1 ? Expr(Y(i)) : Expr(X(i))); }, "O");
   Schedule s = create_schedule({O});
   if (vectorized) {
     auto [outer, inner] = s[O].split(O.axis(0), 8);
@@ -245,7 +246,8 @@ TEST(MathBitwiseRun, MathFunctionsMatchLibmInTheInterpreterAndTheJit) {
       }
       for (bool vectorized : {false, true}) {
         SCOPED_TRACE(t.to_string() + " " + op.name + (vectorized ? " vectorized" : ""));
-        LoweredFunc f = elementwise(t, 1, [&](Expr a, Expr) { return op.apply(a); }, vectorized, "math");
+        LoweredFunc f = elementwise(
+            t, 1, [&](Expr a, Expr) { return op.apply(a); }, vectorized, "math");
         NDArray by_interpret = NDArray::empty({n}, t), by_jit = NDArray::empty({n}, t);
         interpret(f, {x, x, by_interpret});
         EXPECT_EQ(cuda_test::compare_arrays(want, by_interpret), "");
@@ -272,7 +274,8 @@ TEST(MathBitwiseRun, ClassificationMatchesTheStandardLibrary) {
       SCOPED_TRACE(std::string(names[j]) + (vectorized ? " vectorized" : ""));
       Var m("m");
       Tensor X = placeholder({m}, Float(64), "X");
-      Tensor O = compute({m}, [&](Expr i) { return cast(Int(32), cuda_test::classify_ops()[j](X(i))); }, "O");
+      Tensor O = compute(
+          {m}, [&](Expr i) { return cast(Int(32), cuda_test::classify_ops()[j](X(i))); }, "O");
       Schedule s = create_schedule({O});
       if (vectorized) {
         auto [outer, inner] = s[O].split(O.axis(0), 4);
@@ -312,7 +315,8 @@ TEST(MathBitwiseRun, BitwiseIntrinsicsOnFloatsInHandBuiltIrAreRefused) {
 TEST(MathBitwiseCuda, ShiftsUseHelpersOnlyWhereTheAmountMayBeOutOfRange) {
   Var n("n");
   Tensor X = placeholder({n}, Int(32), "X"), Y = placeholder({n}, Int(32), "Y");
-  Tensor P = compute({n}, [&](Expr i) { return (X(i) << Y(i)) + (X(i) >> (Y(i) & 31)); }, "P");
+  Tensor P = compute(
+      {n}, [&](Expr i) { return (X(i) << Y(i)) + (X(i) >> (Y(i) & 31)); }, "P");
   Schedule s = create_schedule({P});
   auto [bx, tx] = s[P].split(P.axis(0), 64);
   s[P].bind(bx, thread_axis("blockIdx.x"));
@@ -326,7 +330,8 @@ TEST(MathBitwiseCuda, ShiftsUseHelpersOnlyWhereTheAmountMayBeOutOfRange) {
 TEST(MathBitwiseCuda, FastMathUsesCudasIntrinsics) {
   Var n("n");
   Tensor X = placeholder({n}, Float(32), "X");
-  Tensor P = compute({n}, [&](Expr i) { return sin(X(i)) + cos(X(i)) + log2(X(i)) + sigmoid(X(i)) + rsqrt(X(i)); }, "P");
+  Tensor P = compute(
+      {n}, [&](Expr i) { return sin(X(i)) + cos(X(i)) + log2(X(i)) + sigmoid(X(i)) + rsqrt(X(i)); }, "P");
   Schedule s = create_schedule({P});
   auto [bx, tx] = s[P].split(P.axis(0), 64);
   s[P].bind(bx, thread_axis("blockIdx.x"));

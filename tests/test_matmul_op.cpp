@@ -93,8 +93,8 @@ TEST(MatmulOp, CudaScheduleWithoutDoubleBufferOrVectors) {
   EXPECT_EQ(allocated_size(f.body, "A.shared.db"), -1);
   NDArray a = input({64, 24}, 5), b = input({24, 64}, 6), out = output({64, 64});
   run_backends(f, {a, b, out});
-  expect_close(out.to_vector<float>(), matmul_reference(a.to_vector<float>(), b.to_vector<float>(), 64, 64, 24),
-               1e-4f, "no double buffer, scalar");
+  expect_close(out.to_vector<float>(), matmul_reference(a.to_vector<float>(), b.to_vector<float>(), 64, 64, 24), 1e-4f,
+               "no double buffer, scalar");
 }
 
 // The vthreads of a thread share its block's shared tiles: one tile per block
@@ -115,12 +115,21 @@ TEST(MatmulOp, Errors) {
   Tensor A = placeholder({4, 3}, Float(32), "A"), B = placeholder({3, 5}, Float(32), "B");
   expect_error([&] { ops::matmul(placeholder({4}, Float(32), "v"), B); },
                {"matmul: A and B must be matrices, got 1 and 2 axes"});
-  expect_error([&] { ops::matmul(A, placeholder({3, 5}, Float(64), "D")); },
-               {"matmul: A and B must have the same float dtype, got float32 and float64"});
-  expect_error([&] { ops::matmul(placeholder({4, 3}, Int(32), "I"), placeholder({3, 5}, Int(32), "J")); },
-               {"same float dtype, got int32"});
-  expect_error([&] { ops::matmul(A, placeholder({4, 5}, Float(32), "E")); },
-               {"matmul: A's columns (3) and B's rows (4) differ"});
+  expect_error(
+      [&] {
+        ops::matmul(A, placeholder({3, 5}, Float(64), "D"));
+      },
+      {"matmul: A and B must have the same float dtype, got float32 and float64"});
+  expect_error(
+      [&] {
+        ops::matmul(placeholder({4, 3}, Int(32), "I"), placeholder({3, 5}, Int(32), "J"));
+      },
+      {"same float dtype, got int32"});
+  expect_error(
+      [&] {
+        ops::matmul(A, placeholder({4, 5}, Float(32), "E"));
+      },
+      {"matmul: A's columns (3) and B's rows (4) differ"});
   Tensor C = ops::matmul(A, B);
   Schedule s = create_schedule({C});
   ops::MatmulCudaOptions o;
@@ -139,7 +148,8 @@ TEST(MatmulOp, Errors) {
   o.tile_k = 32;
   expect_error([&] { ops::schedule_matmul_cuda(s, C, o); },
                {"the shared tiles need 65536 bytes, above the 48 KB a block may declare"});
-  Tensor D = compute({4}, [&](Expr i) { return A(i, 0) * 2.0f; }, "D");
+  Tensor D = compute(
+      {4}, [&](Expr i) { return A(i, 0) * 2.0f; }, "D");
   Schedule t = create_schedule({D});
   expect_error([&] { ops::schedule_matmul_cuda(t, D); },
                {"schedule_matmul_cuda: 'D' is not a matmul (te::ops::matmul's output)"});

@@ -36,8 +36,7 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
+#define EXPECT_CONTAINS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -71,8 +70,7 @@ class NpyTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("te_test_ndarray_" + std::to_string(::getpid()) + "_" + info->name());
+    dir_ = fs::temp_directory_path() / ("te_test_ndarray_" + std::to_string(::getpid()) + "_" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -135,10 +133,10 @@ TEST(NDArray, ZeroExtentsGiveAValidPointer) {
 }
 
 TEST(NDArray, ElementBytesOfEveryDtype) {
-  const std::vector<std::pair<DataType, size_t>> cases = {
-      {te::Bool(), 1},     {te::Int(8), 1},    {te::Int(16), 2},    {te::Int(32), 4},
-      {te::Int(64), 8},    {te::UInt(8), 1},   {te::UInt(16), 2},   {te::UInt(32), 4},
-      {te::UInt(64), 8},   {te::Float(16), 2}, {te::Float(32), 4},  {te::Float(64), 8}};
+  const std::vector<std::pair<DataType, size_t>> cases = {{te::Bool(), 1},    {te::Int(8), 1},    {te::Int(16), 2},
+                                                          {te::Int(32), 4},   {te::Int(64), 8},   {te::UInt(8), 1},
+                                                          {te::UInt(16), 2},  {te::UInt(32), 4},  {te::UInt(64), 8},
+                                                          {te::Float(16), 2}, {te::Float(32), 4}, {te::Float(64), 8}};
   for (const auto& [dtype, bytes] : cases) {
     NDArray a = NDArray::empty({3, 5}, dtype);
     EXPECT_EQ(a.dtype(), dtype);
@@ -198,8 +196,7 @@ TEST(NDArray, UndefinedArray) {
   EXPECT_EQ(a.data(), nullptr);
   EXPECT_EQ(a.shape_string(), "(undefined)");
   EXPECT_FALSE(a.copy().defined());
-  EXPECT_CONTAINS(error_of([&] { a.to_vector<float>(); }),
-                  "NDArray::to_vector: the array is undefined");
+  EXPECT_CONTAINS(error_of([&] { a.to_vector<float>(); }), "NDArray::to_vector: the array is undefined");
   EXPECT_CONTAINS(error_of([&] { a.at<float>({}); }), "NDArray::at: the array is undefined");
 }
 
@@ -336,8 +333,7 @@ float float_of(uint32_t u) {
 double half_value(uint16_t h) {
   const int exponent = (h >> 10) & 0x1f;
   const int mantissa = h & 0x3ff;
-  const double magnitude =
-      exponent == 0 ? std::ldexp(mantissa, -24) : std::ldexp(1024 + mantissa, exponent - 25);
+  const double magnitude = exponent == 0 ? std::ldexp(mantissa, -24) : std::ldexp(1024 + mantissa, exponent - 25);
   return (h & 0x8000) ? -magnitude : magnitude;
 }
 
@@ -438,8 +434,7 @@ TEST(Float16, FloatSweepMatchesReference) {
   for (uint64_t u = 0; u <= 0xffffffffu; u += 4093) {
     const float f = float_of(static_cast<uint32_t>(u));
     if (std::isnan(f)) continue;
-    ASSERT_EQ(half::float_to_half_bits(f), reference_float_to_half(f))
-        << "float bits 0x" << std::hex << u;
+    ASSERT_EQ(half::float_to_half_bits(f), reference_float_to_half(f)) << "float bits 0x" << std::hex << u;
   }
 }
 
@@ -447,8 +442,7 @@ TEST(Float16, FloatSweepMatchesReference) {
 // .npy files written by numpy
 
 template <typename T>
-void expect_numpy_file(const std::string& name, const std::vector<int64_t>& shape,
-                       const std::vector<T>& values) {
+void expect_numpy_file(const std::string& name, const std::vector<int64_t>& shape, const std::vector<T>& values) {
   SCOPED_TRACE(name);
   NDArray a = NDArray::load_npy(kNpyDir + name);
   EXPECT_EQ(a.dtype(), te::dtype_of<T>());
@@ -463,12 +457,10 @@ TEST(NpyNumpyFiles, IntegerAndBoolContents) {
   expect_numpy_file<int16_t>("int16_2x3.npy", {2, 3}, {-32768, -1, 0, 1, 2, 32767});
   expect_numpy_file<uint16_t>("uint16_2x3.npy", {2, 3}, {0, 1, 2, 255, 256, 65535});
   expect_numpy_file<int32_t>("int32_2x2.npy", {2, 2},
-                             {std::numeric_limits<int32_t>::min(), -1, 7,
-                              std::numeric_limits<int32_t>::max()});
+                             {std::numeric_limits<int32_t>::min(), -1, 7, std::numeric_limits<int32_t>::max()});
   expect_numpy_file<uint32_t>("uint32_4.npy", {4}, {0, 1, 65536, 4294967295u});
   expect_numpy_file<int64_t>("int64_3.npy", {3},
-                             {std::numeric_limits<int64_t>::min(), -1,
-                              std::numeric_limits<int64_t>::max()});
+                             {std::numeric_limits<int64_t>::min(), -1, std::numeric_limits<int64_t>::max()});
   expect_numpy_file<uint64_t>("uint64_3.npy", {3}, {0, 1, std::numeric_limits<uint64_t>::max()});
   expect_numpy_file<uint8_t>("uint8_15d_growth_pad.npy", std::vector<int64_t>(15, 1), {42});
   std::vector<int64_t> shape14(14, 1);
@@ -486,14 +478,12 @@ TEST(NpyNumpyFiles, FloatContents) {
   std::vector<uint16_t> bits;
   for (half v : h.to_vector<half>()) bits.push_back(v.bits);
   // 0, -0, 1, -2.5, 65504, 2^-24, inf, numpy's NaN.
-  EXPECT_EQ(bits, (std::vector<uint16_t>{0x0000, 0x8000, 0x3c00, 0xc100, 0x7bff, 0x0001, 0x7c00,
-                                         0x7e00}));
+  EXPECT_EQ(bits, (std::vector<uint16_t>{0x0000, 0x8000, 0x3c00, 0xc100, 0x7bff, 0x0001, 0x7c00, 0x7e00}));
   std::vector<float> f32;
   for (int i = 0; i < 12; ++i) f32.push_back(static_cast<float>(i) * 0.5f - 3.0f);
   expect_numpy_file<float>("float32_2x3x2.npy", {2, 3, 2}, f32);
   expect_numpy_file<double>("float64_3x2.npy", {3, 2},
-                            {0.1, -0.2, 1e300, -1e-300, 5e-324,
-                             -std::numeric_limits<double>::infinity()});
+                            {0.1, -0.2, 1e300, -1e-300, 5e-324, -std::numeric_limits<double>::infinity()});
   expect_numpy_file<float>("float32_v2_2x3.npy", {2, 3}, {0, 1, 2, 3, 4, 5});
   expect_numpy_file<double>("float64_0d.npy", {}, {3.5});
   expect_numpy_file<float>("float32_empty_0x3.npy", {0, 3}, {});
@@ -512,11 +502,10 @@ TEST(NpyNumpyFiles, GridSampleCaseInput) {
 
 TEST_F(NpyTest, SaveWritesWhatNumpyWrites) {
   // Every version 1.0 file numpy wrote comes back byte for byte.
-  for (const char* name :
-       {"bool_2x3.npy", "int8_5.npy", "uint8_5.npy", "int16_2x3.npy", "uint16_2x3.npy",
-        "int32_2x2.npy", "uint32_4.npy", "int64_3.npy", "uint64_3.npy", "float16_2x4.npy",
-        "float32_2x3x2.npy", "float64_3x2.npy", "float64_0d.npy", "float32_empty_0x3.npy",
-        "uint8_15d_growth_pad.npy", "uint8_14d_full_pad_block.npy", "gs2d_input_2x3x5x7_f32.npy"}) {
+  for (const char* name : {"bool_2x3.npy", "int8_5.npy", "uint8_5.npy", "int16_2x3.npy", "uint16_2x3.npy",
+                           "int32_2x2.npy", "uint32_4.npy", "int64_3.npy", "uint64_3.npy", "float16_2x4.npy",
+                           "float32_2x3x2.npy", "float64_3x2.npy", "float64_0d.npy", "float32_empty_0x3.npy",
+                           "uint8_15d_growth_pad.npy", "uint8_14d_full_pad_block.npy", "gs2d_input_2x3x5x7_f32.npy"}) {
     SCOPED_TRACE(name);
     const std::string original = read_bytes(kNpyDir + name);
     NDArray::load_npy(kNpyDir + name).save_npy(path(name));
@@ -542,11 +531,11 @@ TEST(NpyNumpyFiles, BigEndianIsRejected) {
 // .npy round trips
 
 TEST_F(NpyTest, RoundTripEveryDtypeAndShape) {
-  const std::vector<DataType> dtypes = {te::Bool(),    te::Int(8),     te::Int(16),  te::Int(32),
-                                        te::Int(64),   te::UInt(8),    te::UInt(16), te::UInt(32),
-                                        te::UInt(64),  te::Float(16),  te::Float(32), te::Float(64)};
-  const std::vector<std::vector<int64_t>> shapes = {{}, {0}, {1}, {5}, {2, 3}, {0, 3}, {2, 0, 4},
-                                                    {3, 1, 2, 2}, {1, 1, 1, 1, 1, 7}};
+  const std::vector<DataType> dtypes = {te::Bool(),   te::Int(8),    te::Int(16),   te::Int(32),
+                                        te::Int(64),  te::UInt(8),   te::UInt(16),  te::UInt(32),
+                                        te::UInt(64), te::Float(16), te::Float(32), te::Float(64)};
+  const std::vector<std::vector<int64_t>> shapes = {
+      {}, {0}, {1}, {5}, {2, 3}, {0, 3}, {2, 0, 4}, {3, 1, 2, 2}, {1, 1, 1, 1, 1, 7}};
   for (DataType dtype : dtypes) {
     for (const auto& shape : shapes) {
       NDArray a = NDArray::empty(shape, dtype);
@@ -624,7 +613,8 @@ TEST_F(NpyTest, HeaderShapesAndOneByteOrders) {
                                                bytes_of(std::vector<double>{-1.25})));
   EXPECT_EQ(scalar.ndim(), 0);
   EXPECT_EQ(scalar.to_vector<double>(), std::vector<double>{-1.25});
-  NDArray empty = load_made("e.npy", make_npy(3, 0, "{'descr': '<u2', 'fortran_order': False, 'shape': (4, 0, 2)}", ""));
+  NDArray empty =
+      load_made("e.npy", make_npy(3, 0, "{'descr': '<u2', 'fortran_order': False, 'shape': (4, 0, 2)}", ""));
   EXPECT_EQ(empty.shape(), (std::vector<int64_t>{4, 0, 2}));
   EXPECT_EQ(empty.dtype(), te::UInt(16));
   // Byte order is meaningless for one-byte types; Fortran order is C order for rank 1.
@@ -661,24 +651,23 @@ TEST_F(NpyTest, FileLevelErrors) {
                   "unsupported format version 1.1");
   std::string cut = make_npy(1, 0, header, "");
   cut.resize(cut.size() - 5);
-  EXPECT_CONTAINS(load_error("cut_header.npy", cut),
-                  "truncated header: the header claims 57 bytes but only 52 follow");
+  EXPECT_CONTAINS(load_error("cut_header.npy", cut), "truncated header: the header claims 57 bytes but only 52 follow");
   EXPECT_CONTAINS(load_error("cut_data.npy", make_npy(1, 0, header, std::string(7, '\0'))),
                   "truncated data: a float32 array of shape (2,) needs 8 bytes but only 7 follow");
   EXPECT_CONTAINS(load_error("long_data.npy", make_npy(1, 0, header, std::string(9, '\0'))),
                   "size mismatch: a float32 array of shape (2,) needs 8 bytes but 9 follow");
   // A corrupt shape is caught by the size check before any allocation.
-  EXPECT_CONTAINS(
-      load_error("huge.npy", make_npy(1, 0, "{'descr': '<f8', 'fortran_order': False, "
-                                            "'shape': (4294967296, 4294967296, 4294967296)}", "")),
-      "truncated data: a float64 array of shape (4294967296, 4294967296, 4294967296) needs "
-      "18446744073709551615 bytes");
+  EXPECT_CONTAINS(load_error("huge.npy", make_npy(1, 0,
+                                                  "{'descr': '<f8', 'fortran_order': False, "
+                                                  "'shape': (4294967296, 4294967296, 4294967296)}",
+                                                  "")),
+                  "truncated data: a float64 array of shape (4294967296, 4294967296, 4294967296) needs "
+                  "18446744073709551615 bytes");
 }
 
 TEST_F(NpyTest, DtypeErrors) {
   auto with_descr = [](const std::string& descr) {
-    return make_npy(1, 0, "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (1,)}",
-                    std::string(8, '\0'));
+    return make_npy(1, 0, "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (1,)}", std::string(8, '\0'));
   };
   EXPECT_CONTAINS(load_error("c8.npy", with_descr("<c8")), "unsupported dtype '<c8' (supported:");
   EXPECT_CONTAINS(load_error("f16.npy", with_descr("<f16")), "unsupported dtype '<f16'");
@@ -701,10 +690,8 @@ TEST_F(NpyTest, MalformedHeaders) {
       {"{'descr': '<f4', 'fortran_order': False}", "missing key 'shape'"},
       {"{'descr': '<f4', 'shape': (2,)}", "missing key 'fortran_order'"},
       {"{'fortran_order': False, 'shape': (2,)}", "missing key 'descr'"},
-      {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
-       "key 'descr' appears twice"},
-      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}",
-       "unexpected key 'extra'"},
+      {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", "key 'descr' appears twice"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}", "unexpected key 'extra'"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2)}",
        "'shape' must be a tuple; a 1-D shape is written (5,)"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': [2]}", "expected '(' to open the 'shape' tuple"},
@@ -731,8 +718,9 @@ TEST_F(NpyTest, MalformedHeaders) {
   }
   // The message quotes the header so the user sees what was read.
   const std::string msg = load_error("quoted.npy", make_npy(1, 0, "{'descr': '<f4'}   \n", f4));
-  EXPECT_CONTAINS(msg, "malformed header at offset 20: missing key 'fortran_order' "
-                       "(header: \"{'descr': '<f4'}\")");
+  EXPECT_CONTAINS(msg,
+                  "malformed header at offset 20: missing key 'fortran_order' "
+                  "(header: \"{'descr': '<f4'}\")");
 }
 
 TEST_F(NpyTest, FortranOrderOfHandMadeMatrix) {

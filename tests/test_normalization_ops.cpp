@@ -41,7 +41,8 @@ std::vector<float> layer_norm_reference(const std::vector<float>& x, const std::
     for (int64_t j = 0; j < cols; ++j) var += (r[j] - mean) * (r[j] - mean);
     var /= static_cast<double>(cols);
     for (int64_t j = 0; j < cols; ++j)
-      y.push_back(static_cast<float>((r[j] - mean) / std::sqrt(var + eps) * g[static_cast<size_t>(j)] + b[static_cast<size_t>(j)]));
+      y.push_back(static_cast<float>((r[j] - mean) / std::sqrt(var + eps) * g[static_cast<size_t>(j)] +
+                                     b[static_cast<size_t>(j)]));
   }
   return y;
 }
@@ -85,7 +86,8 @@ TEST(NormalizationOps, LayerNormCudaScheduleAndDefaultSchedule) {
     Tensor x = placeholder({rows, cols}, Float(32), "x");
     Tensor g = placeholder({cols}, Float(32), "gamma"), b = placeholder({cols}, Float(32), "beta");
     Tensor y = ops::layer_norm(x, g, b, 1e-5);
-    std::vector<float> xv = lower_test::values(rows * cols, 1), gv = lower_test::values(cols, 2), bv = lower_test::values(cols, 3);
+    std::vector<float> xv = lower_test::values(rows * cols, 1), gv = lower_test::values(cols, 2),
+                       bv = lower_test::values(cols, 3);
     for (float& v : xv) v = v * 3.0f + 10.0f;  // a mean far from 0: a one-pass variance would cancel
     std::vector<float> want = layer_norm_reference(xv, gv, bv, rows, cols, 1e-5);
     for (int threads : {256, 1024}) {
@@ -135,7 +137,8 @@ TEST(NormalizationOps, Errors) {
   Tensor y = ops::softmax(x);
   Schedule s = create_schedule({y});
   expect_error([&] { ops::schedule_softmax_cuda(s, y, 48); }, {"schedule_softmax_cuda", "multiple of 32", "48"});
-  Tensor z = compute({4, 64}, [&](Expr a, Expr b) { return x(a, b) * 2.0f; }, "z");
+  Tensor z = compute(
+      {4, 64}, [&](Expr a, Expr b) { return x(a, b) * 2.0f; }, "z");
   Schedule t = create_schedule({z});
   expect_error([&] { ops::schedule_layer_norm_cuda(t, z); },
                {"schedule_layer_norm_cuda", "'z' is not an output of te::ops::layer_norm", "te::ops function"});

@@ -109,8 +109,7 @@ TEST(PrintExpr, VectorsAndMemory) {
   EXPECT_EQ(str(load(a, {i, j})), "A[i, j]");
   EXPECT_EQ(str(load(flat, {i * 16 + j})), "B[((i * 16) + j)]");
   Expr pred = ramp(i, 1, 8) < broadcast(Expr(100), 8);
-  EXPECT_EQ(str(load(flat, {ramp(i, 1, 8)}, pred)),
-            "B[ramp(i, 1, 8) if (ramp(i, 1, 8) < broadcast(100, 8))]");
+  EXPECT_EQ(str(load(flat, {ramp(i, 1, 8)}, pred)), "B[ramp(i, 1, 8) if (ramp(i, 1, 8) < broadcast(100, 8))]");
   EXPECT_EQ(str(broadcast(Expr(1.5f), 4)), "broadcast(1.5f, 4)");
   EXPECT_EQ(str(cast(Float(32, 4), ramp(i, 2, 4))), "float32x4(ramp(i, 2, 4))");
 }
@@ -123,7 +122,8 @@ TEST(PrintExpr, TensorsAndReductions) {
   EXPECT_EQ(str(A(i, k)), "A(i, k)");
   EXPECT_EQ(str(sum(A(i, k), {k})), "sum(A(i, k), axis=[k])");
   EXPECT_EQ(str(max(A(i, k) * 2.0f, {k}, k < 4)), "max((A(i, k) * 2.0f), axis=[k], where=(k < 4))");
-  Tensor B = compute({n}, [&](Expr x) { return sum(A(x, k), {k}); }, "B");
+  Tensor B = compute(
+      {n}, [&](Expr x) { return sum(A(x, k), {k}); }, "B");
   EXPECT_EQ(str(B.op()->body), "sum(A(i, k), axis=[k])");
 }
 
@@ -163,8 +163,7 @@ TEST(PrintStmt, LoopKinds) {
             "  }\n"
             "}\n");
   Var n("n");
-  EXPECT_EQ(to_string(for_loop(i, n - 1, n * 2, ForKind::Serial, st)),
-            "for (i, (n - 1), (n * 2)) {\n  C[i] = i;\n}\n");
+  EXPECT_EQ(to_string(for_loop(i, n - 1, n * 2, ForKind::Serial, st)), "for (i, (n - 1), (n * 2)) {\n  C[i] = i;\n}\n");
 }
 
 TEST(PrintStmt, BranchesLetsAllocationsAndMore) {
@@ -178,8 +177,7 @@ TEST(PrintStmt, BranchesLetsAllocationsAndMore) {
             "if ((i < 4)) {\n  C[i] = 1.0f;\n} else {\n  C[i] = 2.0f;\n}\n");
   EXPECT_EQ(to_string(if_then_else(i < 4, st, if_then_else(i < 8, barrier(), evaluate(i)))),
             "if ((i < 4)) {\n  C[i] = 1.0f;\n} else if ((i < 8)) {\n  barrier();\n} else {\n  evaluate(i);\n}\n");
-  EXPECT_EQ(to_string(let_stmt(x, i * 2, store(c, cast(Float(32), x), {x}))),
-            "let x = (i * 2);\nC[x] = float32(x);\n");
+  EXPECT_EQ(to_string(let_stmt(x, i * 2, store(c, cast(Float(32), x), {x}))), "let x = (i * 2);\nC[x] = float32(x);\n");
   EXPECT_EQ(to_string(allocate(sh, seq({store(sh, 0.0f, {i, i}), barrier()}))),
             "allocate S[float32 * 16 * 16] in shared {\n  S[i, i] = 0.0f;\n  barrier();\n}\n");
   EXPECT_EQ(to_string(allocate(loc, evaluate(0))), "allocate L[int8 * 4] in local {\n  evaluate(0);\n}\n");

@@ -101,7 +101,8 @@ TEST(DataDependentReduce, LocalAccumulatorThroughCacheWrite) {
 
 TEST(DataDependentReduce, BoundsFromAComputedTensor) {
   SegmentSum g;
-  Tensor lens2 = compute({g.n}, [&](Expr i) { return g.lens(i) + 0; }, "lens2");
+  Tensor lens2 = compute(
+      {g.n}, [&](Expr i) { return g.lens(i) + 0; }, "lens2");
   Tensor out = compute(
       {g.n, g.C},
       [&](Expr i, Expr c) {
@@ -147,8 +148,11 @@ TEST(DataDependentReduce, Refusals) {
   {
     Schedule s = create_schedule({g.out});
     s[g.out].reorder({g.out.reduce_axis(0), g.out.axis(0), g.out.axis(1)});
-    expect_error([&] { lower(s, {g.starts, g.lens, g.x, g.out}, "f"); },
-                 {"stage 'seg' loops over axis 'j'", "depends on axis 'i'", "reorder 'i' outside 'j'"});
+    expect_error(
+        [&] {
+          lower(s, {g.starts, g.lens, g.x, g.out}, "f");
+        },
+        {"stage 'seg' loops over axis 'j'", "depends on axis 'i'", "reorder 'i' outside 'j'"});
   }
   {
     Schedule s = create_schedule({g.out});
@@ -172,9 +176,14 @@ struct RowScatter {
   Tensor perm = placeholder({n}, Int(32), "perm");
   Tensor x = placeholder({n, C}, Float(32), "x");
   Tensor y = placeholder({m, C}, Float(32), "y");
-  Tensor base = compute({m, C}, [&](Expr r, Expr c) { return y(r, c) + 1.0f; }, "base");
+  Tensor base = compute(
+      {m, C}, [&](Expr r, Expr c) { return y(r, c) + 1.0f; }, "base");
   Tensor out = scatter(
-      base, {n, C}, [&](Expr i, Expr c) { return ScatterTo{{perm(i), c}, x(i, c) * 2.0f}; }, "out");
+      base, {n, C},
+      [&](Expr i, Expr c) {
+        return ScatterTo{{perm(i), c}, x(i, c) * 2.0f};
+      },
+      "out");
 
   std::vector<Tensor> args() const { return {perm, x, y, out}; }
   static std::vector<float> reference(const std::vector<int32_t>& p, const NDArray& xa, const NDArray& ya) {
@@ -237,7 +246,11 @@ TEST(Scatter, ValueComputedInALocalCache) {
 TEST(Scatter, ChainOfScattersSharesOneBuffer) {
   RowScatter g;
   Tensor twice = scatter(
-      g.out, {g.n}, [&](Expr i) { return ScatterTo{{g.perm(i), Expr(0)}, cast(Float(32), i)}; }, "twice");
+      g.out, {g.n},
+      [&](Expr i) {
+        return ScatterTo{{g.perm(i), Expr(0)}, cast(Float(32), i)};
+      },
+      "twice");
   Schedule s = create_schedule({twice});
   LoweredFunc f = lower(s, {g.perm, g.x, g.y, twice}, "chain");
   const std::vector<int32_t> p{1, 3};
@@ -278,8 +291,11 @@ TEST(Scatter, PositionsOutsideTheOutputAreErrors) {
   LoweredFunc f = lower(s, g.args(), "scatter_rows");
   NDArray xa = floats(2, 3), ya = floats(4, 3), o = NDArray::empty({4, 3}, Float(32));
   for (int32_t bad : {-1, 4}) {
-    expect_error([&] { build(f)("scatter_rows")(ints({0, bad}), xa, ya, o); },
-                 {"scatter_rows", "out-of-bounds store to buffer 'out'", "read from memory"});
+    expect_error(
+        [&] {
+          build(f)("scatter_rows")(ints({0, bad}), xa, ya, o);
+        },
+        {"scatter_rows", "out-of-bounds store to buffer 'out'", "read from memory"});
     expect_error([&] { interpret(f, {ints({0, bad}), xa, ya, o}); }, {"out-of-bounds store to buffer 'out'"});
   }
   // Unchecked code (inputs validated by the caller) computes the same for valid input.
@@ -295,52 +311,76 @@ TEST(Scatter, PositionsOutsideTheOutputAreErrors) {
 TEST(Scatter, ConstructionErrors) {
   RowScatter g;
   auto to_row = [&](Expr i, Expr c) { return ScatterTo{{g.perm(i), c}, g.x(i, c)}; };
-  expect_error([&] { scatter(g.y, {g.n, g.C}, to_row, "s"); },
-               {"scatter 's'", "base 'y' is an input (placeholder)", "copy the input with compute"});
-  expect_error([&] { scatter(Tensor(), {g.n, g.C}, to_row, "s"); }, {"scatter 's'", "base tensor is undefined"});
-  expect_error([&] { scatter(g.base, {g.n, g.C}, [&](Expr i, Expr) { return ScatterTo{{g.perm(i)}, g.x(i, 0)}; }, "s"); },
-               {"scatter 's'", "gave 1 indices", "has 2 dimensions"});
   expect_error(
       [&] {
-        scatter(g.base, {g.n, g.C}, [&](Expr i, Expr c) { return ScatterTo{{g.perm(i), c}, cast(Float(64), i)}; },
-                "s");
+        scatter(g.y, {g.n, g.C}, to_row, "s");
+      },
+      {"scatter 's'", "base 'y' is an input (placeholder)", "copy the input with compute"});
+  expect_error([&] { scatter(Tensor(), {g.n, g.C}, to_row, "s"); }, {"scatter 's'", "base tensor is undefined"});
+  expect_error(
+      [&] {
+        scatter(
+            g.base, {g.n, g.C},
+            [&](Expr i, Expr) {
+              return ScatterTo{{g.perm(i)}, g.x(i, 0)};
+            },
+            "s");
+      },
+      {"scatter 's'", "gave 1 indices", "has 2 dimensions"});
+  expect_error(
+      [&] {
+        scatter(
+            g.base, {g.n, g.C},
+            [&](Expr i, Expr c) {
+              return ScatterTo{{g.perm(i), c}, cast(Float(64), i)};
+            },
+            "s");
       },
       {"scatter 's'", "value is float64 but the base 'base' is float32"});
   expect_error(
       [&] {
-        scatter(g.base, {g.n, g.C},
-                [&](Expr i, Expr c) { return ScatterTo{{g.perm(i), c + 0.5f}, g.x(i, c)}; }, "s");
+        scatter(
+            g.base, {g.n, g.C},
+            [&](Expr i, Expr c) {
+              return ScatterTo{{g.perm(i), c + 0.5f}, g.x(i, c)};
+            },
+            "s");
       },
       {"scatter 's'", "index 1 must be a scalar integer"});
   expect_error(
       [&] {
-        scatter(g.base, {g.n, g.C},
-                [&](Expr i, Expr c) {
-                  IterVar k = reduce_axis({0, 2}, "k");
-                  return ScatterTo{{g.perm(i) + k.var(), c}, sum(g.x(i, c), {k})};
-                },
-                "s");
+        scatter(
+            g.base, {g.n, g.C},
+            [&](Expr i, Expr c) {
+              IterVar k = reduce_axis({0, 2}, "k");
+              return ScatterTo{{g.perm(i) + k.var(), c}, sum(g.x(i, c), {k})};
+            },
+            "s");
       },
       {"scatter 's'", "uses a reduction axis", "domain's axes"});
   expect_error([&] { scatter(g.base, {g.n}, to_row, "s"); }, {"scatter", "takes 2 index arguments", "domain has 1"});
-  std::vector<Tensor> pair = compute_tuple({g.m, g.C}, [&](Expr r, Expr c) { return std::vector<Expr>{g.y(r, c), g.y(r, c)}; },
+  std::vector<Tensor> pair = compute_tuple({g.m, g.C},
+                                           [&](Expr r, Expr c) {
+                                             return std::vector<Expr>{g.y(r, c), g.y(r, c)};
+                                           },
                                            {"p0", "p1"});
   expect_error([&] { scatter(pair[0], {g.n, g.C}, to_row, "s"); }, {"scatter 's'", "compute_tuple"});
 }
 
 TEST(Scatter, ScheduleRefusals) {
   RowScatter g;
-  Tensor after = compute({g.m, g.C}, [&](Expr r, Expr c) { return g.out(r, c) * 3.0f; }, "after");
+  Tensor after = compute(
+      {g.m, g.C}, [&](Expr r, Expr c) { return g.out(r, c) * 3.0f; }, "after");
   Schedule s = create_schedule({after});
   expect_error([&] { s[g.out].compute_at(s[after], after.axis(0)); },
                {"compute_at", "stage 'out' is a scatter", "computed at the root"});
   expect_error([&] { s[g.base].compute_inline(); }, {"compute_inline", "'base' is the base of scatter 'out'"});
   expect_error([&] { s[g.out].compute_inline(); }, {"compute_inline", "'out' is a scatter"});
-  expect_error([&] { s.cache_read(g.base, "local", {g.out}); },
-               {"cache_read", "'base' is the base of scatter 'out'"});
+  expect_error([&] { s.cache_read(g.base, "local", {g.out}); }, {"cache_read", "'base' is the base of scatter 'out'"});
   expect_error([&] { s.cache_write(g.base, "local"); }, {"cache_write", "'base' is the base of scatter 'out'"});
   Tensor red = scatter(
-      g.base, {g.n}, [&](Expr i) {
+      g.base, {g.n},
+      [&](Expr i) {
         IterVar k = reduce_axis({0, g.C}, "k");
         return ScatterTo{{g.perm(i), Expr(0)}, sum(g.x(i, k.var()), {k})};
       },
@@ -352,14 +392,21 @@ TEST(Scatter, ScheduleRefusals) {
 TEST(Scatter, LoweringRefusesASharedBase) {
   RowScatter g;
   // The base is also read by another stage: it cannot be filled in place.
-  Tensor other = compute({g.m, g.C}, [&](Expr r, Expr c) { return g.base(r, c) + g.out(r, c); }, "other");
+  Tensor other = compute(
+      {g.m, g.C}, [&](Expr r, Expr c) { return g.base(r, c) + g.out(r, c); }, "other");
   Schedule s = create_schedule({other});
-  expect_error([&] { lower(s, {g.perm, g.x, g.y, other}, "f"); },
-               {"'base' is the base of scatter 'out'", "stage 'other' reads it too"});
+  expect_error(
+      [&] {
+        lower(s, {g.perm, g.x, g.y, other}, "f");
+      },
+      {"'base' is the base of scatter 'out'", "stage 'other' reads it too"});
   // The base listed as an argument.
   Schedule t = create_schedule({g.out});
-  expect_error([&] { lower(t, {g.perm, g.x, g.y, g.base, g.out}, "f"); },
-               {"'base' is the base of scatter 'out'", "cannot be an argument"});
+  expect_error(
+      [&] {
+        lower(t, {g.perm, g.x, g.y, g.base, g.out}, "f");
+      },
+      {"'base' is the base of scatter 'out'", "cannot be an argument"});
 }
 
 TEST(Scatter, FlatteningAnUnravelledIndexGivesItBack) {

@@ -32,7 +32,8 @@ int count_relations(const Stage& st) {
 struct TwoD {
   Var m{"m"}, n{"n"};
   Tensor A = placeholder({m, n}, Float(32), "A");
-  Tensor T = compute({m, n}, [&](Expr i, Expr j) { return A(i, j); }, "T");
+  Tensor T = compute(
+      {m, n}, [&](Expr i, Expr j) { return A(i, j); }, "T");
 };
 
 }  // namespace
@@ -40,8 +41,10 @@ struct TwoD {
 TEST(Schedule, CreateMakesOneStagePerOperationInDependencyOrder) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
-  Tensor C = compute({n}, [&](Expr i) { return B(i) + A(i); }, "C");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return B(i) + A(i); }, "C");
   Schedule s = create_schedule({C});
   std::vector<Stage> stages = s.stages();
   ASSERT_EQ(stages.size(), 3u);
@@ -126,7 +129,8 @@ TEST(Schedule, FuseWithOutOfOrderAxesAfterReorder) {
 TEST(Schedule, FuseOfManyAxes) {
   Var a("a"), b("b"), c("c");
   Tensor A = placeholder({a, b, c}, Float(32), "A");
-  Tensor T = compute({a, b, c}, [&](Expr i, Expr j, Expr k) { return A(i, j, k); }, "T");
+  Tensor T = compute(
+      {a, b, c}, [&](Expr i, Expr j, Expr k) { return A(i, j, k); }, "T");
   Schedule s = create_schedule({T});
   IterVar f = s[T].fuse({T.axis(0), T.axis(1), T.axis(2)});
   EXPECT_TRUE(leaves_are(s[T], {f}));
@@ -136,7 +140,8 @@ TEST(Schedule, FuseOfManyAxes) {
 
 TEST(Schedule, FuseOfAZeroDimensionalStageGivesASingleton) {
   Tensor A = placeholder({}, Float(32), "A");
-  Tensor T = compute_from_vars({}, [&](const std::vector<Var>&) { return A({}) + 1.0f; }, "T");
+  Tensor T = compute_from_vars(
+      {}, [&](const std::vector<Var>&) { return A({}) + 1.0f; }, "T");
   Schedule s = create_schedule({T});
   EXPECT_TRUE(s[T].leaf_iter_vars().empty());
   IterVar fused = s[T].fuse(std::vector<IterVar>{});
@@ -148,7 +153,8 @@ TEST(Schedule, FuseOfAZeroDimensionalStageGivesASingleton) {
 TEST(Schedule, ReorderPutsTheGivenOrderInTheirPositions) {
   Var m("m");
   Tensor A = placeholder({m}, Float(32), "A");
-  Tensor T = compute({m}, [&](Expr i) { return A(i + 1); }, "T");
+  Tensor T = compute(
+      {m}, [&](Expr i) { return A(i + 1); }, "T");
   Schedule s = create_schedule({T});
   auto [xo, xi] = s[T].split(T.axis(0), 10);
   auto [xi1, xi2] = s[T].split(xi, 2);
@@ -181,14 +187,16 @@ TEST(Schedule, AnnotationsAreRecordedPerLoop) {
 TEST(Schedule, VectorizeOfAReductionAxisRaises) {
   Tensor V = placeholder({128}, Float(32), "V");
   IterVar ax = reduce_axis({0, 128}, "ax");
-  Tensor O = compute({1}, [&](Expr) { return sum(V(ax), {ax}); }, "O");
+  Tensor O = compute(
+      {1}, [&](Expr) { return sum(V(ax), {ax}); }, "O");
   Schedule s = create_schedule({O});
   expect_error([&] { s[O].vectorize(ax); }, {"vectorize", "'ax'", "stage 'O'", "reduction axis"});
 }
 
 TEST(Schedule, ComputeAtRecordsTheAttachPoint) {
   TwoD g;
-  Tensor U = compute({g.m, g.n}, [&](Expr i, Expr j) { return g.T(i, j) + 1.0f; }, "U");
+  Tensor U = compute(
+      {g.m, g.n}, [&](Expr i, Expr j) { return g.T(i, j) + 1.0f; }, "U");
   Schedule s = create_schedule({U});
   auto [xo, xi] = s[U].split(U.axis(0), 8);
   s[g.T].compute_at(s[U], xo);
@@ -204,9 +212,12 @@ TEST(Schedule, ComputeAtRecordsTheAttachPoint) {
 TEST(Schedule, ComputeAtOntoItselfOrIntoACycleRaises) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) + 1.0f; }, "B");
-  Tensor C = compute({n}, [&](Expr i) { return B(i) * 2.0f; }, "C");
-  Tensor D = compute({n}, [&](Expr i) { return C(i) - 1.0f; }, "D");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) + 1.0f; }, "B");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return B(i) * 2.0f; }, "C");
+  Tensor D = compute(
+      {n}, [&](Expr i) { return C(i) - 1.0f; }, "D");
   Schedule s = create_schedule({D});
   expect_error([&] { s[B].compute_at(s[B], B.axis(0)); }, {"compute_at", "stage 'B'", "its own loops"});
   s[B].compute_at(s[C], C.axis(0));
@@ -218,8 +229,10 @@ TEST(Schedule, ComputeAtOntoItselfOrIntoACycleRaises) {
 TEST(Schedule, CacheReadRedirectsOnlyTheGivenReaders) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) + 1.0f; }, "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) * B(i); }, "C");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) + 1.0f; }, "B");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) * B(i); }, "C");
   Schedule s = create_schedule({C});
   Tensor AS = s.cache_read(A, "shared", {C});
   EXPECT_EQ(AS.name(), "A.shared");
@@ -244,8 +257,10 @@ TEST(Schedule, CacheWriteMovesTheExpressionToTheCacheStage) {
   Var n("n");
   Tensor A = placeholder({n, n}, Float(32), "A");
   IterVar k = reduce_axis({0, n}, "k");
-  Tensor C = compute({n}, [&](Expr i) { return sum(A(i, k), {k}); }, "C");
-  Tensor D = compute({n}, [&](Expr i) { return C(i) + 1.0f; }, "D");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return sum(A(i, k), {k}); }, "C");
+  Tensor D = compute(
+      {n}, [&](Expr i) { return C(i) + 1.0f; }, "D");
   Schedule s = create_schedule({D});
   Tensor CL = s.cache_write(C, "local");
   EXPECT_EQ(CL.name(), "C.local");
@@ -267,7 +282,12 @@ TEST(Schedule, RfactorShapesForFactorAxisZeroAndOne) {
   IterVar k1 = reduce_axis({0, n}, "k1");
   IterVar k2 = reduce_axis({0, n}, "k2");
   Tensor A = placeholder({n, n, n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return sum(A(i, k1, k2), {k1, k2}); }, "B");
+  Tensor B = compute(
+      {n},
+      [&](Expr i) {
+        return sum(A(i, k1, k2), {k1, k2});
+      },
+      "B");
   {
     Schedule s = create_schedule({B});
     Tensor BF = s.rfactor(B, k1);

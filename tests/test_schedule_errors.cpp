@@ -14,10 +14,13 @@ namespace {
 struct Graph {
   Var n{"n"};
   Tensor A = placeholder({n, n}, Float(32), "A");
-  Tensor B = compute({n, n}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
+  Tensor B = compute(
+      {n, n}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
   IterVar k = reduce_axis({0, n}, "k");
-  Tensor C = compute({n}, [&](Expr i) { return sum(B(i, k), {k}); }, "C");
-  Tensor D = compute({n}, [&](Expr i) { return C(i) + 1.0f; }, "D");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return sum(B(i, k), {k}); }, "C");
+  Tensor D = compute(
+      {n}, [&](Expr i) { return C(i) + 1.0f; }, "D");
   Schedule s = create_schedule({D});
 };
 
@@ -29,8 +32,7 @@ TEST(ScheduleErrors, Split) {
   expect_error([&] { g.s[g.C].split(g.B.axis(0), 4); },
                {"split", "axis 'i'", "not an axis of stage 'C'", "another stage"});
   g.s[g.C].split(g.C.axis(0), 4);
-  expect_error([&] { g.s[g.C].split(g.C.axis(0), 4); },
-               {"split", "axis 'i'", "stage 'C'", "already split or fused"});
+  expect_error([&] { g.s[g.C].split(g.C.axis(0), 4); }, {"split", "axis 'i'", "stage 'C'", "already split or fused"});
   expect_error([&] { g.s[g.B].split(g.B.axis(0), 0); },
                {"split", "factor", "axis 'i'", "stage 'B'", "must be positive", "got 0"});
   expect_error([&] { g.s[g.B].split_nparts(g.B.axis(0), -2); },
@@ -38,8 +40,7 @@ TEST(ScheduleErrors, Split) {
   expect_error([&] { g.s[g.B].split(g.B.axis(0), Expr(2.0f)); },
                {"split", "factor", "axis 'i'", "stage 'B'", "must be an integer"});
   g.s[g.B].vectorize(g.B.axis(1));
-  expect_error([&] { g.s[g.B].split(g.B.axis(1), 2); },
-               {"split", "axis 'j'", "stage 'B'", "already vectorized"});
+  expect_error([&] { g.s[g.B].split(g.B.axis(1), 2); }, {"split", "axis 'j'", "stage 'B'", "already vectorized"});
   g.s[g.B].compute_at(g.s[g.D], g.D.axis(0));
   expect_error([&] { g.s[g.D].split(g.D.axis(0), 2); },
                {"split", "stage 'B' is computed at axis 'i' of stage 'D'", "before compute_at"});
@@ -52,11 +53,13 @@ TEST(ScheduleErrors, FuseReorderTile) {
   expect_error([&] { g.s[g.C].fuse(g.C.axis(0), g.k); },
                {"fuse", "'i'", "'k'", "stage 'C'", "mix a data-parallel and a reduction axis"});
   expect_error([&] { g.s[g.B].fuse(std::vector<IterVar>{}); }, {"fuse", "no axes", "stage 'B'"});
-  expect_error([&] { g.s[g.B].reorder({g.B.axis(1), g.B.axis(1)}); },
-               {"reorder", "axis 'j'", "stage 'B'", "appears twice"});
+  expect_error(
+      [&] {
+        g.s[g.B].reorder({g.B.axis(1), g.B.axis(1)});
+      },
+      {"reorder", "axis 'j'", "stage 'B'", "appears twice"});
   expect_error([&] { g.s[g.B].reorder({g.C.axis(0)}); }, {"reorder", "not an axis of stage 'B'"});
-  expect_error([&] { g.s[g.B].tile(g.B.axis(0), g.B.axis(0), 4, 4); },
-               {"tile", "stage 'B'", "same axis 'i'"});
+  expect_error([&] { g.s[g.B].tile(g.B.axis(0), g.B.axis(0), 4, 4); }, {"tile", "stage 'B'", "same axis 'i'"});
   expect_error([&] { g.s[g.B].tile(g.B.axis(0), g.B.axis(1), 4, 0); },
                {"tile", "factor", "axis 'j'", "must be positive"});
   EXPECT_EQ(g.s[g.B].leaf_iter_vars().size(), 2u);  // the failed tile split nothing
@@ -65,8 +68,7 @@ TEST(ScheduleErrors, FuseReorderTile) {
 TEST(ScheduleErrors, BindAndAnnotations) {
   Graph g;
   IterVar tx = thread_axis("threadIdx.x");
-  expect_error([&] { g.s[g.B].bind(g.B.axis(0), g.B.axis(1)); },
-               {"bind", "axis 'i'", "stage 'B'", "thread_axis"});
+  expect_error([&] { g.s[g.B].bind(g.B.axis(0), g.B.axis(1)); }, {"bind", "axis 'i'", "stage 'B'", "thread_axis"});
   g.s[g.B].bind(g.B.axis(0), thread_axis("blockIdx.x"));
   expect_error([&] { g.s[g.B].bind(g.B.axis(0), tx); },
                {"bind", "axis 'i'", "stage 'B'", "already bound to blockIdx.x"});
@@ -76,8 +78,7 @@ TEST(ScheduleErrors, BindAndAnnotations) {
   expect_error([&] { g.s[g.D].bind(xo, thread_axis("threadIdx.x")); },
                {"bind", "thread tag threadIdx.x", "already bound to axis 'i.inner'", "stage 'D'"});
   expect_error([&] { g.s[g.C].bind(g.k, thread_axis("blockIdx.x")); },
-               {"bind", "axis 'k'", "stage 'C'", "reduction axis", "threadIdx.x/y/z", "not to blockIdx.x",
-                "rfactor"});
+               {"bind", "axis 'k'", "stage 'C'", "reduction axis", "threadIdx.x/y/z", "not to blockIdx.x", "rfactor"});
   expect_error([&] { g.s[g.C].bind(g.k, thread_axis("vthread")); },
                {"bind", "axis 'k'", "stage 'C'", "reduction axis", "not to vthread"});
   expect_error([&] { g.s[g.C].vectorize(g.k); }, {"vectorize", "axis 'k'", "stage 'C'", "reduction axis"});
@@ -95,7 +96,8 @@ TEST(ScheduleErrors, ComputeAt) {
   expect_error([&] { g.s[g.D].compute_at(g.s[g.C], g.C.axis(0)); }, {"compute_at", "stage 'D'", "is an output"});
   expect_error([&] { g.s[g.B].compute_at(g.s[g.C], g.D.axis(0)); },
                {"compute_at", "axis 'i'", "not an axis of stage 'C'"});
-  Tensor E = compute({g.n}, [&](Expr i) { return g.A(i, i); }, "E");
+  Tensor E = compute(
+      {g.n}, [&](Expr i) { return g.A(i, i); }, "E");
   Schedule s2 = create_schedule({g.D, E});
   expect_error([&] { s2[g.B].compute_at(s2[E], E.axis(0)); },
                {"compute_at", "stage 'E' does not read stage 'B'", "consumers"});
@@ -109,16 +111,20 @@ TEST(ScheduleErrors, ComputeInlineAndScope) {
   expect_error([&] { g.s[g.D].compute_inline(); }, {"compute_inline", "stage 'D'", "output"});
   expect_error([&] { g.s[g.A].compute_inline(); }, {"compute_inline", "stage 'A'", "placeholder"});
   g.s[g.B].compute_at(g.s[g.C], g.C.axis(0));
-  Tensor E = compute({g.n}, [&](Expr i) { return g.D(i) * 3.0f; }, "E");
+  Tensor E = compute(
+      {g.n}, [&](Expr i) { return g.D(i) * 3.0f; }, "E");
   Schedule s = create_schedule({E});
   s[g.C].compute_at(s[g.D], g.D.axis(0));
   expect_error([&] { s[g.D].compute_inline(); },
                {"compute_inline", "stage 'C' is computed at axis 'i' of stage 'D'", "cannot be inlined"});
   s[g.B].compute_inline();
   expect_error([&] { s[g.A].compute_at(s[g.B], g.B.axis(0)); }, {"compute_at", "placeholder"});
-  Tensor F = compute({g.n}, [&](Expr i) { return g.A(i, 0) + 1.0f; }, "F");
-  Tensor G = compute({g.n}, [&](Expr i) { return F(i) * 2.0f; }, "G");
-  Tensor H = compute({g.n}, [&](Expr i) { return G(i) * 2.0f; }, "H");
+  Tensor F = compute(
+      {g.n}, [&](Expr i) { return g.A(i, 0) + 1.0f; }, "F");
+  Tensor G = compute(
+      {g.n}, [&](Expr i) { return F(i) * 2.0f; }, "G");
+  Tensor H = compute(
+      {g.n}, [&](Expr i) { return G(i) * 2.0f; }, "H");
   Schedule t = create_schedule({H});
   t[G].compute_inline();
   expect_error([&] { t[F].compute_at(t[G], G.axis(0)); }, {"compute_at", "stage 'G' is inlined"});
@@ -156,12 +162,12 @@ TEST(ScheduleErrors, LowerChecksItsArguments) {
   expect_error([&] { lower(g.s, {g.D}, "f"); }, {"lower", "tensor 'A'", "read by 'B'", "not in the argument list"});
   expect_error([&] { lower(g.s, {g.A, g.D, g.A}, "f"); }, {"lower", "tensor 'A'", "listed twice"});
   expect_error([&] { lower(g.s, {g.A, g.D}, "2f"); }, {"lower", "'2f'", "C identifier"});
-  Tensor E = compute({g.n}, [&](Expr i) { return Expr(1.0f) + i; }, "E");
+  Tensor E = compute(
+      {g.n}, [&](Expr i) { return Expr(1.0f) + i; }, "E");
   expect_error([&] { lower(g.s, {g.A, g.D, E}, "f"); }, {"lower", "argument 'E'", "not computed by this schedule"});
   LowerOptions bad_dump;
   bad_dump.dump_ir = "flattening";
-  expect_error([&] { lower(g.s, {g.A, g.D}, "f", bad_dump); },
-               {"TE_DUMP_IR", "'flattening'", "storage_flatten"});
+  expect_error([&] { lower(g.s, {g.A, g.D}, "f", bad_dump); }, {"TE_DUMP_IR", "'flattening'", "storage_flatten"});
   g.s[g.B].compute_inline();
   expect_error([&] { lower(g.s, {g.A, g.B, g.D}, "f"); }, {"lower", "tensor 'B'", "inlined"});
   g.s[g.B].compute_root();
@@ -172,13 +178,19 @@ TEST(ScheduleErrors, LowerChecksItsArguments) {
 TEST(ScheduleErrors, LowerRejectsAReaderOutsideTheAttachLoop) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) + 1.0f; }, "B");
-  Tensor C = compute({n}, [&](Expr i) { return B(i) * 2.0f; }, "C");
-  Tensor D = compute({n}, [&](Expr i) { return B(i) + C(i); }, "D");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) + 1.0f; }, "B");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return B(i) * 2.0f; }, "C");
+  Tensor D = compute(
+      {n}, [&](Expr i) { return B(i) + C(i); }, "D");
   Schedule s = create_schedule({D});
   s[B].compute_at(s[C], C.axis(0));
-  expect_error([&] { lower(s, {A, D}, "f"); },
-               {"lower", "stage 'B' is computed at axis 'i' of stage 'C'", "reader 'D'", "inside that loop"});
+  expect_error(
+      [&] {
+        lower(s, {A, D}, "f");
+      },
+      {"lower", "stage 'B' is computed at axis 'i' of stage 'C'", "reader 'D'", "inside that loop"});
 }
 
 TEST(ScheduleErrors, RemainingChecks) {
@@ -188,7 +200,8 @@ TEST(ScheduleErrors, RemainingChecks) {
   expect_error([&] { g.s[g.B].split(IterVar(), 2); }, {"split", "undefined axis", "stage 'B'"});
   Var a("a");
   Tensor A3 = placeholder({a, a, a}, Float(32), "A3");
-  Tensor T = compute({a, a, a}, [&](Expr i, Expr j, Expr k) { return A3(i, j, k); }, "T");
+  Tensor T = compute(
+      {a, a, a}, [&](Expr i, Expr j, Expr k) { return A3(i, j, k); }, "T");
   Schedule s3 = create_schedule({T});
   expect_error([&] { s3[T].fuse({T.axis(0), T.axis(2)}); }, {"fuse", "'i'", "'k'", "stage 'T'", "not adjacent"});
   Schedule other = create_schedule({g.D});
@@ -211,15 +224,20 @@ TEST(ScheduleErrors, LowerRejectsARegionThatDependsOnALoopOutsideTheStage) {
   // B is computed per block, but kept "local": its region follows each thread's loop
   // variable, which has no value where B runs.
   Tensor A = placeholder({1, 3, 2}, Float(32), "A");
-  Tensor B = compute({1, 3, 2}, [&](Expr i, Expr j, Expr k) { return A(i, j, k); }, "B");
-  Tensor C = compute({1, 3, 2}, [&](Expr i, Expr j, Expr k) { return B(i, j, k); }, "C");
+  Tensor B = compute(
+      {1, 3, 2}, [&](Expr i, Expr j, Expr k) { return A(i, j, k); }, "B");
+  Tensor C = compute(
+      {1, 3, 2}, [&](Expr i, Expr j, Expr k) { return B(i, j, k); }, "C");
   Schedule s = create_schedule({C});
   s[B].compute_at(s[C], C.axis(0));
   s[B].set_scope("local");
   s[C].bind(C.axis(0), thread_axis("blockIdx.x"));
   s[C].bind(C.axis(1), thread_axis("threadIdx.x"));
-  expect_error([&] { lower(s, {A, C}, "f"); },
-               {"lower", "region of stage 'B'", "at 'i'", "loop 'j' of stage 'C'", "does not run around it"});
+  expect_error(
+      [&] {
+        lower(s, {A, C}, "f");
+      },
+      {"lower", "region of stage 'B'", "at 'i'", "loop 'j' of stage 'C'", "does not run around it"});
   s[B].set_scope("shared");  // shared by the threads: B covers all of them
   EXPECT_NO_THROW(lower(s, {A, C}, "f"));
 }

@@ -98,8 +98,7 @@ int64_t eval(const Expr& e, const Env& env) {
 }
 
 // ---- Random expressions ----
-const DataType kIntTypes[] = {Int(8),  Int(16),  Int(32),  Int(64),
-                              UInt(8), UInt(16), UInt(32), UInt(64)};
+const DataType kIntTypes[] = {Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)};
 
 int64_t type_min(DataType t) { return t.is_uint() ? 0 : *as_const_int(min_value(t)); }
 int64_t type_max(DataType t) {  // uint64 is capped at INT64_MAX: VarBounds hold int64
@@ -127,9 +126,18 @@ class Gen {
       DataType t = v.dtype();
       int64_t lo, hi;
       switch (pick(4)) {
-        case 0: lo = 0; hi = small(t, 100); break;
-        case 1: lo = -static_cast<int64_t>(pick(50)); hi = lo + static_cast<int64_t>(pick(100)); break;
-        case 2: lo = type_min(t); hi = lo + static_cast<int64_t>(pick(300)); break;
+        case 0:
+          lo = 0;
+          hi = small(t, 100);
+          break;
+        case 1:
+          lo = -static_cast<int64_t>(pick(50));
+          hi = lo + static_cast<int64_t>(pick(100));
+          break;
+        case 2:
+          lo = type_min(t);
+          hi = lo + static_cast<int64_t>(pick(300));
+          break;
         default: {
           int64_t a = value_of(t), b = value_of(t);
           lo = std::min(a, b);
@@ -274,14 +282,13 @@ int scale() {
 TEST(SimplifyFold, IntegerConstants) {
   EXPECT_EQ(simp(node<BinaryNode>(Int(32), BinOp::Add, Expr(2), Expr(3))), "5");
   EXPECT_EQ(simp(node<BinaryNode>(Int(8), BinOp::Add, make_const(Int(8), 100), make_const(Int(8), 100))),
-            "int8(-56)");  // wraps
+            "int8(-56)");                                                           // wraps
   EXPECT_EQ(simp(node<BinaryNode>(Int(32), BinOp::Div, Expr(-7), Expr(2))), "-4");  // floor
   EXPECT_EQ(simp(node<BinaryNode>(Int(32), BinOp::Mod, Expr(-7), Expr(2))), "1");
   EXPECT_EQ(simp(node<BinaryNode>(Int(32), BinOp::TruncDiv, Expr(-7), Expr(2))), "-3");
   EXPECT_EQ(simp(node<BinaryNode>(Int(32), BinOp::TruncMod, Expr(-7), Expr(2))), "-1");
   EXPECT_EQ(simp(node<BinaryNode>(Int(32), BinOp::Div, Expr(7), Expr(0))), "0");
-  EXPECT_EQ(simp(node<BinaryNode>(UInt(8), BinOp::Div, make_const(UInt(8), 200), make_const(UInt(8), 3))),
-            "uint8(66)");
+  EXPECT_EQ(simp(node<BinaryNode>(UInt(8), BinOp::Div, make_const(UInt(8), 200), make_const(UInt(8), 3))), "uint8(66)");
   EXPECT_EQ(simp(node<BinaryNode>(Bool(), BinOp::LT, make_const(UInt(32), 1), make_const(UInt(32), -1))), "true");
 }
 
@@ -302,8 +309,7 @@ TEST(SimplifyFold, FloatsFollowIeeeInTheirOwnPrecision) {
   EXPECT_TRUE(std::isnan(*as_const_float(s)));
   s = simplify(fbin(BinOp::Mul, make_const(Float(16), 1000.0), make_const(Float(16), 1000.0)));
   EXPECT_TRUE(std::isinf(*as_const_float(s)));  // float16 overflows at 65504
-  EXPECT_EQ(str(simplify(fbin(BinOp::Add, make_const(Float(16), 1.0), make_const(Float(16), 0.0004)))),
-            "float16(1.0)");
+  EXPECT_EQ(str(simplify(fbin(BinOp::Add, make_const(Float(16), 1.0), make_const(Float(16), 0.0004)))), "float16(1.0)");
   Expr nan = make_const(Float(32), std::nan(""));
   EXPECT_EQ(simp(node<BinaryNode>(Bool(), BinOp::EQ, nan, nan)), "false");
   EXPECT_EQ(simp(node<BinaryNode>(Bool(), BinOp::NE, nan, nan)), "true");
@@ -515,7 +521,7 @@ TEST(SimplifyBounds, ConstBoundsAndCanProve) {
   ASSERT_TRUE(const_bounds(select(y < 0, x, 100), b, &iv));
   EXPECT_EQ(iv.min, 0);
   EXPECT_EQ(iv.max, 100);
-  EXPECT_FALSE(const_bounds(x + y, {}, &iv));        // nothing known: the whole int32 range
+  EXPECT_FALSE(const_bounds(x + y, {}, &iv));  // nothing known: the whole int32 range
   ASSERT_TRUE(const_bounds(x * 1000000, b, &iv));
   EXPECT_EQ(iv.max, 15000000);
   EXPECT_FALSE(const_bounds(x * 1000000000, b, &iv));  // may wrap: any int32
@@ -560,7 +566,8 @@ TEST(SimplifyStmt, LoopsBranchesAndLets) {
             "  }\n"
             "}\n");
   // Extent 0 vanishes; extent 1 becomes its body.
-  s = seq({for_loop(i, 0, 0, ForKind::Serial, store(c, i, {i})), for_loop(j, 5, 1, ForKind::Parallel, store(c, j, {j}))});
+  s = seq(
+      {for_loop(i, 0, 0, ForKind::Serial, store(c, i, {i})), for_loop(j, 5, 1, ForKind::Parallel, store(c, j, {j}))});
   EXPECT_EQ(to_string(simplify(s)), "C[5] = 5;\n");
   s = for_loop(i, n, 1, ForKind::Serial, store(c, i + 1, {i}));
   EXPECT_EQ(to_string(simplify(s)), "C[n] = (n + 1);\n");
@@ -593,9 +600,9 @@ TEST(SimplifyStmt, SymbolicExtentsStillBoundTheLoop) {
   Var n("n"), io("i.outer"), ii("i.inner");
   Buffer c("C", Int(32), {n});
   // i.outer < (n + 63) / 64 <= 2^25, so i.outer * 64 + i.inner cannot wrap.
-  Stmt s = for_loop(io, 0, (n + 63) / 64, ForKind::Serial,
-                    for_loop(ii, 0, 64, ForKind::Serial,
-                             store(c, (io * 64 + ii) / 64 * 3 + (io * 64 + ii) % 64, {io * 64 + ii})));
+  Stmt s = for_loop(
+      io, 0, (n + 63) / 64, ForKind::Serial,
+      for_loop(ii, 0, 64, ForKind::Serial, store(c, (io * 64 + ii) / 64 * 3 + (io * 64 + ii) % 64, {io * 64 + ii})));
   EXPECT_EQ(to_string(simplify(s)),
             "for (i.outer, 0, ((n + 63) / 64)) {\n"
             "  for (i.inner, 0, 64) {\n"
@@ -653,8 +660,8 @@ TEST(SimplifyProperty, RandomIntegerExpressionsKeepTheirValues) {
     for (const Var& v : cs.vars) {
       auto it = cs.bounds.find(v.get());
       if (it != cs.bounds.end())
-        bounds_text += " " + v.name() + " in [" + std::to_string(it->second.min) + ", " +
-                       std::to_string(it->second.max) + "]";
+        bounds_text +=
+            " " + v.name() + " in [" + std::to_string(it->second.min) + ", " + std::to_string(it->second.max) + "]";
     }
     SCOPED_TRACE("seed " + std::to_string(seed) + " case " + std::to_string(c) + "\n  expr: " + str(e) +
                  "\n  simplified: " + str(s) + "\n  bounds:" + bounds_text);

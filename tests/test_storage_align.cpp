@@ -16,8 +16,10 @@ namespace {
 // T = A * 2 (an intermediate, rows of 6), B = T transposed.
 struct Transpose {
   Tensor A = placeholder({8, 6}, Float(32), "A");
-  Tensor T = compute({8, 6}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "T");
-  Tensor B = compute({6, 8}, [&](Expr i, Expr j) { return T(j, i); }, "B");
+  Tensor T = compute(
+      {8, 6}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "T");
+  Tensor B = compute(
+      {6, 8}, [&](Expr i, Expr j) { return T(j, i); }, "B");
 };
 
 std::string text(const LoweredFunc& f) {
@@ -60,8 +62,7 @@ TEST(StorageAlign, MisusesAreErrors) {
   Schedule s = create_schedule({g.B});
   expect_error([&] { s[g.B].storage_align(g.B.axis(0), 32, 1); },
                {"storage_align: stage 'B' is an output", "cache_write"});
-  expect_error([&] { s[g.A].storage_align(IterVar(), 32, 1); },
-               {"storage_align: stage 'A' is a placeholder"});
+  expect_error([&] { s[g.A].storage_align(IterVar(), 32, 1); }, {"storage_align: stage 'A' is a placeholder"});
   auto [io, ii] = s[g.T].split(g.T.axis(0), 2);
   expect_error([&] { s[g.T].storage_align(io, 32, 1); },
                {"storage_align: 'i.outer' is not an axis of stage 'T'", "T.axis(d)"});
@@ -70,6 +71,9 @@ TEST(StorageAlign, MisusesAreErrors) {
   Schedule t = create_schedule({g.B});
   t[g.T].storage_align(g.T.axis(0), 8, 1);
   t[g.T].compute_inline();
-  expect_error([&] { lower(t, {g.A, g.B}, "f"); },
-               {"stage 'T' is inlined (compute_inline), so it has no buffer, but storage_align pads one"});
+  expect_error(
+      [&] {
+        lower(t, {g.A, g.B}, "f");
+      },
+      {"stage 'T' is inlined (compute_inline), so it has no buffer, but storage_align pads one"});
 }

@@ -15,7 +15,8 @@ namespace {
 
 struct VAdd {
   explicit VAdd(Expr n) : A(placeholder({n}, Float(32), "A")), B(placeholder({n}, Float(32), "B")) {
-    C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+    C = compute(
+        {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   }
   Tensor A, B, C;
 };
@@ -86,8 +87,10 @@ TEST(TailStrategy, ShiftedSplitsNestAndFuse) {
   // 2-D: both axes shifted, then fused and parallel; a producer computed inside the shifted
   // loop gets the shifted region.
   Tensor A = placeholder({13, 21}, Float(32), "A");
-  Tensor B = compute({13, 21}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
-  Tensor C = compute({13, 21}, [&](Expr i, Expr j) { return B(i, j) + B(i, j) * B(i, j); }, "C");
+  Tensor B = compute(
+      {13, 21}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
+  Tensor C = compute(
+      {13, 21}, [&](Expr i, Expr j) { return B(i, j) + B(i, j) * B(i, j); }, "C");
   Schedule s = create_schedule({C});
   auto [io, ii] = s[C].split(C.axis(0), 4, TailStrategy::ShiftInwards);
   auto [jo, ji] = s[C].split(C.axis(1), 8, TailStrategy::ShiftInwards);
@@ -109,7 +112,8 @@ TEST(TailStrategy, ShiftedSplitsNestAndFuse) {
 TEST(TailStrategy, ReductionsRefuseShiftInwards) {
   Tensor A = placeholder({10, 10}, Float(32), "A");
   IterVar k = reduce_axis({0, 10}, "k");
-  Tensor S = compute({10}, [&](Expr i) { return sum(A(i, k.var()), {k}); }, "S");
+  Tensor S = compute(
+      {10}, [&](Expr i) { return sum(A(i, k.var()), {k}); }, "S");
   Schedule s = create_schedule({S});
   expect_error([&] { s[S].split(S.axis(0), 4, TailStrategy::ShiftInwards); },
                {"split", "ShiftInwards", "axis 'i'", "stage 'S'", "reduction", "GuardWithIf"});

@@ -18,7 +18,8 @@ namespace {
 
 LoweredFunc add_one() {
   Tensor A = placeholder({Expr(64)}, Float(32), "A");
-  Tensor B = compute({Expr(64)}, [&](const std::vector<Var>& i) { return A(i[0]) + 1.0f; }, "B");
+  Tensor B = compute(
+      {Expr(64)}, [&](const std::vector<Var>& i) { return A(i[0]) + 1.0f; }, "B");
   return lower(create_schedule({B}), {A, B}, "add_one");
 }
 
@@ -71,8 +72,7 @@ TEST(Target, BadTextNamesWhatIsWrong) {
                {"unknown option -march (the options are -mtriple, -mcpu, -mattr and -vector-bits)"});
   expect_error([] { Target::parse("cuda -mcpu=sm_90"); }, {"target 'cuda -mcpu=sm_90': -mcpu applies to llvm "
                                                            "targets only"});
-  expect_error([] { Target::parse("llvm -mattr=avx2"); },
-               {"feature 'avx2' must be +name or -name (e.g. +avx2)"});
+  expect_error([] { Target::parse("llvm -mattr=avx2"); }, {"feature 'avx2' must be +name or -name (e.g. +avx2)"});
   expect_error([] { Target::parse("llvm -mattr=+avx2,,+fma"); }, {"feature '(empty)' must be +name or -name"});
   for (const char* bits : {"100", "0", "32", "4096", "256x", "-128", "99999999999999"})
     expect_error([&] { Target::parse(std::string("llvm -vector-bits=") + bits); },
@@ -113,10 +113,9 @@ TEST(Target, ResolvedTargetsNameTheirCpuAndWidestVector) {
   EXPECT_EQ(host.cpu, host_cpu());
   EXPECT_EQ(host.features, host_cpu_features());
   const std::string f = host_cpu_features();
-  const int expected = f.find("+avx512f") != std::string::npos ? 512 : f.find("+avx,") != std::string::npos ||
-                                                                         f.find("+avx2") != std::string::npos
-                                                                     ? 256
-                                                                     : 128;
+  const int expected = f.find("+avx512f") != std::string::npos                                        ? 512
+                       : f.find("+avx,") != std::string::npos || f.find("+avx2") != std::string::npos ? 256
+                                                                                                      : 128;
 #if defined(__x86_64__)
   EXPECT_EQ(host.vector_bits, expected);
   EXPECT_EQ(resolved_target("llvm -mcpu=x86-64-v3").vector_bits, 256);
@@ -137,8 +136,8 @@ TEST(Target, ResolvedTargetsNameTheirCpuAndWidestVector) {
 
 TEST(Target, AutoScheduleMakesVectorsOfTheTargetsWidth) {
   Tensor A = placeholder({Expr(256), Expr(256)}, Float(32), "A");
-  Tensor B = compute({Expr(256), Expr(256)},
-                     [&](const std::vector<Var>& i) { return A(i[0], i[1]) * 2.0f; }, "B");
+  Tensor B = compute(
+      {Expr(256), Expr(256)}, [&](const std::vector<Var>& i) { return A(i[0], i[1]) * 2.0f; }, "B");
   // The lanes of the widest vector access (ramp(base, 1, lanes)) in the loop IR the rules make for t.
   auto widest_lanes = [&](const Target& t) {
     AutoScheduleOptions o;
@@ -186,8 +185,8 @@ TEST(Target, SearchesAnotherCpuTheHostRuns) {
   GTEST_SKIP() << "names an x86-64 CPU";
 #endif
   Tensor A = placeholder({Expr(64), Expr(64)}, Float(32), "A");
-  Tensor B = compute({Expr(64), Expr(64)},
-                     [&](const std::vector<Var>& i) { return A(i[0], i[1]) * 2.0f + 1.0f; }, "B");
+  Tensor B = compute(
+      {Expr(64), Expr(64)}, [&](const std::vector<Var>& i) { return A(i[0], i[1]) * 2.0f + 1.0f; }, "B");
   const std::string path = ::testing::TempDir() + "te_target_search_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(path.c_str());
   AutoScheduleOptions o;

@@ -59,7 +59,7 @@ std::vector<GemmCase> gemm_cases() {
   wide.warps_m = 1;
   wide.warps_n = 4;  // warp tiles of 64 x 16
   return {
-      {"hgemm_default", 128, 128, 64, Float(16), {}},         // 4 warps of 64 x 64, two k tiles
+      {"hgemm_default", 128, 128, 64, Float(16), {}},            // 4 warps of 64 x 64, two k tiles
       {"hgemm_small", 64, 128, 48, Float(16), small_options()},  // 2 blocks, 3 k tiles (odd, double-buffered)
       {"hgemm_one_warp", 32, 16, 32, Float(16), one_warp()},     // a warp per block, one fragment
       {"hgemm_plain", 64, 64, 64, Float(16), plain_options()},   // no double buffer, padding or vectors
@@ -222,7 +222,6 @@ TEST_F(TensorCores, GemmInterpretedAndEmulatedAgreeWithCpp) {
     }
 }
 
-
 // The intrinsics by hand: fragments loaded from global memory by each lane's loads, no
 // threadIdx.x loop (the launch still has 32 lanes), two 16-bit types.
 TEST_F(TensorCores, SingleWarpKernelFromGlobalMemory) {
@@ -332,7 +331,8 @@ TEST(TensorCoresNvcc, CompilesWithoutSpills) {
       EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
       const std::string cuobjdump = std::filesystem::path(nvcc).parent_path() / "cuobjdump";
       if (::access(cuobjdump.c_str(), X_OK) == 0) {
-        cuda_test::CommandResult sass = cuda_test::run_command(cuda_test::quote(cuobjdump) + " -sass " + cuda_test::quote(cubin));
+        cuda_test::CommandResult sass =
+            cuda_test::run_command(cuda_test::quote(cuobjdump) + " -sass " + cuda_test::quote(cubin));
         EXPECT_NE(sass.output.find("HMMA.16816.F32"), std::string::npos) << sass.output;
       }
     }
@@ -342,9 +342,9 @@ TEST(TensorCoresNvcc, CompilesWithoutSpills) {
 TEST(TensorCoresErrors, TheCudaBackendsRules) {
   Manual elementwise;
   elementwise.tensorize_store = false;
-  expect_error([&] { build_cuda(manual_mma(16, elementwise)); },
-               {"CUDA: kernel 'mma_by_hand_kernel0' reads warp buffer 'C.warp' element by element",
-                "only they may access it"});
+  expect_error(
+      [&] { build_cuda(manual_mma(16, elementwise)); },
+      {"CUDA: kernel 'mma_by_hand_kernel0' reads warp buffer 'C.warp' element by element", "only they may access it"});
   Manual local_a;
   local_a.a_scope = "local";
   expect_error([&] { build_cuda(manual_mma(16, local_a)); },
@@ -357,7 +357,8 @@ TEST(TensorCoresErrors, TheCudaBackendsRules) {
                 "bind loops of exactly 32 to threadIdx.x"});
   Manual host;
   host.bind_blocks = false;
-  expect_error([&] { build_cuda(manual_mma(16, host)); }, {"CUDA: the warp allocation of 'C.warp' is outside every kernel"});
+  expect_error([&] { build_cuda(manual_mma(16, host)); },
+               {"CUDA: the warp allocation of 'C.warp' is outside every kernel"});
   // An intrinsic inside a threadIdx.x loop: the store of each 8-column fragment by a lane.
   Manual in_lane;
   in_lane.lanes_loop = true;
@@ -378,12 +379,14 @@ TEST(TensorCoresErrors, IntrinsicsAndInits) {
                {"TensorIntrinsic::with_init: 'cuda_store_16x8_f32' is not a reduction"});
   TensorIntrinsic mma = intrinsics::cuda_mma_m16n8k16(Float(16));
   expect_error([&] { mma.with_init(mma); }, {"the init 'cuda_mma_m16n8k16_f16f32' of", "must not be a reduction"});
-  Tensor wrong = compute({16, 16}, [](Expr, Expr) { return Expr(0.0f); }, "Z");
+  Tensor wrong = compute(
+      {16, 16}, [](Expr, Expr) { return Expr(0.0f); }, "Z");
   expect_error([&] { mma.with_init(tensor_intrinsic("zero16", wrong, {})); },
                {"the init 'zero16' computes float32[16, 16], the output of 'cuda_mma_m16n8k16_f16f32' is "
                 "float32[16, 8]"});
   // An init whose declaration stores something else than te's identity.
-  Tensor ones = compute({16, 8}, [](Expr, Expr) { return Expr(1.0f); }, "O");
+  Tensor ones = compute(
+      {16, 8}, [](Expr, Expr) { return Expr(1.0f); }, "O");
   TensorIntrinsic bad = mma.with_init(tensor_intrinsic("ones", ones, {}, {ones}));
   expect_error(
       [&] {
@@ -424,12 +427,15 @@ TEST(TensorCoresErrors, ScheduleRefusesWhatTheIntrinsicsCannotRun) {
   o = {};
   o.tile_k = 128;
   expect_error([&] { schedule(128, 128, 128, Float(16), o); }, {"the shared tiles need", "above the 48 KB"});
-  expect_error([&] {
-    Tensor A = placeholder({128, 64}, Float(16), "A");
-    Tensor C = compute({128, 64}, [&](Expr i, Expr j) { return cast(Float(32), A(i, j)); }, "C");
-    Schedule s = create_schedule({C});
-    ops::schedule_matmul_tensorcore_cuda(s, C);
-  }, {"'C' is not a matmul"});
+  expect_error(
+      [&] {
+        Tensor A = placeholder({128, 64}, Float(16), "A");
+        Tensor C = compute(
+            {128, 64}, [&](Expr i, Expr j) { return cast(Float(32), A(i, j)); }, "C");
+        Schedule s = create_schedule({C});
+        ops::schedule_matmul_tensorcore_cuda(s, C);
+      },
+      {"'C' is not a matmul"});
 }
 
 }  // namespace

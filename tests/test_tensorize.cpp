@@ -27,7 +27,8 @@ struct GemmData {
 
 // Random bytes with the extremes (0/255, -128/127) at the start of each row.
 GemmData gemm_data(int64_t m, int64_t n, int64_t k, uint32_t seed) {
-  GemmData d{m, n, k, std::vector<uint8_t>(static_cast<size_t>(m * k)), std::vector<int8_t>(static_cast<size_t>(n * k))};
+  GemmData d{m, n, k, std::vector<uint8_t>(static_cast<size_t>(m * k)),
+             std::vector<int8_t>(static_cast<size_t>(n * k))};
   std::mt19937 rng(seed);
   for (auto& x : d.a) x = static_cast<uint8_t>(rng());
   for (auto& x : d.b) x = static_cast<int8_t>(rng());
@@ -164,7 +165,8 @@ TEST(Tensorize, WholeReductionUnderTheAxis) {
   Tensor a = placeholder({4}, UInt(8), "a");
   Tensor b = placeholder({16, 4}, Int(8), "b");
   IterVar k = reduce_axis({0, 4}, "k");
-  Tensor c = compute({16}, [&](Expr i) { return sum(cast(Int(32), a(k)) * cast(Int(32), b(i, k)), {k}); }, "c");
+  Tensor c = compute(
+      {16}, [&](Expr i) { return sum(cast(Int(32), a(k)) * cast(Int(32), b(i, k)), {k}); }, "c");
   Schedule s = create_schedule({c});
   s[c].tensorize(c.axis(0), intrinsics::x86_dot_16x4_u8s8());
   LoweredFunc f = lower(s, {a, b, c}, "dot");
@@ -176,7 +178,9 @@ TEST(Tensorize, WholeReductionUnderTheAxis) {
   NDArray bn = NDArray::from_vector(bv, {16, 4});
   std::vector<int32_t> expected(16);
   for (int i = 0; i < 16; ++i)
-    for (int j = 0; j < 4; ++j) expected[static_cast<size_t>(i)] += int32_t{an.to_vector<uint8_t>()[static_cast<size_t>(j)]} * bv[static_cast<size_t>(i * 4 + j)];
+    for (int j = 0; j < 4; ++j)
+      expected[static_cast<size_t>(i)] +=
+          int32_t{an.to_vector<uint8_t>()[static_cast<size_t>(j)]} * bv[static_cast<size_t>(i * 4 + j)];
   std::vector<Argument> args{an, bn, NDArray::empty({16}, Int(32))};
   interpret(f, args);
   EXPECT_EQ(args[2].array().to_vector<int32_t>(), expected);
@@ -189,13 +193,15 @@ TEST(Tensorize, WholeReductionUnderTheAxis) {
 // A user's intrinsic without any implementation: interpret() runs it; the backends refuse.
 TensorIntrinsic user_axpy() {
   Tensor x = placeholder({8}, Float(32), "x");
-  Tensor y = compute({8}, [&](Expr i) { return x(i) * 2.0f + 1.0f; }, "y");
+  Tensor y = compute(
+      {8}, [&](Expr i) { return x(i) * 2.0f + 1.0f; }, "y");
   return tensor_intrinsic("axpy8", y, {});
 }
 
 LoweredFunc user_axpy_func() {
   Tensor x = placeholder({32}, Float(32), "X");
-  Tensor y = compute({32}, [&](Expr i) { return x(i) * 2.0f + 1.0f; }, "Y");
+  Tensor y = compute(
+      {32}, [&](Expr i) { return x(i) * 2.0f + 1.0f; }, "Y");
   Schedule s = create_schedule({y});
   auto [o, in] = s[y].split(y.axis(0), 8);
   (void)o;
@@ -264,29 +270,41 @@ Schedule split_gemm(const ops::GemmU8S8& g, int jf, int kf, bool vectorize_k = f
 TEST(TensorizeErrors, ExtentsDiffer) {
   ops::GemmU8S8 g = ops::gemm_u8s8(8, 32, 16);
   Schedule s = split_gemm(g, 8, 4);
-  expect_error([&] { lower(s, {g.a, g.b_packed, g.c}, "f"); },
-               {"tensorize: stage 'C' at axis 'j.inner' does not match intrinsic 'x86_dot_16x4_u8s8': the loop "
-                "'j.inner' has extent 8, the declaration's axis 'i' has 16"});
+  expect_error(
+      [&] {
+        lower(s, {g.a, g.b_packed, g.c}, "f");
+      },
+      {"tensorize: stage 'C' at axis 'j.inner' does not match intrinsic 'x86_dot_16x4_u8s8': the loop "
+       "'j.inner' has extent 8, the declaration's axis 'i' has 16"});
   ops::GemmU8S8 h = ops::gemm_u8s8(8, 32, 16);
   Schedule t = create_schedule({h.c});
   auto [jo, ji] = t[h.c].split(h.c.axis(1), 16);
   t[h.c].tensorize(ji, intrinsics::x86_dot_16x4_u8s8());
-  expect_error([&] { lower(t, {h.a, h.b_packed, h.c}, "f"); },
-               {"the loop 'k' has extent 16, the declaration's axis 'k' has 4"});
+  expect_error(
+      [&] {
+        lower(t, {h.a, h.b_packed, h.c}, "f");
+      },
+      {"the loop 'k' has extent 16, the declaration's axis 'k' has 4"});
   Schedule u = create_schedule({h.c});
   auto [uo, ui] = u[h.c].split(h.c.axis(1), 16);
   (void)ui;
   u[h.c].tensorize(uo, intrinsics::x86_dot_16x4_u8s8());
-  expect_error([&] { lower(u, {h.a, h.b_packed, h.c}, "f"); },
-               {"the nest under the axis has 3 loops (j.outer, j.inner, k), the declaration has 2 (i, k)"});
+  expect_error(
+      [&] {
+        lower(u, {h.a, h.b_packed, h.c}, "f");
+      },
+      {"the nest under the axis has 3 loops (j.outer, j.inner, k), the declaration has 2 (i, k)"});
   (void)jo;
 }
 
 TEST(TensorizeErrors, AnnotatedLoopUnderTheAxis) {
   ops::GemmU8S8 g = ops::gemm_u8s8(8, 32, 16);
   Schedule s = split_gemm(g, 16, 4, /*unroll k.inner*/ true);
-  expect_error([&] { lower(s, {g.a, g.b_packed, g.c}, "f"); },
-               {"tensorize: stage 'C': the loop 'k.inner' under the tensorized axis 'j.inner' is unrolled"});
+  expect_error(
+      [&] {
+        lower(s, {g.a, g.b_packed, g.c}, "f");
+      },
+      {"tensorize: stage 'C': the loop 'k.inner' under the tensorized axis 'j.inner' is unrolled"});
   ops::GemmU8S8 h = ops::gemm_u8s8(8, 32, 16);
   Schedule t = create_schedule({h.c});
   auto [jo, ji] = t[h.c].split(h.c.axis(1), 16);
@@ -294,8 +312,11 @@ TEST(TensorizeErrors, AnnotatedLoopUnderTheAxis) {
   t[h.c].reorder({h.c.axis(0), jo, ko, ji, ki});
   t[h.c].bind(ji, thread_axis("threadIdx.x"));
   t[h.c].tensorize(ji, intrinsics::x86_dot_16x4_u8s8());
-  expect_error([&] { lower(t, {h.a, h.b_packed, h.c}, "f"); },
-               {"tensorize: stage 'C': the tensorized axis 'j.inner' is bound to 'threadIdx.x'"});
+  expect_error(
+      [&] {
+        lower(t, {h.a, h.b_packed, h.c}, "f");
+      },
+      {"tensorize: stage 'C': the tensorized axis 'j.inner' is bound to 'threadIdx.x'"});
   ops::GemmU8S8 v = ops::gemm_u8s8(8, 32, 16);
   Schedule w = create_schedule({v.c});
   auto [wo, wi] = w[v.c].split(v.c.axis(1), 16);
@@ -308,14 +329,16 @@ TEST(TensorizeErrors, AnnotatedLoopUnderTheAxis) {
   Tensor a = placeholder({4}, UInt(8), "a");
   Tensor b = placeholder({16, 4}, Int(8), "b");
   IterVar k = reduce_axis({0, 4}, "k");
-  Tensor c = compute({2, 16}, [&](Expr, Expr i) {
-    return sum(cast(Int(32), a(k)) * cast(Int(32), b(i, k)), {k});
-  }, "c");
+  Tensor c = compute(
+      {2, 16}, [&](Expr, Expr i) { return sum(cast(Int(32), a(k)) * cast(Int(32), b(i, k)), {k}); }, "c");
   Schedule t2 = create_schedule({c});
   t2[c].bind(c.axis(1), thread_axis("threadIdx.x"));
   t2[c].tensorize(c.axis(0), intrinsics::x86_dot_16x4_u8s8());
-  expect_error([&] { lower(t2, {a, b, c}, "f"); },
-               {"the loop 'j' under the tensorized axis 'i' is bound to 'threadIdx.x'"});
+  expect_error(
+      [&] {
+        lower(t2, {a, b, c}, "f");
+      },
+      {"the loop 'j' under the tensorized axis 'i' is bound to 'threadIdx.x'"});
 }
 
 // c[j] = sum_k f(a[k], b[j, k]) over j < n, tensorized at j.inner (16) x k (4).
@@ -324,7 +347,8 @@ LoweredFunc custom_dot(int n, DataType at, DataType bt, const std::function<Expr
   Tensor a = placeholder({4}, at, "a");
   Tensor b = placeholder({n, unpacked_b_stride ? 8 : 4}, bt, "b");
   IterVar k = reduce_axis({0, 4}, "k");
-  Tensor c = compute({n}, [&](Expr j) { return sum(f(a(k), b(j, k)), {k}); }, "c");
+  Tensor c = compute(
+      {n}, [&](Expr j) { return sum(f(a(k), b(j, k)), {k}); }, "c");
   Schedule s = create_schedule({c});
   auto [jo, ji] = s[c].split(c.axis(0), 16);
   (void)jo;
@@ -338,17 +362,20 @@ TEST(TensorizeErrors, ExpressionDiffers) {
   EXPECT_NO_THROW(custom_dot(32, UInt(8), Int(8), widen_mul));
   expect_error([&] { custom_dot(32, Int(8), Int(8), widen_mul); },
                {"does not match intrinsic 'x86_dot_16x4_u8s8'", "int8", "uint8"});
-  expect_error([&] { custom_dot(32, UInt(8), Int(8), [](Expr x, Expr y) { return cast(Int(32), x) + cast(Int(32), y); }); },
-               {"the expression differs", "another operation"});
-  expect_error([&] { custom_dot(32, UInt(8), Int(8), [](Expr x, Expr y) { return cast(Int(32), x) * cast(Int(32), y) * 2; }); },
-               {"the expression differs"});
+  expect_error(
+      [&] { custom_dot(32, UInt(8), Int(8), [](Expr x, Expr y) { return cast(Int(32), x) + cast(Int(32), y); }); },
+      {"the expression differs", "another operation"});
+  expect_error(
+      [&] { custom_dot(32, UInt(8), Int(8), [](Expr x, Expr y) { return cast(Int(32), x) * cast(Int(32), y) * 2; }); },
+      {"the expression differs"});
 }
 
 TEST(TensorizeErrors, ReducerDiffers) {
   Tensor a = placeholder({4}, UInt(8), "a");
   Tensor b = placeholder({16, 4}, Int(8), "b");
   IterVar k = reduce_axis({0, 4}, "k");
-  Tensor c = compute({16}, [&](Expr i) { return max(widen_mul(a(k), b(i, k)), {k}); }, "c");
+  Tensor c = compute(
+      {16}, [&](Expr i) { return max(widen_mul(a(k), b(i, k)), {k}); }, "c");
   Schedule s = create_schedule({c});
   s[c].tensorize(c.axis(0), intrinsics::x86_dot_16x4_u8s8());
   expect_error([&] { lower(s, {a, b, c}, "f"); }, {"the expression differs", "another operation"});
@@ -361,7 +388,8 @@ TEST(TensorizeErrors, WronglyStridedOrNonAffineAccess) {
   Tensor a = placeholder({4}, UInt(8), "a");
   Tensor b = placeholder({256, 4}, Int(8), "b");
   IterVar k = reduce_axis({0, 4}, "k");
-  Tensor c = compute({16}, [&](Expr j) { return sum(widen_mul(a(k), b(j * j, k)), {k}); }, "c");
+  Tensor c = compute(
+      {16}, [&](Expr j) { return sum(widen_mul(a(k), b(j * j, k)), {k}); }, "c");
   Schedule s = create_schedule({c});
   s[c].tensorize(c.axis(0), intrinsics::x86_dot_16x4_u8s8());
   expect_error([&] { lower(s, {a, b, c}, "f"); }, {"the index of 'b' (the declaration's 'B') is not affine"});
@@ -378,9 +406,12 @@ TEST(TensorizeErrors, RowsNotDividingM) {
   ops::GemmU8S8 g = ops::gemm_u8s8(m, 32, 16);
   Schedule s = create_schedule({g.c});
   ops::schedule_gemm_u8s8_cpu(s, g);
-  expect_error([&] { lower(s, {g.a, g.b_packed, g.c}, "f"); },
-               {"tensorize: stage 'C.local' at axis 'j.c.inner' does not match intrinsic 'x86_dot_16x4_u8s8': the "
-                "nest under the axis has a condition"});
+  expect_error(
+      [&] {
+        lower(s, {g.a, g.b_packed, g.c}, "f");
+      },
+      {"tensorize: stage 'C.local' at axis 'j.c.inner' does not match intrinsic 'x86_dot_16x4_u8s8': the "
+       "nest under the axis has a condition"});
 }
 
 TEST(TensorizeErrors, TargetWithoutImplementation) {
@@ -399,8 +430,7 @@ TEST(TensorizeErrors, TargetWithoutImplementation) {
                {"build_cuda: function 'f' calls tensor intrinsic 'x86_dot_16x4_u8s8', which has no implementation "
                 "for target 'cuda' (it has: llvm)"});
   // A user intrinsic without an LLVM implementation.
-  expect_error([&] { build(user_axpy_func()); },
-               {"tensor intrinsic 'axpy8' has no implementation for target 'llvm'"});
+  expect_error([&] { build(user_axpy_func()); }, {"tensor intrinsic 'axpy8' has no implementation for target 'llvm'"});
 }
 
 TEST(TensorizeErrors, CpuWithoutTheInstruction) {
@@ -413,8 +443,10 @@ TEST(TensorizeErrors, CpuWithoutTheInstruction) {
 
 TEST(TensorizeErrors, BadDeclarations) {
   Tensor x = placeholder({8}, Float(32), "x");
-  Tensor y = compute({8}, [&](Expr i) { return x(i); }, "y");
-  Tensor z = compute({8}, [&](Expr i) { return y(i) + 1.0f; }, "z");
+  Tensor y = compute(
+      {8}, [&](Expr i) { return x(i); }, "y");
+  Tensor z = compute(
+      {8}, [&](Expr i) { return y(i) + 1.0f; }, "z");
   expect_error([&] { tensor_intrinsic("bad", z, {}); }, {"reads 'y', which is not a placeholder"});
   expect_error([&] { tensor_intrinsic("bad name", y, {}); }, {"must be a C identifier"});
   expect_error([&] { tensor_intrinsic("t", y, {{"opencl", "f"}}); }, {"unknown target 'opencl'"});
@@ -423,14 +455,19 @@ TEST(TensorizeErrors, BadDeclarations) {
 
 TEST(TensorizeErrors, InlinedStage) {
   Tensor x = placeholder({8}, Float(32), "x");
-  Tensor y = compute({8}, [&](Expr i) { return x(i) * 2.0f + 1.0f; }, "y");
-  Tensor z = compute({8}, [&](Expr i) { return y(i) + 1.0f; }, "z");
+  Tensor y = compute(
+      {8}, [&](Expr i) { return x(i) * 2.0f + 1.0f; }, "y");
+  Tensor z = compute(
+      {8}, [&](Expr i) { return y(i) + 1.0f; }, "z");
   Schedule s = create_schedule({z});
   s[y].tensorize(y.axis(0), user_axpy());
   s[y].compute_inline();
-  expect_error([&] { lower(s, {x, z}, "f"); },
-               {"lower: stage 'y' is inlined (compute_inline), so it has no loops, but tensorize replaces its loop "
-                "'i' by intrinsic 'axpy8'"});
+  expect_error(
+      [&] {
+        lower(s, {x, z}, "f");
+      },
+      {"lower: stage 'y' is inlined (compute_inline), so it has no loops, but tensorize replaces its loop "
+       "'i' by intrinsic 'axpy8'"});
 }
 
 }  // namespace
@@ -462,8 +499,14 @@ TEST(TensorizeIR, MutatorsVisitorsAndEquality) {
   // A visitor sees the buffers the declaration reads and writes.
   struct Loads : IRVisitor {
     int loads = 0, stores = 0;
-    void visit_load(const LoadNode* n) override { ++loads; IRVisitor::visit_load(n); }
-    void visit_store(const StoreNode* n) override { ++stores; IRVisitor::visit_store(n); }
+    void visit_load(const LoadNode* n) override {
+      ++loads;
+      IRVisitor::visit_load(n);
+    }
+    void visit_store(const StoreNode* n) override {
+      ++stores;
+      IRVisitor::visit_store(n);
+    }
   } v;
   v.visit(body);
   EXPECT_EQ(v.loads, 1);
@@ -481,13 +524,15 @@ namespace {
 // y[i, j] = x[i, j] + 1 on 2 x 4 tiles, both with free row strides.
 TensorIntrinsic add1_2x4() {
   Tensor x = placeholder({2, 4}, Float(32), "x");
-  Tensor y = compute({2, 4}, [&](Expr i, Expr j) { return x(i, j) + 1.0f; }, "y");
+  Tensor y = compute(
+      {2, 4}, [&](Expr i, Expr j) { return x(i, j) + 1.0f; }, "y");
   return tensor_intrinsic("add1_2x4", y, {}, {x, y});
 }
 
 TEST(TensorizeStrides, TilesOfALargerMatrix) {
   Tensor X = placeholder({8, 12}, Float(32), "X");
-  Tensor Y = compute({8, 12}, [&](Expr i, Expr j) { return X(i, j) + 1.0f; }, "Y");
+  Tensor Y = compute(
+      {8, 12}, [&](Expr i, Expr j) { return X(i, j) + 1.0f; }, "Y");
   Schedule s = create_schedule({Y});
   auto [io, jo, ii, ji] = s[Y].tile(Y.axis(0), Y.axis(1), 2, 4);
   (void)io;
@@ -512,7 +557,8 @@ TEST(TensorizeStrides, TilesOfALargerMatrix) {
 TEST(TensorizeStrides, SymbolicStride) {
   Var m("m");
   Tensor X = placeholder({2, m}, Float(32), "X");
-  Tensor Y = compute({2, 4}, [&](Expr i, Expr j) { return X(i, j) + 1.0f; }, "Y");
+  Tensor Y = compute(
+      {2, 4}, [&](Expr i, Expr j) { return X(i, j) + 1.0f; }, "Y");
   Schedule s = create_schedule({Y});
   s[Y].tensorize(Y.axis(0), add1_2x4());
   LoweredFunc f = lower(s, {X, Y}, "f");
@@ -528,12 +574,16 @@ TEST(TensorizeStrides, SymbolicStride) {
 
 TEST(TensorizeStrides, InnermostDimensionStaysContiguous) {
   Tensor X = placeholder({4, 2}, Float(32), "X");
-  Tensor Y = compute({2, 4}, [&](Expr i, Expr j) { return X(j, i) + 1.0f; }, "Y");
+  Tensor Y = compute(
+      {2, 4}, [&](Expr i, Expr j) { return X(j, i) + 1.0f; }, "Y");
   Schedule s = create_schedule({Y});
   s[Y].tensorize(Y.axis(0), add1_2x4());
-  expect_error([&] { lower(s, {X, Y}, "f"); },
-               {"the access to 'X' (the declaration's 'x') moves by 2 elements per iteration of loop 'j', the "
-                "declaration's axis 'j' moves it by 1"});
+  expect_error(
+      [&] {
+        lower(s, {X, Y}, "f");
+      },
+      {"the access to 'X' (the declaration's 'x') moves by 2 elements per iteration of loop 'j', the "
+       "declaration's axis 'j' moves it by 1"});
   Tensor z = placeholder({2}, Float(32), "z");
   expect_error([&] { tensor_intrinsic("t", Y, {}, {z}); },
                {"strided tensor 'z' is neither an input nor the output of the declaration"});

@@ -77,8 +77,8 @@ void expect_close(const NDArray& got, const NDArray& want, const std::function<d
       ADD_FAILURE() << what << ": element " << i << " is " << g[i] << ", PyTorch's " << w[i] << ", allowed error "
                     << bound(i);
   }
-  std::printf("[ measured ] %-30s max |error| %.3g, max %.0f ulp (|want| >= 2^-8), %.0f%% of the bound\n",
-              what.c_str(), max_abs, max_ulp, 100 * max_used);
+  std::printf("[ measured ] %-30s max |error| %.3g, max %.0f ulp (|want| >= 2^-8), %.0f%% of the bound\n", what.c_str(),
+              max_abs, max_ulp, 100 * max_used);
 }
 
 // The CUDA modules of every kernel here, compiled once into one emulation program.
@@ -146,8 +146,10 @@ class TorchGolden : public ::testing::Test {
     for (const Kernel& k : kernels()) {
       if (k.name != name) continue;
       LoweredFunc f = k.make(target, name);
-      if (target == ScheduleFor::AsWritten) interpret(f, args);
-      else build(f)(name).call(args);
+      if (target == ScheduleFor::AsWritten)
+        interpret(f, args);
+      else
+        build(f)(name).call(args);
     }
   }
 
@@ -237,18 +239,30 @@ TEST(TorchGoldenData, ShapesAndTypesAsDocumented) {
     std::vector<int64_t> shape;
   };
   const std::vector<File> files = {
-      {"gelu/x", Float(32), {64, 128}},          {"gelu/out", Float(32), {64, 128}},
-      {"gelu/out_tanh", Float(32), {64, 128}},   {"rotary/x", Float(32), {32, 4, 64}},
-      {"rotary/out", Float(32), {32, 4, 64}},    {"rotary/out_offset", Float(32), {32, 4, 64}},
-      {"layer_norm/x", Float(32), {16, 768}},    {"layer_norm/weight", Float(32), {768}},
-      {"layer_norm/bias", Float(32), {768}},     {"layer_norm/out", Float(32), {16, 768}},
-      {"layer_norm/out_exact", Float(32), {16, 768}}, {"layer_norm/mean", Float(32), {16}},
-      {"layer_norm/var", Float(32), {16}},       {"layer_norm/mean_torch", Float(32), {16}},
-      {"layer_norm/rstd_torch", Float(32), {16}}, {"argmax_rows/x", Float(32), {16, 1000}},
-      {"argmax_rows/index", Int(32), {16}},      {"argmax_rows/values", Float(32), {16}},
-      {"int4_unpack/packed_u8", UInt(8), {64, 128}}, {"int4_unpack/packed_i32", Int(32), {64, 32}},
-      {"int4_unpack/scales", Float(32), {64, 8}}, {"int4_unpack/zeros", Int(8), {64, 8}},
-      {"int4_unpack/q", Int(8), {64, 256}},      {"int4_unpack/w", Float(32), {64, 256}},
+      {"gelu/x", Float(32), {64, 128}},
+      {"gelu/out", Float(32), {64, 128}},
+      {"gelu/out_tanh", Float(32), {64, 128}},
+      {"rotary/x", Float(32), {32, 4, 64}},
+      {"rotary/out", Float(32), {32, 4, 64}},
+      {"rotary/out_offset", Float(32), {32, 4, 64}},
+      {"layer_norm/x", Float(32), {16, 768}},
+      {"layer_norm/weight", Float(32), {768}},
+      {"layer_norm/bias", Float(32), {768}},
+      {"layer_norm/out", Float(32), {16, 768}},
+      {"layer_norm/out_exact", Float(32), {16, 768}},
+      {"layer_norm/mean", Float(32), {16}},
+      {"layer_norm/var", Float(32), {16}},
+      {"layer_norm/mean_torch", Float(32), {16}},
+      {"layer_norm/rstd_torch", Float(32), {16}},
+      {"argmax_rows/x", Float(32), {16, 1000}},
+      {"argmax_rows/index", Int(32), {16}},
+      {"argmax_rows/values", Float(32), {16}},
+      {"int4_unpack/packed_u8", UInt(8), {64, 128}},
+      {"int4_unpack/packed_i32", Int(32), {64, 32}},
+      {"int4_unpack/scales", Float(32), {64, 8}},
+      {"int4_unpack/zeros", Int(8), {64, 8}},
+      {"int4_unpack/q", Int(8), {64, 256}},
+      {"int4_unpack/w", Float(32), {64, 256}},
   };
   for (const File& f : files) {
     NDArray a = golden(f.name);
@@ -273,7 +287,8 @@ TEST(TorchGoldenData, ShapesAndTypesAsDocumented) {
 TEST_F(TorchGolden, LayerNormThroughWelford) {
   NDArray x = golden("layer_norm/x"), g = golden("layer_norm/weight"), b = golden("layer_norm/bias");
   NDArray want = golden("layer_norm/out_exact");
-  std::vector<float> mean = golden("layer_norm/mean").to_vector<float>(), var = golden("layer_norm/var").to_vector<float>();
+  std::vector<float> mean = golden("layer_norm/mean").to_vector<float>(),
+                     var = golden("layer_norm/var").to_vector<float>();
   std::vector<float> gs = g.to_vector<float>(), ws = want.to_vector<float>(), bs = b.to_vector<float>();
   for (ScheduleFor t : kTargets) {
     // As written, one accumulator folds the 768 values of a row in order; the CPU and GPU
@@ -306,7 +321,8 @@ TEST_F(TorchGolden, ArgmaxOverRows) {
     std::vector<int32_t> gi = idx.to_vector<int32_t>();
     std::vector<float> gv = val.to_vector<float>();
     for (int64_t r = 0; r < rows; ++r) {
-      EXPECT_EQ(gi[static_cast<size_t>(r)], want_index[static_cast<size_t>(r)]) << "row " << r << " " << te_examples::target_name(t);
+      EXPECT_EQ(gi[static_cast<size_t>(r)], want_index[static_cast<size_t>(r)])
+          << "row " << r << " " << te_examples::target_name(t);
       // Bit for bit: -0.0 is not 0.0 here.
       EXPECT_EQ(std::signbit(gv[static_cast<size_t>(r)]), std::signbit(want_value[static_cast<size_t>(r)])) << r;
       EXPECT_EQ(gv[static_cast<size_t>(r)], want_value[static_cast<size_t>(r)]) << "row " << r;

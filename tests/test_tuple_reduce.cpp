@@ -56,7 +56,8 @@ struct ArgSchedule {
 std::vector<ArgSchedule> row_schedules() {
   return {
       {"default", [](Schedule&, const std::vector<Tensor>&, const IterVar&) {}},
-      {"parallel", [](Schedule& s, const std::vector<Tensor>& out, const IterVar&) { s[out[0]].parallel(out[0].axis(0)); }},
+      {"parallel",
+       [](Schedule& s, const std::vector<Tensor>& out, const IterVar&) { s[out[0]].parallel(out[0].axis(0)); }},
       {"split_k",
        [](Schedule& s, const std::vector<Tensor>& out, const IterVar& k) {
          auto [ko, ki] = s[out[1]].split(k, 16);  // any output names the stage
@@ -124,7 +125,8 @@ TEST(TupleReduce, VectorizedDataAxis) {
   CommReducer abs_max = comm_reducer([](Expr a, Expr b) { return max(abs(a), abs(b)); },
                                      [](DataType t) { return make_zero(t); }, "abs_max");
   std::vector<Tensor> out = compute_tuple({cols}, [&](Expr j) { return argmax(A(k, j), {k}); }, {"idx", "val"});
-  Tensor M = compute({cols}, [&](Expr j) { return abs_max(A(k2, j), {k2}); }, "M");
+  Tensor M = compute(
+      {cols}, [&](Expr j) { return abs_max(A(k2, j), {k2}); }, "M");
   Schedule s = create_schedule({out[0], M});
   for (const Tensor& t : {out[0], M}) {
     auto [jo, ji] = s[t].split(t.axis(0), 8);
@@ -138,9 +140,12 @@ TEST(TupleReduce, VectorizedDataAxis) {
   for (int32_t& x : av) x = static_cast<int32_t>(rng() % 15) - 7;
   NDArray a = NDArray::from_vector(av, {rows, cols});
   for (bool jit : {false, true}) {
-    NDArray idx = NDArray::empty({cols}, Int(32)), val = NDArray::empty({cols}, Int(32)), m = NDArray::empty({cols}, Int(32));
-    if (jit) build(f)("cols")(a, idx, val, m);
-    else interpret(f, {a, idx, val, m});
+    NDArray idx = NDArray::empty({cols}, Int(32)), val = NDArray::empty({cols}, Int(32)),
+            m = NDArray::empty({cols}, Int(32));
+    if (jit)
+      build(f)("cols")(a, idx, val, m);
+    else
+      interpret(f, {a, idx, val, m});
     for (int j = 0; j < cols; ++j) {
       int32_t best = 0, amax = 0;
       for (int r = 0; r < rows; ++r) {
@@ -180,7 +185,8 @@ TEST(TupleReduce, WelfordMeanAndVarianceInOnePass) {
     IterVar k = reduce_axis({0, cols}, "k");
     std::vector<Tensor> w =
         compute_tuple({rows}, [&](Expr i) { return welford(X(i, k), {k}); }, {"mean", "m2", "count"});
-    Tensor V = compute({rows}, [&](Expr i) { return w[1](i) / w[2](i); }, "var");
+    Tensor V = compute(
+        {rows}, [&](Expr i) { return w[1](i) / w[2](i); }, "var");
     Schedule s = create_schedule({w[0], V});
     if (factor) {
       auto [ko, ki] = s[w[0]].split(k, 32);
@@ -207,8 +213,8 @@ TEST(TupleReduce, WelfordWithWhereCountsOnlyThosePoints) {
   const int cols = 10;
   Tensor X = placeholder({1, cols}, Float(64), "X");
   IterVar k = reduce_axis({0, cols}, "k");
-  std::vector<Tensor> w = compute_tuple(
-      {1}, [&](Expr i) { return welford(X(i, k), {k}, k % 2 == 0); }, {"mean", "m2", "count"});
+  std::vector<Tensor> w =
+      compute_tuple({1}, [&](Expr i) { return welford(X(i, k), {k}, k % 2 == 0); }, {"mean", "m2", "count"});
   LoweredFunc f = lower(create_schedule({w[0]}), {X, w[0], w[1], w[2]}, "even");
   NDArray x = NDArray::from_vector(std::vector<double>{1, 100, 2, 100, 3, 100, 4, 100, 5, 100}, {1, cols});
   NDArray m = NDArray::empty({1}, Float(64)), m2 = NDArray::empty({1}, Float(64)), n = NDArray::empty({1}, Float(64));
@@ -219,16 +225,18 @@ TEST(TupleReduce, WelfordWithWhereCountsOnlyThosePoints) {
 }
 
 TEST(TupleReduce, CommReducerOverOneValue) {
-  CommReducer bit_or = comm_reducer([](Expr a, Expr b) { return a | b; }, [](DataType t) { return make_zero(t); },
-                                    "bit_or");
+  CommReducer bit_or =
+      comm_reducer([](Expr a, Expr b) { return a | b; }, [](DataType t) { return make_zero(t); }, "bit_or");
   CommReducer abs_max = comm_reducer([](Expr a, Expr b) { return max(abs(a), abs(b)); },
                                      [](DataType t) { return make_zero(t); }, "abs_max");
   const int rows = 4, cols = 19;
   Tensor A = placeholder({rows, cols}, UInt(32), "A");
   Tensor F = placeholder({rows, cols}, Float(32), "F");
   IterVar k = reduce_axis({0, cols}, "k");
-  Tensor O = compute({rows}, [&](Expr i) { return bit_or(A(i, k), {k}, k != 3); }, "O");
-  Tensor M = compute({rows}, [&](Expr i) { return abs_max(F(i, k), {k}); }, "M");
+  Tensor O = compute(
+      {rows}, [&](Expr i) { return bit_or(A(i, k), {k}, k != 3); }, "O");
+  Tensor M = compute(
+      {rows}, [&](Expr i) { return abs_max(F(i, k), {k}); }, "M");
   Schedule s = create_schedule({O, M});
   auto [ko, ki] = s[M].split(M.reduce_axis(0), 4);
   s.rfactor(M, ki);
@@ -242,8 +250,10 @@ TEST(TupleReduce, CommReducerOverOneValue) {
   NDArray a = NDArray::from_vector(av, {rows, cols}), fa = NDArray::from_vector(fv, {rows, cols});
   for (bool jit : {false, true}) {
     NDArray o = NDArray::empty({rows}, UInt(32)), m = NDArray::empty({rows}, Float(32));
-    if (jit) build(f)("custom")(a, fa, o, m);
-    else interpret(f, {a, fa, o, m});
+    if (jit)
+      build(f)("custom")(a, fa, o, m);
+    else
+      interpret(f, {a, fa, o, m});
     for (int64_t i = 0; i < rows; ++i) {
       uint32_t want_or = 0;
       float want_max = 0;
@@ -260,7 +270,10 @@ TEST(TupleReduce, CommReducerOverOneValue) {
 TEST(TupleReduce, ComputeTupleIsOneLoopNest) {
   const int n = 33;
   Tensor A = placeholder({n}, Float(32), "A"), B = placeholder({n}, Float(32), "B");
-  std::vector<Tensor> sd = compute_tuple({n}, [&](Expr i) { return std::vector<Expr>{A(i) + B(i), A(i) - B(i)}; },
+  std::vector<Tensor> sd = compute_tuple({n},
+                                         [&](Expr i) {
+                                           return std::vector<Expr>{A(i) + B(i), A(i) - B(i)};
+                                         },
                                          {"S", "D"});
   Schedule s = create_schedule({sd[0], sd[1]});
   EXPECT_EQ(s[sd[0]].name(), s[sd[1]].name());  // one stage
@@ -294,7 +307,8 @@ TEST(TupleReduce, TupleStageComputedAtItsConsumer) {
   Tensor A = placeholder({rows, cols}, Float(32), "A");
   IterVar k = reduce_axis({0, cols}, "k");
   std::vector<Tensor> am = compute_tuple({rows}, [&](Expr i) { return argmax(A(i, k), {k}); }, {"idx", "val"});
-  Tensor C = compute({rows}, [&](Expr i) { return cast(Float(32), am[0](i)) * 100.0f + am[1](i); }, "C");
+  Tensor C = compute(
+      {rows}, [&](Expr i) { return cast(Float(32), am[0](i)) * 100.0f + am[1](i); }, "C");
   Schedule s = create_schedule({C});
   auto [co, ci] = s[C].split(C.axis(0), 4);
   s[am[0]].compute_at(s[C], co);
@@ -344,8 +358,12 @@ TEST(TupleReduce, PrintsTheTupleAndTheLoweredUpdate) {
 TEST(TupleReduceErrors, ATupleValueAloneIsNotACompute) {
   Tensor A = placeholder({4, 8}, Float(32), "A");
   IterVar k = reduce_axis({0, 8}, "k");
-  expect_error([&] { compute({4}, [&](Expr i) { return argmax(A(i, k), {k})[1]; }, "v"); },
-               {"compute 'v'", "value 1 of a 2-value reduction (argmax)", "compute_tuple"});
+  expect_error(
+      [&] {
+        compute(
+            {4}, [&](Expr i) { return argmax(A(i, k), {k})[1]; }, "v");
+      },
+      {"compute 'v'", "value 1 of a 2-value reduction (argmax)", "compute_tuple"});
 }
 
 TEST(TupleReduceErrors, ComputeTupleChecksItsBodies) {
@@ -353,8 +371,11 @@ TEST(TupleReduceErrors, ComputeTupleChecksItsBodies) {
   IterVar k = reduce_axis({0, 8}, "k"), k2 = reduce_axis({0, 8}, "k2");
   expect_error([&] { compute_tuple({4}, [&](Expr i) { return argmax(A(i, k), {k}); }, {"idx"}); },
                {"compute_tuple 'idx'", "returned 2 values for 1 names"});
-  expect_error([&] { compute_tuple({4}, [&](Expr i) { return argmax(A(i, k), {k}); }, {"a", "a"}); },
-               {"two outputs are named 'a'"});
+  expect_error(
+      [&] {
+        compute_tuple({4}, [&](Expr i) { return argmax(A(i, k), {k}); }, {"a", "a"});
+      },
+      {"two outputs are named 'a'"});
   expect_error([&] { compute_tuple({4}, [&](Expr) { return std::vector<Expr>{}; }, {}); },
                {"give one name per output"});
   expect_error(
@@ -364,17 +385,21 @@ TEST(TupleReduceErrors, ComputeTupleChecksItsBodies) {
       {"output 'b' is not a reduction but output 'a' is one"});
   expect_error(
       [&] {
-        compute_tuple(
-            {4}, [&](Expr i) { return std::vector<Expr>{argmax(A(i, k), {k})[0], argmax(A(i, k2), {k2})[1]}; },
-            {"a", "b"});
+        compute_tuple({4},
+                      [&](Expr i) {
+                        return std::vector<Expr>{argmax(A(i, k), {k})[0], argmax(A(i, k2), {k2})[1]};
+                      },
+                      {"a", "b"});
       },
       {"output 'b' is not the same reduction as output 'a'"});
   expect_error(
       [&] {
-        compute_tuple({4}, [&](Expr i) {
-          std::vector<Expr> r = argmax(A(i, k), {k});
-          return std::vector<Expr>{r[1], r[0]};
-        }, {"a", "b"});
+        compute_tuple({4},
+                      [&](Expr i) {
+                        std::vector<Expr> r = argmax(A(i, k), {k});
+                        return std::vector<Expr>{r[1], r[0]};
+                      },
+                      {"a", "b"});
       },
       {"output 0 ('a') is value 1 of the reduction"});
 }
@@ -383,22 +408,30 @@ TEST(TupleReduceErrors, CommReducerChecksItsRule) {
   Tensor A = placeholder({4, 8}, Float(32), "A");
   IterVar k = reduce_axis({0, 8}, "k");
   Var n("n", Float(32));
-  CommReducer free_var = comm_reducer([&](Expr a, Expr b) { return a + b * n; },
-                                      [](DataType t) { return make_zero(t); }, "scaled");
+  CommReducer free_var =
+      comm_reducer([&](Expr a, Expr b) { return a + b * n; }, [](DataType t) { return make_zero(t); }, "scaled");
   expect_error([&] { free_var(A(0, k), {k}); }, {"comm_reducer 'scaled'", "variable 'n'"});
-  CommReducer reads = comm_reducer([&](Expr a, Expr) { return a + A(0, 0); }, [](DataType t) { return make_zero(t); },
-                                   "reads");
+  CommReducer reads =
+      comm_reducer([&](Expr a, Expr) { return a + A(0, 0); }, [](DataType t) { return make_zero(t); }, "reads");
   expect_error([&] { reads(A(0, k), {k}); }, {"comm_reducer 'reads'", "reads tensor 'A'"});
   CommReducer wrong_type = comm_reducer([](Expr a, Expr b) { return cast(Float(64), a + b); },
                                         [](DataType t) { return make_zero(t); }, "widen");
-  expect_error([&] { wrong_type(A(0, k), {k}); }, {"comm_reducer 'widen'", "value 0 is float64 but source 0 is float32"});
-  CommReducer bad_identity = comm_reducer([](Expr a, Expr b) { return a + b; },
-                                          [](DataType) { return make_zero(Int(32)); }, "bad_id");
+  expect_error([&] { wrong_type(A(0, k), {k}); },
+               {"comm_reducer 'widen'", "value 0 is float64 but source 0 is float32"});
+  CommReducer bad_identity =
+      comm_reducer([](Expr a, Expr b) { return a + b; }, [](DataType) { return make_zero(Int(32)); }, "bad_id");
   expect_error([&] { bad_identity(A(0, k), {k}); }, {"identity's value 0 is int32 but source 0 is float32"});
-  CommReducer pair = comm_reducer(
-      [](const std::vector<Expr>& a, const std::vector<Expr>&) { return std::vector<Expr>{a[0]}; },
-      [](const std::vector<DataType>& t) { return std::vector<Expr>{make_zero(t[0]), make_zero(t[1])}; }, "pair");
-  expect_error([&] { pair({A(0, k), A(1, k)}, {k}); }, {"comm_reducer 'pair'", "the combine gives 1 values for 2 sources"});
+  CommReducer pair =
+      comm_reducer([](const std::vector<Expr>& a, const std::vector<Expr>&) { return std::vector<Expr>{a[0]}; },
+                   [](const std::vector<DataType>& t) {
+                     return std::vector<Expr>{make_zero(t[0]), make_zero(t[1])};
+                   },
+                   "pair");
+  expect_error(
+      [&] {
+        pair({A(0, k), A(1, k)}, {k});
+      },
+      {"comm_reducer 'pair'", "the combine gives 1 values for 2 sources"});
   expect_error([&] { comm_reducer(CommReducer::Combine(), CommReducer::Identity(), "none"); },
                {"comm_reducer 'none'", "must be given"});
 }
@@ -417,13 +450,18 @@ TEST(TupleReduceErrors, SchedulePrimitivesThatWouldSplitTheStage) {
   Tensor A = placeholder({4, 8}, Float(32), "A");
   IterVar k = reduce_axis({0, 8}, "k");
   std::vector<Tensor> am = compute_tuple({4}, [&](Expr i) { return argmax(A(i, k), {k}); }, {"idx", "val"});
-  Tensor C = compute({4}, [&](Expr i) { return am[1](i) + 1.0f; }, "C");
+  Tensor C = compute(
+      {4}, [&](Expr i) { return am[1](i) + 1.0f; }, "C");
   Schedule s = create_schedule({C});
   expect_error([&] { s.cache_write(am[1], "local"); }, {"cache_write: stage 'idx' has 2 outputs"});
   expect_error([&] { s.cache_read(am[1], "shared", {C}); }, {"cache_read: stage 'idx' has 2 outputs"});
-  std::vector<Tensor> ew =
-      compute_tuple({4}, [&](Expr i) { return std::vector<Expr>{A(i, 0) + 1.0f, A(i, 1)}; }, {"e0", "e1"});
-  Tensor D = compute({4}, [&](Expr i) { return ew[0](i) + ew[1](i); }, "D");
+  std::vector<Tensor> ew = compute_tuple({4},
+                                         [&](Expr i) {
+                                           return std::vector<Expr>{A(i, 0) + 1.0f, A(i, 1)};
+                                         },
+                                         {"e0", "e1"});
+  Tensor D = compute(
+      {4}, [&](Expr i) { return ew[0](i) + ew[1](i); }, "D");
   Schedule s2 = create_schedule({D});
   expect_error([&] { s2[ew[0]].compute_inline(); }, {"compute_inline: stage 'e0' has 2 outputs"});
 }

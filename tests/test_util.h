@@ -18,7 +18,6 @@ void expect_error(F&& fn, std::initializer_list<const char*> substrings) {
     ADD_FAILURE() << "got an internal error instead of a user error: " << e.what();
   } catch (const te::Error& e) {
     for (const char* s : substrings)
-      EXPECT_NE(std::string(e.what()).find(s), std::string::npos)
-          << "message '" << e.what() << "' lacks '" << s << "'";
+      EXPECT_NE(std::string(e.what()).find(s), std::string::npos) << "message '" << e.what() << "' lacks '" << s << "'";
   }
 }

@@ -21,7 +21,8 @@ namespace {
 // y = exp(x), vectors of 16 lanes (with a scalar tail), in dtype t.
 LoweredFunc vector_exp(DataType t, int64_t n) {
   Tensor X = placeholder({n}, t, "X");
-  Tensor Y = compute({n}, [&](Expr i) { return exp(X(i)); }, "Y");
+  Tensor Y = compute(
+      {n}, [&](Expr i) { return exp(X(i)); }, "Y");
   Schedule s = create_schedule({Y});
   auto [o, i] = s[Y].split(Y.axis(0), 16);
   s[Y].vectorize(i);
@@ -68,8 +69,8 @@ TEST(VectorMath, ExpIsWithinTwoUlpOfLibm) {
 
 TEST(VectorMath, ExpSpecialValuesAreExact) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> xs = {0.0f, -0.0f, inf, -inf, nan, 200.0f, -200.0f, 89.0f, -105.0f, 1.0f, -1.0f, 2.0f,
-                           10.0f, -10.0f, 50.0f, -50.0f};
+  std::vector<float> xs = {0.0f,    -0.0f, inf,   -inf, nan,   200.0f, -200.0f, 89.0f,
+                           -105.0f, 1.0f,  -1.0f, 2.0f, 10.0f, -10.0f, 50.0f,   -50.0f};
   Function f = build(vector_exp(Float(32), 16))("vexp");
   NDArray out = NDArray::empty({16}, Float(32));
   f(NDArray::from_vector(xs, {16}), out);
@@ -110,7 +111,8 @@ TEST(VectorMath, SigmoidUsesTheVectorExp) {
   while (xs.size() % 16) xs.push_back(0.0f);
   const int64_t n = int64_t(xs.size());
   Tensor X = placeholder({n}, Float(32), "X");
-  Tensor Y = compute({n}, [&](Expr i) { return sigmoid(X(i)); }, "Y");
+  Tensor Y = compute(
+      {n}, [&](Expr i) { return sigmoid(X(i)); }, "Y");
   Schedule s = create_schedule({Y});
   auto [o, i] = s[Y].split(Y.axis(0), 16);
   s[Y].vectorize(i);

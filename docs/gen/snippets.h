@@ -45,7 +45,8 @@ struct BeforeAfter {
 inline BeforeAfter split_example() {
   // [doc:split]
   Tensor A = placeholder({32}, Float(32), "A");
-  Tensor B = compute({32}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor B = compute(
+      {32}, [&](Expr i) { return A(i) * 2.0f; }, "B");
   Schedule s = create_schedule({B});
   std::string before = text(lower(s, {A, B}, "f"));
   auto [outer, inner] = s[B].split(B.axis(0), 8);  // inner: 8 iterations
@@ -58,7 +59,8 @@ inline BeforeAfter split_guard_example() {
   // [doc:split_guard]
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
   Schedule s = create_schedule({B});
   s[B].split(B.axis(0), 8);
   LowerOptions no_partition;
@@ -71,7 +73,8 @@ inline BeforeAfter split_guard_example() {
 
 inline BeforeAfter split_shift_example() {
   Tensor A = placeholder({20}, Float(32), "A");
-  Tensor B = compute({20}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor B = compute(
+      {20}, [&](Expr i) { return A(i) * 2.0f; }, "B");
   Schedule guard = create_schedule({B});
   auto [go, gi] = guard[B].split(B.axis(0), 8);
   guard[B].vectorize(gi);
@@ -86,7 +89,8 @@ inline BeforeAfter split_shift_example() {
 
 inline BeforeAfter split_nparts_example() {
   Tensor A = placeholder({32}, Float(32), "A");
-  Tensor B = compute({32}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor B = compute(
+      {32}, [&](Expr i) { return A(i) * 2.0f; }, "B");
   Schedule s = create_schedule({B});
   std::string before = text(lower(s, {A, B}, "f"));
   // [doc:split_nparts]
@@ -99,7 +103,8 @@ inline BeforeAfter split_nparts_example() {
 // B[i, j] = A[i, j] * 2 over 4 x 8: the 2-D computation of several primitives.
 struct TwoD {
   Tensor A = placeholder({4, 8}, Float(32), "A");
-  Tensor B = compute({4, 8}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
+  Tensor B = compute(
+      {4, 8}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
   Schedule s = create_schedule({B});
   std::string now() const { return text(lower(s, {A, B}, "f")); }
 };
@@ -130,7 +135,8 @@ inline BeforeAfter reorder_example() {
 inline BeforeAfter tile_example() {
   // [doc:tile]
   Tensor A = placeholder({8, 8}, Float(32), "A");
-  Tensor B = compute({8, 8}, [&](Expr i, Expr j) { return A(j, i); }, "B");  // transpose
+  Tensor B = compute(
+      {8, 8}, [&](Expr i, Expr j) { return A(j, i); }, "B");  // transpose
   Schedule s = create_schedule({B});
   std::string before = text(lower(s, {A, B}, "f"));
   auto [io, jo, ii, ji] = s[B].tile(B.axis(0), B.axis(1), 4, 4);
@@ -142,7 +148,8 @@ inline BeforeAfter tile_example() {
 inline BeforeAfter bind_example() {
   // [doc:bind]
   Tensor A = placeholder({256}, Float(32), "A");
-  Tensor B = compute({256}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor B = compute(
+      {256}, [&](Expr i) { return A(i) * 2.0f; }, "B");
   Schedule s = create_schedule({B});
   std::string before = text(lower(s, {A, B}, "f"));
   auto [bx, tx] = s[B].split(B.axis(0), 64);
@@ -154,7 +161,8 @@ inline BeforeAfter bind_example() {
 
 inline BeforeAfter vectorize_example() {
   Tensor A = placeholder({32}, Float(32), "A");
-  Tensor B = compute({32}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor B = compute(
+      {32}, [&](Expr i) { return A(i) * 2.0f; }, "B");
   Schedule s = create_schedule({B});
   std::string before = text(lower(s, {A, B}, "f"));
   // [doc:vectorize]
@@ -167,7 +175,8 @@ inline BeforeAfter vectorize_example() {
 
 inline BeforeAfter unroll_example() {
   Tensor A = placeholder({16}, Float(32), "A");
-  Tensor B = compute({16}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor B = compute(
+      {16}, [&](Expr i) { return A(i) * 2.0f; }, "B");
   Schedule s = create_schedule({B});
   std::string before = text(lower(s, {A, B}, "f"));
   // [doc:unroll]
@@ -192,8 +201,10 @@ inline BeforeAfter parallel_example() {
 // C[i, j] = B[i, j] + 1 where B[i, j] = A[i, j] * 2: a producer and its consumer.
 struct Chain {
   Tensor A = placeholder({4, 8}, Float(32), "A");
-  Tensor B = compute({4, 8}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
-  Tensor C = compute({4, 8}, [&](Expr i, Expr j) { return B(i, j) + 1.0f; }, "C");
+  Tensor B = compute(
+      {4, 8}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
+  Tensor C = compute(
+      {4, 8}, [&](Expr i, Expr j) { return B(i, j) + 1.0f; }, "C");
   Schedule s = create_schedule({C});
   std::string now() const { return text(lower(s, {A, C}, "f")); }
 };
@@ -247,7 +258,8 @@ inline BeforeAfter cache_write_example() {
   // [doc:cache_write]
   Tensor A = placeholder({4, 8}, Float(32), "A");
   IterVar k = reduce_axis({0, 8}, "k");
-  Tensor S = compute({4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");  // row sums
+  Tensor S = compute(
+      {4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");  // row sums
   Schedule s = create_schedule({S});
   std::string before = text(lower(s, {A, S}, "f"));
   Tensor SL = s.cache_write(S, "local");  // "S.local" accumulates, S copies it out
@@ -260,7 +272,8 @@ inline BeforeAfter bind_reduce_example() {
   // [doc:bind_reduce]
   Tensor A = placeholder({4, 256}, Float(32), "A");
   IterVar k = reduce_axis({0, 256}, "k");
-  Tensor S = compute({4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");  // row sums
+  Tensor S = compute(
+      {4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");  // row sums
   Schedule s = create_schedule({S});
   s[S].bind(S.axis(0), thread_axis("blockIdx.x"));
   std::string before = text(lower(s, {A, S}, "f"));
@@ -273,8 +286,10 @@ inline BeforeAfter bind_reduce_example() {
 inline BeforeAfter storage_align_example() {
   // [doc:storage_align]
   Tensor A = placeholder({8, 6}, Float(32), "A");
-  Tensor T = compute({8, 6}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "T");
-  Tensor B = compute({6, 8}, [&](Expr i, Expr j) { return T(j, i); }, "B");  // reads T's columns
+  Tensor T = compute(
+      {8, 6}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "T");
+  Tensor B = compute(
+      {6, 8}, [&](Expr i, Expr j) { return T(j, i); }, "B");  // reads T's columns
   Schedule s = create_schedule({B});
   std::string before = text(lower(s, {A, B}, "f"));
   s[T].storage_align(T.axis(0), 8, 1);  // rows of 6 -> 9 elements: 9 = 8 * 1 + 1
@@ -286,7 +301,8 @@ inline BeforeAfter double_buffer_example() {
   // [doc:double_buffer]
   Tensor A = placeholder({4, 8}, Float(32), "A");
   IterVar k = reduce_axis({0, 8}, "k");
-  Tensor S = compute({4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");
+  Tensor S = compute(
+      {4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");
   Schedule s = create_schedule({S});
   Tensor AL = s.cache_read(A, "local", {S});  // A copied 2 elements of k at a time
   auto [ko, ki] = s[S].split(k, 2);
@@ -302,7 +318,8 @@ inline BeforeAfter rfactor_example() {
   // [doc:rfactor]
   Tensor A = placeholder({16}, Float(32), "A");
   IterVar k = reduce_axis({0, 16}, "k");
-  Tensor S = compute({1}, [&](Expr) { return sum(A(k), {k}); }, "S");
+  Tensor S = compute(
+      {1}, [&](Expr) { return sum(A(k), {k}); }, "S");
   Schedule s = create_schedule({S});
   std::string before = text(lower(s, {A, S}, "f"));
   auto [ko, ki] = s[S].split(k, 4);
@@ -320,11 +337,13 @@ inline BeforeAfter auto_schedule_example() {
   Tensor B = placeholder({32, 64}, Float(32), "B");
   Tensor bias = placeholder({64}, Float(32), "bias");
   IterVar k = reduce_axis({0, 32}, "k");
-  Tensor C = compute({48, 64}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
-  Tensor D = compute({48, 64}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), 0.0f); }, "D");
+  Tensor C = compute(
+      {48, 64}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor D = compute(
+      {48, 64}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), 0.0f); }, "D");
   std::string before = text(lower(create_schedule({D}), {A, B, bias, D}, "f"));
   AutoScheduleOptions o;
-  o.threads = 2;        // 0: te's thread pool size
+  o.threads = 2;                       // 0: te's thread pool size
   o.target = "llvm -vector-bits=256";  // the host, AVX2 vectors (output the same everywhere)
   Schedule s = auto_schedule({D}, o);
   // [/doc]
@@ -344,12 +363,13 @@ inline std::string auto_schedule_softmax_example() {
 
 inline std::string comm_reducer_example() {
   // [doc:comm_reducer]
-  CommReducer bit_or = comm_reducer([](Expr a, Expr b) { return a | b; },       // combine
+  CommReducer bit_or = comm_reducer([](Expr a, Expr b) { return a | b; },     // combine
                                     [](DataType t) { return make_zero(t); },  // identity
                                     "bit_or");
   Tensor A = placeholder({4, 8}, UInt(32), "A");
   IterVar k = reduce_axis({0, 8}, "k");
-  Tensor O = compute({4}, [&](Expr i) { return bit_or(A(i, k), {k}); }, "O");
+  Tensor O = compute(
+      {4}, [&](Expr i) { return bit_or(A(i, k), {k}); }, "O");
   // [/doc]
   return text(lower(create_schedule({O}), {A, O}, "f"));
 }
@@ -372,8 +392,7 @@ inline std::string argmax_threads_example() {
   // [doc:argmax_threads]
   Tensor A = placeholder({Var("rows"), 64}, Float(32), "A");
   IterVar k = reduce_axis({0, 64}, "k");
-  std::vector<Tensor> am = compute_tuple({A.shape()[0]}, [&](Expr i) { return argmax(A(i, k), {k}); },
-                                         {"idx", "val"});
+  std::vector<Tensor> am = compute_tuple({A.shape()[0]}, [&](Expr i) { return argmax(A(i, k), {k}); }, {"idx", "val"});
   Schedule s = create_schedule({am[0]});
   auto [ko, ki] = s[am[0]].split(k, 32);
   s[am[0]].bind(am[0].axis(0), thread_axis("blockIdx.x"));
@@ -386,8 +405,11 @@ inline std::string argmax_threads_example() {
 inline std::string compute_tuple_example() {
   // [doc:compute_tuple]
   Tensor A = placeholder({8}, Float(32), "A"), B = placeholder({8}, Float(32), "B");
-  std::vector<Tensor> sd = compute_tuple(
-      {8}, [&](Expr i) { return std::vector<Expr>{A(i) + B(i), A(i) - B(i)}; }, {"S", "D"});
+  std::vector<Tensor> sd = compute_tuple({8},
+                                         [&](Expr i) {
+                                           return std::vector<Expr>{A(i) + B(i), A(i) - B(i)};
+                                         },
+                                         {"S", "D"});
   Schedule s = create_schedule({sd[0], sd[1]});
   s[sd[0]].vectorize(sd[0].axis(0));  // one loop nest writes both
   // [/doc]
@@ -408,11 +430,15 @@ inline std::string error_of(const std::function<void()>& fn) {
 // A, B = A * 2, C = B + 1 (4 x 8), S = row sums of A, T = S * 2: outputs C and T.
 struct Mistakes {
   Tensor A = placeholder({4, 8}, Float(32), "A");
-  Tensor B = compute({4, 8}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
-  Tensor C = compute({4, 8}, [&](Expr i, Expr j) { return B(i, j) + 1.0f; }, "C");
+  Tensor B = compute(
+      {4, 8}, [&](Expr i, Expr j) { return A(i, j) * 2.0f; }, "B");
+  Tensor C = compute(
+      {4, 8}, [&](Expr i, Expr j) { return B(i, j) + 1.0f; }, "C");
   IterVar k = reduce_axis({0, 8}, "k");
-  Tensor S = compute({4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");
-  Tensor T = compute({4}, [&](Expr i) { return S(i) * 2.0f; }, "T");
+  Tensor S = compute(
+      {4}, [&](Expr i) { return sum(A(i, k), {k}); }, "S");
+  Tensor T = compute(
+      {4}, [&](Expr i) { return S(i) * 2.0f; }, "T");
   Schedule s = create_schedule({C, T});
 };
 
@@ -421,7 +447,10 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
       {"split", [](Mistakes& m) { m.s[m.B].split(m.B.axis(0), 0); }},
       {"split_nparts", [](Mistakes& m) { m.s[m.B].split_nparts(m.C.axis(0), 2); }},
       {"fuse", [](Mistakes& m) { m.s[m.B].fuse(m.B.axis(1), m.B.axis(0)); }},
-      {"reorder", [](Mistakes& m) { m.s[m.B].reorder({m.B.axis(0), m.B.axis(0)}); }},
+      {"reorder",
+       [](Mistakes& m) {
+         m.s[m.B].reorder({m.B.axis(0), m.B.axis(0)});
+       }},
       {"tile", [](Mistakes& m) { m.s[m.B].tile(m.B.axis(0), m.B.axis(0), 2, 2); }},
       {"bind",
        [](Mistakes& m) {
@@ -462,7 +491,8 @@ inline VectorAdd make_vector_add() {
   Var n("n");  // a symbolic int32 length
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   // [/doc]
   return {n, A, B, C};
 }
@@ -599,7 +629,7 @@ inline std::string dlpack_example() {
   // te's array handed out and taken back: the same memory all along.
   NDArray a = NDArray::from_vector(std::vector<float>{5, 6}, {2});
   dlpack::DLManagedTensorVersioned* t = a.to_dlpack_versioned();  // what a consumer gets
-  NDArray b = NDArray::from_dlpack(t);  // b owns t: its deleter runs when b is gone
+  NDArray b = NDArray::from_dlpack(t);                            // b owns t: its deleter runs when b is gone
   out << "same data: " << std::boolalpha << (b.data() == a.data()) << "\n";
   // [/doc]
   return out.str();
@@ -673,9 +703,12 @@ inline LoweredFunc extern_gpu_func() {
   // [doc:extern.define]
   Var n("n");
   Tensor X = placeholder({n}, Float(32), "X");
-  Tensor Y = compute({n}, [&](Expr i) {
-    return call_extern(Float(32), "soft_clip", {X(i), 4.0f});  // float soft_clip(float, float)
-  }, "Y");
+  Tensor Y = compute(
+      {n},
+      [&](Expr i) {
+        return call_extern(Float(32), "soft_clip", {X(i), 4.0f});  // float soft_clip(float, float)
+      },
+      "Y");
   Schedule s = create_schedule({Y});
   auto [bx, tx] = s[Y].split(Y.axis(0), 64);
   s[Y].bind(bx, thread_axis("blockIdx.x"));
@@ -727,7 +760,8 @@ inline std::string extern_library() {
   // [doc:extern.library]
   Var n("n");
   Tensor X = placeholder({n}, Float(32), "X");
-  Tensor Y = compute({n}, [&](Expr i) { return call_extern(Float(32), "cbrtf", {X(i)}); }, "Y");
+  Tensor Y = compute(
+      {n}, [&](Expr i) { return call_extern(Float(32), "cbrtf", {X(i)}); }, "Y");
   Schedule s = create_schedule({Y});
   auto [xo, xi] = s[Y].split(Y.axis(0), 8);
   s[Y].vectorize(xi);  // eight calls per vector iteration
@@ -749,9 +783,9 @@ inline BeforeAfter tensorize_example() {
   Tensor a = placeholder({8}, UInt(8), "a");
   Tensor b = placeholder({2, 2, 16, 4}, Int(8), "b");
   IterVar k = reduce_axis({0, 8}, "k");
-  Tensor c = compute({32}, [&](Expr i) {
-    return sum(cast(Int(32), a(k)) * cast(Int(32), b(i / 16, k / 4, i % 16, k % 4)), {k});
-  }, "c");
+  Tensor c = compute(
+      {32}, [&](Expr i) { return sum(cast(Int(32), a(k)) * cast(Int(32), b(i / 16, k / 4, i % 16, k % 4)), {k}); },
+      "c");
   Schedule s = create_schedule({c});
   auto [io, ii] = s[c].split(c.axis(0), 16);  // 16 outputs ...
   auto [ko, ki] = s[c].split(k, 4);           // ... 4 bytes deep: the intrinsic's shape
@@ -768,9 +802,9 @@ inline std::string tensorize_error() {
   Tensor a = placeholder({8}, UInt(8), "a");
   Tensor b = placeholder({2, 2, 16, 4}, Int(8), "b");
   IterVar k = reduce_axis({0, 8}, "k");
-  Tensor c = compute({32}, [&](Expr i) {
-    return sum(cast(Int(32), a(k)) * cast(Int(32), b(i / 16, k / 4, i % 16, k % 4)), {k});
-  }, "c");
+  Tensor c = compute(
+      {32}, [&](Expr i) { return sum(cast(Int(32), a(k)) * cast(Int(32), b(i / 16, k / 4, i % 16, k % 4)), {k}); },
+      "c");
   Schedule s = create_schedule({c});
   auto [io, ii] = s[c].split(c.axis(0), 8);
   auto [ko, ki] = s[c].split(k, 4);
@@ -785,11 +819,13 @@ inline std::string tensorize_declaration() {
   // y[i] = 2 * x[i] + 1 over 8 floats, with an LLVM implementation named "axpy8"
   // (an emitter the LLVM backend registers) and none for CUDA.
   Tensor x = placeholder({8}, Float(32), "x");
-  Tensor y = compute({8}, [&](Expr i) { return x(i) * 2.0f + 1.0f; }, "y");
+  Tensor y = compute(
+      {8}, [&](Expr i) { return x(i) * 2.0f + 1.0f; }, "y");
   TensorIntrinsic axpy8 = tensor_intrinsic("axpy8", y, {{"llvm", "axpy8"}});
   // A stage that computes the same, 8 elements at a time.
   Tensor X = placeholder({32}, Float(32), "X");
-  Tensor Y = compute({32}, [&](Expr i) { return X(i) * 2.0f + 1.0f; }, "Y");
+  Tensor Y = compute(
+      {32}, [&](Expr i) { return X(i) * 2.0f + 1.0f; }, "Y");
   Schedule s = create_schedule({Y});
   auto [io, ii] = s[Y].split(Y.axis(0), 8);
   s[Y].tensorize(ii, axpy8);
@@ -909,7 +945,8 @@ inline std::vector<Snippet> snippets() {
   out.push_back({"extern.library", extern_library});
   out.push_back({"grid_sample.table", grid_sample_table});
   out.push_back({"dump_ir.passes", pass_list});
-  for (const char* pass : {"inline", "infer_bound", "build_loop_nests", "storage_flatten", "simplify", "loop_partition", "vectorize"})
+  for (const char* pass :
+       {"inline", "infer_bound", "build_loop_nests", "storage_flatten", "simplify", "loop_partition", "vectorize"})
     out.push_back({std::string("dump_ir.") + pass, [pass] { return dump_ir(pass); }});
   return out;
 }

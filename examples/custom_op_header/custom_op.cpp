@@ -27,8 +27,8 @@ float reference(float x, float bias, float scale) {
   return static_cast<float>(g * scale);
 }
 
-void check(const NDArray& y, const std::vector<float>& x, const std::vector<float>& bias,
-           float scale, int64_t cols, const char* what) {
+void check(const NDArray& y, const std::vector<float>& x, const std::vector<float>& bias, float scale, int64_t cols,
+           const char* what) {
   std::vector<float> got = y.to_vector<float>();
   for (size_t k = 0; k < got.size(); ++k) {
     float want = reference(x[k], bias[k % static_cast<size_t>(cols)], scale);

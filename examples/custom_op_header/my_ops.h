@@ -18,12 +18,11 @@ namespace my_ops {
 
 // The output tensor of shape x.shape(); `scale` is any float32 expression, e.g. a Var that
 // becomes a scalar parameter of the lowered function.
-inline te::Tensor bias_gelu_scale(const te::Tensor& x, const te::Tensor& bias,
-                                  const te::Expr& scale,
+inline te::Tensor bias_gelu_scale(const te::Tensor& x, const te::Tensor& bias, const te::Expr& scale,
                                   const std::string& name = "y") {
   if (x.ndim() != 2 || bias.ndim() != 1)
-    throw te::Error(name + ": expects x of rank 2 and bias of rank 1, got ranks " +
-                    std::to_string(x.ndim()) + " and " + std::to_string(bias.ndim()));
+    throw te::Error(name + ": expects x of rank 2 and bias of rank 1, got ranks " + std::to_string(x.ndim()) + " and " +
+                    std::to_string(bias.ndim()));
   te::Tensor biased = te::compute(
       x.shape(), [&](te::Expr i, te::Expr j) { return x(i, j) + bias(j); }, name + ".biased");
   const float k = 0.7978845608f;  // sqrt(2 / pi)
@@ -58,8 +57,7 @@ inline void schedule_bias_gelu_scale_cpu(te::Schedule& s, const te::Tensor& out,
 }
 
 // CUDA: inline the bias, one thread per element, `threads` threads a block.
-inline void schedule_bias_gelu_scale_cuda(te::Schedule& s, const te::Tensor& out,
-                                          int threads = 256) {
+inline void schedule_bias_gelu_scale_cuda(te::Schedule& s, const te::Tensor& out, int threads = 256) {
   inline_bias(s, out);
   te::IterVar all = s[out].fuse(out.axis(0), out.axis(1));
   auto [bx, tx] = s[out].split(all, threads);

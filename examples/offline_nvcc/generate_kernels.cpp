@@ -24,7 +24,8 @@ LoweredFunc vadd() {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   Schedule s = create_schedule({C});
   auto [bx, tx] = s[C].split(C.axis(0), 64);
   s[C].bind(bx, thread_axis("blockIdx.x"));
@@ -37,7 +38,8 @@ LoweredFunc matmul() {
   Tensor A = placeholder({n, n}, Float(32), "A");
   Tensor B = placeholder({n, n}, Float(32), "B");
   IterVar k = reduce_axis({0, n}, "k");
-  Tensor C = compute({n, n}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {n, n}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s = create_schedule({C});
   Tensor AS = s.cache_read(A, "shared", {C});
   Tensor BS = s.cache_read(B, "shared", {C});

@@ -53,8 +53,7 @@ bool run_vadd() {
   int wrong = 0;
   for (int i = 0; i < n; ++i) wrong += c[i] != a[i] + b[i];
   float ms = time_ms([&] { vadd(da, db, dc, n, nullptr); }, 50);
-  std::printf("vadd   n = %d: %s, %.3f ms, %.1f GB/s\n", n, wrong ? "WRONG" : "correct", ms,
-              3.0 * bytes / (ms * 1e6));
+  std::printf("vadd   n = %d: %s, %.3f ms, %.1f GB/s\n", n, wrong ? "WRONG" : "correct", ms, 3.0 * bytes / (ms * 1e6));
   cudaFree(da);
   cudaFree(db);
   cudaFree(dc);

@@ -22,13 +22,13 @@ class TE_API Argument {
   /// An array (shares its storage).
   Argument(NDArray a) : kind_(Kind::Array), array_(std::move(a)) {}  // NOLINT
   /// An integer scalar.
-  Argument(int v) : kind_(Kind::Int), int_(v) {}                     // NOLINT
+  Argument(int v) : kind_(Kind::Int), int_(v) {}  // NOLINT
   /// An integer scalar.
-  Argument(int64_t v) : kind_(Kind::Int), int_(v) {}                 // NOLINT
+  Argument(int64_t v) : kind_(Kind::Int), int_(v) {}  // NOLINT
   /// A floating-point scalar (rounded to the parameter's type at the call).
-  Argument(float v) : kind_(Kind::Float), float_(v) {}               // NOLINT
+  Argument(float v) : kind_(Kind::Float), float_(v) {}  // NOLINT
   /// A floating-point scalar (rounded to the parameter's type at the call).
-  Argument(double v) : kind_(Kind::Float), float_(v) {}              // NOLINT
+  Argument(double v) : kind_(Kind::Float), float_(v) {}  // NOLINT
   /// A DLPack tensor, borrowed for the call (see NDArray::borrow_dlpack): the caller
   /// keeps it alive and no deleter is called.
   Argument(const dlpack::DLTensor* t)  // NOLINT

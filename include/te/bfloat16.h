@@ -20,7 +20,11 @@ struct TE_API bfloat16 {
   /// The exact float value.
   explicit operator float() const { return bfloat16_bits_to_float(bits); }
   /// The bfloat16 with bit pattern b.
-  static bfloat16 from_bits(uint16_t b) { bfloat16 h; h.bits = b; return h; }
+  static bfloat16 from_bits(uint16_t b) {
+    bfloat16 h;
+    h.bits = b;
+    return h;
+  }
 
   /// f rounded to the nearest bfloat16, as bits: ties to even, subnormals kept (bfloat16
   /// has float32's exponent range), overflow to infinity; a NaN keeps its sign and top

@@ -96,8 +96,7 @@ TE_API Module build(const std::vector<LoweredFunc>& funcs, const BuildOptions& o
 /// default; see BuildOptions::target) and need only
 /// libte_runtime (for parallel loops, errors and heap allocations) at link time, and
 /// the functions of call_extern, which stay undefined symbols of their C names.
-TE_API void export_object(const LoweredFunc& func, const std::string& path,
-                          const BuildOptions& options = {});
+TE_API void export_object(const LoweredFunc& func, const std::string& path, const BuildOptions& options = {});
 /// Several functions in one object file.
 TE_API void export_object(const std::vector<LoweredFunc>& funcs, const std::string& path,
                           const BuildOptions& options = {});
@@ -107,25 +106,23 @@ TE_API void export_object(const std::vector<LoweredFunc>& funcs, const std::stri
 /// folder>`, so a plain dlopen of it works, from the build tree or the install, or with
 /// libte_runtime copied next to it. For a foreign triple, link it with that target's
 /// runtime yourself (TE_RUNTIME_ONLY in cross_compilation.md).
-TE_API void export_library(const LoweredFunc& func, const std::string& path,
-                           const BuildOptions& options = {});
+TE_API void export_library(const LoweredFunc& func, const std::string& path, const BuildOptions& options = {});
 /// Several functions in one shared library.
 TE_API void export_library(const std::vector<LoweredFunc>& funcs, const std::string& path,
                            const BuildOptions& options = {});
 /// The link step of export_library alone: the shared library of an object export_object
 /// wrote with the same options, without compiling the functions again (`te build`
 /// writes KERNEL.o, then KERNEL.so from it).
-TE_API void link_library(const std::string& object_path, const std::string& path,
-                         const BuildOptions& options = {});
+TE_API void link_library(const std::string& object_path, const std::string& path, const BuildOptions& options = {});
 /// TVM's "system module", for programs that may not load code at run time: the functions
 /// in one object (as export_object) with a table of them, `const te_kernel_entry
 /// <module_name>_kernels[]` ({name, function, prototype}, ended by a NULL name), and a
 /// header (the prototypes, the table and `<module_name>_lookup(name)`, which finds a
 /// kernel by name). Link the object with the program; no dlopen. te::Error when
 /// module_name is not a C identifier or no function is given.
-TE_API void export_system_module(const std::vector<LoweredFunc>& funcs,
-                                 const std::string& module_name, const std::string& object_path,
-                                 const std::string& header_path, const BuildOptions& options = {});
+TE_API void export_system_module(const std::vector<LoweredFunc>& funcs, const std::string& module_name,
+                                 const std::string& object_path, const std::string& header_path,
+                                 const BuildOptions& options = {});
 /// A C header (C and C++) with the prototypes and te_get_last_error.
 TE_API void export_header(const LoweredFunc& func, const std::string& path);
 /// The prototypes of several functions in one header.
@@ -138,8 +135,7 @@ TE_API std::string c_header(const std::vector<LoweredFunc>& funcs, const std::st
 
 // ---- Inspection ----
 /// LLVM IR of the function, before or after optimization.
-TE_API std::string llvm_ir(const LoweredFunc& func, bool optimized = true,
-                           const BuildOptions& options = {});
+TE_API std::string llvm_ir(const LoweredFunc& func, bool optimized = true, const BuildOptions& options = {});
 /// The host assembly of the function.
 TE_API std::string assembly(const LoweredFunc& func, const BuildOptions& options = {});
 /// The target the options compile for: "triple, cpu CPU, features F" (the resolved

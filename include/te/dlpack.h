@@ -93,13 +93,13 @@ struct DLDataType {
 /// element is at `(char*)data + byte_offset`; `strides` (in elements) may be null, which
 /// means compact row-major.
 struct DLTensor {
-  void* data;             ///< Base pointer (may be null when the tensor has no elements).
-  DLDevice device;        ///< Where `data` lives.
-  int32_t ndim;           ///< Number of dimensions.
-  DLDataType dtype;       ///< Element type.
-  int64_t* shape;         ///< `ndim` extents.
-  int64_t* strides;       ///< `ndim` strides in elements, or null for compact row-major.
-  uint64_t byte_offset;   ///< Bytes from `data` to the first element.
+  void* data;            ///< Base pointer (may be null when the tensor has no elements).
+  DLDevice device;       ///< Where `data` lives.
+  int32_t ndim;          ///< Number of dimensions.
+  DLDataType dtype;      ///< Element type.
+  int64_t* shape;        ///< `ndim` extents.
+  int64_t* strides;      ///< `ndim` strides in elements, or null for compact row-major.
+  uint64_t byte_offset;  ///< Bytes from `data` to the first element.
 };
 
 /// The unversioned managed tensor of DLPack 0.x (`DLManagedTensor`): whoever holds it

@@ -15,10 +15,10 @@ class TE_API DataType {
  public:
   /// The kind of scalar.
   enum class Code : uint8_t {
-    Int,    ///< signed integer
-    UInt,   ///< unsigned integer
-    Float,  ///< IEEE floating point
-    Bool,   ///< boolean (1 bit; one byte in memory)
+    Int,     ///< signed integer
+    UInt,    ///< unsigned integer
+    Float,   ///< IEEE floating point
+    Bool,    ///< boolean (1 bit; one byte in memory)
     Handle,  ///< an opaque pointer
     BFloat   ///< bfloat16: float32's sign and 8-bit exponent with a 7-bit mantissa
   };

@@ -24,16 +24,14 @@ class TE_API InternalError : public Error {
 };
 
 namespace detail {
-[[noreturn]] TE_API void throw_internal_error(const char* file, int line, const char* cond,
-                                              const std::string& msg);
+[[noreturn]] TE_API void throw_internal_error(const char* file, int line, const char* cond, const std::string& msg);
 }  // namespace detail
 
 }  // namespace te
 
 /// TE_ICHECK(cond, "message"): an internal invariant; throws te::InternalError naming the
 /// file, the line and the condition when it fails. Never used for user input.
-#define TE_ICHECK(cond, ...)                                                              \
-  do {                                                                                    \
-    if (!(cond)) ::te::detail::throw_internal_error(__FILE__, __LINE__, #cond,            \
-                                                    ::std::string("" __VA_ARGS__));       \
+#define TE_ICHECK(cond, ...)                                                                                   \
+  do {                                                                                                         \
+    if (!(cond)) ::te::detail::throw_internal_error(__FILE__, __LINE__, #cond, ::std::string("" __VA_ARGS__)); \
   } while (0)

@@ -15,8 +15,8 @@
 ///  - `%` on floats is an error (use fmod-free formulations: x - floor(x / y) * y).
 /// Integer / and % are floor division and modulo (Python, Halide). truncdiv / truncmod
 /// give C's. Bitwise & | ^ ~ << >> and popcount take integers only (int or uint; a float
-/// or bool operand is an error naming the types) and combine types as + does. Division by zero is defined: x / 0 == 0 and x % 0 == 0 (both kinds), and
-/// INT_MIN / -1 == INT_MIN (wraps), INT_MIN % -1 == 0. Integer + - * wrap (two's
+/// or bool operand is an error naming the types) and combine types as + does. Division by zero is defined: x / 0 == 0
+/// and x % 0 == 0 (both kinds), and INT_MIN / -1 == INT_MIN (wraps), INT_MIN % -1 == 0. Integer + - * wrap (two's
 /// complement) at the type's width. Float arithmetic follows IEEE-754; float16 and
 /// bfloat16 compute in float32, rounded to their type after every operation.
 #pragma once
@@ -37,19 +37,28 @@ namespace te {
 
 /// The kind of an expression node.
 enum class ExprKind : uint8_t {
-  IntImm, FloatImm, Var, Cast, Binary, Not, Select, Load, Ramp, Broadcast, Call, Let,
-  TensorRead, Reduce
+  IntImm,
+  FloatImm,
+  Var,
+  Cast,
+  Binary,
+  Not,
+  Select,
+  Load,
+  Ramp,
+  Broadcast,
+  Call,
+  Let,
+  TensorRead,
+  Reduce
 };
 
 /// The operator of a BinaryNode.
-enum class BinOp : uint8_t {
-  Add, Sub, Mul, Div, Mod, TruncDiv, TruncMod, Min, Max,
-  EQ, NE, LT, LE, GT, GE, And, Or
-};
+enum class BinOp : uint8_t { Add, Sub, Mul, Div, Mod, TruncDiv, TruncMod, Min, Max, EQ, NE, LT, LE, GT, GE, And, Or };
 TE_API const char* binop_name(BinOp op);  ///< "+", "min", "truncdiv", ...
 /// EQ, NE, LT, LE, GT, GE.
 TE_API bool is_comparison(BinOp op);
-TE_API bool is_logical(BinOp op);        ///< And, Or
+TE_API bool is_logical(BinOp op);  ///< And, Or
 
 /// Calls to built-in functions. IfThenElse evaluates only the taken side; Likely marks
 /// a condition expected true (a hint for loop partitioning and codegen).
@@ -59,13 +68,51 @@ TE_API bool is_logical(BinOp op);        ///< And, Or
 /// Extern is a call of a C function outside te (see call_extern; CallNode::extern_name
 /// names it).
 enum class Intrinsic : uint8_t {
-  Floor, Ceil, Round, NearbyInt, Trunc, Abs, Exp, Log, Sqrt, Pow, Tanh, Fma, Likely,
-  IfThenElse, WarpShuffleDown, ThreadAllreduce,
+  Floor,
+  Ceil,
+  Round,
+  NearbyInt,
+  Trunc,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Pow,
+  Tanh,
+  Fma,
+  Likely,
+  IfThenElse,
+  WarpShuffleDown,
+  ThreadAllreduce,
   // The rest of the math library (float arguments; IsNan/IsInf/IsFinite give bool).
-  Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Erf, Sigmoid, Exp2, Log2, Log10,
-  Log1p, Expm1, Rsqrt, IsNan, IsInf, IsFinite,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Atan2,
+  Sinh,
+  Cosh,
+  Erf,
+  Sigmoid,
+  Exp2,
+  Log2,
+  Log10,
+  Log1p,
+  Expm1,
+  Rsqrt,
+  IsNan,
+  IsInf,
+  IsFinite,
   // Bitwise operations on integers (see operator& and friends).
-  BitAnd, BitOr, BitXor, BitNot, ShiftLeft, ShiftRight, Popcount,
+  BitAnd,
+  BitOr,
+  BitXor,
+  BitNot,
+  ShiftLeft,
+  ShiftRight,
+  Popcount,
   // A function outside te, by name (call_extern).
   Extern
 };
@@ -92,10 +139,10 @@ class TE_API Expr {
   Expr() = default;
   /// A handle to n.
   explicit Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}
-  Expr(int v);        ///< int32 immediate
-  Expr(int64_t v);    ///< int64 immediate
-  Expr(float v);      ///< float32 immediate
-  Expr(double v);     ///< float64 immediate
+  Expr(int v);            ///< int32 immediate
+  Expr(int64_t v);        ///< int64 immediate
+  Expr(float v);          ///< float32 immediate
+  Expr(double v);         ///< float64 immediate
   Expr(bool v) = delete;  ///< write const_true()/const_false(): avoids silent int->bool
 
   /// Whether there is a node.
@@ -126,7 +173,7 @@ class TE_API Expr {
 /// A variable's node.
 struct TE_API VarNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Var;  ///< The node's kind.
-  std::string name;  ///< For printing; identity is the node.
+  std::string name;                                 ///< For printing; identity is the node.
   /// A variable of type t.
   VarNode(std::string n, DataType t) : ExprNode(kKind, t), name(std::move(n)) {}
 };
@@ -151,47 +198,46 @@ class TE_API Var : public Expr {
 /// An integer (or bool) constant.
 struct TE_API IntImmNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::IntImm;  ///< The node's kind.
-  int64_t value;  ///< for uint64, the bit pattern
+  int64_t value;                                       ///< for uint64, the bit pattern
   /// A constant v of type t.
   IntImmNode(DataType t, int64_t v) : ExprNode(kKind, t), value(v) {}
 };
 /// A floating-point constant.
 struct TE_API FloatImmNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::FloatImm;  ///< The node's kind.
-  double value;  ///< The value (exactly representable in dtype).
+  double value;                                          ///< The value (exactly representable in dtype).
   /// A constant v of type t.
   FloatImmNode(DataType t, double v) : ExprNode(kKind, t), value(v) {}
 };
 /// value converted to dtype (float to int truncates and saturates; NaN gives 0).
 struct TE_API CastNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Cast;  ///< The node's kind.
-  Expr value;  ///< The value converted.
+  Expr value;                                        ///< The value converted.
   /// See cast().
   CastNode(DataType t, Expr v) : ExprNode(kKind, t), value(std::move(v)) {}
 };
 /// `a op b`.
 struct TE_API BinaryNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Binary;  ///< The node's kind.
-  BinOp op;  ///< The operator.
-  Expr a;    ///< The left operand.
-  Expr b;    ///< The right operand.
+  BinOp op;                                            ///< The operator.
+  Expr a;                                              ///< The left operand.
+  Expr b;                                              ///< The right operand.
   /// See make_binary().
-  BinaryNode(DataType t, BinOp o, Expr x, Expr y)
-      : ExprNode(kKind, t), op(o), a(std::move(x)), b(std::move(y)) {}
+  BinaryNode(DataType t, BinOp o, Expr x, Expr y) : ExprNode(kKind, t), op(o), a(std::move(x)), b(std::move(y)) {}
 };
 /// `!a`.
 struct TE_API NotNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Not;  ///< The node's kind.
-  Expr a;  ///< The bool operand.
+  Expr a;                                           ///< The bool operand.
   /// See operator!.
   NotNode(DataType t, Expr x) : ExprNode(kKind, t), a(std::move(x)) {}
 };
 /// Both sides are evaluated; see if_then_else for a guarded choice.
 struct TE_API SelectNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Select;  ///< The node's kind.
-  Expr cond;         ///< The bool condition.
-  Expr true_value;   ///< The value when cond holds.
-  Expr false_value;  ///< The value otherwise.
+  Expr cond;                                           ///< The bool condition.
+  Expr true_value;                                     ///< The value when cond holds.
+  Expr false_value;                                    ///< The value otherwise.
   /// See select().
   SelectNode(DataType t, Expr c, Expr x, Expr y)
       : ExprNode(kKind, t), cond(std::move(c)), true_value(std::move(x)), false_value(std::move(y)) {}
@@ -204,14 +250,14 @@ enum class MemoryScope : uint8_t {
   Local,   ///< private to a thread (registers)
   Warp     ///< a GPU warp's fragment: its 32 lanes hold it together, as tensor intrinsics lay it out
 };
-TE_API const char* scope_name(MemoryScope s);       ///< "global", "shared", "local", "warp"
+TE_API const char* scope_name(MemoryScope s);          ///< "global", "shared", "local", "warp"
 TE_API MemoryScope parse_scope(const std::string& s);  ///< throws te::Error on unknown names
 
 /// A named region of memory with an element type and a row-major shape.
 struct TE_API BufferNode {
-  std::string name;  ///< For printing and parameter names.
-  DataType dtype;  ///< element type (lanes == 1)
-  std::vector<Expr> shape;  ///< The extent of each dimension.
+  std::string name;                         ///< For printing and parameter names.
+  DataType dtype;                           ///< element type (lanes == 1)
+  std::vector<Expr> shape;                  ///< The extent of each dimension.
   MemoryScope scope = MemoryScope::Global;  ///< Where it lives.
 };
 /// A shared handle to a BufferNode; buffers are the same only if they share a node.
@@ -220,8 +266,7 @@ class TE_API Buffer {
   /// An undefined buffer.
   Buffer() = default;
   /// A new buffer.
-  Buffer(std::string name, DataType dtype, std::vector<Expr> shape,
-         MemoryScope scope = MemoryScope::Global);
+  Buffer(std::string name, DataType dtype, std::vector<Expr> shape, MemoryScope scope = MemoryScope::Global);
   /// Whether there is a node.
   bool defined() const { return node_ != nullptr; }
   /// The node.
@@ -249,9 +294,9 @@ class TE_API Buffer {
 /// Before storage flattening there is one index per dimension; after, exactly one.
 struct TE_API LoadNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Load;  ///< The node's kind.
-  Buffer buffer;              ///< The buffer read.
-  std::vector<Expr> indices;  ///< The indices (Ramps for vector loads).
-  Expr predicate;             ///< Lanes to read (others are 0); undefined: all.
+  Buffer buffer;                                     ///< The buffer read.
+  std::vector<Expr> indices;                         ///< The indices (Ramps for vector loads).
+  Expr predicate;                                    ///< Lanes to read (others are 0); undefined: all.
   /// See load().
   LoadNode(DataType t, Buffer b, std::vector<Expr> i, Expr p)
       : ExprNode(kKind, t), buffer(std::move(b)), indices(std::move(i)), predicate(std::move(p)) {}
@@ -259,9 +304,9 @@ struct TE_API LoadNode : ExprNode {
 /// The vector base, base + stride, ..., base + (lanes-1)*stride.
 struct TE_API RampNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Ramp;  ///< The node's kind.
-  Expr base;    ///< The first lane.
-  Expr stride;  ///< The step between lanes.
-  int lanes;    ///< The number of lanes.
+  Expr base;                                         ///< The first lane.
+  Expr stride;                                       ///< The step between lanes.
+  int lanes;                                         ///< The number of lanes.
   /// See ramp().
   RampNode(DataType t, Expr b, Expr s, int l)
       : ExprNode(kKind, t), base(std::move(b)), stride(std::move(s)), lanes(l) {}
@@ -269,16 +314,16 @@ struct TE_API RampNode : ExprNode {
 /// `lanes` copies of a scalar value.
 struct TE_API BroadcastNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Broadcast;  ///< The node's kind.
-  Expr value;  ///< The scalar.
-  int lanes;   ///< The number of lanes.
+  Expr value;                                             ///< The scalar.
+  int lanes;                                              ///< The number of lanes.
   /// See broadcast().
   BroadcastNode(DataType t, Expr v, int l) : ExprNode(kKind, t), value(std::move(v)), lanes(l) {}
 };
 /// A call of a built-in function, or of a function outside te (Intrinsic::Extern).
 struct TE_API CallNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Call;  ///< The node's kind.
-  Intrinsic op;            ///< The function.
-  std::vector<Expr> args;  ///< Its arguments.
+  Intrinsic op;                                      ///< The function.
+  std::vector<Expr> args;                            ///< Its arguments.
   /// Intrinsic::Extern: the C name of the function called (see call_extern); empty for
   /// the built-in functions. Passes that rebuild a call keep it.
   std::string extern_name;
@@ -289,9 +334,9 @@ struct TE_API CallNode : ExprNode {
 /// `let var = value in body`, as an expression.
 struct TE_API LetNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Let;  ///< The node's kind.
-  Var var;     ///< The variable bound.
-  Expr value;  ///< Its value.
-  Expr body;   ///< The result, where var is visible.
+  Var var;                                          ///< The variable bound.
+  Expr value;                                       ///< Its value.
+  Expr body;                                        ///< The result, where var is visible.
   /// See let().
   LetNode(DataType t, Var v, Expr val, Expr b)
       : ExprNode(kKind, t), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
@@ -319,10 +364,10 @@ enum class IterVarType : uint8_t {
 /// A loop variable with its domain: a compute axis, a reduction axis, a split/fuse
 /// result, or a GPU thread axis (thread_tag "blockIdx.x", "threadIdx.y", ...).
 struct TE_API IterVarNode {
-  Var var;                                 ///< The loop variable.
-  Range dom;                               ///< Its domain (undefined for derived loops).
+  Var var;                                  ///< The loop variable.
+  Range dom;                                ///< Its domain (undefined for derived loops).
   IterVarType type = IterVarType::DataPar;  ///< Its role.
-  std::string thread_tag;                  ///< Thread axes: "blockIdx.x", ...
+  std::string thread_tag;                   ///< Thread axes: "blockIdx.x", ...
 };
 /// A shared handle to an IterVarNode: what `C.axis(0)`, `reduce_axis`, `split` and
 /// `thread_axis` return, and what schedule primitives take.
@@ -363,9 +408,9 @@ TE_API IterVar thread_axis(const std::string& tag);
 /// A tensor element read inside a compute body: T(i, j). Lowering turns it into a Load.
 struct TE_API TensorReadNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::TensorRead;  ///< The node's kind.
-  std::shared_ptr<const OperationNode> op;  ///< The operation whose output is read.
-  std::vector<Expr> indices;                ///< One per dimension.
-  int value_index = 0;                      ///< Which output of a multi-output compute.
+  std::shared_ptr<const OperationNode> op;                 ///< The operation whose output is read.
+  std::vector<Expr> indices;                               ///< One per dimension.
+  int value_index = 0;                                     ///< Which output of a multi-output compute.
   /// See Tensor::operator().
   TensorReadNode(DataType t, std::shared_ptr<const OperationNode> o, std::vector<Expr> i, int value = 0)
       : ExprNode(kKind, t), op(std::move(o)), indices(std::move(i)), value_index(value) {}
@@ -385,11 +430,11 @@ TE_API const char* reducer_name(Reducer r);  ///< "sum", "prod", "min", "max", "
 /// the partial results lhs and rhs gives result (expressions of lhs and rhs only);
 /// identity is the value of an empty reduction. Made by CommReducer::operator().
 struct TE_API CommReducerNode {
-  std::string name;              ///< For printing and messages ("argmax", ...).
-  std::vector<Var> lhs;          ///< One variable per value: the first partial result.
-  std::vector<Var> rhs;          ///< One variable per value: the second partial result.
-  std::vector<Expr> result;      ///< One per value: the combination of lhs and rhs.
-  std::vector<Expr> identity;    ///< One per value: the neutral element.
+  std::string name;            ///< For printing and messages ("argmax", ...).
+  std::vector<Var> lhs;        ///< One variable per value: the first partial result.
+  std::vector<Var> rhs;        ///< One variable per value: the second partial result.
+  std::vector<Expr> result;    ///< One per value: the combination of lhs and rhs.
+  std::vector<Expr> identity;  ///< One per value: the neutral element.
 };
 
 /// reducer over `axis` of the sources, counting only points where condition holds. A
@@ -398,21 +443,26 @@ struct TE_API CommReducerNode {
 /// body of a compute.
 struct TE_API ReduceNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Reduce;  ///< The node's kind.
-  Reducer reducer;            ///< How values combine.
+  Reducer reducer;                                     ///< How values combine.
   /// The rule of a Custom reducer (null for the built-in ones).
   std::shared_ptr<const CommReducerNode> combiner;
   std::vector<Expr> sources;  ///< The value(s) at each point: one per tuple element.
   std::vector<IterVar> axis;  ///< The reduction axes.
-  Expr condition;  ///< undefined: all points
-  int value_index = 0;  ///< Which tuple element this node's value is.
+  Expr condition;             ///< undefined: all points
+  int value_index = 0;        ///< Which tuple element this node's value is.
   /// A built-in reducer over one value (see reduce()).
   ReduceNode(DataType t, Reducer r, Expr s, std::vector<IterVar> ax, Expr c)
       : ExprNode(kKind, t), reducer(r), sources{std::move(s)}, axis(std::move(ax)), condition(std::move(c)) {}
   /// Any reducer over any number of values.
   ReduceNode(DataType t, Reducer r, std::shared_ptr<const CommReducerNode> comb, std::vector<Expr> s,
              std::vector<IterVar> ax, Expr c, int index)
-      : ExprNode(kKind, t), reducer(r), combiner(std::move(comb)), sources(std::move(s)), axis(std::move(ax)),
-        condition(std::move(c)), value_index(index) {}
+      : ExprNode(kKind, t),
+        reducer(r),
+        combiner(std::move(comb)),
+        sources(std::move(s)),
+        axis(std::move(ax)),
+        condition(std::move(c)),
+        value_index(index) {}
   /// This node's value at each point: sources[value_index].
   const Expr& source() const { return sources[static_cast<size_t>(value_index)]; }
 };
@@ -622,8 +672,7 @@ class TE_API CommReducer {
   /// The reduction of one value: `my_sum(A(i, k), {k})`.
   Expr operator()(Expr source, const std::vector<IterVar>& axis, Expr where = Expr()) const;
   /// The reduction of a tuple: one Reduce per value, in order (see compute_tuple).
-  std::vector<Expr> operator()(std::vector<Expr> sources, const std::vector<IterVar>& axis,
-                               Expr where = Expr()) const;
+  std::vector<Expr> operator()(std::vector<Expr> sources, const std::vector<IterVar>& axis, Expr where = Expr()) const;
   /// The name given at construction.
   const std::string& name() const { return name_; }
 

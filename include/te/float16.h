@@ -18,7 +18,11 @@ struct TE_API half {
   /// The exact float value.
   explicit operator float() const { return half_bits_to_float(bits); }
   /// The half with bit pattern b.
-  static half from_bits(uint16_t b) { half h; h.bits = b; return h; }
+  static half from_bits(uint16_t b) {
+    half h;
+    h.bits = b;
+    return h;
+  }
 
   /// f rounded to the nearest binary16, as bits (ties to even; NaN stays NaN).
   static uint16_t float_to_half_bits(float f);

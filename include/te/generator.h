@@ -63,8 +63,8 @@ namespace te {
 
 /// What a TE_GENERATOR returns: the kernel's CPU and/or GPU lowering (at least one).
 struct TE_API GeneratedKernel {
-  LoweredFunc cpu;   ///< `<name>.o` and `<name>.h`; none when cpu.body is undefined
-  LoweredFunc cuda;  ///< `<name>.cu` and `<name>_cuda.h`; none when cuda.body is undefined
+  LoweredFunc cpu;           ///< `<name>.o` and `<name>.h`; none when cpu.body is undefined
+  LoweredFunc cuda;          ///< `<name>.cu` and `<name>_cuda.h`; none when cuda.body is undefined
   BuildOptions cpu_options;  ///< How the CPU function is compiled.
   CudaOptions cuda_options;  ///< How the CUDA source is generated.
 };
@@ -81,8 +81,7 @@ TE_API std::vector<std::string> registered_generators();
 /// Runs the generator `name` and writes the requested parts into dir (created if needed);
 /// returns the paths written. te::Error when the kernel or a part does not exist, or when
 /// lowering or compiling fails.
-TE_API std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir,
-                                                bool cpu, bool cuda);
+TE_API std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir, bool cpu, bool cuda);
 
 /// Runs the generator `name` (this process's registry): te::Error naming the kernels there
 /// are when none is called so, or when it returns neither a cpu nor a cuda function.
@@ -94,18 +93,16 @@ struct TE_API GenerateOptions {
   /// e.g. "aarch64-linux-gnu", "llvm -mcpu=x86-64-v3"; "llvm" (nothing set): the kernel's own.
   /// An LLVM target (te::Error for "cuda": the CUDA part is target independent).
   Target target;
-  bool library = false;         ///< also `<name>.so` (te::export_library)
+  bool library = false;  ///< also `<name>.so` (te::export_library)
 };
 
 /// generate_kernel with the CPU part compiled for options' target.
-TE_API std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir,
-                                                bool cpu, bool cuda,
+TE_API std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir, bool cpu, bool cuda,
                                                 const GenerateOptions& options);
 
 /// Writes the parts of kernel k as generate_kernel does, named `name`; returns the paths.
-TE_API std::vector<std::string> write_kernel(const std::string& name, const GeneratedKernel& k,
-                                             const std::string& dir, bool cpu, bool cuda,
-                                             const GenerateOptions& options = {});
+TE_API std::vector<std::string> write_kernel(const std::string& name, const GeneratedKernel& k, const std::string& dir,
+                                             bool cpu, bool cuda, const GenerateOptions& options = {});
 
 /// The kernel `name` of this process's registries: a TE_GENERATOR's; a TE_TUNING_TASK's
 /// CPU function with the best config of its key for cpu_target in records_path (its
@@ -166,10 +163,10 @@ TE_API int generator_main(int argc, char** argv);
 
 /// Defines the tuning task `name` (a C identifier): the braced body that follows returns
 /// its te::autotune::Task, which `te tune` tunes (records by the task's key).
-#define TE_TUNING_TASK(name)                                                     \
-  static ::te::autotune::Task te_tuning_task_##name();                            \
-  [[maybe_unused]] static const bool te_tuning_task_registered_##name =            \
-      ::te::register_tuning_task(#name, &te_tuning_task_##name);                  \
+#define TE_TUNING_TASK(name)                                            \
+  static ::te::autotune::Task te_tuning_task_##name();                  \
+  [[maybe_unused]] static const bool te_tuning_task_registered_##name = \
+      ::te::register_tuning_task(#name, &te_tuning_task_##name);        \
   static ::te::autotune::Task te_tuning_task_##name()
 
 /// Defines the computation `name` (a C identifier): the braced body that follows returns
@@ -183,16 +180,15 @@ TE_API int generator_main(int argc, char** argv);
 ///       Tensor C = compute({256, 128}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
 ///       return {{A, B, C}};
 ///     }
-#define TE_COMPUTE(name)                                                         \
-  static ::te::ComputeDefinition te_compute_##name();                             \
-  [[maybe_unused]] static const bool te_compute_registered_##name =                \
-      ::te::register_compute(#name, &te_compute_##name);                          \
+#define TE_COMPUTE(name)                                                                                               \
+  static ::te::ComputeDefinition te_compute_##name();                                                                  \
+  [[maybe_unused]] static const bool te_compute_registered_##name = ::te::register_compute(#name, &te_compute_##name); \
   static ::te::ComputeDefinition te_compute_##name()
 
 /// Defines the kernel `name` (a C identifier): the braced body that follows returns its
 /// GeneratedKernel.
-#define TE_GENERATOR(name)                                                        \
-  static ::te::GeneratedKernel te_generator_##name();                             \
-  [[maybe_unused]] static const bool te_generator_registered_##name =              \
-      ::te::register_generator(#name, &te_generator_##name);                      \
+#define TE_GENERATOR(name)                                            \
+  static ::te::GeneratedKernel te_generator_##name();                 \
+  [[maybe_unused]] static const bool te_generator_registered_##name = \
+      ::te::register_generator(#name, &te_generator_##name);          \
   static ::te::GeneratedKernel te_generator_##name()

@@ -61,25 +61,34 @@ DataType extern_type_of() {
   using U = std::decay_t<T>;
   static_assert(std::is_arithmetic_v<U> && !std::is_same_v<U, long double>,
                 "register_extern: host functions take and return bool, integers, float or double");
-  if constexpr (std::is_same_v<U, bool>) return Bool();
-  else if constexpr (std::is_floating_point_v<U>) return Float(static_cast<int>(8 * sizeof(U)));
-  else if constexpr (std::is_signed_v<U>) return Int(static_cast<int>(8 * sizeof(U)));
-  else return UInt(static_cast<int>(8 * sizeof(U)));
+  if constexpr (std::is_same_v<U, bool>)
+    return Bool();
+  else if constexpr (std::is_floating_point_v<U>)
+    return Float(static_cast<int>(8 * sizeof(U)));
+  else if constexpr (std::is_signed_v<U>)
+    return Int(static_cast<int>(8 * sizeof(U)));
+  else
+    return UInt(static_cast<int>(8 * sizeof(U)));
 }
 /// An ExternValue as the C++ type T.
 template <typename T>
 std::decay_t<T> from_extern_value(const ExternValue& v) {
   using U = std::decay_t<T>;
-  if constexpr (std::is_same_v<U, bool>) return v.i != 0;
-  else if constexpr (std::is_floating_point_v<U>) return static_cast<U>(v.f);
-  else return static_cast<U>(v.i);
+  if constexpr (std::is_same_v<U, bool>)
+    return v.i != 0;
+  else if constexpr (std::is_floating_point_v<U>)
+    return static_cast<U>(v.f);
+  else
+    return static_cast<U>(v.i);
 }
 /// A C++ value as an ExternValue.
 template <typename T>
 ExternValue to_extern_value(T x) {
   ExternValue v;
-  if constexpr (std::is_floating_point_v<T>) v.f = static_cast<double>(x);
-  else v.i = static_cast<int64_t>(x);
+  if constexpr (std::is_floating_point_v<T>)
+    v.f = static_cast<double>(x);
+  else
+    v.i = static_cast<int64_t>(x);
   return v;
 }
 /// The HostFunction that calls f (K: the indices of its parameters).

@@ -15,7 +15,16 @@ struct TensorIntrinsicNode;  // te/tensorize.h
 
 /// The kind of a statement node.
 enum class StmtKind : uint8_t {
-  LetStmt, For, Store, Allocate, IfThenElse, Seq, Evaluate, Barrier, Assert, TensorIntrinsicCall
+  LetStmt,
+  For,
+  Store,
+  Allocate,
+  IfThenElse,
+  Seq,
+  Evaluate,
+  Barrier,
+  Assert,
+  TensorIntrinsicCall
 };
 
 /// How a For loop runs. ThreadBinding loops carry a thread_tag ("threadIdx.x", ...).
@@ -68,9 +77,9 @@ class TE_API Stmt {
 /// `let var = value in body`.
 struct TE_API LetStmtNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::LetStmt;  ///< The node's kind.
-  Var var;      ///< The variable bound.
-  Expr value;   ///< Its value.
-  Stmt body;    ///< Where it is visible.
+  Var var;                                              ///< The variable bound.
+  Expr value;                                           ///< Its value.
+  Stmt body;                                            ///< Where it is visible.
   /// See let_stmt().
   LetStmtNode(Var v, Expr val, Stmt b)
       : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
@@ -78,43 +87,47 @@ struct TE_API LetStmtNode : StmtNode {
 /// `for (var, min, extent) body`: var runs over [min, min + extent).
 struct TE_API ForNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::For;  ///< The node's kind.
-  Var var;           ///< The loop variable.
-  Expr min;          ///< The first value.
-  Expr extent;       ///< The number of iterations.
-  ForKind for_kind;  ///< How the loop runs.
-  std::string thread_tag;  ///< only for ThreadBinding
-  Stmt body;  ///< The loop body.
+  Var var;                                          ///< The loop variable.
+  Expr min;                                         ///< The first value.
+  Expr extent;                                      ///< The number of iterations.
+  ForKind for_kind;                                 ///< How the loop runs.
+  std::string thread_tag;                           ///< only for ThreadBinding
+  Stmt body;                                        ///< The loop body.
   /// See for_loop().
   ForNode(Var v, Expr mn, Expr ext, ForKind k, std::string tag, Stmt b)
-      : StmtNode(kKind), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)),
-        for_kind(k), thread_tag(std::move(tag)), body(std::move(b)) {}
+      : StmtNode(kKind),
+        var(std::move(v)),
+        min(std::move(mn)),
+        extent(std::move(ext)),
+        for_kind(k),
+        thread_tag(std::move(tag)),
+        body(std::move(b)) {}
 };
 /// buffer[indices...] = value (lanes where predicate holds; undefined predicate = all).
 struct TE_API StoreNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Store;  ///< The node's kind.
-  Buffer buffer;              ///< The buffer written.
-  Expr value;                 ///< The value (a vector for vector stores).
-  std::vector<Expr> indices;  ///< One per dimension (one flat index after lowering).
-  Expr predicate;             ///< Lanes to write; undefined: all.
+  Buffer buffer;                                      ///< The buffer written.
+  Expr value;                                         ///< The value (a vector for vector stores).
+  std::vector<Expr> indices;                          ///< One per dimension (one flat index after lowering).
+  Expr predicate;                                     ///< Lanes to write; undefined: all.
   /// See store().
   StoreNode(Buffer buf, Expr v, std::vector<Expr> i, Expr p)
-      : StmtNode(kKind), buffer(std::move(buf)), value(std::move(v)), indices(std::move(i)),
-        predicate(std::move(p)) {}
+      : StmtNode(kKind), buffer(std::move(buf)), value(std::move(v)), indices(std::move(i)), predicate(std::move(p)) {}
 };
 /// Storage for buffer (its shape and scope) that lives for the duration of body.
 struct TE_API AllocateNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Allocate;  ///< The node's kind.
-  Buffer buffer;  ///< The buffer allocated.
-  Stmt body;      ///< Where it lives.
+  Buffer buffer;                                         ///< The buffer allocated.
+  Stmt body;                                             ///< Where it lives.
   /// See allocate().
   AllocateNode(Buffer buf, Stmt b) : StmtNode(kKind), buffer(std::move(buf)), body(std::move(b)) {}
 };
 /// `if (cond) then_case else else_case`.
 struct TE_API IfThenElseNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::IfThenElse;  ///< The node's kind.
-  Expr cond;       ///< A bool condition.
-  Stmt then_case;  ///< Runs when cond holds.
-  Stmt else_case;  ///< Runs otherwise; may be undefined.
+  Expr cond;                                               ///< A bool condition.
+  Stmt then_case;                                          ///< Runs when cond holds.
+  Stmt else_case;                                          ///< Runs otherwise; may be undefined.
   /// See if_then_else().
   IfThenElseNode(Expr c, Stmt t, Stmt e)
       : StmtNode(kKind), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
@@ -122,14 +135,14 @@ struct TE_API IfThenElseNode : StmtNode {
 /// Statements run in order.
 struct TE_API SeqNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Seq;  ///< The node's kind.
-  std::vector<Stmt> seq;  ///< The statements.
+  std::vector<Stmt> seq;                            ///< The statements.
   /// See seq().
   explicit SeqNode(std::vector<Stmt> s) : StmtNode(kKind), seq(std::move(s)) {}
 };
 /// Evaluates an expression for its effect (a call).
 struct TE_API EvaluateNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Evaluate;  ///< The node's kind.
-  Expr value;  ///< The expression.
+  Expr value;                                            ///< The expression.
   /// See evaluate().
   explicit EvaluateNode(Expr v) : StmtNode(kKind), value(std::move(v)) {}
 };
@@ -142,9 +155,9 @@ struct TE_API BarrierNode : StmtNode {
 /// If cond is false, the function fails with a te::Error carrying message; else body runs.
 struct TE_API AssertNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Assert;  ///< The node's kind.
-  Expr cond;            ///< What must hold.
-  std::string message;  ///< The error's message when it does not.
-  Stmt body;            ///< Runs when it holds.
+  Expr cond;                                           ///< What must hold.
+  std::string message;                                 ///< The error's message when it does not.
+  Stmt body;                                           ///< Runs when it holds.
   /// See assert_stmt().
   AssertNode(Expr c, std::string m, Stmt b)
       : StmtNode(kKind), cond(std::move(c)), message(std::move(m)), body(std::move(b)) {}
@@ -158,24 +171,27 @@ struct TE_API AssertNode : StmtNode {
 /// buffers it reads and writes); a backend emits the intrinsic's implementation instead.
 struct TE_API TensorIntrinsicCallNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::TensorIntrinsicCall;  ///< The node's kind.
-  std::shared_ptr<const TensorIntrinsicNode> intrinsic;  ///< What runs.
-  std::vector<Buffer> buffers;  ///< The inputs' buffers, then the output's.
-  std::vector<Expr> offsets;    ///< The element offset of each region in its buffer.
+  std::shared_ptr<const TensorIntrinsicNode> intrinsic;             ///< What runs.
+  std::vector<Buffer> buffers;                                      ///< The inputs' buffers, then the output's.
+  std::vector<Expr> offsets;               ///< The element offset of each region in its buffer.
   std::vector<std::vector<Expr>> strides;  ///< Per region, the element stride of each dimension.
-  Stmt body;                    ///< The declaration on those regions.
+  Stmt body;                               ///< The declaration on those regions.
   /// See tensor_intrinsic_call().
   TensorIntrinsicCallNode(std::shared_ptr<const TensorIntrinsicNode> in, std::vector<Buffer> bufs,
                           std::vector<Expr> offs, std::vector<std::vector<Expr>> str, Stmt b)
-      : StmtNode(kKind), intrinsic(std::move(in)), buffers(std::move(bufs)), offsets(std::move(offs)),
-        strides(std::move(str)), body(std::move(b)) {}
+      : StmtNode(kKind),
+        intrinsic(std::move(in)),
+        buffers(std::move(bufs)),
+        offsets(std::move(offs)),
+        strides(std::move(str)),
+        body(std::move(b)) {}
 };
 
 // ---- Builders ----
 /// `let v = value in body`.
 TE_API Stmt let_stmt(Var v, Expr value, Stmt body);
 /// A loop over [min, min + extent); thread_tag names the axis of a ThreadBinding loop.
-TE_API Stmt for_loop(Var v, Expr min, Expr extent, ForKind kind, Stmt body,
-                     std::string thread_tag = "");
+TE_API Stmt for_loop(Var v, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag = "");
 /// buffer[indices] = value, on the lanes where predicate holds (undefined: all).
 TE_API Stmt store(Buffer buffer, Expr value, std::vector<Expr> indices, Expr predicate = Expr());
 /// Storage for buffer during body.
@@ -226,30 +242,30 @@ class TE_API IRVisitor {
   /// \name One function per node kind
   /// Override to look at that kind; the base versions visit the node's children.
   //@{
-  virtual void visit_int_imm(const IntImmNode*) {}  ///< IntImmNodes.
-  virtual void visit_float_imm(const FloatImmNode*) {}  ///< FloatImmNodes.
-  virtual void visit_var(const VarNode*) {}  ///< VarNodes.
-  virtual void visit_cast(const CastNode* n);  ///< CastNodes.
-  virtual void visit_binary(const BinaryNode* n);  ///< BinaryNodes.
-  virtual void visit_not(const NotNode* n);  ///< NotNodes.
-  virtual void visit_select(const SelectNode* n);  ///< SelectNodes.
-  virtual void visit_load(const LoadNode* n);  ///< LoadNodes.
-  virtual void visit_ramp(const RampNode* n);  ///< RampNodes.
-  virtual void visit_broadcast(const BroadcastNode* n);  ///< BroadcastNodes.
-  virtual void visit_call(const CallNode* n);  ///< CallNodes.
-  virtual void visit_let(const LetNode* n);  ///< LetNodes.
+  virtual void visit_int_imm(const IntImmNode*) {}          ///< IntImmNodes.
+  virtual void visit_float_imm(const FloatImmNode*) {}      ///< FloatImmNodes.
+  virtual void visit_var(const VarNode*) {}                 ///< VarNodes.
+  virtual void visit_cast(const CastNode* n);               ///< CastNodes.
+  virtual void visit_binary(const BinaryNode* n);           ///< BinaryNodes.
+  virtual void visit_not(const NotNode* n);                 ///< NotNodes.
+  virtual void visit_select(const SelectNode* n);           ///< SelectNodes.
+  virtual void visit_load(const LoadNode* n);               ///< LoadNodes.
+  virtual void visit_ramp(const RampNode* n);               ///< RampNodes.
+  virtual void visit_broadcast(const BroadcastNode* n);     ///< BroadcastNodes.
+  virtual void visit_call(const CallNode* n);               ///< CallNodes.
+  virtual void visit_let(const LetNode* n);                 ///< LetNodes.
   virtual void visit_tensor_read(const TensorReadNode* n);  ///< TensorReadNodes.
-  virtual void visit_reduce(const ReduceNode* n);  ///< ReduceNodes.
+  virtual void visit_reduce(const ReduceNode* n);           ///< ReduceNodes.
 
-  virtual void visit_let_stmt(const LetStmtNode* n);  ///< LetStmtNodes.
-  virtual void visit_for(const ForNode* n);  ///< ForNodes.
-  virtual void visit_store(const StoreNode* n);  ///< StoreNodes.
-  virtual void visit_allocate(const AllocateNode* n);  ///< AllocateNodes.
-  virtual void visit_if_then_else(const IfThenElseNode* n);  ///< IfThenElseNodes.
-  virtual void visit_seq(const SeqNode* n);  ///< SeqNodes.
-  virtual void visit_evaluate(const EvaluateNode* n);  ///< EvaluateNodes.
-  virtual void visit_barrier(const BarrierNode*) {}  ///< BarrierNodes.
-  virtual void visit_assert(const AssertNode* n);  ///< AssertNodes.
+  virtual void visit_let_stmt(const LetStmtNode* n);                           ///< LetStmtNodes.
+  virtual void visit_for(const ForNode* n);                                    ///< ForNodes.
+  virtual void visit_store(const StoreNode* n);                                ///< StoreNodes.
+  virtual void visit_allocate(const AllocateNode* n);                          ///< AllocateNodes.
+  virtual void visit_if_then_else(const IfThenElseNode* n);                    ///< IfThenElseNodes.
+  virtual void visit_seq(const SeqNode* n);                                    ///< SeqNodes.
+  virtual void visit_evaluate(const EvaluateNode* n);                          ///< EvaluateNodes.
+  virtual void visit_barrier(const BarrierNode*) {}                            ///< BarrierNodes.
+  virtual void visit_assert(const AssertNode* n);                              ///< AssertNodes.
   virtual void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n);  ///< Its offsets and body.
   //@}
 };
@@ -269,30 +285,30 @@ class TE_API IRMutator {
   /// Override to rewrite that kind; the base versions mutate the children and rebuild
   /// the node only if one changed. `e` / `s` is the node being mutated, as a handle.
   //@{
-  virtual Expr mutate_int_imm(const Expr& e, const IntImmNode*) { return e; }  ///< IntImmNodes.
+  virtual Expr mutate_int_imm(const Expr& e, const IntImmNode*) { return e; }      ///< IntImmNodes.
   virtual Expr mutate_float_imm(const Expr& e, const FloatImmNode*) { return e; }  ///< FloatImmNodes.
-  virtual Expr mutate_var(const Expr& e, const VarNode*) { return e; }  ///< VarNodes.
-  virtual Expr mutate_cast(const Expr& e, const CastNode* n);  ///< CastNodes.
-  virtual Expr mutate_binary(const Expr& e, const BinaryNode* n);  ///< BinaryNodes.
-  virtual Expr mutate_not(const Expr& e, const NotNode* n);  ///< NotNodes.
-  virtual Expr mutate_select(const Expr& e, const SelectNode* n);  ///< SelectNodes.
-  virtual Expr mutate_load(const Expr& e, const LoadNode* n);  ///< LoadNodes.
-  virtual Expr mutate_ramp(const Expr& e, const RampNode* n);  ///< RampNodes.
-  virtual Expr mutate_broadcast(const Expr& e, const BroadcastNode* n);  ///< BroadcastNodes.
-  virtual Expr mutate_call(const Expr& e, const CallNode* n);  ///< CallNodes.
-  virtual Expr mutate_let(const Expr& e, const LetNode* n);  ///< LetNodes.
-  virtual Expr mutate_tensor_read(const Expr& e, const TensorReadNode* n);  ///< TensorReadNodes.
-  virtual Expr mutate_reduce(const Expr& e, const ReduceNode* n);  ///< ReduceNodes.
+  virtual Expr mutate_var(const Expr& e, const VarNode*) { return e; }             ///< VarNodes.
+  virtual Expr mutate_cast(const Expr& e, const CastNode* n);                      ///< CastNodes.
+  virtual Expr mutate_binary(const Expr& e, const BinaryNode* n);                  ///< BinaryNodes.
+  virtual Expr mutate_not(const Expr& e, const NotNode* n);                        ///< NotNodes.
+  virtual Expr mutate_select(const Expr& e, const SelectNode* n);                  ///< SelectNodes.
+  virtual Expr mutate_load(const Expr& e, const LoadNode* n);                      ///< LoadNodes.
+  virtual Expr mutate_ramp(const Expr& e, const RampNode* n);                      ///< RampNodes.
+  virtual Expr mutate_broadcast(const Expr& e, const BroadcastNode* n);            ///< BroadcastNodes.
+  virtual Expr mutate_call(const Expr& e, const CallNode* n);                      ///< CallNodes.
+  virtual Expr mutate_let(const Expr& e, const LetNode* n);                        ///< LetNodes.
+  virtual Expr mutate_tensor_read(const Expr& e, const TensorReadNode* n);         ///< TensorReadNodes.
+  virtual Expr mutate_reduce(const Expr& e, const ReduceNode* n);                  ///< ReduceNodes.
 
-  virtual Stmt mutate_let_stmt(const Stmt& s, const LetStmtNode* n);  ///< LetStmtNodes.
-  virtual Stmt mutate_for(const Stmt& s, const ForNode* n);  ///< ForNodes.
-  virtual Stmt mutate_store(const Stmt& s, const StoreNode* n);  ///< StoreNodes.
-  virtual Stmt mutate_allocate(const Stmt& s, const AllocateNode* n);  ///< AllocateNodes.
-  virtual Stmt mutate_if_then_else(const Stmt& s, const IfThenElseNode* n);  ///< IfThenElseNodes.
-  virtual Stmt mutate_seq(const Stmt& s, const SeqNode* n);  ///< SeqNodes.
-  virtual Stmt mutate_evaluate(const Stmt& s, const EvaluateNode* n);  ///< EvaluateNodes.
+  virtual Stmt mutate_let_stmt(const Stmt& s, const LetStmtNode* n);            ///< LetStmtNodes.
+  virtual Stmt mutate_for(const Stmt& s, const ForNode* n);                     ///< ForNodes.
+  virtual Stmt mutate_store(const Stmt& s, const StoreNode* n);                 ///< StoreNodes.
+  virtual Stmt mutate_allocate(const Stmt& s, const AllocateNode* n);           ///< AllocateNodes.
+  virtual Stmt mutate_if_then_else(const Stmt& s, const IfThenElseNode* n);     ///< IfThenElseNodes.
+  virtual Stmt mutate_seq(const Stmt& s, const SeqNode* n);                     ///< SeqNodes.
+  virtual Stmt mutate_evaluate(const Stmt& s, const EvaluateNode* n);           ///< EvaluateNodes.
   virtual Stmt mutate_barrier(const Stmt& s, const BarrierNode*) { return s; }  ///< BarrierNodes.
-  virtual Stmt mutate_assert(const Stmt& s, const AssertNode* n);  ///< AssertNodes.
+  virtual Stmt mutate_assert(const Stmt& s, const AssertNode* n);               ///< AssertNodes.
   /// Its offsets and body.
   virtual Stmt mutate_tensor_intrinsic_call(const Stmt& s, const TensorIntrinsicCallNode* n);
   //@}

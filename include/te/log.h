@@ -95,8 +95,7 @@ class TE_API StageTimer {
 
 /// TE_LOG(Info, "text"): prints the message if the level is enabled; the message
 /// expression is evaluated only then.
-#define TE_LOG(level, message)                                                   \
-  do {                                                                           \
-    if (::te::log_enabled(::te::LogLevel::level))                                \
-      ::te::log_message(::te::LogLevel::level, (message));                       \
+#define TE_LOG(level, message)                                                                         \
+  do {                                                                                                 \
+    if (::te::log_enabled(::te::LogLevel::level)) ::te::log_message(::te::LogLevel::level, (message)); \
   } while (0)

@@ -54,8 +54,8 @@ struct TE_API LowerOptions {
 /// is exactly a variable binds it), in order of first appearance. Every tensor the
 /// computation reads must be listed (te::Error naming it otherwise); computed tensors not
 /// listed become intermediate buffers.
-TE_API LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args,
-                         const std::string& name, const LowerOptions& options = {});
+TE_API LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std::string& name,
+                         const LowerOptions& options = {});
 
 /// The names TE_DUMP_IR accepts, in pipeline order.
 TE_API std::vector<std::string> lower_pass_names();

@@ -61,8 +61,7 @@ class TE_API Function {
  private:
   friend class Module;
   friend class TimeEvaluator;
-  Function(std::shared_ptr<const detail::ModuleImpl> impl, size_t index)
-      : impl_(std::move(impl)), index_(index) {}
+  Function(std::shared_ptr<const detail::ModuleImpl> impl, size_t index) : impl_(std::move(impl)), index_(index) {}
   std::shared_ptr<const detail::ModuleImpl> impl_;
   size_t index_ = 0;
 };
@@ -126,7 +125,6 @@ class TE_API TimeEvaluator {
 
 /// A TimeEvaluator for f: number >= 1, repeat >= 1, min_repeat_ms >= 0; te::Error
 /// otherwise.
-TE_API TimeEvaluator time_evaluator(const Function& f, int number = 10, int repeat = 1,
-                                    int min_repeat_ms = 0);
+TE_API TimeEvaluator time_evaluator(const Function& f, int number = 10, int repeat = 1, int min_repeat_ms = 0);
 
 }  // namespace te

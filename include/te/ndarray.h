@@ -22,12 +22,18 @@ namespace te {
 /// te::bfloat16 -> BFloat(16), bool -> Bool().
 template <typename T>
 constexpr DataType dtype_of() {
-  if constexpr (std::is_same_v<T, bool>) return Bool();
-  else if constexpr (std::is_same_v<T, half>) return Float(16);
-  else if constexpr (std::is_same_v<T, bfloat16>) return BFloat(16);
-  else if constexpr (std::is_floating_point_v<T>) return Float(8 * sizeof(T));
-  else if constexpr (std::is_signed_v<T>) return Int(8 * sizeof(T));
-  else return UInt(8 * sizeof(T));
+  if constexpr (std::is_same_v<T, bool>)
+    return Bool();
+  else if constexpr (std::is_same_v<T, half>)
+    return Float(16);
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return BFloat(16);
+  else if constexpr (std::is_floating_point_v<T>)
+    return Float(8 * sizeof(T));
+  else if constexpr (std::is_signed_v<T>)
+    return Int(8 * sizeof(T));
+  else
+    return UInt(8 * sizeof(T));
 }
 
 /// An owning, 64-byte aligned, compact row-major array of any dtype and shape, in host
@@ -45,9 +51,8 @@ class TE_API NDArray {
   static NDArray from_vector(const std::vector<T>& values, std::vector<int64_t> shape) {
     NDArray a = empty(std::move(shape), dtype_of<T>());
     if (static_cast<int64_t>(values.size()) != a.size())
-      throw Error("NDArray::from_vector: " + std::to_string(values.size()) +
-                  " values do not fill shape " + a.shape_string() + " (" +
-                  std::to_string(a.size()) + " elements)");
+      throw Error("NDArray::from_vector: " + std::to_string(values.size()) + " values do not fill shape " +
+                  a.shape_string() + " (" + std::to_string(a.size()) + " elements)");
     if constexpr (std::is_same_v<T, bool>) {
       for (size_t i = 0; i < values.size(); ++i) static_cast<uint8_t*>(a.data())[i] = values[i];
     } else if (!values.empty()) {
@@ -76,8 +81,8 @@ class TE_API NDArray {
   int ndim() const { return static_cast<int>(shape_.size()); }
   /// The element type.
   DataType dtype() const { return dtype_; }
-  int64_t size() const;           ///< number of elements
-  size_t nbytes() const;          ///< size() * element bytes
+  int64_t size() const;   ///< number of elements
+  size_t nbytes() const;  ///< size() * element bytes
   /// The first element (64-byte aligned for arrays te allocates; never null when defined).
   void* data() { return storage_.get(); }
   /// The first element.
@@ -144,8 +149,7 @@ class TE_API NDArray {
 
  private:
   /// Checks a DLTensor and views its first element, kept alive by `keeper` (null: a borrow).
-  static NDArray view_of_dlpack(const dlpack::DLTensor& t, std::shared_ptr<void> keeper,
-                                const char* what);
+  static NDArray view_of_dlpack(const dlpack::DLTensor& t, std::shared_ptr<void> keeper, const char* what);
   int64_t offset_of(const std::vector<int64_t>& index) const;
   void check_element_type(DataType t, const char* what) const;
 

@@ -44,11 +44,11 @@ enum class TailStrategy : uint8_t {
 /// nparts is given; the other follows from the parent's extent at bound inference.
 /// With TailStrategy::ShiftInwards: parent = min(outer * factor, extent - factor) + inner.
 struct TE_API SplitRelation {
-  IterVar parent;  ///< The loop that was split.
-  IterVar outer;   ///< The outer result ("<parent>.outer").
-  IterVar inner;   ///< The inner result ("<parent>.inner").
-  Expr factor;  ///< split(parent, factor): inner has `factor` iterations
-  Expr nparts;  ///< split_nparts(parent, nparts): outer has `nparts` iterations
+  IterVar parent;                                 ///< The loop that was split.
+  IterVar outer;                                  ///< The outer result ("<parent>.outer").
+  IterVar inner;                                  ///< The inner result ("<parent>.inner").
+  Expr factor;                                    ///< split(parent, factor): inner has `factor` iterations
+  Expr nparts;                                    ///< split_nparts(parent, nparts): outer has `nparts` iterations
   TailStrategy tail = TailStrategy::GuardWithIf;  ///< how an uneven last iteration runs
 };
 /// fused = outer * extent(inner) + inner.
@@ -75,7 +75,7 @@ enum class AttachType : uint8_t {
 /// How one loop runs. ThreadBinding loops name the thread axis they are bound to.
 struct TE_API IterVarAttr {
   ForKind kind = ForKind::Serial;  ///< Serial, Parallel, Vectorized, Unrolled or ThreadBinding.
-  IterVar thread;  ///< for ForKind::ThreadBinding: the thread_axis() given to bind()
+  IterVar thread;                  ///< for ForKind::ThreadBinding: the thread_axis() given to bind()
 };
 
 /// A padded stride of a stage's buffer (Stage::storage_align): the stride of dimension
@@ -89,27 +89,27 @@ struct TE_API StorageAlign {
 
 /// The data of a Stage (see Stage for the accessors).
 struct TE_API StageNode {
-  Operation op;         ///< the current operation (cache_read/cache_write/rfactor rewrite it)
-  Operation origin_op;  ///< the operation the stage was created for
+  Operation op;                         ///< the current operation (cache_read/cache_write/rfactor rewrite it)
+  Operation origin_op;                  ///< the operation the stage was created for
   std::vector<IterVar> all_iter_vars;   ///< roots first (axes, then reduce axes), then derived
   std::vector<IterVar> leaf_iter_vars;  ///< the loops, outermost first
   std::vector<Relation> relations;      ///< in the order they were applied
   std::map<const IterVarNode*, IterVarAttr> attrs;  ///< annotations of annotated loops
-  AttachType attach_type = AttachType::Root;         ///< where the stage is computed
-  Operation attach_op;  ///< AttachType::Scope: the origin op of the stage computed in
-  IterVar attach_ivar;  ///< AttachType::Scope: the loop of that stage
-  MemoryScope scope = MemoryScope::Global;  ///< the memory of its buffer
-  bool scope_set = false;  ///< set explicitly (set_scope, cache_read, cache_write)
-  bool is_output = false;  ///< one of the schedule's outputs
-  std::vector<StorageAlign> storage_align;  ///< padded strides of its buffer (storage_align)
-  bool double_buffer = false;  ///< two buffers, the next fetch overlapping the current use
-  IterVar tensorize_axis;  ///< tensorize(): the loop whose nest the intrinsic replaces
-  TensorIntrinsic tensorize_intrinsic;  ///< tensorize(): the intrinsic (undefined: none)
+  AttachType attach_type = AttachType::Root;        ///< where the stage is computed
+  Operation attach_op;                              ///< AttachType::Scope: the origin op of the stage computed in
+  IterVar attach_ivar;                              ///< AttachType::Scope: the loop of that stage
+  MemoryScope scope = MemoryScope::Global;          ///< the memory of its buffer
+  bool scope_set = false;                           ///< set explicitly (set_scope, cache_read, cache_write)
+  bool is_output = false;                           ///< one of the schedule's outputs
+  std::vector<StorageAlign> storage_align;          ///< padded strides of its buffer (storage_align)
+  bool double_buffer = false;                       ///< two buffers, the next fetch overlapping the current use
+  IterVar tensorize_axis;                           ///< tensorize(): the loop whose nest the intrinsic replaces
+  TensorIntrinsic tensorize_intrinsic;              ///< tensorize(): the intrinsic (undefined: none)
 };
 
 /// The data of a Schedule.
 struct TE_API ScheduleNode {
-  std::vector<Tensor> outputs;  ///< the tensors create_schedule() was given
+  std::vector<Tensor> outputs;                     ///< the tensors create_schedule() was given
   std::vector<std::shared_ptr<StageNode>> stages;  ///< producers before consumers
 };
 
@@ -162,8 +162,7 @@ class TE_API Stage {
   // ---- Loop structure ----
   /// Splits a loop into (outer, inner) with `factor` inner iterations: "i.outer", "i.inner".
   /// `tail` says how the last outer iteration runs when factor does not divide the extent.
-  std::pair<IterVar, IterVar> split(const IterVar& parent, Expr factor,
-                                    TailStrategy tail = TailStrategy::GuardWithIf);
+  std::pair<IterVar, IterVar> split(const IterVar& parent, Expr factor, TailStrategy tail = TailStrategy::GuardWithIf);
   /// Splits a loop into (outer, inner) with `nparts` outer iterations.
   std::pair<IterVar, IterVar> split_nparts(const IterVar& parent, Expr nparts);
   /// Fuses two adjacent loops (outer directly before inner) into one: "i.j.fused".
@@ -174,8 +173,7 @@ class TE_API Stage {
   /// Puts the given loops in this order, in the positions they occupy now.
   void reorder(const std::vector<IterVar>& order);
   /// split x by x_factor and y by y_factor, then order (x.outer, y.outer, x.inner, y.inner).
-  std::tuple<IterVar, IterVar, IterVar, IterVar> tile(const IterVar& x, const IterVar& y,
-                                                      Expr x_factor, Expr y_factor);
+  std::tuple<IterVar, IterVar, IterVar, IterVar> tile(const IterVar& x, const IterVar& y, Expr x_factor, Expr y_factor);
 
   // ---- Loop annotations ----
   /// Runs the loop on a GPU thread axis: bind(iv, thread_axis("threadIdx.x")).

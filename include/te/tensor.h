@@ -122,8 +122,7 @@ TE_API Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string n
 
 /// A compute from a function of one Var per dimension. axis_names, if given, name the
 /// axes (default "i", "j", "k", "l", "m", "n" for up to 6 dimensions, "i0".. beyond).
-TE_API Tensor compute_from_vars(std::vector<Expr> shape,
-                                const std::function<Expr(const std::vector<Var>&)>& fn,
+TE_API Tensor compute_from_vars(std::vector<Expr> shape, const std::function<Expr(const std::vector<Var>&)>& fn,
                                 std::string name, std::vector<std::string> axis_names = {});
 
 /// Several outputs of one shape from one body, one loop nest (TVM's tuple compute): fn
@@ -183,8 +182,8 @@ auto call_with_exprs(F& fn, const std::vector<Var>& v, const char* what, const c
   constexpr size_t n = expr_arity<F>;
   static_assert(n > 0, "te: the function must take 1 to 6 Expr arguments or a const std::vector<Var>&");
   if (v.size() != n)
-    throw Error(std::string(what) + ": the function takes " + std::to_string(n) + " index arguments but the " +
-                space + " has " + std::to_string(v.size()) + " dimensions");
+    throw Error(std::string(what) + ": the function takes " + std::to_string(n) + " index arguments but the " + space +
+                " has " + std::to_string(v.size()) + " dimensions");
   return call_with_vars(fn, v, std::make_index_sequence<n>{});
 }
 }  // namespace detail
@@ -192,8 +191,7 @@ auto call_with_exprs(F& fn, const std::vector<Var>& v, const char* what, const c
 /// compute({M, N}, [&](Expr i, Expr j) { return A(i, j) * 2; }, "B"): the lambda takes
 /// one Expr per dimension (1 to 6), or a const std::vector<Var>&.
 template <typename F>
-Tensor compute(std::vector<Expr> shape, F fn, std::string name,
-               std::vector<std::string> axis_names = {}) {
+Tensor compute(std::vector<Expr> shape, F fn, std::string name, std::vector<std::string> axis_names = {}) {
   if constexpr (std::is_invocable_v<F, const std::vector<Var>&>) {
     return compute_from_vars(std::move(shape), fn, std::move(name), std::move(axis_names));
   } else {

@@ -14,7 +14,8 @@ namespace te::auto_sched {
 namespace {
 
 void check(int rc, const char* what) {
-  if (rc != 0) throw Error(fmt::format("auto_schedule: the cost model's {} failed (XGBoost: {})", what, XGBGetLastError()));
+  if (rc != 0)
+    throw Error(fmt::format("auto_schedule: the cost model's {} failed (XGBoost: {})", what, XGBGetLastError()));
 }
 
 // A dense matrix of rows (all the same length).
@@ -24,7 +25,9 @@ DMatrixHandle matrix_of(const std::vector<std::vector<float>>& rows) {
   flat.reserve(rows.size() * cols);
   for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
   DMatrixHandle m = nullptr;
-  check(XGDMatrixCreateFromMat(flat.data(), bst_ulong(rows.size()), bst_ulong(cols), std::numeric_limits<float>::quiet_NaN(), &m), "matrix");
+  check(XGDMatrixCreateFromMat(flat.data(), bst_ulong(rows.size()), bst_ulong(cols),
+                               std::numeric_limits<float>::quiet_NaN(), &m),
+        "matrix");
   return m;
 }
 
@@ -45,9 +48,14 @@ void BoostedCostModel::fit(const std::vector<std::vector<float>>& rows, const st
   check(XGDMatrixSetFloatInfo(data.m, "label", targets.data(), bst_ulong(targets.size())), "labels");
   BoosterHandle b = nullptr;
   check(XGBoosterCreate(&data.m, 1, &b), "creation");
-  const char* params[][2] = {{"objective", "reg:squarederror"}, {"max_depth", "6"}, {"eta", "0.2"},
-                             {"min_child_weight", "1"}, {"subsample", "1"}, {"nthread", "1"},
-                             {"verbosity", "0"}, {"seed", "0"}};
+  const char* params[][2] = {{"objective", "reg:squarederror"},
+                             {"max_depth", "6"},
+                             {"eta", "0.2"},
+                             {"min_child_weight", "1"},
+                             {"subsample", "1"},
+                             {"nthread", "1"},
+                             {"verbosity", "0"},
+                             {"seed", "0"}};
   for (auto& p : params) {
     if (XGBoosterSetParam(b, p[0], p[1]) != 0) {
       XGBoosterFree(b);

@@ -80,8 +80,8 @@ void schedule_elementwise_cpu(Context& cx, const OperationNode* op, const std::v
   // loop over the block goes inside the loop over vectors: what one vector of points
   // reads from the inner stages (grid_sample's taps and weights) is loaded once and
   // reused from registers across the block (1.4x on grid_sample 1x256x200x200).
-  int64_t block = 0;  // asked for when an axis is blocked (the search may change it)
-  size_t prefix = 0;  // block loops put before the loops the inner stages need
+  int64_t block = 0;                  // asked for when an axis is blocked (the search may change it)
+  size_t prefix = 0;                  // block loops put before the loops the inner stages need
   std::vector<IterVar> reused_loops;  // between the vector loop and the lanes
   std::vector<int> widest = sets.empty() ? std::vector<int>{} : sets.back();
   for (int d : order) {

@@ -204,11 +204,11 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     }
     copied = fmt::format(", '{}' copied per block", in.name());
   }
-  cx.note(fmt::format("'{}': register tile {} x {} ('{}' x '{}', {} vectors of {}), column blocks of {}{}, "
-                      "{} over {}",
-                      red->name, mr, nr, r >= 0 ? red->axis[static_cast<size_t>(r)].name() : "-",
-                      red->axis[v].name(), nv, lanes, panels * nr, copied,
-                      cx.cpu.threads > 1 ? "parallel" : "serial", axis_names(fused)));
+  cx.note(
+      fmt::format("'{}': register tile {} x {} ('{}' x '{}', {} vectors of {}), column blocks of {}{}, "
+                  "{} over {}",
+                  red->name, mr, nr, r >= 0 ? red->axis[static_cast<size_t>(r)].name() : "-", red->axis[v].name(), nv,
+                  lanes, panels * nr, copied, cx.cpu.threads > 1 ? "parallel" : "serial", axis_names(fused)));
 }
 
 }  // namespace te::auto_sched

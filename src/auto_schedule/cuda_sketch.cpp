@@ -146,8 +146,8 @@ void tile_reduction_cuda(Context& cx, const OperationNode* op) {
     cx.s[sh].compute_at(l, ko);
     cooperative_fetch(cx.s[sh], ty, tx);
   }
-  cx.note(fmt::format("'{}' (cuda): thread tile {} x {}, threads {} x {}, {} input(s) in shared memory", op->name,
-                      my, mx, ty, tx, shared.size()));
+  cx.note(fmt::format("'{}' (cuda): thread tile {} x {}, threads {} x {}, {} input(s) in shared memory", op->name, my,
+                      mx, ty, tx, shared.size()));
 }
 
 }  // namespace

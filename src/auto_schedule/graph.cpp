@@ -27,16 +27,26 @@ class CostCounter : public IRVisitor {
   }
   void visit_call(const CallNode* n) override {
     switch (n->op) {
-      case Intrinsic::Floor: case Intrinsic::Ceil: case Intrinsic::Round: case Intrinsic::NearbyInt:
-      case Intrinsic::Trunc: case Intrinsic::Abs: case Intrinsic::Fma:
-        cost += n->dtype.is_float() ? 1 : 0;
-        break;
-      case Intrinsic::Likely: case Intrinsic::IfThenElse: case Intrinsic::BitAnd: case Intrinsic::BitOr:
-      case Intrinsic::BitXor: case Intrinsic::BitNot: case Intrinsic::ShiftLeft: case Intrinsic::ShiftRight:
-      case Intrinsic::Popcount: case Intrinsic::IsNan: case Intrinsic::IsInf: case Intrinsic::IsFinite:
-        break;
-      default:
-        cost += 8;  // exp, log, sqrt, pow, tanh, the rest of the math library, extern calls
+      case Intrinsic::Floor:
+      case Intrinsic::Ceil:
+      case Intrinsic::Round:
+      case Intrinsic::NearbyInt:
+      case Intrinsic::Trunc:
+      case Intrinsic::Abs:
+      case Intrinsic::Fma: cost += n->dtype.is_float() ? 1 : 0; break;
+      case Intrinsic::Likely:
+      case Intrinsic::IfThenElse:
+      case Intrinsic::BitAnd:
+      case Intrinsic::BitOr:
+      case Intrinsic::BitXor:
+      case Intrinsic::BitNot:
+      case Intrinsic::ShiftLeft:
+      case Intrinsic::ShiftRight:
+      case Intrinsic::Popcount:
+      case Intrinsic::IsNan:
+      case Intrinsic::IsInf:
+      case Intrinsic::IsFinite: break;
+      default: cost += 8;  // exp, log, sqrt, pow, tanh, the rest of the math library, extern calls
     }
     IRVisitor::visit_call(n);
   }

@@ -20,9 +20,9 @@ struct Read {
 struct Node {
   Operation op;
   bool output = false;
-  std::vector<Read> reads;                       // direct reads of every body
-  std::vector<const OperationNode*> consumers;   // direct readers
-  int cost = 0;                                  // float arithmetic per point (transcendentals weigh 8)
+  std::vector<Read> reads;                      // direct reads of every body
+  std::vector<const OperationNode*> consumers;  // direct readers
+  int cost = 0;                                 // float arithmetic per point (transcendentals weigh 8)
 
   bool is_compute() const { return op->kind == OpKind::Compute; }
   bool is_reduction() const { return !op->reduce_axis.empty(); }

@@ -74,8 +74,8 @@ void choose_inlines(Context& cx) {
     bool reduction_reader = false;
     for (const OperationNode* c_op : n->consumers) reduction_reader = reduction_reader || g.at(c_op).is_reduction();
     if (reduction_reader && has_boundary_condition(n->op.get())) {
-      cx.note(fmt::format("keep '{}': a boundary read by a reduction (no masked loads in its inner loop)",
-                          n->op->name));
+      cx.note(
+          fmt::format("keep '{}': a boundary read by a reduction (no masked loads in its inner loop)", n->op->name));
       continue;
     }
     g.inlined.insert(n->op.get());

@@ -5,14 +5,11 @@
 
 namespace te::auto_sched {
 
-Stage Context::stage(const OperationNode* op) const {
-  return s[g.at(op).op];
-}
+Stage Context::stage(const OperationNode* op) const { return s[g.at(op).op]; }
 
 IterVar vectorize_split(Stage st, const IterVar& iv, int lanes, bool shift_inwards) {
   if (lanes < 2) return iv;
-  auto [outer, inner] =
-      st.split(iv, lanes, shift_inwards ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
+  auto [outer, inner] = st.split(iv, lanes, shift_inwards ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
   st.vectorize(inner);
   return outer;
 }

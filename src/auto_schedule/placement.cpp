@@ -71,7 +71,7 @@ bool has_tiling_reuse(const Graph& g, const OperationNode* op) {
 void choose_placements(Context& cx) {
   Graph& g = cx.g;
   std::map<const OperationNode*, std::vector<std::vector<int>>> committed;  // per anchor: outer sets
-  std::set<const OperationNode*> tiled;  // anchors holding a register tile
+  std::set<const OperationNode*> tiled;                                     // anchors holding a register tile
   const auto& topo = g.topo();
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     const Node& n = **it;

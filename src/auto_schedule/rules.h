@@ -62,8 +62,7 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
 // CPU: a reduction without reuse at the root (row sums, a full sum, a matrix-vector product).
 void schedule_reduction_cpu(Context& cx, const OperationNode* op);
 // CPU: an element-wise root stage and the stages computed in its loops.
-void schedule_elementwise_cpu(Context& cx, const OperationNode* op,
-                              const std::vector<const OperationNode*>& attached);
+void schedule_elementwise_cpu(Context& cx, const OperationNode* op, const std::vector<const OperationNode*>& attached);
 // CPU: a stage computed inside another one's loop: vectorized (a reduction through
 // rfactor), small loops unrolled. `anchor_loop` is where it and its rfactor stage go.
 void schedule_attached_cpu(Context& cx, const OperationNode* op, const Stage& anchor, const IterVar& anchor_loop);

@@ -37,9 +37,10 @@ std::vector<int64_t> constant_shape(const Tensor& t) {
   for (const Expr& e : t.shape()) {
     int64_t v = const_value(e);
     if (v < 0)
-      throw Error(fmt::format("auto_schedule: trials > 0 measures the kernel, which needs constant shapes; "
-                              "tensor '{}' has dimension '{}' (use trials = 0, the rules alone)",
-                              t.name(), to_string(e)));
+      throw Error(
+          fmt::format("auto_schedule: trials > 0 measures the kernel, which needs constant shapes; "
+                      "tensor '{}' has dimension '{}' (use trials = 0, the rules alone)",
+                      t.name(), to_string(e)));
     shape.push_back(v);
   }
   return shape;
@@ -147,12 +148,12 @@ std::vector<autotune::Record> remeasure_close_calls(const autotune::Task& task, 
   for (int round = 0; round < 2; ++round) {
     std::vector<autotune::MeasureResult> results = measurer.measure(finalists);
     for (size_t i = 0; i < finalists.size(); ++i)
-      records.push_back(autotune::make_record(task.key, finalists[i], results[i].ok, results[i].error,
-                                              results[i].times, results[i].build_s,
-                                              autotune::target_string(task.target)));
+      records.push_back(autotune::make_record(task.key, finalists[i], results[i].ok, results[i].error, results[i].times,
+                                              results[i].build_s, autotune::target_string(task.target)));
   }
   if (progress)
-    std::fprintf(stderr, "[auto_schedule] measured %zu configs again (those within %.0f%% of the best, and the rules')\n",
+    std::fprintf(stderr,
+                 "[auto_schedule] measured %zu configs again (those within %.0f%% of the best, and the rules')\n",
                  finalists.size(), (kCloseCall - 1) * 100);
   return records;
 }
@@ -210,9 +211,10 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
 Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
   // Nothing is measured with trials = 0, so a file that is not there is a wrong path.
   if (!std::filesystem::exists(options.records))
-    throw Error(fmt::format("auto_schedule: the records file '{}' does not exist; with trials = 0 the records "
-                            "are only read (give trials > 0 to search and write them)",
-                            options.records));
+    throw Error(
+        fmt::format("auto_schedule: the records file '{}' does not exist; with trials = 0 the records "
+                    "are only read (give trials > 0 to search and write them)",
+                    options.records));
   // Read first: a directory, an empty file or one without a record is an error whatever
   // the graph.
   const autotune::RecordFile file = autotune::load_records(options.records);
@@ -235,25 +237,26 @@ Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOpt
   // without them is slow. The records are keyed by the options too: a search made for
   // other threads does not apply.
   if (ranked.empty())
-    throw Error(fmt::format("auto_schedule: '{}' holds no successful record of '{}' for target '{}', threads={} "
-                            "(the options a search records under): search with these options (trials > 0), or "
-                            "drop the records for the rules' schedule",
-                            options.records, outputs[0].name(), options.target.str(), options.threads));
+    throw Error(
+        fmt::format("auto_schedule: '{}' holds no successful record of '{}' for target '{}', threads={} "
+                    "(the options a search records under): search with these options (trials > 0), or "
+                    "drop the records for the rules' schedule",
+                    options.records, outputs[0].name(), options.target.str(), options.threads));
   const Config& config = chosen_config(ranked, rules_config(space, rules.points()));
   if (options.progress)
     std::fprintf(stderr, "[auto_schedule] best recorded config (%.4f ms%s): %s\n", ranked.front().second * 1e3,
-                 choice_note(config, ranked),
-                 config.to_string().c_str());
+                 choice_note(config, ranked), config.to_string().c_str());
   Decisions chosen(values_of(config));
   return apply_rules(outputs, options, chosen);
 }
 
 Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options) {
   if (options.target.is_cuda())
-    throw Error(fmt::format("auto_schedule: AutoScheduleOptions::trials is {}, but te cannot run CUDA kernels "
-                            "in this process to measure them (it emits .cu files for nvcc); use trials = 0 "
-                            "(the rules alone) for target \"cuda\"",
-                            options.trials));
+    throw Error(
+        fmt::format("auto_schedule: AutoScheduleOptions::trials is {}, but te cannot run CUDA kernels "
+                    "in this process to measure them (it emits .cu files for nvcc); use trials = 0 "
+                    "(the rules alone) for target \"cuda\"",
+                    options.trials));
   // The search measures here: a CPU this host can run (the host's own, or one it has every
   // feature of) is searched; any other has the rules alone.
   if (!options.target.is_host())
@@ -325,7 +328,8 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Only after measuring: a run that read everything back measures nothing.
   if (r.measured > 0 && (options.time_budget_s <= 0 || elapsed < options.time_budget_s)) {
-    std::vector<autotune::Record> again = remeasure_close_calls(task, tune.measure, ranked, rules_choice, options.progress);
+    std::vector<autotune::Record> again =
+        remeasure_close_calls(task, tune.measure, ranked, rules_choice, options.progress);
     if (!again.empty()) {
       if (!options.records.empty()) autotune::append_records_file(options.records, again);
       records.insert(records.end(), again.begin(), again.end());
@@ -338,8 +342,7 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
                  "[auto_schedule] best of %zu configs, %zu distinct loop nests (%zu candidates skipped: the same "
                  "code as one measured) (%.4f ms%s): %s\n",
                  ranked.size(), tuner.distinct_codes(), tuner.duplicates_skipped(), ranked.front().second * 1e3,
-                 choice_note(best_config, ranked),
-                 best_config.to_string().c_str());
+                 choice_note(best_config, ranked), best_config.to_string().c_str());
   Decisions best(values_of(best_config));
   return apply_rules(outputs, options, best);
 }

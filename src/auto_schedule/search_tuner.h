@@ -18,10 +18,10 @@ namespace te::auto_sched {
 
 struct TE_API SearchTunerOptions {
   uint64_t seed = 0;
-  size_t warmup = 8;         // random configs measured before the model ranks any
-  double explore = 0.25;     // share of each batch that is random
-  size_t candidates = 128;   // configs ranked per batch
-  size_t parents = 8;        // best measured configs that candidates are bred from
+  size_t warmup = 8;        // random configs measured before the model ranks any
+  double explore = 0.25;    // share of each batch that is random
+  size_t candidates = 128;  // configs ranked per batch
+  size_t parents = 8;       // best measured configs that candidates are bred from
 };
 
 class TE_API SearchTuner : public autotune::Tuner {  // exported for its tests only
@@ -34,8 +34,7 @@ class TE_API SearchTuner : public autotune::Tuner {  // exported for its tests o
   // configs lower to the same loops (a tile the extent clamps), and measuring them again
   // spends trials on nothing new.
   using CodeFn = std::function<std::optional<uint64_t>(const autotune::Config&)>;
-  SearchTuner(autotune::ConfigSpace space, FeatureFn features, SearchTunerOptions options = {},
-              CodeFn code = nullptr);
+  SearchTuner(autotune::ConfigSpace space, FeatureFn features, SearchTunerOptions options = {}, CodeFn code = nullptr);
 
   const BoostedCostModel& model() const { return model_; }
   // Distinct codes proposed or measured, and the configs skipped as the same code as one.

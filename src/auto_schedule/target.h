@@ -11,8 +11,8 @@
 namespace te::auto_sched {
 
 struct CpuTarget {
-  int vector_bits = 128;     // the widest vector the host computes on
-  int vector_registers = 16;  // architectural vector registers
+  int vector_bits = 128;         // the widest vector the host computes on
+  int vector_registers = 16;     // architectural vector registers
   int64_t l1_bytes = 32 << 10;   // per-core data cache
   int64_t l2_bytes = 512 << 10;  // per-core L2
   int threads = 1;               // work items the parallel loops are made for

@@ -32,8 +32,7 @@ void check_finite(const Json& v) {
     case Json::value_t::object:
       for (const Json& item : v) check_finite(item);
       return;
-    default:
-      return;
+    default: return;
   }
 }
 
@@ -49,15 +48,12 @@ Json parse_json(std::string_view text, int max_depth) {
         if (depth >= max_depth) throw Error(fmt::format("JSON: nesting deeper than {}", max_depth));
         if (event == Event::object_start) keys.emplace_back();
         break;
-      case Event::object_end:
-        keys.pop_back();
-        break;
+      case Event::object_end: keys.pop_back(); break;
       case Event::key:
         if (!keys.back().insert(parsed.get<std::string>()).second)
           throw Error(fmt::format("JSON: duplicate key \"{}\"", parsed.get<std::string>()));
         break;
-      default:
-        break;
+      default: break;
     }
     return true;
   };
@@ -82,22 +78,15 @@ Json json_number(double d) {
 
 const char* kind_name(const Json& v) {
   switch (v.type()) {
-    case Json::value_t::null:
-      return "null";
-    case Json::value_t::boolean:
-      return "boolean";
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return "boolean";
     case Json::value_t::number_integer:
     case Json::value_t::number_unsigned:
-    case Json::value_t::number_float:
-      return "number";
-    case Json::value_t::string:
-      return "string";
-    case Json::value_t::array:
-      return "array";
-    case Json::value_t::object:
-      return "object";
-    default:
-      return "binary";
+    case Json::value_t::number_float: return "number";
+    case Json::value_t::string: return "string";
+    case Json::value_t::array: return "array";
+    case Json::value_t::object: return "object";
+    default: return "binary";
   }
 }
 

@@ -28,7 +28,8 @@ constexpr size_t kMaxResultBytes = 1 << 20;
 [[noreturn]] void run_child(int fd, const std::function<void(int)>& body) {
   try {
     body(fd);
-  } catch (...) {}
+  } catch (...) {
+  }
   ::close(fd);
   std::fflush(stderr);
   ::_exit(0);
@@ -68,7 +69,8 @@ int reap(pid_t pid, double grace_s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   ::kill(pid, SIGKILL);
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   return status;
 }
 
@@ -91,8 +93,7 @@ void LocalMeasurer::prepare() {
   std::vector<size_t> outs = output_positions(task_, args_);
   if (task_.reference) {
     // The reference runs in a child too: the default schedule may be as fragile as any.
-    for (size_t p : outs)
-      reference_.push_back(NDArray::empty(args_[p].array().shape(), args_[p].array().dtype()));
+    for (size_t p : outs) reference_.push_back(NDArray::empty(args_[p].array().shape(), args_[p].array().dtype()));
     int fd = -1;
     pid_t pid = fork_child(&fd, [&](int out) {
       std::string head = "ok";
@@ -137,8 +138,7 @@ void LocalMeasurer::start_worker() {
     std::string pending, line;
     for (;;) {
       // Requests are a config's index; a closed socket ends the worker.
-      if (detail::read_line(fd, detail::deadline_after(86400), 64, &pending, &line) != detail::ReadStatus::Ok)
-        return;
+      if (detail::read_line(fd, detail::deadline_after(86400), 64, &pending, &line) != detail::ReadStatus::Ok) return;
       uint64_t index = std::stoull(line);
       Config c = task_.space.at(index);
       MeasureResult r = run_trial(task_, c, args_, reference_, options_);

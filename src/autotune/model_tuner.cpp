@@ -140,8 +140,7 @@ Config ModelTuner::neighbour(const Config& c) {
   const size_t size = knobs[k].size();
   if (knobs[k].ordered()) {
     // One or two steps along the knob's line.
-    int64_t step =
-        std::uniform_int_distribution<int>(1, 2)(rng_) * (std::bernoulli_distribution(0.5)(rng_) ? 1 : -1);
+    int64_t step = std::uniform_int_distribution<int>(1, 2)(rng_) * (std::bernoulli_distribution(0.5)(rng_) ? 1 : -1);
     int64_t v = int64_t(idx[k]) + step;
     if (v < 0) v = -v;
     if (v >= int64_t(size)) v = 2 * int64_t(size - 1) - v;
@@ -201,8 +200,7 @@ std::vector<Config> ModelTuner::propose(size_t n) {
   }
   std::vector<std::pair<double, Config>> ranked;
   for (auto& [index, pc] : candidates) ranked.push_back(pc);
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Config> out;
   std::unordered_set<uint64_t> taken;
   for (size_t i = 0; i < ranked.size() && out.size() < n_model; ++i) {

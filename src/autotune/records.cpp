@@ -40,8 +40,7 @@ const Json& member(const Json& obj, const char* key, std::string_view kind) {
 std::string string_member(const Json& obj, const char* key, bool required, bool non_empty) {
   if (!required && !has(obj, key)) return "";
   const std::string& s = member(obj, key, "string").get_ref<const std::string&>();
-  if (s.size() > kMaxRecordStringBytes)
-    bad(fmt::format("\"{}\" is longer than {} bytes", key, kMaxRecordStringBytes));
+  if (s.size() > kMaxRecordStringBytes) bad(fmt::format("\"{}\" is longer than {} bytes", key, kMaxRecordStringBytes));
   if (non_empty && s.empty()) bad(fmt::format("\"{}\" is empty", key));
   return s;
 }
@@ -57,8 +56,7 @@ double seconds_member(const Json& obj, const char* key) {
 std::string config_label(const std::string& knob, const Json& v) {
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
-    if (s.empty() || s.size() > 256)
-      bad(fmt::format("config knob \"{}\": an option name must have 1-256 bytes", knob));
+    if (s.empty() || s.size() > 256) bad(fmt::format("config knob \"{}\": an option name must have 1-256 bytes", knob));
     return s;
   }
   if (v.is_boolean()) return v.get<bool>() ? "on" : "off";
@@ -106,8 +104,8 @@ double Record::cost() const {
   return median_time(times);
 }
 
-Record make_record(const std::string& key, const Config& config, bool ok, std::string error,
-                   std::vector<double> times, double build_s, const std::string& target) {
+Record make_record(const std::string& key, const Config& config, bool ok, std::string error, std::vector<double> times,
+                   double build_s, const std::string& target) {
   Record r;
   r.key = key;
   r.target = target;
@@ -120,8 +118,7 @@ Record make_record(const std::string& key, const Config& config, bool ok, std::s
   if (r.error.size() > kMaxRecordStringBytes) r.error.resize(kMaxRecordStringBytes);
   if (ok) r.times = std::move(times);
   r.build_s = build_s;
-  r.timestamp =
-      std::floor(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+  r.timestamp = std::floor(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
   return r;
 }
 
@@ -273,8 +270,8 @@ std::string skipped_lines_summary(const RecordFile& file, const std::string& pat
 RecordFile load_records(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
-    throw Error(fmt::format("tuning records: '{}' does not exist (te tune or te auto-schedule --trials N write it)",
-                            path));
+    throw Error(
+        fmt::format("tuning records: '{}' does not exist (te tune or te auto-schedule --trials N write it)", path));
   RecordFile file = read_records_file(path);
   if (file.records.empty())
     throw Error(fmt::format("tuning records: '{}' is empty (te tune or te auto-schedule --trials N fill it)", path));
@@ -282,8 +279,7 @@ RecordFile load_records(const std::string& path) {
   return file;
 }
 
-std::string no_record_reason(const std::vector<Record>& records, const std::string& key,
-                             const std::string& target) {
+std::string no_record_reason(const std::vector<Record>& records, const std::string& key, const std::string& target) {
   std::vector<std::string> keys;
   std::string elsewhere;  // a target the key's records were measured for
   size_t of_key = 0, here = 0, ok = 0;
@@ -333,8 +329,8 @@ void append_records_file(const std::string& path, const std::vector<Record>& rec
   if (!out) throw Error(fmt::format("tuning records: writing '{}' failed", path));
 }
 
-std::optional<Record> best_record(const std::vector<Record>& records, const std::string& key,
-                                  const ConfigSpace& space, const std::string& target) {
+std::optional<Record> best_record(const std::vector<Record>& records, const std::string& key, const ConfigSpace& space,
+                                  const std::string& target) {
   std::optional<Record> best;
   for (const Record& r : records) {
     if (!r.ok || r.key != key || r.target != target) continue;
@@ -345,8 +341,8 @@ std::optional<Record> best_record(const std::vector<Record>& records, const std:
   return best;
 }
 
-std::optional<Config> best_config(const std::vector<Record>& records, const std::string& key,
-                                  const ConfigSpace& space, const std::string& target) {
+std::optional<Config> best_config(const std::vector<Record>& records, const std::string& key, const ConfigSpace& space,
+                                  const std::string& target) {
   std::optional<Record> r = best_record(records, key, space, target);
   if (!r) return std::nullopt;
   return space.from_labels(r->config);

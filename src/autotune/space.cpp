@@ -71,15 +71,14 @@ ConfigSpace::ConfigSpace() : knobs_(std::make_shared<const std::vector<Knob>>())
 
 void ConfigSpace::add(Knob k) {
   if (!valid_name(k.name))
-    throw Error(
-        fmt::format("ConfigSpace: knob name '{}' must be 1-64 letters, digits, '_', '.' or '-'", k.name));
+    throw Error(fmt::format("ConfigSpace: knob name '{}' must be 1-64 letters, digits, '_', '.' or '-'", k.name));
   for (const Knob& o : *knobs_)
     if (o.name == k.name) throw Error(fmt::format("ConfigSpace: knob '{}' is defined twice", k.name));
   if (knobs_->size() >= kMaxKnobs) throw Error(fmt::format("ConfigSpace: more than {} knobs", kMaxKnobs));
   if (k.values.empty()) throw Error(fmt::format("ConfigSpace: knob '{}' has no options", k.name));
   if (k.values.size() > kMaxOptions)
-    throw Error(fmt::format("ConfigSpace: knob '{}' has {} options (at most {})", k.name, k.values.size(),
-                            kMaxOptions));
+    throw Error(
+        fmt::format("ConfigSpace: knob '{}' has {} options (at most {})", k.name, k.values.size(), kMaxOptions));
   if (size_ > kMaxSpace / k.values.size())
     throw Error(fmt::format("ConfigSpace: knob '{}' makes the space larger than 2^62 configs", k.name));
   size_ *= k.values.size();
@@ -89,8 +88,7 @@ void ConfigSpace::add(Knob k) {
 }
 
 void ConfigSpace::define_split(const std::string& name, int64_t extent, int64_t max_factor) {
-  if (extent < 1)
-    throw Error(fmt::format("ConfigSpace::define_split '{}': extent {} must be >= 1", name, extent));
+  if (extent < 1) throw Error(fmt::format("ConfigSpace::define_split '{}': extent {} must be >= 1", name, extent));
   std::vector<int64_t> small, large;
   for (int64_t d = 1; d <= extent / d; ++d) {
     if (extent % d) continue;
@@ -110,19 +108,17 @@ void ConfigSpace::define_pow2(const std::string& name, int64_t lo, int64_t hi) {
     if (p >= lo) v.push_back(p);
     if (p > hi / 2) break;
   }
-  if (v.empty())
-    throw Error(fmt::format("ConfigSpace::define_pow2 '{}': no power of two in [{}, {}]", name, lo, hi));
+  if (v.empty()) throw Error(fmt::format("ConfigSpace::define_pow2 '{}': no power of two in [{}, {}]", name, lo, hi));
   add({name, KnobKind::Pow2, v, {}});
 }
 
 void ConfigSpace::define_range(const std::string& name, int64_t lo, int64_t hi, int64_t step) {
   if (step < 1 || hi < lo)
-    throw Error(fmt::format("ConfigSpace::define_range '{}': need lo <= hi and step >= 1 (got {}, {}, {})",
-                            name, lo, hi, step));
+    throw Error(fmt::format("ConfigSpace::define_range '{}': need lo <= hi and step >= 1 (got {}, {}, {})", name, lo,
+                            hi, step));
   uint64_t count = (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) / static_cast<uint64_t>(step) + 1;
   if (count > kMaxOptions)
-    throw Error(
-        fmt::format("ConfigSpace::define_range '{}': {} options (at most {})", name, count, kMaxOptions));
+    throw Error(fmt::format("ConfigSpace::define_range '{}': {} options (at most {})", name, count, kMaxOptions));
   std::vector<int64_t> v;
   for (uint64_t i = 0; i < count; ++i) v.push_back(lo + static_cast<int64_t>(i) * step);
   add({name, KnobKind::Range, v, {}});
@@ -141,8 +137,7 @@ void ConfigSpace::define_choice(const std::string& name, std::vector<std::string
     throw Error(fmt::format("ConfigSpace::define_choice '{}': the options must be distinct", name));
   for (const std::string& o : options)
     if (o.empty() || o.size() > 256)
-      throw Error(
-          fmt::format("ConfigSpace::define_choice '{}': option names must have 1-256 characters", name));
+      throw Error(fmt::format("ConfigSpace::define_choice '{}': option names must have 1-256 characters", name));
   std::vector<int64_t> v;
   for (size_t i = 0; i < options.size(); ++i) v.push_back(static_cast<int64_t>(i));
   add({name, KnobKind::Choice, v, std::move(options)});
@@ -170,8 +165,8 @@ Config ConfigSpace::from_indices(const std::vector<size_t>& indices) const {
   uint64_t index = 0, radix = 1;
   for (size_t i = 0; i < ks.size(); ++i) {
     if (indices[i] >= ks[i].size())
-      throw Error(fmt::format("ConfigSpace::from_indices: option {} of knob '{}' (it has {})", indices[i],
-                              ks[i].name, ks[i].size()));
+      throw Error(fmt::format("ConfigSpace::from_indices: option {} of knob '{}' (it has {})", indices[i], ks[i].name,
+                              ks[i].size()));
     index += indices[i] * radix;
     radix *= ks[i].size();
   }
@@ -182,8 +177,7 @@ Config ConfigSpace::from_indices(const std::vector<size_t>& indices) const {
   return c;
 }
 
-std::optional<Config> ConfigSpace::from_labels(
-    const std::vector<std::pair<std::string, std::string>>& labels) const {
+std::optional<Config> ConfigSpace::from_labels(const std::vector<std::pair<std::string, std::string>>& labels) const {
   const auto& ks = *knobs_;
   if (labels.size() != ks.size()) return std::nullopt;
   std::vector<size_t> indices(ks.size());

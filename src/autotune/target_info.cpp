@@ -32,8 +32,8 @@ std::string target_string(const Target& target) {
   if (!target.is_llvm()) return target.str();  // nothing for LLVM to resolve
   const Target resolved = resolved_target(target);
   // The features are long; their hash tells two hosts with the same CPU name apart.
-  std::string text = fmt::format("{} -mcpu={} features={:08x}", resolved.triple, resolved.cpu,
-                                 fnv1a(resolved.features));
+  std::string text =
+      fmt::format("{} -mcpu={} features={:08x}", resolved.triple, resolved.cpu, fnv1a(resolved.features));
   if (target.vector_bits > 0) text += fmt::format(" -vector-bits={}", target.vector_bits);
   return text;
 }

@@ -31,8 +31,7 @@ double element(const NDArray& a, int64_t i) {
       if (t.bits() == 16) return double(float(static_cast<const half*>(p)[i]));
       if (t.bits() == 32) return double(static_cast<const float*>(p)[i]);
       return static_cast<const double*>(p)[i];
-    case DataType::Code::BFloat:
-      return double(float(static_cast<const bfloat16*>(p)[i]));
+    case DataType::Code::BFloat: return double(float(static_cast<const bfloat16*>(p)[i]));
     case DataType::Code::Int:
       if (t.bits() == 8) return static_cast<const int8_t*>(p)[i];
       if (t.bits() == 16) return static_cast<const int16_t*>(p)[i];
@@ -43,16 +42,13 @@ double element(const NDArray& a, int64_t i) {
       if (t.bits() == 16) return static_cast<const uint16_t*>(p)[i];
       if (t.bits() == 32) return static_cast<const uint32_t*>(p)[i];
       return double(static_cast<const uint64_t*>(p)[i]);
-    case DataType::Code::Bool:
-      return static_cast<const uint8_t*>(p)[i] != 0;
-    default:
-      return std::numeric_limits<double>::quiet_NaN();
+    case DataType::Code::Bool: return static_cast<const uint8_t*>(p)[i] != 0;
+    default: return std::numeric_limits<double>::quiet_NaN();
   }
 }
 
 // "" when out matches ref within the tolerances; otherwise the first mismatch.
-std::string compare(const NDArray& out, const NDArray& ref, const std::string& name,
-                    const MeasureOptions& o) {
+std::string compare(const NDArray& out, const NDArray& ref, const std::string& name, const MeasureOptions& o) {
   if (out.dtype() != ref.dtype() || out.shape() != ref.shape())
     return fmt::format("output '{}' has shape {} but the reference has {}", name, out.shape_string(),
                        ref.shape_string());
@@ -77,8 +73,8 @@ std::vector<size_t> output_positions(const Task& task, const std::vector<Argumen
   if (!task.outputs.empty()) {
     for (size_t p : task.outputs)
       if (p >= args.size() || !args[p].is_array())
-        throw Error(fmt::format("tune '{}': output position {} is not an array argument ({} arguments)",
-                                task.key, p, args.size()));
+        throw Error(fmt::format("tune '{}': output position {} is not an array argument ({} arguments)", task.key, p,
+                                args.size()));
     return task.outputs;
   }
   for (size_t p = args.size(); p-- > 0;)

@@ -67,16 +67,16 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
       }
     }
     if (unknown)
-      std::fprintf(stderr, "tune: warning: %zu records of '%s' are not configs of this space (ignored)\n",
-                   unknown, task.key.c_str());
+      std::fprintf(stderr, "tune: warning: %zu records of '%s' are not configs of this space (ignored)\n", unknown,
+                   task.key.c_str());
     tuner.update(configs, costs);
     // Configs, not lines: a config measured twice (auto_schedule's close calls) is one.
     std::set<uint64_t> distinct;
     for (const Config& c : configs) distinct.insert(c.index());
     result.resumed = distinct.size();
     if (options.progress && result.resumed)
-      std::fprintf(stderr, "tune %s: resumed %zu records from %s, best %s\n", task.key.c_str(),
-                   result.resumed, options.records_path.c_str(), format_seconds(result.best_cost).c_str());
+      std::fprintf(stderr, "tune %s: resumed %zu records from %s, best %s\n", task.key.c_str(), result.resumed,
+                   options.records_path.c_str(), format_seconds(result.best_cost).c_str());
   }
 
   const size_t batch = std::max(options.batch_size ? options.batch_size : size_t(8), measurer.parallelism());
@@ -90,8 +90,7 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
     std::vector<Config> configs = tuner.next_batch(std::min(batch, options.n_trial - done));
     if (configs.empty()) break;  // the space is exhausted
     std::vector<MeasureResult> measured = measurer.measure(configs);
-    if (measured.size() != configs.size())
-      throw Error("tune: the measurer returned a result count that differs");
+    if (measured.size() != configs.size()) throw Error("tune: the measurer returned a result count that differs");
     std::vector<double> costs;
     std::vector<Record> records;
     for (size_t i = 0; i < configs.size(); ++i) {
@@ -106,8 +105,8 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
         since_best = 0;
       }
       if (!m.ok && options.progress)
-        std::fprintf(stderr, "tune %s: config [%s] failed: %s\n", task.key.c_str(),
-                     configs[i].to_string().c_str(), m.error.c_str());
+        std::fprintf(stderr, "tune %s: config [%s] failed: %s\n", task.key.c_str(), configs[i].to_string().c_str(),
+                     m.error.c_str());
     }
     if (!options.records_path.empty()) append_records_file(options.records_path, records);
     result.records.insert(result.records.end(), records.begin(), records.end());
@@ -117,9 +116,8 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
     if (options.progress) {
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       double per_trial = elapsed / double(result.measured);
-      std::fprintf(stderr, "tune %s: trial %zu/%zu, %zu failed, best %s [%s], %.2f s/trial, ETA %s\n",
-                   task.key.c_str(), done, options.n_trial, result.failed,
-                   format_seconds(result.best_cost).c_str(),
+      std::fprintf(stderr, "tune %s: trial %zu/%zu, %zu failed, best %s [%s], %.2f s/trial, ETA %s\n", task.key.c_str(),
+                   done, options.n_trial, result.failed, format_seconds(result.best_cost).c_str(),
                    result.best ? result.best->to_string().c_str() : "none", per_trial,
                    format_duration(per_trial * double(options.n_trial - done)).c_str());
     }
@@ -144,8 +142,8 @@ LoweredFunc apply_best(const std::string& records_path, const Task& task) {
   const std::string target = target_string(task.target);
   std::optional<Config> c = best_config(file.records, task.key, task.space, target);
   if (!c)
-    throw Error(fmt::format("tuning records: '{}' holds {}", records_path,
-                            no_record_reason(file.records, task.key, target)));
+    throw Error(
+        fmt::format("tuning records: '{}' holds {}", records_path, no_record_reason(file.records, task.key, target)));
   return task.build(*c);
 }
 

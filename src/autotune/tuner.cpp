@@ -43,8 +43,7 @@ void Tuner::update(const std::vector<Config>& configs, const std::vector<double>
   observe(configs, costs);
 }
 
-std::vector<Config> Tuner::random_unseen(size_t n, std::mt19937_64& rng,
-                                         const std::unordered_set<uint64_t>& taken) {
+std::vector<Config> Tuner::random_unseen(size_t n, std::mt19937_64& rng, const std::unordered_set<uint64_t>& taken) {
   const uint64_t size = space_.size();
   const uint64_t used = seen_.size() + taken.size();
   std::vector<Config> out;

@@ -90,8 +90,7 @@ namespace {
 // Waits for input until the deadline and appends what arrives to *pending.
 ReadStatus fill(int fd, std::chrono::steady_clock::time_point deadline, std::string* pending) {
   for (;;) {
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return ReadStatus::Timeout;
     pollfd p{fd, POLLIN, 0};
     int rc = ::poll(&p, 1, int(std::min<int64_t>(left.count(), 1000)));
@@ -108,8 +107,8 @@ ReadStatus fill(int fd, std::chrono::steady_clock::time_point deadline, std::str
 }
 }  // namespace
 
-ReadStatus read_line(int fd, std::chrono::steady_clock::time_point deadline, size_t max_bytes,
-                     std::string* pending, std::string* line) {
+ReadStatus read_line(int fd, std::chrono::steady_clock::time_point deadline, size_t max_bytes, std::string* pending,
+                     std::string* line) {
   for (;;) {
     size_t nl = pending->find('\n');
     if (nl != std::string::npos) {

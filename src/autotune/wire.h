@@ -23,8 +23,8 @@ bool send_all(int fd, const void* data, size_t size);
 
 enum class ReadStatus { Ok, Eof, Timeout, TooLong };
 // Reads up to and excluding '\n' (bytes after it stay in *pending for the next call).
-ReadStatus read_line(int fd, std::chrono::steady_clock::time_point deadline, size_t max_bytes,
-                     std::string* pending, std::string* line);
+ReadStatus read_line(int fd, std::chrono::steady_clock::time_point deadline, size_t max_bytes, std::string* pending,
+                     std::string* line);
 // Reads exactly size bytes (after the bytes in *pending).
 ReadStatus read_exact(int fd, std::chrono::steady_clock::time_point deadline, std::string* pending, void* out,
                       size_t size);

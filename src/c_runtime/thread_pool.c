@@ -154,8 +154,7 @@ int32_t te_parallel_for(int64_t n, te_parallel_body body, void* closure) {
 
   pthread_mutex_lock(&g_lock);
   remove_job(&job);
-  while (atomic_load(&job.finished) < job.chunks || atomic_load(&job.users) > 0)
-    pthread_cond_wait(&g_done, &g_lock);
+  while (atomic_load(&job.finished) < job.chunks || atomic_load(&job.users) > 0) pthread_cond_wait(&g_done, &g_lock);
   pthread_mutex_unlock(&g_lock);
   int32_t status = atomic_load(&job.status);
   if (status != 0) te_set_last_error(job.error);

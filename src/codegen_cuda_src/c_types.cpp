@@ -73,16 +73,13 @@ uint16_t half_bits_of(double v) {
   return half(static_cast<float>(round_to_float_type(v, Float(16)))).bits;  // exact: already rounded
 }
 
-uint16_t bfloat16_bits_of(double v) {
-  return bfloat16(static_cast<float>(round_to_float_type(v, BFloat(16)))).bits;
-}
+uint16_t bfloat16_bits_of(double v) { return bfloat16(static_cast<float>(round_to_float_type(v, BFloat(16)))).bits; }
 
 std::string float_literal(DataType t, double value) {
   t = t.element_of();
   switch (t.bits()) {
     case 16:
-      if (t.is_bfloat())
-        return fmt::format("__ushort_as_bfloat16((unsigned short)0x{:04x}u)", bfloat16_bits_of(value));
+      if (t.is_bfloat()) return fmt::format("__ushort_as_bfloat16((unsigned short)0x{:04x}u)", bfloat16_bits_of(value));
       return fmt::format("__ushort_as_half((unsigned short)0x{:04x}u)", half_bits_of(value));
     case 32: {
       float f = static_cast<float>(value);
@@ -103,8 +100,6 @@ std::string float_literal(DataType t, double value) {
   throw Error(fmt::format("CUDA codegen: type {} has no CUDA C equivalent", t.to_string()));
 }
 
-std::string zero_literal(DataType t) {
-  return t.is_float() ? float_literal(t, 0.0) : int_literal(t, 0);
-}
+std::string zero_literal(DataType t) { return t.is_float() ? float_literal(t, 0.0) : int_literal(t, 0); }
 
 }  // namespace te::cuda

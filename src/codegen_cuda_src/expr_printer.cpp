@@ -65,8 +65,14 @@ std::string math_name(Intrinsic op, int bits, bool fast) {
   if (bits == 64) return base;
   bool has_fast = false;  // CUDA's fast float32 intrinsics (__expf ...)
   switch (op) {
-    case Intrinsic::Exp: case Intrinsic::Log: case Intrinsic::Pow: case Intrinsic::Tanh:
-    case Intrinsic::Sin: case Intrinsic::Cos: case Intrinsic::Tan: case Intrinsic::Log2:
+    case Intrinsic::Exp:
+    case Intrinsic::Log:
+    case Intrinsic::Pow:
+    case Intrinsic::Tanh:
+    case Intrinsic::Sin:
+    case Intrinsic::Cos:
+    case Intrinsic::Tan:
+    case Intrinsic::Log2:
     case Intrinsic::Log10: has_fast = true; break;
     default: break;
   }
@@ -115,9 +121,10 @@ std::string ExprPrinter::print(const Expr& e) {
       auto* n = e.as<VarNode>();
       auto it = scope_.vars.find(n);
       if (it == scope_.vars.end())
-        throw Error(fmt::format("CUDA codegen: variable '{}' is used but not defined here (it is neither "
-                                "a parameter nor bound by an enclosing loop or let)",
-                                n->name));
+        throw Error(
+            fmt::format("CUDA codegen: variable '{}' is used but not defined here (it is neither "
+                        "a parameter nor bound by an enclosing loop or let)",
+                        n->name));
       const VarBinding& b = it->second;
       // A cast binds tighter than every operator the printer emits: no parentheses.
       if (compute_type(n->dtype) != b.declared) return fmt::format("({}){}", compute_c_type(n->dtype), b.name);
@@ -190,8 +197,7 @@ std::string ExprPrinter::binary(const BinaryNode* n) {
   const char* sym = binop_name(n->op);
   if (is_logical(n->op)) return paren(fmt::format("{} {} {}", print(n->a), sym, print_guarded(n->b)));
   if (is_comparison(n->op)) {
-    if (t.is_bfloat())
-      return paren(fmt::format("{} {} {}", to_float(t, print(n->a)), sym, to_float(t, print(n->b))));
+    if (t.is_bfloat()) return paren(fmt::format("{} {} {}", to_float(t, print(n->a)), sym, to_float(t, print(n->b))));
     return paren(fmt::format("{} {} {}", print(n->a), sym, print(n->b)));
   }
   if (!t.is_float()) return int_arith(n->op, t, n->a, n->b);
@@ -259,9 +265,12 @@ std::string ExprPrinter::int_arith(BinOp op, DataType t, const Expr& ea, const E
       // C's / and % agree with te's where the divisor is never 0 (nor -1, whose
       // MIN / -1 overflows), and for floor semantics where both sides are >= 0.
       bool plain;
-      if (ct.is_uint()) plain = rb.lo > 0;
-      else if (floor) plain = rb.lo > 0 && value_range(ea, scope_.ranges, mode_.wide).nonnegative();
-      else plain = rb.lo > 0 || rb.hi < -1;
+      if (ct.is_uint())
+        plain = rb.lo > 0;
+      else if (floor)
+        plain = rb.lo > 0 && value_range(ea, scope_.ranges, mode_.wide).nonnegative();
+      else
+        plain = rb.lo > 0 || rb.hi < -1;
       if (plain) return wrap(paren(fmt::format("{} {} {}", a, div ? "/" : "%", b)));
       DataType work = narrow ? DataType(ct.code(), 32) : ct;
       Helper h = div ? (floor ? Helper::FloorDiv : Helper::TruncDiv) : (floor ? Helper::FloorMod : Helper::TruncMod);
@@ -290,21 +299,23 @@ std::string ExprPrinter::call(const CallNode* n) {
   if (is_bitwise(n->op)) return bitwise(n);
   switch (n->op) {
     case Intrinsic::IfThenElse:
-      return paren(fmt::format("{} ? {} : {}", print(n->args[0]), print_guarded(n->args[1]),
-                               print_guarded(n->args[2])));
+      return paren(
+          fmt::format("{} ? {} : {}", print(n->args[0]), print_guarded(n->args[1]), print_guarded(n->args[2])));
     case Intrinsic::Likely: return print(n->args[0]);
     case Intrinsic::WarpShuffleDown: {
       // Every lane of the warp runs the shuffle (lowering puts no thread-dependent branch
       // around it), so the mask names them all. Types narrower than int go through int.
-      std::string c = fmt::format("__shfl_down_sync(0xffffffffu, {}, {}, 32)", print_bare(n->args[0]),
-                                  print_bare(n->args[1]));
+      std::string c =
+          fmt::format("__shfl_down_sync(0xffffffffu, {}, {}, 32)", print_bare(n->args[0]), print_bare(n->args[1]));
       bool narrow = !t.is_float() && t.bits() < 32;
       return narrow ? fmt::format("(({}){})", c_type(t), c) : c;
     }
     case Intrinsic::ThreadAllreduce:
       TE_ICHECK(false, "CUDA codegen: a thread_allreduce marker survived lowering");
       break;
-    case Intrinsic::IsNan: case Intrinsic::IsInf: case Intrinsic::IsFinite: {
+    case Intrinsic::IsNan:
+    case Intrinsic::IsInf:
+    case Intrinsic::IsFinite: {
       DataType at = n->args[0].dtype().element_of();
       if (!at.is_float()) return n->op == Intrinsic::IsFinite ? "true" : "false";
       std::string x = is_narrow(at) ? to_float(at, print(n->args[0])) : print_bare(n->args[0]);
@@ -348,8 +359,8 @@ std::string ExprPrinter::call(const CallNode* n) {
         return int_arith(BinOp::Add, at, product, n->args[2]);
       }
       default:
-        throw Error(fmt::format("CUDA codegen: {} needs a float argument, got {}", intrinsic_name(n->op),
-                                at.to_string()));
+        throw Error(
+            fmt::format("CUDA codegen: {} needs a float argument, got {}", intrinsic_name(n->op), at.to_string()));
     }
   }
   std::vector<std::string> args;
@@ -364,9 +375,10 @@ std::string ExprPrinter::call(const CallNode* n) {
 // vectorized call prints once per lane, as every vector expression does.
 std::string ExprPrinter::extern_call(const CallNode* n) {
   if (mode_.host)
-    throw Error(fmt::format("CUDA codegen: call_extern '{}' is outside every kernel; host code cannot call "
-                            "__device__ functions (bind the loops that compute it to blockIdx/threadIdx)",
-                            n->extern_name));
+    throw Error(
+        fmt::format("CUDA codegen: call_extern '{}' is outside every kernel; host code cannot call "
+                    "__device__ functions (bind the loops that compute it to blockIdx/threadIdx)",
+                    n->extern_name));
   std::vector<std::string> args;
   for (const Expr& a : n->args) {
     DataType at = a.dtype().element_of();
@@ -419,8 +431,7 @@ std::string ExprPrinter::buffer_name(const Buffer& b) {
   if (it != scope_.buffers.end()) return it->second;
   auto by_name = scope_.buffers_by_name.find(b.name());
   if (by_name != scope_.buffers_by_name.end()) return by_name->second;
-  throw Error(fmt::format("CUDA codegen: buffer '{}' is accessed but is neither a parameter nor allocated",
-                          b.name()));
+  throw Error(fmt::format("CUDA codegen: buffer '{}' is accessed but is neither a parameter nor allocated", b.name()));
 }
 
 // An index read from memory (a gather, A[B[i]]) can be anything: unless its range is
@@ -437,13 +448,15 @@ std::string ExprPrinter::checked_index(const Buffer& buf, const Expr& index) {
 
 std::string ExprPrinter::load(const LoadNode* n) {
   if (mode_.host)
-    throw Error(fmt::format("CUDA codegen: '{}' is read outside every kernel; host code cannot read device "
-                            "memory (bind the loops that read it to blockIdx/threadIdx)",
-                            n->buffer.name()));
+    throw Error(
+        fmt::format("CUDA codegen: '{}' is read outside every kernel; host code cannot read device "
+                    "memory (bind the loops that read it to blockIdx/threadIdx)",
+                    n->buffer.name()));
   if (n->indices.size() != 1)
-    throw Error(fmt::format("CUDA codegen: load from '{}' has {} indices; the CUDA backend takes flattened "
-                            "loop IR (one index per access)",
-                            n->buffer.name(), n->indices.size()));
+    throw Error(
+        fmt::format("CUDA codegen: load from '{}' has {} indices; the CUDA backend takes flattened "
+                    "loop IR (one index per access)",
+                    n->buffer.name(), n->indices.size()));
   DataType t = n->dtype.element_of();
   auto vec = vector_loads_.find(n);
   if (vec != vector_loads_.end() && lane_.size() == 1 && lane_[0] >= '0' && lane_[0] <= '7')
@@ -478,8 +491,8 @@ std::string ExprPrinter::let(const LetNode* n) {
   // Inside code C may skip, the value must not be computed ahead: a lambda keeps the
   // evaluation where it is.
   std::string body = print_bare(n->body);
-  return fmt::format("([&]() -> {} {{ const {} {} = {}; return {}; }}())", compute_c_type(n->dtype), type, name,
-                     value, body);
+  return fmt::format("([&]() -> {} {{ const {} {} = {}; return {}; }}())", compute_c_type(n->dtype), type, name, value,
+                     body);
 }
 
 }  // namespace te::cuda

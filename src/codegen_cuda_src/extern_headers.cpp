@@ -46,8 +46,8 @@ std::string code_only(const std::string& s) {
 std::string read_header(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw Error(fmt::format("build_cuda: cannot read '{}' (CudaOptions::extern_headers): {}", path,
-                            std::strerror(errno)));
+    throw Error(
+        fmt::format("build_cuda: cannot read '{}' (CudaOptions::extern_headers): {}", path, std::strerror(errno)));
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -67,8 +67,10 @@ std::string without_pragma_once(const std::string& s) {
     std::istringstream words(line);
     std::string a, b, c, rest;
     words >> a;
-    if (a == "#") words >> b >> c;
-    else if (a == "#pragma") b = "pragma", words >> c;
+    if (a == "#")
+      words >> b >> c;
+    else if (a == "#pragma")
+      b = "pragma", words >> c;
     bool once = b == "pragma" && c == "once" && !(words >> rest);
     out += once ? "// (te: the header's pragma once is dropped: its text is copied in once)\n" : line + "\n";
   }
@@ -93,8 +95,7 @@ std::string extern_header_text(const LoweredFunc& f, const CudaOptions& options)
   for (const std::string& path : options.extern_headers) {
     std::string header = without_pragma_once(with_newline(read_header(path)));
     declared += header;
-    text += fmt::format("// ---- CudaOptions::extern_headers: {} ----\n{}// ---- end of {} ----\n", path, header,
-                        path);
+    text += fmt::format("// ---- CudaOptions::extern_headers: {} ----\n{}// ---- end of {} ----\n", path, header, path);
   }
   if (!options.extern_code.empty()) {
     std::string code = with_newline(options.extern_code);
@@ -106,19 +107,21 @@ std::string extern_header_text(const LoweredFunc& f, const CudaOptions& options)
     for (const std::string& name : options.extern_builtins) builtin = builtin || name == e.name;
     if (builtin) continue;
     if (declared.empty())
-      throw Error(fmt::format("build_cuda: '{}' calls call_extern '{}' ({}), but no header is given: the GPU "
-                              "needs it as a __device__ function; name the header that defines it in "
-                              "CudaOptions::extern_headers (or give its code in CudaOptions::extern_code, or "
-                              "list it in CudaOptions::extern_builtins if CUDA itself declares it)",
-                              e.caller, e.name, e.sig.to_string()));
+      throw Error(
+          fmt::format("build_cuda: '{}' calls call_extern '{}' ({}), but no header is given: the GPU "
+                      "needs it as a __device__ function; name the header that defines it in "
+                      "CudaOptions::extern_headers (or give its code in CudaOptions::extern_code, or "
+                      "list it in CudaOptions::extern_builtins if CUDA itself declares it)",
+                      e.caller, e.name, e.sig.to_string()));
     if (!mentions_call(declared, e.name)) {
       std::vector<std::string> sources;
       for (const std::string& path : options.extern_headers) sources.push_back("'" + path + "'");
       if (!options.extern_code.empty()) sources.push_back("CudaOptions::extern_code");
-      throw Error(fmt::format("build_cuda: call_extern '{}' (called by '{}' as {}) is not declared in {}: te "
-                              "looks for '{}(' outside comments; define it there as a __device__ function (or "
-                              "list it in CudaOptions::extern_builtins if CUDA itself declares it)",
-                              e.name, e.caller, e.sig.to_string(), fmt::join(sources, ", "), e.name));
+      throw Error(
+          fmt::format("build_cuda: call_extern '{}' (called by '{}' as {}) is not declared in {}: te "
+                      "looks for '{}(' outside comments; define it there as a __device__ function (or "
+                      "list it in CudaOptions::extern_builtins if CUDA itself declares it)",
+                      e.name, e.caller, e.sig.to_string(), fmt::join(sources, ", "), e.name));
     }
   }
   return text;

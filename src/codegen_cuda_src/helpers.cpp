@@ -26,8 +26,8 @@ std::string integer_division(Helper h, DataType t, const std::string& name) {
         "{2} {3} {4}({3} a, {3} b) {{ return b == 0 ? 0 : a {1} b; }}\n",
         div ? "division" : "remainder", div ? "/" : "%", kHostDevice, T, name);
   }
-  std::string neg = fmt::format("({})({} - ({})a)", T, int_literal(DataType(DataType::Code::UInt, t.bits()), 0),
-                                unsigned_of(t));
+  std::string neg =
+      fmt::format("({})({} - ({})a)", T, int_literal(DataType(DataType::Code::UInt, t.bits()), 0), unsigned_of(t));
   switch (h) {
     case Helper::FloorDiv:
       return fmt::format(
@@ -103,9 +103,9 @@ std::string shift(Helper h, DataType t, const std::string& name) {
   std::string T = c_type(t), U = unsigned_of(t);
   int w = t.bits();
   bool left = h == Helper::ShiftLeft;
-  std::string doc = fmt::format("// a {} b as te defines it: {}, a negative b shifts the other way.\n",
-                                left ? "<<" : ">>", left ? "a * 2^b wrapped, 0 once b >= the width"
-                                                         : "floor(a / 2^b), for every b");
+  std::string doc =
+      fmt::format("// a {} b as te defines it: {}, a negative b shifts the other way.\n", left ? "<<" : ">>",
+                  left ? "a * 2^b wrapped, 0 once b >= the width" : "floor(a / 2^b), for every b");
   if (t.is_uint())
     return doc + fmt::format("{0} {1} {2}({1} a, {1} b) {{ return b >= {3}u ? ({1})0 : ({1})(a {4} b); }}\n",
                              kHostDevice, T, name, w, left ? "<<" : ">>");

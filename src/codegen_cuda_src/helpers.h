@@ -11,13 +11,18 @@
 namespace te::cuda {
 
 enum class Helper : uint8_t {
-  FloorDiv, FloorMod, TruncDiv, TruncMod,  // integers, 32 or 64 bits
-  Min, Max,                                // any scalar type
-  Abs,                                     // signed integers, 32 or 64 bits
-  FloatFloorMod,                           // float32 / float64: a - b * floor(a / b)
-  FloatToInt,                              // float32 / float64 -> any integer, saturating
-  CheckedIndex,                            // an index read from memory, checked (32/64-bit)
-  ShiftLeft, ShiftRight,                   // te's shifts, every amount defined (32/64-bit)
+  FloorDiv,
+  FloorMod,
+  TruncDiv,
+  TruncMod,  // integers, 32 or 64 bits
+  Min,
+  Max,            // any scalar type
+  Abs,            // signed integers, 32 or 64 bits
+  FloatFloorMod,  // float32 / float64: a - b * floor(a / b)
+  FloatToInt,     // float32 / float64 -> any integer, saturating
+  CheckedIndex,   // an index read from memory, checked (32/64-bit)
+  ShiftLeft,
+  ShiftRight,  // te's shifts, every amount defined (32/64-bit)
 };
 
 class HelperSet {

@@ -18,7 +18,6 @@ namespace te::cuda {
 
 namespace {
 
-
 // Variables of an expression as Var handles, in order of first appearance.
 class VarListCollector : public IRVisitor {
  public:
@@ -41,8 +40,10 @@ int count_kernels(const Stmt& s) {
   struct Counter : IRVisitor {
     int count = 0;
     void visit_for(const ForNode* n) override {
-      if (n->for_kind == ForKind::ThreadBinding) ++count;
-      else IRVisitor::visit_for(n);
+      if (n->for_kind == ForKind::ThreadBinding)
+        ++count;
+      else
+        IRVisitor::visit_for(n);
     }
   } c;
   if (s.defined()) c.visit(s);
@@ -67,7 +68,8 @@ class HostPrinter {
     if (f.name.empty()) throw Error("build_cuda: the function has no name");
     out_.launcher_name = globals_.unique(f.name);
     int kernels = count_kernels(f.body);
-    for (int k = 0; k < kernels; ++k) kernel_names_.push_back(globals_.unique(fmt::format("{}_kernel{}", out_.launcher_name, k)));
+    for (int k = 0; k < kernels; ++k)
+      kernel_names_.push_back(globals_.unique(fmt::format("{}_kernel{}", out_.launcher_name, k)));
     names_ = globals_;
     bind_params();
   }
@@ -82,8 +84,9 @@ class HostPrinter {
                                 : (f_.body.defined() && uses_var(f_.body, p.var.get()));
       if (!used) head.line(fmt::format("(void){};", p.name));
     }
-    out_.launcher_text = fmt::format("extern \"C\" cudaError_t {}({}cudaStream_t stream) {{\n{}{}  return cudaSuccess;\n}}\n",
-                                     out_.launcher_name, params, head.text(), w_.text());
+    out_.launcher_text =
+        fmt::format("extern \"C\" cudaError_t {}({}cudaStream_t stream) {{\n{}{}  return cudaSuccess;\n}}\n",
+                    out_.launcher_name, params, head.text(), w_.text());
     return std::move(out_);
   }
 
@@ -157,9 +160,10 @@ class HostPrinter {
   }
 
   [[noreturn]] void outside_kernel(const std::string& what) {
-    throw Error(fmt::format("CUDA: {} is outside every kernel; on a GPU it must run inside a loop nest bound to "
-                            "blockIdx/threadIdx (bind the loops around it with bind())",
-                            what));
+    throw Error(
+        fmt::format("CUDA: {} is outside every kernel; on a GPU it must run inside a loop nest bound to "
+                    "blockIdx/threadIdx (bind the loops around it with bind())",
+                    what));
   }
 
   void emit(const Stmt& s) {
@@ -210,9 +214,10 @@ class HostPrinter {
         return emit(n->body);
       }
       case StmtKind::TensorIntrinsicCall:
-        throw Error(fmt::format("CUDA: tensor intrinsic '{}' is called outside every kernel (host code); a warp "
-                                "runs it: compute its stage under the kernel's blockIdx and threadIdx.y/z loops",
-                                s.as<TensorIntrinsicCallNode>()->intrinsic->name));
+        throw Error(
+            fmt::format("CUDA: tensor intrinsic '{}' is called outside every kernel (host code); a warp "
+                        "runs it: compute its stage under the kernel's blockIdx and threadIdx.y/z loops",
+                        s.as<TensorIntrinsicCallNode>()->intrinsic->name));
     }
     TE_ICHECK(false, "unknown statement kind");
   }
@@ -249,9 +254,10 @@ class HostPrinter {
     w_.indent();
     w_.line(fmt::format("{}* {} = nullptr;", T, name));
     w_.line(fmt::format("const int64_t te_count = {};", count));
-    w_.line(fmt::format("cudaError_t te_err = cudaMallocAsync((void**)&{}, te_count > 0 ? (size_t)te_count * "
-                        "sizeof({}) : 1, stream);",
-                        name, T));
+    w_.line(
+        fmt::format("cudaError_t te_err = cudaMallocAsync((void**)&{}, te_count > 0 ? (size_t)te_count * "
+                    "sizeof({}) : 1, stream);",
+                    name, T));
     w_.line("if (te_err != cudaSuccess) return te_err;");
     w_.open("te_err = [&]() -> cudaError_t");
     emit(n->body);
@@ -322,7 +328,8 @@ class HostPrinter {
     for (const std::string& t : block_terms) symbolic_block |= t.rfind("te_", 0) == 0;
     if (symbolic_block) over_limit.push_back(fmt::format("{} > {}", join(block_terms, " * "), kMaxThreadsPerBlock));
     if (!positive.empty()) w_.open(fmt::format("if ({})", join(positive, " && ")));
-    if (!over_limit.empty()) w_.line(fmt::format("if ({}) return cudaErrorInvalidConfiguration;", join(over_limit, " || ")));
+    if (!over_limit.empty())
+      w_.line(fmt::format("if ({}) return cudaErrorInvalidConfiguration;", join(over_limit, " || ")));
     std::vector<std::string> args;
     for (size_t i = 0; i < k.params.size(); ++i) {
       const CudaParam& p = k.params[i];
@@ -362,9 +369,10 @@ class HostPrinter {
   std::string host_buffer(const Buffer& b) const {
     if (auto it = scope_.buffers.find(b.get()); it != scope_.buffers.end()) return it->second;
     if (auto it = scope_.buffers_by_name.find(b.name()); it != scope_.buffers_by_name.end()) return it->second;
-    throw Error(fmt::format("CUDA codegen: buffer '{}' is accessed in a kernel but is neither a parameter nor "
-                            "allocated",
-                            b.name()));
+    throw Error(
+        fmt::format("CUDA codegen: buffer '{}' is accessed in a kernel but is neither a parameter nor "
+                    "allocated",
+                    b.name()));
   }
 
   const LoweredFunc& f_;

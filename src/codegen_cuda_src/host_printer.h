@@ -12,8 +12,8 @@ namespace te::cuda {
 struct HostProgram {
   std::string launcher_name;
   std::vector<CudaParam> launcher_params;
-  std::string launcher_text;                // the launcher's definition
-  std::vector<std::string> kernel_texts;   // in launch order
+  std::string launcher_text;              // the launcher's definition
+  std::vector<std::string> kernel_texts;  // in launch order
   std::vector<CudaKernel> kernels;
 };
 

@@ -15,8 +15,7 @@ bool provably_in_bounds(const Buffer& buf, const Expr& index, const VarRanges& r
 bool index_needs_check(const Buffer& buf, const Expr& index, const DataVars& data_vars, const VarRanges& ranges,
                        bool wide) {
   DataType t = index.dtype();
-  return t.is_scalar() && t.is_int() && reads_memory(index, data_vars) &&
-         !provably_in_bounds(buf, index, ranges, wide);
+  return t.is_scalar() && t.is_int() && reads_memory(index, data_vars) && !provably_in_bounds(buf, index, ranges, wide);
 }
 
 }  // namespace te::cuda

@@ -16,7 +16,6 @@ namespace te::cuda {
 
 namespace {
 
-
 bool reads_buffer(const Expr& e, const Buffer& b) {
   struct Finder : IRVisitor {
     const Buffer& target;
@@ -52,19 +51,22 @@ class Analyzer : public IRVisitor {
     bool constant = true;
     for (int d = 0; d < 3; ++d) {
       if (!result.block[d].defined()) continue;
-      if (const int64_t* c = as_const_int(result.block[d])) threads *= *c;
-      else constant = false;
+      if (const int64_t* c = as_const_int(result.block[d]))
+        threads *= *c;
+      else
+        constant = false;
     }
     if (constant && threads > kMaxThreadsPerBlock)
-      throw Error(fmt::format("CUDA: kernel '{}' has {} threads per block ({}); the limit is {}", kernel_,
-                              threads, block_text(), kMaxThreadsPerBlock));
+      throw Error(fmt::format("CUDA: kernel '{}' has {} threads per block ({}); the limit is {}", kernel_, threads,
+                              block_text(), kMaxThreadsPerBlock));
     // Block-level code runs in every thread of the block: a store that reads what it
     // writes (an accumulation) would be applied once per thread, racing.
     if ((!constant || threads > 1) && !racy_stores_.empty())
-      throw Error(fmt::format("CUDA: in kernel '{}', the store to '{}' runs outside every threadIdx loop and "
-                              "reads '{}' itself, so every thread of the block would update it: bind its "
-                              "loops to threadIdx or compute it in a kernel of its own",
-                              kernel_, racy_stores_.front(), racy_stores_.front()));
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', the store to '{}' runs outside every threadIdx loop and "
+                      "reads '{}' itself, so every thread of the block would update it: bind its "
+                      "loops to threadIdx or compute it in a kernel of its own",
+                      kernel_, racy_stores_.front(), racy_stores_.front()));
   }
 
  protected:
@@ -114,20 +116,23 @@ class Analyzer : public IRVisitor {
     ThreadTag tag = parse_thread_tag(n->thread_tag, n->var.name());
     for (const auto& [outer_tag, outer_var] : enclosing_tags_) {
       if (outer_tag == n->thread_tag)
-        throw Error(fmt::format("CUDA: in kernel '{}', loop '{}' binds {} inside loop '{}', which binds it "
-                                "already",
-                                kernel_, n->var.name(), n->thread_tag, outer_var));
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', loop '{}' binds {} inside loop '{}', which binds it "
+                        "already",
+                        kernel_, n->var.name(), n->thread_tag, outer_var));
       if (tag.is_block && outer_tag.rfind("threadIdx.", 0) == 0)
-        throw Error(fmt::format("CUDA: in kernel '{}', {} loop '{}' is inside {} loop '{}': block loops must "
-                                "enclose thread loops",
-                                kernel_, n->thread_tag, n->var.name(), outer_tag, outer_var));
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', {} loop '{}' is inside {} loop '{}': block loops must "
+                        "enclose thread loops",
+                        kernel_, n->thread_tag, n->var.name(), outer_tag, outer_var));
     }
     for (const Var& var : free_vars(n->extent)) {
       const VarNode* v = var.get();
       if (bound_.count(v))
-        throw Error(fmt::format("CUDA: in kernel '{}', the extent {} of {} loop '{}' depends on '{}', which is "
-                                "bound inside the kernel: launch sizes must be known before the launch",
-                                kernel_, to_string(n->extent), n->thread_tag, n->var.name(), v->name));
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', the extent {} of {} loop '{}' depends on '{}', which is "
+                        "bound inside the kernel: launch sizes must be known before the launch",
+                        kernel_, to_string(n->extent), n->thread_tag, n->var.name(), v->name));
       if (!host_vars_.count(v)) use_var(v);  // reports the undefined variable
     }
     record_extent(tag, n);
@@ -147,14 +152,16 @@ class Analyzer : public IRVisitor {
     const std::string& name = n->intrinsic->name;
     for (const auto& [tag, var] : enclosing_tags_)
       if (tag == "threadIdx.x")
-        throw Error(fmt::format("CUDA: in kernel '{}', tensor intrinsic '{}' is inside threadIdx.x loop '{}': a "
-                                "warp's 32 lanes run it together (threadIdx.x is the lane), so compute its stage "
-                                "outside every threadIdx.x loop, under threadIdx.y/z loops that pick the warp",
-                                kernel_, name, var));
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', tensor intrinsic '{}' is inside threadIdx.x loop '{}': a "
+                        "warp's 32 lanes run it together (threadIdx.x is the lane), so compute its stage "
+                        "outside every threadIdx.x loop, under threadIdx.y/z loops that pick the warp",
+                        kernel_, name, var));
     if (!divergent_.empty())
-      throw Error(fmt::format("CUDA: in kernel '{}', tensor intrinsic '{}' is inside {} on threadIdx: a warp's "
-                              "32 lanes must all run it",
-                              kernel_, name, divergent_.back()));
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', tensor intrinsic '{}' is inside {} on threadIdx: a warp's "
+                      "32 lanes must all run it",
+                      kernel_, name, divergent_.back()));
     if (warp_intrinsic_.empty()) warp_intrinsic_ = name;
     const TensorIntrinsicNode& in = *n->intrinsic;
     for (size_t k = 0; k < spec->operands.size(); ++k) {
@@ -166,52 +173,58 @@ class Analyzer : public IRVisitor {
                                            k < in.inputs.size() ? in.inputs[k].name() : in.output.name());
       if (f == Fragment::Memory) {
         if (b.scope() == MemoryScope::Warp)
-          throw Error(fmt::format("CUDA: in kernel '{}', {} from memory, but '{}' is a warp fragment (scope "
-                                  "\"warp\"); stage it through shared or global memory",
-                                  kernel_, what, b.name()));
+          throw Error(
+              fmt::format("CUDA: in kernel '{}', {} from memory, but '{}' is a warp fragment (scope "
+                          "\"warp\"); stage it through shared or global memory",
+                          kernel_, what, b.name()));
         use_buffer(b, k + 1 == spec->operands.size());
         continue;
       }
       if (b.scope() != MemoryScope::Warp)
-        throw Error(fmt::format("CUDA: in kernel '{}', {} as a warp fragment (\"{}\"), but '{}' is in {} memory; "
-                                "give it scope \"warp\" (cache_read / cache_write with \"warp\")",
-                                kernel_, what, fragment_name(f), b.name(), scope_name(b.scope())));
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', {} as a warp fragment (\"{}\"), but '{}' is in {} memory; "
+                        "give it scope \"warp\" (cache_read / cache_write with \"warp\")",
+                        kernel_, what, fragment_name(f), b.name(), scope_name(b.scope())));
       const FragmentShape fs = fragment_shape(f);
       const int64_t* row = as_const_int(n->strides[k][0]);
       if (row == nullptr || *row % fs.cols != 0)
-        throw Error(fmt::format("CUDA: in kernel '{}', {} as a {} x {} fragment of '{}', whose rows are {} "
-                                "elements long: a warp buffer's rows must be a constant multiple of {}",
-                                kernel_, what, fs.rows, fs.cols, b.name(), to_string(n->strides[k][0]), fs.cols));
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', {} as a {} x {} fragment of '{}', whose rows are {} "
+                        "elements long: a warp buffer's rows must be a constant multiple of {}",
+                        kernel_, what, fs.rows, fs.cols, b.name(), to_string(n->strides[k][0]), fs.cols));
       WarpLayout layout{f, *row, name};
       auto [it, inserted] = warp_layouts_.emplace(b.get(), layout);
       if (!inserted && (it->second.kind != f || it->second.row != *row))
-        throw Error(fmt::format("CUDA: in kernel '{}', warp buffer '{}' is a \"{}\" fragment with rows of {} for "
-                                "'{}' but a \"{}\" fragment with rows of {} for '{}'; lanes hold the two "
-                                "differently",
-                                kernel_, b.name(), fragment_name(it->second.kind), it->second.row,
-                                it->second.intrinsic, fragment_name(f), *row, name));
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', warp buffer '{}' is a \"{}\" fragment with rows of {} for "
+                        "'{}' but a \"{}\" fragment with rows of {} for '{}'; lanes hold the two "
+                        "differently",
+                        kernel_, b.name(), fragment_name(it->second.kind), it->second.row, it->second.intrinsic,
+                        fragment_name(f), *row, name));
     }
   }
 
   void visit_allocate(const AllocateNode* n) override {
     const Buffer& b = n->buffer;
     if (b.scope() == MemoryScope::Global)
-      throw Error(fmt::format("CUDA: kernel '{}' allocates global buffer '{}' inside the kernel; allocate it "
-                              "outside every blockIdx loop (at the top of the function) instead",
-                              kernel_, b.name()));
+      throw Error(
+          fmt::format("CUDA: kernel '{}' allocates global buffer '{}' inside the kernel; allocate it "
+                      "outside every blockIdx loop (at the top of the function) instead",
+                      kernel_, b.name()));
     for (const Expr& d : b.shape()) {
       if (!as_const_int(d))
-        throw Error(fmt::format("CUDA: {} buffer '{}' in kernel '{}' has extent {}, which is not a constant: "
-                                "CUDA's {} arrays need sizes known at compile time",
-                                scope_name(b.scope()), b.name(), kernel_, to_string(d),
-                                b.scope() == MemoryScope::Shared ? "__shared__" : "per-thread"));
+        throw Error(
+            fmt::format("CUDA: {} buffer '{}' in kernel '{}' has extent {}, which is not a constant: "
+                        "CUDA's {} arrays need sizes known at compile time",
+                        scope_name(b.scope()), b.name(), kernel_, to_string(d),
+                        b.scope() == MemoryScope::Shared ? "__shared__" : "per-thread"));
     }
     // At most kUnbounded bytes: the byte counts below cannot overflow.
     std::optional<int64_t> elements =
         constant_elements(b, ValueRange::kUnbounded / std::max<int64_t>(b.dtype().bytes(), 1));
     if (!elements)
-      throw Error(fmt::format("CUDA: {} buffer '{}' in kernel '{}' has more than 2^61 bytes",
-                              scope_name(b.scope()), b.name(), kernel_));
+      throw Error(fmt::format("CUDA: {} buffer '{}' in kernel '{}' has more than 2^61 bytes", scope_name(b.scope()),
+                              b.name(), kernel_));
     int64_t count = *elements;
     if (b.scope() == MemoryScope::Shared) {
       result.shared_bytes += count * b.dtype().bytes();
@@ -219,9 +232,10 @@ class Analyzer : public IRVisitor {
       if (result.shared_bytes > kMaxStaticSharedBytes) {
         std::string parts;
         for (const std::string& p : shared_parts_) parts += (parts.empty() ? "" : ", ") + p;
-        throw Error(fmt::format("CUDA: kernel '{}' needs {} bytes of static shared memory ({}); the limit is "
-                                "{} bytes (48 KiB)",
-                                kernel_, result.shared_bytes, parts, kMaxStaticSharedBytes));
+        throw Error(
+            fmt::format("CUDA: kernel '{}' needs {} bytes of static shared memory ({}); the limit is "
+                        "{} bytes (48 KiB)",
+                        kernel_, result.shared_bytes, parts, kMaxStaticSharedBytes));
       }
     }
     may_exceed_int32 |= count > INT32_MAX;
@@ -242,9 +256,10 @@ class Analyzer : public IRVisitor {
 
   void visit_barrier(const BarrierNode*) override {
     if (!divergent_.empty())
-      throw Error(fmt::format("CUDA: in kernel '{}', a barrier is inside {} on threadIdx: the threads that "
-                              "skip it would never reach __syncthreads()",
-                              kernel_, divergent_.back()));
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', a barrier is inside {} on threadIdx: the threads that "
+                      "skip it would never reach __syncthreads()",
+                      kernel_, divergent_.back()));
   }
 
  private:
@@ -256,10 +271,11 @@ class Analyzer : public IRVisitor {
 
   void refuse_element_access(const Buffer& b, const char* how) const {
     if (b.scope() == MemoryScope::Warp)
-      throw Error(fmt::format("CUDA: kernel '{}' {} warp buffer '{}' element by element; its lanes hold it as "
-                              "the tensor-core intrinsics lay it out, so only they may access it (tensorize the "
-                              "stages that read and write it)",
-                              kernel_, how, b.name()));
+      throw Error(
+          fmt::format("CUDA: kernel '{}' {} warp buffer '{}' element by element; its lanes hold it as "
+                      "the tensor-core intrinsics lay it out, so only they may access it (tensorize the "
+                      "stages that read and write it)",
+                      kernel_, how, b.name()));
   }
 
   // Warp fragments need a warp per threadIdx.y/z (threadIdx.x of 32: a kernel that binds
@@ -269,20 +285,22 @@ class Analyzer : public IRVisitor {
       if (!result.block[0].defined()) result.block[0] = make_const(Int(32), 32);
       const int64_t* x = as_const_int(result.block[0]);
       if (x == nullptr || *x != 32)
-        throw Error(fmt::format("CUDA: kernel '{}' runs tensor intrinsic '{}', which a warp's 32 lanes run "
-                                "together, but its threadIdx.x extent is {}; bind loops of exactly 32 to "
-                                "threadIdx.x (e.g. the shared-memory copies' innermost ones), or none (the kernel "
-                                "then has 32 lanes), so that each threadIdx.y/z is one warp",
-                                kernel_, warp_intrinsic_, to_string(result.block[0])));
+        throw Error(
+            fmt::format("CUDA: kernel '{}' runs tensor intrinsic '{}', which a warp's 32 lanes run "
+                        "together, but its threadIdx.x extent is {}; bind loops of exactly 32 to "
+                        "threadIdx.x (e.g. the shared-memory copies' innermost ones), or none (the kernel "
+                        "then has 32 lanes), so that each threadIdx.y/z is one warp",
+                        kernel_, warp_intrinsic_, to_string(result.block[0])));
     }
     for (const auto& [b, count] : warp_buffers_) {
       auto it = warp_layouts_.find(b.get());
       if (it == warp_layouts_.end()) continue;  // never accessed
       const FragmentShape fs = fragment_shape(it->second.kind);
       if (count % (fs.rows * it->second.row) != 0)
-        throw Error(fmt::format("CUDA: in kernel '{}', warp buffer '{}' has {} elements, not a whole number of "
-                                "rows of {} x {} fragments ({} rows of {}); shape it as whole fragments",
-                                kernel_, b.name(), count, fs.rows, fs.cols, fs.rows, it->second.row));
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', warp buffer '{}' has {} elements, not a whole number of "
+                        "rows of {} x {} fragments ({} rows of {}); shape it as whole fragments",
+                        kernel_, b.name(), count, fs.rows, fs.cols, fs.rows, it->second.row));
     }
   }
 
@@ -302,9 +320,10 @@ class Analyzer : public IRVisitor {
   void use_var(const VarNode* v) {
     if (bound_.count(v) || seen_free_.count(v)) return;
     if (!host_vars_.count(v))
-      throw Error(fmt::format("CUDA: kernel '{}' reads variable '{}', which is neither a parameter of the "
-                              "function nor bound by an enclosing loop or let",
-                              kernel_, v->name));
+      throw Error(
+          fmt::format("CUDA: kernel '{}' reads variable '{}', which is neither a parameter of the "
+                      "function nor bound by an enclosing loop or let",
+                      kernel_, v->name));
     seen_free_.insert(v);
     result.free_vars.push_back(host_vars_.at(v));
   }
@@ -355,16 +374,16 @@ class Analyzer : public IRVisitor {
       seen = n->extent;
       first_var = n->var.name();
     } else if (!equal(seen, n->extent)) {
-      throw Error(fmt::format("CUDA: in kernel '{}', {} is bound to different extents: {} (loop '{}') and {} "
-                              "(loop '{}'); one launch has one size per axis",
-                              kernel_, n->thread_tag, to_string(seen), first_var, to_string(n->extent),
-                              n->var.name()));
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', {} is bound to different extents: {} (loop '{}') and {} "
+                      "(loop '{}'); one launch has one size per axis",
+                      kernel_, n->thread_tag, to_string(seen), first_var, to_string(n->extent), n->var.name()));
     }
     if (const int64_t* c = as_const_int(n->extent)) {
       int64_t limit = tag.is_block ? kMaxGridDim[tag.dim] : kMaxBlockDim[tag.dim];
       if (*c > limit)
-        throw Error(fmt::format("CUDA: in kernel '{}', {} loop '{}' has extent {}; CUDA allows at most {}",
-                                kernel_, n->thread_tag, n->var.name(), *c, limit));
+        throw Error(fmt::format("CUDA: in kernel '{}', {} loop '{}' has extent {}; CUDA allows at most {}", kernel_,
+                                n->thread_tag, n->var.name(), *c, limit));
     }
   }
 
@@ -389,26 +408,29 @@ ThreadTag parse_thread_tag(const std::string& tag, const std::string& loop_var) 
     if (tag == fmt::format("threadIdx.{}", kAxes[d])) return {false, d};
   }
   if (tag == "vthread")
-    throw Error(fmt::format("CUDA: loop '{}' is bound to vthread, which the CUDA backend does not support; "
-                            "bind it to threadIdx or leave it serial",
-                            loop_var));
-  throw Error(fmt::format("CUDA: loop '{}' is bound to unknown thread tag '{}' (expected blockIdx.x|y|z or "
-                          "threadIdx.x|y|z)",
-                          loop_var, tag));
+    throw Error(
+        fmt::format("CUDA: loop '{}' is bound to vthread, which the CUDA backend does not support; "
+                    "bind it to threadIdx or leave it serial",
+                    loop_var));
+  throw Error(
+      fmt::format("CUDA: loop '{}' is bound to unknown thread tag '{}' (expected blockIdx.x|y|z or "
+                  "threadIdx.x|y|z)",
+                  loop_var, tag));
 }
 
 KernelAnalysis analyze_kernel(const ForNode* root, const std::string& kernel_name, const HostVars& host_vars,
                               const VarRanges& host_ranges, CudaOptions::IndexWidth width) {
   ThreadTag tag = parse_thread_tag(root->thread_tag, root->var.name());
   if (!tag.is_block)
-    throw Error(fmt::format("CUDA: {} loop '{}' is outside every blockIdx loop: a kernel starts at a loop bound "
-                            "to blockIdx (bind an outer axis, even of extent 1, to blockIdx.x)",
-                            root->thread_tag, root->var.name()));
+    throw Error(
+        fmt::format("CUDA: {} loop '{}' is outside every blockIdx loop: a kernel starts at a loop bound "
+                    "to blockIdx (bind an outer axis, even of extent 1, to blockIdx.x)",
+                    root->thread_tag, root->var.name()));
   Analyzer a(kernel_name, host_vars, host_ranges);
   a.run(root);
   KernelAnalysis r = std::move(a.result);
-  r.index_64bit = width == CudaOptions::IndexWidth::Int64 ||
-                  (width == CudaOptions::IndexWidth::Auto && a.may_exceed_int32);
+  r.index_64bit =
+      width == CudaOptions::IndexWidth::Int64 || (width == CudaOptions::IndexWidth::Auto && a.may_exceed_int32);
   return r;
 }
 

@@ -31,8 +31,8 @@ const char* const kVectorTemplate =
 
 class KernelPrinter {
  public:
-  KernelPrinter(const KernelAnalysis& a, const VarRanges& host_ranges, const NameTable& globals,
-                HelperSet& helpers, const CudaOptions& options)
+  KernelPrinter(const KernelAnalysis& a, const VarRanges& host_ranges, const NameTable& globals, HelperSet& helpers,
+                const CudaOptions& options)
       : analysis_(a),
         names_(globals),
         printer_(scope_, helpers, names_, PrintMode{a.index_64bit, false, options.fast_math}),
@@ -44,8 +44,8 @@ class KernelPrinter {
       scope_.buffers[b.get()] = name;
       scope_.buffers_by_name[b.name()] = name;
       bool read_only = !a.written.count(b.name());
-      params_.push_back(CudaParam{name, fmt::format("{}{}* __restrict__", read_only ? "const " : "", c_type(b.dtype())),
-                                  b, Var()});
+      params_.push_back(
+          CudaParam{name, fmt::format("{}{}* __restrict__", read_only ? "const " : "", c_type(b.dtype())), b, Var()});
     }
     for (const Var& v : a.free_vars) {
       std::string name = names_.unique(v.name());
@@ -65,8 +65,10 @@ class KernelPrinter {
       out.info.grid[d] = analysis_.grid[d].defined() ? analysis_.grid[d] : Expr(1);
       out.info.block[d] = analysis_.block[d].defined() ? analysis_.block[d] : Expr(1);
       const int64_t* c = as_const_int(out.info.block[d]);
-      if (c) threads *= *c;
-      else constant_block = false;
+      if (c)
+        threads *= *c;
+      else
+        constant_block = false;
     }
     std::string params;
     for (const CudaParam& p : params_) params += fmt::format("{}{} {}", params.empty() ? "" : ", ", p.c_type, p.name);
@@ -217,9 +219,10 @@ class KernelPrinter {
 
   void emit_store(const StoreNode* n) {
     if (n->indices.size() != 1)
-      throw Error(fmt::format("CUDA codegen: store to '{}' has {} indices; the CUDA backend takes flattened "
-                              "loop IR (one index per access)",
-                              n->buffer.name(), n->indices.size()));
+      throw Error(
+          fmt::format("CUDA codegen: store to '{}' has {} indices; the CUDA backend takes flattened "
+                      "loop IR (one index per access)",
+                      n->buffer.name(), n->indices.size()));
     int lanes = std::max(n->value.dtype().lanes(), n->indices[0].dtype().lanes());
     if (n->predicate.defined()) lanes = std::max(lanes, n->predicate.dtype().lanes());
     if (lanes == 1) {
@@ -346,8 +349,8 @@ class KernelPrinter {
     for (const LoadNode* l : vector_loads(n->value, lanes)) {
       std::string name = fmt::format("te_v{}", names.size());  // read-only buffers: ld.global.nc
       const std::string load_type = use_vector_type(l->buffer.dtype(), lanes);
-      w_.line(fmt::format("const {} {} = *(const {}*){};", load_type, name, load_type,
-                          address(l->buffer, l->indices[0])));
+      w_.line(
+          fmt::format("const {} {} = *(const {}*){};", load_type, name, load_type, address(l->buffer, l->indices[0])));
       names[l] = {name, array_vector(l->buffer.dtype(), lanes)};
     }
     printer_.set_vector_loads(names);
@@ -360,7 +363,7 @@ class KernelPrinter {
       if (printer_.compute_type(t) != t) value = fmt::format("({})({})", c_type(t), value);
       flush_hoisted();
       w_.line(array_vector(t, lanes) ? fmt::format("te_vs.v[{}] = {};", k, value)
-                                 : fmt::format("te_vs.{} = {};", "xyzw"[k], value));
+                                     : fmt::format("te_vs.{} = {};", "xyzw"[k], value));
     }
     printer_.set_lane("");
     printer_.set_vector_loads({});
@@ -392,8 +395,8 @@ class KernelPrinter {
   std::string scope_buffer(const Buffer& b) {
     if (auto it = scope_.buffers.find(b.get()); it != scope_.buffers.end()) return it->second;
     if (auto it = scope_.buffers_by_name.find(b.name()); it != scope_.buffers_by_name.end()) return it->second;
-    throw Error(fmt::format("CUDA codegen: buffer '{}' is accessed but is neither a parameter nor allocated",
-                            b.name()));
+    throw Error(
+        fmt::format("CUDA codegen: buffer '{}' is accessed but is neither a parameter nor allocated", b.name()));
   }
 
   void emit_allocate(const AllocateNode* n, bool in_seq) {
@@ -421,8 +424,8 @@ class KernelPrinter {
   ExprPrinter printer_;
   HelperSet& helpers_;
   const bool async_copies_;
-  int guards_ = 0;            // enclosing conditions and loops of varying bounds
-  bool used_async_ = false;   // a cp.async was emitted
+  int guards_ = 0;           // enclosing conditions and loops of varying bounds
+  bool used_async_ = false;  // a cp.async was emitted
   CodeWriter w_;
   std::vector<CudaParam> params_;
 };

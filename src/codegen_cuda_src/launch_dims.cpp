@@ -12,15 +12,17 @@ int64_t launch_extent(const std::string& kernel, const Expr& e, const std::map<s
   std::optional<int64_t> v = evaluate_int(e, [&](const VarNode* n) -> std::optional<int64_t> {
     auto it = values.find(n->name);
     if (it == values.end())
-      throw Error(fmt::format("CudaKernel::launch_dims: kernel '{}' needs a value for '{}' (its launch sizes "
-                              "depend on it)",
-                              kernel, n->name));
+      throw Error(
+          fmt::format("CudaKernel::launch_dims: kernel '{}' needs a value for '{}' (its launch sizes "
+                      "depend on it)",
+                      kernel, n->name));
     return it->second;
   });
   if (!v)
-    throw Error(fmt::format("CudaKernel::launch_dims: cannot evaluate {} of kernel '{}' on the host (only integer "
-                            "arithmetic on the launch arguments)",
-                            to_string(e), kernel));
+    throw Error(
+        fmt::format("CudaKernel::launch_dims: cannot evaluate {} of kernel '{}' on the host (only integer "
+                    "arithmetic on the launch arguments)",
+                    to_string(e), kernel));
   return *v;
 }
 

@@ -9,24 +9,22 @@ namespace {
 // Identifiers a generated name must never shadow or collide with.
 const char* const kReserved[] = {
     // C++ keywords and alternative tokens
-    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
-    "case", "catch", "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr",
-    "const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast",
-    "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
-    "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
-    "reinterpret_cast", "return", "short", "signed", "sizeof", "static", "static_assert",
-    "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-    "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
-    "volatile", "wchar_t", "while", "main", "restrict",
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
+    "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default",
+    "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "return",
+    "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+    "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
+    "void", "volatile", "wchar_t", "while", "main", "restrict",
     // fixed-width types and CUDA names the source uses
-    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-    "half", "nv_bfloat16", "nv_bfloat162", "dim3", "uint3", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
-    "stream", "cudaStream_t", "cudaError_t", "cudaSuccess", "assert", "printf", "malloc", "free",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "half", "nv_bfloat16",
+    "nv_bfloat162", "dim3", "uint3", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "stream",
+    "cudaStream_t", "cudaError_t", "cudaSuccess", "assert", "printf", "malloc", "free",
     // math functions the source calls
-    "floor", "floorf", "ceil", "ceilf", "round", "roundf", "rint", "rintf", "trunc", "truncf",
-    "fabs", "fabsf", "exp", "expf", "log", "logf", "sqrt", "sqrtf", "pow", "powf", "tanh",
-    "tanhf", "fma", "fmaf", "fmod", "fmodf", "min", "max", "abs"};
+    "floor", "floorf", "ceil", "ceilf", "round", "roundf", "rint", "rintf", "trunc", "truncf", "fabs", "fabsf", "exp",
+    "expf", "log", "logf", "sqrt", "sqrtf", "pow", "powf", "tanh", "tanhf", "fma", "fmaf", "fmod", "fmodf", "min",
+    "max", "abs"};
 
 }  // namespace
 

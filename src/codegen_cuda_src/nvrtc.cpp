@@ -28,8 +28,8 @@ std::string virtual_arch(const std::string& arch) {
     for (size_t i = digits; i < rest.size(); ++i) ok &= std::isalpha(static_cast<unsigned char>(rest[i])) != 0;
     if (ok) return "compute_" + rest;
   }
-  throw Error(fmt::format("compile_ptx: unknown GPU architecture '{}' (expected sm_XX or compute_XX, e.g. sm_80)",
-                          arch));
+  throw Error(
+      fmt::format("compile_ptx: unknown GPU architecture '{}' (expected sm_XX or compute_XX, e.g. sm_80)", arch));
 }
 
 }  // namespace
@@ -49,8 +49,9 @@ std::string compile_ptx(const CudaModule& module, const std::string& arch,
   (void)module;
   (void)target;
   (void)extra_options;
-  throw Error("compile_ptx: te was built without NVRTC (CMake did not find the CUDA toolkit); compile the .cu "
-              "file with nvcc instead");
+  throw Error(
+      "compile_ptx: te was built without NVRTC (CMake did not find the CUDA toolkit); compile the .cu "
+      "file with nvcc instead");
 #else
   auto check = [&](nvrtcResult r, const char* what) {
     if (r != NVRTC_SUCCESS)
@@ -58,8 +59,7 @@ std::string compile_ptx(const CudaModule& module, const std::string& arch,
   };
   nvrtcProgram prog = nullptr;
   std::string file = module.name() + ".cu";
-  check(nvrtcCreateProgram(&prog, module.source().c_str(), file.c_str(), 0, nullptr, nullptr),
-        "nvrtcCreateProgram");
+  check(nvrtcCreateProgram(&prog, module.source().c_str(), file.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&prog, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
 
   std::vector<std::string> options = {"--gpu-architecture=" + target, "-std=c++17"};

@@ -41,8 +41,10 @@ std::string mma(const Type16& t, const std::string& name) {
       "  for (int p = 0; p < 8; ++p) {{  // k = 2p, 2p + 1: one 32-bit pair of each fragment\n"
       "    const int q = p & 3, r = (p >> 2) * 2;\n"
       "    const int from_a = (int)(te_g * 4u) + q, from_b0 = (int)(te_t * 8u) + q, from_b1 = from_b0 + 4;\n"
-      "    const unsigned a0 = __shfl_sync(0xffffffffu, (unsigned){6}(a[2 * r]) | ((unsigned){6}(a[2 * r + 1]) << 16), from_a);\n"
-      "    const unsigned a1 = __shfl_sync(0xffffffffu, (unsigned){6}(a[2 * r + 2]) | ((unsigned){6}(a[2 * r + 3]) << 16), from_a);\n"
+      "    const unsigned a0 = __shfl_sync(0xffffffffu, (unsigned){6}(a[2 * r]) | ((unsigned){6}(a[2 * r + 1]) << 16), "
+      "from_a);\n"
+      "    const unsigned a1 = __shfl_sync(0xffffffffu, (unsigned){6}(a[2 * r + 2]) | ((unsigned){6}(a[2 * r + 3]) << "
+      "16), from_a);\n"
       "    const unsigned bp = (unsigned){6}(b[r]) | ((unsigned){6}(b[r + 1]) << 16);\n"
       "    const unsigned b0 = __shfl_sync(0xffffffffu, bp, from_b0);\n"
       "    const unsigned b1 = __shfl_sync(0xffffffffu, bp, from_b1);\n"
@@ -95,11 +97,11 @@ struct Ldmatrix {
 };
 
 // x4 for "a": lanes 0-7, 8-15, 16-23, 24-31 give the rows of its four 8 x 8 quarters.
-const Ldmatrix kLdmatrixA = {
-    "a", "ldmatrix.x4", "(long long)((lane & 7u) + ((lane >> 3) & 1u) * 8u) * stride + (lane >> 4) * 8u",
-    "\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\\n\"\n"
-    "                 : \"=r\"(F[0]), \"=r\"(F[1]), \"=r\"(F[2]), \"=r\"(F[3])\n"
-    "                 : \"r\"(address)"};
+const Ldmatrix kLdmatrixA = {"a", "ldmatrix.x4",
+                             "(long long)((lane & 7u) + ((lane >> 3) & 1u) * 8u) * stride + (lane >> 4) * 8u",
+                             "\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\\n\"\n"
+                             "                 : \"=r\"(F[0]), \"=r\"(F[1]), \"=r\"(F[2]), \"=r\"(F[3])\n"
+                             "                 : \"r\"(address)"};
 // x2.trans for "b": lanes 0-15 give the rows k.
 const Ldmatrix kLdmatrixB = {"b", "ldmatrix.x2.trans", "(long long)(lane & 15u) * stride",
                              "\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\\n\"\n"

@@ -95,15 +95,16 @@ void check_tensor_intrinsics(const LoweredFunc& f) {
     const TensorIntrinsicNode& in = *n->intrinsic;
     const std::string impl = cuda_implementation(n);
     if (!impl.empty())
-      throw Error(fmt::format("build_cuda: function '{}' calls tensor intrinsic '{}', whose CUDA implementation "
-                              "'{}' is not one te has (te's: the intrinsics::cuda_* tensor-core intrinsics)",
-                              f.name, in.name, impl));
-    throw Error(fmt::format("build_cuda: function '{}' calls tensor intrinsic '{}', which has no implementation "
-                            "for target 'cuda' (it has: {}); tensorize with a CUDA intrinsic or build for llvm",
-                            f.name, in.name, implementation_list(in)));
+      throw Error(
+          fmt::format("build_cuda: function '{}' calls tensor intrinsic '{}', whose CUDA implementation "
+                      "'{}' is not one te has (te's: the intrinsics::cuda_* tensor-core intrinsics)",
+                      f.name, in.name, impl));
+    throw Error(
+        fmt::format("build_cuda: function '{}' calls tensor intrinsic '{}', which has no implementation "
+                    "for target 'cuda' (it has: {}); tensorize with a CUDA intrinsic or build for llvm",
+                    f.name, in.name, implementation_list(in)));
   }
 }
-
 
 namespace {
 

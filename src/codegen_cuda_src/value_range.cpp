@@ -25,9 +25,7 @@ int64_t floor_div(int64_t a, int64_t c) {
 }
 
 ValueRange make(int64_t lo, int64_t hi) { return ValueRange{clamp(lo), clamp(hi)}; }
-ValueRange unite(const ValueRange& a, const ValueRange& b) {
-  return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
-}
+ValueRange unite(const ValueRange& a, const ValueRange& b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
 
 class RangeEval {
  public:
@@ -100,8 +98,7 @@ class RangeEval {
       if (a.lo >= 0 && b.lo >= 0) return make(0, std::min(a.hi, b.hi));
       if (a.lo >= 0 || b.lo >= 0) return make(0, a.lo >= 0 ? a.hi : b.hi);
     }
-    if (n->op == Intrinsic::ShiftRight && b.lo == b.hi && b.lo >= 0 && b.lo < t.bits() && a.lo > -kInf &&
-        a.hi < kInf)
+    if (n->op == Intrinsic::ShiftRight && b.lo == b.hi && b.lo >= 0 && b.lo < t.bits() && a.lo > -kInf && a.hi < kInf)
       return make(a.lo >> b.lo, a.hi >> b.lo);
     return type_range(n->dtype);
   }

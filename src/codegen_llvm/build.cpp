@@ -63,8 +63,7 @@ class IdentityPattern : public IRVisitor {
  private:
   void var(const VarNode* v) {
     auto [it, inserted] = vars_.emplace(v, vars_.size());
-    text += inserted ? fmt::format("v{}:{} ", it->second, v->dtype.to_string())
-                     : fmt::format("v{} ", it->second);
+    text += inserted ? fmt::format("v{}:{} ", it->second, v->dtype.to_string()) : fmt::format("v{} ", it->second);
   }
   void buffer(const BufferNode* b) {
     auto [it, inserted] = buffers_.emplace(b, buffers_.size());
@@ -130,8 +129,7 @@ CompileInput compile_input(const std::vector<LoweredFunc>& funcs, const BuildOpt
   in.options = options;
   std::unordered_set<std::string> names;
   for (const LoweredFunc& f : funcs) {
-    if (!names.insert(f.name).second)
-      throw Error(fmt::format("build: two functions are named '{}'", f.name));
+    if (!names.insert(f.name).second) throw Error(fmt::format("build: two functions are named '{}'", f.name));
     in.sigs.push_back(kernel_signature(f));
     in.funcs.push_back(f);
   }
@@ -175,14 +173,12 @@ Module build(const std::vector<LoweredFunc>& funcs, const BuildOptions& options)
 }
 
 std::string llvm_ir(const LoweredFunc& func, bool optimized, const BuildOptions& options) {
-  return codegen::compile_text(
-      codegen::compile_input({func}, options),
-      optimized ? codegen::TextKind::OptimizedIR : codegen::TextKind::UnoptimizedIR);
+  return codegen::compile_text(codegen::compile_input({func}, options),
+                               optimized ? codegen::TextKind::OptimizedIR : codegen::TextKind::UnoptimizedIR);
 }
 
 std::string assembly(const LoweredFunc& func, const BuildOptions& options) {
-  return codegen::compile_text(codegen::compile_input({func}, options),
-                               codegen::TextKind::Assembly);
+  return codegen::compile_text(codegen::compile_input({func}, options), codegen::TextKind::Assembly);
 }
 
 std::string describe_target(const BuildOptions& options) {
@@ -204,9 +200,10 @@ Target resolved_target(const Target& target) {
 void check_runs_on_host(const Target& target, const std::string& api) {
   check_target_fields(target, api.c_str());
   if (!target.is_llvm())
-    throw Error(fmt::format("{}: target '{}' cannot run in this process: te runs CPU code only (CUDA kernels "
-                            "are .cu files for nvcc)",
-                            api, target.str()));
+    throw Error(
+        fmt::format("{}: target '{}' cannot run in this process: te runs CPU code only (CUDA kernels "
+                    "are .cu files for nvcc)",
+                    api, target.str()));
   BuildOptions options;
   options.target = target;
   codegen::check_runs_on_host(codegen::resolve_target(options), api);

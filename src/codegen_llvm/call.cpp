@@ -22,8 +22,7 @@ std::string shape_text(const std::vector<Expr>& shape) {
 
 std::string param_text(const Param& p) {
   if (p.is_buffer())
-    return fmt::format("{}: {}{}", p.name(), p.buffer.dtype().to_string(),
-                       shape_text(p.buffer.shape()));
+    return fmt::format("{}: {}{}", p.name(), p.buffer.dtype().to_string(), shape_text(p.buffer.shape()));
   return fmt::format("{}: {}", p.name(), p.var.dtype().to_string());
 }
 
@@ -42,25 +41,16 @@ void put(uint64_t* slot, T v) {
 
 void put_int(uint64_t* slot, DataType t, int64_t v) {
   switch (t.is_bool() ? 8 : t.bits()) {
-    case 8:
-      put(slot, static_cast<uint8_t>(v));
-      break;
-    case 16:
-      put(slot, static_cast<uint16_t>(v));
-      break;
-    case 32:
-      put(slot, static_cast<uint32_t>(v));
-      break;
-    default:
-      put(slot, v);
-      break;
+    case 8: put(slot, static_cast<uint8_t>(v)); break;
+    case 16: put(slot, static_cast<uint16_t>(v)); break;
+    case 32: put(slot, static_cast<uint32_t>(v)); break;
+    default: put(slot, v); break;
   }
 }
 
 }  // namespace
 
-PreparedCall::PreparedCall(const detail::FunctionEntry& entry, const std::vector<Argument>& args)
-    : entry_(entry) {
+PreparedCall::PreparedCall(const detail::FunctionEntry& entry, const std::vector<Argument>& args) : entry_(entry) {
   const LoweredFunc& f = entry.func;
   const KernelSignature& sig = entry.sig;
   if (args.size() != f.params.size()) {
@@ -88,18 +78,16 @@ PreparedCall::PreparedCall(const detail::FunctionEntry& entry, const std::vector
     if (param.is_buffer()) {
       const Buffer& buf = param.buffer;
       if (!a.is_array())
-        throw Error(fmt::format("{} must be an NDArray of {}{}, got a number", what,
-                                buf.dtype().to_string(), shape_text(buf.shape())));
-      const NDArray& arr = a.array();
-      if (!arr.defined() || arr.data() == nullptr)
-        throw Error(fmt::format("{} is an NDArray without storage", what));
-      if (arr.dtype() != buf.dtype())
-        throw Error(fmt::format("{} has dtype {}, expected {}", what, arr.dtype().to_string(),
-                                buf.dtype().to_string()));
-      if (arr.ndim() != buf.ndim())
-        throw Error(fmt::format("{} has rank {} (shape {}), expected rank {} ({})", what,
-                                arr.ndim(), arr.shape_string(), buf.ndim(),
+        throw Error(fmt::format("{} must be an NDArray of {}{}, got a number", what, buf.dtype().to_string(),
                                 shape_text(buf.shape())));
+      const NDArray& arr = a.array();
+      if (!arr.defined() || arr.data() == nullptr) throw Error(fmt::format("{} is an NDArray without storage", what));
+      if (arr.dtype() != buf.dtype())
+        throw Error(
+            fmt::format("{} has dtype {}, expected {}", what, arr.dtype().to_string(), buf.dtype().to_string()));
+      if (arr.ndim() != buf.ndim())
+        throw Error(fmt::format("{} has rank {} (shape {}), expected rank {} ({})", what, arr.ndim(),
+                                arr.shape_string(), buf.ndim(), shape_text(buf.shape())));
       for (size_t d = 0; d < buf.shape().size(); ++d) {
         const Expr& e = buf.shape()[d];
         int64_t extent = arr.shape()[d];
@@ -118,29 +106,27 @@ PreparedCall::PreparedCall(const detail::FunctionEntry& entry, const std::vector
         if (!expected) {
           deferred.push_back({p, d});
         } else if (*expected != extent) {
-          std::string from =
-              v != nullptr ? fmt::format(" (bound by argument '{}')", bound_by[v]) : "";
-          throw Error(fmt::format("{} has shape {}, but dimension {} must be {} = {}{}", what,
-                                  arr.shape_string(), d, to_string(e), *expected, from));
+          std::string from = v != nullptr ? fmt::format(" (bound by argument '{}')", bound_by[v]) : "";
+          throw Error(fmt::format("{} has shape {}, but dimension {} must be {} = {}{}", what, arr.shape_string(), d,
+                                  to_string(e), *expected, from));
         }
       }
       if (beyond_int32_indices(buf, arr.shape()))
-        throw Error(fmt::format("{} has shape {}: more than 2147483647 elements, beyond the int32 indices of "
-                                "'{}' (declare its extents as int64 to index larger arrays)",
-                                what, arr.shape_string(), f.name));
+        throw Error(
+            fmt::format("{} has shape {}: more than 2147483647 elements, beyond the int32 indices of "
+                        "'{}' (declare its extents as int64 to index larger arrays)",
+                        what, arr.shape_string(), f.name));
       arrays_.push_back(arr);
       array_of_param[p] = &arrays_.back();
       put(slot, reinterpret_cast<uintptr_t>(arrays_.back().data()));
       continue;
     }
     DataType t = param.var.dtype();
-    if (a.is_array())
-      throw Error(fmt::format("{} is a {} scalar, got an NDArray", what, t.to_string()));
+    if (a.is_array()) throw Error(fmt::format("{} is a {} scalar, got an NDArray", what, t.to_string()));
     if (t.is_float()) {
       // Rounded once to the parameter's type, exactly as interpret() rounds it.
-      double v = a.kind() == Argument::Kind::Int
-                     ? int_to_float(a.int_value(), Int(64), t)
-                     : round_to_float_type(a.float_value(), t);
+      double v = a.kind() == Argument::Kind::Int ? int_to_float(a.int_value(), Int(64), t)
+                                                 : round_to_float_type(a.float_value(), t);
       if (t.bits() == 64)
         put(slot, v);
       else
@@ -148,15 +134,14 @@ PreparedCall::PreparedCall(const detail::FunctionEntry& entry, const std::vector
       continue;
     }
     if (a.kind() != Argument::Kind::Int)
-      throw Error(fmt::format("{} is a {} scalar, got the floating-point value {}", what,
-                              t.to_string(), a.float_value()));
+      throw Error(
+          fmt::format("{} is a {} scalar, got the floating-point value {}", what, t.to_string(), a.float_value()));
     int64_t v = a.int_value();
-    if (!fits(t, v))
-      throw Error(fmt::format("{} is {}, which does not fit {}", what, v, t.to_string()));
+    if (!fits(t, v)) throw Error(fmt::format("{} is {}, which does not fit {}", what, v, t.to_string()));
     auto known = env.find(param.var.get());
     if (known != env.end() && known->second != v)
-      throw Error(fmt::format("{} is {}, but argument '{}' binds it to {}", what, v,
-                              bound_by[param.var.get()], known->second));
+      throw Error(
+          fmt::format("{} is {}, but argument '{}' binds it to {}", what, v, bound_by[param.var.get()], known->second));
     env[param.var.get()] = v;
     bound_by[param.var.get()] = param.name();
     put_int(slot, t, v);
@@ -173,9 +158,8 @@ PreparedCall::PreparedCall(const detail::FunctionEntry& entry, const std::vector
                       "argument binds",
                       f.name, param.name(), to_string(e), d.dim));
     if (*expected != extent)
-      throw Error(fmt::format("{}: argument '{}' has shape {}, but dimension {} must be {} = {}",
-                              f.name, param.name(), array_of_param[d.param]->shape_string(), d.dim,
-                              to_string(e), *expected));
+      throw Error(fmt::format("{}: argument '{}' has shape {}, but dimension {} must be {} = {}", f.name, param.name(),
+                              array_of_param[d.param]->shape_string(), d.dim, to_string(e), *expected));
   }
 
   // Shape variables that are not parameters take the values the arrays gave them.
@@ -200,8 +184,7 @@ PreparedCall::PreparedCall(const detail::FunctionEntry& entry, const std::vector
       if (!entry.param_written[p] && !entry.param_written[q]) continue;
       auto lo = [](const NDArray* a) { return reinterpret_cast<uintptr_t>(a->data()); };
       if (lo(x) < lo(y) + y->nbytes() && lo(y) < lo(x) + x->nbytes()) {
-        const std::string& written =
-            entry.param_written[p] ? f.params[p].name() : f.params[q].name();
+        const std::string& written = entry.param_written[p] ? f.params[p].name() : f.params[q].name();
         throw Error(
             fmt::format("{}: arguments '{}' and '{}' share memory and '{}' is written by "
                         "the function; pass separate arrays",
@@ -245,12 +228,10 @@ std::string Function::signature() const {
 }
 
 Function Module::get_function(const std::string& name) const {
-  if (!impl_)
-    throw Error(fmt::format("Module: no function '{}' in an empty Module (use te::build)", name));
+  if (!impl_) throw Error(fmt::format("Module: no function '{}' in an empty Module (use te::build)", name));
   for (size_t k = 0; k < impl_->functions.size(); ++k)
     if (impl_->functions[k].func.name == name) return Function(impl_, k);
-  throw Error(
-      fmt::format("Module: no function '{}'; it has: {}", name, fmt::join(function_names(), ", ")));
+  throw Error(fmt::format("Module: no function '{}'; it has: {}", name, fmt::join(function_names(), ", ")));
 }
 
 std::vector<std::string> Module::function_names() const {

@@ -38,8 +38,7 @@ bool Function::writes(size_t param) const {
   if (!impl_) throw Error("Function: an empty Function has no parameters");
   const detail::FunctionEntry& e = impl_->functions[index_];
   if (param >= e.param_written.size())
-    throw Error(fmt::format("{}: no parameter {} ({} parameters)", e.func.name, param,
-                            e.param_written.size()));
+    throw Error(fmt::format("{}: no parameter {} ({} parameters)", e.func.name, param, e.param_written.size()));
   return e.param_written[param];
 }
 
@@ -68,10 +67,9 @@ std::vector<Argument> Function::make_arguments(const std::vector<NDArray>& input
   for (const auto& [name, value] : values) {
     auto it = vars.find(name);
     if (it == vars.end())
-      throw Error(fmt::format("{}: no shape variable or scalar parameter '{}' (it has: {})", f.name,
-                              name, joined(var_names)));
-    if (value.is_array())
-      throw Error(fmt::format("{}: the value of '{}' must be a number", f.name, name));
+      throw Error(
+          fmt::format("{}: no shape variable or scalar parameter '{}' (it has: {})", f.name, name, joined(var_names)));
+    if (value.is_array()) throw Error(fmt::format("{}: the value of '{}' must be a number", f.name, name));
     if (value.kind() == Argument::Kind::Int) env[it->second] = value.int_value();
   }
 
@@ -96,9 +94,10 @@ std::vector<Argument> Function::make_arguments(const std::vector<NDArray>& input
       if (v == nullptr) continue;
       auto [it, fresh] = env.emplace(v, in.shape()[d]);
       if (!fresh && it->second != in.shape()[d])
-        throw Error(fmt::format("{}: {} is {} (given or bound earlier) but input '{}' has {} in "
-                                "dimension {}",
-                                f.name, v->name, it->second, f.params[p].name(), in.shape()[d], d));
+        throw Error(
+            fmt::format("{}: {} is {} (given or bound earlier) but input '{}' has {} in "
+                        "dimension {}",
+                        f.name, v->name, it->second, f.params[p].name(), in.shape()[d], d));
     }
   }
 
@@ -109,8 +108,7 @@ std::vector<Argument> Function::make_arguments(const std::vector<NDArray>& input
     if (!param.is_buffer()) {
       auto it = values.find(param.var.name());
       if (it == values.end())
-        throw Error(fmt::format("{}: the scalar parameter '{}' needs a value", f.name,
-                                param.var.name()));
+        throw Error(fmt::format("{}: the scalar parameter '{}' needs a value", f.name, param.var.name()));
       args.push_back(it->second);
       continue;
     }
@@ -127,13 +125,14 @@ std::vector<Argument> Function::make_arguments(const std::vector<NDArray>& input
         std::vector<std::string> unbound;
         for (const std::string& name : read.names)
           if (vars.count(name) && !env.count(vars[name])) unbound.push_back(name);
-        throw Error(fmt::format("{}: the shape of output '{}' needs {}, which no input binds; "
-                                "give its value",
-                                f.name, param.name(), joined(unbound)));
+        throw Error(
+            fmt::format("{}: the shape of output '{}' needs {}, which no input binds; "
+                        "give its value",
+                        f.name, param.name(), joined(unbound)));
       }
       if (*extent < 0)
-        throw Error(fmt::format("{}: output '{}' would have extent {} in dimension {}", f.name,
-                                param.name(), *extent, shape.size()));
+        throw Error(fmt::format("{}: output '{}' would have extent {} in dimension {}", f.name, param.name(), *extent,
+                                shape.size()));
       shape.push_back(*extent);
     }
     args.emplace_back(NDArray::empty(shape, param.buffer.dtype()));

@@ -33,8 +33,7 @@ namespace te::codegen {
 template <typename Map>
 class ScopedBinding {
  public:
-  ScopedBinding(Map& map, const typename Map::key_type& key, typename Map::mapped_type value)
-      : map_(map), key_(key) {
+  ScopedBinding(Map& map, const typename Map::key_type& key, typename Map::mapped_type value) : map_(map), key_(key) {
     auto it = map_.find(key_);
     if (it != map_.end()) outer_ = std::move(it->second);
     map_[key_] = std::move(value);
@@ -55,16 +54,16 @@ class ScopedBinding {
 };
 
 struct CodeGenOptions {
-  std::string cpu, features;    // function attributes "target-cpu" / "target-features"
-  int prefer_vector_bits = 0;   // "prefer-vector-width" (Target::vector_bits); 0: the CPU's
+  std::string cpu, features;   // function attributes "target-cpu" / "target-features"
+  int prefer_vector_bits = 0;  // "prefer-vector-width" (Target::vector_bits); 0: the CPU's
   // The target's CPU as LLVM knows it (its features: tensor intrinsics that need one);
   // null: assume none beyond the triple's baseline.
   const llvm::MCSubtargetInfo* subtarget = nullptr;
-  bool fma_contraction = true;  // `contract` on float arithmetic
-  bool fast_vector_math = true;  // BuildOptions::fast_vector_math
+  bool fma_contraction = true;     // `contract` on float arithmetic
+  bool fast_vector_math = true;    // BuildOptions::fast_vector_math
   bool check_data_indices = true;  // BuildOptions::check_data_indices
-  std::string symbol_prefix;    // prepended to every external symbol (JIT uniqueness)
-  bool packed_entries = true;   // emit `<kernel>__packed` (the JIT calls those)
+  std::string symbol_prefix;       // prepended to every external symbol (JIT uniqueness)
+  bool packed_entries = true;      // emit `<kernel>__packed` (the JIT calls those)
   // Vector stores into outputs of at least this many bytes are streamed (non-temporal)
   // when aligned; <= 0: never (BuildOptions::streaming_store_min_bytes, resolved).
   int64_t streaming_store_min_bytes = 0;
@@ -126,8 +125,8 @@ class CodeGen {
   llvm::Type* same_shape(llvm::Type* like, llvm::Type* scalar);  // scalar, or a vector of like's lanes
   llvm::Value* to_memory(llvm::Value* v, DataType t);
   llvm::Value* from_memory(llvm::Value* v, DataType t);
-  llvm::Value* round_to_half(llvm::Value* v);      // float (vector) -> nearest half value
-  llvm::Value* round_to_bfloat16(llvm::Value* v);  // float (vector) -> nearest bfloat16 value
+  llvm::Value* round_to_half(llvm::Value* v);         // float (vector) -> nearest half value
+  llvm::Value* round_to_bfloat16(llvm::Value* v);     // float (vector) -> nearest bfloat16 value
   llvm::Value* round_to(llvm::Value* v, DataType t);  // the two above by t; else v as it is
   llvm::Value* int_const(DataType t, int64_t v);
   llvm::Value* splat_if_vector(llvm::Value* scalar, int lanes);
@@ -157,8 +156,7 @@ class CodeGen {
   // index clamped to 0 where it lies outside buf (an i1 flag records it; the function
   // then fails with a message naming the load or store).
   bool needs_index_check(const Buffer& buf, const Expr& index) const;
-  Expr checked_index(const Buffer& buf, const Expr& index, llvm::Value* active, bool is_store,
-                     llvm::Value** lane_mask);
+  Expr checked_index(const Buffer& buf, const Expr& index, llvm::Value* active, bool is_store, llvm::Value** lane_mask);
   // ORs `bad` (an i1) into the function's flag for buf's loads or stores, noting the
   // indices checked for its message.
   void record_bad_index(const Buffer& buf, bool is_store, llvm::Value* bad, const std::vector<std::string>& indices);
@@ -207,8 +205,7 @@ class CodeGen {
   llvm::Value* hoist_index_checks(const ForNode* n, llvm::Value* begin, llvm::Value* end,
                                   std::vector<std::unique_ptr<PrecheckBinding>>* bindings);
   // for (var = begin; var < end; ++var) body, in the var's type.
-  void emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body,
-                 ForKind kind);
+  void emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body, ForKind kind);
   void emit_if(const IfThenElseNode* n);
   void emit_assert(const AssertNode* n);
   // A tensor intrinsic: its LLVM implementation on the regions' start pointers
@@ -243,11 +240,11 @@ class CodeGen {
   std::string func_name_;
   FunctionState fs_;
   VarValues vars_;
-  DataVars data_vars_;  // let-bound to values read from memory
+  DataVars data_vars_;      // let-bound to values read from memory
   VarFactors let_factors_;  // let-bound integers known to be multiples of a power of two
-  VarBounds loop_bounds_;  // the enclosing loops with constant bounds: their variables' ranges
-  std::unordered_map<const BufferNode*, BufferInfo> buffers_;  // parameters and live allocations
-  llvm::Value* mask_ = nullptr;  // live lanes inside a vector if_then_else branch
+  VarBounds loop_bounds_;   // the enclosing loops with constant bounds: their variables' ranges
+  std::unordered_map<const BufferNode*, BufferInfo> buffers_;       // parameters and live allocations
+  llvm::Value* mask_ = nullptr;                                     // live lanes inside a vector if_then_else branch
   std::unordered_map<const LoadNode*, PrecheckedLoad> prechecked_;  // see PrecheckedLoad
   llvm::Value* extern_mask_ = nullptr;  // a vector store's predicate: the lanes extern calls run for
   // Per buffer of the current kernel: its alias scope list and the others' (alias_scopes_for).

@@ -28,36 +28,23 @@ llvm::Value* CodeGen::emit_binary(const BinaryNode* n) {
 llvm::Value* CodeGen::emit_int_binary(BinOp op, llvm::Value* a, llvm::Value* b, DataType t) {
   bool is_signed = t.is_int();
   switch (op) {
-    case BinOp::Add:
-      return b_.CreateAdd(a, b);
-    case BinOp::Sub:
-      return b_.CreateSub(a, b);
-    case BinOp::Mul:
-      return b_.CreateMul(a, b);
+    case BinOp::Add: return b_.CreateAdd(a, b);
+    case BinOp::Sub: return b_.CreateSub(a, b);
+    case BinOp::Mul: return b_.CreateMul(a, b);
     case BinOp::Div:
     case BinOp::Mod:
     case BinOp::TruncDiv:
-    case BinOp::TruncMod:
-      return emit_int_division(op, a, b, t);
-    case BinOp::Min:
-      return b_.CreateSelect(is_signed ? b_.CreateICmpSLT(b, a) : b_.CreateICmpULT(b, a), b, a);
-    case BinOp::Max:
-      return b_.CreateSelect(is_signed ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b), b, a);
-    case BinOp::EQ:
-      return b_.CreateICmpEQ(a, b);
-    case BinOp::NE:
-      return b_.CreateICmpNE(a, b);
-    case BinOp::LT:
-      return is_signed ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
-    case BinOp::LE:
-      return is_signed ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
-    case BinOp::GT:
-      return is_signed ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
-    case BinOp::GE:
-      return is_signed ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+    case BinOp::TruncMod: return emit_int_division(op, a, b, t);
+    case BinOp::Min: return b_.CreateSelect(is_signed ? b_.CreateICmpSLT(b, a) : b_.CreateICmpULT(b, a), b, a);
+    case BinOp::Max: return b_.CreateSelect(is_signed ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b), b, a);
+    case BinOp::EQ: return b_.CreateICmpEQ(a, b);
+    case BinOp::NE: return b_.CreateICmpNE(a, b);
+    case BinOp::LT: return is_signed ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
+    case BinOp::LE: return is_signed ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
+    case BinOp::GT: return is_signed ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
+    case BinOp::GE: return is_signed ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
     case BinOp::And:
-    case BinOp::Or:
-      break;
+    case BinOp::Or: break;
   }
   TE_ICHECK(false, "emit_int_binary: unexpected operator");
   return nullptr;
@@ -102,22 +89,15 @@ llvm::Value* CodeGen::emit_int_division(BinOp op, llvm::Value* a, llvm::Value* b
   };
   llvm::Value* result = nullptr;
   switch (op) {
-    case BinOp::TruncDiv:
-      result = b_.CreateSelect(b_is_minus_one, negated, q);
-      break;
-    case BinOp::TruncMod:
-      result = r;
-      break;
+    case BinOp::TruncDiv: result = b_.CreateSelect(b_is_minus_one, negated, q); break;
+    case BinOp::TruncMod: result = r; break;
     case BinOp::Div: {
       llvm::Value* floor_q = b_.CreateSub(q, b_.CreateZExt(needs_floor_fix(), type));
       result = b_.CreateSelect(b_is_minus_one, negated, floor_q);
       break;
     }
-    case BinOp::Mod:
-      result = b_.CreateAdd(r, b_.CreateSelect(needs_floor_fix(), safe, zero));
-      break;
-    default:
-      TE_ICHECK(false, "emit_int_division: not a division");
+    case BinOp::Mod: result = b_.CreateAdd(r, b_.CreateSelect(needs_floor_fix(), safe, zero)); break;
+    default: TE_ICHECK(false, "emit_int_division: not a division");
   }
   return b_.CreateSelect(b_is_zero, zero, result);
 }
@@ -141,45 +121,32 @@ llvm::Value* CodeGen::emit_float_min_max(BinOp op, llvm::Value* a, llvm::Value* 
 llvm::Value* CodeGen::emit_float_binary(BinOp op, llvm::Value* a, llvm::Value* b, DataType t) {
   auto finish = [&](llvm::Value* r) { return round_to(r, t); };
   switch (op) {
-    case BinOp::Add:
-      return finish(b_.CreateFAdd(a, b));
-    case BinOp::Sub:
-      return finish(b_.CreateFSub(a, b));
-    case BinOp::Mul:
-      return finish(b_.CreateFMul(a, b));
+    case BinOp::Add: return finish(b_.CreateFAdd(a, b));
+    case BinOp::Sub: return finish(b_.CreateFSub(a, b));
+    case BinOp::Mul: return finish(b_.CreateFMul(a, b));
     case BinOp::Div:
-    case BinOp::TruncDiv:
-      return finish(b_.CreateFDiv(a, b));
+    case BinOp::TruncDiv: return finish(b_.CreateFDiv(a, b));
     case BinOp::Mod: {
       // a - b * floor(a / b), each step rounded as the interpreter does (no contraction).
       llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
       b_.setFastMathFlags(llvm::FastMathFlags());
       llvm::Value* q = b_.CreateFDiv(a, b);
-      llvm::Value* fq =
-          b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::floor, {q->getType()}), {q});
+      llvm::Value* fq = b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::floor, {q->getType()}), {q});
       return finish(b_.CreateFSub(a, b_.CreateFMul(b, fq)));
     }
-    case BinOp::TruncMod:
-      return finish(b_.CreateFRem(a, b));
+    case BinOp::TruncMod: return finish(b_.CreateFRem(a, b));
     case BinOp::Min:
     case BinOp::Max:
       // Picks an operand: a float16/bfloat16 result needs no rounding.
       return emit_float_min_max(op, a, b, t.is_float16());
-    case BinOp::EQ:
-      return b_.CreateFCmpOEQ(a, b);
-    case BinOp::NE:
-      return b_.CreateFCmpUNE(a, b);
-    case BinOp::LT:
-      return b_.CreateFCmpOLT(a, b);
-    case BinOp::LE:
-      return b_.CreateFCmpOLE(a, b);
-    case BinOp::GT:
-      return b_.CreateFCmpOGT(a, b);
-    case BinOp::GE:
-      return b_.CreateFCmpOGE(a, b);
+    case BinOp::EQ: return b_.CreateFCmpOEQ(a, b);
+    case BinOp::NE: return b_.CreateFCmpUNE(a, b);
+    case BinOp::LT: return b_.CreateFCmpOLT(a, b);
+    case BinOp::LE: return b_.CreateFCmpOLE(a, b);
+    case BinOp::GT: return b_.CreateFCmpOGT(a, b);
+    case BinOp::GE: return b_.CreateFCmpOGE(a, b);
     case BinOp::And:
-    case BinOp::Or:
-      break;
+    case BinOp::Or: break;
   }
   TE_ICHECK(false, "emit_float_binary: unexpected operator");
   return nullptr;

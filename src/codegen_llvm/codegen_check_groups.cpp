@@ -62,8 +62,8 @@ void CodeGen::emit_seq(const Stmt& s) {
         !needs_index_check(ld->buffer, index))
       continue;
     split_offset(base, &rest, &offset);
-    std::string key = fmt::format("{}|{}|{}|{}", static_cast<const void*>(ld->buffer.get()), to_string(rest),
-                                  stride, lanes);
+    std::string key =
+        fmt::format("{}|{}|{}|{}", static_cast<const void*>(ld->buffer.get()), to_string(rest), stride, lanes);
     groups[key].push_back({ld, index, offset});
     rest_of[key] = rest;
     stride_of[key] = stride;
@@ -85,7 +85,7 @@ void CodeGen::emit_seq(const Stmt& s) {
     for (const Member& m : members) lo = std::min(lo, m.offset), hi = std::max(hi, m.offset);
     const int64_t span = std::abs(stride) * (lanes - 1);
     const int64_t below = stride > 0 ? 0 : span;  // a member's lowest lane is base - below
-    const int64_t total = hi - lo + span;          // elements from the lowest lane to the highest
+    const int64_t total = hi - lo + span;         // elements from the lowest lane to the highest
     DataType it = rest.dtype().element_of();
     Expr size = element_count(buf, it);
     DataType ut = UInt(it.bits());

@@ -58,8 +58,7 @@ llvm::Value* CodeGen::hoist_index_checks(const ForNode* n, llvm::Value* begin, l
     if (!ld->dtype.is_scalar() || prechecked_.count(ld) != 0) continue;
     // The checks run before the loop: the body's lets are written out.
     Expr index = substitute(flatten_index(ld->buffer, ld->indices), lets);
-    if (!index.dtype().is_scalar() || !needs_index_check(ld->buffer, index) || !uses_var(index, var.get()))
-      continue;
+    if (!index.dtype().is_scalar() || !needs_index_check(ld->buffer, index) || !uses_var(index, var.get())) continue;
     Invariant inv(vars_, var.get(), stored);
     inv.visit(index);
     if (!inv.ok) continue;

@@ -25,14 +25,12 @@ llvm::Value* CodeGen::emit(const Expr& e) {
       double v = round_to_float_type(e.as<FloatImmNode>()->value, t);
       return llvm::ConstantFP::get(value_type(t), v);
     }
-    case ExprKind::Var:
-      return emit_var(e.as<VarNode>());
+    case ExprKind::Var: return emit_var(e.as<VarNode>());
     case ExprKind::Cast: {
       const auto* n = e.as<CastNode>();
       return emit_cast(emit(n->value), n->value.dtype(), t);
     }
-    case ExprKind::Binary:
-      return emit_binary(e.as<BinaryNode>());
+    case ExprKind::Binary: return emit_binary(e.as<BinaryNode>());
     case ExprKind::Not: {
       const auto* n = e.as<NotNode>();
       return b_.CreateNot(to_bool(emit(n->a), n->a.dtype()));
@@ -44,18 +42,14 @@ llvm::Value* CodeGen::emit(const Expr& e) {
       llvm::Value* y = splat_if_vector(emit(n->false_value), t.lanes());
       return b_.CreateSelect(c, x, y);
     }
-    case ExprKind::Load:
-      return emit_load(e.as<LoadNode>());
-    case ExprKind::Ramp:
-      return emit_ramp(e.as<RampNode>());
+    case ExprKind::Load: return emit_load(e.as<LoadNode>());
+    case ExprKind::Ramp: return emit_ramp(e.as<RampNode>());
     case ExprKind::Broadcast: {
       const auto* n = e.as<BroadcastNode>();
       return b_.CreateVectorSplat(static_cast<unsigned>(n->lanes), emit(n->value));
     }
-    case ExprKind::Call:
-      return emit_call(e.as<CallNode>());
-    case ExprKind::Let:
-      return emit_let(e.as<LetNode>());
+    case ExprKind::Call: return emit_call(e.as<CallNode>());
+    case ExprKind::Let: return emit_let(e.as<LetNode>());
     case ExprKind::TensorRead:
     case ExprKind::Reduce:
       fail_build(
@@ -182,10 +176,8 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
   DataType t = n->dtype;
   auto arg = [&](size_t k) { return splat_if_vector(emit(n->args[k]), t.lanes()); };
   switch (n->op) {
-    case Intrinsic::IfThenElse:
-      return emit_if_then_else(n);
-    case Intrinsic::Extern:
-      return emit_extern_call(n);
+    case Intrinsic::IfThenElse: return emit_if_then_else(n);
+    case Intrinsic::Extern: return emit_extern_call(n);
     case Intrinsic::WarpShuffleDown:
     case Intrinsic::ThreadAllreduce:
       fail_build(
@@ -207,19 +199,16 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
     }
     case Intrinsic::IsNan:
     case Intrinsic::IsInf:
-    case Intrinsic::IsFinite:
-      return emit_classification(n->op, emit(n->args[0]), n->args[0].dtype());
+    case Intrinsic::IsFinite: return emit_classification(n->op, emit(n->args[0]), n->args[0].dtype());
     case Intrinsic::Fma: {
       llvm::Value* a = arg(0);
       llvm::Value* x = arg(1);
       llvm::Value* c = arg(2);
       if (!t.is_float()) return b_.CreateAdd(b_.CreateMul(a, x), c);
-      llvm::Value* r = b_.CreateCall(
-          compat::intrinsic(&module_, llvm::Intrinsic::fma, {a->getType()}), {a, x, c});
+      llvm::Value* r = b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::fma, {a->getType()}), {a, x, c});
       return round_to(r, t);
     }
-    default:
-      break;
+    default: break;
   }
   llvm::Value* x = arg(0);
   if (is_bitwise(n->op)) {
@@ -233,43 +222,26 @@ llvm::Value* CodeGen::emit_call(const CallNode* n) {
     case Intrinsic::Ceil:
     case Intrinsic::Round:
     case Intrinsic::NearbyInt:
-    case Intrinsic::Trunc:
-      return x;
+    case Intrinsic::Trunc: return x;
     case Intrinsic::Abs: {
       if (!t.is_int()) return x;
       llvm::Value* zero = llvm::Constant::getNullValue(x->getType());
       return b_.CreateSelect(b_.CreateICmpSLT(x, zero), b_.CreateSub(zero, x), x);
     }
-    default:
-      fail_build(
-          fmt::format("{} needs a float argument, got {}", intrinsic_name(n->op), t.to_string()));
+    default: fail_build(fmt::format("{} needs a float argument, got {}", intrinsic_name(n->op), t.to_string()));
   }
 }
 
 llvm::Value* CodeGen::emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataType t) {
   llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
   switch (op) {
-    case Intrinsic::Floor:
-      id = llvm::Intrinsic::floor;
-      break;
-    case Intrinsic::Ceil:
-      id = llvm::Intrinsic::ceil;
-      break;
-    case Intrinsic::Round:
-      id = llvm::Intrinsic::round;
-      break;  // half away from zero
-    case Intrinsic::NearbyInt:
-      id = llvm::Intrinsic::roundeven;
-      break;  // half to even
-    case Intrinsic::Trunc:
-      id = llvm::Intrinsic::trunc;
-      break;
-    case Intrinsic::Abs:
-      id = llvm::Intrinsic::fabs;
-      break;
-    case Intrinsic::Sqrt:
-      id = llvm::Intrinsic::sqrt;
-      break;
+    case Intrinsic::Floor: id = llvm::Intrinsic::floor; break;
+    case Intrinsic::Ceil: id = llvm::Intrinsic::ceil; break;
+    case Intrinsic::Round: id = llvm::Intrinsic::round; break;          // half away from zero
+    case Intrinsic::NearbyInt: id = llvm::Intrinsic::roundeven; break;  // half to even
+    case Intrinsic::Trunc: id = llvm::Intrinsic::trunc; break;
+    case Intrinsic::Abs: id = llvm::Intrinsic::fabs; break;
+    case Intrinsic::Sqrt: id = llvm::Intrinsic::sqrt; break;
     case Intrinsic::Sigmoid: {  // 1 / (1 + exp(-x)), each step in x's precision
       llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
       llvm::Value* e = emit_float_intrinsic(Intrinsic::Exp, b_.CreateFNeg(x), Float(32, t.lanes()));
@@ -297,10 +269,8 @@ llvm::Value* CodeGen::emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataTyp
     case Intrinsic::Log2:
     case Intrinsic::Log10:
     case Intrinsic::Log1p:
-    case Intrinsic::Expm1:
-      break;
-    default:
-      TE_ICHECK(false, "emit_float_intrinsic: not a one-argument intrinsic");
+    case Intrinsic::Expm1: break;
+    default: TE_ICHECK(false, "emit_float_intrinsic: not a one-argument intrinsic");
   }
   llvm::Value* r = nullptr;
   if (op == Intrinsic::Exp && options_.fast_vector_math && x->getType()->isVectorTy() &&
@@ -369,8 +339,8 @@ llvm::Value* CodeGen::emit_libm_call(const std::string& name, std::vector<llvm::
   llvm::Type* type = args[0]->getType();
   llvm::Type* elem = type->getScalarType();
   std::vector<llvm::Type*> params(args.size(), elem);
-  llvm::FunctionCallee fn = module_.getOrInsertFunction(elem->isDoubleTy() ? name : name + "f",
-                                                        llvm::FunctionType::get(elem, params, false));
+  llvm::FunctionCallee fn =
+      module_.getOrInsertFunction(elem->isDoubleTy() ? name : name + "f", llvm::FunctionType::get(elem, params, false));
   auto call = [&](const std::vector<llvm::Value*>& scalars) {
     llvm::CallInst* c = b_.CreateCall(fn, scalars);
     c->addFnAttr(llvm::Attribute::NoBuiltin);

@@ -29,10 +29,11 @@ llvm::FunctionCallee CodeGen::extern_function(const std::string& name, DataType 
   if (llvm::Function* existing = module_.getFunction(symbol)) {
     // In an object, `exp` may already be libm's exp that te's own exp() calls.
     if (existing->getFunctionType() != type)
-      fail_build(fmt::format("call_extern '{}' is called with a C signature other than the one this module "
-                             "already declares for '{}' (te's math functions call libm's of their names); "
-                             "give the function another name or call it with the types it takes",
-                             name, symbol));
+      fail_build(
+          fmt::format("call_extern '{}' is called with a C signature other than the one this module "
+                      "already declares for '{}' (te's math functions call libm's of their names); "
+                      "give the function another name or call it with the types it takes",
+                      name, symbol));
     return llvm::FunctionCallee(type, existing);
   }
   llvm::Function* fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, symbol, &module_);
@@ -42,8 +43,10 @@ llvm::FunctionCallee CodeGen::extern_function(const std::string& name, DataType 
   // own width only (no ext attribute): compilers disagree on who widens those.
   for (unsigned k = 0; k < params.size(); ++k) {
     DataType t = params[k];
-    if (t.is_bool() || (t.is_uint() && t.bits() < 32)) fn->addParamAttr(k, llvm::Attribute::ZExt);
-    else if (t.is_int() && t.bits() < 32) fn->addParamAttr(k, llvm::Attribute::SExt);
+    if (t.is_bool() || (t.is_uint() && t.bits() < 32))
+      fn->addParamAttr(k, llvm::Attribute::ZExt);
+    else if (t.is_int() && t.bits() < 32)
+      fn->addParamAttr(k, llvm::Attribute::SExt);
   }
   return llvm::FunctionCallee(type, fn);
 }
@@ -66,9 +69,9 @@ llvm::Value* CodeGen::emit_extern_call(const CallNode* n) {
   // One call per lane, only for the lanes that run: a vector if_then_else's side or a
   // predicated store's lanes (interpret() calls no others). Lanes not run are 0.
   llvm::Value* live = and_masks(mask_, extern_mask_);
-  TE_ICHECK(!live || llvm::cast<llvm::FixedVectorType>(live->getType())->getNumElements() ==
-                         static_cast<unsigned>(lanes),
-            "emit_extern_call: a lane mask of another width");
+  TE_ICHECK(
+      !live || llvm::cast<llvm::FixedVectorType>(live->getType())->getNumElements() == static_cast<unsigned>(lanes),
+      "emit_extern_call: a lane mask of another width");
   llvm::Value* r = llvm::Constant::getNullValue(value_type(n->dtype));
   for (int k = 0; k < lanes; ++k) {
     std::vector<llvm::Value*> lane;

@@ -11,9 +11,7 @@
 
 namespace te::codegen {
 
-std::string packed_symbol(const std::string& prefix, const std::string& name) {
-  return prefix + name + "__packed";
-}
+std::string packed_symbol(const std::string& prefix, const std::string& name) { return prefix + name + "__packed"; }
 
 CodeGen::CodeGen(llvm::Module& module, const CodeGenOptions& options)
     : module_(module), ctx_(module.getContext()), b_(module.getContext()), options_(options) {
@@ -24,8 +22,7 @@ CodeGen::CodeGen(llvm::Module& module, const CodeGenOptions& options)
   }
 }
 
-llvm::Function* CodeGen::new_function(llvm::FunctionType* type,
-                                      llvm::GlobalValue::LinkageTypes linkage,
+llvm::Function* CodeGen::new_function(llvm::FunctionType* type, llvm::GlobalValue::LinkageTypes linkage,
                                       const std::string& name) {
   llvm::Function* fn = llvm::Function::Create(type, linkage, name, &module_);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
@@ -104,13 +101,11 @@ void CodeGen::add_function(const LoweredFunc& f, const KernelSignature& sig) {
   func_name_ = f.name;
   std::vector<llvm::Type*> params;
   for (const KernelArg& a : sig.args) {
-    params.push_back(a.buffer.defined() ? static_cast<llvm::Type*>(
-                                              compat::pointer_to(memory_type(a.buffer.dtype())))
+    params.push_back(a.buffer.defined() ? static_cast<llvm::Type*>(compat::pointer_to(memory_type(a.buffer.dtype())))
                                         : abi_type(a.var.dtype()));
   }
   auto* type = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
-  llvm::Function* kernel =
-      new_function(type, llvm::GlobalValue::ExternalLinkage, options_.symbol_prefix + f.name);
+  llvm::Function* kernel = new_function(type, llvm::GlobalValue::ExternalLinkage, options_.symbol_prefix + f.name);
   for (size_t k = 0; k < sig.args.size(); ++k) {
     llvm::Argument* arg = kernel->getArg(static_cast<unsigned>(k));
     arg->setName(sig.args[k].c_name);
@@ -137,8 +132,8 @@ void CodeGen::add_function(const LoweredFunc& f, const KernelSignature& sig) {
       b_.SetInsertPoint(null_bb);
       emit_fail(fmt::format("{}: argument '{}' is a null pointer", f.name, a.c_name));
       b_.SetInsertPoint(ok_bb);
-      buffers_[a.buffer.get()] = BufferInfo{arg, a.buffer.dtype(), a.buffer.dtype().bytes(),
-                                            scope_of_[a.buffer.get()], noalias_of_[a.buffer.get()]};
+      buffers_[a.buffer.get()] = BufferInfo{arg, a.buffer.dtype(), a.buffer.dtype().bytes(), scope_of_[a.buffer.get()],
+                                            noalias_of_[a.buffer.get()]};
     } else {
       DataType t = a.var.dtype();
       llvm::Value* v = arg;
@@ -157,8 +152,8 @@ void CodeGen::add_function(const LoweredFunc& f, const KernelSignature& sig) {
 void CodeGen::emit_packed_entry(llvm::Function* kernel, const KernelSignature& sig) {
   llvm::Type* i8_ptr = compat::pointer_to(b_.getInt8Ty());
   auto* type = llvm::FunctionType::get(b_.getInt32Ty(), {compat::pointer_to(i8_ptr)}, false);
-  llvm::Function* packed = new_function(type, llvm::GlobalValue::ExternalLinkage,
-                                        packed_symbol(options_.symbol_prefix, sig.name));
+  llvm::Function* packed =
+      new_function(type, llvm::GlobalValue::ExternalLinkage, packed_symbol(options_.symbol_prefix, sig.name));
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", packed));
   llvm::Value* args = packed->getArg(0);
   std::vector<llvm::Value*> values;

@@ -22,8 +22,7 @@ constexpr int64_t kMaxStackBytes = 32 * 1024;
 constexpr int64_t kAllocAlignment = 64;
 
 llvm::Value* all_true(llvm::IRBuilder<>& b, int lanes) {
-  return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(static_cast<unsigned>(lanes)),
-                                        b.getTrue());
+  return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(static_cast<unsigned>(lanes)), b.getTrue());
 }
 
 }  // namespace
@@ -31,8 +30,7 @@ llvm::Value* all_true(llvm::IRBuilder<>& b, int lanes) {
 const CodeGen::BufferInfo& CodeGen::buffer(const Buffer& b) {
   auto it = buffers_.find(b.get());
   if (it == buffers_.end())
-    fail_build(
-        fmt::format("buffer '{}' is accessed but is neither a parameter nor allocated", b.name()));
+    fail_build(fmt::format("buffer '{}' is accessed but is neither a parameter nor allocated", b.name()));
   return it->second;
 }
 
@@ -54,13 +52,12 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
   const BufferInfo& info = buffer(n->buffer);
   DataType t = n->dtype;
   if (t.element_of() != info.dtype)
-    fail_build(fmt::format("a load of {} from buffer '{}' of {}", t.to_string(), n->buffer.name(),
-                           info.dtype.to_string()));
+    fail_build(
+        fmt::format("a load of {} from buffer '{}' of {}", t.to_string(), n->buffer.name(), info.dtype.to_string()));
   Expr index = flatten_index(n->buffer, n->indices);
   llvm::Type* elem_mem = memory_type(info.dtype);
   llvm::Align elem_align(static_cast<uint64_t>(info.dtype.bytes()));
-  llvm::Value* active =
-      n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
+  llvm::Value* active = n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
   llvm::Value* in_bounds = nullptr;  // a checked strided vector's lanes, if it is one
   if (auto pre = prechecked_.find(n); pre != prechecked_.end()) {
     index = pre->second.index;
@@ -72,16 +69,14 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
     // A scalar load inside a vector branch runs when any lane takes the branch.
     if (mask_ != nullptr) active = and_masks(active, any_lane(mask_));
     llvm::Value* ptr = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(index), index.dtype()));
-    if (active == nullptr)
-      return from_memory(annotate(b_.CreateAlignedLoad(elem_mem, ptr, elem_align), info), t);
+    if (active == nullptr) return from_memory(annotate(b_.CreateAlignedLoad(elem_mem, ptr, elem_align), info), t);
     llvm::Function* fn = b_.GetInsertBlock()->getParent();
     llvm::BasicBlock* load_bb = llvm::BasicBlock::Create(ctx_, "load.guarded", fn);
     llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(ctx_, "load.done", fn);
     llvm::BasicBlock* from = b_.GetInsertBlock();
     b_.CreateCondBr(active, load_bb, done_bb);
     b_.SetInsertPoint(load_bb);
-    llvm::Value* v =
-        from_memory(annotate(b_.CreateAlignedLoad(elem_mem, ptr, elem_align), info), t);
+    llvm::Value* v = from_memory(annotate(b_.CreateAlignedLoad(elem_mem, ptr, elem_align), info), t);
     llvm::BasicBlock* load_end = b_.GetInsertBlock();
     b_.CreateBr(done_bb);
     b_.SetInsertPoint(done_bb);
@@ -116,10 +111,8 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
   }
   if (active == nullptr) return from_memory(emit_lane_loads(info, index, vec_mem, lanes), t);
   llvm::Value* ptrs = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(index), index.dtype()));
-  llvm::Value* v =
-      annotate(b_.CreateMaskedGather(vec_mem, ptrs, elem_align,
-                                     active == nullptr ? all_true(b_, lanes) : active, zero),
-               info);
+  llvm::Value* v = annotate(
+      b_.CreateMaskedGather(vec_mem, ptrs, elem_align, active == nullptr ? all_true(b_, lanes) : active, zero), info);
   return from_memory(v, t);
 }
 
@@ -184,8 +177,8 @@ Expr CodeGen::checked_index(const Buffer& buf, const Expr& index, llvm::Value* a
 
 void CodeGen::record_bad_index(const Buffer& buf, bool is_store, llvm::Value* bad,
                                const std::vector<std::string>& indices) {
-  std::string head = fmt::format("{}: out-of-bounds {} buffer '{}'", func_name_, is_store ? "store to" : "load from",
-                                 buf.name());
+  std::string head =
+      fmt::format("{}: out-of-bounds {} buffer '{}'", func_name_, is_store ? "store to" : "load from", buf.name());
   FunctionState::BadIndexFlag* slot = nullptr;
   for (auto& f : fs_.bad_index_flags)
     if (f.head == head) slot = &f;
@@ -209,10 +202,10 @@ void CodeGen::emit_success_return() {
     std::string list;
     for (size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + f.indices[i];
     if (shown < f.indices.size()) list += fmt::format(" and {} more", f.indices.size() - shown);
-    const std::string message =
-        fmt::format("{}: an index read from memory or returned by an extern function is outside the buffer "
-                    "(the checked {}: {})",
-                    f.head, f.indices.size() == 1 ? "index" : "indices", list);
+    const std::string message = fmt::format(
+        "{}: an index read from memory or returned by an extern function is outside the buffer "
+        "(the checked {}: {})",
+        f.head, f.indices.size() == 1 ? "index" : "indices", list);
     llvm::Value* flag = f.flag;
     llvm::Function* fn = b_.GetInsertBlock()->getParent();
     llvm::BasicBlock* ok_bb = llvm::BasicBlock::Create(ctx_, "index.ok", fn);
@@ -230,8 +223,7 @@ void CodeGen::emit_success_return() {
 // microcoded on AMD Zen (on Zen 5, te's bilinear grid_sample ran 2-3x slower with them on
 // a rotated grid) and slowed by Intel's gather-data-sampling mitigation; Halide, too,
 // scalarizes gathers on x86. Masked gathers stay gathers: they must not touch inactive lanes.
-llvm::Value* CodeGen::emit_lane_loads(const BufferInfo& info, const Expr& index, llvm::Type* vec_mem,
-                                      int lanes) {
+llvm::Value* CodeGen::emit_lane_loads(const BufferInfo& info, const Expr& index, llvm::Type* vec_mem, int lanes) {
   llvm::Type* elem_mem = memory_type(info.dtype);
   llvm::Align elem_align(static_cast<uint64_t>(info.dtype.bytes()));
   // base + uniform part first: when only that changes in a loop (a channel loop over
@@ -257,13 +249,12 @@ void CodeGen::emit_store(const StoreNode* n) {
   const BufferInfo& info = buffer(n->buffer);
   DataType t = n->value.dtype();
   if (t.element_of() != info.dtype)
-    fail_build(fmt::format("a store of {} into buffer '{}' of {}", t.to_string(), n->buffer.name(),
-                           info.dtype.to_string()));
+    fail_build(
+        fmt::format("a store of {} into buffer '{}' of {}", t.to_string(), n->buffer.name(), info.dtype.to_string()));
   Expr index = flatten_index(n->buffer, n->indices);
   llvm::Type* elem_mem = memory_type(info.dtype);
   llvm::Align elem_align(static_cast<uint64_t>(info.dtype.bytes()));
-  llvm::Value* active =
-      n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
+  llvm::Value* active = n->predicate.defined() ? to_bool(emit(n->predicate), n->predicate.dtype()) : nullptr;
   // The value is computed for the stored lanes only, as interpret() does (it matters for
   // extern calls): a scalar store computes it behind the predicate's branch, a vector
   // store's extern calls run for the predicate's lanes.
@@ -311,9 +302,7 @@ void CodeGen::emit_store(const StoreNode* n) {
   }
   // Scatter: lanes are written in order, so the last of several equal indices wins.
   llvm::Value* ptrs = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(index), index.dtype()));
-  annotate(b_.CreateMaskedScatter(value, ptrs, elem_align,
-                                  active == nullptr ? all_true(b_, t.lanes()) : active),
-           info);
+  annotate(b_.CreateMaskedScatter(value, ptrs, elem_align, active == nullptr ? all_true(b_, t.lanes()) : active), info);
 }
 
 void CodeGen::emit_allocate(const AllocateNode* n) {
@@ -326,15 +315,14 @@ void CodeGen::emit_allocate(const AllocateNode* n) {
   int64_t bytes = t.bytes();
   for (const Expr& extent : buf.shape()) {
     const int64_t* c = as_const_int(extent);
-    if (c != nullptr && *c < 0)
-      fail_build(fmt::format("allocation '{}' has negative extent {}", buf.name(), *c));
+    if (c != nullptr && *c < 0) fail_build(fmt::format("allocation '{}' has negative extent {}", buf.name(), *c));
     constant = constant && c != nullptr && !__builtin_mul_overflow(bytes, *c, &bytes);
   }
   bool on_stack = constant && bytes <= kMaxStackBytes;
   llvm::Value* raw = on_stack ? stack_allocation(bytes) : heap_allocation(buf);
   ScopedBinding bind(buffers_, buf.get(),
-                     BufferInfo{b_.CreateBitCast(raw, compat::pointer_to(memory_type(t))), t,
-                                kAllocAlignment, scope_of_[buf.get()], noalias_of_[buf.get()]});
+                     BufferInfo{b_.CreateBitCast(raw, compat::pointer_to(memory_type(t))), t, kAllocAlignment,
+                                scope_of_[buf.get()], noalias_of_[buf.get()]});
   if (!on_stack) fs_.heap_allocs.push_back(raw);
   emit(n->body);
   if (!on_stack) {
@@ -347,8 +335,7 @@ llvm::Value* CodeGen::stack_allocation(int64_t bytes) {
   // In the entry block (once per call, not per loop iteration), zero-filled on every
   // entry into the Allocate like the interpreter's storage.
   uint64_t size = static_cast<uint64_t>(std::max<int64_t>(bytes, 1));
-  llvm::AllocaInst* slot =
-      entry_alloca(llvm::ArrayType::get(b_.getInt8Ty(), size), kAllocAlignment);
+  llvm::AllocaInst* slot = entry_alloca(llvm::ArrayType::get(b_.getInt8Ty(), size), kAllocAlignment);
   b_.CreateMemSet(slot, b_.getInt8(0), size, llvm::MaybeAlign(kAllocAlignment));
   return slot;
 }
@@ -357,8 +344,7 @@ llvm::Value* CodeGen::heap_allocation(const Buffer& buf) {
   // The size in i64 at run time, failing cleanly on a negative extent or a size beyond
   // the address space; te_alloc zero-fills.
   llvm::Type* i64 = b_.getInt64Ty();
-  llvm::Function* mul_overflow =
-      compat::intrinsic(&module_, llvm::Intrinsic::smul_with_overflow, {i64});
+  llvm::Function* mul_overflow = compat::intrinsic(&module_, llvm::Intrinsic::smul_with_overflow, {i64});
   llvm::Value* bytes = llvm::ConstantInt::get(i64, static_cast<uint64_t>(buf.dtype().bytes()));
   llvm::Value* bad = b_.getFalse();
   for (const Expr& extent : buf.shape()) {

@@ -74,8 +74,7 @@ void CodeGen::emit_parallel_for(const ForNode* n) {
     b_.CreateStore(v, b_.CreateStructGEP(closure_type, closure, k));
   };
   store_field(0, begin);
-  for (size_t k = 0; k < vars.size(); ++k)
-    store_field(static_cast<unsigned>(1 + k), vars_[vars[k]]);
+  for (size_t k = 0; k < vars.size(); ++k) store_field(static_cast<unsigned>(1 + k), vars_[vars[k]]);
   for (size_t k = 0; k < bufs.size(); ++k)
     store_field(static_cast<unsigned>(1 + vars.size() + k), buffers_[bufs[k]].ptr);
 
@@ -83,9 +82,9 @@ void CodeGen::emit_parallel_for(const ForNode* n) {
   llvm::Type* i64 = b_.getInt64Ty();
   llvm::Type* i8_ptr = compat::pointer_to(b_.getInt8Ty());
   auto* body_type = llvm::FunctionType::get(b_.getInt32Ty(), {i64, i64, i8_ptr}, false);
-  llvm::Function* body = new_function(
-      body_type, llvm::GlobalValue::InternalLinkage,
-      fmt::format("{}.parallel_{}.{}", fs_.fn->getName().str(), parallel_bodies_++, n->var.name()));
+  llvm::Function* body =
+      new_function(body_type, llvm::GlobalValue::InternalLinkage,
+                   fmt::format("{}.parallel_{}.{}", fs_.fn->getName().str(), parallel_bodies_++, n->var.name()));
   {
     llvm::IRBuilderBase::InsertPointGuard ip_guard(b_);
     FunctionState saved_fs = std::move(fs_);
@@ -103,12 +102,10 @@ void CodeGen::emit_parallel_for(const ForNode* n) {
     llvm::Value* chunk_end = &*arg++;
     llvm::Value* data = b_.CreateBitCast(&*arg, compat::pointer_to(closure_type));
     auto load_field = [&](unsigned k) {
-      return b_.CreateLoad(closure_type->getElementType(k),
-                           b_.CreateStructGEP(closure_type, data, k));
+      return b_.CreateLoad(closure_type->getElementType(k), b_.CreateStructGEP(closure_type, data, k));
     };
     llvm::Value* loop_begin = load_field(0);
-    for (size_t k = 0; k < vars.size(); ++k)
-      vars_[vars[k]] = load_field(static_cast<unsigned>(1 + k));
+    for (size_t k = 0; k < vars.size(); ++k) vars_[vars[k]] = load_field(static_cast<unsigned>(1 + k));
     for (size_t k = 0; k < bufs.size(); ++k) {
       BufferInfo info = saved_buffers[bufs[k]];
       info.ptr = load_field(static_cast<unsigned>(1 + vars.size() + k));
@@ -126,8 +123,8 @@ void CodeGen::emit_parallel_for(const ForNode* n) {
     mask_ = saved_mask;
   }
 
-  llvm::Value* rc = b_.CreateCall(runtime_function("te_parallel_for"),
-                                  {to_i64(extent, t), body, b_.CreateBitCast(closure, i8_ptr)});
+  llvm::Value* rc =
+      b_.CreateCall(runtime_function("te_parallel_for"), {to_i64(extent, t), body, b_.CreateBitCast(closure, i8_ptr)});
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::BasicBlock* fail_bb = llvm::BasicBlock::Create(ctx_, "parallel.fail", fn);
   llvm::BasicBlock* ok_bb = llvm::BasicBlock::Create(ctx_, "parallel.ok", fn);

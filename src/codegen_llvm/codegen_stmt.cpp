@@ -8,9 +8,7 @@
 
 namespace te::codegen {
 
-void CodeGen::fail_build(const std::string& what) const {
-  throw Error(fmt::format("build: {}: {}", func_name_, what));
-}
+void CodeGen::fail_build(const std::string& what) const { throw Error(fmt::format("build: {}: {}", func_name_, what)); }
 
 void CodeGen::emit(const Stmt& s) {
   if (!s.defined()) return;
@@ -30,27 +28,18 @@ void CodeGen::emit(const Stmt& s) {
       emit(n->body);
       return;
     }
-    case StmtKind::For:
-      return emit_for(s.as<ForNode>());
-    case StmtKind::Store:
-      return emit_store(s.as<StoreNode>());
-    case StmtKind::Allocate:
-      return emit_allocate(s.as<AllocateNode>());
-    case StmtKind::IfThenElse:
-      return emit_if(s.as<IfThenElseNode>());
-    case StmtKind::Seq:
-      return emit_seq(s);
-    case StmtKind::Evaluate:
-      emit(s.as<EvaluateNode>()->value);
-      return;
+    case StmtKind::For: return emit_for(s.as<ForNode>());
+    case StmtKind::Store: return emit_store(s.as<StoreNode>());
+    case StmtKind::Allocate: return emit_allocate(s.as<AllocateNode>());
+    case StmtKind::IfThenElse: return emit_if(s.as<IfThenElseNode>());
+    case StmtKind::Seq: return emit_seq(s);
+    case StmtKind::Evaluate: emit(s.as<EvaluateNode>()->value); return;
     case StmtKind::Barrier:
       fail_build(
           "contains a barrier (GPU thread synchronisation); the CPU backend runs "
           "thread-bound loops serially and cannot honour it: use build_cuda");
-    case StmtKind::Assert:
-      return emit_assert(s.as<AssertNode>());
-    case StmtKind::TensorIntrinsicCall:
-      return emit_tensor_intrinsic(s.as<TensorIntrinsicCallNode>());
+    case StmtKind::Assert: return emit_assert(s.as<AssertNode>());
+    case StmtKind::TensorIntrinsicCall: return emit_tensor_intrinsic(s.as<TensorIntrinsicCallNode>());
   }
   TE_ICHECK(false, "CodeGen: unknown statement kind");
 }
@@ -73,8 +62,7 @@ void CodeGen::emit_for(const ForNode* n) {
   emit_loop(n->var, begin, end, n->body, n->for_kind);
 }
 
-void CodeGen::emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body,
-                        ForKind kind) {
+void CodeGen::emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, const Stmt& body, ForKind kind) {
   bool is_signed = var.dtype().is_int();
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::BasicBlock* preheader = b_.GetInsertBlock();
@@ -93,8 +81,7 @@ void CodeGen::emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, co
     emit(body);
   }
   // i < end, so i + 1 cannot overflow.
-  llvm::Value* next =
-      b_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1), "", !is_signed, is_signed);
+  llvm::Value* next = b_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1), "", !is_signed, is_signed);
   llvm::BranchInst* back = b_.CreateBr(header);
   i->addIncoming(next, b_.GetInsertBlock());
   // Loops the lowering left marked get the matching hint for LLVM's loop passes.
@@ -102,8 +89,8 @@ void CodeGen::emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, co
   if (kind == ForKind::Unrolled) {
     hint = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")});
   } else if (kind == ForKind::Vectorized) {
-    hint = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
-                                    llvm::ConstantAsMetadata::get(b_.getTrue())});
+    hint = llvm::MDNode::get(
+        ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"), llvm::ConstantAsMetadata::get(b_.getTrue())});
   }
   if (hint != nullptr) {
     llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx_, {nullptr, hint});
@@ -114,13 +101,11 @@ void CodeGen::emit_loop(const Var& var, llvm::Value* begin, llvm::Value* end, co
 }
 
 void CodeGen::emit_if(const IfThenElseNode* n) {
-  if (!n->cond.dtype().is_scalar())
-    fail_build(fmt::format("if condition {} is a vector", to_string(n->cond)));
+  if (!n->cond.dtype().is_scalar()) fail_build(fmt::format("if condition {} is a vector", to_string(n->cond)));
   llvm::Value* cond = to_bool(emit(n->cond), n->cond.dtype());
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "if.then", fn);
-  llvm::BasicBlock* else_bb =
-      n->else_case.defined() ? llvm::BasicBlock::Create(ctx_, "if.else", fn) : nullptr;
+  llvm::BasicBlock* else_bb = n->else_case.defined() ? llvm::BasicBlock::Create(ctx_, "if.else", fn) : nullptr;
   llvm::BasicBlock* end_bb = llvm::BasicBlock::Create(ctx_, "if.end", fn);
   b_.CreateCondBr(cond, then_bb, else_bb != nullptr ? else_bb : end_bb);
   b_.SetInsertPoint(then_bb);
@@ -135,8 +120,7 @@ void CodeGen::emit_if(const IfThenElseNode* n) {
 }
 
 void CodeGen::emit_assert(const AssertNode* n) {
-  if (!n->cond.dtype().is_scalar())
-    fail_build(fmt::format("assert condition {} is a vector", to_string(n->cond)));
+  if (!n->cond.dtype().is_scalar()) fail_build(fmt::format("assert condition {} is a vector", to_string(n->cond)));
   llvm::Value* cond = to_bool(emit(n->cond), n->cond.dtype());
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::BasicBlock* ok_bb = llvm::BasicBlock::Create(ctx_, "assert.ok", fn);

@@ -16,9 +16,7 @@
 #include "codegen_llvm/llvm_compat.h"
 
 namespace te::codegen {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 void CodeGen::find_streamable_outputs(const LoweredFunc& f, const KernelSignature& sig) {
   streamable_.clear();

@@ -13,13 +13,14 @@ void CodeGen::emit_tensor_intrinsic(const TensorIntrinsicCallNode* n) {
   const TensorIntrinsicNode& in = *n->intrinsic;
   auto it = in.implementations.find("llvm");
   if (it == in.implementations.end())
-    fail_build(fmt::format("tensor intrinsic '{}' has no implementation for target 'llvm'; interpret() runs "
-                           "its declaration, a backend needs an implementation",
-                           in.name));
+    fail_build(
+        fmt::format("tensor intrinsic '{}' has no implementation for target 'llvm'; interpret() runs "
+                    "its declaration, a backend needs an implementation",
+                    in.name));
   TensorIntrinsicEmitter emitter = find_tensor_intrinsic_emitter(it->second);
   if (emitter == nullptr)
-    fail_build(fmt::format("tensor intrinsic '{}': the LLVM backend has no implementation named '{}'", in.name,
-                           it->second));
+    fail_build(
+        fmt::format("tensor intrinsic '{}': the LLVM backend has no implementation named '{}'", in.name, it->second));
   TensorIntrinsicRegions regions;
   for (size_t i = 0; i < n->buffers.size(); ++i) {
     const BufferInfo& info = buffer(n->buffers[i]);
@@ -30,9 +31,8 @@ void CodeGen::emit_tensor_intrinsic(const TensorIntrinsicCallNode* n) {
     regions.strides.push_back(strides);
   }
   TensorIntrinsicTarget target{&module_, options_.subtarget, options_.cpu};
-  emitter(b_, regions, target, [&](const std::string& why) {
-    fail_build(fmt::format("tensor intrinsic '{}': {}", in.name, why));
-  });
+  emitter(b_, regions, target,
+          [&](const std::string& why) { fail_build(fmt::format("tensor intrinsic '{}': {}", in.name, why)); });
 }
 
 bool TensorIntrinsicTarget::has(const char* arch, const char* feature) const {

@@ -21,9 +21,9 @@ llvm::Value* CodeGen::emit_vector_exp(llvm::Value* x) {
     return b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::fma, {vt}), {a, m, add});
   };
   // The clamp keeps n in range; the selects at the end give the true results outside it.
-  llvm::Value* xc = b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::maxnum, {vt}),
-                                  {b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::minnum, {vt}), {x, c(88.8)}),
-                                   c(-104.0)});
+  llvm::Value* xc = b_.CreateCall(
+      compat::intrinsic(&module_, llvm::Intrinsic::maxnum, {vt}),
+      {b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::minnum, {vt}), {x, c(88.8)}), c(-104.0)});
   llvm::Value* n = b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::roundeven, {vt}),
                                  {b_.CreateFMul(xc, c(1.44269504088896341))});
   llvm::Value* r = fma(n, c(-0.693359375), xc);

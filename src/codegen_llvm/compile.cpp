@@ -30,10 +30,11 @@ void check_one_signature_per_symbol(llvm::Module& m) {
         if (call == nullptr) continue;
         auto* callee = llvm::dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCasts());
         if (callee != nullptr && callee->getFunctionType() != call->getFunctionType())
-          throw Error(fmt::format("build: '{}' is called with two C signatures in this build: a call_extern of "
-                                  "that name and te's own math function, which calls libm's '{}'; give the "
-                                  "extern function another name or call it with the types libm's takes",
-                                  callee->getName().str(), callee->getName().str()));
+          throw Error(
+              fmt::format("build: '{}' is called with two C signatures in this build: a call_extern of "
+                          "that name and te's own math function, which calls libm's '{}'; give the "
+                          "extern function another name or call it with the types libm's takes",
+                          callee->getName().str(), callee->getName().str()));
       }
 }
 
@@ -55,16 +56,16 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   options.check_data_indices = in.options.check_data_indices;
   options.symbol_prefix = symbol_prefix;
   options.packed_entries = packed_entries;
-  options.streaming_store_min_bytes =
-      streaming_threshold(target, in.options.streaming_store_min_bytes);
+  options.streaming_store_min_bytes = streaming_threshold(target, in.options.streaming_store_min_bytes);
   // In an object, a kernel and an extern function of one name would be one symbol.
   const std::vector<ExternFunction> externs = extern_functions(in.funcs, "build");
   for (const ExternFunction& f : externs)
     for (const LoweredFunc& func : in.funcs)
       if (func.name == f.name)
-        throw Error(fmt::format("build: '{}' calls call_extern '{}', the name of a function of this build; an "
-                                "extern function needs a name of its own",
-                                f.caller, f.name));
+        throw Error(
+            fmt::format("build: '{}' calls call_extern '{}', the name of a function of this build; an "
+                        "extern function needs a name of its own",
+                        f.caller, f.name));
   CodeGen cg(*m, options);
   for (size_t k = 0; k < in.funcs.size(); ++k) cg.add_function(in.funcs[k], in.sigs[k]);
   if (!externs.empty()) check_one_signature_per_symbol(*m);
@@ -124,8 +125,8 @@ std::string compile_text(const CompileInput& in, TextKind kind) {
 
 std::string target_fingerprint() {
   const HostTarget& host = host_target();
-  return fmt::format("llvm {}.{}.{}; {}; {}; {}", LLVM_VERSION_MAJOR, LLVM_VERSION_MINOR,
-                     LLVM_VERSION_PATCH, host.triple, host.cpu, host.features);
+  return fmt::format("llvm {}.{}.{}; {}; {}; {}", LLVM_VERSION_MAJOR, LLVM_VERSION_MINOR, LLVM_VERSION_PATCH,
+                     host.triple, host.cpu, host.features);
 }
 
 bool foreign_target(const BuildOptions& options) { return !resolve_target(options).host_arch; }

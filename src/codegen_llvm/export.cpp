@@ -25,9 +25,7 @@ namespace te {
 
 void codegen::write_file(const std::string& path, const std::string& bytes, const char* what) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw Error(
-        fmt::format("{}: cannot open '{}' for writing: {}", what, path, std::strerror(errno)));
+  if (!out) throw Error(fmt::format("{}: cannot open '{}' for writing: {}", what, path, std::strerror(errno)));
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
   if (!out) throw Error(fmt::format("{}: cannot write '{}'", what, path));
@@ -44,12 +42,10 @@ void run_program(const std::vector<std::string>& argv, const char* what) {
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ);
   std::string command = fmt::format("{}", fmt::join(argv, " "));
-  if (rc != 0)
-    throw Error(fmt::format("{}: cannot run '{}': {}", what, command, std::strerror(rc)));
+  if (rc != 0) throw Error(fmt::format("{}: cannot run '{}': {}", what, command, std::strerror(rc)));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR)
-      throw Error(fmt::format("{}: lost '{}': {}", what, command, std::strerror(errno)));
+    if (errno != EINTR) throw Error(fmt::format("{}: lost '{}': {}", what, command, std::strerror(errno)));
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw Error(fmt::format("{}: '{}' failed (status {})", what, command, status));
@@ -60,8 +56,7 @@ void run_program(const std::vector<std::string>& argv, const char* what) {
 std::vector<std::string> c_compiler(const BuildOptions& options) {
   std::vector<std::string> words;
   const char* cc = std::getenv("CC");
-  std::string fallback =
-      codegen::foreign_target(options) ? options.target.triple + "-gcc" : std::string("cc");
+  std::string fallback = codegen::foreign_target(options) ? options.target.triple + "-gcc" : std::string("cc");
   std::istringstream in(cc != nullptr && *cc != '\0' ? cc : fallback);
   for (std::string w; in >> w;) words.push_back(w);
   return words;
@@ -119,7 +114,7 @@ std::string describe(const codegen::KernelSignature& sig) {
       std::vector<std::string> dims;
       for (const Expr& e : a.buffer.shape()) dims.push_back(to_string(e));
       DataType bt = a.buffer.dtype();
-      std::string storage = bt.is_float16() ? " (IEEE half bits)"
+      std::string storage = bt.is_float16()  ? " (IEEE half bits)"
                             : bt.is_bfloat() ? " (bfloat16 bits: a float32's upper half)"
                             : bt.is_bool()   ? " (one byte each, 0 or 1)"
                                              : "";
@@ -139,9 +134,7 @@ std::string describe(const codegen::KernelSignature& sig) {
 
 }  // namespace
 
-std::string c_prototype(const LoweredFunc& func) {
-  return codegen::c_prototype(codegen::kernel_signature(func));
-}
+std::string c_prototype(const LoweredFunc& func) { return codegen::c_prototype(codegen::kernel_signature(func)); }
 
 std::string c_header(const std::vector<LoweredFunc>& funcs, const std::string& guard) {
   codegen::CompileInput in = codegen::compile_input(funcs, BuildOptions());
@@ -157,8 +150,8 @@ std::string c_header(const std::vector<LoweredFunc>& funcs, const std::string& g
       "const char* te_get_last_error(void);\n",
       guard);
   for (size_t k = 0; k < in.funcs.size(); ++k) {
-    text += fmt::format("\n/* {}\n{} */\n{};\n", in.funcs[k].name, describe(in.sigs[k]),
-                        codegen::c_prototype(in.sigs[k]));
+    text +=
+        fmt::format("\n/* {}\n{} */\n{};\n", in.funcs[k].name, describe(in.sigs[k]), codegen::c_prototype(in.sigs[k]));
   }
   text += "\n#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif\n";
   return text;
@@ -176,8 +169,7 @@ void export_object(const LoweredFunc& func, const std::string& path, const Build
   export_object(std::vector<LoweredFunc>{func}, path, options);
 }
 
-void export_object(const std::vector<LoweredFunc>& funcs, const std::string& path,
-                   const BuildOptions& options) {
+void export_object(const std::vector<LoweredFunc>& funcs, const std::string& path, const BuildOptions& options) {
   std::string object = codegen::compile_object(codegen::compile_input(funcs, options));
   write_file(path, object, "export_object");
 }
@@ -196,16 +188,15 @@ void link_library(const std::string& object_path, const std::string& path, const
   run_program(argv, "export_library");
 }
 
-void export_library(const std::vector<LoweredFunc>& funcs, const std::string& path,
-                    const BuildOptions& options) {
+void export_library(const std::vector<LoweredFunc>& funcs, const std::string& path, const BuildOptions& options) {
   std::string object = codegen::compile_object(codegen::compile_input(funcs, options));
   std::string temp = path + ".XXXXXX.o";
   std::vector<char> name(temp.begin(), temp.end());
   name.push_back('\0');
   int fd = mkstemps(name.data(), 2);
   if (fd < 0)
-    throw Error(fmt::format("export_library: cannot create a temporary file next to '{}': {}", path,
-                            std::strerror(errno)));
+    throw Error(
+        fmt::format("export_library: cannot create a temporary file next to '{}': {}", path, std::strerror(errno)));
   close(fd);
   std::string object_path(name.data());
   try {

@@ -20,11 +20,10 @@ namespace {
 // A private constant C string, as an i8 pointer.
 llvm::Constant* c_string(llvm::Module& m, const std::string& text, const std::string& name) {
   llvm::Constant* data = llvm::ConstantDataArray::getString(m.getContext(), text);
-  auto* global = new llvm::GlobalVariable(m, data->getType(), /*isConstant=*/true,
-                                          llvm::GlobalValue::PrivateLinkage, data, name);
+  auto* global =
+      new llvm::GlobalVariable(m, data->getType(), /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage, data, name);
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  return llvm::ConstantExpr::getPointerCast(
-      global, codegen::compat::pointer_to(llvm::Type::getInt8Ty(m.getContext())));
+  return llvm::ConstantExpr::getPointerCast(global, codegen::compat::pointer_to(llvm::Type::getInt8Ty(m.getContext())));
 }
 
 // `const te_kernel <module>_kernels[]`: {name, function, prototype} per kernel, then a
@@ -76,22 +75,19 @@ std::string registry_header(const std::vector<LoweredFunc>& funcs, const std::st
 }  // namespace
 
 void export_system_module(const std::vector<LoweredFunc>& funcs, const std::string& module_name,
-                          const std::string& object_path, const std::string& header_path,
-                          const BuildOptions& options) {
+                          const std::string& object_path, const std::string& header_path, const BuildOptions& options) {
   if (!codegen::is_c_name(module_name))
-    throw Error(fmt::format("export_system_module: the module name '{}' must be a C identifier",
-                            module_name));
+    throw Error(fmt::format("export_system_module: the module name '{}' must be a C identifier", module_name));
   if (funcs.empty()) throw Error("export_system_module: no functions given");
   codegen::CompileInput in = codegen::compile_input(funcs, options);
   // The table and the header's names must not collide with a kernel's.
   for (const LoweredFunc& f : in.funcs)
-    if (f.name == module_name || f.name == module_name + "_kernels" ||
-        f.name == module_name + "_lookup")
-      throw Error(fmt::format("export_system_module: the module '{}' has the name of one of its "
-                              "functions ('{}')",
-                              module_name, f.name));
-  std::string object =
-      codegen::compile_object(in, [&](llvm::Module& m) { add_registry(m, in, module_name); });
+    if (f.name == module_name || f.name == module_name + "_kernels" || f.name == module_name + "_lookup")
+      throw Error(
+          fmt::format("export_system_module: the module '{}' has the name of one of its "
+                      "functions ('{}')",
+                      module_name, f.name));
+  std::string object = codegen::compile_object(in, [&](llvm::Module& m) { add_registry(m, in, module_name); });
   codegen::write_file(object_path, object, "export_system_module");
   codegen::write_file(header_path, registry_header(in.funcs, module_name), "export_system_module");
 }

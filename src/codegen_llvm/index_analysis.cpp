@@ -35,8 +35,8 @@ Expr element_count(const Buffer& buffer, DataType t) {
 Expr flatten_index(const Buffer& buffer, const std::vector<Expr>& indices) {
   if (indices.size() == 1) return indices[0];
   if (indices.size() != buffer.shape().size())
-    throw Error(fmt::format("build: buffer '{}' of rank {} is accessed with {} indices",
-                            buffer.name(), buffer.shape().size(), indices.size()));
+    throw Error(fmt::format("build: buffer '{}' of rank {} is accessed with {} indices", buffer.name(),
+                            buffer.shape().size(), indices.size()));
   if (indices.empty()) return make_const(Int(32), 0);
   Expr flat = indices[0];
   for (size_t d = 1; d < indices.size(); ++d) {
@@ -92,8 +92,7 @@ bool as_strided(const Expr& index, Expr* base, int64_t* stride) {
   switch (bin->op) {
     case BinOp::Add:
     case BinOp::Sub:
-      if (!as_strided(bin->a, &base_a, &stride_a) || !as_strided(bin->b, &base_b, &stride_b))
-        return false;
+      if (!as_strided(bin->a, &base_a, &stride_a) || !as_strided(bin->b, &base_b, &stride_b)) return false;
       *base = bin->op == BinOp::Add ? base_a + base_b : base_a - base_b;
       *stride = bin->op == BinOp::Add ? stride_a + stride_b : stride_a - stride_b;
       return true;
@@ -110,8 +109,7 @@ bool as_strided(const Expr& index, Expr* base, int64_t* stride) {
       *stride = stride_a * k;
       return true;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -127,12 +125,9 @@ int64_t known_power_of_two_factor(const Expr& e, const VarFactors& vars) {
   int64_t fa = known_power_of_two_factor(b->a, vars), fb = known_power_of_two_factor(b->b, vars);
   switch (b->op) {
     case BinOp::Add:
-    case BinOp::Sub:
-      return std::min(fa, fb);
-    case BinOp::Mul:
-      return std::min(kMaxFactor, fa * fb);
-    default:
-      return 1;
+    case BinOp::Sub: return std::min(fa, fb);
+    case BinOp::Mul: return std::min(kMaxFactor, fa * fb);
+    default: return 1;
   }
 }
 

@@ -35,11 +35,9 @@ llvm::orc::LLJIT& the_jit() {
   static llvm::orc::LLJIT* jit = [] {
     host_target();  // initialises the native target
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!jtmb)
-      throw Error("build: LLVM cannot describe this host: " + llvm_message(jtmb.takeError()));
+    if (!jtmb) throw Error("build: LLVM cannot describe this host: " + llvm_message(jtmb.takeError()));
     auto created = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
-    if (!created)
-      throw Error("build: cannot start LLVM's JIT: " + llvm_message(created.takeError()));
+    if (!created) throw Error("build: cannot start LLVM's JIT: " + llvm_message(created.takeError()));
     std::unique_ptr<llvm::orc::LLJIT> j = std::move(*created);
     llvm::orc::JITDylib& main = j->getMainJITDylib();
     // te's runtime by address; everything else (libm, memset) from the process.
@@ -53,13 +51,10 @@ llvm::orc::LLJIT& the_jit() {
     add("te_alloc", reinterpret_cast<const void*>(&te_alloc));
     add("te_free", reinterpret_cast<const void*>(&te_free));
     if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(std::move(runtime))))
-      throw Error("build: cannot register te's runtime with the JIT: " +
-                  llvm_message(std::move(err)));
-    auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-        j->getDataLayout().getGlobalPrefix());
+      throw Error("build: cannot register te's runtime with the JIT: " + llvm_message(std::move(err)));
+    auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(j->getDataLayout().getGlobalPrefix());
     if (!process)
-      throw Error("build: the JIT cannot search this process's symbols: " +
-                  llvm_message(process.takeError()));
+      throw Error("build: the JIT cannot search this process's symbols: " + llvm_message(process.takeError()));
     main.addGenerator(std::move(*process));
     const HostTarget& host = host_target();
     TE_LOG(Info, fmt::format("JIT target: {}, cpu {}", host.triple, host.cpu));
@@ -71,8 +66,7 @@ llvm::orc::LLJIT& the_jit() {
 
 class JitCode : public LoadedCode {
  public:
-  JitCode(llvm::orc::ResourceTrackerSP tracker, std::vector<PackedFn> fns,
-          std::unique_ptr<ExternLibraries> libraries)
+  JitCode(llvm::orc::ResourceTrackerSP tracker, std::vector<PackedFn> fns, std::unique_ptr<ExternLibraries> libraries)
       : tracker_(std::move(tracker)), fns_(std::move(fns)), libraries_(std::move(libraries)) {
     g_live_code.fetch_add(1);
   }
@@ -146,8 +140,8 @@ std::shared_ptr<LoadedCode> load(const CompileInput& in, const std::string& pref
   for (const KernelSignature& sig : in.sigs) {
     auto sym = jit.lookup(main, packed_symbol(prefix, sig.name));
     if (!sym)
-      return fail(fmt::format("build: {}: the JIT cannot link the compiled code: {}", sig.name,
-                              llvm_message(sym.takeError())));
+      return fail(
+          fmt::format("build: {}: the JIT cannot link the compiled code: {}", sig.name, llvm_message(sym.takeError())));
     fns.push_back(reinterpret_cast<PackedFn>(static_cast<uintptr_t>(compat::address_of(*sym))));
   }
   return std::make_shared<JitCode>(std::move(tracker), std::move(fns), std::move(libraries));

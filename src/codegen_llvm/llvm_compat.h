@@ -37,8 +37,7 @@ inline llvm::PointerType* pointer_to(llvm::Type* elem) {
 #endif
 }
 
-inline llvm::Function* intrinsic(llvm::Module* m, llvm::Intrinsic::ID id,
-                                 llvm::ArrayRef<llvm::Type*> types = {}) {
+inline llvm::Function* intrinsic(llvm::Module* m, llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type*> types = {}) {
 #if LLVM_VERSION_MAJOR >= 20
   return llvm::Intrinsic::getOrInsertDeclaration(m, id, types);
 #else
@@ -101,28 +100,22 @@ inline CodeGenOptLevel codegen_opt_level(int level) {
   using L = llvm::CodeGenOpt::Level;
 #endif
   switch (level) {
-    case 0:
-      return L::None;
-    case 1:
-      return L::Less;
-    case 2:
-      return L::Default;
-    default:
-      return L::Aggressive;
+    case 0: return L::None;
+    case 1: return L::Less;
+    case 2: return L::Default;
+    default: return L::Aggressive;
   }
 }
 
 // An exported, callable symbol at a host address, for absoluteSymbols().
 #if LLVM_VERSION_MAJOR >= 17
 inline llvm::orc::ExecutorSymbolDef absolute_symbol(const void* address) {
-  return {llvm::orc::ExecutorAddr::fromPtr(address),
-          llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  return {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
 }
 #else
 inline llvm::JITEvaluatedSymbol absolute_symbol(const void* address) {
-  return llvm::JITEvaluatedSymbol(
-      static_cast<llvm::JITTargetAddress>(reinterpret_cast<uintptr_t>(address)),
-      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  return llvm::JITEvaluatedSymbol(static_cast<llvm::JITTargetAddress>(reinterpret_cast<uintptr_t>(address)),
+                                  llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
 }
 #endif
 

@@ -12,13 +12,12 @@ namespace {
 
 const std::set<std::string>& c_keywords() {
   static const std::set<std::string> k = {
-      "auto",     "break",   "case",   "char",     "const",    "continue", "default",  "do",
-      "double",   "else",    "enum",   "extern",   "float",    "for",      "goto",     "if",
-      "inline",   "int",     "long",   "register", "restrict", "return",   "short",    "signed",
-      "sizeof",   "static",  "struct", "switch",   "typedef",  "union",    "unsigned", "void",
-      "volatile", "while",   "bool",   "class",    "delete",   "new",      "private",  "public",
-      "template", "this",    "throw",  "true",     "false",    "try",      "catch",    "namespace",
-      "operator", "virtual", "friend", "protected"};
+      "auto",   "break",    "case",      "char",     "const",    "continue", "default",  "do",     "double",
+      "else",   "enum",     "extern",    "float",    "for",      "goto",     "if",       "inline", "int",
+      "long",   "register", "restrict",  "return",   "short",    "signed",   "sizeof",   "static", "struct",
+      "switch", "typedef",  "union",     "unsigned", "void",     "volatile", "while",    "bool",   "class",
+      "delete", "new",      "private",   "public",   "template", "this",     "throw",    "true",   "false",
+      "try",    "catch",    "namespace", "operator", "virtual",  "friend",   "protected"};
   return k;
 }
 
@@ -30,8 +29,7 @@ class VarsInOrder : public IRMutator {
 
  protected:
   Expr mutate_var(const Expr& e, const VarNode* n) override {
-    if (seen_.insert(n).second)
-      vars.push_back(Var(std::static_pointer_cast<const VarNode>(e.node())));
+    if (seen_.insert(n).second) vars.push_back(Var(std::static_pointer_cast<const VarNode>(e.node())));
     return e;
   }
 
@@ -42,8 +40,7 @@ class VarsInOrder : public IRMutator {
 std::string sanitize(const std::string& name) {
   std::string s;
   for (char c : name) {
-    bool ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     s += ok ? c : '_';
   }
   if (s.empty() || (s[0] >= '0' && s[0] <= '9')) s = "_" + s;
@@ -91,8 +88,7 @@ KernelSignature kernel_signature(const LoweredFunc& f) {
     if (param.is_buffer()) {
       const Buffer& b = param.buffer;
       if (!buffers.insert(b.get()).second)
-        throw Error(fmt::format("build: {}: buffer '{}' is listed twice among the parameters",
-                                f.name, b.name()));
+        throw Error(fmt::format("build: {}: buffer '{}' is listed twice among the parameters", f.name, b.name()));
       if (!is_value_type(b.dtype()))
         throw Error(
             fmt::format("build: {}: buffer '{}' has element type {}, which has no "
@@ -102,8 +98,7 @@ KernelSignature kernel_signature(const LoweredFunc& f) {
       sig.args.push_back(KernelArg{b, Var(), "", static_cast<int>(p)});
       for (const Expr& extent : b.shape()) {
         if (!extent.defined())
-          throw Error(
-              fmt::format("build: {}: buffer '{}' has an undefined extent", f.name, b.name()));
+          throw Error(fmt::format("build: {}: buffer '{}' has an undefined extent", f.name, b.name()));
         if (!extent.dtype().is_integer() || !extent.dtype().is_scalar())
           throw Error(
               fmt::format("build: {}: buffer '{}' has an extent of type {} ({}); "
@@ -113,8 +108,7 @@ KernelSignature kernel_signature(const LoweredFunc& f) {
       }
     } else {
       if (!param.var.defined())
-        throw Error(
-            fmt::format("build: {}: parameter {} is neither a buffer nor a variable", f.name, p));
+        throw Error(fmt::format("build: {}: parameter {} is neither a buffer nor a variable", f.name, p));
       if (!is_value_type(param.var.dtype()))
         throw Error(
             fmt::format("build: {}: scalar parameter '{}' has type {}; scalar "
@@ -129,12 +123,10 @@ KernelSignature kernel_signature(const LoweredFunc& f) {
     if (param.is_buffer()) continue;
     int found = -1;
     for (size_t a = 0; a < sig.args.size(); ++a)
-      if (sig.args[a].var.defined() && sig.args[a].var.get() == param.var.get())
-        found = static_cast<int>(a);
+      if (sig.args[a].var.defined() && sig.args[a].var.get() == param.var.get()) found = static_cast<int>(a);
     if (found >= 0) {
       if (sig.args[found].param >= 0)
-        throw Error(fmt::format("build: {}: scalar parameter '{}' is listed twice", f.name,
-                                param.var.name()));
+        throw Error(fmt::format("build: {}: scalar parameter '{}' is listed twice", f.name, param.var.name()));
       sig.args[found].param = static_cast<int>(p);
       sig.arg_of_param[p] = found;
       continue;

@@ -70,17 +70,14 @@ int64_t streaming_threshold(const TargetSpec& spec, int64_t requested) {
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec, int opt_level) {
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
-  if (target == nullptr)
-    throw Error(fmt::format("build: LLVM has no target for {}: {}", spec.triple, error));
+  if (target == nullptr) throw Error(fmt::format("build: LLVM has no target for {}: {}", spec.triple, error));
   llvm::TargetOptions options;
   // Contraction is decided per instruction (the `contract` flag CodeGen sets).
   options.AllowFPOpFusion = llvm::FPOpFusion::Standard;
-  std::unique_ptr<llvm::TargetMachine> tm(
-      target->createTargetMachine(spec.triple, spec.cpu, spec.features, options, llvm::Reloc::PIC_,
-                                  llvm::CodeModel::Small, compat::codegen_opt_level(opt_level)));
-  if (!tm)
-    throw Error(
-        fmt::format("build: LLVM cannot make a target machine for {} ({})", spec.triple, spec.cpu));
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(spec.triple, spec.cpu, spec.features, options,
+                                                                      llvm::Reloc::PIC_, llvm::CodeModel::Small,
+                                                                      compat::codegen_opt_level(opt_level)));
+  if (!tm) throw Error(fmt::format("build: LLVM cannot make a target machine for {} ({})", spec.triple, spec.cpu));
   return tm;
 }
 
@@ -144,10 +141,8 @@ std::string emit_machine_code(llvm::Module& m, llvm::TargetMachine& tm, bool ass
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, nullptr,
-                             assembly ? compat::kAssemblyFile : compat::kObjectFile))
-    throw Error(fmt::format("build: LLVM cannot emit machine code for {}",
-                            tm.getTargetTriple().str()));
+  if (tm.addPassesToEmitFile(pm, os, nullptr, assembly ? compat::kAssemblyFile : compat::kObjectFile))
+    throw Error(fmt::format("build: LLVM cannot emit machine code for {}", tm.getTargetTriple().str()));
   pm.run(m);
   return std::string(buffer.data(), buffer.size());
 }

@@ -32,14 +32,12 @@ void initialize_all_targets() {
 const llvm::Target& lookup(const std::string& triple, const std::string& given) {
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (target == nullptr)
-    throw Error(fmt::format("target: LLVM does not know the triple '{}' ({})", given, error));
+  if (target == nullptr) throw Error(fmt::format("target: LLVM does not know the triple '{}' ({})", given, error));
   return *target;
 }
 
 // te::Error unless every "+name"/"-name" of features is a feature of the target.
-void check_features(const llvm::MCSubtargetInfo& sti, const TargetSpec& spec,
-                    const std::string& given) {
+void check_features(const llvm::MCSubtargetInfo& sti, const TargetSpec& spec, const std::string& given) {
   std::optional<std::vector<std::string>> names = compat::target_feature_names(sti);
   if (!names && spec.host_arch) {
     names.emplace();
@@ -81,12 +79,12 @@ TargetSpec resolve_target(const BuildOptions& options) {
     spec.cpu = given.cpu;
   }
   std::unique_ptr<llvm::MCSubtargetInfo> sti(target.createMCSubtargetInfo(spec.triple, "", ""));
-  if (sti == nullptr)
-    throw Error(fmt::format("target: LLVM cannot describe the CPUs of {}", spec.triple));
+  if (sti == nullptr) throw Error(fmt::format("target: LLVM cannot describe the CPUs of {}", spec.triple));
   if (!sti->isCPUStringValid(spec.cpu))
-    throw Error(fmt::format("target: '{}' is not a CPU of {} (LLVM's names: cortex-a78, "
-                            "neoverse-n1, x86-64-v3, skylake-avx512, ...)",
-                            spec.cpu, spec.triple));
+    throw Error(
+        fmt::format("target: '{}' is not a CPU of {} (LLVM's names: cortex-a78, "
+                    "neoverse-n1, x86-64-v3, skylake-avx512, ...)",
+                    spec.cpu, spec.triple));
   check_features(*sti, spec, given.features);
   if (!given.features.empty()) spec.features += (spec.features.empty() ? "" : ",") + given.features;
   return spec;
@@ -106,23 +104,22 @@ int widest_vector_bits(const TargetSpec& spec) {
 void check_runs_on_host(const TargetSpec& spec, const std::string& api) {
   const HostTarget& host = host_target();
   if (!spec.host_arch)
-    throw Error(fmt::format(
-        "{}: the JIT runs code on this host ({}), not on {}; export_object or "
-        "export_library compile for another target",
-        api, host.triple, spec.triple));
+    throw Error(
+        fmt::format("{}: the JIT runs code on this host ({}), not on {}; export_object or "
+                    "export_library compile for another target",
+                    api, host.triple, spec.triple));
   if (spec.cpu == host.cpu && spec.features == host.features) return;
   const llvm::Target& target = lookup(spec.triple, spec.triple);
-  std::unique_ptr<llvm::MCSubtargetInfo> sti(
-      target.createMCSubtargetInfo(spec.triple, spec.cpu, spec.features));
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target.createMCSubtargetInfo(spec.triple, spec.cpu, spec.features));
   std::vector<std::string> missing;
   // Every feature the host lacks is listed with '-' in its features.
   for (const std::string& f : split_features(host.features))
     if (f[0] == '-' && sti->checkFeatures("+" + f.substr(1))) missing.push_back(f.substr(1));
   if (!missing.empty())
-    throw Error(fmt::format(
-        "{}: cpu '{}' (features '{}') needs {} which this host ({}) lacks: its code would "
-        "stop with an illegal instruction; export_object compiles for it without running it",
-        api, spec.cpu, spec.features, fmt::join(missing, ", "), host.cpu));
+    throw Error(
+        fmt::format("{}: cpu '{}' (features '{}') needs {} which this host ({}) lacks: its code would "
+                    "stop with an illegal instruction; export_object compiles for it without running it",
+                    api, spec.cpu, spec.features, fmt::join(missing, ", "), host.cpu));
 }
 
 }  // namespace te::codegen

@@ -102,9 +102,9 @@ void dot_generic(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& r, const
   // The int16 pairs (A[0], A[1]) and (A[2], A[3]), each repeated over all 16 lanes (a
   // broadcast of one 32-bit word on x86; built by lanes, so byte order does not matter).
   auto* a_ty = llvm::FixedVectorType::get(i8, kDepth);
-  llvm::Value* a4 = b.CreateZExt(
-      b.CreateAlignedLoad(a_ty, b.CreateBitCast(r[0], compat::pointer_to(a_ty)), llvm::Align(1)),
-      llvm::FixedVectorType::get(i16, kDepth));
+  llvm::Value* a4 =
+      b.CreateZExt(b.CreateAlignedLoad(a_ty, b.CreateBitCast(r[0], compat::pointer_to(a_ty)), llvm::Align(1)),
+                   llvm::FixedVectorType::get(i16, kDepth));
   auto pair_repeated = [&](unsigned k) {
     std::vector<int> m(2 * kLanes);
     for (unsigned j = 0; j < m.size(); ++j) m[j] = static_cast<int>(k + j % 2);
@@ -127,19 +127,22 @@ void dot_generic(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& r, const
 }
 
 // The declarations' regions are dense (no free strides): only the pointers matter.
-void x86_dot_16x4_u8s8(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& regions,
-                       const TensorIntrinsicTarget& target, const std::function<void(const std::string&)>&) {
-  if (target.has("x86", "avx512vnni")) dot_vnni(b, regions.ptrs, target);
-  else dot_generic(b, regions.ptrs, target);
+void x86_dot_16x4_u8s8(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& regions, const TensorIntrinsicTarget& target,
+                       const std::function<void(const std::string&)>&) {
+  if (target.has("x86", "avx512vnni"))
+    dot_vnni(b, regions.ptrs, target);
+  else
+    dot_generic(b, regions.ptrs, target);
 }
 
 void x86_vnni_dot_16x4_u8s8(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& regions,
                             const TensorIntrinsicTarget& target, const std::function<void(const std::string&)>& fail) {
   if (!target.has("x86", "avx512vnni"))
-    fail(fmt::format("needs the CPU feature avx512vnni (vpdpbusd), which the target CPU '{}' lacks; build for "
-                     "a CPU that has it (BuildOptions' cpu or features), or use intrinsics::x86_dot_16x4_u8s8(), "
-                     "which falls back to generic vector code",
-                     target.cpu));
+    fail(
+        fmt::format("needs the CPU feature avx512vnni (vpdpbusd), which the target CPU '{}' lacks; build for "
+                    "a CPU that has it (BuildOptions' cpu or features), or use intrinsics::x86_dot_16x4_u8s8(), "
+                    "which falls back to generic vector code",
+                    target.cpu));
   dot_vnni(b, regions.ptrs, target);
 }
 

@@ -18,13 +18,9 @@ double TimingResult::median() const {
   return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
-double TimingResult::min() const {
-  return results.empty() ? 0 : *std::min_element(results.begin(), results.end());
-}
+double TimingResult::min() const { return results.empty() ? 0 : *std::min_element(results.begin(), results.end()); }
 
-double TimingResult::max() const {
-  return results.empty() ? 0 : *std::max_element(results.begin(), results.end());
-}
+double TimingResult::max() const { return results.empty() ? 0 : *std::max_element(results.begin(), results.end()); }
 
 double TimingResult::std_dev() const {
   if (results.empty()) return 0;
@@ -60,13 +56,11 @@ TimingResult TimeEvaluator::run(const std::vector<Argument>& args) const {
       if (ms >= min_repeat_ms_) break;
       // Too short to measure: scale number up to reach min_repeat_ms (at least x1.618).
       double scale = ms > 0 ? min_repeat_ms_ / ms : 10.0;
-      number = std::max<int64_t>(static_cast<int64_t>(std::ceil(number * std::max(scale, 1.618))),
-                                 number + 1);
+      number = std::max<int64_t>(static_cast<int64_t>(std::ceil(number * std::max(scale, 1.618))), number + 1);
     }
     r.results.push_back(seconds / static_cast<double>(number));
   }
-  r.mean = std::accumulate(r.results.begin(), r.results.end(), 0.0) /
-           static_cast<double>(r.results.size());
+  r.mean = std::accumulate(r.results.begin(), r.results.end(), 0.0) / static_cast<double>(r.results.size());
   return r;
 }
 

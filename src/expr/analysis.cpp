@@ -37,7 +37,8 @@ class FreeVars : public IRVisitor {
   void visit(const Expr& e) override {
     if (!e.defined() || !seen_.insert(e.get()).second) return;  // once per node
     if (const auto* v = e.as<VarNode>()) {
-      if (std::count(bound_.begin(), bound_.end(), v) == 0) vars.emplace_back(std::static_pointer_cast<const VarNode>(e.node()));
+      if (std::count(bound_.begin(), bound_.end(), v) == 0)
+        vars.emplace_back(std::static_pointer_cast<const VarNode>(e.node()));
       return;
     }
     IRVisitor::visit(e);
@@ -126,8 +127,7 @@ class IntEvaluator {
   explicit IntEvaluator(const VarValue& value_of) : value_of_(value_of) {}
 
   std::optional<int64_t> eval(const Expr& e) {
-    if (!e.defined() || !e.dtype().is_scalar() || !(e.dtype().is_integer() || e.dtype().is_bool()))
-      return std::nullopt;
+    if (!e.defined() || !e.dtype().is_scalar() || !(e.dtype().is_integer() || e.dtype().is_bool())) return std::nullopt;
     DataType t = e.dtype();
     switch (e->kind) {
       case ExprKind::IntImm: return e.as<IntImmNode>()->value;

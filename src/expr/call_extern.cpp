@@ -39,9 +39,10 @@ std::string refusal(DataType t) {
 
 Expr call_extern(DataType ret, const std::string& name, std::vector<Expr> args) {
   if (!is_c_identifier(name))
-    throw Error(fmt::format("call_extern: '{}' is not a C identifier (letters, digits and '_', not starting "
-                            "with a digit): it must be the function's C name",
-                            name));
+    throw Error(
+        fmt::format("call_extern: '{}' is not a C identifier (letters, digits and '_', not starting "
+                    "with a digit): it must be the function's C name",
+                    name));
   if (!is_extern_type(ret))
     throw Error(fmt::format("call_extern '{}': the result type {} is {}", name, ret.to_string(), refusal(ret)));
   for (size_t k = 0; k < args.size(); ++k) {
@@ -49,8 +50,8 @@ Expr call_extern(DataType ret, const std::string& name, std::vector<Expr> args) 
     if (!a.defined())
       throw Error(fmt::format("call_extern '{}': argument {} is undefined (a default-constructed Expr)", name, k));
     if (!is_extern_type(a.dtype()))
-      throw Error(fmt::format("call_extern '{}': argument {} has type {}, which is {}", name, k,
-                              a.dtype().to_string(), refusal(a.dtype())));
+      throw Error(fmt::format("call_extern '{}': argument {} has type {}, which is {}", name, k, a.dtype().to_string(),
+                              refusal(a.dtype())));
   }
   return Expr(std::make_shared<const CallNode>(ret, Intrinsic::Extern, std::move(args), name));
 }

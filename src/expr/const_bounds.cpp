@@ -60,15 +60,21 @@ Bounds floormod_bounds(const Bounds& a, const Bounds& d) {
   auto join = [&r](const Bounds& b) { r = r ? hull(*r, b) : b; };
   if (d.hi >= 1) {
     i128 dmin = std::max<i128>(d.lo, 1);
-    if (a.lo >= 0 && a.hi < dmin) join(a);
-    else if (a.lo >= 0) join({0, std::min(a.hi, d.hi - 1)});
-    else join({0, d.hi - 1});
+    if (a.lo >= 0 && a.hi < dmin)
+      join(a);
+    else if (a.lo >= 0)
+      join({0, std::min(a.hi, d.hi - 1)});
+    else
+      join({0, d.hi - 1});
   }
   if (d.lo <= -1) {
     i128 dmax = std::min<i128>(d.hi, -1);
-    if (a.hi <= 0 && a.lo > dmax) join(a);
-    else if (a.hi <= 0) join({std::max(a.lo, d.lo + 1), 0});
-    else join({d.lo + 1, 0});
+    if (a.hi <= 0 && a.lo > dmax)
+      join(a);
+    else if (a.hi <= 0)
+      join({std::max(a.lo, d.lo + 1), 0});
+    else
+      join({d.lo + 1, 0});
   }
   if (d.lo <= 0 && d.hi >= 0) join({0, 0});
   return *r;
@@ -79,7 +85,7 @@ Bounds truncmod_bounds(const Bounds& a, const Bounds& d) {
   i128 min_abs_d = (d.lo <= 0 && d.hi >= 0) ? 0 : std::min(d.lo < 0 ? -d.lo : d.lo, d.hi < 0 ? -d.hi : d.hi);
   i128 max_abs_a = std::max(a.lo < 0 ? -a.lo : a.lo, a.hi < 0 ? -a.hi : a.hi);
   if (min_abs_d > 0 && max_abs_a < min_abs_d) return a;  // |a| < |d|: the remainder is a
-  i128 m = max_abs_d > 0 ? max_abs_d - 1 : 0;             // |r| < |d|, and r has a's sign
+  i128 m = max_abs_d > 0 ? max_abs_d - 1 : 0;            // |r| < |d|, and r has a's sign
   Bounds r{a.lo < 0 ? std::max(a.lo, -m) : 0, a.hi > 0 ? std::min(a.hi, m) : 0};
   return r;
 }

@@ -32,13 +32,11 @@ namespace {
 
 bool equal_node(const ExprNode* x, const ExprNode* y) {
   switch (x->kind) {
-    case ExprKind::IntImm:
-      return static_cast<const IntImmNode*>(x)->value == static_cast<const IntImmNode*>(y)->value;
+    case ExprKind::IntImm: return static_cast<const IntImmNode*>(x)->value == static_cast<const IntImmNode*>(y)->value;
     case ExprKind::FloatImm:
       return same_double(static_cast<const FloatImmNode*>(x)->value, static_cast<const FloatImmNode*>(y)->value);
     case ExprKind::Var: return false;  // distinct nodes are distinct variables
-    case ExprKind::Cast:
-      return equal(static_cast<const CastNode*>(x)->value, static_cast<const CastNode*>(y)->value);
+    case ExprKind::Cast: return equal(static_cast<const CastNode*>(x)->value, static_cast<const CastNode*>(y)->value);
     case ExprKind::Binary: {
       auto* a = static_cast<const BinaryNode*>(x);
       auto* b = static_cast<const BinaryNode*>(y);
@@ -48,14 +46,12 @@ bool equal_node(const ExprNode* x, const ExprNode* y) {
     case ExprKind::Select: {
       auto* a = static_cast<const SelectNode*>(x);
       auto* b = static_cast<const SelectNode*>(y);
-      return equal(a->cond, b->cond) && equal(a->true_value, b->true_value) &&
-             equal(a->false_value, b->false_value);
+      return equal(a->cond, b->cond) && equal(a->true_value, b->true_value) && equal(a->false_value, b->false_value);
     }
     case ExprKind::Load: {
       auto* a = static_cast<const LoadNode*>(x);
       auto* b = static_cast<const LoadNode*>(y);
-      return a->buffer.same_as(b->buffer) && equal_all(a->indices, b->indices) &&
-             equal(a->predicate, b->predicate);
+      return a->buffer.same_as(b->buffer) && equal_all(a->indices, b->indices) && equal(a->predicate, b->predicate);
     }
     case ExprKind::Ramp: {
       auto* a = static_cast<const RampNode*>(x);

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <limits>
 
-
 #include "expr/float_round.h"
 #include "expr/int_arith.h"
 #include "expr/make_node.h"
@@ -36,13 +35,12 @@ bool int_fits(int64_t v, DataType t) {
 
 // Converts an immediate to another scalar type (same lanes as the immediate).
 Expr convert_imm(const Expr& imm, DataType elem, const char* op) {
-  if (auto* b = imm.as<BroadcastNode>())
-    return broadcast(convert_imm(b->value, elem, op), b->lanes);
+  if (auto* b = imm.as<BroadcastNode>()) return broadcast(convert_imm(b->value, elem, op), b->lanes);
   if (auto* i = imm.as<IntImmNode>()) {
     if (elem.is_float()) return make_const(elem, static_cast<double>(i->value));
     if (elem.is_integer() && !int_fits(i->value, elem))
-      throw Error(fmt::format("{}: integer literal {} does not fit {} (the other operand's type)", op,
-                              i->value, elem.to_string()));
+      throw Error(fmt::format("{}: integer literal {} does not fit {} (the other operand's type)", op, i->value,
+                              elem.to_string()));
     return make_const(elem, i->value);
   }
   auto* f = imm.as<FloatImmNode>();
@@ -58,16 +56,18 @@ void match_types(const char* op, Expr& a, Expr& b) {
   if (ta.is_handle() || tb.is_handle() || ta.is_void() || tb.is_void())
     throw Error(fmt::format("{}: cannot use {} and {} as operands", op, ta.to_string(), tb.to_string()));
   if (ta.lanes() != tb.lanes()) {
-    if (ta.lanes() == 1) a = broadcast(a, tb.lanes());
-    else if (tb.lanes() == 1) b = broadcast(b, ta.lanes());
+    if (ta.lanes() == 1)
+      a = broadcast(a, tb.lanes());
+    else if (tb.lanes() == 1)
+      b = broadcast(b, ta.lanes());
     else
       throw Error(fmt::format("{}: vector lane counts differ ({} and {})", op, ta.to_string(), tb.to_string()));
   }
   DataType ea = ta.element_of(), eb = tb.element_of();
   if (ea == eb) return;
   if (ea.is_bool() || eb.is_bool())
-    throw Error(fmt::format("{}: cannot combine {} and {} (bool mixes only with bool)", op,
-                            ta.to_string(), tb.to_string()));
+    throw Error(
+        fmt::format("{}: cannot combine {} and {} (bool mixes only with bool)", op, ta.to_string(), tb.to_string()));
   bool ia = is_imm(a), ib = is_imm(b);
   if (ia != ib) {
     Expr& lit = ia ? a : b;
@@ -82,18 +82,22 @@ void match_types(const char* op, Expr& a, Expr& b) {
   }
   DataType target;
   // float16 with bfloat16: neither holds the other, both fit float32 (PyTorch's rule).
-  if (ea.is_float() && eb.is_float()) target = ea.bits() != eb.bits() ? (ea.bits() > eb.bits() ? ea : eb) : Float(32);
-  else if (ea.is_float()) target = ea;
-  else if (eb.is_float()) target = eb;
-  else if (ea.code() == eb.code()) target = ea.bits() >= eb.bits() ? ea : eb;
-  else target = Int(std::max(ea.bits(), eb.bits()));
+  if (ea.is_float() && eb.is_float())
+    target = ea.bits() != eb.bits() ? (ea.bits() > eb.bits() ? ea : eb) : Float(32);
+  else if (ea.is_float())
+    target = ea;
+  else if (eb.is_float())
+    target = eb;
+  else if (ea.code() == eb.code())
+    target = ea.bits() >= eb.bits() ? ea : eb;
+  else
+    target = Int(std::max(ea.bits(), eb.bits()));
   if (ea != target) a = cast(target.with_lanes(a.dtype().lanes()), a);
   if (eb != target) b = cast(target.with_lanes(b.dtype().lanes()), b);
 }
 
 void require_bool(const char* op, const Expr& a) {
-  if (!a.dtype().is_bool())
-    throw Error(fmt::format("{}: the condition must be bool, got {}", op, tname(a)));
+  if (!a.dtype().is_bool()) throw Error(fmt::format("{}: the condition must be bool, got {}", op, tname(a)));
 }
 
 // Folds integer arithmetic on two scalar IntImms; returns an undefined Expr if not foldable.
@@ -235,8 +239,7 @@ Var::Var(std::string name, DataType t) : Expr(make_expr<VarNode>(std::move(name)
 
 Buffer::Buffer(std::string name, DataType dtype, std::vector<Expr> shape, MemoryScope scope) {
   if (!dtype.is_scalar() || dtype.is_void() || dtype.is_handle())
-    throw Error(fmt::format("Buffer '{}': element type must be a scalar data type, got {}", name,
-                            dtype.to_string()));
+    throw Error(fmt::format("Buffer '{}': element type must be a scalar data type, got {}", name, dtype.to_string()));
   for (size_t i = 0; i < shape.size(); ++i) {
     if (!shape[i].defined() || !shape[i].dtype().is_integer() || !shape[i].dtype().is_scalar())
       throw Error(fmt::format("Buffer '{}': extent {} must be a scalar integer expression", name, i));
@@ -276,19 +279,18 @@ IterVar reduce_axis(Range dom, std::string name) {
     throw Error(fmt::format("reduce_axis '{}': the range is undefined", name));
   for (const Expr* e : {&dom.min, &dom.extent})
     if (!e->dtype().is_integer() || !e->dtype().is_scalar())
-      throw Error(fmt::format("reduce_axis '{}': the range must be integer, got {}", name,
-                              e->dtype().to_string()));
+      throw Error(fmt::format("reduce_axis '{}': the range must be integer, got {}", name, e->dtype().to_string()));
   DataType t = dom.extent.dtype().bits() > 32 || dom.min.dtype().bits() > 32 ? Int(64) : Int(32);
   return IterVar(dom, Var(std::move(name), t), IterVarType::Reduce);
 }
 
 IterVar thread_axis(const std::string& tag) {
-  static const char* kTags[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x",
+  static const char* kTags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
                                 "threadIdx.y", "threadIdx.z", "vthread"};
   for (const char* t : kTags)
     if (tag == t) return IterVar(Range(), Var(tag), IterVarType::Thread, tag);
-  throw Error(fmt::format(
-      "thread_axis: unknown thread tag '{}' (expected blockIdx.x|y|z, threadIdx.x|y|z or vthread)", tag));
+  throw Error(
+      fmt::format("thread_axis: unknown thread tag '{}' (expected blockIdx.x|y|z, threadIdx.x|y|z or vthread)", tag));
 }
 
 // ---- Immediates ----
@@ -320,17 +322,18 @@ Expr max_value(DataType t) {
   if (t.is_vector()) return broadcast(max_value(t.element_of()), t.lanes());
   if (t.is_float()) return make_const(t, std::numeric_limits<double>::infinity());
   if (t.is_bool()) return const_true();
-  if (t.is_uint()) return make_expr<IntImmNode>(t, t.bits() == 64 ? int64_t{-1} : int64_t((uint64_t{1} << t.bits()) - 1));
-  return make_expr<IntImmNode>(t, t.bits() == 64 ? std::numeric_limits<int64_t>::max()
-                                           : int64_t((uint64_t{1} << (t.bits() - 1)) - 1));
+  if (t.is_uint())
+    return make_expr<IntImmNode>(t, t.bits() == 64 ? int64_t{-1} : int64_t((uint64_t{1} << t.bits()) - 1));
+  return make_expr<IntImmNode>(
+      t, t.bits() == 64 ? std::numeric_limits<int64_t>::max() : int64_t((uint64_t{1} << (t.bits() - 1)) - 1));
 }
 Expr min_value(DataType t) {
   if (t.is_vector()) return broadcast(min_value(t.element_of()), t.lanes());
   if (t.is_float()) return make_const(t, -std::numeric_limits<double>::infinity());
   if (t.is_bool()) return const_false();
   if (t.is_uint()) return make_expr<IntImmNode>(t, 0);
-  return make_expr<IntImmNode>(t, t.bits() == 64 ? std::numeric_limits<int64_t>::min()
-                                           : -int64_t(uint64_t{1} << (t.bits() - 1)));
+  return make_expr<IntImmNode>(
+      t, t.bits() == 64 ? std::numeric_limits<int64_t>::min() : -int64_t(uint64_t{1} << (t.bits() - 1)));
 }
 
 Expr reducer_identity(Reducer r, DataType t) {
@@ -383,13 +386,13 @@ Expr make_binary(BinOp op, Expr a, Expr b) {
   DataType t = a.dtype();
   if (is_comparison(op)) {
     if (t.is_bool() && op != BinOp::EQ && op != BinOp::NE)
-      throw Error(fmt::format("{}: bool operands can only be compared with == and != (got {} and {})", what,
-                              tname(a), tname(b)));
+      throw Error(fmt::format("{}: bool operands can only be compared with == and != (got {} and {})", what, tname(a),
+                              tname(b)));
     return make_expr<BinaryNode>(Bool(t.lanes()), op, a, b);
   }
   if (t.is_bool())
-    throw Error(fmt::format("{}: bool operands are not allowed in arithmetic (got {} and {})", what,
-                            tname(a), tname(b)));
+    throw Error(
+        fmt::format("{}: bool operands are not allowed in arithmetic (got {} and {})", what, tname(a), tname(b)));
   if (t.is_float() && (op == BinOp::Mod || op == BinOp::TruncMod || op == BinOp::TruncDiv))
     throw Error(fmt::format("{}: not defined for floating-point operands ({} and {})", what, tname(a), tname(b)));
   if (Expr folded = fold_int(op, a, b); folded.defined()) return folded;
@@ -438,7 +441,8 @@ Expr make_choice(const char* what, Expr cond, Expr t, Expr f, bool guarded) {
   match_types(w.c_str(), t, f);
   int lanes = t.dtype().lanes();
   if (cond.dtype().lanes() != lanes) {
-    if (cond.dtype().lanes() == 1) cond = broadcast(cond, lanes);
+    if (cond.dtype().lanes() == 1)
+      cond = broadcast(cond, lanes);
     else if (lanes == 1) {
       t = broadcast(t, cond.dtype().lanes());
       f = broadcast(f, cond.dtype().lanes());
@@ -453,7 +457,8 @@ Expr make_choice(const char* what, Expr cond, Expr t, Expr f, bool guarded) {
 Expr float_call(Intrinsic op, Expr x) {
   require_defined(x, intrinsic_name(op));
   if (!x.dtype().is_float())
-    throw Error(fmt::format("{}: expects a floating-point argument, got {} (cast it first)", intrinsic_name(op), tname(x)));
+    throw Error(
+        fmt::format("{}: expects a floating-point argument, got {} (cast it first)", intrinsic_name(op), tname(x)));
   return make_expr<CallNode>(x.dtype(), op, std::vector<Expr>{x});
 }
 
@@ -465,7 +470,9 @@ Expr rounding_call(Intrinsic op, Expr x) {
 }
 }  // namespace
 
-Expr select(Expr cond, Expr t, Expr f) { return make_choice("select", std::move(cond), std::move(t), std::move(f), false); }
+Expr select(Expr cond, Expr t, Expr f) {
+  return make_choice("select", std::move(cond), std::move(t), std::move(f), false);
+}
 Expr if_then_else(Expr cond, Expr t, Expr f) {
   return make_choice("if_then_else", std::move(cond), std::move(t), std::move(f), true);
 }
@@ -591,8 +598,7 @@ Expr fma(Expr a, Expr b, Expr c) {
   match_types("fma", a, b);
   match_types("fma", a, c);
   match_types("fma", b, c);
-  if (!a.dtype().is_float())
-    throw Error(fmt::format("fma: expects floating-point arguments, got {}", tname(a)));
+  if (!a.dtype().is_float()) throw Error(fmt::format("fma: expects floating-point arguments, got {}", tname(a)));
   return make_expr<CallNode>(a.dtype(), Intrinsic::Fma, std::vector<Expr>{a, b, c});
 }
 Expr likely(Expr cond) {
@@ -616,8 +622,8 @@ Expr let(Var v, Expr value, Expr body) {
   require_defined(value, "let");
   require_defined(body, "let");
   if (v.dtype() != value.dtype())
-    throw Error(fmt::format("let {}: variable has type {} but the value has type {}", v.name(),
-                            v.dtype().to_string(), tname(value)));
+    throw Error(fmt::format("let {}: variable has type {} but the value has type {}", v.name(), v.dtype().to_string(),
+                            tname(value)));
   return make_expr<LetNode>(body.dtype(), v, value, body);
 }
 
@@ -634,8 +640,7 @@ Expr ramp(Expr base, Expr stride, int lanes) {
 Expr broadcast(Expr value, int lanes) {
   require_defined(value, "broadcast");
   if (lanes < 1) throw Error(fmt::format("broadcast: lanes must be >= 1, got {}", lanes));
-  if (!value.dtype().is_scalar())
-    throw Error(fmt::format("broadcast: value must be a scalar, got {}", tname(value)));
+  if (!value.dtype().is_scalar()) throw Error(fmt::format("broadcast: value must be a scalar, got {}", tname(value)));
   if (lanes == 1) return value;
   return make_expr<BroadcastNode>(value.dtype().with_lanes(lanes), value, lanes);
 }

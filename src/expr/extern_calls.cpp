@@ -32,9 +32,10 @@ class ExternCollector : public IRVisitor {
     for (const ExternFunction& f : found_) {
       if (f.name != n->extern_name) continue;
       if (f.sig != sig)
-        throw Error(fmt::format("{}: call_extern '{}' is called as {} in '{}' and as {} in '{}'; a C function has "
-                                "one signature (cast the arguments to the types it takes)",
-                                what_, f.name, f.sig.to_string(), f.caller, sig.to_string(), caller));
+        throw Error(
+            fmt::format("{}: call_extern '{}' is called as {} in '{}' and as {} in '{}'; a C function has "
+                        "one signature (cast the arguments to the types it takes)",
+                        what_, f.name, f.sig.to_string(), f.caller, sig.to_string(), caller));
       return;
     }
     found_.push_back({n->extern_name, sig, caller});

@@ -72,5 +72,4 @@ double int_to_float(int64_t v, DataType from, DataType to) {
   }
 }
 
-
 }  // namespace te

@@ -10,9 +10,16 @@ namespace te {
 // The number of arguments of op (not Extern: an extern call takes what its C function does).
 inline size_t intrinsic_arity(Intrinsic op) {
   switch (op) {
-    case Intrinsic::Pow: case Intrinsic::Atan2: case Intrinsic::BitAnd: case Intrinsic::BitOr:
-    case Intrinsic::BitXor: case Intrinsic::ShiftLeft: case Intrinsic::ShiftRight: return 2;
-    case Intrinsic::Fma: case Intrinsic::IfThenElse: case Intrinsic::WarpShuffleDown: return 3;
+    case Intrinsic::Pow:
+    case Intrinsic::Atan2:
+    case Intrinsic::BitAnd:
+    case Intrinsic::BitOr:
+    case Intrinsic::BitXor:
+    case Intrinsic::ShiftLeft:
+    case Intrinsic::ShiftRight: return 2;
+    case Intrinsic::Fma:
+    case Intrinsic::IfThenElse:
+    case Intrinsic::WarpShuffleDown: return 3;
     default: return 1;
   }
 }
@@ -20,8 +27,13 @@ inline size_t intrinsic_arity(Intrinsic op) {
 // & | ^ ~ << >> popcount: integers only.
 inline bool is_bitwise(Intrinsic op) {
   switch (op) {
-    case Intrinsic::BitAnd: case Intrinsic::BitOr: case Intrinsic::BitXor: case Intrinsic::BitNot:
-    case Intrinsic::ShiftLeft: case Intrinsic::ShiftRight: case Intrinsic::Popcount: return true;
+    case Intrinsic::BitAnd:
+    case Intrinsic::BitOr:
+    case Intrinsic::BitXor:
+    case Intrinsic::BitNot:
+    case Intrinsic::ShiftLeft:
+    case Intrinsic::ShiftRight:
+    case Intrinsic::Popcount: return true;
     default: return false;
   }
 }
@@ -30,12 +42,28 @@ inline bool is_bitwise(Intrinsic op) {
 // isnan/isinf/isfinite answer for integers too).
 inline bool is_float_only(Intrinsic op) {
   switch (op) {
-    case Intrinsic::Exp: case Intrinsic::Log: case Intrinsic::Sqrt: case Intrinsic::Tanh:
-    case Intrinsic::Pow: case Intrinsic::Sin: case Intrinsic::Cos: case Intrinsic::Tan:
-    case Intrinsic::Asin: case Intrinsic::Acos: case Intrinsic::Atan: case Intrinsic::Atan2:
-    case Intrinsic::Sinh: case Intrinsic::Cosh: case Intrinsic::Erf: case Intrinsic::Sigmoid:
-    case Intrinsic::Exp2: case Intrinsic::Log2: case Intrinsic::Log10: case Intrinsic::Log1p:
-    case Intrinsic::Expm1: case Intrinsic::Rsqrt: return true;
+    case Intrinsic::Exp:
+    case Intrinsic::Log:
+    case Intrinsic::Sqrt:
+    case Intrinsic::Tanh:
+    case Intrinsic::Pow:
+    case Intrinsic::Sin:
+    case Intrinsic::Cos:
+    case Intrinsic::Tan:
+    case Intrinsic::Asin:
+    case Intrinsic::Acos:
+    case Intrinsic::Atan:
+    case Intrinsic::Atan2:
+    case Intrinsic::Sinh:
+    case Intrinsic::Cosh:
+    case Intrinsic::Erf:
+    case Intrinsic::Sigmoid:
+    case Intrinsic::Exp2:
+    case Intrinsic::Log2:
+    case Intrinsic::Log10:
+    case Intrinsic::Log1p:
+    case Intrinsic::Expm1:
+    case Intrinsic::Rsqrt: return true;
     default: return false;
   }
 }

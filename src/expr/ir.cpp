@@ -40,8 +40,8 @@ Stmt let_stmt(Var v, Expr value, Stmt body) {
   require(value, "let_stmt");
   require(body, "let_stmt");
   if (v.dtype() != value.dtype())
-    throw Error(fmt::format("let {}: variable has type {} but the value has type {}", v.name(),
-                            v.dtype().to_string(), value.dtype().to_string()));
+    throw Error(fmt::format("let {}: variable has type {} but the value has type {}", v.name(), v.dtype().to_string(),
+                            value.dtype().to_string()));
   return make_stmt<LetStmtNode>(std::move(v), std::move(value), std::move(body));
 }
 
@@ -52,8 +52,7 @@ Stmt for_loop(Var v, Expr min, Expr extent, ForKind kind, Stmt body, std::string
   require(body, "for");
   for (const Expr* e : {&min, &extent})
     if (!e->dtype().is_integer() || !e->dtype().is_scalar())
-      throw Error(fmt::format("for {}: bounds must be scalar integers, got {}", v.name(),
-                              e->dtype().to_string()));
+      throw Error(fmt::format("for {}: bounds must be scalar integers, got {}", v.name(), e->dtype().to_string()));
   if ((kind == ForKind::ThreadBinding) == thread_tag.empty())
     throw Error(fmt::format("for {}: a thread tag is required exactly for thread-bound loops", v.name()));
   return make_stmt<ForNode>(std::move(v), std::move(min), std::move(extent), kind, std::move(thread_tag),
@@ -66,8 +65,7 @@ Stmt store(Buffer buffer, Expr value, std::vector<Expr> indices, Expr predicate)
   for (const Expr& i : indices) {
     require(i, "store");
     if (!i.dtype().is_integer())
-      throw Error(fmt::format("store to '{}': indices must be integers, got {}", buffer.name(),
-                              i.dtype().to_string()));
+      throw Error(fmt::format("store to '{}': indices must be integers, got {}", buffer.name(), i.dtype().to_string()));
   }
   if (value.dtype().element_of() != buffer.dtype())
     throw Error(fmt::format("store to '{}': value has type {} but the buffer holds {}", buffer.name(),
@@ -93,8 +91,10 @@ Stmt seq(std::vector<Stmt> stmts) {
   std::vector<Stmt> flat;
   for (Stmt& s : stmts) {
     if (!s.defined()) continue;
-    if (auto* q = s.as<SeqNode>()) flat.insert(flat.end(), q->seq.begin(), q->seq.end());
-    else flat.push_back(std::move(s));
+    if (auto* q = s.as<SeqNode>())
+      flat.insert(flat.end(), q->seq.begin(), q->seq.end());
+    else
+      flat.push_back(std::move(s));
   }
   if (flat.size() == 1) return flat[0];
   return make_stmt<SeqNode>(std::move(flat));
@@ -158,27 +158,52 @@ void IRVisitor::visit(const Stmt& s) {
 }
 
 void IRVisitor::visit_cast(const CastNode* n) { visit(n->value); }
-void IRVisitor::visit_binary(const BinaryNode* n) { visit(n->a); visit(n->b); }
+void IRVisitor::visit_binary(const BinaryNode* n) {
+  visit(n->a);
+  visit(n->b);
+}
 void IRVisitor::visit_not(const NotNode* n) { visit(n->a); }
 void IRVisitor::visit_select(const SelectNode* n) {
-  visit(n->cond); visit(n->true_value); visit(n->false_value);
+  visit(n->cond);
+  visit(n->true_value);
+  visit(n->false_value);
 }
 void IRVisitor::visit_load(const LoadNode* n) {
   for (const Expr& i : n->indices) visit(i);
   visit(n->predicate);
 }
-void IRVisitor::visit_ramp(const RampNode* n) { visit(n->base); visit(n->stride); }
+void IRVisitor::visit_ramp(const RampNode* n) {
+  visit(n->base);
+  visit(n->stride);
+}
 void IRVisitor::visit_broadcast(const BroadcastNode* n) { visit(n->value); }
-void IRVisitor::visit_call(const CallNode* n) { for (const Expr& a : n->args) visit(a); }
-void IRVisitor::visit_let(const LetNode* n) { visit(n->value); visit(n->body); }
-void IRVisitor::visit_tensor_read(const TensorReadNode* n) { for (const Expr& i : n->indices) visit(i); }
+void IRVisitor::visit_call(const CallNode* n) {
+  for (const Expr& a : n->args) visit(a);
+}
+void IRVisitor::visit_let(const LetNode* n) {
+  visit(n->value);
+  visit(n->body);
+}
+void IRVisitor::visit_tensor_read(const TensorReadNode* n) {
+  for (const Expr& i : n->indices) visit(i);
+}
 void IRVisitor::visit_reduce(const ReduceNode* n) {
-  for (const IterVar& iv : n->axis) { visit(iv.dom().min); visit(iv.dom().extent); }
+  for (const IterVar& iv : n->axis) {
+    visit(iv.dom().min);
+    visit(iv.dom().extent);
+  }
   for (const Expr& s : n->sources) visit(s);
   visit(n->condition);
 }
-void IRVisitor::visit_let_stmt(const LetStmtNode* n) { visit(n->value); visit(n->body); }
-void IRVisitor::visit_for(const ForNode* n) { visit(n->min); visit(n->extent); visit(n->body); }
+void IRVisitor::visit_let_stmt(const LetStmtNode* n) {
+  visit(n->value);
+  visit(n->body);
+}
+void IRVisitor::visit_for(const ForNode* n) {
+  visit(n->min);
+  visit(n->extent);
+  visit(n->body);
+}
 void IRVisitor::visit_store(const StoreNode* n) {
   visit(n->value);
   for (const Expr& i : n->indices) visit(i);
@@ -189,11 +214,18 @@ void IRVisitor::visit_allocate(const AllocateNode* n) {
   visit(n->body);
 }
 void IRVisitor::visit_if_then_else(const IfThenElseNode* n) {
-  visit(n->cond); visit(n->then_case); visit(n->else_case);
+  visit(n->cond);
+  visit(n->then_case);
+  visit(n->else_case);
 }
-void IRVisitor::visit_seq(const SeqNode* n) { for (const Stmt& s : n->seq) visit(s); }
+void IRVisitor::visit_seq(const SeqNode* n) {
+  for (const Stmt& s : n->seq) visit(s);
+}
 void IRVisitor::visit_evaluate(const EvaluateNode* n) { visit(n->value); }
-void IRVisitor::visit_assert(const AssertNode* n) { visit(n->cond); visit(n->body); }
+void IRVisitor::visit_assert(const AssertNode* n) {
+  visit(n->cond);
+  visit(n->body);
+}
 void IRVisitor::visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) {
   for (const Expr& e : n->offsets) visit(e);
   for (const std::vector<Expr>& s : n->strides)

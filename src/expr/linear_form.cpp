@@ -215,6 +215,4 @@ void fold_unravelled_index(Linear& l) {
   while (fold_mod_digits_once(l)) fold_div_mod_pairs(l);
 }
 
-
-
 }  // namespace te::simp

@@ -340,9 +340,7 @@ class Printer {
       case BinOp::TruncDiv:
       case BinOp::TruncMod:
       case BinOp::Min:
-      case BinOp::Max:
-        print_call(binop_name(n->op), {n->a, n->b});
-        return;
+      case BinOp::Max: print_call(binop_name(n->op), {n->a, n->b}); return;
       default:
         os_ << "(";
         print(n->a);

@@ -51,8 +51,8 @@ class RuleChecker : public IRVisitor {
                             part_, n->op->name));
   }
   void visit_load(const LoadNode* n) override {
-    throw Error(fmt::format("comm_reducer '{}': the {} loads from buffer '{}'; it may use only its arguments",
-                            reducer_, part_, n->buffer.name()));
+    throw Error(fmt::format("comm_reducer '{}': the {} loads from buffer '{}'; it may use only its arguments", reducer_,
+                            part_, n->buffer.name()));
   }
   void visit_reduce(const ReduceNode*) override {
     throw Error(fmt::format("comm_reducer '{}': the {} contains a reduction", reducer_, part_));
@@ -70,7 +70,8 @@ void check_rule_values(const std::string& name, const char* part, const std::vec
     throw Error(fmt::format("comm_reducer '{}': the {} gives {} values for {} sources", name, part, values.size(),
                             types.size()));
   for (size_t i = 0; i < values.size(); ++i) {
-    if (!values[i].defined()) throw Error(fmt::format("comm_reducer '{}': the {}'s value {} is undefined", name, part, i));
+    if (!values[i].defined())
+      throw Error(fmt::format("comm_reducer '{}': the {}'s value {} is undefined", name, part, i));
     if (values[i].dtype() != types[i])
       throw Error(fmt::format("comm_reducer '{}': the {}'s value {} is {} but source {} is {}", name, part, i,
                               values[i].dtype().to_string(), i, types[i].to_string()));
@@ -81,8 +82,8 @@ std::vector<Expr> make_reduces(Reducer r, std::shared_ptr<const CommReducerNode>
                                const std::vector<IterVar>& axis, const Expr& where) {
   std::vector<Expr> out;
   for (size_t i = 0; i < sources.size(); ++i)
-    out.emplace_back(std::make_shared<const ReduceNode>(sources[i].dtype(), r, comb, sources, axis, where,
-                                                        static_cast<int>(i)));
+    out.emplace_back(
+        std::make_shared<const ReduceNode>(sources[i].dtype(), r, comb, sources, axis, where, static_cast<int>(i)));
   return out;
 }
 
@@ -95,15 +96,31 @@ Expr reduce(Reducer r, Expr source, const std::vector<IterVar>& axis, Expr where
   check_axes_and_where(what, axis, where);
   return Expr(std::make_shared<const ReduceNode>(source.dtype(), r, source, axis, where));
 }
-Expr sum(Expr s, const std::vector<IterVar>& axis, Expr where) { return reduce(Reducer::Sum, std::move(s), axis, std::move(where)); }
-Expr prod(Expr s, const std::vector<IterVar>& axis, Expr where) { return reduce(Reducer::Prod, std::move(s), axis, std::move(where)); }
-Expr min(Expr s, const std::vector<IterVar>& axis, Expr where) { return reduce(Reducer::Min, std::move(s), axis, std::move(where)); }
-Expr max(Expr s, const std::vector<IterVar>& axis, Expr where) { return reduce(Reducer::Max, std::move(s), axis, std::move(where)); }
+Expr sum(Expr s, const std::vector<IterVar>& axis, Expr where) {
+  return reduce(Reducer::Sum, std::move(s), axis, std::move(where));
+}
+Expr prod(Expr s, const std::vector<IterVar>& axis, Expr where) {
+  return reduce(Reducer::Prod, std::move(s), axis, std::move(where));
+}
+Expr min(Expr s, const std::vector<IterVar>& axis, Expr where) {
+  return reduce(Reducer::Min, std::move(s), axis, std::move(where));
+}
+Expr max(Expr s, const std::vector<IterVar>& axis, Expr where) {
+  return reduce(Reducer::Max, std::move(s), axis, std::move(where));
+}
 
-Expr sum(Expr s, std::initializer_list<IterVar> axis, Expr where) { return reduce(Reducer::Sum, std::move(s), axis, std::move(where)); }
-Expr prod(Expr s, std::initializer_list<IterVar> axis, Expr where) { return reduce(Reducer::Prod, std::move(s), axis, std::move(where)); }
-Expr min(Expr s, std::initializer_list<IterVar> axis, Expr where) { return reduce(Reducer::Min, std::move(s), axis, std::move(where)); }
-Expr max(Expr s, std::initializer_list<IterVar> axis, Expr where) { return reduce(Reducer::Max, std::move(s), axis, std::move(where)); }
+Expr sum(Expr s, std::initializer_list<IterVar> axis, Expr where) {
+  return reduce(Reducer::Sum, std::move(s), axis, std::move(where));
+}
+Expr prod(Expr s, std::initializer_list<IterVar> axis, Expr where) {
+  return reduce(Reducer::Prod, std::move(s), axis, std::move(where));
+}
+Expr min(Expr s, std::initializer_list<IterVar> axis, Expr where) {
+  return reduce(Reducer::Min, std::move(s), axis, std::move(where));
+}
+Expr max(Expr s, std::initializer_list<IterVar> axis, Expr where) {
+  return reduce(Reducer::Max, std::move(s), axis, std::move(where));
+}
 
 // ---- User reducers ----
 
@@ -154,7 +171,9 @@ CommReducer comm_reducer(std::function<Expr(Expr, Expr)> combine, std::function<
     throw Error(fmt::format("comm_reducer '{}': the combine and identity functions must be given", name));
   return CommReducer(
       std::move(name),
-      [combine](const std::vector<Expr>& a, const std::vector<Expr>& b) { return std::vector<Expr>{combine(a[0], b[0])}; },
+      [combine](const std::vector<Expr>& a, const std::vector<Expr>& b) {
+        return std::vector<Expr>{combine(a[0], b[0])};
+      },
       [identity](const std::vector<DataType>& t) { return std::vector<Expr>{identity(t[0])}; });
 }
 
@@ -172,8 +191,8 @@ std::vector<Expr> arg_extreme(bool largest, const Expr& source, const std::vecto
   const char* what = largest ? "argmax" : "argmin";
   check_source(what, source);
   if (axis.size() != 1)
-    throw Error(fmt::format("{}: reduces over exactly one axis, got {} (fuse the axes into one first)", what,
-                            axis.size()));
+    throw Error(
+        fmt::format("{}: reduces over exactly one axis, got {} (fuse the axes into one first)", what, axis.size()));
   if (!axis[0].defined()) throw Error(fmt::format("{}: a reduction axis is undefined", what));
   const bool is_float = source.dtype().is_float();
   CommReducer rule(
@@ -203,8 +222,7 @@ std::vector<Expr> argmin(Expr source, const std::vector<IterVar>& axis, Expr whe
 std::vector<Expr> welford(Expr source, const std::vector<IterVar>& axis, Expr where) {
   check_source("welford", source);
   const DataType t = source.dtype();
-  if (!t.is_float())
-    throw Error(fmt::format("welford: the source must be a float, got {} (cast it)", t.to_string()));
+  if (!t.is_float()) throw Error(fmt::format("welford: the source must be a float, got {} (cast it)", t.to_string()));
   CommReducer rule(
       "welford",
       [t](const std::vector<Expr>& a, const std::vector<Expr>& b) {

@@ -15,34 +15,38 @@ namespace {
 void check_base(const Tensor& base, const std::string& name) {
   if (!base.defined()) throw Error(fmt::format("scatter '{}': the base tensor is undefined", name));
   if (base.is_placeholder())
-    throw Error(fmt::format("scatter '{}': the base '{}' is an input (placeholder); the base must be a compute, "
-                            "which the scatter fills in place: copy the input with compute(shape, [&](...) {{ "
-                            "return {}(...); }}) or start from zeros",
-                            name, base.name(), base.name()));
+    throw Error(
+        fmt::format("scatter '{}': the base '{}' is an input (placeholder); the base must be a compute, "
+                    "which the scatter fills in place: copy the input with compute(shape, [&](...) {{ "
+                    "return {}(...); }}) or start from zeros",
+                    name, base.name(), base.name()));
   if (base.op()->num_outputs() != 1)
-    throw Error(fmt::format("scatter '{}': the base '{}' is an output of a compute_tuple; the base must be a "
-                            "single-output compute",
-                            name, base.name()));
+    throw Error(
+        fmt::format("scatter '{}': the base '{}' is an output of a compute_tuple; the base must be a "
+                    "single-output compute",
+                    name, base.name()));
 }
 
 void check_target(const ScatterTo& to, const Tensor& base, const std::string& name,
                   const std::vector<IterVar>& reduce_axes) {
   if (static_cast<int>(to.index.size()) != base.ndim())
-    throw Error(fmt::format("scatter '{}': the function gave {} indices, but the output (like its base '{}') has {} "
-                            "dimensions",
-                            name, to.index.size(), base.name(), base.ndim()));
+    throw Error(
+        fmt::format("scatter '{}': the function gave {} indices, but the output (like its base '{}') has {} "
+                    "dimensions",
+                    name, to.index.size(), base.name(), base.ndim()));
   for (size_t d = 0; d < to.index.size(); ++d) {
     const Expr& e = to.index[d];
     if (!e.defined()) throw Error(fmt::format("scatter '{}': index {} is undefined", name, d));
     if (!e.dtype().is_integer() || !e.dtype().is_scalar())
-      throw Error(fmt::format("scatter '{}': index {} must be a scalar integer, got {}", name, d,
-                              e.dtype().to_string()));
+      throw Error(
+          fmt::format("scatter '{}': index {} must be a scalar integer, got {}", name, d, e.dtype().to_string()));
     const bool uses_reduce_axis = std::any_of(reduce_axes.begin(), reduce_axes.end(),
                                               [&](const IterVar& iv) { return uses_var(e, iv.var().get()); });
     if (uses_reduce_axis)
-      throw Error(fmt::format("scatter '{}': index {} ({}) uses a reduction axis of the value; the position may "
-                              "depend only on the domain's axes and on tensors read at them",
-                              name, d, to_string(e)));
+      throw Error(
+          fmt::format("scatter '{}': index {} ({}) uses a reduction axis of the value; the position may "
+                      "depend only on the domain's axes and on tensors read at them",
+                      name, d, to_string(e)));
   }
   if (to.value.dtype() != base.dtype())
     throw Error(fmt::format("scatter '{}': the value is {} but the base '{}' is {}: cast the value", name,
@@ -68,9 +72,10 @@ Tensor scatter_from_vars(const Tensor& base, std::vector<Expr> domain,
   check_body(to.value, name, "scatter");
   const auto* red = to.value.as<ReduceNode>();
   if (red && red->sources.size() > 1)
-    throw Error(fmt::format("scatter '{}': the value is value {} of a {}-value reduction ({}); a scatter writes one "
-                            "value",
-                            name, red->value_index, red->sources.size(), red->combiner->name));
+    throw Error(
+        fmt::format("scatter '{}': the value is value {} of a {}-value reduction ({}); a scatter writes one "
+                    "value",
+                    name, red->value_index, red->sources.size(), red->combiner->name));
   check_target(to, base, name, red ? red->axis : std::vector<IterVar>{});
   op->body = to.value;
   op->scatter_index = to.index;

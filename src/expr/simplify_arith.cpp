@@ -26,8 +26,8 @@ bool fits_int64(i128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
 Linear Simplifier::simplify_linear(const Expr& e) {
   auto* b = e.as<BinaryNode>();
   DataType t = e.dtype();
-  bool chain = b && t.is_scalar() && t.is_integer() &&
-               (b->op == BinOp::Add || b->op == BinOp::Sub || b->op == BinOp::Mul);
+  bool chain =
+      b && t.is_scalar() && t.is_integer() && (b->op == BinOp::Add || b->op == BinOp::Sub || b->op == BinOp::Mul);
   if (!chain) return linear_of(mutate(e));
   // A node with several owners may be reached many times (a DAG): remember its form.
   // The form does not depend on whether it was remembered, so the output cannot either.
@@ -122,7 +122,8 @@ Expr Simplifier::rewrite_vector_arith(BinOp op, const Expr& a, const Expr& b) {
       return ramp_or_broadcast(rewrite_binary(op, ra->base, rb->base), rewrite_binary(op, ra->stride, rb->stride));
     if (ra && bb) return make_ramp(rewrite_binary(op, ra->base, bb->value), ra->stride, lanes);
     if (ba && rb) {
-      Expr stride = op == BinOp::Add ? rb->stride : rewrite_binary(BinOp::Sub, make_int(rb->stride.dtype(), 0), rb->stride);
+      Expr stride =
+          op == BinOp::Add ? rb->stride : rewrite_binary(BinOp::Sub, make_int(rb->stride.dtype(), 0), rb->stride);
       return ramp_or_broadcast(rewrite_binary(op, ba->value, rb->base), stride);
     }
   }
@@ -155,7 +156,8 @@ Expr Simplifier::rewrite_by_lane(BinOp op, const Expr& a, const Expr& b) {
   Var lane("lane", et);
   if (!an_.bind(lane.get(), {0, lanes - 1})) return Expr();
   auto scalar = [&](const Expr& e) -> Expr {
-    if (auto* r = e.as<RampNode>()) return rewrite_binary(BinOp::Add, r->base, rewrite_binary(BinOp::Mul, lane, r->stride));
+    if (auto* r = e.as<RampNode>())
+      return rewrite_binary(BinOp::Add, r->base, rewrite_binary(BinOp::Mul, lane, r->stride));
     return e.as<BroadcastNode>()->value;
   };
   Expr r = rewrite_binary(op, scalar(a), scalar(b));
@@ -238,8 +240,10 @@ Expr Simplifier::rewrite_div_mod(BinOp op, const Expr& a, const Expr& b) {
     if (!fits_int64(q)) return make_bin(op, a, b);
     Linear dpart(t), rpart(t);
     for (const Term& term : l.terms) {
-      if (floormod128(term.coeff, d) == 0) dpart.add_term(term.atom, static_cast<int64_t>(term.coeff / d));
-      else rpart.add_term(term.atom, term.coeff);
+      if (floormod128(term.coeff, d) == 0)
+        dpart.add_term(term.atom, static_cast<int64_t>(term.coeff / d));
+      else
+        rpart.add_term(term.atom, term.coeff);
     }
     dpart.constant = srep(static_cast<int64_t>(q), t);
     rpart.constant = static_cast<int64_t>(floormod128(k, d));

@@ -64,8 +64,7 @@ void Simplifier::store_memo(std::unordered_map<const ExprNode*, Memo<T>>& m, con
 }
 template const Linear* Simplifier::find_memo(const std::unordered_map<const ExprNode*, Memo<Linear>>&,
                                              const Expr&) const;
-template void Simplifier::store_memo(std::unordered_map<const ExprNode*, Memo<Linear>>&, const Expr&,
-                                     const Linear&);
+template void Simplifier::store_memo(std::unordered_map<const ExprNode*, Memo<Linear>>&, const Expr&, const Linear&);
 
 Expr Simplifier::mutate(const Expr& e) {
   if (!e.defined()) return e;
@@ -83,13 +82,14 @@ Expr Simplifier::rewrite_binary(BinOp op, const Expr& a, const Expr& b) {
     case BinOp::Add:
     case BinOp::Sub:
     case BinOp::Mul:
-      if (t.is_float()) r = rewrite_float_arith(op, a, b);
-      else if (t.is_vector()) r = rewrite_vector_arith(op, a, b);
-      else r = rewrite_add_sub_mul(op, a, b);
+      if (t.is_float())
+        r = rewrite_float_arith(op, a, b);
+      else if (t.is_vector())
+        r = rewrite_vector_arith(op, a, b);
+      else
+        r = rewrite_add_sub_mul(op, a, b);
       break;
-    case BinOp::Div:
-      r = t.is_float() ? rewrite_float_arith(op, a, b) : rewrite_div_mod(op, a, b);
-      break;
+    case BinOp::Div: r = t.is_float() ? rewrite_float_arith(op, a, b) : rewrite_div_mod(op, a, b); break;
     case BinOp::Mod: r = rewrite_div_mod(op, a, b); break;
     case BinOp::TruncDiv:
     case BinOp::TruncMod: r = rewrite_trunc_div_mod(op, a, b); break;
@@ -159,8 +159,8 @@ Expr Simplifier::rewrite_cast(DataType t, const Expr& v) {
     // An exact first cast, or integer truncations that keep t's low bits, can be skipped.
     // Not an exact int -> float whose float -> int then saturates where the direct
     // int -> int cast would wrap: only when t holds every value of the source type.
-    bool saturation_lost = mid.is_float() && !from.is_float() && (t.is_integer()) &&
-                           !converts_exactly(from.element_of(), t.element_of());
+    bool saturation_lost =
+        mid.is_float() && !from.is_float() && (t.is_integer()) && !converts_exactly(from.element_of(), t.element_of());
     if ((converts_exactly(from.element_of(), mid.element_of()) && !saturation_lost) ||
         (all_integer && mid.bits() >= t.bits()))
       return rewrite_cast(t, inner->value);
@@ -311,8 +311,8 @@ Expr simplify(const Expr& e, const VarBounds& bounds) {
 bool can_prove(const Expr& cond, const VarBounds& bounds) {
   if (!cond.defined()) throw Error("can_prove: the condition is undefined");
   if (!cond.dtype().is_bool())
-    throw Error(fmt::format("can_prove: the condition must be bool, got {} ({})", cond.dtype().to_string(),
-                            to_string(cond)));
+    throw Error(
+        fmt::format("can_prove: the condition must be bool, got {} ({})", cond.dtype().to_string(), to_string(cond)));
   auto c = simp::const_int(simplify(cond, bounds));
   return c && *c != 0;
 }

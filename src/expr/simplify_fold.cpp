@@ -141,7 +141,8 @@ Expr fold_cast(DataType t, const Expr& v) {
     uint64_t u = arith::as_unsigned(i->value, from);
     int64_t s = from.is_bool() ? (i->value != 0) : arith::wrap(i->value, from);
     double r;
-    if (t.bits() == 64) r = is_unsigned ? static_cast<double>(u) : static_cast<double>(s);
+    if (t.bits() == 64)
+      r = is_unsigned ? static_cast<double>(u) : static_cast<double>(s);
     else {
       // Through double (exact to 2^53; beyond, 53 >= 2 * 24 + 2 digits keep the double
       // rounding innocuous), then one rounding to t.

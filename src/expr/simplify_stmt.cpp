@@ -12,9 +12,7 @@ namespace simp {
 
 namespace {
 
-bool is_scalar_int_var(const Expr& e) {
-  return e.as<VarNode>() && e.dtype().is_scalar() && e.dtype().is_integer();
-}
+bool is_scalar_int_var(const Expr& e) { return e.as<VarNode>() && e.dtype().is_scalar() && e.dtype().is_integer(); }
 
 BinOp mirrored(BinOp op) {
   switch (op) {

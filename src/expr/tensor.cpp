@@ -18,8 +18,8 @@ void compute_parts::check_shape(const std::vector<Expr>& shape, const std::strin
     const Expr& e = shape[i];
     if (!e.defined()) throw Error(fmt::format("{} '{}': dimension {} is undefined", what, name, i));
     if (!e.dtype().is_integer() || !e.dtype().is_scalar())
-      throw Error(fmt::format("{} '{}': dimension {} must be a scalar integer, got {}", what, name, i,
-                              e.dtype().to_string()));
+      throw Error(
+          fmt::format("{} '{}': dimension {} must be a scalar integer, got {}", what, name, i, e.dtype().to_string()));
     if (const int64_t* v = as_const_int(e); v && *v < 0)
       throw Error(fmt::format("{} '{}': dimension {} is negative ({})", what, name, i, *v));
   }
@@ -40,9 +40,10 @@ class BodyChecker : public IRVisitor {
     IRVisitor::visit_tensor_read(n);
   }
   void visit_reduce(const ReduceNode*) override {
-    throw Error(fmt::format("compute '{}': a reduction (sum/prod/min/max/... over axes) must be the whole body, "
-                            "not part of a larger expression",
-                            name_));
+    throw Error(
+        fmt::format("compute '{}': a reduction (sum/prod/min/max/... over axes) must be the whole body, "
+                    "not part of a larger expression",
+                    name_));
   }
   void visit_load(const LoadNode*) override {
     throw Error(fmt::format("compute '{}': the body may read tensors, not buffers (Load)", name_));
@@ -58,8 +59,8 @@ class BodyChecker : public IRVisitor {
 Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
   check_shape(shape, name, "placeholder");
   if (!dtype.is_scalar() || dtype.is_void() || dtype.is_handle())
-    throw Error(fmt::format("placeholder '{}': element type must be a scalar data type, got {}", name,
-                            dtype.to_string()));
+    throw Error(
+        fmt::format("placeholder '{}': element type must be a scalar data type, got {}", name, dtype.to_string()));
   auto op = std::make_shared<OperationNode>();
   op->kind = OpKind::Placeholder;
   op->name = std::move(name);
@@ -68,9 +69,7 @@ Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
   return Tensor(op);
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 namespace compute_parts {
 
@@ -78,8 +77,8 @@ std::vector<Var> make_axes(OperationNode& op, const std::vector<Expr>& shape,
                            const std::vector<std::string>& axis_names, const char* what) {
   static const char* kDefault[] = {"i", "j", "k", "l", "m", "n"};
   if (!axis_names.empty() && axis_names.size() != shape.size())
-    throw Error(fmt::format("{} '{}': {} axis names given for {} dimensions", what, op.name, axis_names.size(),
-                            shape.size()));
+    throw Error(
+        fmt::format("{} '{}': {} axis names given for {} dimensions", what, op.name, axis_names.size(), shape.size()));
   std::vector<Var> vars;
   for (size_t d = 0; d < shape.size(); ++d) {
     std::string axis_name = !axis_names.empty() ? axis_names[d]
@@ -111,18 +110,21 @@ void check_tuple_bodies(const std::vector<Expr>& bodies, const std::vector<std::
     const auto* r = bodies[i].as<ReduceNode>();
     if (!first && !r) continue;
     if (!first || !r)
-      throw Error(fmt::format("compute_tuple '{}': output '{}' is {}a reduction but output '{}' is {}: the outputs "
-                              "are either all the values of one tuple reduction or all not reductions",
-                              names[0], names[i], r ? "" : "not ", names[0], first ? "one" : "not"));
+      throw Error(
+          fmt::format("compute_tuple '{}': output '{}' is {}a reduction but output '{}' is {}: the outputs "
+                      "are either all the values of one tuple reduction or all not reductions",
+                      names[0], names[i], r ? "" : "not ", names[0], first ? "one" : "not"));
     if (!same_reduction(*r, *first))
-      throw Error(fmt::format("compute_tuple '{}': output '{}' is not the same reduction as output '{}': the "
-                              "outputs must be the values of one tuple reduction (argmax, welford, a "
-                              "comm_reducer over a tuple)",
-                              names[0], names[i], names[0]));
+      throw Error(
+          fmt::format("compute_tuple '{}': output '{}' is not the same reduction as output '{}': the "
+                      "outputs must be the values of one tuple reduction (argmax, welford, a "
+                      "comm_reducer over a tuple)",
+                      names[0], names[i], names[0]));
     if (r->value_index != static_cast<int>(i))
-      throw Error(fmt::format("compute_tuple '{}': output {} ('{}') is value {} of the reduction: give the values "
-                              "in order",
-                              names[0], i, names[i], r->value_index));
+      throw Error(
+          fmt::format("compute_tuple '{}': output {} ('{}') is value {} of the reduction: give the values "
+                      "in order",
+                      names[0], i, names[i], r->value_index));
   }
   if (first && first->sources.size() != bodies.size())
     throw Error(fmt::format("compute_tuple '{}': the reduction has {} values but {} outputs are given", names[0],
@@ -166,9 +168,10 @@ Tensor compute_from_vars(std::vector<Expr> shape, const std::function<Expr(const
   Expr body = fn(vars);
   check_body(body, name, "compute");
   if (const auto* r = body.as<ReduceNode>(); r && r->sources.size() > 1)
-    throw Error(fmt::format("compute '{}': the body is value {} of a {}-value reduction ({}): make every value an "
-                            "output with compute_tuple",
-                            name, r->value_index, r->sources.size(), r->combiner->name));
+    throw Error(
+        fmt::format("compute '{}': the body is value {} of a {}-value reduction ({}): make every value an "
+                    "output with compute_tuple",
+                    name, r->value_index, r->sources.size(), r->combiner->name));
   op->dtype = body.dtype();
   op->body = body;
   finish_compute(*op, {body});
@@ -191,8 +194,8 @@ std::vector<Tensor> compute_tuple_from_vars(std::vector<Expr> shape,
   std::vector<Var> vars = make_axes(*op, op->shape, axis_names, "compute_tuple");
   std::vector<Expr> bodies = fn(vars);
   if (bodies.size() != names.size())
-    throw Error(fmt::format("compute_tuple '{}': the function returned {} values for {} names", names[0],
-                            bodies.size(), names.size()));
+    throw Error(fmt::format("compute_tuple '{}': the function returned {} values for {} names", names[0], bodies.size(),
+                            names.size()));
   for (size_t i = 0; i < bodies.size(); ++i) check_body(bodies[i], names[i], "compute");
   check_tuple_bodies(bodies, names);
   op->dtype = bodies[0].dtype();
@@ -205,8 +208,7 @@ std::vector<Tensor> compute_tuple_from_vars(std::vector<Expr> shape,
 }
 
 IterVar Tensor::axis(int k) const {
-  if (op_->kind != OpKind::Compute)
-    throw Error(fmt::format("tensor '{}': a placeholder has no axes", name()));
+  if (op_->kind != OpKind::Compute) throw Error(fmt::format("tensor '{}': a placeholder has no axes", name()));
   if (k < 0 || k >= static_cast<int>(op_->axis.size()))
     throw Error(fmt::format("tensor '{}': axis {} out of range (it has {})", name(), k, op_->axis.size()));
   return op_->axis[k];
@@ -216,22 +218,22 @@ IterVar Tensor::reduce_axis(int k) const {
   if (op_->kind != OpKind::Compute || op_->reduce_axis.empty())
     throw Error(fmt::format("tensor '{}': not a reduction, it has no reduce axes", name()));
   if (k < 0 || k >= static_cast<int>(op_->reduce_axis.size()))
-    throw Error(fmt::format("tensor '{}': reduce axis {} out of range (it has {})", name(), k,
-                            op_->reduce_axis.size()));
+    throw Error(
+        fmt::format("tensor '{}': reduce axis {} out of range (it has {})", name(), k, op_->reduce_axis.size()));
   return op_->reduce_axis[k];
 }
 
 Expr Tensor::operator()(std::vector<Expr> indices) const {
   if (!op_) throw Error("tensor read: the tensor is undefined");
   if (static_cast<int>(indices.size()) != ndim())
-    throw Error(fmt::format("tensor '{}': read with {} indices but it has {} dimensions", name(), indices.size(),
-                            ndim()));
+    throw Error(
+        fmt::format("tensor '{}': read with {} indices but it has {} dimensions", name(), indices.size(), ndim()));
   for (size_t i = 0; i < indices.size(); ++i) {
     const Expr& e = indices[i];
     if (!e.defined()) throw Error(fmt::format("tensor '{}': index {} is undefined", name(), i));
     if (!e.dtype().is_integer() || !e.dtype().is_scalar())
-      throw Error(fmt::format("tensor '{}': index {} must be a scalar integer, got {}", name(), i,
-                              e.dtype().to_string()));
+      throw Error(
+          fmt::format("tensor '{}': index {} must be a scalar integer, got {}", name(), i, e.dtype().to_string()));
   }
   return Expr(std::make_shared<const TensorReadNode>(dtype(), op_, std::move(indices), value_index_));
 }

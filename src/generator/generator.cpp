@@ -56,12 +56,11 @@ auto for_kernel(const std::string& name, F work) {
 GeneratedKernel run_generator(const std::string& name) {
   auto it = registry().functions.find(name);
   if (it == registry().functions.end())
-    throw Error(fmt::format("generator: no kernel '{}'; this generator has: {}", name,
-                            joined(registered_generators())));
+    throw Error(
+        fmt::format("generator: no kernel '{}'; this generator has: {}", name, joined(registered_generators())));
   GeneratedKernel k = for_kernel(name, it->second);
   if (!k.cpu.body.defined() && !k.cuda.body.defined())
-    throw Error(fmt::format("generator: kernel '{}' returned neither a cpu nor a cuda function",
-                            name));
+    throw Error(fmt::format("generator: kernel '{}' returned neither a cpu nor a cuda function", name));
   return k;
 }
 
@@ -161,8 +160,8 @@ std::vector<std::string> registered_tuning_tasks() {
 autotune::Task tuning_task(const std::string& name) {
   auto it = registry().tasks.find(name);
   if (it == registry().tasks.end())
-    throw Error(fmt::format("generator: no tuning task '{}'; this generator has: {}", name,
-                            joined(registered_tuning_tasks())));
+    throw Error(
+        fmt::format("generator: no tuning task '{}'; this generator has: {}", name, joined(registered_tuning_tasks())));
   return for_kernel(name, it->second);
 }
 
@@ -181,12 +180,11 @@ std::vector<std::string> registered_computes() {
 ComputeDefinition compute_definition(const std::string& name) {
   auto it = registry().computes.find(name);
   if (it == registry().computes.end())
-    throw Error(fmt::format("generator: no computation '{}'; this generator has: {}", name,
-                            joined(registered_computes())));
+    throw Error(
+        fmt::format("generator: no computation '{}'; this generator has: {}", name, joined(registered_computes())));
   ComputeDefinition d = for_kernel(name, it->second);
   if (d.args.empty())
-    throw Error(fmt::format("generator: computation '{}' returned no args (its tensors in parameter order)",
-                            name));
+    throw Error(fmt::format("generator: computation '{}' returned no args (its tensors in parameter order)", name));
   for (const Tensor& t : d.args)
     if (!t.defined()) throw Error(fmt::format("generator: computation '{}' returned an undefined arg", name));
   if (d.outputs.empty()) d.outputs.push_back(d.args.back());
@@ -210,8 +208,7 @@ GeneratedKernel auto_schedule_kernel(const std::string& name, const AutoSchedule
 }
 
 void load_generator_library(const std::string& path) {
-  if (!std::filesystem::exists(path))
-    throw Error(fmt::format("generator: no such file: {}", path));
+  if (!std::filesystem::exists(path)) throw Error(fmt::format("generator: no such file: {}", path));
   Registry& r = registry();
   size_t before = r.functions.size() + r.tasks.size() + r.computes.size() + r.duplicates.size();
   // dlopen searches the library path for a bare name: "./" keeps it a file name.
@@ -227,33 +224,32 @@ void load_generator_library(const std::string& path) {
   if (!r.duplicates.empty())
     throw Error(fmt::format("generator: kernels defined more than once: {}", joined(r.duplicates)));
   if (r.functions.size() + r.tasks.size() + r.computes.size() == before)
-    throw Error(fmt::format(
-        "generator: {} defines no kernel (no TE_GENERATOR, TE_TUNING_TASK or TE_COMPUTE linked against "
-        "this te)",
-        path));
+    throw Error(
+        fmt::format("generator: {} defines no kernel (no TE_GENERATOR, TE_TUNING_TASK or TE_COMPUTE linked against "
+                    "this te)",
+                    path));
 }
 
 namespace {
 
 // Writes the requested parts of the kernel `name` that k describes.
-std::vector<std::string> write_parts(const std::string& name, const GeneratedKernel& k,
-                                     const std::string& dir, bool cpu, bool cuda,
-                                     const GenerateOptions& options) {
+std::vector<std::string> write_parts(const std::string& name, const GeneratedKernel& k, const std::string& dir,
+                                     bool cpu, bool cuda, const GenerateOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("generator: cannot create {}: {}", dir, ec.message()));
   std::vector<std::string> written;
   std::string base = (std::filesystem::path(dir) / name).string();
   if (cpu) {
-    if (!k.cpu.body.defined())
-      throw Error(fmt::format("generator: kernel '{}' has no cpu function (only cuda)", name));
+    if (!k.cpu.body.defined()) throw Error(fmt::format("generator: kernel '{}' has no cpu function (only cuda)", name));
     LoweredFunc f = k.cpu;
     f.name = name;
     BuildOptions build = k.cpu_options;
     check_target_fields(options.target, "generator");
     if (options.target.is_cuda())
-      throw Error("generator: the target of the CPU part is 'cuda'; name an LLVM target (the CUDA part "
-                  "does not depend on one)");
+      throw Error(
+          "generator: the target of the CPU part is 'cuda'; name an LLVM target (the CUDA part "
+          "does not depend on one)");
     if (!options.target.triple.empty()) build.target.triple = options.target.triple;
     if (!options.target.cpu.empty()) build.target.cpu = options.target.cpu;
     if (!options.target.features.empty()) build.target.features = options.target.features;
@@ -285,13 +281,12 @@ std::vector<std::string> write_parts(const std::string& name, const GeneratedKer
 
 }  // namespace
 
-std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir,
-                                         bool cpu, bool cuda) {
+std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir, bool cpu, bool cuda) {
   return generate_kernel(name, dir, cpu, cuda, GenerateOptions());
 }
 
-std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir,
-                                         bool cpu, bool cuda, const GenerateOptions& options) {
+std::vector<std::string> generate_kernel(const std::string& name, const std::string& dir, bool cpu, bool cuda,
+                                         const GenerateOptions& options) {
   if (!is_compute(name) && !registry().functions.count(name))
     throw Error(
         fmt::format("generator: no kernel '{}'; this generator has: {}", name, joined(generated_kernel_names())));
@@ -299,9 +294,8 @@ std::vector<std::string> generate_kernel(const std::string& name, const std::str
   return write_parts(name, k, dir, cpu, cuda, options);
 }
 
-std::vector<std::string> write_kernel(const std::string& name, const GeneratedKernel& k,
-                                      const std::string& dir, bool cpu, bool cuda,
-                                      const GenerateOptions& options) {
+std::vector<std::string> write_kernel(const std::string& name, const GeneratedKernel& k, const std::string& dir,
+                                      bool cpu, bool cuda, const GenerateOptions& options) {
   return write_parts(name, k, dir, cpu, cuda, options);
 }
 
@@ -311,9 +305,10 @@ GeneratedKernel find_kernel(const std::string& name, const std::string& records_
   const Registry& r = registry();
   if (r.functions.count(name)) {
     if (!records_path.empty())
-      throw Error(fmt::format("generator: kernel '{}' is a TE_GENERATOR, which has no knobs: "
-                              "tuning records apply to TE_TUNING_TASKs ({})",
-                              name, joined(registered_tuning_tasks())));
+      throw Error(
+          fmt::format("generator: kernel '{}' is a TE_GENERATOR, which has no knobs: "
+                      "tuning records apply to TE_TUNING_TASKs ({})",
+                      name, joined(registered_tuning_tasks())));
     return run_generator(name);
   }
   if (r.computes.count(name)) return rules_kernel(name, records_path, cpu_target);
@@ -324,8 +319,7 @@ GeneratedKernel find_kernel(const std::string& name, const std::string& records_
   GeneratedKernel k;
   k.cpu = for_kernel(name, [&] {
     if (!records_path.empty()) return autotune::apply_best(records_path, task);  // never the reference
-    if (!task.reference)
-      throw Error("the tuning task has no reference schedule; give tuning records");
+    if (!task.reference) throw Error("the tuning task has no reference schedule; give tuning records");
     return task.reference();
   });
   return k;
@@ -342,8 +336,8 @@ int generator_main(int argc, char** argv) {
     bool has_value = i + 1 < argc;
     if (arg == "--list") {
       list = true;
-    } else if ((arg == "-o" || arg == "--cpu" || arg == "--cuda" || arg == "--target" ||
-                arg == "--mcpu" || arg == "--mattr") &&
+    } else if ((arg == "-o" || arg == "--cpu" || arg == "--cuda" || arg == "--target" || arg == "--mcpu" ||
+                arg == "--mattr") &&
                has_value) {
       std::string value = argv[++i];
       if (arg == "--target") {
@@ -362,8 +356,7 @@ int generator_main(int argc, char** argv) {
       else
         (arg == "--cpu" ? cpu : cuda).push_back(value);
     } else {
-      std::cerr << fmt::format("{}: unexpected argument '{}'\n", program, arg)
-                << fmt::format(kUsage, program);
+      std::cerr << fmt::format("{}: unexpected argument '{}'\n", program, arg) << fmt::format(kUsage, program);
       return 2;
     }
   }

@@ -46,9 +46,10 @@ class Compiler {
   int var_slot(const VarNode* v) const {
     int slot = find_var(v);
     if (slot < 0)
-      throw Error(fmt::format("variable '{}' is used but not bound (not a parameter, a shape "
-                              "variable, a loop variable or a let)",
-                              v->name));
+      throw Error(
+          fmt::format("variable '{}' is used but not bound (not a parameter, a shape "
+                      "variable, a loop variable or a let)",
+                      v->name));
     return slot;
   }
   int buffer_slot(const Buffer& b, DataType access, bool is_store) const {
@@ -56,21 +57,21 @@ class Compiler {
     for (size_t k = buffers_.size(); k-- > 0 && slot < 0;)
       if (buffers_[k].first == b.get()) slot = buffers_[k].second;
     if (slot < 0)
-      throw Error(fmt::format("buffer '{}' is accessed but is neither a parameter nor inside "
-                              "its Allocate",
-                              b.name()));
+      throw Error(
+          fmt::format("buffer '{}' is accessed but is neither a parameter nor inside "
+                      "its Allocate",
+                      b.name()));
     if (access.element_of() != b.dtype())
-      throw Error(fmt::format("{} of {} {} buffer '{}' of element type {}",
-                              is_store ? "store" : "load", access.to_string(),
-                              is_store ? "to" : "from", b.name(), b.dtype().to_string()));
+      throw Error(fmt::format("{} of {} {} buffer '{}' of element type {}", is_store ? "store" : "load",
+                              access.to_string(), is_store ? "to" : "from", b.name(), b.dtype().to_string()));
     return slot;
   }
   // e, which must have 1 or `lanes` lanes.
   const CExpr* operand(const Expr& e, int lanes, const char* what) {
     const CExpr* c = expr(e);
     if (c->type.lanes() != 1 && c->type.lanes() != lanes)
-      throw Error(fmt::format("{} has type {} where a scalar or {} lanes are expected", what,
-                              c->type.to_string(), lanes));
+      throw Error(
+          fmt::format("{} has type {} where a scalar or {} lanes are expected", what, c->type.to_string(), lanes));
     return c;
   }
   const CExpr* scalar(const Expr& e, const char* what) {
@@ -87,8 +88,7 @@ class Compiler {
   }
   const CExpr* condition(const Expr& e, int lanes, const char* what) {
     const CExpr* c = operand(e, lanes, what);
-    if (c->type.is_float())
-      throw Error(fmt::format("{} must be bool, but has type {}", what, c->type.to_string()));
+    if (c->type.is_float()) throw Error(fmt::format("{} must be bool, but has type {}", what, c->type.to_string()));
     return c;
   }
   std::vector<const CExpr*> indices(const std::vector<Expr>& in, const Buffer& b, int lanes) {
@@ -96,8 +96,8 @@ class Compiler {
     for (const Expr& i : in) {
       const CExpr* c = operand(i, lanes, "an index");
       if (!c->type.is_integer())
-        throw Error(fmt::format("an index into buffer '{}' has type {}; indices must be integers",
-                                b.name(), c->type.to_string()));
+        throw Error(fmt::format("an index into buffer '{}' has type {}; indices must be integers", b.name(),
+                                c->type.to_string()));
       out.push_back(c);
     }
     return out;
@@ -114,9 +114,10 @@ class Compiler {
   const CExpr* shuffle(const CallNode* n, CExpr& c) {
     if (in_shuffle_) throw Error("a warp shuffle's argument contains another warp shuffle");
     if (conditional_ > 0)
-      throw Error("a warp shuffle inside a select, an if_then_else or the right operand of && or || runs in "
-                  "only some threads of a warp (CUDA evaluates one side of ?:), but every thread must run it: "
-                  "bind the shuffle's result with a let first");
+      throw Error(
+          "a warp shuffle inside a select, an if_then_else or the right operand of && or || runs in "
+          "only some threads of a warp (CUDA evaluates one side of ?:), but every thread must run it: "
+          "bind the shuffle's result with a let first");
     in_shuffle_ = true;
     c.a = scalar(n->args[0], "a warp shuffle's value");
     c.b = scalar_int(n->args[1], "a warp shuffle's delta");
@@ -133,16 +134,18 @@ class Compiler {
     c.op = EOp::Extern;
     c.host = find_host_function(name);
     if (!c.host)
-      throw Error(fmt::format("call_extern '{}' has no host function registered with te::register_extern "
-                              "(interpret() runs extern calls on the host: register a C++ function of the "
-                              "same signature, {})",
-                              name, extern_signature(n).to_string()));
+      throw Error(
+          fmt::format("call_extern '{}' has no host function registered with te::register_extern "
+                      "(interpret() runs extern calls on the host: register a C++ function of the "
+                      "same signature, {})",
+                      name, extern_signature(n).to_string()));
     ExternSignature call = extern_signature(n);
     ExternSignature host{c.host->ret, c.host->params};
     if (call != host)
-      throw Error(fmt::format("call_extern '{}' is called as {} but the host function registered with "
-                              "te::register_extern is {}",
-                              name, call.to_string(), host.to_string()));
+      throw Error(
+          fmt::format("call_extern '{}' is called as {} but the host function registered with "
+                      "te::register_extern is {}",
+                      name, call.to_string(), host.to_string()));
     for (const Expr& a : n->args) c.args.push_back(operand(a, c.type.lanes(), "an extern call's argument"));
     return &c;
   }
@@ -150,8 +153,9 @@ class Compiler {
   // The shuffles compiled since the last call, which must belong to a store or a let.
   std::vector<const CExpr*> take_shuffles(StmtKind owner) {
     if (!shuffles_.empty() && owner != StmtKind::Store && owner != StmtKind::LetStmt)
-      throw Error("a warp shuffle may only appear in the value, index or predicate of a store or "
-                  "in a let's value");
+      throw Error(
+          "a warp shuffle may only appear in the value, index or predicate of a store or "
+          "in a let's value");
     return std::exchange(shuffles_, {});
   }
 
@@ -206,8 +210,8 @@ const CExpr* Compiler::expr(const Expr& e) {
         c.b = operand(n->b, lanes, "an operand");
       }
       if (c.a->type.element_of() != c.b->type.element_of())
-        throw Error(fmt::format("operands of '{}' have different types {} and {}",
-                                binop_name(n->op), c.a->type.to_string(), c.b->type.to_string()));
+        throw Error(fmt::format("operands of '{}' have different types {} and {}", binop_name(n->op),
+                                c.a->type.to_string(), c.b->type.to_string()));
       c.arg_type = c.a->type.element_of();
       return &c;
     }
@@ -249,12 +253,13 @@ const CExpr* Compiler::expr(const Expr& e) {
     case ExprKind::Call: {
       auto* n = e.as<CallNode>();
       if (n->op == Intrinsic::ThreadAllreduce)
-        throw Error("thread_allreduce is a marker that lower() expands itself (pass "
-                    "lower_thread_allreduce); it cannot run");
+        throw Error(
+            "thread_allreduce is a marker that lower() expands itself (pass "
+            "lower_thread_allreduce); it cannot run");
       if (n->op == Intrinsic::Extern) return extern_call(n, c);
       if (n->args.size() != intrinsic_arity(n->op))
-        throw Error(fmt::format("{} takes {} arguments, got {}", intrinsic_name(n->op),
-                                intrinsic_arity(n->op), n->args.size()));
+        throw Error(fmt::format("{} takes {} arguments, got {}", intrinsic_name(n->op), intrinsic_arity(n->op),
+                                n->args.size()));
       if (n->op == Intrinsic::IfThenElse) {
         c.op = EOp::IfThenElse;
         c.a = condition(n->args[0], lanes, "an if_then_else condition");
@@ -267,15 +272,12 @@ const CExpr* Compiler::expr(const Expr& e) {
       c.fn = n->op;
       if (n->op == Intrinsic::WarpShuffleDown) return shuffle(n, c);
       const CExpr** slots[] = {&c.a, &c.b, &c.c};
-      for (size_t k = 0; k < n->args.size(); ++k)
-        *slots[k] = operand(n->args[k], lanes, "an intrinsic's argument");
+      for (size_t k = 0; k < n->args.size(); ++k) *slots[k] = operand(n->args[k], lanes, "an intrinsic's argument");
       c.arg_type = c.a->type.element_of();
       if (is_float_only(n->op) && !c.arg_type.is_float())
-        throw Error(fmt::format("{} needs a float argument, got {}", intrinsic_name(n->op),
-                                c.arg_type.to_string()));
+        throw Error(fmt::format("{} needs a float argument, got {}", intrinsic_name(n->op), c.arg_type.to_string()));
       if (is_bitwise(n->op) && !c.arg_type.is_integer())
-        throw Error(fmt::format("{} needs integer arguments, got {}", intrinsic_name(n->op),
-                                c.arg_type.to_string()));
+        throw Error(fmt::format("{} needs integer arguments, got {}", intrinsic_name(n->op), c.arg_type.to_string()));
       return &c;
     }
     case ExprKind::Let: {
@@ -289,15 +291,17 @@ const CExpr* Compiler::expr(const Expr& e) {
     }
     case ExprKind::TensorRead: {
       auto* n = e.as<TensorReadNode>();
-      throw Error(fmt::format("a read of tensor '{}' is not loop IR: lower() the schedule "
-                              "before interpreting",
-                              n->op ? n->op->name : std::string("?")));
+      throw Error(
+          fmt::format("a read of tensor '{}' is not loop IR: lower() the schedule "
+                      "before interpreting",
+                      n->op ? n->op->name : std::string("?")));
     }
     case ExprKind::Reduce:
-      throw Error(fmt::format("a {} reduction is not loop IR: lower() the schedule before "
-                              "interpreting",
-                              e.as<ReduceNode>()->combiner ? e.as<ReduceNode>()->combiner->name.c_str()
-                                                            : reducer_name(e.as<ReduceNode>()->reducer)));
+      throw Error(
+          fmt::format("a {} reduction is not loop IR: lower() the schedule before "
+                      "interpreting",
+                      e.as<ReduceNode>()->combiner ? e.as<ReduceNode>()->combiner->name.c_str()
+                                                   : reducer_name(e.as<ReduceNode>()->reducer)));
   }
   TE_ICHECK(false, "compile: unknown expression kind");
   return nullptr;
@@ -329,10 +333,9 @@ const CStmt* Compiler::stmt(const Stmt& s) {
       attach_shuffles(c);
       c.var_type = n->var.dtype();
       if (!c.var_type.is_integer() || !c.var_type.is_scalar())
-        throw Error(fmt::format("loop variable '{}' has type {}; it must be a scalar integer",
-                                n->var.name(), c.var_type.to_string()));
-      c.gpu_threads =
-          n->for_kind == ForKind::ThreadBinding && n->thread_tag.rfind("threadIdx.", 0) == 0;
+        throw Error(fmt::format("loop variable '{}' has type {}; it must be a scalar integer", n->var.name(),
+                                c.var_type.to_string()));
+      c.gpu_threads = n->for_kind == ForKind::ThreadBinding && n->thread_tag.rfind("threadIdx.", 0) == 0;
       c.slot = bind_var(n->var.get());
       add_child(n->body);
       unbind_var();
@@ -344,16 +347,14 @@ const CStmt* Compiler::stmt(const Stmt& s) {
       const int lanes = c.value->type.lanes();
       c.slot = buffer_slot(n->buffer, c.value->type, true);
       c.indices = indices(n->indices, n->buffer, lanes);
-      if (n->predicate.defined())
-        c.predicate = condition(n->predicate, lanes, "a store predicate");
+      if (n->predicate.defined()) c.predicate = condition(n->predicate, lanes, "a store predicate");
       attach_shuffles(c);
       return &c;
     }
     case StmtKind::Allocate: {
       auto* n = s.as<AllocateNode>();
       c.buffer = n->buffer.get();
-      for (const Expr& extent : n->buffer.shape())
-        c.shape.push_back(scalar_int(extent, "a buffer extent"));
+      for (const Expr& extent : n->buffer.shape()) c.shape.push_back(scalar_int(extent, "a buffer extent"));
       attach_shuffles(c);
       c.slot = bind_buffer(n->buffer.get());
       add_child(n->body);

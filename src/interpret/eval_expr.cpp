@@ -15,8 +15,8 @@ bool active(const LaneVec* mask, int k) { return !mask || (*mask)[k].i != 0; }
 constexpr size_t kMaxDims = 8;
 
 [[noreturn]] void too_many_indices(const BufferStorage& st, size_t count) {
-  throw Error(fmt::format("an access to buffer '{}' has {} indices (at most {} supported)",
-                          st.buffer->name, count, kMaxDims));
+  throw Error(
+      fmt::format("an access to buffer '{}' has {} indices (at most {} supported)", st.buffer->name, count, kMaxDims));
 }
 
 }  // namespace
@@ -64,9 +64,7 @@ Scalar Interpreter::eval_rare(const CExpr* e, Frame& f) {
           return binary_intrinsic_lane(e->fn, e->arg_type, x, eval(e->b, f));
         }
       }
-    case EOp::Let:
-      f.vars[static_cast<size_t>(e->slot)] = eval(e->a, f);
-      return eval(e->b, f);
+    case EOp::Let: f.vars[static_cast<size_t>(e->slot)] = eval(e->a, f); return eval(e->b, f);
     case EOp::Extern: return eval_extern(e, f);
     default: break;
   }
@@ -85,8 +83,7 @@ Scalar Interpreter::eval_load(const CExpr* e, Frame& f) {
   return read_element(st, checked_offset(st, idx, count, false));
 }
 
-void Interpreter::eval_lanes(const CExpr* e, Frame& f, const LaneVec* mask, int lanes,
-                             LaneVec& out) {
+void Interpreter::eval_lanes(const CExpr* e, Frame& f, const LaneVec* mask, int lanes, LaneVec& out) {
   if (e->type.lanes() == 1) {
     Scalar s = eval(e, f);
     out.resize(lanes);
@@ -163,9 +160,12 @@ void Interpreter::eval_vector(const CExpr* e, Frame& f, const LaneVec* mask, Lan
       if (any_false) eval_lanes(e->c, f, &take_false, n, u);
       out.resize(n);
       for (int k = 0; k < n; ++k) {
-        if (take_true[k].i) out[k] = t[k];
-        else if (take_false[k].i) out[k] = u[k];
-        else out[k] = zero_lane(elem);
+        if (take_true[k].i)
+          out[k] = t[k];
+        else if (take_false[k].i)
+          out[k] = u[k];
+        else
+          out[k] = zero_lane(elem);
       }
       return;
     }
@@ -208,8 +208,7 @@ void Interpreter::eval_vector_load(const CExpr* e, Frame& f, const LaneVec* mask
   if (count == 1) {
     LaneVec index;
     eval_lanes(e->indices[0], f, mask, n, index);
-    for (int k = 0; k < n; ++k)
-      out[k] = lane_on(k) ? read_element(st, checked_offset(st, index[k].i, false)) : zero;
+    for (int k = 0; k < n; ++k) out[k] = lane_on(k) ? read_element(st, checked_offset(st, index[k].i, false)) : zero;
     return;
   }
   // One index per dimension (before storage flattening).

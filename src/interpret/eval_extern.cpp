@@ -12,8 +12,10 @@ namespace {
 
 ExternValue to_extern(Scalar s, DataType t) {
   ExternValue v;
-  if (t.is_float()) v.f = s.f;
-  else v.i = s.i;
+  if (t.is_float())
+    v.f = s.f;
+  else
+    v.i = s.i;
   return v;
 }
 

@@ -22,14 +22,12 @@ std::vector<int> all_threads(size_t count) {
 
 }  // namespace
 
-void Interpreter::run_threads_in_lockstep(const CStmt* loop, Frame& f, int64_t min,
-                                          int64_t extent) {
+void Interpreter::run_threads_in_lockstep(const CStmt* loop, Frame& f, int64_t min, int64_t extent) {
   ThreadGroup g;
   g.threads.reserve(static_cast<size_t>(std::max<int64_t>(extent, 0)));
   for (int64_t k = 0; k < extent; ++k) {
     g.threads.push_back(f);
-    g.threads.back().vars[static_cast<size_t>(loop->slot)] =
-        int_scalar(arith::add(min, k, loop->var_type));
+    g.threads.back().vars[static_cast<size_t>(loop->slot)] = int_scalar(arith::add(min, k, loop->var_type));
   }
   exec_lockstep(loop->children[0], g, all_threads(g.threads.size()));
 }
@@ -63,34 +61,39 @@ void Interpreter::exec_lockstep(const CStmt* s, ThreadGroup& g, const std::vecto
       // Threads that disagree split into two sets; a barrier inside either branch then
       // sees only part of the block and reports the divergence.
       std::vector<int> then_set, else_set;
-      for (int t : active)
-        (eval(s->value, g.threads[static_cast<size_t>(t)]).i ? then_set : else_set).push_back(t);
+      for (int t : active) (eval(s->value, g.threads[static_cast<size_t>(t)]).i ? then_set : else_set).push_back(t);
       exec_lockstep(s->children[0], g, then_set);
       if (s->children[1]) exec_lockstep(s->children[1], g, else_set);
       return;
     }
     case StmtKind::For:
-      if (s->gpu_threads) lockstep_thread_loop(s, g, active);
-      else lockstep_for(s, g, active);
+      if (s->gpu_threads)
+        lockstep_thread_loop(s, g, active);
+      else
+        lockstep_for(s, g, active);
       return;
     case StmtKind::Allocate: lockstep_allocate(s, g, active); return;
     case StmtKind::Barrier:
       if (!g.whole_block)
-        throw Error("barrier in divergent control flow: it is reached by only part of the "
-                    "threads of a block (an enclosing thread loop runs under a "
-                    "thread-dependent condition)");
+        throw Error(
+            "barrier in divergent control flow: it is reached by only part of the "
+            "threads of a block (an enclosing thread loop runs under a "
+            "thread-dependent condition)");
       if (active.size() != g.threads.size())
-        throw Error(fmt::format("barrier in divergent control flow: only {} of the {} threads "
-                                "of the block reach it (a thread-dependent if condition or "
-                                "loop trip count)",
-                                active.size(), g.threads.size()));
+        throw Error(
+            fmt::format("barrier in divergent control flow: only {} of the {} threads "
+                        "of the block reach it (a thread-dependent if condition or "
+                        "loop trip count)",
+                        active.size(), g.threads.size()));
       return;
     case StmtKind::Store:
       exchange_shuffles(s, g, active);
       for (int t : active) {
         Frame& f = g.threads[static_cast<size_t>(t)];
-        if (s->value->type.is_scalar()) exec_store(s, f);
-        else exec_vector_store(s, f);
+        if (s->value->type.is_scalar())
+          exec_store(s, f);
+        else
+          exec_vector_store(s, f);
       }
       return;
     case StmtKind::Evaluate: break;
@@ -117,9 +120,10 @@ void Interpreter::exchange_shuffles(const CStmt* s, ThreadGroup& g, const std::v
       if (!on[t])
         for (int a : active)
           if (warp(id[t]) == warp(id[static_cast<size_t>(a)]))
-            throw Error(fmt::format("warp shuffle in divergent control flow: thread {} of warp {} does not "
-                                    "reach it while thread {} does",
-                                    id[t], warp(id[t]), id[static_cast<size_t>(a)]));
+            throw Error(
+                fmt::format("warp shuffle in divergent control flow: thread {} of warp {} does not "
+                            "reach it while thread {} does",
+                            id[t], warp(id[t]), id[static_cast<size_t>(a)]));
     std::vector<Scalar> value(n);
     std::vector<int64_t> delta(n);
     for (int t : active) {
@@ -161,8 +165,7 @@ void Interpreter::lockstep_for(const CStmt* s, ThreadGroup& g, const std::vector
   }
 }
 
-void Interpreter::lockstep_thread_loop(const CStmt* s, ThreadGroup& g,
-                                       const std::vector<int>& active) {
+void Interpreter::lockstep_thread_loop(const CStmt* s, ThreadGroup& g, const std::vector<int>& active) {
   // A nested thread axis (threadIdx.y around threadIdx.x): every active thread of g
   // becomes `extent` threads of a new group.
   ThreadGroup inner;
@@ -173,8 +176,7 @@ void Interpreter::lockstep_thread_loop(const CStmt* s, ThreadGroup& g,
     int64_t extent = eval(s->extent, f).i;
     for (int64_t k = 0; k < extent; ++k) {
       inner.threads.push_back(f);
-      inner.threads.back().vars[static_cast<size_t>(s->slot)] =
-          int_scalar(arith::add(min, k, s->var_type));
+      inner.threads.back().vars[static_cast<size_t>(s->slot)] = int_scalar(arith::add(min, k, s->var_type));
     }
   }
   exec_lockstep(s->children[0], inner, all_threads(inner.threads.size()));
@@ -197,9 +199,10 @@ void Interpreter::lockstep_allocate(const CStmt* s, ThreadGroup& g, const std::v
     std::vector<int64_t> shape = eval_shape(s, frame(active.front()));
     for (int t : active)
       if (eval_shape(s, frame(t)) != shape)
-        throw Error(fmt::format("the shape of {} buffer '{}' differs between the threads of a "
-                                "block",
-                                scope_name(s->buffer->scope), s->buffer->name));
+        throw Error(
+            fmt::format("the shape of {} buffer '{}' differs between the threads of a "
+                        "block",
+                        scope_name(s->buffer->scope), s->buffer->name));
     storage.push_back(std::make_unique<BufferStorage>());
     allocate_storage(storage.back().get(), s->buffer, shape);
     for (int t : active) frame(t).buffers[slot] = storage.back().get();

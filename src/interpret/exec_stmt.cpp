@@ -20,8 +20,9 @@ void Interpreter::run(const std::vector<Argument>& args) {
 
 void Interpreter::exec(const CStmt* s, Frame& f) {
   if (!s->shuffles.empty())
-    throw Error("a warp shuffle runs outside the GPU thread loops (threadIdx.*) that would give "
-                "it a warp of threads");
+    throw Error(
+        "a warp shuffle runs outside the GPU thread loops (threadIdx.*) that would give "
+        "it a warp of threads");
   switch (s->kind) {
     case StmtKind::TensorIntrinsicCall: break;  // compiled as a Seq of its declaration
     case StmtKind::LetStmt:
@@ -30,13 +31,17 @@ void Interpreter::exec(const CStmt* s, Frame& f) {
       return;
     case StmtKind::For: exec_for(s, f); return;
     case StmtKind::Store:
-      if (s->value->type.is_scalar()) exec_store(s, f);
-      else exec_vector_store(s, f);
+      if (s->value->type.is_scalar())
+        exec_store(s, f);
+      else
+        exec_vector_store(s, f);
       return;
     case StmtKind::Allocate: exec_allocate(s, f); return;
     case StmtKind::IfThenElse:
-      if (eval(s->value, f).i != 0) exec(s->children[0], f);
-      else if (s->children[1]) exec(s->children[1], f);
+      if (eval(s->value, f).i != 0)
+        exec(s->children[0], f);
+      else if (s->children[1])
+        exec(s->children[1], f);
       return;
     case StmtKind::Seq:
       for (const CStmt* c : s->children) exec(c, f);
@@ -87,8 +92,8 @@ void Interpreter::exec_store(const CStmt* s, Frame& f) {
   }
   constexpr size_t kMaxDims = 8;
   if (count > kMaxDims)
-    throw Error(fmt::format("an access to buffer '{}' has {} indices (at most {} supported)",
-                            st.buffer->name, count, kMaxDims));
+    throw Error(fmt::format("an access to buffer '{}' has {} indices (at most {} supported)", st.buffer->name, count,
+                            kMaxDims));
   int64_t idx[kMaxDims];
   for (size_t d = 0; d < count; ++d) idx[d] = eval(s->indices[d], f).i;
   write_element(st, checked_offset(st, idx, count, true), value);

@@ -31,13 +31,15 @@ void register_extern(const std::string& name, HostFunction fn) {
   if (!fn.fn) throw Error(fmt::format("register_extern '{}': the function is empty", name));
   for (DataType t : fn.params)
     if (!is_extern_type(t))
-      throw Error(fmt::format("register_extern '{}': parameter type {} is not one call_extern passes (bool, "
-                              "int8..int64, uint8..uint64, float32, float64)",
-                              name, t.to_string()));
+      throw Error(
+          fmt::format("register_extern '{}': parameter type {} is not one call_extern passes (bool, "
+                      "int8..int64, uint8..uint64, float32, float64)",
+                      name, t.to_string()));
   if (!is_extern_type(fn.ret))
-    throw Error(fmt::format("register_extern '{}': result type {} is not one call_extern returns (bool, "
-                            "int8..int64, uint8..uint64, float32, float64)",
-                            name, fn.ret.to_string()));
+    throw Error(
+        fmt::format("register_extern '{}': result type {} is not one call_extern returns (bool, "
+                    "int8..int64, uint8..uint64, float32, float64)",
+                    name, fn.ret.to_string()));
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.functions[name] = std::make_shared<const HostFunction>(std::move(fn));

@@ -28,9 +28,9 @@ struct BufferStorage {
   DataType dtype;                      // element type
   Elem elem = Elem::I32;               // the same, as a code
   void* data = nullptr;
-  int64_t size = 0;                    // elements
-  std::vector<int64_t> shape;          // row-major extents (multi-index accesses)
-  std::vector<uint64_t> owned;         // an Allocate's zero-filled storage
+  int64_t size = 0;             // elements
+  std::vector<int64_t> shape;   // row-major extents (multi-index accesses)
+  std::vector<uint64_t> owned;  // an Allocate's zero-filled storage
 };
 
 // Slots are assigned by compile(): one per binding site (parameter, let, loop, allocate),

@@ -36,8 +36,10 @@ F nearbyint_even(F x) {
 template <typename F>
 Scalar float_op(BinOp op, F a, F b, DataType t) {
   auto num = [&](F v) -> Scalar {
-    if constexpr (std::is_same_v<F, double>) return float_scalar(v);
-    else return float_scalar(finish(v, t));
+    if constexpr (std::is_same_v<F, double>)
+      return float_scalar(v);
+    else
+      return float_scalar(finish(v, t));
   };
   switch (op) {
     case BinOp::Add: return num(a + b);
@@ -74,7 +76,7 @@ int64_t float_to_int(double v, DataType to) {
   int bits = to.bits();
   if (to.is_uint()) {
     if (t <= 0) return 0;
-    double limit = std::ldexp(1.0, bits);  // 2^bits, exact
+    double limit = std::ldexp(1.0, bits);        // 2^bits, exact
     if (t >= limit) return arith::wrap(-1, to);  // all ones: the maximum
     return arith::wrap(static_cast<int64_t>(static_cast<uint64_t>(t)), to);
   }
@@ -85,8 +87,7 @@ int64_t float_to_int(double v, DataType to) {
 }
 
 [[noreturn]] void needs_float(Intrinsic op, DataType t) {
-  throw Error(fmt::format("{} needs a float argument, got {}", intrinsic_name(op),
-                          t.to_string()));
+  throw Error(fmt::format("{} needs a float argument, got {}", intrinsic_name(op), t.to_string()));
 }
 
 [[noreturn]] void needs_integer(Intrinsic op, DataType t) {

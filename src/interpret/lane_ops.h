@@ -22,9 +22,8 @@
 //    bool lanes (constant answers for integers).
 //  - Bitwise on integers: & | ^ ~ popcount on the type's bits; << and >> as
 //    arith::shift_left/shift_right (int_arith.h): a * 2^b wrapped and floor(a / 2^b)
-//    for every amount b, a negative amount shifting the other way. On integers: floor/ceil/round/nearbyint/trunc are the identity,
-//    abs wraps (abs(INT_MIN) == INT_MIN), fma is a * b + c wrapping; the transcendental
-//    ones need floats.
+//    for every amount b, a negative amount shifting the other way. On integers: floor/ceil/round/nearbyint/trunc are
+//    the identity, abs wraps (abs(INT_MIN) == INT_MIN), fma is a * b + c wrapping; the transcendental ones need floats.
 #pragma once
 #include "expr/float_round.h"
 #include "expr/int_arith.h"

@@ -13,17 +13,14 @@ namespace te::interp {
 
 // Gives storage its own zero-filled memory of the given shape (te::Error on a negative
 // extent or a size that does not fit in memory).
-void allocate_storage(BufferStorage* storage, const BufferNode* buffer,
-                      const std::vector<int64_t>& shape);
+void allocate_storage(BufferStorage* storage, const BufferNode* buffer, const std::vector<int64_t>& shape);
 
 // The element offset of one access: either a single flat index or one index per
 // dimension of the storage (row-major). Throws te::Error naming the buffer, the index
 // and the size when the access is out of bounds.
-int64_t checked_offset(const BufferStorage& storage, const int64_t* indices, size_t count,
-                       bool is_store);
+int64_t checked_offset(const BufferStorage& storage, const int64_t* indices, size_t count, bool is_store);
 // The common case: one flat index.
-[[noreturn]] void out_of_bounds(const BufferStorage& storage, const int64_t* indices,
-                                size_t count, bool is_store);
+[[noreturn]] void out_of_bounds(const BufferStorage& storage, const int64_t* indices, size_t count, bool is_store);
 inline int64_t checked_offset(const BufferStorage& storage, int64_t index, bool is_store) {
   if (index < 0 || index >= storage.size) out_of_bounds(storage, &index, 1, is_store);
   return index;

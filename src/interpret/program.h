@@ -14,18 +14,30 @@
 namespace te::interp {
 
 enum class EOp : uint8_t {
-  Const, Var, Cast, Binary, Not, Select, Load, Ramp, Broadcast, Call, IfThenElse, Let, Extern
+  Const,
+  Var,
+  Cast,
+  Binary,
+  Not,
+  Select,
+  Load,
+  Ramp,
+  Broadcast,
+  Call,
+  IfThenElse,
+  Let,
+  Extern
 };
 
 struct CExpr {
   EOp op = EOp::Const;
-  BinOp bin = BinOp::Add;          // Binary
+  BinOp bin = BinOp::Add;            // Binary
   Intrinsic fn = Intrinsic::Likely;  // Call
-  DataType type;                   // the result's type (lanes included)
-  DataType arg_type;               // the first operand's element type (Cast, Binary, Call)
-  int slot = -1;                   // Var, Let: variable slot; Load: buffer slot;
-                                   // WarpShuffleDown: its slot in Frame::shuffled
-  Scalar imm{};                    // Const
+  DataType type;                     // the result's type (lanes included)
+  DataType arg_type;                 // the first operand's element type (Cast, Binary, Call)
+  int slot = -1;                     // Var, Let: variable slot; Load: buffer slot;
+                                     // WarpShuffleDown: its slot in Frame::shuffled
+  Scalar imm{};                      // Const
   // Operands: Cast/Not/Broadcast: a; Binary: a, b; Select/IfThenElse: cond a, values b c;
   // Ramp: base a, stride b; Call: its arguments; Let: value a, body b.
   const CExpr* a = nullptr;
@@ -48,11 +60,11 @@ struct CStmt {
   DataType var_type;         // For: the loop variable's type
   // LetStmt value, Store value, Evaluate value, IfThenElse / Assert condition.
   const CExpr* value = nullptr;
-  const CExpr* min = nullptr;     // For
-  const CExpr* extent = nullptr;  // For
-  std::vector<const CExpr*> indices;  // Store
-  const CExpr* predicate = nullptr;   // Store (null: every lane)
-  std::vector<const CExpr*> shape;    // Allocate
+  const CExpr* min = nullptr;          // For
+  const CExpr* extent = nullptr;       // For
+  std::vector<const CExpr*> indices;   // Store
+  const CExpr* predicate = nullptr;    // Store (null: every lane)
+  std::vector<const CExpr*> shape;     // Allocate
   const BufferNode* buffer = nullptr;  // Allocate
   // Seq: its statements; LetStmt/For/Allocate/Assert: {body}; IfThenElse: {then, else}
   // with else null when absent.
@@ -67,9 +79,9 @@ struct CStmt {
 // shape variable or a shape expression to check; or a scalar variable's slot.
 struct ParamBinding {
   int buffer_slot = -1;
-  std::vector<int> shape_var_slots;            // -1 where the extent is an expression
-  std::vector<const CExpr*> shape_exprs;       // null where the extent is a bare variable
-  int var_slot = -1;                           // scalar parameters
+  std::vector<int> shape_var_slots;       // -1 where the extent is an expression
+  std::vector<const CExpr*> shape_exprs;  // null where the extent is a bare variable
+  int var_slot = -1;                      // scalar parameters
 };
 
 struct Program {

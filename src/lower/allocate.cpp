@@ -143,10 +143,11 @@ Stmt place(const Stmt& s, const Buffer& b, const std::set<const VarNode*>& vthre
     RelaxMap loop{{f->var.get(), Range()}};
     for (const Expr& e : b.shape())
       if (uses_any(e, loop))
-        throw Error(fmt::format("lower: {} buffer '{}' must be allocated outside loop '{}', but its size "
-                                "depends on that loop; make the size constant (for example by splitting by a "
-                                "constant factor)",
-                                scope_name(b.scope()), b.name(), f->var.name()));
+        throw Error(
+            fmt::format("lower: {} buffer '{}' must be allocated outside loop '{}', but its size "
+                        "depends on that loop; make the size constant (for example by splitting by a "
+                        "constant factor)",
+                        scope_name(b.scope()), b.name(), f->var.name()));
   }
   Wrapper w(p.lca[target], b);
   return w.mutate(s);

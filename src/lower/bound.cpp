@@ -21,9 +21,10 @@ namespace te {
 const Range& BoundMap::at(const IterVar& iv) const {
   auto it = ranges_.find(iv.get());
   if (it == ranges_.end())
-    throw Error(fmt::format("bound inference found no range for axis '{}' (an axis of an inlined or "
-                            "unscheduled stage?)",
-                            iv.defined() ? iv.name() : "(undefined)"));
+    throw Error(
+        fmt::format("bound inference found no range for axis '{}' (an axis of an inlined or "
+                    "unscheduled stage?)",
+                    iv.defined() ? iv.name() : "(undefined)"));
   return it->second.second;
 }
 
@@ -78,9 +79,10 @@ void pass_down(const StageNode& st, BoundMap& b, const VarBounds& known) {
       const int64_t* ci = as_const_int(ei);
       DataType ft = f->fused.var().dtype();
       if (co && ci && ft.bits() <= 32 && static_cast<__int128>(*co) * *ci > INT32_MAX)
-        throw Error(fmt::format("fuse: axis '{}' would have {} x {} iterations, beyond int32; give the axes' "
-                                "extents as int64 or fuse fewer axes",
-                                f->fused.name(), *co, *ci));
+        throw Error(
+            fmt::format("fuse: axis '{}' would have {} x {} iterations, beyond int32; give the axes' "
+                        "extents as int64 or fuse fewer axes",
+                        f->fused.name(), *co, *ci));
       Expr ext = simplify(eo * ei, known);
       b.set(f->fused, Range::from_min_extent(make_zero(f->fused.var().dtype()), ext));
     } else if (const auto* one = std::get_if<SingletonRelation>(&rel)) {
@@ -137,10 +139,10 @@ std::vector<IntSet> region_read(const ScheduleNode& s, const StageNode& producer
       relax[lv.iv.var().get()] = Range::from_min_extent(0, b.at(lv.iv).extent);
   }
   if (!attach.empty() && !found)
-    throw Error(fmt::format("lower: stage '{}' is computed at axis '{}' of stage '{}', but its reader '{}' "
-                            "does not run inside that loop",
-                            producer.op->name, producer.attach_ivar.name(), attach_parent(s, producer)->op->name,
-                            consumer.op->name));
+    throw Error(fmt::format(
+        "lower: stage '{}' is computed at axis '{}' of stage '{}', but its reader '{}' "
+        "does not run inside that loop",
+        producer.op->name, producer.attach_ivar.name(), attach_parent(s, producer)->op->name, consumer.op->name));
 
   auto values = pass_up_values(consumer, leaf_val, b, known);
   std::vector<std::pair<Var, Expr>> roots;
@@ -218,12 +220,12 @@ void check_region_in_scope(const ScheduleNode& s, const StageNode& st, const Bou
     for (const Expr& e : {r.min, r.extent}) {
       for (const auto& [var, stage] : owner) {
         if (!other_loops.count(var) || !uses_any(e, RelaxMap{{var, Range()}})) continue;
-        throw Error(fmt::format("lower: the region of stage '{}' computed {} depends on loop '{}' of stage '{}', "
-                                "which does not run around it; compute '{}' inside that loop, or give it a "
-                                "memory scope that the threads of that loop share",
-                                st.op->name,
-                                st.attach_type == AttachType::Scope ? "at '" + st.attach_ivar.name() + "'" : "at the root",
-                                var->name, stage->op->name, st.op->name));
+        throw Error(fmt::format(
+            "lower: the region of stage '{}' computed {} depends on loop '{}' of stage '{}', "
+            "which does not run around it; compute '{}' inside that loop, or give it a "
+            "memory scope that the threads of that loop share",
+            st.op->name, st.attach_type == AttachType::Scope ? "at '" + st.attach_ivar.name() + "'" : "at the root",
+            var->name, stage->op->name, st.op->name));
       }
     }
   }

@@ -87,10 +87,10 @@ class NestBuilder {
       for (size_t q = p; q < nest.loops.size(); ++q) {
         if (!uses_any_of(L.extent, {inner[q - p]}) && !uses_any_of(L.min, {inner[q - p]})) continue;
         const IterVar& used = nest.loops[q].iv;
-        throw Error(fmt::format("lower: stage '{}' loops over axis '{}' with extent {}, which depends on axis '{}'; "
-                                "reorder '{}' outside '{}'",
-                                st_.op->name, L.iv.name(), to_string(L.extent), used.name(), used.name(),
-                                L.iv.name()));
+        throw Error(
+            fmt::format("lower: stage '{}' loops over axis '{}' with extent {}, which depends on axis '{}'; "
+                        "reorder '{}' outside '{}'",
+                        st_.op->name, L.iv.name(), to_string(L.extent), used.name(), used.name(), L.iv.name()));
       }
       if (!reads) continue;
       Expr known_here;
@@ -127,10 +127,11 @@ class NestBuilder {
                                          bound->iv.name(), bound->thread_tag);
     const Buffer& buf = ctx_.buffer_of(st_.op.get());
     if (buf.scope() == MemoryScope::Local || buf.scope() == MemoryScope::Warp)
-      throw Error(fmt::format("lower: {}, so its result must be in shared or global memory where the threads "
-                              "that need it see it, but it is computed inside a thread loop of its consumer "
-                              "(local memory): compute it at an outer (block-level) loop",
-                              what));
+      throw Error(
+          fmt::format("lower: {}, so its result must be in shared or global memory where the threads "
+                      "that need it see it, but it is computed inside a thread loop of its consumer "
+                      "(local memory): compute it at an outer (block-level) loop",
+                      what));
     size_t first = nest.loops.size();
     for (size_t i = 0; i < nest.loops.size(); ++i)
       if (nest.loops[i].iv.type() == IterVarType::Reduce) {
@@ -142,15 +143,17 @@ class NestBuilder {
       NestLoop& L = nest.loops[i];
       const bool thread = L.kind == ForKind::ThreadBinding && !L.thread_tag.empty();
       if (L.iv.type() != IterVarType::Reduce && !thread)
-        throw Error(fmt::format("lower: {}, so its data-parallel axis '{}' must be outside its reduction axes "
-                                "or bound to a thread: reorder it outward",
-                                what, L.iv.name()));
+        throw Error(
+            fmt::format("lower: {}, so its data-parallel axis '{}' must be outside its reduction axes "
+                        "or bound to a thread: reorder it outward",
+                        what, L.iv.name()));
       if (is_thread_reduce(L)) check_reduction_threads(L, what);
       if (thread)
         if (const IterVar* at = first_attached(serial))
-          throw Error(fmt::format("lower: {}, and a stage is computed at its serial reduction axis '{}' outside "
-                                  "the thread-bound axis '{}': reorder the thread-bound axis outward",
-                                  what, at->name(), L.iv.name()));
+          throw Error(
+              fmt::format("lower: {}, and a stage is computed at its serial reduction axis '{}' outside "
+                          "the thread-bound axis '{}': reorder the thread-bound axis outward",
+                          what, at->name(), L.iv.name()));
       (thread ? threads : serial).push_back(L);
     }
     nest.loops.resize(first);
@@ -160,14 +163,16 @@ class NestBuilder {
 
   void check_reduction_threads(NestLoop& L, const std::string& what) {
     if (!L.has_loop)
-      throw Error(fmt::format("lower: {}, but an enclosing loop of a consumer already runs {}: compute the "
-                              "stage at a loop outside the consumer's {} loop",
-                              what, L.thread_tag, L.thread_tag));
+      throw Error(
+          fmt::format("lower: {}, but an enclosing loop of a consumer already runs {}: compute the "
+                      "stage at a loop outside the consumer's {} loop",
+                      what, L.thread_tag, L.thread_tag));
     L.extent = simplify(L.extent, known_);
     if (!as_const_int(L.extent))
-      throw Error(fmt::format("lower: {}, whose extent {} is not a constant: the threads of a block are a fixed "
-                              "number; split the axis by a constant factor and bind the inner part",
-                              what, to_string(L.extent)));
+      throw Error(
+          fmt::format("lower: {}, whose extent {} is not a constant: the threads of a block are a fixed "
+                      "number; split the axis by a constant factor and bind the inner part",
+                      what, to_string(L.extent)));
   }
 
   bool attached_at(const IterVar& iv) const {
@@ -185,8 +190,8 @@ class NestBuilder {
   // Each thread folds its part into a local accumulator; the marker combines them; the
   // leader (every reduction thread at 0) stores the total under the data-parallel guards.
   // reduce is the stage's Reduce (after substitution): the marker's rule.
-  void make_cross_thread_body(StageNest& nest, const Expr& reduce, const std::vector<Expr>& srcs,
-                              const Expr& cond, const std::vector<Expr>& index) {
+  void make_cross_thread_body(StageNest& nest, const Expr& reduce, const std::vector<Expr>& srcs, const Expr& cond,
+                              const std::vector<Expr>& index) {
     arrange_cross_thread_loops(nest);
     const auto* red = reduce.as<ReduceNode>();
     const Expr zero = make_const(Int(32), 0);
@@ -242,10 +247,10 @@ class NestBuilder {
     L.extent = simplify(L.extent, known_);
     if (as_const_int(L.extent)) return;
     const bool vec = L.kind == ForKind::Vectorized;
-    throw Error(fmt::format("lower: stage '{}' {} axis '{}', whose extent {} is not a constant; split it by a "
-                            "constant factor and {} the inner loop",
-                            st_.op->name, vec ? "vectorizes" : "unrolls", leaf.name(), to_string(L.extent),
-                            vec ? "vectorize" : "unroll"));
+    throw Error(fmt::format(
+        "lower: stage '{}' {} axis '{}', whose extent {} is not a constant; split it by a "
+        "constant factor and {} the inner loop",
+        st_.op->name, vec ? "vectorizes" : "unrolls", leaf.name(), to_string(L.extent), vec ? "vectorize" : "unroll"));
   }
 
   // A leaf bound to a thread that an enclosing loop already runs: the leaf is that loop's
@@ -256,10 +261,10 @@ class NestBuilder {
     relax_[loop.iv.var().get()] = Range::from_min_extent(0, r.extent);
     if (can_prove(r.extent == outer.extent, known_)) return;
     if (can_prove(r.extent > outer.extent, known_))
-      throw Error(fmt::format("lower: stage '{}' binds axis '{}' ({} iterations) to {}, but it is computed inside "
-                              "the {} loop of stage '{}', which has only {} threads",
-                              st_.op->name, leaf.name(), to_string(r.extent), tag, tag, loop.stage->op->name,
-                              to_string(outer.extent)));
+      throw Error(fmt::format(
+          "lower: stage '{}' binds axis '{}' ({} iterations) to {}, but it is computed inside "
+          "the {} loop of stage '{}', which has only {} threads",
+          st_.op->name, leaf.name(), to_string(r.extent), tag, tag, loop.stage->op->name, to_string(outer.extent)));
     guards_.push_back(loop.iv.var() < r.extent);
   }
 

@@ -37,11 +37,12 @@ class NestingChecker : public IRVisitor {
     if (gpu && gpu_ == nullptr) {
       for (ForKind k : {ForKind::Parallel, ForKind::Vectorized})
         if (const ForNode* o = enclosing(k))
-          throw Error(fmt::format("lower: loop '{}' of stage '{}' is {}, but it contains the GPU kernel that "
-                                  "loop '{}' of stage '{}' starts ({}); a kernel launch is not split across "
-                                  "host threads or vector lanes: leave the host loop serial",
-                                  o->var.name(), stage(o), k == ForKind::Parallel ? "parallel" : "vectorized",
-                                  n->var.name(), stage(n), n->thread_tag));
+          throw Error(
+              fmt::format("lower: loop '{}' of stage '{}' is {}, but it contains the GPU kernel that "
+                          "loop '{}' of stage '{}' starts ({}); a kernel launch is not split across "
+                          "host threads or vector lanes: leave the host loop serial",
+                          o->var.name(), stage(o), k == ForKind::Parallel ? "parallel" : "vectorized", n->var.name(),
+                          stage(n), n->thread_tag));
     }
     const ForNode* saved_gpu = gpu_;
     if (gpu && gpu_ == nullptr) gpu_ = n;
@@ -63,9 +64,10 @@ class NestingChecker : public IRVisitor {
   }
   [[noreturn]] void refuse(const ForNode* inner, const char* what, const ForNode* outer, const std::string& outer_is,
                            const char* fix) const {
-    throw Error(fmt::format("lower: loop '{}' of stage '{}' is {}, but it runs inside loop '{}' of stage '{}', "
-                            "which is {}; the inner annotation would have no effect: {}",
-                            inner->var.name(), stage(inner), what, outer->var.name(), stage(outer), outer_is, fix));
+    throw Error(
+        fmt::format("lower: loop '{}' of stage '{}' is {}, but it runs inside loop '{}' of stage '{}', "
+                    "which is {}; the inner annotation would have no effect: {}",
+                    inner->var.name(), stage(inner), what, outer->var.name(), stage(outer), outer_is, fix));
   }
 
   std::map<const VarNode*, std::string> stage_of_;

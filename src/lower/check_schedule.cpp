@@ -28,18 +28,21 @@ std::string first_directive(const StageNode& st) {
 
 void check_inlined_unscheduled(const StageNode& st) {
   if (st.attach_type == AttachType::Inline && !st.storage_align.empty())
-    throw Error(fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no buffer, but storage_align "
-                            "pads one; remove the storage_align or compute the stage at a loop",
-                            st.op->name));
+    throw Error(
+        fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no buffer, but storage_align "
+                    "pads one; remove the storage_align or compute the stage at a loop",
+                    st.op->name));
   if (st.attach_type == AttachType::Inline && st.tensorize_intrinsic.defined())
-    throw Error(fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no loops, but tensorize "
-                            "replaces its loop '{}' by intrinsic '{}'; remove the tensorize or compute the stage "
-                            "at the root",
-                            st.op->name, st.tensorize_axis->var.name(), st.tensorize_intrinsic.name()));
+    throw Error(
+        fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no loops, but tensorize "
+                    "replaces its loop '{}' by intrinsic '{}'; remove the tensorize or compute the stage "
+                    "at the root",
+                    st.op->name, st.tensorize_axis->var.name(), st.tensorize_intrinsic.name()));
   if (st.attach_type != AttachType::Inline || (st.relations.empty() && st.attrs.empty())) return;
-  throw Error(fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no loops, but it was also "
-                          "scheduled ({}); remove its loop schedule or compute it at the root",
-                          st.op->name, first_directive(st)));
+  throw Error(
+      fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no loops, but it was also "
+                  "scheduled ({}); remove its loop schedule or compute it at the root",
+                  st.op->name, first_directive(st)));
 }
 
 // A double-buffered stage needs a loop whose iterations run one after another, each
@@ -47,23 +50,26 @@ void check_inlined_unscheduled(const StageNode& st) {
 void check_double_buffer(const ScheduleNode& s, const StageNode& st) {
   if (!st.double_buffer) return;
   if (st.attach_type == AttachType::Inline)
-    throw Error(fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no buffer, but double_buffer "
-                            "doubles one; remove the double_buffer or compute the stage at a loop",
-                            st.op->name));
+    throw Error(
+        fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no buffer, but double_buffer "
+                    "doubles one; remove the double_buffer or compute the stage at a loop",
+                    st.op->name));
   if (st.attach_type == AttachType::Root)
-    throw Error(fmt::format("lower: stage '{}' is double-buffered but computed at the root, where it is fetched "
-                            "once; compute it at the loop whose iterations fetch successive tiles (compute_at), "
-                            "e.g. the outer reduction loop of a tiled matmul",
-                            st.op->name));
+    throw Error(
+        fmt::format("lower: stage '{}' is double-buffered but computed at the root, where it is fetched "
+                    "once; compute it at the loop whose iterations fetch successive tiles (compute_at), "
+                    "e.g. the outer reduction loop of a tiled matmul",
+                    st.op->name));
   const StageNode* parent = attach_parent(s, st);
   auto attr = parent->attrs.find(st.attach_ivar.get());
   if (attr == parent->attrs.end()) return;
   const ForKind kind = attr->second.kind;
   if (kind == ForKind::Serial || kind == ForKind::Unrolled) return;
-  throw Error(fmt::format("lower: stage '{}' is double-buffered at loop '{}' of stage '{}', which is {}: its "
-                          "iterations do not run one after another, so there is no next iteration to fetch "
-                          "for; compute the stage at a serial loop",
-                          st.op->name, st.attach_ivar.name(), parent->op->name, sched::describe_attr(attr->second)));
+  throw Error(
+      fmt::format("lower: stage '{}' is double-buffered at loop '{}' of stage '{}', which is {}: its "
+                  "iterations do not run one after another, so there is no next iteration to fetch "
+                  "for; compute the stage at a serial loop",
+                  st.op->name, st.attach_ivar.name(), parent->op->name, sched::describe_attr(attr->second)));
 }
 
 }  // namespace

@@ -103,9 +103,12 @@ class Numbering {
       }
       default: ref = e.get(); break;  // Let, and nodes lowering has removed: opaque
     }
-    Key key{static_cast<int>(e->kind), static_cast<int>(e.dtype().code()) << 24 | e.dtype().bits() << 16 |
-                                           e.dtype().lanes(),
-            op, value, ref, std::move(kids)};
+    Key key{static_cast<int>(e->kind),
+            static_cast<int>(e.dtype().code()) << 24 | e.dtype().bits() << 16 | e.dtype().lanes(),
+            op,
+            value,
+            ref,
+            std::move(kids)};
     auto [it, fresh] = keys_.emplace(std::move(key), static_cast<int>(nodes_.size()));
     if (fresh) nodes_.push_back(e);
     return it->second;
@@ -192,9 +195,7 @@ void for_each_operand(const Expr& e, bool guarded, F&& f) {
       for (const Expr& i : n->indices) f(i, guarded || n->predicate.defined());
       return;
     }
-    case ExprKind::Ramp:
-      f(e.as<RampNode>()->base, guarded);
-      return f(e.as<RampNode>()->stride, guarded);
+    case ExprKind::Ramp: f(e.as<RampNode>()->base, guarded); return f(e.as<RampNode>()->stride, guarded);
     case ExprKind::Broadcast: return f(e.as<BroadcastNode>()->value, guarded);
     case ExprKind::Call: {
       auto* n = e.as<CallNode>();

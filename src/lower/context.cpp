@@ -35,14 +35,16 @@ void share_scatter_buffers(LowerContext& ctx) {
     auto bs = sched::find_stage(sn, base);
     TE_ICHECK(bs && bs->op.get() == base, "lower: a scatter's base has no stage");
     if (ctx.params.count(ctx.buffer_of(base).get()) || bs->is_output)
-      throw Error(fmt::format("lower: tensor '{}' is the base of scatter '{}', which fills its output in place, so "
-                              "it cannot be an argument or an output itself: compute a copy of it if you need both",
-                              base->name, st.op->name));
+      throw Error(
+          fmt::format("lower: tensor '{}' is the base of scatter '{}', which fills its output in place, so "
+                      "it cannot be an argument or an output itself: compute a copy of it if you need both",
+                      base->name, st.op->name));
     for (const StageNode* c : consumers_of(sn, *bs))
       if (c != &st)
-        throw Error(fmt::format("lower: tensor '{}' is the base of scatter '{}', which fills its output in place, "
-                                "but stage '{}' reads it too: give '{}' a copy of its own",
-                                base->name, st.op->name, c->op->name, c->op->name));
+        throw Error(
+            fmt::format("lower: tensor '{}' is the base of scatter '{}', which fills its output in place, "
+                        "but stage '{}' reads it too: give '{}' a copy of its own",
+                        base->name, st.op->name, c->op->name, c->op->name));
     ctx.realize.erase(ctx.buffer_of(base).get());
     ctx.buffers[{base, 0}] = ctx.buffer_of(st.op.get());
   }
@@ -65,11 +67,10 @@ LowerContext make_context(const Schedule& s, BoundMap bounds, const std::vector<
     Operation op = t.op();
     if (auto st = sched::find_stage(sn, t.op().get())) {
       if (st->attach_type == AttachType::Inline)
-        throw Error(fmt::format("lower: tensor '{}' is inlined (compute_inline) and cannot be an argument",
-                                t.name()));
+        throw Error(fmt::format("lower: tensor '{}' is inlined (compute_inline) and cannot be an argument", t.name()));
       if (st->op->kind == OpKind::Compute && st->scope_set && st->scope != MemoryScope::Global)
-        throw Error(fmt::format("lower: argument '{}' has memory scope {}; arguments live in global memory",
-                                t.name(), scope_name(st->scope)));
+        throw Error(fmt::format("lower: argument '{}' has memory scope {}; arguments live in global memory", t.name(),
+                                scope_name(st->scope)));
       op = st->op;
     } else if (!t.is_placeholder()) {
       throw Error(fmt::format("lower: argument '{}' is not computed by this schedule", t.name()));
@@ -96,8 +97,8 @@ LowerContext make_context(const Schedule& s, BoundMap bounds, const std::vector<
     }
     for (const Operation& in : sched::reads_of(*st->op))
       if (in->kind == OpKind::Placeholder && !ctx.buffers.count({in.get(), 0}))
-        throw Error(fmt::format("lower: tensor '{}' is read by '{}' but is not in the argument list", in->name,
-                                st->op->name));
+        throw Error(
+            fmt::format("lower: tensor '{}' is read by '{}' but is not in the argument list", in->name, st->op->name));
   }
   share_scatter_buffers(ctx);
   return ctx;

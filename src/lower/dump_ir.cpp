@@ -9,8 +9,7 @@
 
 namespace te::lowering {
 
-IrDump::IrDump(const LowerOptions& options, const std::string& func_name)
-    : timer_("lower '" + func_name + "'") {
+IrDump::IrDump(const LowerOptions& options, const std::string& func_name) : timer_("lower '" + func_name + "'") {
   TE_LOG(Debug, "lower '" + func_name + "': start");
   selected_ = options.dump_ir;
   if (selected_.empty())
@@ -56,8 +55,8 @@ std::string IrDump::text(const Schedule& s) {
   std::ostringstream os;
   for (const Stage& st : s.stages()) {
     if (st.op()->kind != OpKind::Compute) continue;
-    os << "stage " << st.name() << " (" << attach_text(st) << ", " << scope_name(st.scope()) << "): "
-       << st.name() << "(";
+    os << "stage " << st.name() << " (" << attach_text(st) << ", " << scope_name(st.scope()) << "): " << st.name()
+       << "(";
     for (size_t i = 0; i < st.op()->axis.size(); ++i) os << (i ? ", " : "") << st.op()->axis[i].name();
     os << ") = " << st.op()->body << "\n";
   }

@@ -118,8 +118,10 @@ class DoubleBufferer : public IRMutator {
 
   Parts split_body(const ForNode* n) {
     std::vector<Stmt> stmts;
-    if (const auto* sq = n->body.as<SeqNode>()) stmts = sq->seq;
-    else stmts = {n->body};
+    if (const auto* sq = n->body.as<SeqNode>())
+      stmts = sq->seq;
+    else
+      stmts = {n->body};
     Parts p;
     BufferSet fetch_reads, others_write;
     for (const Stmt& c : stmts) {
@@ -130,8 +132,9 @@ class DoubleBufferer : public IRMutator {
         continue;
       }
       if (const BufferNode* b = p.fetch.empty() ? any_of(u.loaded, doubled_) : nullptr)
-        refuse("the loop reads its buffer before fetching it", b, "compute the stage at that loop, ahead of its "
-                                                                   "readers");
+        refuse("the loop reads its buffer before fetching it", b,
+               "compute the stage at that loop, ahead of its "
+               "readers");
       others_write.insert(u.stored.begin(), u.stored.end());
       (p.fetch.empty() ? p.before : p.after).push_back(c);
     }

@@ -98,10 +98,8 @@ class VirtualThreadInjector {
         GiveEachVthreadItsCopy rewrite(n->buffer, per_vthread, offset);
         return allocate(per_vthread, inject(rewrite.mutate(n->body)));
       }
-      case StmtKind::Barrier:
-        return s;
-      default:
-        return copies(s);
+      case StmtKind::Barrier: return s;
+      default: return copies(s);
     }
   }
 
@@ -138,14 +136,16 @@ class VirtualThreadFinder : public IRMutator {
     const auto* f = r.as<ForNode>();
     const int64_t* count = as_const_int(simplify(f->extent));
     if (count == nullptr)
-      throw Error(fmt::format("lower: axis '{}' of stage '{}' is bound to vthread, but its extent {} is not a "
-                              "constant; split it with a constant number of parts (split_nparts) and bind the "
-                              "outer loop",
-                              it->second.second, it->second.first, to_string(f->extent)));
+      throw Error(
+          fmt::format("lower: axis '{}' of stage '{}' is bound to vthread, but its extent {} is not a "
+                      "constant; split it with a constant number of parts (split_nparts) and bind the "
+                      "outer loop",
+                      it->second.second, it->second.first, to_string(f->extent)));
     if (*count > kMaxVirtualThreads)
-      throw Error(fmt::format("lower: axis '{}' of stage '{}' is bound to vthread with {} iterations; te "
-                              "interleaves at most {} (each is a copy of the loop body)",
-                              it->second.second, it->second.first, *count, kMaxVirtualThreads));
+      throw Error(
+          fmt::format("lower: axis '{}' of stage '{}' is bound to vthread with {} iterations; te "
+                      "interleaves at most {} (each is a copy of the loop body)",
+                      it->second.second, it->second.first, *count, kMaxVirtualThreads));
     if (*count <= 0) return seq({});
     return VirtualThreadInjector(f->var, f->min, *count).inject(f->body);
   }

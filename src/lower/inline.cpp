@@ -38,7 +38,8 @@ Schedule inline_stages(const Schedule& schedule) {
   for (const auto& st : s.get()->stages) {
     if (st->op->kind != OpKind::Compute) continue;
     const OperationNode* old = st->op.get();
-    Operation next = sched::map_bodies(st->op, [&](const Expr& b) { return inl.mutate(b); }, inl.replaced);
+    Operation next = sched::map_bodies(
+        st->op, [&](const Expr& b) { return inl.mutate(b); }, inl.replaced);
     if (next != st->op) {
       st->op = next;
       inl.replaced[old] = st->op;

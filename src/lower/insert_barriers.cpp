@@ -140,8 +140,10 @@ class BarrierInserter : public IRMutator {
         pending = Accesses();
       }
       out.push_back(c);
-      if (cs.has_barrier) pending = cs.tail;
-      else pending.add(cs.tail);
+      if (cs.has_barrier)
+        pending = cs.tail;
+      else
+        pending.add(cs.tail);
     }
     (void)s;
     return seq(out);

@@ -102,10 +102,14 @@ class SetEvaluator {
         return {make_zero(n->dtype), simp(b.min - 1)};
       }
       case BinOp::Min:
-        return {both(a.min, b.min) ? pick_min(a.min, b.min, known_) : Expr(),
-                !a.max.defined() ? b.max : !b.max.defined() ? a.max : pick_min(a.max, b.max, known_)};
+        return {both(a.min, b.min) ? pick_min(a.min, b.min, known_) : Expr(), !a.max.defined() ? b.max
+                                                                              : !b.max.defined()
+                                                                                  ? a.max
+                                                                                  : pick_min(a.max, b.max, known_)};
       case BinOp::Max:
-        return {!a.min.defined() ? b.min : !b.min.defined() ? a.min : pick_max(a.min, b.min, known_),
+        return {!a.min.defined()   ? b.min
+                : !b.min.defined() ? a.min
+                                   : pick_max(a.min, b.min, known_),
                 both(a.max, b.max) ? pick_max(a.max, b.max, known_) : Expr()};
       default: return unbounded();
     }

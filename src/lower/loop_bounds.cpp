@@ -8,8 +8,10 @@ void add_range_bounds(VarBounds& known, const Var& v, const Expr& min, const Exp
   Interval lo, hi;
   if (!const_bounds(min, known, &lo)) return;
   int64_t top = v.dtype().bits() >= 64 ? INT64_MAX : INT32_MAX;
-  if (const_bounds(simplify(min + extent - 1, known), known, &hi)) top = hi.max;
-  else if (!open_ended) return;
+  if (const_bounds(simplify(min + extent - 1, known), known, &hi))
+    top = hi.max;
+  else if (!open_ended)
+    return;
   if (top < lo.min) top = lo.min;  // an empty loop: any bounds hold for its variable
   known[v.get()] = Interval{lo.min, top};
 }

@@ -11,7 +11,6 @@ namespace te::lowering {
 VarBounds loop_var_bounds(const Stmt& s, const VarBounds& known, bool open_ended = true);
 
 // Adds v in [min, min + extent) to known when constant bounds can be found (see above).
-void add_range_bounds(VarBounds& known, const Var& v, const Expr& min, const Expr& extent,
-                      bool open_ended = true);
+void add_range_bounds(VarBounds& known, const Var& v, const Expr& min, const Expr& extent, bool open_ended = true);
 
 }  // namespace te::lowering

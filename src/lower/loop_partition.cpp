@@ -118,7 +118,7 @@ class Partitioner : public IRMutator {
 
  private:
   struct SplitPoint {
-    Expr at;     // the guard holds for x < at (upper) or x >= at (lower)
+    Expr at;  // the guard holds for x < at (upper) or x >= at (lower)
     bool upper;
   };
 
@@ -164,8 +164,8 @@ class Partitioner : public IRMutator {
       for (size_t k = 0; k < points.size(); ++k) {
         all.push_back(finder.found[k].guard);
         const auto& p = points[k];
-        if (k == ci || (p && p->upper == upper && (upper ? prove_le(split, p->at, known_)
-                                                          : prove_le(p->at, split, known_))))
+        if (k == ci ||
+            (p && p->upper == upper && (upper ? prove_le(split, p->at, known_) : prove_le(p->at, split, known_))))
           removed.push_back(finder.found[k].guard);
       }
       GuardRemover remover(removed);

@@ -53,7 +53,8 @@ std::vector<std::string> lower_pass_names() {
   // Read off lower() itself: a one-element computation lowered with every optional pass on.
   static const std::vector<std::string> names = [] {
     Tensor a = placeholder({1}, Float(32), "a");
-    Tensor b = compute({1}, [&](Expr i) { return a(i); }, "b");
+    Tensor b = compute(
+        {1}, [&](Expr i) { return a(i); }, "b");
     LowerOptions all_passes;
     all_passes.partition_loops = true;
     all_passes.eliminate_common_subexpressions = true;

@@ -68,16 +68,18 @@ class Expander {
       const ForNode* f = loop_of[dim];
       std::string tag = fmt::format("threadIdx.{}", static_cast<char>('x' + dim));
       if (!f)
-        throw Error(fmt::format("lower: stage '{}' reduces across threads, but its kernel also runs {} loops that "
-                                "do not enclose the reduction: its threads would all do the reduction at once; "
-                                "bind an axis of '{}' to {} too, or compute the other stages in their own kernel",
-                                stage, tag, stage, tag));
+        throw Error(
+            fmt::format("lower: stage '{}' reduces across threads, but its kernel also runs {} loops that "
+                        "do not enclose the reduction: its threads would all do the reduction at once; "
+                        "bind an axis of '{}' to {} too, or compute the other stages in their own kernel",
+                        stage, tag, stage, tag));
       const int64_t* c = as_const_int(f->extent);
       for (const Expr& e : extents)
         if (!c || !equal(e, f->extent))
-          throw Error(fmt::format("lower: stage '{}' reduces across threads, but the {} loops of its kernel have "
-                                  "different or non-constant extents ({} and {}): give them one constant extent",
-                                  stage, tag, to_string(f->extent), to_string(e)));
+          throw Error(
+              fmt::format("lower: stage '{}' reduces across threads, but the {} loops of its kernel have "
+                          "different or non-constant extents ({} and {}): give them one constant extent",
+                          stage, tag, to_string(f->extent), to_string(e)));
       dims_[dim] = *c;
       index_[dim] = i32(f->var - f->min);
     }
@@ -109,8 +111,10 @@ class Expander {
     bool seen_other = false;
     for (int d = 0; d < 3; ++d) {
       if (dims_[d] == 1) continue;
-      if (!reduce_[d]) seen_other = true;
-      else if (seen_other) contiguous_ = false;
+      if (!reduce_[d])
+        seen_other = true;
+      else if (seen_other)
+        contiguous_ = false;
     }
   }
 
@@ -124,8 +128,10 @@ class Expander {
     if (tr_ == 1) return seq(out);
     const bool warp_groups = contiguous_ && tr_ <= kWarp && kWarp % tr_ == 0;
     const bool warp_aligned = contiguous_ && (tr_ % kWarp == 0 || groups_ == 1);
-    if (warp_groups || warp_aligned) shuffle_tree(out);
-    else shared_tree(out);
+    if (warp_groups || warp_aligned)
+      shuffle_tree(out);
+    else
+      shared_tree(out);
     return seq(out);
   }
 
@@ -163,8 +169,7 @@ class Expander {
       for (size_t i = 0; i < values(); ++i) others.emplace_back(acc(i).name() + ".other", acc(i).dtype());
       Stmt step = reduce_update(rule_, m_.accumulators, std::vector<Expr>(others.begin(), others.end()),
                                 partial_warp ? lane + c32(d) < c32(valid) : Expr());
-      for (size_t i = values(); i-- > 0;)
-        step = let_stmt(others[i], warp_shuffle_down(partial(i), c32(d), tid_), step);
+      for (size_t i = values(); i-- > 0;) step = let_stmt(others[i], warp_shuffle_down(partial(i), c32(d), tid_), step);
       out.push_back(step);
     }
   }
@@ -176,8 +181,8 @@ class Expander {
     const int64_t warps = (tr_ + kWarp - 1) / kWarp;
     std::vector<Buffer> totals = scratch_buffers(".warps", groups_ * warps);
     Expr lane = r_ % c32(kWarp), warp = r_ / c32(kWarp);
-    out.push_back(if_then_else(simplify(lane == c32(0)),
-                               store_all(loads(totals, simplify(g_ * c32(warps) + warp)), partials())));
+    out.push_back(
+        if_then_else(simplify(lane == c32(0)), store_all(loads(totals, simplify(g_ * c32(warps) + warp)), partials())));
     out.push_back(barrier());
     std::vector<Stmt> first;
     std::vector<Expr> firsts;

@@ -90,7 +90,7 @@ bool shifts_inwards(const SplitRelation& sp, const Expr& extent, const VarBounds
 }
 
 std::map<const IterVarNode*, Expr> pass_up_values(const StageNode& st, std::map<const IterVarNode*, Expr> value,
-                                                   const BoundMap& bounds, const VarBounds& known) {
+                                                  const BoundMap& bounds, const VarBounds& known) {
   for (auto it = st.relations.rbegin(); it != st.relations.rend(); ++it) {
     if (const auto* sp = std::get_if<SplitRelation>(&*it)) {
       Expr factor = sp->factor.defined() ? sp->factor : bounds.at(sp->inner).extent;

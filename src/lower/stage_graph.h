@@ -53,7 +53,7 @@ bool shifts_inwards(const SplitRelation& sp, const Expr& extent, const VarBounds
 // reverse (split: parent = min + outer * factor + inner, or min + min(outer * factor,
 // extent - factor) + inner when shifted inwards; fuse: outer/inner from fused).
 std::map<const IterVarNode*, Expr> pass_up_values(const StageNode& st, std::map<const IterVarNode*, Expr> value,
-                                                   const BoundMap& bounds, const VarBounds& known);
+                                                  const BoundMap& bounds, const VarBounds& known);
 
 // Constant bounds of the variables in shapes and reduction domains: the assumption that
 // lets the simplifier reason about index arithmetic without overflow. Each lies in

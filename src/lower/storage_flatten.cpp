@@ -29,9 +29,10 @@ void check_index_range(const std::string& name, const std::vector<Expr>& dims) {
     total *= std::max<int64_t>(*c, 0);
     text += (text.empty() ? "" : " x ") + std::to_string(*c);
     if (total > INT32_MAX)
-      throw Error(fmt::format("lower: buffer '{}' has more than {} elements ({}), beyond what int32 indices "
-                              "reach; give its extents as int64 (make_const(Int(64), ...)) or split the data",
-                              name, INT32_MAX, text));
+      throw Error(
+          fmt::format("lower: buffer '{}' has more than {} elements ({}), beyond what int32 indices "
+                      "reach; give its extents as int64 (make_const(Int(64), ...)) or split the data",
+                      name, INT32_MAX, text));
   }
 }
 
@@ -148,9 +149,10 @@ class Flattener : public IRMutator {
       stride[d] = simplify(natural, bounds_);
       for (const StorageAlign& a : aligns_.at(b.get())) {
         if (a.dim < 0 || static_cast<size_t>(a.dim) >= n)
-          throw Error(fmt::format("lower: stage '{}' aligns dimension {} of its buffer, which has {} (did "
-                                  "rfactor change its shape?)",
-                                  aligned_stage_.at(b.get()), a.dim, n));
+          throw Error(
+              fmt::format("lower: stage '{}' aligns dimension {} of its buffer, which has {} (did "
+                          "rfactor change its shape?)",
+                          aligned_stage_.at(b.get()), a.dim, n));
         if (static_cast<size_t>(a.dim) != d) continue;
         // The smallest v >= natural with v % factor == offset (natural >= 1 > offset - factor).
         DataType t = stride[d].dtype();

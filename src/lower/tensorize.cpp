@@ -21,10 +21,10 @@ class Tensorize : public IRMutator {
     where_ = fmt::format("tensorize: stage '{}' at axis '{}' does not match intrinsic '{}'", st.op->name,
                          st.tensorize_axis->var.name(), st.tensorize_intrinsic.name());
     if (const auto& init = st.tensorize_intrinsic->init)
-      init_where_ = fmt::format("tensorize: the init of stage '{}' at axis '{}' does not match intrinsic '{}' (the "
-                                "init of '{}')",
-                                st.op->name, st.tensorize_axis->var.name(), init->name,
-                                st.tensorize_intrinsic.name());
+      init_where_ = fmt::format(
+          "tensorize: the init of stage '{}' at axis '{}' does not match intrinsic '{}' (the "
+          "init of '{}')",
+          st.op->name, st.tensorize_axis->var.name(), init->name, st.tensorize_intrinsic.name());
     for (const IterVar& iv : st.all_iter_vars) iter_vars_[iv->var.get()] = iv;
     bool under = false;
     for (const IterVar& iv : st.leaf_iter_vars) {
@@ -65,9 +65,10 @@ class Tensorize : public IRMutator {
         fail_nest("holds several statements (another stage computed at a loop inside it?)");
       }
       if (at.as<IfThenElseNode>() != nullptr)
-        fail_nest("has a condition (a split whose factor does not divide the extent, or a compute's where "
-                  "clause); tensorize needs every loop under the axis to run its full extent: choose factors "
-                  "that divide the extents");
+        fail_nest(
+            "has a condition (a split whose factor does not divide the extent, or a compute's where "
+            "clause); tensorize needs every loop under the axis to run its full extent: choose factors "
+            "that divide the extents");
       if (auto* st = at.as<StoreNode>()) {
         nest.store = st;
         break;
@@ -98,9 +99,10 @@ class Tensorize : public IRMutator {
         at = f->body;
       }
       if (at.as<IfThenElseNode>() != nullptr)
-        throw Error(fmt::format("{}: the init's nest has a condition; tensorize needs every loop under the axis to "
-                                "run its full extent",
-                                init_where_));
+        throw Error(
+            fmt::format("{}: the init's nest has a condition; tensorize needs every loop under the axis to "
+                        "run its full extent",
+                        init_where_));
       init_nest.store = at.as<StoreNode>();
       TE_ICHECK(init_nest.store != nullptr, "tensorize: an init without a store");
       return seq({replace(init_nest, in->init, init_where_), call});
@@ -134,14 +136,15 @@ class Tensorize : public IRMutator {
   void check_kind(const ForNode* f) const {
     if (f->for_kind == ForKind::Serial) return;
     const std::string how = f->for_kind == ForKind::ThreadBinding ? fmt::format("bound to '{}'", f->thread_tag)
-                                                                   : for_kind_name(f->for_kind);
+                                                                  : for_kind_name(f->for_kind);
     const std::string which = f->var.get() == st_.tensorize_axis->var.get()
                                   ? fmt::format("the tensorized axis '{}'", f->var.name())
                                   : fmt::format("the loop '{}' under the tensorized axis '{}'", f->var.name(),
                                                 st_.tensorize_axis->var.name());
-    throw Error(fmt::format("tensorize: stage '{}': {} is {}; the intrinsic '{}' replaces the whole nest, so its "
-                            "loops take no annotation",
-                            st_.op->name, which, how, st_.tensorize_intrinsic.name()));
+    throw Error(
+        fmt::format("tensorize: stage '{}': {} is {}; the intrinsic '{}' replaces the whole nest, so its "
+                    "loops take no annotation",
+                    st_.op->name, which, how, st_.tensorize_intrinsic.name()));
   }
 
   [[noreturn]] void fail_nest(const std::string& what) const {
@@ -164,16 +167,18 @@ Stmt tensorize_stages(const Stmt& body, const LowerContext& ctx) {
     Tensorize t(*st, ctx.known);
     out = t.mutate(out);
     if (t.replaced == 0)
-      throw Error(fmt::format("tensorize: stage '{}': the tensorized axis '{}' is no loop of the lowered nest (it "
-                              "was split or fused after tensorize, or the stage is not computed); tensorize one "
-                              "of its final loops",
-                              st->op->name, st->tensorize_axis->var.name()));
+      throw Error(
+          fmt::format("tensorize: stage '{}': the tensorized axis '{}' is no loop of the lowered nest (it "
+                      "was split or fused after tensorize, or the stage is not computed); tensorize one "
+                      "of its final loops",
+                      st->op->name, st->tensorize_axis->var.name()));
     if (st->tensorize_intrinsic->init && t.init_replaced == 0)
-      throw Error(fmt::format("tensorize: stage '{}': intrinsic '{}' replaces the reduction's init with '{}', but "
-                              "the init has no loop '{}' (te computes it outside the tensorized axis); reorder "
-                              "so that the axis is a data-parallel loop inside the reduction loops",
-                              st->op->name, st->tensorize_intrinsic.name(), st->tensorize_intrinsic->init->name,
-                              st->tensorize_axis->var.name()));
+      throw Error(
+          fmt::format("tensorize: stage '{}': intrinsic '{}' replaces the reduction's init with '{}', but "
+                      "the init has no loop '{}' (te computes it outside the tensorized axis); reorder "
+                      "so that the axis is a data-parallel loop inside the reduction loops",
+                      st->op->name, st->tensorize_intrinsic.name(), st->tensorize_intrinsic->init->name,
+                      st->tensorize_axis->var.name()));
   }
   return out;
 }

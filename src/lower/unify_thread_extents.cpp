@@ -141,8 +141,10 @@ class RegionFinder : public IRMutator {
       bool comparable = true;
       for (const Expr& e : extents) {
         if (can_prove(e <= widest, known_)) continue;
-        if (can_prove(widest <= e, known_)) widest = e;
-        else comparable = false;
+        if (can_prove(widest <= e, known_))
+          widest = e;
+        else
+          comparable = false;
       }
       if (comparable) target[tag] = widest;
     }

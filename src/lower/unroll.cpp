@@ -24,9 +24,10 @@ class Unroller : public IRMutator {
     const int64_t* ext = as_const_int(f->extent);
     if (!ext) return for_loop(f->var, f->min, f->extent, ForKind::Serial, f->body);
     if (*ext > kMaxUnrolledIterations)
-      throw Error(fmt::format("unroll: loop '{}' has {} iterations; te unrolls at most {}: split the axis and "
-                              "unroll the inner part",
-                              f->var.name(), *ext, kMaxUnrolledIterations));
+      throw Error(
+          fmt::format("unroll: loop '{}' has {} iterations; te unrolls at most {}: split the axis and "
+                      "unroll the inner part",
+                      f->var.name(), *ext, kMaxUnrolledIterations));
     std::vector<Stmt> copies;
     for (int64_t k = 0; k < *ext; ++k)
       copies.push_back(simplify(substitute(f->body, {{f->var, f->min + make_const(f->var.dtype(), k)}})));

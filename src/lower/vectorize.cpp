@@ -68,7 +68,8 @@ class LaneWidener : public IRMutator {
     if (n->op == BinOp::Add || n->op == BinOp::Sub) {
       if (ra && b.dtype().is_scalar()) return ramp(make_binary(n->op, ra->base, b), ra->stride, lanes_);
       if (rb && a.dtype().is_scalar() && n->op == BinOp::Add) return ramp(a + rb->base, rb->stride, lanes_);
-      if (ra && rb) return ramp(make_binary(n->op, ra->base, rb->base), make_binary(n->op, ra->stride, rb->stride), lanes_);
+      if (ra && rb)
+        return ramp(make_binary(n->op, ra->base, rb->base), make_binary(n->op, ra->stride, rb->stride), lanes_);
     }
     if (n->op == BinOp::Mul) {
       if (ra && as_const_int(b)) return ramp(ra->base * b, ra->stride * b, lanes_);
@@ -207,9 +208,10 @@ Stmt vectorize_loop(const ForNode* f) {
   if (*ext < 1) return serial;
   if (*ext == 1) return simplify(substitute(f->body, {{f->var, f->min}}));
   if (*ext > kMaxVectorLanes)
-    throw Error(fmt::format("vectorize: loop '{}' has {} iterations; te vectorizes at most {} lanes: split the "
-                            "axis (e.g. by 8 or 16) and vectorize the inner part",
-                            f->var.name(), *ext, kMaxVectorLanes));
+    throw Error(
+        fmt::format("vectorize: loop '{}' has {} iterations; te vectorizes at most {} lanes: split the "
+                    "axis (e.g. by 8 or 16) and vectorize the inner part",
+                    f->var.name(), *ext, kMaxVectorLanes));
   if (const std::vector<int64_t> parts = power_of_two_parts(*ext); parts.size() > 1) {
     // Pieces of 32 + 16 + 8 lanes for 56, each its own vector statement.
     std::vector<Stmt> pieces;
@@ -217,8 +219,8 @@ Stmt vectorize_loop(const ForNode* f) {
     for (int64_t part : parts) {
       Var v(f->var.name(), f->var.dtype());
       Stmt body = substitute(f->body, {{f->var, v}});
-      Stmt piece = for_loop(v, simplify(f->min + make_const(f->min.dtype(), offset)), make_const(f->extent.dtype(), part),
-                            ForKind::Vectorized, body);
+      Stmt piece = for_loop(v, simplify(f->min + make_const(f->min.dtype(), offset)),
+                            make_const(f->extent.dtype(), part), ForKind::Vectorized, body);
       pieces.push_back(vectorize_loop(piece.as<ForNode>()));
       offset += part;
     }

@@ -15,9 +15,7 @@ constexpr uint64_t kAlignment = 64;
 
 extern "C" const char* te_get_last_error(void) { return t_last_error.c_str(); }
 
-extern "C" void te_set_last_error(const char* message) {
-  t_last_error = message == nullptr ? "" : message;
-}
+extern "C" void te_set_last_error(const char* message) { t_last_error = message == nullptr ? "" : message; }
 
 extern "C" void* te_alloc(uint64_t nbytes) {
   // aligned_alloc needs a multiple of the alignment; zero bytes still get one block.

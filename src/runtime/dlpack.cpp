@@ -46,8 +46,8 @@ std::string dl_type_text(DLDataType t) {
 
 DataType from_dl_type(DLDataType t, const char* what) {
   if (t.lanes != 1)
-    throw Error(fmt::format("{}: element type {} has {} lanes; te arrays hold scalars (lanes 1)",
-                            what, dl_type_text(t), t.lanes));
+    throw Error(fmt::format("{}: element type {} has {} lanes; te arrays hold scalars (lanes 1)", what, dl_type_text(t),
+                            t.lanes));
   const bool common_width = t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
   switch (t.code) {
     case dlpack::kDLInt:
@@ -65,43 +65,39 @@ DataType from_dl_type(DLDataType t, const char* what) {
     case dlpack::kDLBfloat:
       if (t.bits == 16) return BFloat(16);
       break;
-    case dlpack::kDLComplex:
-      throw Error(fmt::format("{}: complex elements are not supported by te", what));
-    case dlpack::kDLOpaqueHandle:
-      throw Error(fmt::format("{}: opaque handle elements are not supported by te", what));
+    case dlpack::kDLComplex: throw Error(fmt::format("{}: complex elements are not supported by te", what));
+    case dlpack::kDLOpaqueHandle: throw Error(fmt::format("{}: opaque handle elements are not supported by te", what));
     default:
-      throw Error(fmt::format("{}: unknown DLPack type code {} (element type {})", what, t.code,
-                              dl_type_text(t)));
+      throw Error(fmt::format("{}: unknown DLPack type code {} (element type {})", what, t.code, dl_type_text(t)));
   }
-  throw Error(fmt::format("{}: element type {} has an unsupported width of {} bits for its "
-                          "code (te has bool of 8 bits, int/uint of 8/16/32/64, float of "
-                          "16/32/64, bfloat of 16)",
-                          what, dl_type_text(t), t.bits));
+  throw Error(
+      fmt::format("{}: element type {} has an unsupported width of {} bits for its "
+                  "code (te has bool of 8 bits, int/uint of 8/16/32/64, float of "
+                  "16/32/64, bfloat of 16)",
+                  what, dl_type_text(t), t.bits));
 }
 
 DLDataType to_dl_type(DataType t) {
-  uint8_t code = t.is_bool() ? dlpack::kDLBool
+  uint8_t code = t.is_bool()     ? dlpack::kDLBool
                  : t.is_bfloat() ? dlpack::kDLBfloat
-                 : t.is_int() ? dlpack::kDLInt
-                 : t.is_uint() ? dlpack::kDLUInt
-                               : dlpack::kDLFloat;
+                 : t.is_int()    ? dlpack::kDLInt
+                 : t.is_uint()   ? dlpack::kDLUInt
+                                 : dlpack::kDLFloat;
   return DLDataType{code, static_cast<uint8_t>(t.bytes() * 8), 1};
 }
 
-std::string join(const int64_t* values, int32_t n) {
-  return fmt::format("({})", fmt::join(values, values + n, ", "));
-}
+std::string join(const int64_t* values, int32_t n) { return fmt::format("({})", fmt::join(values, values + n, ", ")); }
 
 }  // namespace
 
 // Checks everything te requires of a DLTensor and returns an NDArray whose storage
 // pointer is the tensor's first element, owned by `keeper` (the caller's aliasing base).
-NDArray NDArray::view_of_dlpack(const DLTensor& t, std::shared_ptr<void> keeper,
-                                const char* what) {
+NDArray NDArray::view_of_dlpack(const DLTensor& t, std::shared_ptr<void> keeper, const char* what) {
   if (t.device.device_type != dlpack::kDLCPU)
-    throw Error(fmt::format("{}: the tensor is on device {} (id {}); te arrays live in host "
-                            "memory (kDLCPU): copy it to the CPU first",
-                            what, device_name(t.device.device_type), t.device.device_id));
+    throw Error(
+        fmt::format("{}: the tensor is on device {} (id {}); te arrays live in host "
+                    "memory (kDLCPU): copy it to the CPU first",
+                    what, device_name(t.device.device_type), t.device.device_id));
   DataType dtype = from_dl_type(t.dtype, what);
   if (t.ndim < 0) throw Error(fmt::format("{}: negative ndim {}", what, t.ndim));
   if (t.ndim > 0 && t.shape == nullptr)
@@ -110,8 +106,8 @@ NDArray NDArray::view_of_dlpack(const DLTensor& t, std::shared_ptr<void> keeper,
   int64_t count = 1;
   for (int32_t d = 0; d < t.ndim; ++d) {
     if (shape[d] < 0)
-      throw Error(fmt::format("{}: dimension {} of shape {} has negative extent {}", what, d,
-                              join(t.shape, t.ndim), shape[d]));
+      throw Error(
+          fmt::format("{}: dimension {} of shape {} has negative extent {}", what, d, join(t.shape, t.ndim), shape[d]));
   }
   for (int32_t d = 0; d < t.ndim; ++d) {
     if (shape[d] == 0) {
@@ -120,8 +116,7 @@ NDArray NDArray::view_of_dlpack(const DLTensor& t, std::shared_ptr<void> keeper,
     }
     if (__builtin_mul_overflow(count, shape[d], &count) ||
         count > std::numeric_limits<ptrdiff_t>::max() / dtype.bytes())
-      throw Error(fmt::format("{}: shape {} has more bytes than the address space holds", what,
-                              join(t.shape, t.ndim)));
+      throw Error(fmt::format("{}: shape {} has more bytes than the address space holds", what, join(t.shape, t.ndim)));
   }
   if (t.strides != nullptr && count != 0) {
     std::vector<int64_t> expected(static_cast<size_t>(t.ndim));
@@ -134,24 +129,25 @@ NDArray NDArray::view_of_dlpack(const DLTensor& t, std::shared_ptr<void> keeper,
       stride *= shape[d];
     }
     if (!compact)
-      throw Error(fmt::format("{}: strides {} of shape {} are not compact row-major (expected "
-                              "{}); te arrays are compact row-major: make the tensor contiguous "
-                              "first",
-                              what, join(t.strides, t.ndim), join(t.shape, t.ndim),
-                              join(expected.data(), t.ndim)));
+      throw Error(
+          fmt::format("{}: strides {} of shape {} are not compact row-major (expected "
+                      "{}); te arrays are compact row-major: make the tensor contiguous "
+                      "first",
+                      what, join(t.strides, t.ndim), join(t.shape, t.ndim), join(expected.data(), t.ndim)));
   }
   uint8_t* first = nullptr;
   if (t.data == nullptr) {
     if (count != 0)
-      throw Error(fmt::format("{}: the data pointer is null but shape {} has {} elements", what,
-                              join(t.shape, t.ndim), count));
+      throw Error(
+          fmt::format("{}: the data pointer is null but shape {} has {} elements", what, join(t.shape, t.ndim), count));
     first = empty_tensor_block;
   } else {
     first = static_cast<uint8_t*>(t.data) + t.byte_offset;
     if (reinterpret_cast<uintptr_t>(first) % static_cast<uintptr_t>(dtype.bytes()) != 0)
-      throw Error(fmt::format("{}: the first element (data + byte_offset {}) is not aligned to "
-                              "its {}-byte {} elements",
-                              what, t.byte_offset, dtype.bytes(), dtype.to_string()));
+      throw Error(
+          fmt::format("{}: the first element (data + byte_offset {}) is not aligned to "
+                      "its {}-byte {} elements",
+                      what, t.byte_offset, dtype.bytes(), dtype.to_string()));
   }
   NDArray a;
   a.storage_ = std::shared_ptr<uint8_t>(std::move(keeper), first);
@@ -187,25 +183,25 @@ struct DlpackExport {
 
 void check_versioned(const DLManagedTensorVersioned& t, const char* what) {
   if (t.version.major != dlpack::kMajorVersion)
-    throw Error(fmt::format("{}: DLPack version {}.{} is not supported (te reads major version "
-                            "{})",
-                            what, t.version.major, t.version.minor, dlpack::kMajorVersion));
+    throw Error(
+        fmt::format("{}: DLPack version {}.{} is not supported (te reads major version "
+                    "{})",
+                    what, t.version.major, t.version.minor, dlpack::kMajorVersion));
   if ((t.flags & dlpack::kFlagReadOnly) != 0)
-    throw Error(fmt::format("{}: the tensor is read-only (DLPACK_FLAG_BITMASK_READ_ONLY) but te "
-                            "arrays are writable: pass a writable copy",
-                            what));
+    throw Error(
+        fmt::format("{}: the tensor is read-only (DLPACK_FLAG_BITMASK_READ_ONLY) but te "
+                    "arrays are writable: pass a writable copy",
+                    what));
 }
 
 template <typename Managed>
 Managed* export_array(const NDArray& a, DLTensor Managed::*tensor_member, const char* what) {
-  if (!a.defined())
-    throw Error(fmt::format("{}: the array is undefined (default-constructed)", what));
+  if (!a.defined()) throw Error(fmt::format("{}: the array is undefined (default-constructed)", what));
   auto ctx = std::make_unique<DlpackExport<Managed>>();
   ctx->array = a;
   ctx->shape = a.shape();
   ctx->strides.assign(ctx->shape.size(), 1);
-  for (size_t d = ctx->shape.size(); d-- > 1;)
-    ctx->strides[d - 1] = ctx->strides[d] * ctx->shape[d];
+  for (size_t d = ctx->shape.size(); d-- > 1;) ctx->strides[d - 1] = ctx->strides[d] * ctx->shape[d];
   DLTensor& t = ctx->managed.*tensor_member;
   t.data = ctx->array.data();
   t.device = dlpack::DLDevice{dlpack::kDLCPU, 0};
@@ -241,9 +237,7 @@ NDArray NDArray::from_dlpack(DLManagedTensorVersioned* t) {
   return checked;
 }
 
-NDArray NDArray::borrow_dlpack(const DLTensor& t) {
-  return view_of_dlpack(t, nullptr, "DLPack argument");
-}
+NDArray NDArray::borrow_dlpack(const DLTensor& t) { return view_of_dlpack(t, nullptr, "DLPack argument"); }
 
 NDArray NDArray::borrow_dlpack(const DLManagedTensorVersioned& t) {
   check_versioned(t, "DLPack argument");
@@ -255,8 +249,7 @@ DLManagedTensor* NDArray::to_dlpack() const {
 }
 
 DLManagedTensorVersioned* NDArray::to_dlpack_versioned() const {
-  auto* t = export_array(*this, &DLManagedTensorVersioned::dl_tensor,
-                         "NDArray::to_dlpack_versioned");
+  auto* t = export_array(*this, &DLManagedTensorVersioned::dl_tensor, "NDArray::to_dlpack_versioned");
   t->version = dlpack::DLPackVersion{dlpack::kMajorVersion, dlpack::kMinorVersion};
   t->flags = 0;
   return t;

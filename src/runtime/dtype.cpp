@@ -44,12 +44,18 @@ DataType DataType::parse(const std::string& s) {
     return 0;
   };
   DataType t;
-  if (base == "bool") t = Bool();
-  else if (base == "bfloat16") t = BFloat(16);
-  else if (base.rfind("uint", 0) == 0 && bits_after(4)) t = UInt(bits_after(4));
-  else if (base.rfind("int", 0) == 0 && bits_after(3)) t = Int(bits_after(3));
-  else if (base.rfind("float", 0) == 0 && bits_after(5) >= 16) t = Float(bits_after(5));
-  else throw Error(fmt::format("unknown data type '{}'", s));
+  if (base == "bool")
+    t = Bool();
+  else if (base == "bfloat16")
+    t = BFloat(16);
+  else if (base.rfind("uint", 0) == 0 && bits_after(4))
+    t = UInt(bits_after(4));
+  else if (base.rfind("int", 0) == 0 && bits_after(3))
+    t = Int(bits_after(3));
+  else if (base.rfind("float", 0) == 0 && bits_after(5) >= 16)
+    t = Float(bits_after(5));
+  else
+    throw Error(fmt::format("unknown data type '{}'", s));
   return t.with_lanes(lanes);
 }
 

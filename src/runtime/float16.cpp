@@ -49,7 +49,7 @@ uint16_t half::float_to_half_bits(float f) {
   if (exponent == 0) return sign;
 
   const int unbiased = exponent - 127;
-  if (unbiased > 15) return sign | 0x7c00u;  // at least 2^16: beyond half's range
+  if (unbiased > 15) return sign | 0x7c00u;           // at least 2^16: beyond half's range
   const uint32_t significand = mantissa | 0x800000u;  // 24 bits with the implicit 1
 
   if (unbiased >= -14) {

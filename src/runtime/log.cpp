@@ -38,10 +38,9 @@ int level_from_environment() {
   try {
     return static_cast<int>(parse_log_level(env));
   } catch (const Error&) {
-    log_message(LogLevel::Warn,
-                fmt::format("TE_LOG='{}' is not a log level (off, error, warn, info, debug or "
-                            "0-4); using {}",
-                            env, log_level_name(kDefaultLevel)));
+    log_message(LogLevel::Warn, fmt::format("TE_LOG='{}' is not a log level (off, error, warn, info, debug or "
+                                            "0-4); using {}",
+                                            env, log_level_name(kDefaultLevel)));
     return static_cast<int>(kDefaultLevel);
   }
 }
@@ -52,8 +51,7 @@ int time_passes_from_environment() {
   std::string value = env;
   if (value == "1") return 1;
   if (value == "0") return 0;
-  log_message(LogLevel::Warn,
-              fmt::format("TE_TIME_PASSES='{}' is neither 1 nor 0; pass timings stay off", value));
+  log_message(LogLevel::Warn, fmt::format("TE_TIME_PASSES='{}' is neither 1 nor 0; pass timings stay off", value));
   return 0;
 }
 
@@ -73,14 +71,12 @@ int setting(std::atomic<int>& slot, Read read) {
 
 LogLevel parse_log_level(const std::string& text) {
   std::string t = text;
-  std::transform(t.begin(), t.end(), t.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   static const char* const names[] = {"off", "error", "warn", "info", "debug"};
   for (int k = 0; k < 5; ++k)
     if (t == names[k] || t == std::to_string(k)) return static_cast<LogLevel>(k);
   if (t == "warning") return LogLevel::Warn;
-  throw Error(fmt::format(
-      "log level '{}' is not one of off, error, warn, info, debug (or 0-4)", text));
+  throw Error(fmt::format("log level '{}' is not one of off, error, warn, info, debug (or 0-4)", text));
 }
 
 const char* log_level_name(LogLevel level) {
@@ -127,8 +123,7 @@ void log_message(LogLevel level, const std::string& message) {
   std::cerr << "[te " << log_level_name(level) << "] " << message << "\n" << std::flush;
 }
 
-StageTimer::StageTimer(std::string title)
-    : active_(time_passes()), title_(std::move(title)), last_(Clock::now()) {}
+StageTimer::StageTimer(std::string title) : active_(time_passes()), title_(std::move(title)), last_(Clock::now()) {}
 
 void StageTimer::lap(const char* stage) {
   if (!active_) return;
@@ -148,8 +143,8 @@ void StageTimer::finish() {
   for (const auto& s : stages_) total += s.second;
   std::string text = fmt::format("time: {}: {:.3f} ms", title_, total * 1e3);
   for (const auto& s : stages_)
-    text += fmt::format("\n  {:>10.3f} ms {:>5.1f}%  {}", s.second * 1e3,
-                        total > 0 ? 100 * s.second / total : 0.0, s.first);
+    text += fmt::format("\n  {:>10.3f} ms {:>5.1f}%  {}", s.second * 1e3, total > 0 ? 100 * s.second / total : 0.0,
+                        s.first);
   log_message(LogLevel::Info, text);
 }
 

@@ -22,20 +22,17 @@ bool is_supported_element_type(DataType t) {
   return false;
 }
 
-std::string format_shape(const std::vector<int64_t>& shape) {
-  return fmt::format("({})", fmt::join(shape, ", "));
-}
+std::string format_shape(const std::vector<int64_t>& shape) { return fmt::format("({})", fmt::join(shape, ", ")); }
 
 // Zero-filled storage of at least one aligned block, so even an empty array has a
 // valid, non-null, 64-byte aligned pointer.
-std::shared_ptr<uint8_t> allocate_zeroed(size_t nbytes, const std::vector<int64_t>& shape,
-                                         DataType dtype) {
+std::shared_ptr<uint8_t> allocate_zeroed(size_t nbytes, const std::vector<int64_t>& shape, DataType dtype) {
   // nbytes <= PTRDIFF_MAX was checked by the caller, so rounding up cannot wrap.
   const size_t rounded = nbytes == 0 ? kAlignment : (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
   if (p == nullptr) {
-    throw Error(fmt::format("NDArray::empty: cannot allocate {} bytes for a {} array of shape {}",
-                            nbytes, dtype.to_string(), format_shape(shape)));
+    throw Error(fmt::format("NDArray::empty: cannot allocate {} bytes for a {} array of shape {}", nbytes,
+                            dtype.to_string(), format_shape(shape)));
   }
   std::memset(p, 0, rounded);
   return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
@@ -45,33 +42,30 @@ std::shared_ptr<uint8_t> allocate_zeroed(size_t nbytes, const std::vector<int64_
 
 NDArray NDArray::empty(std::vector<int64_t> shape, DataType dtype) {
   if (!is_supported_element_type(dtype)) {
-    throw Error(fmt::format(
-        "NDArray::empty: unsupported dtype {} (an array holds bool, int8/16/32/64, "
-        "uint8/16/32/64, float16/32/64 or bfloat16 elements)",
-        dtype.to_string()));
+    throw Error(
+        fmt::format("NDArray::empty: unsupported dtype {} (an array holds bool, int8/16/32/64, "
+                    "uint8/16/32/64, float16/32/64 or bfloat16 elements)",
+                    dtype.to_string()));
   }
   bool has_zero_extent = false;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0) {
-      throw Error(fmt::format("NDArray::empty: dimension {} of shape {} has negative extent {}", d,
-                              format_shape(shape), shape[d]));
+      throw Error(fmt::format("NDArray::empty: dimension {} of shape {} has negative extent {}", d, format_shape(shape),
+                              shape[d]));
     }
     has_zero_extent = has_zero_extent || shape[d] == 0;
   }
   int64_t count = has_zero_extent ? 0 : 1;
   for (size_t d = 0; d < shape.size() && count != 0; ++d) {
     if (__builtin_mul_overflow(count, shape[d], &count)) {
-      throw Error(fmt::format("NDArray::empty: shape {} has more than 2^63 - 1 elements",
-                              format_shape(shape)));
+      throw Error(fmt::format("NDArray::empty: shape {} has more than 2^63 - 1 elements", format_shape(shape)));
     }
   }
   int64_t nbytes = 0;
   if (__builtin_mul_overflow(count, static_cast<int64_t>(dtype.bytes()), &nbytes) ||
-      static_cast<uint64_t>(nbytes) > static_cast<uint64_t>(std::numeric_limits<ptrdiff_t>::max()) -
-                                          kAlignment) {
-    throw Error(fmt::format(
-        "NDArray::empty: a {} array of shape {} needs more bytes than the address space holds",
-        dtype.to_string(), format_shape(shape)));
+      static_cast<uint64_t>(nbytes) > static_cast<uint64_t>(std::numeric_limits<ptrdiff_t>::max()) - kAlignment) {
+    throw Error(fmt::format("NDArray::empty: a {} array of shape {} needs more bytes than the address space holds",
+                            dtype.to_string(), format_shape(shape)));
   }
   NDArray a;
   a.storage_ = allocate_zeroed(static_cast<size_t>(nbytes), shape, dtype);
@@ -91,9 +85,7 @@ size_t NDArray::nbytes() const {
   return defined() ? static_cast<size_t>(size()) * static_cast<size_t>(dtype_.bytes()) : 0;
 }
 
-std::string NDArray::shape_string() const {
-  return defined() ? format_shape(shape_) : "(undefined)";
-}
+std::string NDArray::shape_string() const { return defined() ? format_shape(shape_) : "(undefined)"; }
 
 NDArray NDArray::copy() const {
   if (!defined()) return NDArray();
@@ -110,10 +102,10 @@ int64_t NDArray::offset_of(const std::vector<int64_t>& index) const {
   int64_t offset = 0;
   for (size_t d = 0; d < index.size(); ++d) {
     if (index[d] < 0 || index[d] >= shape_[d]) {
-      throw Error(fmt::format(
-          "NDArray::at: index [{}] is out of bounds: entry {} is {} but dimension {} of shape {} "
-          "has extent {}",
-          fmt::join(index, ", "), d, index[d], d, shape_string(), shape_[d]));
+      throw Error(
+          fmt::format("NDArray::at: index [{}] is out of bounds: entry {} is {} but dimension {} of shape {} "
+                      "has extent {}",
+                      fmt::join(index, ", "), d, index[d], d, shape_string(), shape_[d]));
     }
     offset = offset * shape_[d] + index[d];
   }
@@ -125,8 +117,8 @@ void NDArray::check_element_type(DataType t, const char* what) const {
     throw Error(fmt::format("NDArray::{}: the array is undefined (default-constructed)", what));
   }
   if (t != dtype_) {
-    throw Error(fmt::format("NDArray::{}: requested element type {} but the array holds {}", what,
-                            t.to_string(), dtype_.to_string()));
+    throw Error(fmt::format("NDArray::{}: requested element type {} but the array holds {}", what, t.to_string(),
+                            dtype_.to_string()));
   }
 }
 

@@ -46,26 +46,37 @@ DataType dtype_of_descr(const std::string& descr, const std::string& path) {
     rest = rest.substr(1);
   }
   std::optional<DataType> dtype;
-  if (rest == "b1") dtype = Bool();
-  else if (rest == "i1") dtype = Int(8);
-  else if (rest == "i2") dtype = Int(16);
-  else if (rest == "i4") dtype = Int(32);
-  else if (rest == "i8") dtype = Int(64);
-  else if (rest == "u1") dtype = UInt(8);
-  else if (rest == "u2") dtype = UInt(16);
-  else if (rest == "u4") dtype = UInt(32);
-  else if (rest == "u8") dtype = UInt(64);
-  else if (rest == "f2") dtype = Float(16);
-  else if (rest == "f4") dtype = Float(32);
-  else if (rest == "f8") dtype = Float(64);
+  if (rest == "b1")
+    dtype = Bool();
+  else if (rest == "i1")
+    dtype = Int(8);
+  else if (rest == "i2")
+    dtype = Int(16);
+  else if (rest == "i4")
+    dtype = Int(32);
+  else if (rest == "i8")
+    dtype = Int(64);
+  else if (rest == "u1")
+    dtype = UInt(8);
+  else if (rest == "u2")
+    dtype = UInt(16);
+  else if (rest == "u4")
+    dtype = UInt(32);
+  else if (rest == "u8")
+    dtype = UInt(64);
+  else if (rest == "f2")
+    dtype = Float(16);
+  else if (rest == "f4")
+    dtype = Float(32);
+  else if (rest == "f8")
+    dtype = Float(64);
   if (!dtype) {
     fail_load(path, fmt::format("unsupported dtype '{}' (supported: |b1, |i1, <i2, <i4, <i8, |u1, "
                                 "<u2, <u4, <u8, <f2, <f4, <f8)",
                                 descr));
   }
   if (dtype->bytes() > 1 && order == '>') {
-    fail_load(path, fmt::format("dtype '{}' is big-endian; only little-endian data is supported",
-                                descr));
+    fail_load(path, fmt::format("dtype '{}' is big-endian; only little-endian data is supported", descr));
   }
   if (dtype->bytes() > 1 && order == '|') {
     fail_load(path, fmt::format("dtype '{}' has no byte order but is wider than one byte", descr));
@@ -101,8 +112,10 @@ class HeaderParser {
         mark_seen(seen_shape, key);
         header.shape = parse_shape();
       } else {
-        fail(fmt::format("unexpected key '{}' (an .npy header has exactly 'descr', "
-                         "'fortran_order' and 'shape')", key));
+        fail(
+            fmt::format("unexpected key '{}' (an .npy header has exactly 'descr', "
+                        "'fortran_order' and 'shape')",
+                        key));
       }
       skip_space();
       if (peek() == ',') {
@@ -126,8 +139,8 @@ class HeaderParser {
     constexpr size_t kShown = 160;
     std::string shown = text_.substr(0, kShown);
     while (!shown.empty() && (shown.back() == ' ' || shown.back() == '\n')) shown.pop_back();
-    fail_load(path_, fmt::format("malformed header at offset {}: {} (header: \"{}{}\")", pos_, why,
-                                 shown, text_.size() > kShown ? "..." : ""));
+    fail_load(path_, fmt::format("malformed header at offset {}: {} (header: \"{}{}\")", pos_, why, shown,
+                                 text_.size() > kShown ? "..." : ""));
   }
 
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
@@ -230,8 +243,8 @@ std::string python_tuple(const std::vector<int64_t>& shape) {
 
 // The bytes that precede the data, as numpy's _write_array_header produces them.
 std::string npy_preamble(DataType dtype, const std::vector<int64_t>& shape) {
-  std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
-                                 descr_of(dtype), python_tuple(shape));
+  std::string dict =
+      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr_of(dtype), python_tuple(shape));
   if (!shape.empty()) dict.append(kGrowthAxisMaxDigits - std::to_string(shape[0]).size(), ' ');
   const size_t text_len = dict.size() + 1;  // + the closing '\n'
   for (int major : {1, 2}) {
@@ -250,8 +263,7 @@ std::string npy_preamble(DataType dtype, const std::vector<int64_t>& shape) {
     out.push_back('\n');
     return out;
   }
-  throw Error(fmt::format("NDArray::save_npy: the header for shape {} exceeds 4 GiB",
-                          python_tuple(shape)));
+  throw Error(fmt::format("NDArray::save_npy: the header for shape {} exceeds 4 GiB", python_tuple(shape)));
 }
 
 uint64_t little_endian(const unsigned char* p, size_t n) {
@@ -283,8 +295,7 @@ NDArray NDArray::load_npy(const std::string& path) {
   if (prefix_read < 8) fail_load(path, "truncated header: the file ends inside the version bytes");
   const int major = prefix[6], minor = prefix[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0) {
-    fail_load(path, fmt::format("unsupported format version {}.{} (supported: 1.0, 2.0, 3.0)", major,
-                                minor));
+    fail_load(path, fmt::format("unsupported format version {}.{} (supported: 1.0, 2.0, 3.0)", major, minor));
   }
   const size_t len_bytes = major == 1 ? 2 : 4;
   const size_t header_start = 8 + len_bytes;
@@ -293,8 +304,8 @@ NDArray NDArray::load_npy(const std::string& path) {
   }
   const uint64_t header_len = little_endian(prefix + 8, len_bytes);
   if (file_size - header_start < header_len) {
-    fail_load(path, fmt::format("truncated header: the header claims {} bytes but only {} follow",
-                                header_len, file_size - header_start));
+    fail_load(path, fmt::format("truncated header: the header claims {} bytes but only {} follow", header_len,
+                                file_size - header_start));
   }
   std::string header_text(static_cast<size_t>(header_len), '\0');
   in.seekg(static_cast<std::streamoff>(header_start));
@@ -320,14 +331,12 @@ NDArray NDArray::load_npy(const std::string& path) {
   if (available < data_bytes) {
     fail_load(path, fmt::format("truncated data: a {} array of shape {} needs {} bytes but only {} "
                                 "follow the header",
-                                header.dtype.to_string(), python_tuple(header.shape), data_bytes,
-                                available));
+                                header.dtype.to_string(), python_tuple(header.shape), data_bytes, available));
   }
   if (available > data_bytes) {
     fail_load(path, fmt::format("size mismatch: a {} array of shape {} needs {} bytes but {} follow "
                                 "the header",
-                                header.dtype.to_string(), python_tuple(header.shape), data_bytes,
-                                available));
+                                header.dtype.to_string(), python_tuple(header.shape), data_bytes, available));
   }
 
   NDArray array = empty(header.shape, header.dtype);
@@ -351,8 +360,9 @@ NDArray NDArray::load_npy(const std::string& path, DataType dtype) {
       return array;
     }
     if (file == Float(16))
-      fail_load(path, "it holds float16 values, not bfloat16 bits (load it as float16 and cast, or save "
-                      "the bfloat16 bits as uint16)");
+      fail_load(path,
+                "it holds float16 values, not bfloat16 bits (load it as float16 and cast, or save "
+                "the bfloat16 bits as uint16)");
     fail_load(path, fmt::format("it holds {} elements of {} bytes; bfloat16 is read from 2-byte integers "
                                 "('<u2' or '<i2', the raw bits)",
                                 file.to_string(), file.bytes()));
@@ -367,8 +377,7 @@ void NDArray::save_npy(const std::string& path) const {
   const std::string preamble = npy_preamble(dtype_, shape_);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
-    throw Error(fmt::format("NDArray::save_npy: cannot open '{}' for writing: {}", path,
-                            std::strerror(errno)));
+    throw Error(fmt::format("NDArray::save_npy: cannot open '{}' for writing: {}", path, std::strerror(errno)));
   }
   out.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
   out.write(static_cast<const char*>(data()), static_cast<std::streamsize>(nbytes()));

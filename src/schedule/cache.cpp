@@ -27,8 +27,9 @@ MemoryScope scope_of(const std::string& scope, const Tensor& t, const char* prim
   try {
     return parse_scope(scope);
   } catch (const Error&) {
-    throw Error(fmt::format("{}: unknown memory scope {} for tensor {}; use \"global\", \"shared\", \"local\" or \"warp\"",
-                            primitive, quote(scope), quote(t.name())));
+    throw Error(
+        fmt::format("{}: unknown memory scope {} for tensor {}; use \"global\", \"shared\", \"local\" or \"warp\"",
+                    primitive, quote(scope), quote(t.name())));
   }
 }
 
@@ -42,9 +43,10 @@ void insert_stage(ScheduleNode& s, size_t pos, const Operation& op, MemoryScope 
 // Caching one output of a multi-output stage would split the stage's loop nest.
 void refuse_multi_output(const OperationNode& op, const char* primitive) {
   if (op.num_outputs() > 1)
-    throw Error(fmt::format("{}: stage {} has {} outputs (a compute_tuple); {} of a multi-output stage is not "
-                            "supported: compute a copy of the output you want to cache",
-                            primitive, quote(op.name), op.num_outputs(), primitive));
+    throw Error(
+        fmt::format("{}: stage {} has {} outputs (a compute_tuple); {} of a multi-output stage is not "
+                    "supported: compute a copy of the output you want to cache",
+                    primitive, quote(op.name), op.num_outputs(), primitive));
 }
 
 }  // namespace
@@ -53,8 +55,7 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
   ScheduleNode& s = *node_;
   auto src_stage = stage_of(s, t, "cache_read");
   MemoryScope m = scope_of(scope, t, "cache_read");
-  if (readers.empty())
-    throw Error(fmt::format("cache_read: no readers given for tensor {}", quote(t.name())));
+  if (readers.empty()) throw Error(fmt::format("cache_read: no readers given for tensor {}", quote(t.name())));
   Operation src = src_stage->op;
   refuse_multi_output(*src, "cache_read");
   std::vector<std::shared_ptr<StageNode>> reader_stages;
@@ -63,9 +64,10 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
     if (!sched::reads(rs->op, src.get()))
       throw Error(fmt::format("cache_read: stage {} does not read tensor {}", quote(rs->op->name), quote(t.name())));
     if (rs->op->scatter_base == src)
-      throw Error(fmt::format("cache_read: tensor {} is the base of scatter {}, which fills its output in place "
-                              "rather than reading it",
-                              quote(t.name()), quote(rs->op->name)));
+      throw Error(
+          fmt::format("cache_read: tensor {} is the base of scatter {}, which fills its output in place "
+                      "rather than reading it",
+                      quote(t.name()), quote(rs->op->name)));
     reader_stages.push_back(rs);
   }
 
@@ -104,23 +106,25 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
   MemoryScope m = scope_of(scope, t, "cache_write");
   Operation op = st->op;
   if (op->kind != OpKind::Compute)
-    throw Error(fmt::format("cache_write: tensor {} is a placeholder; only computed tensors are written",
-                            quote(t.name())));
+    throw Error(
+        fmt::format("cache_write: tensor {} is a placeholder; only computed tensors are written", quote(t.name())));
   refuse_multi_output(*op, "cache_write");
   if (sched::scatter_of_base(s, op.get()))
     sched::refuse_scatter_parts(s, *op, "cache_write", "cached (it fills the scatter's output in place)");
   if (st->attach_type == AttachType::Inline)
     throw Error(fmt::format("cache_write: stage {} is inlined", quote(op->name)));
   if (!st->relations.empty() || !st->attrs.empty())
-    throw Error(fmt::format("cache_write: stage {} is already scheduled (split, fused or annotated); call "
-                            "cache_write before the other primitives on it",
-                            quote(op->name)));
+    throw Error(
+        fmt::format("cache_write: stage {} is already scheduled (split, fused or annotated); call "
+                    "cache_write before the other primitives on it",
+                    quote(op->name)));
   for (const auto& other : s.stages)
     if (other->attach_type == AttachType::Scope && other->attach_op == st->origin_op &&
         other->attach_ivar.type() == IterVarType::Reduce)
-      throw Error(fmt::format("cache_write: stage {} is computed at reduction axis {} of stage {}, which moves "
-                              "to the cache stage",
-                              quote(other->op->name), quote(other->attach_ivar.name()), quote(op->name)));
+      throw Error(
+          fmt::format("cache_write: stage {} is computed at reduction axis {} of stage {}, which moves "
+                      "to the cache stage",
+                      quote(other->op->name), quote(other->attach_ivar.name()), quote(op->name)));
 
   // The cache stage computes the original expression over axes of its own.
   std::vector<IterVar> axis;
@@ -137,8 +141,8 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
     cache_shape.clear();
     for (const IterVar& iv : op->axis) cache_shape.push_back(iv.dom().extent);
   }
-  Operation cache = sched::make_compute(t.name() + "." + scope_name(m), cache_shape, axis,
-                                        sched::rename_vars(op->body, rename));
+  Operation cache =
+      sched::make_compute(t.name() + "." + scope_name(m), cache_shape, axis, sched::rename_vars(op->body, rename));
   // The original stage now copies the cache out.
   for (const IterVar& iv : op->axis) index.push_back(iv.var());
   Expr copy(std::make_shared<TensorReadNode>(op->dtype, cache, index));

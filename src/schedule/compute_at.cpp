@@ -16,8 +16,8 @@ namespace {
 
 void check_computed(const StageNode& s, const char* primitive) {
   if (s.op->kind != OpKind::Compute)
-    throw Error(fmt::format("{}: stage {} is a placeholder; it is an input, not computed", primitive,
-                            quote(s.op->name)));
+    throw Error(
+        fmt::format("{}: stage {} is a placeholder; it is an input, not computed", primitive, quote(s.op->name)));
 }
 
 // True if `consumer` reads `producer` directly or through other operations.
@@ -56,15 +56,16 @@ void Stage::compute_at(const Stage& parent, const IterVar& iv) {
   for (Stage cur = parent; cur.attach_type() == AttachType::Scope;) {
     cur = cur.attach_stage();
     if (cur.same_as(*this))
-      throw Error(fmt::format("compute_at: computing stage {} at axis {} of stage {} would form a cycle: {} is "
-                              "itself computed inside {}",
-                              quote(name()), quote(iv.name()), quote(parent.name()), quote(parent.name()),
-                              quote(name())));
+      throw Error(
+          fmt::format("compute_at: computing stage {} at axis {} of stage {} would form a cycle: {} is "
+                      "itself computed inside {}",
+                      quote(name()), quote(iv.name()), quote(parent.name()), quote(parent.name()), quote(name())));
   }
   if (!depends_on(parent.op(), s.op.get()))
-    throw Error(fmt::format("compute_at: stage {} does not read stage {}; a stage is computed inside one of its "
-                            "consumers",
-                            quote(parent.name()), quote(name())));
+    throw Error(
+        fmt::format("compute_at: stage {} does not read stage {}; a stage is computed inside one of its "
+                    "consumers",
+                    quote(parent.name()), quote(name())));
   s.attach_type = AttachType::Scope;
   s.attach_op = parent->origin_op;
   s.attach_ivar = iv;
@@ -76,22 +77,25 @@ void Stage::compute_inline() {
   if (s.is_output)
     throw Error(fmt::format("compute_inline: stage {} is an output; outputs cannot be inlined", quote(name())));
   if (!s.op->reduce_axis.empty())
-    throw Error(fmt::format("compute_inline: stage {} is a reduction; only element-wise stages can be inlined",
-                            quote(name())));
+    throw Error(
+        fmt::format("compute_inline: stage {} is a reduction; only element-wise stages can be inlined", quote(name())));
   if (s.op->num_outputs() > 1)
-    throw Error(fmt::format("compute_inline: stage {} has {} outputs (a compute_tuple); only single-output "
-                            "stages can be inlined",
-                            quote(name()), s.op->num_outputs()));
+    throw Error(
+        fmt::format("compute_inline: stage {} has {} outputs (a compute_tuple); only single-output "
+                    "stages can be inlined",
+                    quote(name()), s.op->num_outputs()));
   sched::refuse_scatter_parts(*schedule_, *s.op, "compute_inline", "inlined");
   if (const StageNode* r = sched::bound_reader_of(*schedule_, s.op.get()))
-    throw Error(fmt::format("compute_inline: stage {} is read by the bounds of a reduction axis of stage {} (a "
-                            "data-dependent extent), which need its values in memory; compute it at the root",
-                            quote(name()), quote(r->op->name)));
+    throw Error(
+        fmt::format("compute_inline: stage {} is read by the bounds of a reduction axis of stage {} (a "
+                    "data-dependent extent), which need its values in memory; compute it at the root",
+                    quote(name()), quote(r->op->name)));
   for (const auto& other : schedule_->stages)
     if (other->attach_type == AttachType::Scope && other->attach_op == s.origin_op)
-      throw Error(fmt::format("compute_inline: stage {} is computed at axis {} of stage {}; a stage with "
-                              "stages computed inside it cannot be inlined",
-                              quote(other->op->name), quote(other->attach_ivar.name()), quote(name())));
+      throw Error(
+          fmt::format("compute_inline: stage {} is computed at axis {} of stage {}; a stage with "
+                      "stages computed inside it cannot be inlined",
+                      quote(other->op->name), quote(other->attach_ivar.name()), quote(name())));
   s.attach_type = AttachType::Inline;
   s.attach_op = nullptr;
   s.attach_ivar = IterVar();
@@ -112,14 +116,16 @@ void Stage::set_scope(const std::string& scope) {
   try {
     m = parse_scope(scope);
   } catch (const Error&) {
-    throw Error(fmt::format("set_scope: unknown memory scope {} for stage {}; use \"global\", \"shared\", "
-                            "\"local\" or \"warp\"",
-                            quote(scope), quote(name())));
+    throw Error(
+        fmt::format("set_scope: unknown memory scope {} for stage {}; use \"global\", \"shared\", "
+                    "\"local\" or \"warp\"",
+                    quote(scope), quote(name())));
   }
   if (s.is_output && m != MemoryScope::Global)
-    throw Error(fmt::format("set_scope: stage {} is an output, and outputs live in global memory; to compute it "
-                            "in {} memory first, use cache_write({}, {})",
-                            quote(name()), scope, s.op->name, quote(scope)));
+    throw Error(
+        fmt::format("set_scope: stage {} is an output, and outputs live in global memory; to compute it "
+                    "in {} memory first, use cache_write({}, {})",
+                    quote(name()), scope, s.op->name, quote(scope)));
   s.scope = m;
   s.scope_set = true;
 }

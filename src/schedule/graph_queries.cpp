@@ -86,7 +86,8 @@ Expr replace_reads(const Expr& e, const std::map<const OperationNode*, Operation
 void propagate_replacements(ScheduleNode& s, std::map<const OperationNode*, Operation> repl) {
   for (auto& st : s.stages) {
     if (st->op->kind != OpKind::Compute) continue;
-    Operation next = map_bodies(st->op, [&](const Expr& b) { return replace_reads(b, repl); }, repl);
+    Operation next = map_bodies(
+        st->op, [&](const Expr& b) { return replace_reads(b, repl); }, repl);
     if (next == st->op) continue;
     repl[st->op.get()] = next;
     st->op = next;

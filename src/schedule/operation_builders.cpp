@@ -90,8 +90,8 @@ Expr rename_vars(const Expr& e, const std::vector<std::pair<Var, Expr>>& rename)
   std::vector<Expr> sources;
   for (const Expr& src : red->sources) sources.push_back(substitute(src, map));
   Expr cond = red->condition.defined() ? substitute(red->condition, map) : Expr();
-  return Expr(std::make_shared<ReduceNode>(red->dtype, red->reducer, red->combiner, sources, axes, cond,
-                                           red->value_index));
+  return Expr(
+      std::make_shared<ReduceNode>(red->dtype, red->reducer, red->combiner, sources, axes, cond, red->value_index));
 }
 
 }  // namespace te::sched

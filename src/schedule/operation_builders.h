@@ -12,8 +12,7 @@
 namespace te::sched {
 
 // A compute operation; its reduce axes and inputs are taken from the body.
-Operation make_compute(std::string name, std::vector<Expr> shape, std::vector<IterVar> axis,
-                       Expr body);
+Operation make_compute(std::string name, std::vector<Expr> shape, std::vector<IterVar> axis, Expr body);
 // A compute with one output per body (a multi-output compute when several).
 Operation make_compute(std::vector<std::string> names, std::vector<Expr> shape, std::vector<IterVar> axis,
                        std::vector<Expr> bodies);

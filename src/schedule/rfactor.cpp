@@ -93,20 +93,21 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
   Operation op = st->op;
   const auto* red = op->kind == OpKind::Compute ? op->body.as<ReduceNode>() : nullptr;
   if (op->is_scatter())
-    throw Error(fmt::format("rfactor: stage {} is a scatter; its reduction writes at positions it computes, so "
-                            "it cannot be split into partial sums: rfactor a compute and scatter its result",
-                            quote(op->name)));
+    throw Error(
+        fmt::format("rfactor: stage {} is a scatter; its reduction writes at positions it computes, so "
+                    "it cannot be split into partial sums: rfactor a compute and scatter its result",
+                    quote(op->name)));
   if (!red) throw Error(fmt::format("rfactor: stage {} is not a reduction", quote(op->name)));
   sched::check_leaf(*st, axis, "rfactor");
   for (const IterVar& r : op->reduce_axis)
     if (sched::has_dependent_bounds(r, *op))
-      throw Error(fmt::format("rfactor: reduction axis {} of stage {} has bounds that read tensors or use the "
-                              "stage's axes ({} to {}); rfactor needs bounds fixed for the whole stage",
-                              quote(r.name()), quote(op->name), to_string(r.dom().min),
-                              to_string(simplify(r.dom().min + r.dom().extent))));
+      throw Error(fmt::format(
+          "rfactor: reduction axis {} of stage {} has bounds that read tensors or use the "
+          "stage's axes ({} to {}); rfactor needs bounds fixed for the whole stage",
+          quote(r.name()), quote(op->name), to_string(r.dom().min), to_string(simplify(r.dom().min + r.dom().extent))));
   if (axis.type() != IterVarType::Reduce)
-    throw Error(fmt::format("rfactor: axis {} of stage {} is not a reduction axis", quote(axis.name()),
-                            quote(op->name)));
+    throw Error(
+        fmt::format("rfactor: axis {} of stage {} is not a reduction axis", quote(axis.name()), quote(op->name)));
   int ndim = static_cast<int>(op->axis.size());
   if (factor_axis < 0 || factor_axis > ndim)
     throw Error(fmt::format("rfactor: factor_axis {} for stage {} must be between 0 and {}", factor_axis,
@@ -122,18 +123,20 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
   for (const IterVar& leaf : st->leaf_iter_vars) {
     auto it = st->attrs.find(leaf.get());
     if (it != st->attrs.end())
-      throw Error(fmt::format("rfactor: axis {} of stage {} is {}, but rfactor rebuilds the stage's loops; "
-                              "annotate stage {} after rfactor",
-                              quote(leaf.name()), quote(op->name), sched::describe_attr(it->second), quote(op->name)));
+      throw Error(
+          fmt::format("rfactor: axis {} of stage {} is {}, but rfactor rebuilds the stage's loops; "
+                      "annotate stage {} after rfactor",
+                      quote(leaf.name()), quote(op->name), sched::describe_attr(it->second), quote(op->name)));
   }
   for (const Relation& rel : st->relations) {
     const auto* sp = std::get_if<SplitRelation>(&rel);
     const auto* fu = std::get_if<FuseRelation>(&rel);
     const IterVar& iv = sp ? sp->parent : fu ? fu->outer : std::get<SingletonRelation>(rel).iv;
     if (iv.type() != IterVarType::Reduce)
-      throw Error(fmt::format("rfactor: data axis {} of stage {} is {}, but rfactor rebuilds the stage's data "
-                              "loops; split or fuse them after rfactor",
-                              quote(iv.name()), quote(op->name), sp ? "split" : "fused"));
+      throw Error(
+          fmt::format("rfactor: data axis {} of stage {} is {}, but rfactor rebuilds the stage's data "
+                      "loops; split or fuse them after rfactor",
+                      quote(iv.name()), quote(op->name), sp ? "split" : "fused"));
   }
 
   // The factored stage: op's axes (renamed) with axis's iterations inserted as a dimension.
@@ -185,8 +188,8 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
     if (rf_reduce.empty())
       rf_bodies.push_back(cond.defined() ? select(cond, sources[i], identity[i]) : sources[i]);
     else
-      rf_bodies.emplace_back(std::make_shared<ReduceNode>(sources[i].dtype(), red->reducer, red->combiner, sources,
-                                                          rf_reduce, cond, vi));
+      rf_bodies.emplace_back(
+          std::make_shared<ReduceNode>(sources[i].dtype(), red->reducer, red->combiner, sources, rf_reduce, cond, vi));
   }
   Operation rf = sched::make_compute(rf_names, rf_shape, rf_axes, rf_bodies);
 

@@ -15,13 +15,15 @@ const StageNode* scatter_of_base(const ScheduleNode& s, const OperationNode* op)
 
 void refuse_scatter_parts(const ScheduleNode& s, const OperationNode& op, const char* primitive, const char* what) {
   if (op.is_scatter())
-    throw Error(fmt::format("{}: stage {} is a scatter, which writes anywhere in its output, so it cannot be {}; "
-                            "it is computed at the root",
-                            primitive, quote(op.name), what));
+    throw Error(
+        fmt::format("{}: stage {} is a scatter, which writes anywhere in its output, so it cannot be {}; "
+                    "it is computed at the root",
+                    primitive, quote(op.name), what));
   if (const StageNode* sc = scatter_of_base(s, &op))
-    throw Error(fmt::format("{}: stage {} is the base of scatter {}, which fills its output in place before the "
-                            "scatter runs, so it cannot be {}; it is computed at the root",
-                            primitive, quote(op.name), quote(sc->op->name), what));
+    throw Error(
+        fmt::format("{}: stage {} is the base of scatter {}, which fills its output in place before the "
+                    "scatter runs, so it cannot be {}; it is computed at the root",
+                    primitive, quote(op.name), quote(sc->op->name), what));
 }
 
 const StageNode* bound_reader_of(const ScheduleNode& s, const OperationNode* op) {

@@ -16,8 +16,8 @@ namespace {
 
 void check_compute(const StageNode& s, const char* primitive) {
   if (s.op->kind != OpKind::Compute)
-    throw Error(fmt::format("{}: stage {} is a placeholder; it has no loops to schedule", primitive,
-                            quote(s.op->name)));
+    throw Error(
+        fmt::format("{}: stage {} is a placeholder; it has no loops to schedule", primitive, quote(s.op->name)));
 }
 
 // A loop that carries an annotation or an attached stage cannot be replaced by others.
@@ -28,14 +28,14 @@ void check_replaceable(const ScheduleNode& sch, const StageNode& s, const IterVa
                             primitive, quote(iv.name()), quote(s.op->name), sched::describe_attr(it->second)));
   for (const auto& other : sch.stages)
     if (other->attach_type == AttachType::Scope && other->attach_ivar.same_as(iv))
-      throw Error(fmt::format("{}: stage {} is computed at axis {} of stage {}; restructure loops before "
-                              "compute_at",
-                              primitive, quote(other->op->name), quote(iv.name()), quote(s.op->name)));
+      throw Error(
+          fmt::format("{}: stage {} is computed at axis {} of stage {}; restructure loops before "
+                      "compute_at",
+                      primitive, quote(other->op->name), quote(iv.name()), quote(s.op->name)));
 }
 
 // The split amount in the parent's index type; it must be a positive integer.
-Expr check_amount(const StageNode& s, const IterVar& parent, Expr amount, const char* primitive,
-                  const char* what) {
+Expr check_amount(const StageNode& s, const IterVar& parent, Expr amount, const char* primitive, const char* what) {
   if (!amount.defined() || !amount.dtype().is_integer() || !amount.dtype().is_scalar())
     throw Error(fmt::format("{}: the {} for axis {} of stage {} must be an integer", primitive, what,
                             quote(parent.name()), quote(s.op->name)));
@@ -68,9 +68,10 @@ IterVar derived(const IterVar& from, const std::string& name, Expr extent) {
 // harmless for a pure stage, but a reduction would accumulate them twice.
 void check_tail(const StageNode& s, const IterVar& parent, TailStrategy tail, const char* primitive) {
   if (tail != TailStrategy::ShiftInwards || s.op->reduce_axis.empty()) return;
-  throw Error(fmt::format("{}: ShiftInwards on axis {} of stage {}: the stage is a reduction, and the "
-                          "overlapping last iteration would accumulate some points twice; use GuardWithIf",
-                          primitive, quote(parent.name()), quote(s.op->name)));
+  throw Error(
+      fmt::format("{}: ShiftInwards on axis {} of stage {}: the stage is a reduction, and the "
+                  "overlapping last iteration would accumulate some points twice; use GuardWithIf",
+                  primitive, quote(parent.name()), quote(s.op->name)));
 }
 
 std::pair<IterVar, IterVar> do_split(const ScheduleNode& sch, StageNode& s, const IterVar& parent, Expr factor,
@@ -135,8 +136,7 @@ IterVar Stage::fuse(const std::vector<IterVar>& axes) {
   StageNode& s = *node_;
   check_compute(s, "fuse");
   if (axes.empty()) {
-    if (!s.leaf_iter_vars.empty())
-      throw Error(fmt::format("fuse: no axes given for stage {}", quote(name())));
+    if (!s.leaf_iter_vars.empty()) throw Error(fmt::format("fuse: no axes given for stage {}", quote(name())));
     IterVar one(Range::from_min_extent(0, 1), Var("fused"), IterVarType::DataPar);
     s.relations.push_back(SingletonRelation{one});
     s.all_iter_vars.push_back(one);
@@ -146,10 +146,11 @@ IterVar Stage::fuse(const std::vector<IterVar>& axes) {
   for (size_t i = 0; i < axes.size(); ++i) {
     size_t p = sched::check_leaf(s, axes[i], "fuse");
     if (i > 0 && p != sched::check_leaf(s, axes[i - 1], "fuse") + 1)
-      throw Error(fmt::format("fuse: axes {} and {} of stage {} are not adjacent loops with {} directly "
-                              "outside {}",
-                              quote(axes[i - 1].name()), quote(axes[i].name()), quote(name()),
-                              quote(axes[i - 1].name()), quote(axes[i].name())));
+      throw Error(
+          fmt::format("fuse: axes {} and {} of stage {} are not adjacent loops with {} directly "
+                      "outside {}",
+                      quote(axes[i - 1].name()), quote(axes[i].name()), quote(name()), quote(axes[i - 1].name()),
+                      quote(axes[i].name())));
   }
   IterVar acc = axes[0];
   for (size_t i = 1; i < axes.size(); ++i) acc = fuse(acc, axes[i]);
@@ -174,8 +175,8 @@ void Stage::reorder(const std::vector<IterVar>& order) {
 std::tuple<IterVar, IterVar, IterVar, IterVar> Stage::tile(const IterVar& x, const IterVar& y, Expr x_factor,
                                                            Expr y_factor) {
   if (x.same_as(y))
-    throw Error(fmt::format("tile: the two axes given for stage {} are the same axis {}", quote(name()),
-                            quote(x.name())));
+    throw Error(
+        fmt::format("tile: the two axes given for stage {} are the same axis {}", quote(name()), quote(x.name())));
   // Check everything first so that a bad call leaves the stage as it was.
   for (const IterVar* iv : {&x, &y}) {
     sched::check_leaf(*node_, *iv, "tile");

@@ -18,8 +18,8 @@ size_t check_leaf(const StageNode& stage, const IterVar& iv, const char* primiti
   int pos = index_of(stage.leaf_iter_vars, iv);
   if (pos >= 0) return static_cast<size_t>(pos);
   if (index_of(stage.all_iter_vars, iv) >= 0)
-    throw Error(fmt::format("{}: axis {} of stage {} was already split or fused; schedule its results",
-                            primitive, quote(iv.name()), quote(sname)));
+    throw Error(fmt::format("{}: axis {} of stage {} was already split or fused; schedule its results", primitive,
+                            quote(iv.name()), quote(sname)));
   throw Error(fmt::format("{}: axis {} is not an axis of stage {} (it belongs to another stage)", primitive,
                           quote(iv.name()), quote(sname)));
 }

@@ -16,19 +16,20 @@ void Stage::tensorize(const IterVar& axis, const TensorIntrinsic& intrinsic) {
   if (!intrinsic.defined()) throw Error(fmt::format("tensorize: stage {}: the intrinsic is undefined", quote(name())));
   if (s.op->kind != OpKind::Compute)
     throw Error(fmt::format("tensorize: stage {} is a placeholder; it has no loops to replace", quote(name())));
-  if (!axis.defined() ||
-      std::find_if(s.leaf_iter_vars.begin(), s.leaf_iter_vars.end(),
-                   [&](const IterVar& iv) { return iv.same_as(axis); }) == s.leaf_iter_vars.end()) {
+  if (!axis.defined() || std::find_if(s.leaf_iter_vars.begin(), s.leaf_iter_vars.end(),
+                                      [&](const IterVar& iv) { return iv.same_as(axis); }) == s.leaf_iter_vars.end()) {
     std::string loops;
     for (const IterVar& iv : s.leaf_iter_vars) loops += (loops.empty() ? "'" : ", '") + iv->var.name() + "'";
-    throw Error(fmt::format("tensorize: axis {} is not a loop of stage {} (its loops: {}); pass one of its "
-                            "current leaf loops",
-                            axis.defined() ? quote(axis->var.name()) : "(undefined)", quote(name()), loops));
+    throw Error(
+        fmt::format("tensorize: axis {} is not a loop of stage {} (its loops: {}); pass one of its "
+                    "current leaf loops",
+                    axis.defined() ? quote(axis->var.name()) : "(undefined)", quote(name()), loops));
   }
   if (s.tensorize_intrinsic.defined())
-    throw Error(fmt::format("tensorize: stage {} is already tensorized at {} with '{}'; a stage takes one "
-                            "tensorize",
-                            quote(name()), quote(s.tensorize_axis->var.name()), s.tensorize_intrinsic.name()));
+    throw Error(
+        fmt::format("tensorize: stage {} is already tensorized at {} with '{}'; a stage takes one "
+                    "tensorize",
+                    quote(name()), quote(s.tensorize_axis->var.name()), s.tensorize_intrinsic.name()));
   s.tensorize_axis = axis;
   s.tensorize_intrinsic = intrinsic;
 }

@@ -66,8 +66,8 @@ void check_target_fields(const Target& target, const char* api) {
                      target.vector_bits));
   if (!target.features.empty() && !bad_feature(target.features).empty())
     fail(fmt::format("feature '{}' must be +name or -name (e.g. +avx2)", bad_feature(target.features)));
-  if (target.is_cuda() && (!target.triple.empty() || !target.cpu.empty() || !target.features.empty() ||
-                           target.vector_bits != 0))
+  if (target.is_cuda() &&
+      (!target.triple.empty() || !target.cpu.empty() || !target.features.empty() || target.vector_bits != 0))
     fail("a cuda target has no triple, cpu, features or vector_bits (they describe LLVM targets)");
 }
 
@@ -90,7 +90,8 @@ Target Target::parse(const std::string& text) {
     t.triple = kind;  // a bare triple
   } else {
     bad(text, fmt::format("unknown kind '{}' (expected llvm, cuda or an LLVM triple such as "
-                          "aarch64-linux-gnu)", kind));
+                          "aarch64-linux-gnu)",
+                          kind));
   }
   std::vector<std::string> seen;
   for (size_t i = 1; i < words.size(); ++i) {

@@ -15,8 +15,7 @@ namespace {
 std::string suffix(DataType t, const char* who) {
   if (t == Float(16)) return "f16";
   if (t == BFloat(16)) return "bf16";
-  throw Error(fmt::format("intrinsics::{}: tensor cores multiply float16 or bfloat16, not {}", who,
-                          t.to_string()));
+  throw Error(fmt::format("intrinsics::{}: tensor cores multiply float16 or bfloat16, not {}", who, t.to_string()));
 }
 
 TensorIntrinsic declare(const std::string& name, const Tensor& out, const std::vector<Tensor>& strided) {
@@ -27,7 +26,8 @@ TensorIntrinsic declare(const std::string& name, const Tensor& out, const std::v
 
 TensorIntrinsic cuda_fill_16x8_f32() {
   static const TensorIntrinsic intrin = [] {
-    Tensor c = compute({16, 8}, [](Expr, Expr) { return Expr(0.0f); }, "C");
+    Tensor c = compute(
+        {16, 8}, [](Expr, Expr) { return Expr(0.0f); }, "C");
     return declare("cuda_fill_16x8_f32", c, {c});
   }();
   return intrin;
@@ -46,21 +46,24 @@ TensorIntrinsic cuda_mma_m16n8k16(DataType ab) {
 TensorIntrinsic cuda_load_matrix_a_16x16(DataType t) {
   const std::string name = "cuda_load_matrix_a_16x16_" + suffix(t, "cuda_load_matrix_a_16x16");
   Tensor s = placeholder({16, 16}, t, "S");
-  Tensor f = compute({16, 16}, [&](Expr i, Expr k) { return s(i, k); }, "F");
+  Tensor f = compute(
+      {16, 16}, [&](Expr i, Expr k) { return s(i, k); }, "F");
   return declare(name, f, {s, f});
 }
 
 TensorIntrinsic cuda_load_matrix_b_16x8(DataType t) {
   const std::string name = "cuda_load_matrix_b_16x8_" + suffix(t, "cuda_load_matrix_b_16x8");
   Tensor s = placeholder({16, 8}, t, "S");
-  Tensor f = compute({16, 8}, [&](Expr k, Expr j) { return s(k, j); }, "F");
+  Tensor f = compute(
+      {16, 8}, [&](Expr k, Expr j) { return s(k, j); }, "F");
   return declare(name, f, {s, f});
 }
 
 TensorIntrinsic cuda_store_16x8_f32() {
   static const TensorIntrinsic intrin = [] {
     Tensor f = placeholder({16, 8}, Float(32), "F");
-    Tensor d = compute({16, 8}, [&](Expr i, Expr j) { return f(i, j); }, "D");
+    Tensor d = compute(
+        {16, 8}, [&](Expr i, Expr j) { return f(i, j); }, "D");
     return declare("cuda_store_16x8_f32", d, {f, d});
   }();
   return intrin;

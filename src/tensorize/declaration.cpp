@@ -111,8 +111,7 @@ Stmt instantiate(const TensorIntrinsicNode& in, const std::vector<Buffer>& buffe
     body = store(out, rewrite.mutate(op->body), {out_flat});
   }
   for (size_t i = loops.size(); i-- > 0;)
-    body = for_loop((*loop_vars)[i], make_const(loops[i]->var.dtype(), 0), loops[i]->dom.extent, ForKind::Serial,
-                    body);
+    body = for_loop((*loop_vars)[i], make_const(loops[i]->var.dtype(), 0), loops[i]->dom.extent, ForKind::Serial, body);
   return body;
 }
 

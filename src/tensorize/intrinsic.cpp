@@ -18,11 +18,11 @@ TensorIntrinsic TensorIntrinsic::with_init(const TensorIntrinsic& init) const {
   const Operation& op = node_->output.op();
   const Operation& iop = init->output.op();
   if (op->body.as<ReduceNode>() == nullptr)
-    throw Error(fmt::format("TensorIntrinsic::with_init: '{}' is not a reduction, so it has no init to replace",
-                            name()));
+    throw Error(
+        fmt::format("TensorIntrinsic::with_init: '{}' is not a reduction, so it has no init to replace", name()));
   if (iop->body.as<ReduceNode>() != nullptr || !iop->reduce_axis.empty())
-    throw Error(fmt::format("TensorIntrinsic::with_init: the init '{}' of '{}' must not be a reduction",
-                            init.name(), name()));
+    throw Error(
+        fmt::format("TensorIntrinsic::with_init: the init '{}' of '{}' must not be a reduction", init.name(), name()));
   auto shape_text = [](const Tensor& t) {
     std::string s;
     for (const Expr& e : t.shape()) s += (s.empty() ? "" : ", ") + to_string(e);
@@ -52,13 +52,14 @@ std::vector<Tensor> declaration_inputs(const std::string& name, const Operation&
   std::vector<Tensor> inputs;
   for (const Operation& in : op->inputs) {
     if (in->kind != OpKind::Placeholder)
-      throw Error(fmt::format("tensor_intrinsic '{}': the declaration reads '{}', which is not a placeholder; "
-                              "declare the intrinsic over placeholders only",
-                              name, in->name));
+      throw Error(
+          fmt::format("tensor_intrinsic '{}': the declaration reads '{}', which is not a placeholder; "
+                      "declare the intrinsic over placeholders only",
+                      name, in->name));
     for (size_t d = 0; d < in->shape.size(); ++d)
       if (!constant_positive(in->shape[d]))
-        throw Error(fmt::format("tensor_intrinsic '{}': dimension {} of input '{}' is not a positive constant",
-                                name, d, in->name));
+        throw Error(fmt::format("tensor_intrinsic '{}': dimension {} of input '{}' is not a positive constant", name, d,
+                                in->name));
     inputs.push_back(Tensor(in));
   }
   return inputs;
@@ -76,18 +77,20 @@ TensorIntrinsic tensor_intrinsic(const std::string& name, const Tensor& output,
   const Operation& op = output.op();
   for (const IterVar& iv : op->axis)
     if (!constant_positive(iv->dom.extent) || !is_const_int(iv->dom.min, 0))
-      throw Error(fmt::format("tensor_intrinsic '{}': axis '{}' must run from 0 over a positive constant extent",
-                              name, iv->var.name()));
+      throw Error(fmt::format("tensor_intrinsic '{}': axis '{}' must run from 0 over a positive constant extent", name,
+                              iv->var.name()));
   for (const IterVar& iv : op->reduce_axis)
     if (!constant_positive(iv->dom.extent) || !is_const_int(iv->dom.min, 0))
-      throw Error(fmt::format("tensor_intrinsic '{}': reduction axis '{}' must run from 0 over a positive "
-                              "constant extent",
-                              name, iv->var.name()));
+      throw Error(
+          fmt::format("tensor_intrinsic '{}': reduction axis '{}' must run from 0 over a positive "
+                      "constant extent",
+                      name, iv->var.name()));
   if (const auto* r = op->body.as<ReduceNode>()) {
     if (r->reducer == Reducer::Custom || r->sources.size() != 1 || r->condition.defined())
-      throw Error(fmt::format("tensor_intrinsic '{}': the declaration's reduction must be a built-in one "
-                              "(sum, prod, min, max) over one value, without a condition",
-                              name));
+      throw Error(
+          fmt::format("tensor_intrinsic '{}': the declaration's reduction must be a built-in one "
+                      "(sum, prod, min, max) over one value, without a condition",
+                      name));
   }
   for (const auto& [target, impl] : implementations)
     if (target != "llvm" && target != "cuda")
@@ -102,9 +105,10 @@ TensorIntrinsic tensor_intrinsic(const std::string& name, const Tensor& output,
     size_t k = 0;
     while (k < n->inputs.size() && !n->inputs[k].same_as(t)) ++k;
     if (k == n->inputs.size() && !output.same_as(t))
-      throw Error(fmt::format("tensor_intrinsic '{}': strided tensor '{}' is neither an input nor the output of the "
-                              "declaration",
-                              name, t.defined() ? t.name() : "(undefined)"));
+      throw Error(
+          fmt::format("tensor_intrinsic '{}': strided tensor '{}' is neither an input nor the output of the "
+                      "declaration",
+                      name, t.defined() ? t.name() : "(undefined)"));
     n->free_strides[k] = true;
   }
   return TensorIntrinsic(n);
@@ -132,8 +136,8 @@ TensorIntrinsic x86_dot_16x4_u8s8() {
 }
 
 TensorIntrinsic x86_vnni_dot_16x4_u8s8() {
-  static const TensorIntrinsic intrin = tensor_intrinsic("x86_vnni_dot_16x4_u8s8", dot_16x4_u8s8_declaration(),
-                                                         {{"llvm", "x86_vnni_dot_16x4_u8s8"}});
+  static const TensorIntrinsic intrin =
+      tensor_intrinsic("x86_vnni_dot_16x4_u8s8", dot_16x4_u8s8_declaration(), {{"llvm", "x86_vnni_dot_16x4_u8s8"}});
   return intrin;
 }
 

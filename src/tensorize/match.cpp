@@ -115,15 +115,12 @@ class Matcher {
     if (s->predicate.defined()) fail("the stage's store has a predicate, the declaration's has none");
     access(s->buffer, s->indices[0], ds->buffer, ds->indices[0]);
     expr(s->value, ds->value);
-    for (size_t i = 0; i < bound_.size(); ++i)
-      TE_ICHECK(bound_[i], "tensorize: a declaration tensor was not matched");
+    for (size_t i = 0; i < bound_.size(); ++i) TE_ICHECK(bound_[i], "tensorize: a declaration tensor was not matched");
     return binding_;
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(fmt::format("{}: {}", where_, what));
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw Error(fmt::format("{}: {}", where_, what)); }
 
   void check_loops() {
     auto names = [](auto begin, auto end, auto name) {
@@ -134,9 +131,9 @@ class Matcher {
     if (nest_.loops.size() != decl_loops_.size())
       fail(fmt::format("the nest under the axis has {} loops ({}), the declaration has {} ({})", nest_.loops.size(),
                        names(nest_.loops.begin(), nest_.loops.end(), [](const ForNode* f) { return f->var.name(); }),
-                       decl_loops_.size(),
-                       names(decl_loops_.begin(), decl_loops_.end(),
-                             [](const IterVar& iv) { return iv->var.name(); })));
+                       decl_loops_.size(), names(decl_loops_.begin(), decl_loops_.end(), [](const IterVar& iv) {
+                         return iv->var.name();
+                       })));
     for (size_t j = 0; j < decl_loops_.size(); ++j) {
       const ForNode* f = nest_.loops[j];
       const IterVar& d = decl_loops_[j];
@@ -223,8 +220,7 @@ class Matcher {
       fail(fmt::format("the access to {} has type {}, the declaration's {}", name, buf.dtype().to_string(),
                        dbuf.dtype().to_string()));
     auto sa = affine(index, stage_vars_);
-    if (!sa)
-      fail(fmt::format("the index of {} is not affine in the loops under the axis: {}", name, to_string(index)));
+    if (!sa) fail(fmt::format("the index of {} is not affine in the loops under the axis: {}", name, to_string(index)));
     auto da = affine(dindex, decl_vars_);
     TE_ICHECK(da.has_value(), "tensorize: a declaration's index is not affine");
     const DataType it = index.dtype();
@@ -245,9 +241,12 @@ class Matcher {
         std::optional<int64_t> c = multiple_of(want[j], sv.var);
         if (!c || *c == 0) continue;
         const int64_t* g = as_const_int(got[j]);
-        if (*c == 1) value = got[j];
-        else if (g != nullptr && *g % *c == 0) value = make_const(it, *g / *c);
-        else continue;
+        if (*c == 1)
+          value = got[j];
+        else if (g != nullptr && *g % *c == 0)
+          value = make_const(it, *g / *c);
+        else
+          continue;
         break;
       }
       solved.emplace_back(sv.var, value);
@@ -256,18 +255,20 @@ class Matcher {
     for (size_t j = 0; j < stage_vars_.size(); ++j) {
       Expr w = simplify(cast(it, substitute(want[j], solved)), known_);
       if (!equal(simplify(got[j] - w, known_), make_const(it, 0)))
-        fail(fmt::format("the access to {} moves by {} elements per iteration of loop '{}', the declaration's "
-                         "axis '{}' moves it by {}",
-                         name, to_string(got[j]), stage_vars_[j].name(), decl_loops_[j]->var.name(), to_string(w)));
+        fail(
+            fmt::format("the access to {} moves by {} elements per iteration of loop '{}', the declaration's "
+                        "axis '{}' moves it by {}",
+                        name, to_string(got[j]), stage_vars_[j].name(), decl_loops_[j]->var.name(), to_string(w)));
     }
     for (Expr& e : strides) e = simplify(e.dtype() == it ? e : cast(it, e), known_);
     std::vector<std::pair<Var, Expr>> at_start;
     for (const ForNode* f : nest_.loops) at_start.emplace_back(f->var, f->min);
     Expr offset = simplify(substitute(index, at_start), known_);
     if (reads_memory(offset))
-      fail(fmt::format("the region of {} starts at {}, which reads memory; an intrinsic's regions must start "
-                       "where the loops outside the axis say",
-                       name, to_string(offset)));
+      fail(
+          fmt::format("the region of {} starts at {}, which reads memory; an intrinsic's regions must start "
+                      "where the loops outside the axis say",
+                      name, to_string(offset)));
     if (!bound_[k]) {
       bound_[k] = true;
       binding_.buffers[k] = buf;
@@ -277,14 +278,14 @@ class Matcher {
     }
     for (size_t d = 0; d < strides.size(); ++d)
       if (!equal(simplify(binding_.strides[k][d] - strides[d], known_), make_const(it, 0)))
-        fail(fmt::format("the declaration's '{}' is one region, the stage reads '{}' with stride {} and {} along "
-                         "dimension {}",
-                         dbuf.name(), buf.name(), to_string(binding_.strides[k][d]), to_string(strides[d]), d));
-    if (!binding_.buffers[k].same_as(buf) || !equal(simplify(binding_.offsets[k] - offset, known_),
-                                                  make_const(offset.dtype(), 0)))
-      fail(fmt::format("the declaration's '{}' is one region, the stage reads '{}' at {} and '{}' at {}",
-                       dbuf.name(), binding_.buffers[k].name(), to_string(binding_.offsets[k]), buf.name(),
-                       to_string(offset)));
+        fail(
+            fmt::format("the declaration's '{}' is one region, the stage reads '{}' with stride {} and {} along "
+                        "dimension {}",
+                        dbuf.name(), buf.name(), to_string(binding_.strides[k][d]), to_string(strides[d]), d));
+    if (!binding_.buffers[k].same_as(buf) ||
+        !equal(simplify(binding_.offsets[k] - offset, known_), make_const(offset.dtype(), 0)))
+      fail(fmt::format("the declaration's '{}' is one region, the stage reads '{}' at {} and '{}' at {}", dbuf.name(),
+                       binding_.buffers[k].name(), to_string(binding_.offsets[k]), buf.name(), to_string(offset)));
   }
 
   const Nest& nest_;

@@ -10,7 +10,8 @@ TE_GENERATOR(vadd) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   Schedule cpu = create_schedule({C});
   auto [xo, xi] = cpu[C].split(C.axis(0), 8);
   cpu[C].vectorize(xi);
@@ -29,7 +30,8 @@ TE_GENERATOR(tile_scale) {
   Var n("n"), m("m");
   Var alpha("alpha", Float(32));
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor Out = compute({m}, [&](Expr i) { return A(i % n) * alpha; }, "Out");
+  Tensor Out = compute(
+      {m}, [&](Expr i) { return A(i % n) * alpha; }, "Out");
   GeneratedKernel k;
   k.cpu = lower(create_schedule({Out}), {A, Out}, "tile_scale");
   return k;
@@ -39,7 +41,8 @@ TE_GENERATOR(tile_scale) {
 TE_GENERATOR(bf16_scale) {
   Var n("n");
   Tensor A = placeholder({n}, BFloat(16), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) * 3 + A(i); }, "B");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) * 3 + A(i); }, "B");
   GeneratedKernel k;
   k.cpu = lower(create_schedule({B}), {A, B}, "bf16_scale");
   return k;
@@ -48,7 +51,8 @@ TE_GENERATOR(bf16_scale) {
 TE_GENERATOR(gpu_only) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
-  Tensor B = compute({n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+  Tensor B = compute(
+      {n}, [&](Expr i) { return A(i) * 2.0f; }, "B");
   Schedule s = create_schedule({B});
   auto [bx, tx] = s[B].split(B.axis(0), 32);
   s[B].bind(bx, thread_axis("blockIdx.x"));
@@ -66,7 +70,8 @@ struct Rowsum {
 Rowsum rowsum_compute() {
   Tensor A = placeholder({64, 64}, Float(32), "A");
   IterVar k = reduce_axis({0, 64}, "k");
-  Tensor R = compute({64}, [&](Expr i) { return sum(A(i, k), {k}); }, "R");
+  Tensor R = compute(
+      {64}, [&](Expr i) { return sum(A(i, k), {k}); }, "R");
   return {A, R};
 }
 
@@ -101,7 +106,9 @@ TE_COMPUTE(matmul) {
   Tensor B = placeholder({32, 48}, Float(32), "B");
   Tensor bias = placeholder({48}, Float(32), "bias");
   IterVar k = reduce_axis({0, 32}, "k");
-  Tensor P = compute({64, 48}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "P");
-  Tensor C = compute({64, 48}, [&](Expr i, Expr j) { return P(i, j) + bias(j); }, "C");
+  Tensor P = compute(
+      {64, 48}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "P");
+  Tensor C = compute(
+      {64, 48}, [&](Expr i, Expr j) { return P(i, j) + bias(j); }, "C");
   return {{A, B, bias, C}};
 }

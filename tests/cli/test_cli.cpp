@@ -89,14 +89,13 @@ TEST_F(CliTest, UnknownKernelNamesTheOnesThereAre) {
   expect_error(te("build", "nope -o out"),
                "generator: no kernel 'nope'; this generator has: bf16_scale, gpu_only, matmul, rowsum, tile_scale, "
                "vadd");
-  expect_error(te("tune", "vadd --records r.jsonl"),
-               "generator: no tuning task 'vadd'; this generator has: rowsum");
+  expect_error(te("tune", "vadd --records r.jsonl"), "generator: no tuning task 'vadd'; this generator has: rowsum");
 }
 
 TEST_F(CliTest, MalformedCommandLinesExitWithTwo) {
-  for (const char* args : {"", "frobnicate", "list", "run " TE_CLI_GENERATORS " vadd --bogus",
-                           "lower " TE_CLI_GENERATORS " vadd --target ptx",
-                           "run " TE_CLI_GENERATORS " vadd --repeat 0"}) {
+  for (const char* args :
+       {"", "frobnicate", "list", "run " TE_CLI_GENERATORS " vadd --bogus",
+        "lower " TE_CLI_GENERATORS " vadd --target ptx", "run " TE_CLI_GENERATORS " vadd --repeat 0"}) {
     Result r = te(args);
     EXPECT_EQ(r.status, 2) << args;
     EXPECT_EQ(r.err.rfind("te: ", 0), 0u) << args << ": " << r.err;
@@ -114,12 +113,16 @@ TEST_F(CliTest, OptionValuesOutOfRangeSayTheRangeAndExitWithTwo) {
     std::string args, message;
   };
   const Case cases[] = {
-      {"tune " + gen + " rowsum --records r.jsonl --trials -3", "--trials: expects a whole number of at least 1, not '-3'"},
-      {"tune " + gen + " rowsum --records r.jsonl --trials 0", "--trials: expects a whole number of at least 1, not '0'"},
+      {"tune " + gen + " rowsum --records r.jsonl --trials -3",
+       "--trials: expects a whole number of at least 1, not '-3'"},
+      {"tune " + gen + " rowsum --records r.jsonl --trials 0",
+       "--trials: expects a whole number of at least 1, not '0'"},
       {"tune " + gen + " rowsum --records r.jsonl --trials 99999999999",
        "--trials: expects at most 2147483647, not '99999999999'"},
-      {"tune " + gen + " rowsum --records r.jsonl --repeat 0", "--repeat: expects a whole number of at least 1, not '0'"},
-      {"tune " + gen + " rowsum --records r.jsonl --timeout 0", "--timeout: expects a number of seconds above 0, not '0'"},
+      {"tune " + gen + " rowsum --records r.jsonl --repeat 0",
+       "--repeat: expects a whole number of at least 1, not '0'"},
+      {"tune " + gen + " rowsum --records r.jsonl --timeout 0",
+       "--timeout: expects a number of seconds above 0, not '0'"},
       {"tune " + gen + " rowsum --records r.jsonl --early-stopping x",
        "--early-stopping: expects a whole number of at least 0, not 'x'"},
       {"run " + gen + " vadd --repeat 0", "--repeat: expects a whole number of at least 1, not '0'"},
@@ -175,8 +178,7 @@ TEST_F(CliTest, LowerDumpsTheIrAfterAPass) {
   EXPECT_NE(r.err.find(pass), std::string::npos) << r.err;
   Result bad = te("lower", "vadd --dump-ir nosuchpass");
   EXPECT_EQ(bad.status, 1);
-  EXPECT_EQ(bad.err.rfind("te: --dump-ir: unknown pass 'nosuchpass'; the passes are: all, ", 0), 0u)
-      << bad.err;
+  EXPECT_EQ(bad.err.rfind("te: --dump-ir: unknown pass 'nosuchpass'; the passes are: all, ", 0), 0u) << bad.err;
 }
 
 TEST_F(CliTest, BuildWritesObjectLibraryHeaderAndCuda) {
@@ -189,8 +191,7 @@ TEST_F(CliTest, BuildWritesObjectLibraryHeaderAndCuda) {
   EXPECT_EQ(cuda.status, 0) << cuda.err;
   EXPECT_EQ(cuda.out, "out/vadd.cu\nout/vadd_cuda.h\n");
   EXPECT_NE(read(dir_ / "out/vadd.cu").find("__global__"), std::string::npos);
-  expect_error(te("build", "gpu_only -o out"),
-               "generator: kernel 'gpu_only' has no cpu function (only cuda)");
+  expect_error(te("build", "gpu_only -o out"), "generator: kernel 'gpu_only' has no cpu function (only cuda)");
   expect_error(te("build", "vadd --target cuda --mcpu x86-64-v3 -o out"),
                "--mcpu and --mattr apply to CPU targets, not to --target cuda");
 }
@@ -271,9 +272,10 @@ TEST_F(CliTest, BuildForAnotherTarget) {
   EXPECT_EQ(object.substr(1, 3), "ELF");
   EXPECT_EQ(static_cast<unsigned char>(object[18]), 183);  // e_machine: EM_AARCH64
   Result bad = te("build", "vadd --target aarch64-linux-gnu --mcpu pentium4 -o arm");
-  expect_error(bad, "generator: kernel 'vadd': target: 'pentium4' is not a CPU of "
-                    "aarch64-unknown-linux-gnu (LLVM's names: cortex-a78, neoverse-n1, x86-64-v3, "
-                    "skylake-avx512, ...)");
+  expect_error(bad,
+               "generator: kernel 'vadd': target: 'pentium4' is not a CPU of "
+               "aarch64-unknown-linux-gnu (LLVM's names: cortex-a78, neoverse-n1, x86-64-v3, "
+               "skylake-avx512, ...)");
   expect_error(te("build", "vadd --target nonsense-triple -o arm"),
                "generator: kernel 'vadd': target: LLVM does not know the triple 'nonsense-triple' "
                "(No available targets are compatible with triple \"nonsense-triple\")");
@@ -343,8 +345,7 @@ TEST_F(CliTest, RunWithShapeAndScalarParameters) {
                "tile_scale: the scalar parameter 'alpha' needs a value");
   expect_error(te("run", "tile_scale --inputs a.npy --shape m=20 --shape k=3 --param alpha=1"),
                "tile_scale: no shape variable or scalar parameter 'k' (it has: n, m, alpha)");
-  expect_error(te("run", "tile_scale --inputs a.npy --shape m=x"),
-               "--shape 'm=x': 'x' is not an integer");
+  expect_error(te("run", "tile_scale --inputs a.npy --shape m=x"), "--shape 'm=x': 'x' is not an integer");
   expect_error(te("run", "tile_scale --inputs a.npy --shape m"), "--shape 'm': expected NAME=VALUE");
   expect_error(te("run", "tile_scale --inputs a.npy --shape n=3 --shape m=2 --param alpha=1"),
                "tile_scale: n is 3 (given or bound earlier) but input 'A' has 7 in dimension 0");
@@ -445,11 +446,13 @@ TEST_F(CliTest, RecordsFailureModes) {
   const std::string good = line("rowsum/64", true);
   fs::create_directories(dir_ / "recdir");
   std::ofstream(path("empty.jsonl"));
-  std::ofstream(path("garbage.jsonl"), std::ios::binary) << "\x7f" "ELF\x01\x02 not records\n" << std::string(500, 'x')
-                                                         << "\n";
+  std::ofstream(path("garbage.jsonl"), std::ios::binary) << "\x7f"
+                                                            "ELF\x01\x02 not records\n"
+                                                         << std::string(500, 'x') << "\n";
   std::ofstream(path("truncated.jsonl")) << good << good.substr(0, 30);
   std::ofstream(path("other_task.jsonl")) << line("other/1", true);
-  std::ofstream(path("other_host.jsonl")) << line("rowsum/64", true, "riscv64-unknown-linux-gnu -mcpu=generic features=0");
+  std::ofstream(path("other_host.jsonl"))
+      << line("rowsum/64", true, "riscv64-unknown-linux-gnu -mcpu=generic features=0");
   std::ofstream(path("failed.jsonl")) << line("rowsum/64", false);
   const std::string prefix = "generator: kernel 'rowsum': tuning records: ";
   struct Case {
@@ -460,7 +463,8 @@ TEST_F(CliTest, RecordsFailureModes) {
       {"missing.jsonl", prefix + "'missing.jsonl' does not exist (te tune or te auto-schedule --trials N write it)"},
       {"recdir", prefix + "'recdir' is a directory, not a records file"},
       {"empty.jsonl", prefix + "'empty.jsonl' is empty (te tune or te auto-schedule --trials N fill it)"},
-      {"garbage.jsonl", prefix + "no line of 'garbage.jsonl' is a tuning record (first at line 1: tuning record: JSON: "},
+      {"garbage.jsonl",
+       prefix + "no line of 'garbage.jsonl' is a tuning record (first at line 1: tuning record: JSON: "},
       {"other_task.jsonl", prefix + "'other_task.jsonl' holds no record of 'rowsum/64' (its records are of other/1)"},
       {"other_host.jsonl", prefix + "'other_host.jsonl' holds 1 record of 'rowsum/64', measured for another target "
                                     "(riscv64-unknown-linux-gnu -mcpu=generic features=0), none for this one ("},

@@ -8,8 +8,7 @@ typedef int32_t (*vadd_fn)(float*, float*, float*, int32_t);
 typedef int32_t (*scale_fn)(float*, float*, int32_t, float);
 
 int main(void) {
-  for (const te_kernel_entry* k = kernels_kernels; k->name != NULL; ++k)
-    printf("%s: %s\n", k->name, k->prototype);
+  for (const te_kernel_entry* k = kernels_kernels; k->name != NULL; ++k) printf("%s: %s\n", k->name, k->prototype);
   float a[5] = {1, 2, 3, 4, 5}, b[5] = {10, 20, 30, 40, 50}, c[5];
   const te_kernel_entry* vadd = kernels_lookup("vadd");
   const te_kernel_entry* scale = kernels_lookup("scale");

@@ -28,7 +28,8 @@ LoweredFunc matmul16() {
   Tensor A = placeholder({n, n}, Float(32), "A");
   Tensor B = placeholder({n, n}, Float(32), "B");
   IterVar k = reduce_axis({0, n}, "k");
-  Tensor C = compute({n, n}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {n, n}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s = create_schedule({C});
   auto [jo, ji] = s[C].split(C.axis(1), 4);
   s[C].reorder({C.axis(0), jo, C.op()->reduce_axis[0], ji});
@@ -99,10 +100,9 @@ TEST_P(AArch64Test, ObjectRunsUnderQemuAsInterpretDoes) {
   export_object(f, path("mm.o"), aarch64(GetParam()));
   export_header(f, path("mm.h"));
   int status = -1;
-  std::string link = std::string("aarch64-linux-gnu-gcc -O1 -o ") + path("mm") + " " +
-                     TE_CROSS_DIR "/driver.c " + path("mm.o") + " -I" + dir_.string() +
-                     " -I" TE_SOURCE_INCLUDE " -L" TE_CROSS_RUNTIME_DIR
-                     " -lte_c_runtime -lstdc++ -lpthread -lm 2>&1";
+  std::string link = std::string("aarch64-linux-gnu-gcc -O1 -o ") + path("mm") + " " + TE_CROSS_DIR "/driver.c " +
+                     path("mm.o") + " -I" + dir_.string() +
+                     " -I" TE_SOURCE_INCLUDE " -L" TE_CROSS_RUNTIME_DIR " -lte_c_runtime -lstdc++ -lpthread -lm 2>&1";
   std::string log = run(link, &status);
   ASSERT_EQ(status, 0) << link << "\n" << log;
   std::string out = run("qemu-aarch64 -L /usr/aarch64-linux-gnu " + path("mm"), &status);
@@ -127,8 +127,7 @@ TEST_F(CrossTest, TensorizedInt8GemmRunsUnderQemuAsInterpretDoes) {
   int status = -1;
   std::string link = std::string("aarch64-linux-gnu-gcc -O1 -o ") + path("gemm") + " " +
                      TE_CROSS_DIR "/gemm_int8_driver.c " + path("gemm.o") + " -I" + dir_.string() +
-                     " -I" TE_SOURCE_INCLUDE " -L" TE_CROSS_RUNTIME_DIR
-                     " -lte_c_runtime -lstdc++ -lpthread -lm 2>&1";
+                     " -I" TE_SOURCE_INCLUDE " -L" TE_CROSS_RUNTIME_DIR " -lte_c_runtime -lstdc++ -lpthread -lm 2>&1";
   std::string log = run(link, &status);
   ASSERT_EQ(status, 0) << link << "\n" << log;
   std::string out = run("qemu-aarch64 -L /usr/aarch64-linux-gnu " + path("gemm"), &status);
@@ -160,14 +159,13 @@ TEST_F(CrossTest, AArch64CodeUsesNeonAndNoHostFeature) {
 }
 
 TEST_F(CrossTest, X86_64V3LibraryRunsHere) {
-  if (!host_is_x86() || !host_has("avx2") || !host_has("fma"))
-    GTEST_SKIP() << "this host cannot run x86-64-v3 code";
+  if (!host_is_x86() || !host_has("avx2") || !host_has("fma")) GTEST_SKIP() << "this host cannot run x86-64-v3 code";
   BuildOptions v3;
   v3.target.cpu = "x86-64-v3";
   v3.fma_contraction = false;
   std::string asm_text = assembly(matmul16(), v3);
   EXPECT_NE(asm_text.find("vmulps"), std::string::npos);  // AVX (VEX) arithmetic
-  EXPECT_EQ(asm_text.find("zmm"), std::string::npos);  // no AVX-512 from the build machine
+  EXPECT_EQ(asm_text.find("zmm"), std::string::npos);     // no AVX-512 from the build machine
   export_library(matmul16(), path("mm.so"), v3);
   void* lib = dlopen(path("mm.so").c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
@@ -175,9 +173,7 @@ TEST_F(CrossTest, X86_64V3LibraryRunsHere) {
   ASSERT_NE(mm, nullptr);
   std::vector<NDArray> in = matmul_inputs();
   NDArray c = NDArray::empty({16, 16}, Float(32));
-  ASSERT_EQ(mm(static_cast<float*>(in[0].data()), static_cast<float*>(in[1].data()),
-               static_cast<float*>(c.data())),
-            0);
+  ASSERT_EQ(mm(static_cast<float*>(in[0].data()), static_cast<float*>(in[1].data()), static_cast<float*>(c.data())), 0);
   EXPECT_EQ(c.to_vector<float>(), interpreted());
   dlclose(lib);
   // The JIT runs it too: the host has every feature x86-64-v3 needs.
@@ -188,7 +184,8 @@ TEST_F(CrossTest, X86_64V3LibraryRunsHere) {
 
 TEST_F(CrossTest, JitRefusesCodeThisHostCannotRun) {
   expect_error([] { build(matmul16(), aarch64("cortex-a78")); },
-               {"build: the JIT runs code on this host (", "), not on aarch64-unknown-linux-gnu; "
+               {"build: the JIT runs code on this host (",
+                "), not on aarch64-unknown-linux-gnu; "
                 "export_object or export_library compile for another target"});
   if (!host_is_x86()) GTEST_SKIP() << "the feature check below names x86 features";
   std::string lacking;
@@ -226,8 +223,7 @@ TEST_F(CrossTest, UnknownTargetsAreErrors) {
                 "+name or -name (e.g. +avx2)"});
   o.target.triple = "";
   o.target.features = "+not-a-feature";
-  expect_error([&] { export_object(matmul16(), path("x.o"), o); },
-               {"target: 'not-a-feature' is not a feature of "});
+  expect_error([&] { export_object(matmul16(), path("x.o"), o); }, {"target: 'not-a-feature' is not a feature of "});
   o.target.triple = "riscv-nothing";
   o.target.features = "";
   expect_error([&] { export_object(matmul16(), path("x.o"), o); },
@@ -247,11 +243,12 @@ TEST_F(CrossTest, ForeignSharedLibraryIsLinkedByTheCrossCompiler) {
 std::vector<LoweredFunc> system_module_kernels() {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A"), B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   Var alpha("alpha", Float(32));
-  Tensor D = compute({n}, [&](Expr i) { return A(i) * alpha; }, "D");
-  return {lower(create_schedule({C}), {A, B, C}, "vadd"),
-          lower(create_schedule({D}), {A, D}, "scale")};
+  Tensor D = compute(
+      {n}, [&](Expr i) { return A(i) * alpha; }, "D");
+  return {lower(create_schedule({C}), {A, B, C}, "vadd"), lower(create_schedule({D}), {A, D}, "scale")};
 }
 
 const char* kSystemModuleOutput =
@@ -269,8 +266,8 @@ const char* const kHostSanitize = "";
 TEST_F(CrossTest, SystemModuleFindsKernelsByNameWithoutDlopen) {
   export_system_module(system_module_kernels(), "kernels", path("kernels.o"), path("kernels.h"));
   int status = -1;
-  std::string link = std::string("cc -std=c99 -Wall -Werror") + kHostSanitize + " -o " + path("prog") + " " TE_CROSS_DIR
-                     "/system_module_driver.c " + path("kernels.o") + " -I" + dir_.string() +
+  std::string link = std::string("cc -std=c99 -Wall -Werror") + kHostSanitize + " -o " + path("prog") +
+                     " " TE_CROSS_DIR "/system_module_driver.c " + path("kernels.o") + " -I" + dir_.string() +
                      " -I" TE_SOURCE_INCLUDE " -L" TE_RUNTIME_LIB_DIR " -Wl,-rpath," TE_RUNTIME_LIB_DIR
                      " -lte_runtime -lm 2>&1";
   std::string log = run(link, &status);
@@ -283,14 +280,12 @@ TEST_F(CrossTest, SystemModuleForAArch64RunsUnderQemu) {
   export_system_module(system_module_kernels(), "kernels", path("kernels.o"), path("kernels.h"),
                        aarch64("neoverse-n1"));
   int status = -1;
-  std::string link = "aarch64-linux-gnu-gcc -o " + path("prog") + " " TE_CROSS_DIR
-                     "/system_module_driver.c " + path("kernels.o") + " -I" + dir_.string() +
-                     " -I" TE_SOURCE_INCLUDE " -L" TE_CROSS_RUNTIME_DIR
-                     " -lte_c_runtime -lstdc++ -lpthread -lm 2>&1";
+  std::string link = "aarch64-linux-gnu-gcc -o " + path("prog") + " " TE_CROSS_DIR "/system_module_driver.c " +
+                     path("kernels.o") + " -I" + dir_.string() +
+                     " -I" TE_SOURCE_INCLUDE " -L" TE_CROSS_RUNTIME_DIR " -lte_c_runtime -lstdc++ -lpthread -lm 2>&1";
   std::string log = run(link, &status);
   ASSERT_EQ(status, 0) << link << "\n" << log;
-  EXPECT_EQ(run("qemu-aarch64 -L /usr/aarch64-linux-gnu " + path("prog"), &status),
-            kSystemModuleOutput);
+  EXPECT_EQ(run("qemu-aarch64 -L /usr/aarch64-linux-gnu " + path("prog"), &status), kSystemModuleOutput);
   EXPECT_EQ(status, 0);
 }
 

@@ -39,13 +39,27 @@
 #define __launch_bounds__(...)
 #define __shared__ static
 
-struct alignas(8) float2 { float x, y; };
-struct alignas(16) float4 { float x, y, z, w; };
-struct alignas(8) int2 { int x, y; };
-struct alignas(16) int4 { int x, y, z, w; };
-struct alignas(8) uint2 { unsigned int x, y; };
-struct alignas(16) uint4 { unsigned int x, y, z, w; };
-struct alignas(16) double2 { double x, y; };
+struct alignas(8) float2 {
+  float x, y;
+};
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+struct alignas(8) int2 {
+  int x, y;
+};
+struct alignas(16) int4 {
+  int x, y, z, w;
+};
+struct alignas(8) uint2 {
+  unsigned int x, y;
+};
+struct alignas(16) uint4 {
+  unsigned int x, y, z, w;
+};
+struct alignas(16) double2 {
+  double x, y;
+};
 struct uint3 {
   unsigned int x, y, z;
 };
@@ -113,7 +127,8 @@ inline thread_local BlockBarrier* current_barrier = nullptr;
 // The values the threads of a block publish for warp shuffles, and one barrier per warp.
 struct WarpExchange {
   explicit WarpExchange(unsigned threads) : slots(threads) {
-    for (unsigned w = 0; w * 32 < threads; ++w) warps.emplace_back(new BlockBarrier(static_cast<int>(std::min(32u, threads - w * 32))));
+    for (unsigned w = 0; w * 32 < threads; ++w)
+      warps.emplace_back(new BlockBarrier(static_cast<int>(std::min(32u, threads - w * 32))));
   }
   std::vector<unsigned long long> slots;
   std::vector<std::unique_ptr<BlockBarrier>> warps;
@@ -184,8 +199,8 @@ cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void**
                              cudaStream_t) {
   unsigned long long threads = 1ull * block.x * block.y * block.z;
   if (shared_bytes != 0 || (sizeof...(P) > 0 && args == nullptr)) return cudaErrorInvalidValue;
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || threads == 0 || threads > 1024 || block.x > 1024 ||
-      block.y > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535)
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || threads == 0 || threads > 1024 || block.x > 1024 || block.y > 1024 ||
+      block.z > 64 || grid.y > 65535 || grid.z > 65535)
     return cudaErrorInvalidConfiguration;
   te_emu::launches.push_back({grid, block});
   for (unsigned int bz = 0; bz < grid.z; ++bz)

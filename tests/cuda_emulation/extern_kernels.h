@@ -67,7 +67,12 @@ inline LoweredFunc extern_calls_func(const std::string& name = "extern_calls") {
 inline LoweredFunc extern_vector_func(const std::string& name = "extern_vector") {
   Var n("n");
   Tensor X = placeholder({n}, Float(32), "X");
-  Tensor Y = compute({n}, [&](Expr i) { return call_extern(Float(32), "ext_leaky_relu", {X(i), 0.25f}); }, "Y");
+  Tensor Y = compute(
+      {n},
+      [&](Expr i) {
+        return call_extern(Float(32), "ext_leaky_relu", {X(i), 0.25f});
+      },
+      "Y");
   Schedule s = create_schedule({Y});
   auto [outer, lanes] = s[Y].split(Y.axis(0), 4);
   auto [bx, tx] = s[Y].split(outer, 32);

@@ -106,19 +106,19 @@ class TempDir {
 // (device code only) or "-c" (device and host code, host warnings as errors too).
 inline CommandResult nvcc_compile(const std::string& nvcc, const std::string& cu_path, const std::string& arch,
                                   const std::string& mode, const std::string& out_path) {
-  std::string cmd = fmt::format("{} -std=c++17 -arch={} {} -Werror all-warnings {} {} -o {}", quote(nvcc), arch,
-                                mode, mode == "-c" ? "-Xcompiler -Wall,-Wextra,-Werror" : "", quote(cu_path),
-                                quote(out_path));
+  std::string cmd =
+      fmt::format("{} -std=c++17 -arch={} {} -Werror all-warnings {} {} -o {}", quote(nvcc), arch, mode,
+                  mode == "-c" ? "-Xcompiler -Wall,-Wextra,-Werror" : "", quote(cu_path), quote(out_path));
   return run_command(cmd);
 }
 
 // The emulated result of one launcher call.
 struct EmulatedRun {
-  int error = -1;                // the cudaError_t the launcher returned
-  std::vector<NDArray> arrays;   // after the call, one per parameter of f (undefined for scalars)
+  int error = -1;                                 // the cudaError_t the launcher returned
+  std::vector<NDArray> arrays;                    // after the call, one per parameter of f (undefined for scalars)
   std::vector<std::array<unsigned, 6>> launches;  // grid x y z, block x y z of each launch
-  long live_allocations = 0;     // cudaMallocAsync without cudaFreeAsync
-  std::string output;            // what the program printed
+  long live_allocations = 0;                      // cudaMallocAsync without cudaFreeAsync
+  std::string output;                             // what the program printed
 };
 
 // All the modules of a test suite compiled into one program (one host-compiler run),
@@ -154,14 +154,16 @@ class EmulatedProgram {
         if (params[i].is_buffer()) src += fmt::format("  te_emu_io::write_buffer(dir, {}, b{});\n", i, i);
       src += "  return err;\n}\n";
     }
-    src += "\nint main(int argc, char** argv) {\n  if (argc != 3) return 2;\n  std::string name = argv[1];\n  int err;\n";
+    src +=
+        "\nint main(int argc, char** argv) {\n  if (argc != 3) return 2;\n  std::string name = argv[1];\n  int err;\n";
     for (size_t k = 0; k < modules_.size(); ++k)
       src += fmt::format("  {}if (name == \"{}\") err = run_{}(argv[2]);\n", k ? "else " : "", modules_[k].name(), k);
     src += "  else return 2;\n";
     src += "  std::printf(\"error %d\\nlive_allocations %ld\\n\", err, te_emu::live_allocations);\n";
     src += "  for (const te_emu::Launch& l : te_emu::launches)\n";
-    src += "    std::printf(\"launch %u %u %u %u %u %u\\n\", l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, "
-           "l.block.z);\n";
+    src +=
+        "    std::printf(\"launch %u %u %u %u %u %u\\n\", l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, "
+        "l.block.z);\n";
     src += "  return 0;\n}\n";
     // ctest runs each test in its own process: the program is cached by the hash of its
     // source and compile command, so one suite compiles it once.
@@ -230,7 +232,8 @@ class EmulatedProgram {
     if (r.status != 0) return out;
     for (const auto& [i, j] : buffer_files) {
       std::string bytes = read_file(fmt::format("{}/{}.bin", dir, i));
-      if (bytes.size() == arrays[j].nbytes() && !bytes.empty()) std::memcpy(arrays[j].data(), bytes.data(), bytes.size());
+      if (bytes.size() == arrays[j].nbytes() && !bytes.empty())
+        std::memcpy(arrays[j].data(), bytes.data(), bytes.size());
     }
     out.arrays = std::move(arrays);
     std::istringstream lines(r.output);
@@ -299,10 +302,26 @@ inline std::string compare_arrays(const NDArray& expected, const NDArray& actual
   auto* b = static_cast<const unsigned char*>(actual.data());
   auto value = [&](const unsigned char* p, int64_t i) -> double {
     const unsigned char* q = p + static_cast<size_t>(i) * bytes;
-    if (t == Float(32)) { float v; std::memcpy(&v, q, 4); return v; }
-    if (t == Float(64)) { double v; std::memcpy(&v, q, 8); return v; }
-    if (t == Float(16)) { uint16_t v; std::memcpy(&v, q, 2); return static_cast<float>(half::from_bits(v)); }
-    if (t == BFloat(16)) { uint16_t v; std::memcpy(&v, q, 2); return static_cast<float>(bfloat16::from_bits(v)); }
+    if (t == Float(32)) {
+      float v;
+      std::memcpy(&v, q, 4);
+      return v;
+    }
+    if (t == Float(64)) {
+      double v;
+      std::memcpy(&v, q, 8);
+      return v;
+    }
+    if (t == Float(16)) {
+      uint16_t v;
+      std::memcpy(&v, q, 2);
+      return static_cast<float>(half::from_bits(v));
+    }
+    if (t == BFloat(16)) {
+      uint16_t v;
+      std::memcpy(&v, q, 2);
+      return static_cast<float>(bfloat16::from_bits(v));
+    }
     int64_t v = 0;
     std::memcpy(&v, q, bytes);  // little-endian: the low bytes
     return static_cast<double>(v);

@@ -62,7 +62,8 @@ inline LoweredFunc matmul_vthread_func(int M, int N, int K) {
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
   IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute({M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
   Schedule s = create_schedule({C});
   Tensor CL = s.cache_write(C, "local");
   ops::MatmulCudaOptions o;
@@ -87,8 +88,8 @@ inline LoweredFunc matmul_reference_func(int M, int N, int K, const ops::MatmulC
 }
 
 // te::ops::matmul of 16-bit matrices with the tensor-core schedule (float32 out).
-inline LoweredFunc matmul_tensorcore_func(int M, int N, int K, DataType t,
-                                          const ops::MatmulTensorCoreOptions& o, const std::string& name) {
+inline LoweredFunc matmul_tensorcore_func(int M, int N, int K, DataType t, const ops::MatmulTensorCoreOptions& o,
+                                          const std::string& name) {
   Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
   Tensor C = ops::matmul(A, B, "C");
   Schedule s = create_schedule({C});
@@ -109,7 +110,8 @@ inline ops::MatmulCudaOptions small_matmul_tiles() {
 // elements (storage_align) so a warp's column read hits 32 banks.
 inline LoweredFunc transpose_shared_func(int M, int N) {
   Tensor A = placeholder({M, N}, Float(32), "A");
-  Tensor B = compute({N, M}, [&](Expr i, Expr j) { return A(j, i); }, "B");
+  Tensor B = compute(
+      {N, M}, [&](Expr i, Expr j) { return A(j, i); }, "B");
   Schedule s = create_schedule({B});
   Tensor S = s.cache_read(A, "shared", {B});
   auto [bi, bj, ii, ij] = s[B].tile(B.axis(0), B.axis(1), 32, 32);
@@ -136,11 +138,11 @@ inline LoweredFunc row_sum_func() {
   Buffer s("s", Float(32), {1}, MemoryScope::Local);
   Var bx("bx"), tx("tx"), j("j");
   Expr col = j * 32 + tx;
-  Stmt local_sum = allocate(
-      s, seq({store(s, 0.0f, {0}),
-              for_loop(j, 0, (cols + 31) / 32, ForKind::Serial,
-                       if_then_else(col < cols, store(s, load(s, {0}) + load(A, {bx * cols + col}), {0}))),
-              store(partial, load(s, {0}), {tx})}));
+  Stmt local_sum =
+      allocate(s, seq({store(s, 0.0f, {0}),
+                       for_loop(j, 0, (cols + 31) / 32, ForKind::Serial,
+                                if_then_else(col < cols, store(s, load(s, {0}) + load(A, {bx * cols + col}), {0}))),
+                       store(partial, load(s, {0}), {tx})}));
   std::vector<Stmt> steps = {local_sum, barrier()};
   for (int half = 16; half >= 1; half /= 2) {
     steps.push_back(if_then_else(tx < half, store(partial, load(partial, {tx}) + load(partial, {tx + half}), {tx})));
@@ -156,8 +158,10 @@ inline LoweredFunc pipeline_func() {
   Var n("n");
   Buffer A("A", Float(32), {n}), C("C", Float(32), {n});
   Buffer T("T", Float(32), {n}, MemoryScope::Global);
-  Stmt first = grid_1d(n, 32, [&](Expr i) { return store(T, exp(load(A, {i})) * 2.0f, {i}); }, "0");
-  Stmt second = grid_1d(n, 16, [&](Expr i) { return store(C, load(T, {i}) + load(A, {i}), {i}); }, "1");
+  Stmt first = grid_1d(
+      n, 32, [&](Expr i) { return store(T, exp(load(A, {i})) * 2.0f, {i}); }, "0");
+  Stmt second = grid_1d(
+      n, 16, [&](Expr i) { return store(C, load(T, {i}) + load(A, {i}), {i}); }, "1");
   return LoweredFunc{"pipeline", {buffer_param(A), buffer_param(C)}, allocate(T, seq({first, second}))};
 }
 
@@ -204,7 +208,10 @@ inline LoweredFunc int_semantics_func() {
       {Int(8), [](Expr x, Expr y, Expr, Expr) { return cast(Int(8), x) + cast(Int(8), y) * cast(Int(8), 3); }},
       {Int(8), [](Expr x, Expr y, Expr, Expr) { return cast(Int(8), x) / cast(Int(8), y); }},
       {UInt(16), [](Expr x, Expr y, Expr, Expr) { return cast(UInt(16), x) * cast(UInt(16), y); }},
-      {UInt(32), [](Expr x, Expr y, Expr, Expr) { return cast(UInt(32), x) / cast(UInt(32), y) + cast(UInt(32), x) % make_const(UInt(32), 3); }},
+      {UInt(32),
+       [](Expr x, Expr y, Expr, Expr) {
+         return cast(UInt(32), x) / cast(UInt(32), y) + cast(UInt(32), x) % make_const(UInt(32), 3);
+       }},
       {Int(32), [](Expr, Expr, Expr f, Expr) { return cast(Int(32), f); }},
       {UInt(8), [](Expr, Expr, Expr f, Expr) { return cast(UInt(8), f); }},
       {Int(8), [](Expr, Expr, Expr f, Expr) { return cast(Int(8), f); }},
@@ -215,7 +222,8 @@ inline LoweredFunc int_semantics_func() {
       {Bool(), [](Expr x, Expr, Expr f, Expr) { return cast(Bool(), f) && cast(Bool(), x); }},
       {Float(32), [](Expr x, Expr, Expr, Expr) { return cast(Float(32), x); }},
   };
-  for (size_t k = 0; k < ops.size(); ++k) outs.emplace_back("O" + std::to_string(k), ops[k].first, std::vector<Expr>{n});
+  for (size_t k = 0; k < ops.size(); ++k)
+    outs.emplace_back("O" + std::to_string(k), ops[k].first, std::vector<Expr>{n});
   Stmt body = grid_1d(n, 32, [&](Expr i) {
     std::vector<Stmt> stores;
     Expr x = load(X, {i}), y = load(Y, {i}), f = load(F, {i}), g = load(G, {i});
@@ -308,8 +316,10 @@ inline LoweredFunc grid_2d_func() {
 inline LoweredFunc host_code_func() {
   Var n("n"), half_n("half_n"), rep("rep");
   Buffer C("C", Int(32), {n});
-  Stmt init = grid_1d(n, 16, [&](Expr i) { return store(C, i, {i}); }, "0");
-  Stmt bump = grid_1d(half_n, 16, [&](Expr i) { return store(C, load(C, {i}) + rep * half_n, {i}); }, "1");
+  Stmt init = grid_1d(
+      n, 16, [&](Expr i) { return store(C, i, {i}); }, "0");
+  Stmt bump = grid_1d(
+      half_n, 16, [&](Expr i) { return store(C, load(C, {i}) + rep * half_n, {i}); }, "1");
   // The message ends in a backslash, which must not continue its comment in the source.
   Stmt body = assert_stmt(n >= 4, "n must be at least 4\\",
                           seq({init, let_stmt(half_n, n / 2, for_loop(rep, 0, 3, ForKind::Serial, bump))}));
@@ -322,8 +332,9 @@ inline LoweredFunc reverse4_func() {
   Buffer A("A", Float(32), {4}), B("B", Float(32), {4});
   Buffer S("S", Float(32), {4}, MemoryScope::Shared);
   Var bx("bx"), tx("tx"), tx2("tx");
-  Stmt body = block_loop(bx, 1, allocate(S, seq({thread_loop(tx, 4, store(S, load(A, {tx}), {tx})), barrier(),
-                                                 thread_loop(tx2, 4, store(B, load(S, {3 - tx2}), {tx2}))})));
+  Stmt body = block_loop(bx, 1,
+                         allocate(S, seq({thread_loop(tx, 4, store(S, load(A, {tx}), {tx})), barrier(),
+                                          thread_loop(tx2, 4, store(B, load(S, {3 - tx2}), {tx2}))})));
   return LoweredFunc{"reverse4", {buffer_param(A), buffer_param(B)}, body};
 }
 
@@ -352,10 +363,11 @@ inline LoweredFunc scale2d_func() {
   Buffer A("A", Float(32), {n, m}), B("B", Float(32), {n, m});
   Var bx("bx"), tx("tx"), j("j");
   Expr row = bx * 64 + tx;
-  Stmt body = block_loop(
-      bx, (n + 63) / 64,
-      thread_loop(tx, 64, if_then_else(row < n, for_loop(j, 0, m, ForKind::Serial,
-                                                         store(B, load(A, {row * m + j}) * 2.0f, {row * m + j})))));
+  Stmt body =
+      block_loop(bx, (n + 63) / 64,
+                 thread_loop(tx, 64,
+                             if_then_else(row < n, for_loop(j, 0, m, ForKind::Serial,
+                                                            store(B, load(A, {row * m + j}) * 2.0f, {row * m + j})))));
   return LoweredFunc{"scale2d", {buffer_param(A), buffer_param(B)}, body};
 }
 
@@ -388,7 +400,8 @@ inline LoweredFunc grid_sample_split_func(int channels, int channels_per_thread,
 inline LoweredFunc vector_access_func(int offset, const std::string& name, DataType t = Float(32), int lanes = 4) {
   Var n("n");
   Tensor A = placeholder({n}, t, "A"), B = placeholder({n + offset}, t, "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) * make_const(t, 2.0) + B(i + offset); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) * make_const(t, 2.0) + B(i + offset); }, "C");
   Schedule s = create_schedule({C});
   auto [o, v] = s[C].split(C.axis(0), lanes);
   auto [bx, tx] = s[C].split(o, 64);

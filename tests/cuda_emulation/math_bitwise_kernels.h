@@ -22,15 +22,23 @@ struct MathOp {
 // second value made from it).
 inline const std::vector<MathOp>& math_ops() {
   static const std::vector<MathOp> ops = {
-      {"sin", [](Expr x) { return sin(x); }},       {"cos", [](Expr x) { return cos(x); }},
-      {"tan", [](Expr x) { return tan(x); }},       {"asin", [](Expr x) { return asin(x); }},
-      {"acos", [](Expr x) { return acos(x); }},     {"atan", [](Expr x) { return atan(x); }},
+      {"sin", [](Expr x) { return sin(x); }},
+      {"cos", [](Expr x) { return cos(x); }},
+      {"tan", [](Expr x) { return tan(x); }},
+      {"asin", [](Expr x) { return asin(x); }},
+      {"acos", [](Expr x) { return acos(x); }},
+      {"atan", [](Expr x) { return atan(x); }},
       {"atan2", [](Expr x) { return atan2(x, 1.5f - x); }},
-      {"sinh", [](Expr x) { return sinh(x); }},     {"cosh", [](Expr x) { return cosh(x); }},
-      {"erf", [](Expr x) { return erf(x); }},       {"sigmoid", [](Expr x) { return sigmoid(x); }},
-      {"exp2", [](Expr x) { return exp2(x); }},     {"log2", [](Expr x) { return log2(x); }},
-      {"log10", [](Expr x) { return log10(x); }},   {"log1p", [](Expr x) { return log1p(x); }},
-      {"expm1", [](Expr x) { return expm1(x); }},   {"rsqrt", [](Expr x) { return rsqrt(x); }},
+      {"sinh", [](Expr x) { return sinh(x); }},
+      {"cosh", [](Expr x) { return cosh(x); }},
+      {"erf", [](Expr x) { return erf(x); }},
+      {"sigmoid", [](Expr x) { return sigmoid(x); }},
+      {"exp2", [](Expr x) { return exp2(x); }},
+      {"log2", [](Expr x) { return log2(x); }},
+      {"log10", [](Expr x) { return log10(x); }},
+      {"log1p", [](Expr x) { return log1p(x); }},
+      {"expm1", [](Expr x) { return expm1(x); }},
+      {"rsqrt", [](Expr x) { return rsqrt(x); }},
   };
   return ops;
 }

@@ -21,12 +21,12 @@ struct RowReduceCase {
   DataType dtype = Float(32);
   int threads = 32;  // reduction threads per row
   enum class Form {
-    Split,        // k split by `threads`, the inner part on threadIdx.x; a row per block
-    Whole,        // k itself on threadIdx.x (cols is `threads`)
-    Rfactor,      // k split, rfactor of the inner part, the new reduce axis on threadIdx.x
-    RowsOnY,      // as Split, with `rows_per_block` rows on threadIdx.y
-    ReduceOnY,    // k on threadIdx.y, `rows_per_block` rows on threadIdx.x
-    SerialRows,   // as Split, with `rows_per_block` rows in a serial loop around the threads
+    Split,       // k split by `threads`, the inner part on threadIdx.x; a row per block
+    Whole,       // k itself on threadIdx.x (cols is `threads`)
+    Rfactor,     // k split, rfactor of the inner part, the new reduce axis on threadIdx.x
+    RowsOnY,     // as Split, with `rows_per_block` rows on threadIdx.y
+    ReduceOnY,   // k on threadIdx.y, `rows_per_block` rows on threadIdx.x
+    SerialRows,  // as Split, with `rows_per_block` rows in a serial loop around the threads
   } form = Form::Split;
   int rows_per_block = 1;
   bool where = false;  // count only the elements with k % 3 != 1
@@ -139,18 +139,30 @@ inline void set_element(NDArray& a, int64_t i, double v) {
   const DataType t = a.dtype();
   char* p = static_cast<char*>(a.data()) + i * t.bytes();
   auto put = [&](auto x) { std::memcpy(p, &x, sizeof x); };
-  if (t == Float(16)) put(half(static_cast<float>(v)));
-  else if (t == BFloat(16)) put(bfloat16(static_cast<float>(v)));
-  else if (t == Float(32)) put(static_cast<float>(v));
-  else if (t == Float(64)) put(v);
-  else if (t == Int(8)) put(static_cast<int8_t>(v));
-  else if (t == Int(16)) put(static_cast<int16_t>(v));
-  else if (t == Int(32)) put(static_cast<int32_t>(v));
-  else if (t == Int(64)) put(static_cast<int64_t>(v));
-  else if (t == UInt(8)) put(static_cast<uint8_t>(v));
-  else if (t == UInt(16)) put(static_cast<uint16_t>(v));
-  else if (t == UInt(32)) put(static_cast<uint32_t>(v));
-  else put(static_cast<uint64_t>(v));
+  if (t == Float(16))
+    put(half(static_cast<float>(v)));
+  else if (t == BFloat(16))
+    put(bfloat16(static_cast<float>(v)));
+  else if (t == Float(32))
+    put(static_cast<float>(v));
+  else if (t == Float(64))
+    put(v);
+  else if (t == Int(8))
+    put(static_cast<int8_t>(v));
+  else if (t == Int(16))
+    put(static_cast<int16_t>(v));
+  else if (t == Int(32))
+    put(static_cast<int32_t>(v));
+  else if (t == Int(64))
+    put(static_cast<int64_t>(v));
+  else if (t == UInt(8))
+    put(static_cast<uint8_t>(v));
+  else if (t == UInt(16))
+    put(static_cast<uint16_t>(v));
+  else if (t == UInt(32))
+    put(static_cast<uint32_t>(v));
+  else
+    put(static_cast<uint64_t>(v));
 }
 
 // Inputs whose reduction is exact in every dtype: small integers (for prod: mostly 1,
@@ -186,7 +198,10 @@ inline std::vector<double> row_reduce_reference(const NDArray& a, Reducer r, boo
     for (int64_t k = 0; k < cols; ++k) {
       if (where && k % 3 == 1) continue;
       double x = element(a, i * cols + k);
-      acc = r == Reducer::Sum ? acc + x : r == Reducer::Prod ? acc * x : r == Reducer::Min ? std::min(acc, x) : std::max(acc, x);
+      acc = r == Reducer::Sum    ? acc + x
+            : r == Reducer::Prod ? acc * x
+            : r == Reducer::Min  ? std::min(acc, x)
+                                 : std::max(acc, x);
     }
     out.push_back(wrap_to(a.dtype(), acc));
   }
@@ -200,9 +215,12 @@ inline LoweredFunc softmax_rows_func(int threads, const std::string& name = "sof
   Var rows("rows"), cols("cols");
   Tensor X = placeholder({rows, cols}, Float(32), "X");
   IterVar k1 = reduce_axis({0, cols}, "k1"), k2 = reduce_axis({0, cols}, "k2");
-  Tensor M = compute({rows}, [&](Expr i) { return max(X(i, k1), {k1}); }, "M");
-  Tensor E = compute({rows}, [&](Expr i) { return sum(exp(X(i, k2) - M(i)), {k2}); }, "E");
-  Tensor Y = compute({rows, cols}, [&](Expr i, Expr j) { return exp(X(i, j) - M(i)) / E(i); }, "Y");
+  Tensor M = compute(
+      {rows}, [&](Expr i) { return max(X(i, k1), {k1}); }, "M");
+  Tensor E = compute(
+      {rows}, [&](Expr i) { return sum(exp(X(i, k2) - M(i)), {k2}); }, "E");
+  Tensor Y = compute(
+      {rows, cols}, [&](Expr i, Expr j) { return exp(X(i, j) - M(i)) / E(i); }, "Y");
   Schedule s = create_schedule({Y});
   IterVar tx = thread_axis("threadIdx.x");
   auto [jo, ji] = s[Y].split(Y.axis(1), threads);

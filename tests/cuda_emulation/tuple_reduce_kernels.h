@@ -113,8 +113,10 @@ inline std::vector<std::pair<int64_t, double>> arg_rows_reference(const NDArray&
         bv = v;
       }
     }
-    if (best < 0) out.emplace_back(std::numeric_limits<int32_t>::max(), largest ? -INFINITY : INFINITY);
-    else out.emplace_back(best, bv);
+    if (best < 0)
+      out.emplace_back(std::numeric_limits<int32_t>::max(), largest ? -INFINITY : INFINITY);
+    else
+      out.emplace_back(best, bv);
   }
   return out;
 }

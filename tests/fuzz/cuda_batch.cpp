@@ -26,8 +26,10 @@ class LenientCompiler {
     ::setenv("TE_HOST_CXX", path.c_str(), 1);
   }
   ~LenientCompiler() {
-    if (had_old_) ::setenv("TE_HOST_CXX", old_.c_str(), 1);
-    else ::unsetenv("TE_HOST_CXX");
+    if (had_old_)
+      ::setenv("TE_HOST_CXX", old_.c_str(), 1);
+    else
+      ::unsetenv("TE_HOST_CXX");
   }
   LenientCompiler(const LenientCompiler&) = delete;
   LenientCompiler& operator=(const LenientCompiler&) = delete;

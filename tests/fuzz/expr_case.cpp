@@ -21,7 +21,9 @@ struct LoopSchedule {
   std::string apply(Schedule& s, const Tensor& c) const {
     Stage st = s[c];
     IterVar i = c.axis(0);
-    auto split = [&]() { return nparts ? st.split_nparts(i, static_cast<int>(factor)) : st.split(i, static_cast<int>(factor)); };
+    auto split = [&]() {
+      return nparts ? st.split_nparts(i, static_cast<int>(factor)) : st.split(i, static_cast<int>(factor));
+    };
     std::string how = nparts ? "split_nparts" : "split";
     switch (kind) {
       case Kind::None: return "default schedule";
@@ -97,7 +99,8 @@ struct ConstantPool {
     auto& vals = values[key];
     if (static_cast<int64_t>(vals.size()) >= kSlots) return imm;
     auto it = tensors.find(key);
-    if (it == tensors.end()) it = tensors.emplace(key, placeholder({Expr(static_cast<int>(kSlots))}, t, "K_" + key)).first;
+    if (it == tensors.end())
+      it = tensors.emplace(key, placeholder({Expr(static_cast<int>(kSlots))}, t, "K_" + key)).first;
     vals.push_back(imm);
     return it->second(static_cast<int>(vals.size() - 1));
   }
@@ -110,7 +113,7 @@ FuzzCase make_expr_case(uint64_t seed, const ExprCaseOptions& options) {
   c.seed = seed;
   c.kind = options.bfloat16 ? "expr --bfloat16" : "expr";  // as te_fuzz re-runs it
   c.compare = Compare::Bits;
-  c.build_options.fma_contraction = false;  // every float operation rounds on its own
+  c.build_options.fma_contraction = false;   // every float operation rounds on its own
   c.build_options.fast_vector_math = false;  // exp through libm lane by lane, as interpret()
   Rng rng(seed);
   const bool gpu = rng.chance(options.gpu_percent);

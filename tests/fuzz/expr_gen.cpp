@@ -11,7 +11,7 @@ const std::vector<DataType>& integer_types() {
 }
 
 const std::vector<DataType>& all_scalar_types() {
-  static const std::vector<DataType> t = {Int(8),  Int(16),  Int(32),  Int(64),   UInt(8),   UInt(16),
+  static const std::vector<DataType> t = {Int(8),   Int(16),  Int(32),   Int(64),   UInt(8),   UInt(16),
                                           UInt(32), UInt(64), Float(16), Float(32), Float(64), Bool()};
   return t;
 }
@@ -37,8 +37,7 @@ DataType ExprGen::any_type(bool allow_bool) {
 
 Expr ExprGen::immediate(DataType t) {
   if (t.is_bool()) return rng_.chance(50) ? const_true() : const_false();
-  if (opt_.positive_only)
-    return t.is_float() ? make_const(t, rng_.uniform(0.5, 2.0)) : make_const(t, rng_.range(1, 2));
+  if (opt_.positive_only) return t.is_float() ? make_const(t, rng_.uniform(0.5, 2.0)) : make_const(t, rng_.range(1, 2));
   if (opt_.small_constants) {
     int64_t v = rng_.range(t.is_uint() ? 0 : -4, 4);
     return t.is_float() ? make_const(t, static_cast<double>(v)) : make_const(t, v);
@@ -52,7 +51,7 @@ Expr ExprGen::immediate(DataType t) {
       case 3: return make_const(t, std::ldexp(1.0, static_cast<int>(rng_.range(-20, 20))));
       case 4: return make_const(t, static_cast<double>(rng_.range(-3, 3)) + 0.5);
       case 5: return make_const(t, 1e300 * (rng_.chance(50) ? 1 : -1));  // rounds to inf below float64
-      case 6: return make_const(t, 0.1);                                  // inexact in every precision
+      case 6: return make_const(t, 0.1);                                 // inexact in every precision
       default: return make_const(t, rng_.uniform(-100, 100));
     }
   }
@@ -130,9 +129,24 @@ Expr ExprGen::gen_int(DataType t, int depth) {
   const int d = depth - 1;
   for (int attempt = 0; attempt < 8; ++attempt) {
     switch (rng_.below(17)) {
-      case 0: if (wrap_ok) { auto [a, b] = two(t, d); return a + b; } break;
-      case 1: if (wrap_ok) { auto [a, b] = two(t, d); return a - b; } break;
-      case 2: if (wrap_ok) { auto [a, b] = two(t, d); return a * b; } break;
+      case 0:
+        if (wrap_ok) {
+          auto [a, b] = two(t, d);
+          return a + b;
+        }
+        break;
+      case 1:
+        if (wrap_ok) {
+          auto [a, b] = two(t, d);
+          return a - b;
+        }
+        break;
+      case 2:
+        if (wrap_ok) {
+          auto [a, b] = two(t, d);
+          return a * b;
+        }
+        break;
       case 3:
       case 4:
       case 5:
@@ -145,8 +159,14 @@ Expr ExprGen::gen_int(DataType t, int depth) {
           return make_binary(op, a, b);
         }
         break;
-      case 7: { auto [a, b] = two(t, d); return min(a, b); }
-      case 8: { auto [a, b] = two(t, d); return max(a, b); }
+      case 7: {
+        auto [a, b] = two(t, d);
+        return min(a, b);
+      }
+      case 8: {
+        auto [a, b] = two(t, d);
+        return max(a, b);
+      }
       case 9:
       case 10: {
         bool guarded = rng_.chance(50);
@@ -159,8 +179,12 @@ Expr ExprGen::gen_int(DataType t, int depth) {
         DataType u = any_type(true);
         return cast(t, gen(u, d));  // from floats: saturating
       }
-      case 13: if (wrap_ok) return abs(gen(t, d)); break;
-      case 14: if (wrap_ok) return -gen(t, d); break;
+      case 13:
+        if (wrap_ok) return abs(gen(t, d));
+        break;
+      case 14:
+        if (wrap_ok) return -gen(t, d);
+        break;
       case 15: {
         // Rounding intrinsics are the identity on integers (the builder drops them).
         Expr x = gen(t, d);
@@ -190,11 +214,26 @@ Expr ExprGen::gen_float(DataType t, int depth) {
   }
   for (int attempt = 0; attempt < 8; ++attempt) {
     switch (rng_.below(opt_.exact_floats_only ? 9 : 24)) {
-      case 0: { auto [a, b] = two(t, d); return a + b; }
-      case 1: { auto [a, b] = two(t, d); return a - b; }
-      case 2: { auto [a, b] = two(t, d); return a * b; }
-      case 3: { auto [a, b] = two(t, d); return min(a, b); }
-      case 4: { auto [a, b] = two(t, d); return max(a, b); }
+      case 0: {
+        auto [a, b] = two(t, d);
+        return a + b;
+      }
+      case 1: {
+        auto [a, b] = two(t, d);
+        return a - b;
+      }
+      case 2: {
+        auto [a, b] = two(t, d);
+        return a * b;
+      }
+      case 3: {
+        auto [a, b] = two(t, d);
+        return min(a, b);
+      }
+      case 4: {
+        auto [a, b] = two(t, d);
+        return max(a, b);
+      }
       case 5:
       case 6: {
         Expr c = gen_bool(d);
@@ -203,7 +242,12 @@ Expr ExprGen::gen_float(DataType t, int depth) {
       }
       case 7: return abs(gen(t, d));
       case 8: return -gen(t, d);
-      case 9: if (opt_.float_division) { auto [a, b] = two(t, d); return a / b; } break;
+      case 9:
+        if (opt_.float_division) {
+          auto [a, b] = two(t, d);
+          return a / b;
+        }
+        break;
       case 10:
       case 11: {
         DataType u = any_type(true);
@@ -219,11 +263,24 @@ Expr ExprGen::gen_float(DataType t, int depth) {
         Expr c = gen(t, d);
         return fma(a, b, c);
       }
-      case 18: if (opt_.transcendental) return exp(gen(t, d)); break;
-      case 19: if (opt_.transcendental) return log(gen(t, d)); break;
-      case 20: if (opt_.transcendental) return sqrt(gen(t, d)); break;
-      case 21: if (opt_.transcendental) { auto [a, b] = two(t, d); return pow(a, b); } break;
-      case 22: if (opt_.transcendental) return tanh(gen(t, d)); break;
+      case 18:
+        if (opt_.transcendental) return exp(gen(t, d));
+        break;
+      case 19:
+        if (opt_.transcendental) return log(gen(t, d));
+        break;
+      case 20:
+        if (opt_.transcendental) return sqrt(gen(t, d));
+        break;
+      case 21:
+        if (opt_.transcendental) {
+          auto [a, b] = two(t, d);
+          return pow(a, b);
+        }
+        break;
+      case 22:
+        if (opt_.transcendental) return tanh(gen(t, d));
+        break;
       default: {
         Expr a = gen(t, d);
         Expr c = constant(t);
@@ -239,8 +296,14 @@ Expr ExprGen::gen_bool(int depth) {
   const int d = depth - 1;
   DataType u = any_type(false);
   switch (rng_.below(12)) {
-    case 0: { auto [a, b] = two(Bool(), d); return a && b; }
-    case 1: { auto [a, b] = two(Bool(), d); return a || b; }
+    case 0: {
+      auto [a, b] = two(Bool(), d);
+      return a && b;
+    }
+    case 1: {
+      auto [a, b] = two(Bool(), d);
+      return a || b;
+    }
     case 2: return !gen_bool(d);
     case 3:
     case 4:

@@ -38,9 +38,9 @@ struct ExprGenOptions {
 };
 
 // The types a tree can have.
-const std::vector<DataType>& all_scalar_types();   // ints, uints, floats and bool
+const std::vector<DataType>& all_scalar_types();     // ints, uints, floats and bool
 const std::vector<DataType>& types_with_bfloat16();  // the same and bfloat16
-const std::vector<DataType>& integer_types();      // int8..64, uint8..64
+const std::vector<DataType>& integer_types();        // int8..64, uint8..64
 
 class ExprGen {
  public:

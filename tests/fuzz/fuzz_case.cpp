@@ -22,8 +22,8 @@ std::vector<Argument> interpret_copy(const Variant& v) {
 
 std::string describe(const FuzzCase& c) {
   std::ostringstream os;
-  os << "fuzz case: kind " << c.kind << ", seed " << c.seed << " (re-run: te_fuzz --" << c.kind << " --seed "
-     << c.seed << " --count 1 --verbose)\n";
+  os << "fuzz case: kind " << c.kind << ", seed " << c.seed << " (re-run: te_fuzz --" << c.kind << " --seed " << c.seed
+     << " --count 1 --verbose)\n";
   os << c.program;
   if (!c.main.func.body.defined()) return os.str();
   os << "lowered (" << c.main.label << "):\n" << c.main.func;

@@ -35,8 +35,8 @@ struct FuzzCase {
   Compare compare = Compare::Bits;
   double rel_tol = 0;
   BuildOptions build_options;
-  bool run_jit = true;  // false when the function has a barrier (GPU only)
-  bool gpu = false;     // the function binds GPU threads: the CUDA emulation applies
+  bool run_jit = true;     // false when the function has a barrier (GPU only)
+  bool gpu = false;        // the function binds GPU threads: the CUDA emulation applies
   int schedule_steps = 0;  // graph cases on the CPU: the primitives the schedule tried
 };
 

@@ -22,9 +22,7 @@ class Rng {
     return take_bytes(n <= 256 ? 1 : n <= 65536 ? 2 : 8) % n;
   }
   // Uniform in [lo, hi].
-  int64_t range(int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(below(static_cast<uint64_t>(hi - lo) + 1));
-  }
+  int64_t range(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(below(static_cast<uint64_t>(hi - lo) + 1)); }
   bool chance(int percent) { return static_cast<int>(below(100)) < percent; }
   // In [lo, hi): 53 random bits, the same on every platform.
   double uniform(double lo, double hi) {

@@ -138,18 +138,24 @@ NDArray random_array(Rng& rng, const std::vector<int64_t>& shape, DataType dtype
   for (int64_t k = 0; k < a.size(); ++k) {
     switch (profile) {
       case ValueProfile::Edge:
-        if (dtype.is_float()) set_float(a, k, edge_float(rng, dtype));
-        else set_int(a, k, edge_int(rng, dtype));
+        if (dtype.is_float())
+          set_float(a, k, edge_float(rng, dtype));
+        else
+          set_int(a, k, edge_int(rng, dtype));
         break;
       case ValueProfile::SmallInt: {
         int64_t v = dtype.is_uint() ? rng.range(0, 8) : dtype.is_bool() ? rng.range(0, 1) : rng.range(-8, 8);
-        if (dtype.is_float()) set_float(a, k, static_cast<double>(v));
-        else set_int(a, k, v);
+        if (dtype.is_float())
+          set_float(a, k, static_cast<double>(v));
+        else
+          set_int(a, k, v);
         break;
       }
       case ValueProfile::Positive:
-        if (dtype.is_float()) set_float(a, k, rng.uniform(0.5, 2.0));
-        else set_int(a, k, rng.range(1, 4));
+        if (dtype.is_float())
+          set_float(a, k, rng.uniform(0.5, 2.0));
+        else
+          set_int(a, k, rng.range(1, 4));
         break;
     }
   }
@@ -157,9 +163,12 @@ NDArray random_array(Rng& rng, const std::vector<int64_t>& shape, DataType dtype
 }
 
 void store_immediate(NDArray& a, int64_t k, const Expr& imm) {
-  if (const double* f = as_const_float(imm)) set_float(a, k, *f);
-  else if (const int64_t* i = as_const_int(imm)) set_int(a, k, *i);
-  else throw Error("store_immediate: not an immediate: " + to_string(imm));
+  if (const double* f = as_const_float(imm))
+    set_float(a, k, *f);
+  else if (const int64_t* i = as_const_int(imm))
+    set_int(a, k, *i);
+  else
+    throw Error("store_immediate: not an immediate: " + to_string(imm));
 }
 
 double unit_roundoff(DataType t) {

@@ -31,9 +31,9 @@ namespace te::fuzz {
 
 // How the inputs of a case are drawn.
 enum class ValueProfile : uint8_t {
-  Edge,       // edge values of the type mixed with random bits (expression fuzzer)
-  SmallInt,   // small integers in [-8, 8] of any type (graph fuzzer: exact float math)
-  Positive,   // floats in [0.5, 2] (FMA-contraction graphs)
+  Edge,      // edge values of the type mixed with random bits (expression fuzzer)
+  SmallInt,  // small integers in [-8, 8] of any type (graph fuzzer: exact float math)
+  Positive,  // floats in [0.5, 2] (FMA-contraction graphs)
 };
 
 // An array of shape and dtype filled from rng according to profile.

@@ -219,7 +219,9 @@ int GraphBuilder::stencil(int p) {
         return g.gen(dtype_, 1) + sum;
       },
       next_name());
-  return add_compute(shape, size, t, fmt::format("stencil over dims {}{}", dims[0], dims.size() > 1 ? fmt::format(",{}", dims[1]) : ""));
+  return add_compute(
+      shape, size, t,
+      fmt::format("stencil over dims {}{}", dims[0], dims.size() > 1 ? fmt::format(",{}", dims[1]) : ""));
 }
 
 int GraphBuilder::downsample(int p) {
@@ -343,7 +345,8 @@ int GraphBuilder::reduction(int p) {
   if (mode_ == GraphMode::Int && !gpu_) reducers.push_back(Reducer::Prod);
   if (mode_ == GraphMode::FmaFloat) reducers = {Reducer::Sum};
   const Reducer r = rng_.pick(reducers);
-  const int depth = mode_ == GraphMode::ExactFloat || gpu_ ? static_cast<int>(rng_.below(2)) : static_cast<int>(rng_.below(3));
+  const int depth =
+      mode_ == GraphMode::ExactFloat || gpu_ ? static_cast<int>(rng_.below(2)) : static_cast<int>(rng_.below(3));
   const bool conditional = mode_ != GraphMode::FmaFloat && rng_.chance(20);
   Tensor t = compute(
       shape,
@@ -359,8 +362,10 @@ int GraphBuilder::reduction(int p) {
         Expr cond;
         if (conditional) {
           Expr k0 = axes[0];
-          if (!full && rng_.chance(60)) cond = k0 <= v[0];
-          else cond = (k0 % 2) == 0;
+          if (!full && rng_.chance(60))
+            cond = k0 <= v[0];
+          else
+            cond = (k0 % 2) == 0;
         }
         return reduce(r, src, axes, cond);
       },
@@ -376,7 +381,10 @@ int GraphBuilder::matmul(int p) {
   ops_ += static_cast<int>(2 * P.size[1]);
   Tensor t = compute(
       {P.shape[0], constant_extent(n)},
-      [&](Expr i, Expr j) { return sum(read(p, {i, k}) * read(q, {Expr(k), j}), {k}); }, next_name());
+      [&](Expr i, Expr j) {
+        return sum(read(p, {i, k}) * read(q, {Expr(k), j}), {k});
+      },
+      next_name());
   return add_compute({P.shape[0], constant_extent(n)}, {P.size[0], n}, t, "matmul");
 }
 

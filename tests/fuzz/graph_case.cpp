@@ -57,7 +57,10 @@ FuzzCase make_graph_case(uint64_t seed, const GraphCaseOptions& options) {
 
   GraphBuilder gb(rng, mode, dtype, gpu, symbolic, options.max_extent);
   std::ostringstream prog;
-  prog << "mode " << (mode == GraphMode::Int ? "int" : mode == GraphMode::ExactFloat ? "exact float" : "fma float")
+  prog << "mode "
+       << (mode == GraphMode::Int          ? "int"
+           : mode == GraphMode::ExactFloat ? "exact float"
+                                           : "fma float")
        << ", " << (gpu ? "GPU" : "CPU") << " schedule\n";
   std::ostringstream log;
   try {
@@ -91,7 +94,8 @@ FuzzCase make_graph_case(uint64_t seed, const GraphCaseOptions& options) {
     prog << "\n";
 
     Schedule s = create_schedule(outputs);
-    if (gpu) schedule_for_gpu(rng, s, inputs, computes, log);
+    if (gpu)
+      schedule_for_gpu(rng, s, inputs, computes, log);
     else {
       StepFilter steps;
       steps.skip = options.skip_steps;

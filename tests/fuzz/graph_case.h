@@ -15,9 +15,9 @@
 namespace te::fuzz {
 
 struct GraphCaseOptions {
-  int gpu_percent = 0;       // cases scheduled for the GPU (thread bindings)
-  int fma_percent = 10;      // float cases built with FMA contraction (Compare::Relative)
-  int symbolic_percent = 20; // cases whose inputs have symbolic extents
+  int gpu_percent = 0;        // cases scheduled for the GPU (thread bindings)
+  int fma_percent = 10;       // float cases built with FMA contraction (Compare::Relative)
+  int symbolic_percent = 20;  // cases whose inputs have symbolic extents
   int max_stages = 4;
   int max_extent = 9;
   // Schedule primitives to leave out, by number (te_fuzz --minimize; CPU cases only).

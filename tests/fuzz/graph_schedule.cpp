@@ -127,8 +127,7 @@ Annotated cpu_loops(Rng& rng, Stage st, std::ostringstream& log, StepFilter& ste
         auto [xo, yo, xi, yi] = st.tile(leaves[p], leaves[p + 1], fx, fy);
         constant_inner.insert(xi.get());
         constant_inner.insert(yi.get());
-        log << who << "tile(" << leaves[p].name() << ", " << leaves[p + 1].name() << ", " << fx << ", " << fy
-            << ")\n";
+        log << who << "tile(" << leaves[p].name() << ", " << leaves[p + 1].name() << ", " << fx << ", " << fy << ")\n";
         break;
       }
     }
@@ -318,7 +317,7 @@ void schedule_for_gpu(Rng& rng, Schedule& s, const std::vector<Tensor>& inputs, 
 
   StageGraph g(s);
   const size_t n = g.stages.size();
-  std::vector<int> threads(n, 0);          // kernels: their thread count
+  std::vector<int> threads(n, 0);  // kernels: their thread count
   std::vector<IterVar> block_loop(n), thread_loop(n);
   std::vector<bool> per_thread(n, false);  // computed inside a thread of a kernel
   for (size_t i = n; i-- > 0;) {
@@ -348,8 +347,8 @@ void schedule_for_gpu(Rng& rng, Schedule& s, const std::vector<Tensor>& inputs, 
         st.compute_at(parent, block_loop[e]);
         auto [o, in] = fuse_and_split(st, static_cast<int>(block_threads), log);
         st.bind(in, thread_axis("threadIdx.x"));
-        log << st.name() << ": compute_at(" << parent.name() << ", " << block_loop[e].name() << "); bind("
-            << in.name() << ", threadIdx.x)\n";
+        log << st.name() << ": compute_at(" << parent.name() << ", " << block_loop[e].name() << "); bind(" << in.name()
+            << ", threadIdx.x)\n";
         continue;
       }
       if (one && (threads[e] > 0 || per_thread[e]) && (local_copy || r < 80)) {

@@ -40,7 +40,8 @@ inline std::string check_npy_bytes(const uint8_t* data, size_t size, const std::
   } catch (const te::InternalError& e) {
     return std::string("internal error: ") + e.what();
   } catch (const te::Error& e) {
-    if (std::strstr(e.what(), "load_npy") == nullptr) return std::string("an error that does not say load_npy: ") + e.what();
+    if (std::strstr(e.what(), "load_npy") == nullptr)
+      return std::string("an error that does not say load_npy: ") + e.what();
     return "";
   } catch (const std::exception& e) {
     return std::string("an exception that is not te::Error: ") + e.what();

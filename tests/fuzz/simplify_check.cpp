@@ -306,12 +306,14 @@ CaseResult check_expr(Rng& rng, const std::string& origin, bool vector, bool bf1
     s = simplify(e, vs.bounds);
     s2 = simplify(s, vs.bounds);
   } catch (const std::exception& ex) {
-    return fail(origin, fmt::format("expr: {}\nbounds:{}\nsimplify threw: {}\n", to_string(e), vs.bounds_text(), ex.what()));
+    return fail(origin,
+                fmt::format("expr: {}\nbounds:{}\nsimplify threw: {}\n", to_string(e), vs.bounds_text(), ex.what()));
   }
-  std::string header = fmt::format("{}expr: {}\nsimplified: {}\nbounds:{}\n", vec_text, to_string(e), to_string(s),
-                                   vs.bounds_text());
+  std::string header =
+      fmt::format("{}expr: {}\nsimplified: {}\nbounds:{}\n", vec_text, to_string(e), to_string(s), vs.bounds_text());
   if (s.dtype() != e.dtype())
-    return fail(origin, header + fmt::format("the type changed: {} -> {}\n", e.dtype().to_string(), s.dtype().to_string()));
+    return fail(origin,
+                header + fmt::format("the type changed: {} -> {}\n", e.dtype().to_string(), s.dtype().to_string()));
   if (!equal(s2, s)) return fail(origin, header + "not idempotent; a second pass gives: " + to_string(s2) + "\n");
 
   outputs.emplace_back("WANT", e);
@@ -346,7 +348,8 @@ CaseResult check_expr(Rng& rng, const std::string& origin, bool vector, bool bf1
     if (!lane_diff.empty())
       return fail(origin, header + "scalar expression: " + to_string(scalar) +
                               "\nthe vector differs from the scalar expression evaluated at each lane (want: "
-                              "scalar, element = point * lanes + lane):\n" + lane_diff);
+                              "scalar, element = point * lanes + lane):\n" +
+                              lane_diff);
   }
   return CaseResult{};
 }
@@ -354,11 +357,13 @@ CaseResult check_expr(Rng& rng, const std::string& origin, bool vector, bool bf1
 // ---- Statements ----
 class StmtGen {
  public:
-  StmtGen(Rng& rng, ExprGen& g, bool bf16) : rng_(rng), g_(g), types_(bf16 ? types_with_bfloat16() : all_scalar_types()) {
+  StmtGen(Rng& rng, ExprGen& g, bool bf16)
+      : rng_(rng), g_(g), types_(bf16 ? types_with_bfloat16() : all_scalar_types()) {
     std::vector<DataType> out_types = {Int(32), Float(32), Float(16), Float(64), UInt(8), Int(64), Bool()};
     if (bf16) out_types.push_back(BFloat(16));
     for (DataType t : out_types)
-      outs.emplace_back("OUT_" + (t.is_bool() ? std::string("bool") : t.to_string()), t, std::vector<Expr>{Expr(static_cast<int>(kOutSize))});
+      outs.emplace_back("OUT_" + (t.is_bool() ? std::string("bool") : t.to_string()), t,
+                        std::vector<Expr>{Expr(static_cast<int>(kOutSize))});
   }
 
   std::vector<Buffer> outs;
@@ -442,7 +447,8 @@ CaseResult check_stmt(Rng& rng, const std::string& origin, bool bf16) {
     r = simplify(s, vs.bounds);
     r2 = simplify(r, vs.bounds);
   } catch (const std::exception& ex) {
-    return fail(origin, fmt::format("stmt:\n{}bounds:{}\nsimplify threw: {}\n", to_string(s), vs.bounds_text(), ex.what()));
+    return fail(origin,
+                fmt::format("stmt:\n{}bounds:{}\nsimplify threw: {}\n", to_string(s), vs.bounds_text(), ex.what()));
   }
   std::string header = fmt::format("stmt:\n{}simplified:\n{}bounds:{}\n", to_string(s), to_string(r), vs.bounds_text());
   if (!equal(r2, r)) return fail(origin, header + "not idempotent; a second pass gives:\n" + to_string(r2));

@@ -54,13 +54,20 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(("missing value after " + a).c_str());
       return argv[++i];
     };
-    if (a == "--expr") o.expr = true;
-    else if (a == "--graph") o.graph = true;
-    else if (a == "--simplify") o.simplify = true;
-    else if (a == "--cuda") o.cuda = true;
-    else if (a == "--bfloat16") o.bfloat16 = true;
-    else if (a == "--verbose") o.verbose = true;
-    else if (a == "--minimize") o.minimize = true;
+    if (a == "--expr")
+      o.expr = true;
+    else if (a == "--graph")
+      o.graph = true;
+    else if (a == "--simplify")
+      o.simplify = true;
+    else if (a == "--cuda")
+      o.cuda = true;
+    else if (a == "--bfloat16")
+      o.bfloat16 = true;
+    else if (a == "--verbose")
+      o.verbose = true;
+    else if (a == "--minimize")
+      o.minimize = true;
     else if (a == "--skip-steps") {
       std::string list = value();
       for (size_t p = 0; p < list.size();) {
@@ -68,12 +75,16 @@ Options parse(int argc, char** argv) {
         o.skip_steps.insert(std::atoi(list.substr(p, q - p).c_str()));
         p = q == std::string::npos ? list.size() : q + 1;
       }
-    }
-    else if (a == "--seed") o.seed = std::strtoull(value().c_str(), nullptr, 10);
-    else if (a == "--count") o.count = std::strtoull(value().c_str(), nullptr, 10);
-    else if (a == "--gpu-percent") o.gpu_percent = std::atoi(value().c_str());
-    else if (a == "--max-failures") o.max_failures = std::atoi(value().c_str());
-    else usage(("unknown argument " + a).c_str());
+    } else if (a == "--seed")
+      o.seed = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--count")
+      o.count = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--gpu-percent")
+      o.gpu_percent = std::atoi(value().c_str());
+    else if (a == "--max-failures")
+      o.max_failures = std::atoi(value().c_str());
+    else
+      usage(("unknown argument " + a).c_str());
   }
   if (!o.expr && !o.graph && !o.simplify) o.expr = o.graph = o.simplify = true;
   return o;
@@ -148,14 +159,16 @@ int main(int argc, char** argv) {
     ExprCaseOptions eo;
     eo.gpu_percent = o.gpu_percent;
     eo.bfloat16 = o.bfloat16;
-    run_programs("expr", o, [&](uint64_t s) { return make_expr_case(s, eo); }, tally);
+    run_programs(
+        "expr", o, [&](uint64_t s) { return make_expr_case(s, eo); }, tally);
   }
   if (o.graph) {
     GraphCaseOptions go;
     go.gpu_percent = o.gpu_percent;
     go.skip_steps = o.skip_steps;
     std::vector<uint64_t> failing;
-    run_programs("graph", o, [&](uint64_t s) { return make_graph_case(s, go); }, tally, &failing);
+    run_programs(
+        "graph", o, [&](uint64_t s) { return make_graph_case(s, go); }, tally, &failing);
     if (o.minimize)
       for (uint64_t s : failing) minimize_graph(s, go);
   }

@@ -91,14 +91,19 @@ json write_with_args(const LoweredFunc& func, const CudaOptions& options, std::v
       std::string in = fmt::format("in{}.npy", j), out = fmt::format("out{}.npy", j);
       before[j].array().save_npy((dir / in).string());
       args[j].array().save_npy((dir / out).string());
-      params.push_back({{"kind", "buffer"}, {"name", lp.name}, {"dtype", lp.buffer.dtype().to_string()},
-                        {"input", in}, {"expected", out}});
+      params.push_back({{"kind", "buffer"},
+                        {"name", lp.name},
+                        {"dtype", lp.buffer.dtype().to_string()},
+                        {"input", in},
+                        {"expected", out}});
     } else {
       const bool is_float = lp.var.dtype().is_float();
-      json value = found ? (is_float ? json(args[j].float_value()) : json(args[j].int_value()))
-                         : json(value_of(lp.var, chosen));
-      params.push_back({{"kind", is_float ? "float" : "int"}, {"name", lp.name},
-                        {"dtype", lp.var.dtype().to_string()}, {"value", value}});
+      json value =
+          found ? (is_float ? json(args[j].float_value()) : json(args[j].int_value())) : json(value_of(lp.var, chosen));
+      params.push_back({{"kind", is_float ? "float" : "int"},
+                        {"name", lp.name},
+                        {"dtype", lp.var.dtype().to_string()},
+                        {"value", value}});
     }
   }
   manifest["params"] = params;
@@ -126,8 +131,8 @@ json write_module(const cuda_test::TestModule& m, const fs::path& dir, std::mt19
 // bev_pool_v2 (BEVDet) on a golden case of tests/data/bev_pool: its inputs, in the order
 // of the lowered function's parameters, and the function (schedule_bev_pool_cuda; the
 // point and interval counts are shape variables, as in a deployed plugin).
-const char* const kBevInputs[] = {"depth", "feat", "ranks_depth", "ranks_feat", "ranks_bev", "interval_starts",
-                                  "interval_lengths"};
+const char* const kBevInputs[] = {
+    "depth", "feat", "ranks_depth", "ranks_feat", "ranks_bev", "interval_starts", "interval_lengths"};
 
 fs::path bev_case_dir(const std::string& name) { return fs::path(TE_TEST_DATA_DIR) / "bev_pool" / name; }
 
@@ -159,7 +164,8 @@ LoweredFunc bev_pool_cuda(const std::string& case_name, const std::string& func_
 json write_bev_pool_corpus(const fs::path& dir) {
   LoweredFunc f = bev_pool_cuda("small", "bev_pool_small");
   std::vector<Argument> args;
-  for (const char* name : kBevInputs) args.emplace_back(NDArray::load_npy((bev_case_dir("small") / (std::string(name) + ".npy")).string()));
+  for (const char* name : kBevInputs)
+    args.emplace_back(NDArray::load_npy((bev_case_dir("small") / (std::string(name) + ".npy")).string()));
   NDArray out_golden = NDArray::load_npy((bev_case_dir("small") / "out.npy").string());
   args.emplace_back(NDArray::empty(out_golden.shape(), Float(32)));
   std::map<const VarNode*, int64_t> chosen;
@@ -194,9 +200,9 @@ json write_tensor_core_corpus(const fs::path& root, DataType t, const std::strin
 struct BenchCase {
   std::string name;
   LoweredFunc func;
-  std::string reference;         // scripts/gpu_check.py's name for the PyTorch call
+  std::string reference;  // scripts/gpu_check.py's name for the PyTorch call
   // per launcher buffer, in order: shape, role and (default float32) dtype
-  json shapes;                   // per launcher buffer, in order: shape and role
+  json shapes;  // per launcher buffer, in order: shape and role
   // Per launcher scalar, in order; or an object of values by the scalars' names.
   json scalars = json::array();
   double bytes = 0, flops = 0;
@@ -229,8 +235,8 @@ json write_bench(const BenchCase& b, const fs::path& root) {
                     fs::copy_options::overwrite_existing);
       spec.erase("source");
     }
-  json out = {{"name", b.name}, {"launcher", b.func.name}, {"reference", b.reference}, {"buffers", buffers},
-              {"scalars", scalars}, {"bytes", b.bytes}, {"flops", b.flops}};
+  json out = {{"name", b.name},     {"launcher", b.func.name}, {"reference", b.reference}, {"buffers", buffers},
+              {"scalars", scalars}, {"bytes", b.bytes},        {"flops", b.flops}};
   if (!b.sass.empty()) out["sass"] = b.sass;
   return out;
 }
@@ -290,29 +296,50 @@ std::vector<BenchCase> bench_cases() {
                  json::array({rows}), 2 * f4 * rows * cols, 0, "SHFL"});
   }
   const int64_t rows = 16384, cols = 4096;
-  v.push_back({"row_sum_4096", cuda_test::reduce_rows_op_func(4096, 1024), "sum",
+  v.push_back({"row_sum_4096",
+               cuda_test::reduce_rows_op_func(4096, 1024),
+               "sum",
                {{{"shape", {rows, cols}}, {"role", "input"}}, {{"shape", {rows}}, {"role", "output"}}},
-               json::array({rows}), f4 * rows * cols, static_cast<double>(rows * cols), "SHFL"});
+               json::array({rows}),
+               f4 * rows * cols,
+               static_cast<double>(rows * cols),
+               "SHFL"});
   const int64_t n = 4096;
-  v.push_back({"sgemm_4096", cuda_test::matmul_reference_func(n, n, n, {}, "sgemm"), "matmul",
-               {{{"shape", {n, n}}, {"role", "input"}}, {{"shape", {n, n}}, {"role", "input"}},
+  v.push_back({"sgemm_4096",
+               cuda_test::matmul_reference_func(n, n, n, {}, "sgemm"),
+               "matmul",
+               {{{"shape", {n, n}}, {"role", "input"}},
+                {{"shape", {n, n}}, {"role", "input"}},
                 {{"shape", {n, n}}, {"role", "output"}}},
-               json::array(), 3 * f4 * n * n, 2.0 * n * n * n, "LDGSTS"});
+               json::array(),
+               3 * f4 * n * n,
+               2.0 * n * n * n,
+               "LDGSTS"});
   // fp16 in, fp32 accumulated and out; cuBLAS through torch.matmul in fp16.
-  BenchCase h{"hgemm_4096", cuda_test::matmul_tensorcore_func(n, n, n, Float(16), {}, "hgemm"), "matmul",
+  BenchCase h{"hgemm_4096",
+              cuda_test::matmul_tensorcore_func(n, n, n, Float(16), {}, "hgemm"),
+              "matmul",
               {{{"shape", {n, n}}, {"role", "input"}, {"dtype", "float16"}},
                {{"shape", {n, n}}, {"role", "input"}, {"dtype", "float16"}},
                {{"shape", {n, n}}, {"role", "output"}}},
-              json::array(), 2.0 * 2 * n * n + f4 * n * n, 2.0 * n * n * n, "HMMA.16816.F32"};
+              json::array(),
+              2.0 * 2 * n * n + f4 * n * n,
+              2.0 * n * n * n,
+              "HMMA.16816.F32"};
   v.push_back(h);
   h.name = "hgemm_4096_sync";  // the same without cp.async: what the asynchronous copies gain
   h.options.async_copies = false;
   v.push_back(h);
-  v.push_back({"grid_sample_1x256x200x200", grid_sample_cuda(1, 256, 200, 200), "grid_sample",
+  v.push_back({"grid_sample_1x256x200x200",
+               grid_sample_cuda(1, 256, 200, 200),
+               "grid_sample",
                {{{"shape", {1, 256, 200, 200}}, {"role", "input"}},
                 {{"shape", {1, 200, 200, 2}}, {"role", "grid"}},
                 {{"shape", {1, 256, 200, 200}}, {"role", "output"}}},
-               json::array(), f4 * (2.0 * 256 * 200 * 200 + 2 * 200 * 200), 0, ""});
+               json::array(),
+               f4 * (2.0 * 256 * 200 * 200 + 2 * 200 * 200),
+               0,
+               ""});
   v.push_back(bev_pool_bench());
   return v;
 }

@@ -29,10 +29,10 @@ template <typename F>
 constexpr bool declared = !std::is_same_v<F, te::ops::NotDeclared>;
 
 static_assert(!declared<decltype(te::ops::schedule_grid_sample_cuda(std::declval<te::Schedule&>(),
-                                                                     std::declval<const te::Tensor&>()))>,
+                                                                    std::declval<const te::Tensor&>()))>,
               "te/ops/grid_sample.h must not bring the CUDA schedule under TE_OPS_COMPUTE_ONLY");
 static_assert(declared<decltype(te::ops::schedule_grid_sample_cpu(std::declval<te::Schedule&>(),
-                                                                   std::declval<const te::Tensor&>()))>,
+                                                                  std::declval<const te::Tensor&>()))>,
               "te/ops/grid_sample_cpu.h declares schedule_grid_sample_cpu");
 
 namespace {

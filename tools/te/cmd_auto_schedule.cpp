@@ -29,9 +29,10 @@ void run_auto_schedule(const AutoScheduleArgs& a) {
   const GenerateOptions options = output_options(target, a.no_shared);
   // A search runs its candidates here: on this CPU, or one whose every feature it has.
   if (!cuda && !target.is_host() && a.trials > 0 && !runs_on_host(target))
-    throw Error(fmt::format("--trials {} measures kernels on this machine's CPU, so it cannot search for "
-                            "--target {}{}; search with --target llvm, or give --trials 0 (the rules)",
-                            a.trials, a.target, a.cpu.empty() ? "" : " --mcpu " + a.cpu));
+    throw Error(
+        fmt::format("--trials {} measures kernels on this machine's CPU, so it cannot search for "
+                    "--target {}{}; search with --target llvm, or give --trials 0 (the rules)",
+                    a.trials, a.target, a.cpu.empty() ? "" : " --mcpu " + a.cpu));
   load_library(a.library);
   AutoScheduleOptions o;
   o.target = target;
@@ -43,8 +44,7 @@ void run_auto_schedule(const AutoScheduleArgs& a) {
   o.progress = !a.quiet;
   o.cuda_threads_per_block = a.cuda_threads;
   GeneratedKernel k = auto_schedule_kernel(a.kernel, o);
-  for (const std::string& path : write_kernel(a.kernel, k, a.out, !cuda, cuda, options))
-    std::cout << path << "\n";
+  for (const std::string& path : write_kernel(a.kernel, k, a.out, !cuda, cuda, options)) std::cout << path << "\n";
 }
 
 }  // namespace

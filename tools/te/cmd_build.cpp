@@ -20,8 +20,7 @@ void run_build(const BuildArgs& a) {
   // The CPU part is made (and its records chosen) for the CPU it is compiled for.
   GeneratedKernel k = find_kernel(a.kernel, a.records, cuda ? Target() : target);
   GenerateOptions options = output_options(target, a.no_shared);
-  for (const std::string& path : write_kernel(a.kernel, k, a.out, !cuda, cuda, options))
-    std::cout << path << "\n";
+  for (const std::string& path : write_kernel(a.kernel, k, a.out, !cuda, cuda, options)) std::cout << path << "\n";
 }
 
 }  // namespace
@@ -54,11 +53,9 @@ void add_build_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--mcpu", a->cpu, "CPU to compile for (LLVM's name)");
   cmd->add_option("--mattr", a->features, "CPU features to add or remove, e.g. +sve,-avx512f");
-  cmd->add_option("-o,--output", a->out, "Output folder (created when missing)")
-      ->capture_default_str();
+  cmd->add_option("-o,--output", a->out, "Output folder (created when missing)")->capture_default_str();
   cmd->add_flag("--no-shared", a->no_shared, "Skip the shared library (KERNEL.so)");
-  cmd->add_option("--records", a->records,
-                  "A tuning task's records: build its best config (see te tune)");
+  cmd->add_option("--records", a->records, "A tuning task's records: build its best config (see te tune)");
   cmd->callback([a] { run_build(*a); });
 }
 

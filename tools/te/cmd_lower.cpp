@@ -19,12 +19,11 @@ void run_lower(const LowerArgs& a) {
   if (!a.dump_ir.empty()) {
     std::vector<std::string> passes = lower_pass_names();
     if (a.dump_ir != "all" && std::find(passes.begin(), passes.end(), a.dump_ir) == passes.end())
-      throw Error("--dump-ir: unknown pass '" + a.dump_ir + "'; the passes are: all, " +
-                  [&] {
-                    std::string list;
-                    for (const std::string& p : passes) list += (list.empty() ? "" : ", ") + p;
-                    return list;
-                  }());
+      throw Error("--dump-ir: unknown pass '" + a.dump_ir + "'; the passes are: all, " + [&] {
+        std::string list;
+        for (const std::string& p : passes) list += (list.empty() ? "" : ", ") + p;
+        return list;
+      }());
     // lower() reads TE_DUMP_IR each time it runs: the generator's lowering prints it.
     setenv("TE_DUMP_IR", a.dump_ir.c_str(), 1);
   }
@@ -32,9 +31,7 @@ void run_lower(const LowerArgs& a) {
   GeneratedKernel k = find_kernel(a.kernel, a.records);
   const bool cuda = Target::parse(a.target).is_cuda();
   const LoweredFunc& f = cuda ? k.cuda : k.cpu;
-  if (!f.body.defined())
-    throw Error("kernel '" + a.kernel + "' has no " + (cuda ? "cuda" : "cpu") +
-                " function");
+  if (!f.body.defined()) throw Error("kernel '" + a.kernel + "' has no " + (cuda ? "cuda" : "cpu") + " function");
   std::cout << f;
 }
 
@@ -57,8 +54,7 @@ void add_lower_command(CLI::App& app) {
       ->check(target_name(false))
       ->capture_default_str();
   cmd->add_option("--dump-ir", a->dump_ir, "Also print the IR after this pass (or 'all') on stderr");
-  cmd->add_option("--records", a->records,
-                  "A tuning task's records: lower its best config (see te tune)");
+  cmd->add_option("--records", a->records, "A tuning task's records: lower its best config (see te tune)");
   cmd->callback([a] { run_lower(*a); });
 }
 

@@ -23,8 +23,7 @@ struct RunArgs {
 };
 
 // "name=value" of --shape (an integer) or --param (an integer or a real number).
-std::pair<std::string, Argument> parse_value(const std::string& text, const char* option,
-                                             bool integer_only) {
+std::pair<std::string, Argument> parse_value(const std::string& text, const char* option, bool integer_only) {
   size_t eq = text.find('=');
   std::string name = text.substr(0, eq), value = eq == std::string::npos ? "" : text.substr(eq + 1);
   if (eq == std::string::npos || name.empty() || value.empty())
@@ -38,17 +37,16 @@ std::pair<std::string, Argument> parse_value(const std::string& text, const char
     double d = std::strtod(value.c_str(), &end);
     if (*end == '\0' && errno == 0) return {name, Argument(d)};
   }
-  throw Error(fmt::format("{} '{}': '{}' is not {}", option, text, value,
-                          integer_only ? "an integer" : "a number"));
+  throw Error(fmt::format("{} '{}': '{}' is not {}", option, text, value, integer_only ? "an integer" : "a number"));
 }
 
 void print_time(const TimingResult& t) {
   // tvmc's summary, in milliseconds.
   std::cout << "Execution time summary:\n"
-            << fmt::format(" {:>12} {:>12} {:>12} {:>12} {:>12}\n", "mean (ms)", "median (ms)",
-                           "max (ms)", "min (ms)", "std (ms)")
-            << fmt::format(" {:>12.4f} {:>12.4f} {:>12.4f} {:>12.4f} {:>12.4f}\n", t.mean * 1e3,
-                           t.median() * 1e3, t.max() * 1e3, t.min() * 1e3, t.std_dev() * 1e3);
+            << fmt::format(" {:>12} {:>12} {:>12} {:>12} {:>12}\n", "mean (ms)", "median (ms)", "max (ms)", "min (ms)",
+                           "std (ms)")
+            << fmt::format(" {:>12.4f} {:>12.4f} {:>12.4f} {:>12.4f} {:>12.4f}\n", t.mean * 1e3, t.median() * 1e3,
+                           t.max() * 1e3, t.min() * 1e3, t.std_dev() * 1e3);
 }
 
 void run_run(const RunArgs& a) {
@@ -118,12 +116,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--number", a->number, "Calls averaged per measurement")
       ->check(whole_number(1))
       ->capture_default_str();
-  cmd->add_option("--min-repeat-ms", a->min_repeat_ms,
-                  "Grow --number until one measurement takes this long")
+  cmd->add_option("--min-repeat-ms", a->min_repeat_ms, "Grow --number until one measurement takes this long")
       ->check(whole_number(0))
       ->capture_default_str();
-  cmd->add_option("--records", a->records,
-                  "A tuning task's records: run its best config (see te tune)");
+  cmd->add_option("--records", a->records, "A tuning task's records: run its best config (see te tune)");
   cmd->callback([a] { run_run(*a); });
 }
 

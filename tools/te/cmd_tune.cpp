@@ -40,8 +40,7 @@ void run_tune(const TuneArgs& a) {
   options.measure.repeat = a.repeat;
   options.measure.timeout_s = a.timeout_s;
   autotune::TuneResult r = autotune::tune(task, *tuner, options);
-  std::cout << fmt::format("{}: measured {} (resumed {}), {} failed\n", task.key, r.measured,
-                           r.resumed, r.failed);
+  std::cout << fmt::format("{}: measured {} (resumed {}), {} failed\n", task.key, r.measured, r.resumed, r.failed);
   if (r.best)
     std::cout << fmt::format("best: {} ({:.4f} ms)\n", r.best->to_string(), r.best_cost * 1e3);
   else
@@ -70,8 +69,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--trials", a->trials, "Configs measured in all (resumed records count)")
       ->check(whole_number(1))
       ->capture_default_str();
-  cmd->add_option("--records", a->records, "JSON-lines records file (appended, resumed)")
-      ->required();
+  cmd->add_option("--records", a->records, "JSON-lines records file (appended, resumed)")->required();
   cmd->add_option("--target", a->target, "llvm, or \"llvm -mcpu=C -mattr=F\" (a CPU this machine runs)")
       ->check(target_name(true))
       ->capture_default_str();
@@ -80,10 +78,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--tuner", a->tuner, "model, random or grid")
       ->check(CLI::IsMember({"model", "random", "grid"}))
       ->capture_default_str();
-  cmd->add_option("--seed", a->seed, "Random seed of the model and random tuners")
-      ->capture_default_str();
-  cmd->add_option("--early-stopping", a->early_stopping,
-                  "Stop after this many configs without a better one (0: never)")
+  cmd->add_option("--seed", a->seed, "Random seed of the model and random tuners")->capture_default_str();
+  cmd->add_option("--early-stopping", a->early_stopping, "Stop after this many configs without a better one (0: never)")
       ->check(whole_number(0))
       ->capture_default_str();
   cmd->add_option("--repeat", a->repeat, "Timed calls per config (its cost is the median)")

@@ -46,8 +46,7 @@ namespace {
 int report(const char* message) {
   std::string text = message;
   while (!text.empty() && text.back() == '\n') text.pop_back();
-  for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at))
-    text.replace(at, 1, " | ");
+  for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at)) text.replace(at, 1, " | ");
   std::cerr << "te: " << text << "\n";
   return 1;
 }

@@ -49,16 +49,16 @@ constexpr size_t kMaxRecordStringBytes = 4096;     ///< bytes of one string fiel
 
 /// One measured config, as one JSON line of a records file.
 struct TE_API Record {
-  std::string key;     ///< the kernel ("sgemm/1024")
-  std::string target;  ///< what the code was compiled for (target_string)
-  std::string cpu;     ///< the CPU's model name
-  std::string llvm;    ///< LLVM's version
+  std::string key;                                          ///< the kernel ("sgemm/1024")
+  std::string target;                                       ///< what the code was compiled for (target_string)
+  std::string cpu;                                          ///< the CPU's model name
+  std::string llvm;                                         ///< LLVM's version
   std::vector<std::pair<std::string, std::string>> config;  ///< knob name -> label
   bool ok = false;                                          ///< the config built, was correct and was timed
   std::string error;                                        ///< why the config failed ("" when ok)
-  std::vector<double> times;  ///< seconds per call, one per repeat (ok records only)
-  double build_s = 0;         ///< seconds to schedule, lower and compile
-  double timestamp = 0;       ///< seconds since the Unix epoch
+  std::vector<double> times;                                ///< seconds per call, one per repeat (ok records only)
+  double build_s = 0;                                       ///< seconds to schedule, lower and compile
+  double timestamp = 0;                                     ///< seconds since the Unix epoch
   /// The median time (ok records, see median_time); infinity for a failed one.
   double cost() const;
 };
@@ -80,8 +80,7 @@ TE_API std::string llvm_version();
 
 /// A record of config, compiled for target (a target_string), measured on this host now.
 TE_API Record make_record(const std::string& key, const Config& config, bool ok, std::string error,
-                          std::vector<double> times, double build_s,
-                          const std::string& target = host_target_string());
+                          std::vector<double> times, double build_s, const std::string& target = host_target_string());
 
 /// One line of JSON (no newline).
 TE_API std::string format_record(const Record& r);
@@ -117,11 +116,9 @@ TE_API void append_records_file(const std::string& path, const std::vector<Recor
 /// The cheapest ok record of key on target (the host by default) whose config is a config
 /// of space; nullopt when there is none.
 TE_API std::optional<Config> best_config(const std::vector<Record>& records, const std::string& key,
-                                         const ConfigSpace& space,
-                                         const std::string& target = host_target_string());
+                                         const ConfigSpace& space, const std::string& target = host_target_string());
 /// The record best_config chooses.
 TE_API std::optional<Record> best_record(const std::vector<Record>& records, const std::string& key,
-                                         const ConfigSpace& space,
-                                         const std::string& target = host_target_string());
+                                         const ConfigSpace& space, const std::string& target = host_target_string());
 
 }  // namespace te::autotune

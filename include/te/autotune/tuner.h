@@ -54,8 +54,7 @@ class TE_API Tuner {
   bool seen(uint64_t index) const { return seen_.count(index) != 0; }
   /// Up to n distinct unseen configs at random (by rejection while the space is mostly
   /// unseen, by enumeration otherwise), not in `taken`.
-  std::vector<Config> random_unseen(size_t n, std::mt19937_64& rng,
-                                    const std::unordered_set<uint64_t>& taken = {});
+  std::vector<Config> random_unseen(size_t n, std::mt19937_64& rng, const std::unordered_set<uint64_t>& taken = {});
 
   ConfigSpace space_;  ///< The space tuned.
 

@@ -82,10 +82,9 @@ inline Tensor zero_of(const Tensor& out, const char* schedule) {
 }  // namespace bev_detail
 
 /// BEVDet's bev_pool_v2 (see the file comment). bev_shape is (B, Dz, Dy, Dx).
-inline Tensor bev_pool_v2(const Tensor& depth, const Tensor& feat, const Tensor& ranks_depth,
-                          const Tensor& ranks_feat, const Tensor& ranks_bev, const Tensor& interval_starts,
-                          const Tensor& interval_lengths, std::vector<Expr> bev_shape,
-                          const std::string& name = "bev_pool") {
+inline Tensor bev_pool_v2(const Tensor& depth, const Tensor& feat, const Tensor& ranks_depth, const Tensor& ranks_feat,
+                          const Tensor& ranks_bev, const Tensor& interval_starts, const Tensor& interval_lengths,
+                          std::vector<Expr> bev_shape, const std::string& name = "bev_pool") {
   using namespace bev_detail;
   check_tensor(depth, "depth", 5, true);
   check_tensor(feat, "feat", 5, true);
@@ -102,8 +101,8 @@ inline Tensor bev_pool_v2(const Tensor& depth, const Tensor& feat, const Tensor&
     if (differ(depth.shape()[depth_dim[k]], feat.shape()[feat_dim[k]]))
       fail(std::string("depth ") + shape_text(depth) + " and feat " + shape_text(feat) + " disagree on " + dims[k]);
   if (differ(ranks_depth.shape()[0], ranks_feat.shape()[0]) || differ(ranks_depth.shape()[0], ranks_bev.shape()[0]))
-    fail("ranks_depth, ranks_feat and ranks_bev must have one entry per point, got " + shape_text(ranks_depth) +
-         ", " + shape_text(ranks_feat) + " and " + shape_text(ranks_bev));
+    fail("ranks_depth, ranks_feat and ranks_bev must have one entry per point, got " + shape_text(ranks_depth) + ", " +
+         shape_text(ranks_feat) + " and " + shape_text(ranks_bev));
   if (differ(interval_starts.shape()[0], interval_lengths.shape()[0]))
     fail("interval_starts " + shape_text(interval_starts) + " and interval_lengths " + shape_text(interval_lengths) +
          " must have one entry per interval");
@@ -119,19 +118,18 @@ inline Tensor bev_pool_v2(const Tensor& depth, const Tensor& feat, const Tensor&
   std::vector<Expr> feat_rows(feat.shape().begin(), feat.shape().end() - 1);
   Tensor zero = compute(
       out_shape, [&](const std::vector<Var>&) { return make_zero(feat.dtype()); }, name + ".zero");
-  return scatter(
-      zero, {interval_starts.shape()[0], C},
-      [&](Expr i, Expr c) {
-        Expr s = interval_starts(i);
-        IterVar j = reduce_axis({s, s + interval_lengths(i)}, "p");
-        std::vector<Expr> f = unravel(ranks_feat(j.var()), feat_rows);
-        f.push_back(c);
-        Expr value = sum(depth(unravel(ranks_depth(j.var()), depth.shape())) * feat(f), {j});
-        std::vector<Expr> at = unravel(ranks_bev(s), cells);
-        at.push_back(c);
-        return ScatterTo{at, value};
-      },
-      name, {"interval", "c"});
+  return scatter(zero, {interval_starts.shape()[0], C},
+                 [&](Expr i, Expr c) {
+                   Expr s = interval_starts(i);
+                   IterVar j = reduce_axis({s, s + interval_lengths(i)}, "p");
+                   std::vector<Expr> f = unravel(ranks_feat(j.var()), feat_rows);
+                   f.push_back(c);
+                   Expr value = sum(depth(unravel(ranks_depth(j.var()), depth.shape())) * feat(f), {j});
+                   std::vector<Expr> at = unravel(ranks_bev(s), cells);
+                   at.push_back(c);
+                   return ScatterTo{at, value};
+                 },
+                 name, {"interval", "c"});
 }
 
 /// Checks bev_pool_v2's index inputs on the host, as BEVDet's preprocessing makes them:
@@ -139,8 +137,8 @@ inline Tensor bev_pool_v2(const Tensor& depth, const Tensor& feat, const Tensor&
 /// (cells cells); ranks_bev sorted; the intervals, in order, exactly the runs of equal
 /// ranks_bev. Throws a te::Error naming the first violation.
 inline void check_bev_pool_inputs(const NDArray& ranks_depth, const NDArray& ranks_feat, const NDArray& ranks_bev,
-                                  const NDArray& interval_starts, const NDArray& interval_lengths,
-                                  int64_t depth_size, int64_t feat_rows, int64_t cells) {
+                                  const NDArray& interval_starts, const NDArray& interval_lengths, int64_t depth_size,
+                                  int64_t feat_rows, int64_t cells) {
   using bev_detail::fail;
   for (const NDArray* a : {&ranks_depth, &ranks_feat, &ranks_bev, &interval_starts, &interval_lengths})
     if (a->dtype() != Int(32) || a->shape().size() != 1) fail("the rank and interval arrays must be 1-D int32");
@@ -178,7 +176,8 @@ inline void check_bev_pool_inputs(const NDArray& ranks_depth, const NDArray& ran
       fail(at + " runs past the last point (" + std::to_string(n) + " points)");
     size_t end = static_cast<size_t>(st[i]) + static_cast<size_t>(len[i]);
     if (rb[end - 1] != rb[st[i]]) fail(at + " holds points of different BEV cells");
-    if (end < n && rb[end] == rb[st[i]]) fail(at + " ends before the run of BEV cell " + std::to_string(rb[end]) + " does");
+    if (end < n && rb[end] == rb[st[i]])
+      fail(at + " ends before the run of BEV cell " + std::to_string(rb[end]) + " does");
     next = end;
   }
   if (next != n) fail("the intervals cover " + std::to_string(next) + " of " + std::to_string(n) + " points");

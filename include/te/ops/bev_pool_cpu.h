@@ -56,5 +56,4 @@ inline void schedule_bev_pool_cpu(Schedule& s, const Tensor& out, int vector_byt
   }
 }
 
-
 }  // namespace te::ops

@@ -37,5 +37,4 @@ inline void schedule_bev_pool_cuda(Schedule& s, const Tensor& out, int threads =
   s[acc].compute_at(st, tx);
 }
 
-
 }  // namespace te::ops

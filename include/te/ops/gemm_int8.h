@@ -43,9 +43,7 @@ inline GemmU8S8 gemm_u8s8(Expr M, int64_t N, int64_t K) {
   const IterVar& r = g.k;
   g.c = compute(
       {M, n},
-      [&](Expr i, Expr j) {
-        return sum(cast(Int(32), a(i, r)) * cast(Int(32), b(j / 16, r / 4, j % 16, r % 4)), {r});
-      },
+      [&](Expr i, Expr j) { return sum(cast(Int(32), a(i, r)) * cast(Int(32), b(j / 16, r / 4, j % 16, r % 4)), {r}); },
       "C");
   return g;
 }

@@ -16,9 +16,9 @@ namespace te::ops {
 
 /// The CPU schedule's tiles.
 struct GemmU8S8CpuOptions {
-  int rows = 8;             ///< rows of C per register tile (unrolled: one accumulator vector each)
-  bool tensorize = true;    ///< false: the same loop nest without the intrinsic (te's own code)
-  bool parallel = true;     ///< run the row tiles on te's thread pool
+  int rows = 8;           ///< rows of C per register tile (unrolled: one accumulator vector each)
+  bool tensorize = true;  ///< false: the same loop nest without the intrinsic (te's own code)
+  bool parallel = true;   ///< run the row tiles on te's thread pool
   /// The intrinsic (intrinsics::x86_dot_16x4_u8s8() when undefined).
   TensorIntrinsic intrinsic;
 };
@@ -48,8 +48,7 @@ inline void schedule_gemm_u8s8_cpu(Schedule& s, const GemmU8S8& g, const GemmU8S
   auto [nlo, nli] = s[cl].split(ax[1], 16);
   s[cl].reorder({nlo, ko, ax[0], nli, ki});
   s[cl].unroll(ax[0]);
-  if (o.tensorize)
-    s[cl].tensorize(nli, o.intrinsic.defined() ? o.intrinsic : intrinsics::x86_dot_16x4_u8s8());
+  if (o.tensorize) s[cl].tensorize(nli, o.intrinsic.defined() ? o.intrinsic : intrinsics::x86_dot_16x4_u8s8());
 }
 
 }  // namespace te::ops

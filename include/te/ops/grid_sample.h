@@ -114,14 +114,14 @@ inline Expr cubic_far(const Expr& x) {  // 1 < |x| < 2
 
 struct Context {
   Tensor data, grid, coords;
-  Tensor taps, weights;           // bilinear's per-pixel stages (see the header comment)
-  bool paired = false;            // bilinear reads pixel pairs p, p + 1 (see make_bilinear_stages)
+  Tensor taps, weights;  // bilinear's per-pixel stages (see the header comment)
+  bool paired = false;   // bilinear reads pixel pairs p, p + 1 (see make_bilinear_stages)
   GridSampleOptions opts;
-  int sdims = 2;                  // spatial dimensions
+  int sdims = 2;  // spatial dimensions
   bool nhwc = false;
-  DataType ct;                    // compute type
-  std::vector<Expr> in_sizes;     // spatial input extents, outer to inner (D, H, W)
-  std::vector<Expr> in_sizes_f;   // the same, as ct
+  DataType ct;                   // compute type
+  std::vector<Expr> in_sizes;    // spatial input extents, outer to inner (D, H, W)
+  std::vector<Expr> in_sizes_f;  // the same, as ct
 
   // data[n, c, spatial...] (in the data's layout), converted to ct.
   Expr read(const Expr& n, const Expr& c, const std::vector<Expr>& sp) const {
@@ -296,8 +296,8 @@ inline void validate(const Tensor& data, const Tensor& grid, const GridSampleOpt
   if (o.layout != "NCHW" && o.layout != "NHWC")
     fail("unknown layout '" + o.layout + "' (expected \"NCHW\" or \"NHWC\")");
   if (data.ndim() != 4 && data.ndim() != 5)
-    fail("data must be 4-D (N, C, H, W) or 5-D (N, C, D, H, W), got " + std::to_string(data.ndim()) +
-         "-D " + shape_text(data));
+    fail("data must be 4-D (N, C, H, W) or 5-D (N, C, D, H, W), got " + std::to_string(data.ndim()) + "-D " +
+         shape_text(data));
   if (grid.ndim() != data.ndim())
     fail("grid must have the same rank as data (" + std::to_string(data.ndim()) + "-D), got " +
          std::to_string(grid.ndim()) + "-D " + shape_text(grid));
@@ -327,19 +327,18 @@ inline void validate(const Tensor& data, const Tensor& grid, const GridSampleOpt
 /// The tensors of one grid_sample: its inputs, its stages and its output. Schedules take
 /// them as handles (schedule_grid_sample_cpu / _cuda), never by the stages' names.
 struct GridSampleStages {
-  Tensor data;           ///< the input image, as given
-  Tensor grid;           ///< the sampling grid, as given
-  Tensor coords;         ///< (N, dims, spatial...): each output pixel's source coordinates
-  Tensor taps;           ///< bilinear only (undefined otherwise): int32 tap indices per pixel
-  Tensor weights;        ///< bilinear only (undefined otherwise): corner weights per pixel
-  Tensor out;            ///< the output, what grid_sample() returns
+  Tensor data;                 ///< the input image, as given
+  Tensor grid;                 ///< the sampling grid, as given
+  Tensor coords;               ///< (N, dims, spatial...): each output pixel's source coordinates
+  Tensor taps;                 ///< bilinear only (undefined otherwise): int32 tap indices per pixel
+  Tensor weights;              ///< bilinear only (undefined otherwise): corner weights per pixel
+  Tensor out;                  ///< the output, what grid_sample() returns
   bool channels_last = false;  ///< layout "NHWC": channels are out's last axis
 };
 
 /// grid_sample() with every stage it makes: `grid_sample(d, g, o)` is
 /// `grid_sample_stages(d, g, o).out`.
-inline GridSampleStages grid_sample_stages(const Tensor& data, const Tensor& grid,
-                                           const GridSampleOptions& opts = {}) {
+inline GridSampleStages grid_sample_stages(const Tensor& data, const Tensor& grid, const GridSampleOptions& opts = {}) {
   gs_detail::validate(data, grid, opts);
   gs_detail::Context cx;
   cx.data = data;
@@ -374,8 +373,8 @@ inline GridSampleStages grid_sample_stages(const Tensor& data, const Tensor& gri
         }
         return result;
       },
-      opts.name + ".coords", cx.sdims == 2 ? std::vector<std::string>{"n", "a", "h", "w"}
-                                           : std::vector<std::string>{"n", "a", "d", "h", "w"});
+      opts.name + ".coords",
+      cx.sdims == 2 ? std::vector<std::string>{"n", "a", "h", "w"} : std::vector<std::string>{"n", "a", "d", "h", "w"});
 
   Expr N = data.shape()[0];
   Expr C = cx.nhwc ? data.shape().back() : data.shape()[1];
@@ -384,12 +383,18 @@ inline GridSampleStages grid_sample_stages(const Tensor& data, const Tensor& gri
   std::vector<Expr> shape{N};
   std::vector<std::string> names{"n"};
   static const char* kSpatial3[] = {"d", "h", "w"};
-  if (!cx.nhwc) { shape.push_back(C); names.push_back("c"); }
+  if (!cx.nhwc) {
+    shape.push_back(C);
+    names.push_back("c");
+  }
   for (int d = 0; d < cx.sdims; ++d) {
     shape.push_back(out_sp[d]);
     names.push_back(kSpatial3[3 - cx.sdims + d]);
   }
-  if (cx.nhwc) { shape.push_back(C); names.push_back("c"); }
+  if (cx.nhwc) {
+    shape.push_back(C);
+    names.push_back("c");
+  }
   GridSampleStages st;
   st.data = data;
   st.grid = grid;
@@ -426,8 +431,8 @@ namespace gs_detail {
 // a compute reading only the grid, of shape (N, dims, spatial...) made of the grid's own
 // extents (the same expressions, not just equal ones).
 inline bool is_coords(const Operation& op, size_t nd) {
-  if (!op || op->kind != OpKind::Compute || op->is_scatter() || op->inputs.size() != 1 ||
-      !op->reduce_axis.empty() || op->num_outputs() != 1 || op->shape.size() != nd || !op->dtype.is_float())
+  if (!op || op->kind != OpKind::Compute || op->is_scatter() || op->inputs.size() != 1 || !op->reduce_axis.empty() ||
+      op->num_outputs() != 1 || op->shape.size() != nd || !op->dtype.is_float())
     return false;
   const Operation& g = op->inputs[0];
   if (g->shape.size() != nd) return false;
@@ -447,8 +452,10 @@ inline bool is_coords(const Operation& op, size_t nd) {
 /// output (or an input) may be named anything. te::Error when out is not a
 /// grid_sample output.
 inline GridSampleStages grid_sample_stages_of(const Tensor& out) {
-  auto not_ours = [&]() { gs_detail::fail("'" + (out.defined() ? out.name() : std::string("?")) +
-                                          "' is not a tensor made by te::ops::grid_sample"); };
+  auto not_ours = [&]() {
+    gs_detail::fail("'" + (out.defined() ? out.name() : std::string("?")) +
+                    "' is not a tensor made by te::ops::grid_sample");
+  };
   if (!out.defined() || out.op()->kind != OpKind::Compute || out.op()->is_scatter() ||
       (out.ndim() != 4 && out.ndim() != 5))
     not_ours();
@@ -485,7 +492,6 @@ inline GridSampleStages grid_sample_stages_of(const Tensor& out) {
   return st;
 }
 
-
 namespace gs_detail {
 
 // The output's axes by role: batch, channel and spatial (outer to inner); shared by the
@@ -508,7 +514,8 @@ inline OutputAxes output_axes(const GridSampleStages& st) {
 // The stages a schedule was given, checked: they must come from grid_sample_stages().
 inline void check_stages(const GridSampleStages& st, const char* schedule) {
   if (!st.out.defined() || !st.coords.defined() || !st.data.defined() || st.taps.defined() != st.weights.defined())
-    throw Error(std::string(schedule) + ": the GridSampleStages are incomplete; pass what "
+    throw Error(std::string(schedule) +
+                ": the GridSampleStages are incomplete; pass what "
                 "te::ops::grid_sample_stages() or grid_sample_stages_of() returns");
 }
 

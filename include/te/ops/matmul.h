@@ -27,14 +27,12 @@ inline Tensor matmul(const Tensor& A, const Tensor& B, const std::string& name =
   const int64_t* ka = as_const_int(A.shape()[1]);
   const int64_t* kb = as_const_int(B.shape()[0]);
   if (ka && kb && *ka != *kb)
-    throw Error("matmul: A's columns (" + std::to_string(*ka) + ") and B's rows (" + std::to_string(*kb) +
-                ") differ");
+    throw Error("matmul: A's columns (" + std::to_string(*ka) + ") and B's rows (" + std::to_string(*kb) + ") differ");
   const DataType acc = A.dtype().bits() == 16 ? Float(32) : A.dtype();
   IterVar k = reduce_axis({make_zero(A.shape()[1].dtype()), A.shape()[1]}, "k");
   auto widen = [&](const Expr& e) { return e.dtype() == acc ? e : cast(acc, e); };
   return compute(
-      {A.shape()[0], B.shape()[1]}, [&](Expr i, Expr j) { return sum(widen(A(i, k)) * widen(B(k, j)), {k}); },
-      name);
+      {A.shape()[0], B.shape()[1]}, [&](Expr i, Expr j) { return sum(widen(A(i, k)) * widen(B(k, j)), {k}); }, name);
 }
 
 }  // namespace te::ops

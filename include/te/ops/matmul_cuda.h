@@ -181,9 +181,7 @@ struct MatmulTensorCoreOptions {
 
 namespace matmul_tensorcore_detail {
 
-[[noreturn]] inline void fail(const std::string& what) {
-  throw Error("schedule_matmul_tensorcore_cuda: " + what);
-}
+[[noreturn]] inline void fail(const std::string& what) { throw Error("schedule_matmul_tensorcore_cuda: " + what); }
 
 inline int64_t constant_extent(const Expr& e, const char* what) {
   const int64_t* v = as_const_int(e);
@@ -193,23 +191,22 @@ inline int64_t constant_extent(const Expr& e, const char* what) {
 
 inline void check(const MatmulTensorCoreOptions& o, int64_t M, int64_t N, int64_t K, int64_t bytes) {
   auto text = [](int64_t v) { return std::to_string(v); };
-  if (o.block_m < 1 || o.block_n < 1 || o.warps_m < 1 || o.warps_n < 1 || o.tile_k < 1 || o.pad < 0 ||
-      o.vector < 1)
+  if (o.block_m < 1 || o.block_n < 1 || o.warps_m < 1 || o.warps_n < 1 || o.tile_k < 1 || o.pad < 0 || o.vector < 1)
     fail("every tile size and warp count must be >= 1 (pad >= 0)");
   if (o.block_m % (16 * o.warps_m) != 0 || o.block_n % (8 * o.warps_n) != 0)
     fail("block_m (" + text(o.block_m) + ") must be a multiple of 16 * warps_m (" + text(16 * o.warps_m) +
          ") and block_n (" + text(o.block_n) + ") of 8 * warps_n (" + text(8 * o.warps_n) + ")");
   if (o.tile_k % 16 != 0) fail("tile_k (" + text(o.tile_k) + ") must be a multiple of 16");
   if (o.pad % 8 != 0) fail("pad (" + text(o.pad) + ") must be a multiple of 8 (ldmatrix reads 16-byte rows)");
-  if (o.warps_m * o.warps_n * 32 > 1024)
-    fail(text(o.warps_m * o.warps_n) + " warps are above 1024 threads per block");
+  if (o.warps_m * o.warps_n * 32 > 1024) fail(text(o.warps_m * o.warps_n) + " warps are above 1024 threads per block");
   if (M % o.block_m != 0 || N % o.block_n != 0 || K % o.tile_k != 0)
-    fail("M x N x K = " + text(M) + " x " + text(N) + " x " + text(K) + " must be multiples of block_m x block_n x "
-         "tile_k = " + text(o.block_m) + " x " + text(o.block_n) + " x " + text(o.tile_k));
-  const int64_t shared = bytes * ((o.block_m * (o.tile_k + o.pad)) + o.tile_k * (o.block_n + o.pad)) *
-                         (o.double_buffer ? 2 : 1);
-  if (shared > 48 * 1024)
-    fail("the shared tiles need " + text(shared) + " bytes, above the 48 KB a block may declare");
+    fail("M x N x K = " + text(M) + " x " + text(N) + " x " + text(K) +
+         " must be multiples of block_m x block_n x "
+         "tile_k = " +
+         text(o.block_m) + " x " + text(o.block_n) + " x " + text(o.tile_k));
+  const int64_t shared =
+      bytes * ((o.block_m * (o.tile_k + o.pad)) + o.tile_k * (o.block_n + o.pad)) * (o.double_buffer ? 2 : 1);
+  if (shared > 48 * 1024) fail("the shared tiles need " + text(shared) + " bytes, above the 48 KB a block may declare");
 }
 
 // Copies a shared tile with all the block's threads: vector-wide pieces of its rows,

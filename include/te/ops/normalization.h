@@ -54,8 +54,8 @@ inline DataType compute_type(const Tensor& x) { return x.dtype().bits() == 16 ? 
 inline void check_affine(const Tensor& x, const Tensor& gamma, const Tensor& beta, const char* op) {
   for (const Tensor* p : {&gamma, &beta})
     if (p->defined() && (p->ndim() != 1 || p->dtype() != x.dtype()))
-      throw Error(std::string(op) + ": gamma and beta must be 1-D with x's dtype " + x.dtype().to_string() +
-                  ", got " + p->dtype().to_string() + " with " + std::to_string(p->ndim()) + " axes");
+      throw Error(std::string(op) + ": gamma and beta must be 1-D with x's dtype " + x.dtype().to_string() + ", got " +
+                  p->dtype().to_string() + " with " + std::to_string(p->ndim()) + " axes");
 }
 
 // normalize(x at a point, the point's row) * gamma + beta, in x's dtype: the output of
@@ -75,7 +75,6 @@ inline Tensor affine_output(const Tensor& x, const Tensor& gamma, const Tensor& 
 }
 
 }  // namespace norm_detail
-
 
 /// reducer over the last axis of x: shape x.shape[:-1] (a 1-D x gives shape {1}).
 inline Tensor reduce_rows(const Tensor& x, Reducer reducer = Reducer::Sum, const std::string& name = "reduce_rows") {
@@ -101,14 +100,13 @@ inline std::vector<Tensor> arg_rows(const Tensor& x, bool largest, const std::st
   if (x.ndim() < 2) throw Error(name + ": the input must have at least two axes (rows, columns)");
   std::vector<Expr> shape(x.shape().begin(), x.shape().end() - 1);
   IterVar k = reduce_axis({make_const(Int(32), 0), cast(Int(32), x.shape().back())}, "k");
-  return compute_tuple(
-      shape,
-      [&](const std::vector<Var>& v) {
-        std::vector<Expr> idx(v.begin(), v.end());
-        idx.push_back(k);
-        return largest ? argmax(x(idx), {k}) : argmin(x(idx), {k});
-      },
-      {name + ".index", name + ".value"});
+  return compute_tuple(shape,
+                       [&](const std::vector<Var>& v) {
+                         std::vector<Expr> idx(v.begin(), v.end());
+                         idx.push_back(k);
+                         return largest ? argmax(x(idx), {k}) : argmin(x(idx), {k});
+                       },
+                       {name + ".index", name + ".value"});
 }
 /// See arg_rows.
 inline std::vector<Tensor> argmax_rows(const Tensor& x, const std::string& name = "argmax") {
@@ -137,8 +135,8 @@ inline SoftmaxStages softmax_stages(const Tensor& x, const std::string& name = "
   IterVar k1 = norm_detail::column_axis(cols), k2 = norm_detail::column_axis(cols);
   using norm_detail::at;
   using norm_detail::row_of;
-  Tensor m = compute_from_vars(rows, [&](const std::vector<Var>& r) { return max(as_float(x(at(r, k1))), {k1}); },
-                               name + ".max");
+  Tensor m = compute_from_vars(
+      rows, [&](const std::vector<Var>& r) { return max(as_float(x(at(r, k1))), {k1}); }, name + ".max");
   Tensor e = compute_from_vars(
       rows, [&](const std::vector<Var>& r) { return sum(exp(as_float(x(at(r, k2))) - m(row_of(r))), {k2}); },
       name + ".expsum");
@@ -179,8 +177,8 @@ inline LayerNormStages layer_norm_stages(const Tensor& x, const Tensor& gamma = 
   using norm_detail::at;
   using norm_detail::row_of;
   const Expr n = cast(ct, cols);
-  Tensor mean = compute_from_vars(rows, [&](const std::vector<Var>& r) { return sum(as_float(x(at(r, k1))) / n, {k1}); },
-                                  name + ".mean");
+  Tensor mean = compute_from_vars(
+      rows, [&](const std::vector<Var>& r) { return sum(as_float(x(at(r, k1))) / n, {k1}); }, name + ".mean");
   Tensor var = compute_from_vars(
       rows,
       [&](const std::vector<Var>& r) {
@@ -221,8 +219,7 @@ inline LayerNormWelfordStages layer_norm_welford_stages(const Tensor& x, const T
   std::vector<Expr> rows(x.shape().begin(), x.shape().end() - 1);
   IterVar k = norm_detail::column_axis(x.shape().back());
   std::vector<Tensor> stats = compute_tuple(
-      rows,
-      [&](const std::vector<Var>& r) { return welford(norm_detail::as_float(x(norm_detail::at(r, k))), {k}); },
+      rows, [&](const std::vector<Var>& r) { return welford(norm_detail::as_float(x(norm_detail::at(r, k))), {k}); },
       {name + ".mean", name + ".m2", name + ".count"});
   Tensor out = norm_detail::affine_output(x, gamma, beta, name, [&](const Expr& xv, const std::vector<Expr>& r) {
     return (xv - stats[0](r)) * rsqrt(stats[1](r) / stats[2](r) + make_const(ct, eps));
@@ -310,7 +307,6 @@ inline LayerNormWelfordStages layer_norm_welford_stages_of(const Tensor& out) {
   st.out = out;
   return st;
 }
-
 
 }  // namespace te::ops
 

@@ -71,7 +71,8 @@ inline void schedule_statistics(Schedule& s, const Tensor& x, std::vector<Tensor
   check_threads(threads, schedule);
   for (const Tensor& r : readers)
     if (!r.defined() || !x.defined() || !out.defined())
-      throw Error(std::string(schedule) + ": the stages are incomplete; pass what the matching te::ops "
+      throw Error(std::string(schedule) +
+                  ": the stages are incomplete; pass what the matching te::ops "
                   "*_stages() function returns");
   IterVar row = block_per_row(s, out, threads);
   for (const Tensor& r : readers) reduce_at_row(s, r, out, row, threads);
@@ -109,8 +110,7 @@ inline void schedule_softmax_cuda(Schedule& s, const Tensor& out, int threads = 
 }
 
 /// As schedule_softmax_cuda, for layer_norm's mean, variance and output.
-inline void schedule_layer_norm_cuda(Schedule& s, const LayerNormStages& st, int threads = 256,
-                                     bool cache_row = true) {
+inline void schedule_layer_norm_cuda(Schedule& s, const LayerNormStages& st, int threads = 256, bool cache_row = true) {
   norm_detail::schedule_statistics(s, st.x, {st.mean, st.var}, st.out, threads, cache_row, "schedule_layer_norm_cuda");
 }
 
@@ -129,8 +129,7 @@ inline void schedule_layer_norm_welford_cuda(Schedule& s, const LayerNormWelford
 
 /// schedule_layer_norm_welford_cuda for layer_norm_welford()'s output (its stages found
 /// through the graph).
-inline void schedule_layer_norm_welford_cuda(Schedule& s, const Tensor& out, int threads = 256,
-                                             bool cache_row = true) {
+inline void schedule_layer_norm_welford_cuda(Schedule& s, const Tensor& out, int threads = 256, bool cache_row = true) {
   norm_detail::check_threads(threads, "schedule_layer_norm_welford_cuda");
   LayerNormWelfordStages st;
   std::vector<Tensor> r =

@@ -28,10 +28,10 @@ namespace te::ops {
 
 /// The options of rotary_embedding().
 struct RotaryOptions {
-  double base = 10000.0;       ///< theta_i = base^(-2i / D)
-  int position_axis = 0;       ///< the axis of x that indexes positions (2 for (batch, heads, seq, D))
-  Expr position_offset;        ///< the position of index 0 on that axis (undefined: 0), e.g. a Var
-  std::string name = "rotary"; ///< the output's name
+  double base = 10000.0;        ///< theta_i = base^(-2i / D)
+  int position_axis = 0;        ///< the axis of x that indexes positions (2 for (batch, heads, seq, D))
+  Expr position_offset;         ///< the position of index 0 on that axis (undefined: 0), e.g. a Var
+  std::string name = "rotary";  ///< the output's name
 };
 
 /// RoPE of x (any rank >= 2, float) over its last axis; see the top of this file. The

@@ -7,7 +7,8 @@ TE_GENERATOR(vadd) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
   Tensor B = placeholder({n}, Float(32), "B");
-  Tensor C = compute({n}, [&](Expr i) { return A(i) + B(i); }, "C");
+  Tensor C = compute(
+      {n}, [&](Expr i) { return A(i) + B(i); }, "C");
   Schedule cpu = create_schedule({C});
   auto [xo, xi] = cpu[C].split(C.axis(0), 8);
   cpu[C].vectorize(xi);
@@ -27,7 +28,8 @@ TE_GENERATOR(scaled_exp) {
   Var rows("rows"), cols("cols");
   Var alpha("alpha", Float(32));
   Tensor X = placeholder({rows, cols}, Float(32), "X");
-  Tensor Y = compute({rows, cols}, [&](Expr i, Expr j) { return alpha * exp(X(i, j)); }, "Y");
+  Tensor Y = compute(
+      {rows, cols}, [&](Expr i, Expr j) { return alpha * exp(X(i, j)); }, "Y");
   Schedule s = create_schedule({Y});
   GeneratedKernel k;
   k.cpu = lower(s, {X, Y}, "any_name_is_replaced");
