@@ -4,29 +4,36 @@
 
 #include <sstream>
 
+#include "codegen_cuda_src/ptx_instructions.h"
+
 namespace te::cuda {
 
 namespace {
 
-const char* const kCopy =
-    "// 16 bytes from global to shared memory: cp.async on sm_80+ (waited for at the next\n"
-    "// __syncthreads()), a plain copy elsewhere.\n"
-    "static __device__ __forceinline__ void te_cp_async_16(void* dst, const void* src) {\n"
-    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-    "  const unsigned address = (unsigned)__cvta_generic_to_shared(dst);\n"
-    "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\\n\" : : \"r\"(address), \"l\"(src) : \"memory\");\n"
-    "#else\n"
-    "  *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);\n"
-    "#endif\n"
-    "}\n";
+std::string copy_text(const std::string& ptx) {
+  return fmt::format(
+      "// 16 bytes from global to shared memory: cp.async on sm_80+ (waited for at the next\n"
+      "// __syncthreads()), a plain copy elsewhere.\n"
+      "static __device__ __forceinline__ void te_cp_async_16(void* dst, const void* src) {{\n"
+      "#if TE_PTX(800)\n"
+      "  {}(dst, src);\n"
+      "#else\n"
+      "  *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);\n"
+      "#endif\n"
+      "}}\n",
+      ptx);
+}
 
-const char* const kWait =
-    "// Waits for this thread's cp.async copies (before a barrier, so the block sees them).\n"
-    "static __device__ __forceinline__ void te_cp_async_wait_all() {\n"
-    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-    "  asm volatile(\"cp.async.wait_all;\\n\" : : : \"memory\");\n"
-    "#endif\n"
-    "}\n";
+std::string wait_text(const std::string& ptx) {
+  return fmt::format(
+      "// Waits for this thread's cp.async copies (before a barrier, so the block sees them).\n"
+      "static __device__ __forceinline__ void te_cp_async_wait_all() {{\n"
+      "#if TE_PTX(800)\n"
+      "  {}();\n"
+      "#endif\n"
+      "}}\n",
+      ptx);
+}
 
 }  // namespace
 
@@ -39,12 +46,12 @@ const LoadNode* async_copy_source(const StoreNode* n, int lanes) {
 }
 
 std::string async_copy_text(HelperSet& helpers, const std::string& dst, const std::string& src) {
-  helpers.use_text("te_cp_async_16", kCopy);
+  helpers.use_text("te_cp_async_16", copy_text(use_ptx(helpers, PtxInstruction::CpAsync16)));
   return fmt::format("te_cp_async_16({}, {});", dst, src);
 }
 
 std::string wait_for_async_copies_at_barriers(HelperSet& helpers, const std::string& kernel_text) {
-  helpers.use_text("te_cp_async_wait_all", kWait);
+  helpers.use_text("te_cp_async_wait_all", wait_text(use_ptx(helpers, PtxInstruction::CpAsyncWaitAll)));
   // The printer writes each barrier as a line of its own: the wait goes on the line
   // before, at its indentation.
   std::istringstream in(kernel_text);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "codegen_cuda_src/ptx_instructions.h"
+
 namespace te::cuda {
 
 namespace {
@@ -20,21 +22,14 @@ Type16 type16(DataType t) {
 // The lane's row/column in its quad: PTX's groupID and threadID_in_group.
 const char* const kLane = "  const unsigned te_lane = threadIdx.x & 31u, te_g = te_lane >> 2, te_t = te_lane & 3u;\n";
 
-std::string mma(const Type16& t, const std::string& name) {
-  const std::string ptx = t.sfx == "bf16" ? "bf16.bf16" : "f16.f16";
+std::string mma(const Type16& t, const std::string& name, const std::string& ptx) {
   return fmt::format(
       "// mma.sync m16n8k16, float accumulators: c (4 per lane) += a (8 per lane) x b (4 per lane).\n"
       "// Before sm_80: the same sums through warp shuffles, k in order (a product of two\n"
       "// 16-bit floats is exact in float, so the result is te's declaration's, bit for bit).\n"
       "{0} void {1}(const {2}* a, const {2}* b, float* c) {{\n"
-      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-      "  const unsigned* A = reinterpret_cast<const unsigned*>(a);\n"
-      "  const unsigned* B = reinterpret_cast<const unsigned*>(b);\n"
-      "  asm volatile(\n"
-      "      \"mma.sync.aligned.m16n8k16.row.col.f32.{3}.f32 {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, \"\n"
-      "      \"{{%8, %9}}, {{%0, %1, %2, %3}};\\n\"\n"
-      "      : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3])\n"
-      "      : \"r\"(A[0]), \"r\"(A[1]), \"r\"(A[2]), \"r\"(A[3]), \"r\"(B[0]), \"r\"(B[1]));\n"
+      "#if TE_PTX(800)\n"
+      "  {3}(c, reinterpret_cast<const unsigned*>(a), reinterpret_cast<const unsigned*>(b));\n"
       "#else\n"
       "{5}"
       "#pragma unroll\n"
@@ -87,47 +82,39 @@ std::string load_b(const Type16& t, const std::string& name) {
       kDevice, name, t.c, kLane);
 }
 
-// An ldmatrix form: the fragment it loads, the instruction, the row each lane gives the
-// address of (elements after s), and the asm operands that read the lane's 32-bit pairs.
+// An ldmatrix form: the fragment it loads, the instruction, and the row each lane gives
+// the address of (elements after s).
 struct Ldmatrix {
   const char* fragment;
-  const char* instruction;
+  PtxInstruction instruction;
   const char* row;
-  const char* load;
 };
 
 // x4 for "a": lanes 0-7, 8-15, 16-23, 24-31 give the rows of its four 8 x 8 quarters.
-const Ldmatrix kLdmatrixA = {"a", "ldmatrix.x4",
-                             "(long long)((lane & 7u) + ((lane >> 3) & 1u) * 8u) * stride + (lane >> 4) * 8u",
-                             "\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\\n\"\n"
-                             "                 : \"=r\"(F[0]), \"=r\"(F[1]), \"=r\"(F[2]), \"=r\"(F[3])\n"
-                             "                 : \"r\"(address)"};
+const Ldmatrix kLdmatrixA = {"a", PtxInstruction::LdmatrixX4,
+                             "(long long)((lane & 7u) + ((lane >> 3) & 1u) * 8u) * stride + (lane >> 4) * 8u"};
 // x2.trans for "b": lanes 0-15 give the rows k.
-const Ldmatrix kLdmatrixB = {"b", "ldmatrix.x2.trans", "(long long)(lane & 15u) * stride",
-                             "\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\\n\"\n"
-                             "                 : \"=r\"(F[0]), \"=r\"(F[1])\n"
-                             "                 : \"r\"(address)"};
+const Ldmatrix kLdmatrixB = {"b", PtxInstruction::LdmatrixX2Trans, "(long long)(lane & 15u) * stride"};
 
 // A fragment from shared memory through ldmatrix (sm_75+) when its rows are 16-byte
 // aligned (`aligned`: the code generator proved it), else `fallback`, each lane's loads.
-std::string ldmatrix(const Type16& t, const std::string& name, const std::string& fallback, const Ldmatrix& form) {
+std::string ldmatrix(const Type16& t, const std::string& name, const std::string& fallback, const Ldmatrix& form,
+                     const std::string& ptx) {
   return fmt::format(
       "// The \"{4}\" fragment from shared memory: {5} where its rows are 16-byte aligned\n"
       "// (`aligned`: te proved it), else {3}.\n"
       "{0} void {1}(const {2}* s, long long stride, {2}* f, bool aligned) {{\n"
-      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750\n"
+      "#if TE_PTX(750)\n"
       "  if (aligned || ((reinterpret_cast<unsigned long long>(s) & 15ull) == 0 && (stride & 7) == 0)) {{\n"
       "    const unsigned lane = threadIdx.x & 31u;\n"
-      "    const unsigned address = (unsigned)__cvta_generic_to_shared(s + {6});\n"
-      "    unsigned* F = reinterpret_cast<unsigned*>(f);\n"
-      "    asm volatile({7});\n"
+      "    {5}(reinterpret_cast<unsigned*>(f), s + {6});\n"
       "    return;\n"
       "  }}\n"
       "#endif\n"
       "  (void)aligned;\n"
       "  {3}(s, stride, f);\n"
       "}}\n",
-      kDevice, name, t.c, fallback, form.fragment, form.instruction, form.row, form.load);
+      kDevice, name, t.c, fallback, form.fragment, ptx, form.row);
 }
 
 std::string store_c(const std::string& name) {
@@ -171,10 +158,11 @@ std::string use_tensor_core_helper(HelperSet& helpers, TensorCoreHelper h, DataT
   const Type16 ty = type16(t);
   std::string name;
   switch (h) {
-    case TensorCoreHelper::Mma:
+    case TensorCoreHelper::Mma: {
+      const std::string ptx = use_ptx(helpers, t.is_bfloat() ? PtxInstruction::MmaBF16 : PtxInstruction::MmaF16);
       name = "te_mma_m16n8k16_" + ty.sfx;
-      helpers.use_text(name, mma(ty, name));
-      break;
+      helpers.use_text(name, mma(ty, name, ptx));
+    } break;
     case TensorCoreHelper::LoadA:
       name = "te_load_matrix_a_" + ty.sfx;
       helpers.use_text(name, load_a(ty, name));
@@ -182,7 +170,7 @@ std::string use_tensor_core_helper(HelperSet& helpers, TensorCoreHelper h, DataT
     case TensorCoreHelper::LdmatrixA: {
       std::string fallback = use_tensor_core_helper(helpers, TensorCoreHelper::LoadA, t);
       name = "te_ldmatrix_a_" + ty.sfx;
-      helpers.use_text(name, ldmatrix(ty, name, fallback, kLdmatrixA));
+      helpers.use_text(name, ldmatrix(ty, name, fallback, kLdmatrixA, use_ptx(helpers, kLdmatrixA.instruction)));
       break;
     }
     case TensorCoreHelper::LoadB:
@@ -192,7 +180,7 @@ std::string use_tensor_core_helper(HelperSet& helpers, TensorCoreHelper h, DataT
     case TensorCoreHelper::LdmatrixB: {
       std::string fallback = use_tensor_core_helper(helpers, TensorCoreHelper::LoadB, t);
       name = "te_ldmatrix_b_" + ty.sfx;
-      helpers.use_text(name, ldmatrix(ty, name, fallback, kLdmatrixB));
+      helpers.use_text(name, ldmatrix(ty, name, fallback, kLdmatrixB, use_ptx(helpers, kLdmatrixB.instruction)));
       break;
     }
     case TensorCoreHelper::StoreC:

@@ -7,10 +7,11 @@
 //  - __syncthreads() is a barrier over the block's threads; a thread that returns from
 //    the kernel leaves the barrier (as on current GPUs). A barrier that waits longer
 //    than 60 s is a deadlock: the program aborts with a message.
-//  - __shfl_down_sync and __shfl_sync exchange values through a per-block array; the
-//    threads of each warp (32 consecutive linear thread indices) meet at a warp barrier
-//    before and after. (te's tensor-core helpers take their shuffle path here: no
-//    __CUDA_ARCH__, so no mma.sync / ldmatrix.)
+//  - The warp shuffles (__shfl_sync and its down/up/xor forms) are shfl.sync as the PTX
+//    ISA defines it, exchanging values through a per-block array; the threads of each
+//    warp (32 consecutive linear thread indices) meet at a warp barrier before and after.
+//    te's PTX instructions (mma.sync, ldmatrix, cp.async) are ptx_emulation.h's: with it,
+//    a .cu file takes its TE_PTX (GPU) path; without, its portable one.
 //  - __half is IEEE binary16 storage; each operation computes in float and rounds to
 //    nearest even, as cuda_fp16's operators do. __nv_bfloat16 is in cuda_bf16.h.
 //  - cudaMallocAsync/cudaFreeAsync are malloc/free; launches are recorded.
@@ -151,43 +152,77 @@ void call_kernel(void (*kernel)(P...), void** args, std::index_sequence<I...>) {
 
 inline void __syncthreads() { te_emu::current_barrier->arrive_and_wait(); }
 
-// Every lane of the warp must call it (te only emits full masks); a lane past the end of
-// the block or of the warp reads its own value, as width 32 does on the GPU.
+namespace te_emu {
+
+// shfl.sync (PTX ISA, "Data Movement and Conversion Instructions: shfl.sync"), as its
+// pseudo-code defines it: lane j's value, where j comes from the mode, b (lane or offset)
+// and c (the clamp value in bits 0-4, the segment mask in bits 8-12); a j outside the
+// lane's segment, or past the end of the block, gives the lane its own value. Every lane
+// of the warp must take part (membermask 0xffffffff: the emulation has no divergence).
+enum class Shfl { Up, Down, Bfly, Idx };
 template <typename T>
-T __shfl_down_sync(unsigned mask, T value, unsigned delta, int width = 32) {
+T shfl_sync(Shfl mode, unsigned membermask, T a, unsigned b, unsigned c, const char* intrinsic) {
   static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle of a wide type");
-  if (mask != 0xffffffffu || width != 32) {
-    std::fprintf(stderr, "cuda emulation: __shfl_down_sync with a partial mask or width\n");
+  if (membermask != 0xffffffffu) {
+    std::fprintf(stderr, "cuda emulation: %s with a partial member mask\n", intrinsic);
     std::abort();
   }
-  te_emu::WarpExchange& x = *te_emu::current_exchange;
-  const unsigned me = te_emu::linear_thread, src = me + delta;
-  te_emu::BlockBarrier& warp = *x.warps[me / 32];
-  std::memcpy(&x.slots[me], &value, sizeof(T));
+  WarpExchange& x = *current_exchange;
+  const unsigned me = linear_thread, lane = me & 31u, warp_base = me - lane;
+  const unsigned bval = b & 31u, cval = c & 31u, segmask = (c >> 8) & 31u;
+  const unsigned max_lane = (lane & segmask) | (cval & ~segmask), min_lane = lane & segmask;
+  unsigned j = lane;
+  bool in_range = false;
+  switch (mode) {
+    case Shfl::Up:
+      j = lane - bval;
+      in_range = int(j) >= int(max_lane);
+      break;
+    case Shfl::Down:
+      j = lane + bval;
+      in_range = j <= max_lane;
+      break;
+    case Shfl::Bfly:
+      j = lane ^ bval;
+      in_range = j <= max_lane;
+      break;
+    case Shfl::Idx:
+      j = min_lane | (bval & ~segmask);
+      in_range = j <= max_lane;
+      break;
+  }
+  if (!in_range) j = lane;
+  BlockBarrier& warp = *x.warps[me / 32];
+  std::memcpy(&x.slots[me], &a, sizeof(T));
   warp.arrive_and_wait();
-  T out = value;
-  if (src / 32 == me / 32 && src < x.slots.size()) std::memcpy(&out, &x.slots[src], sizeof(T));
+  T out = a;
+  if (warp_base + j < x.slots.size()) std::memcpy(&out, &x.slots[warp_base + j], sizeof(T));
   warp.arrive_and_wait();
   return out;
 }
-// Every lane of the warp must call it (full mask); srcLane is taken modulo 32 within
-// the warp, and a lane past the end of the block reads the caller's own value.
+
+}  // namespace te_emu
+
+// CUDA's intrinsics are shfl.sync with c = ((32 - width) << 8) | clamp, clamp 31 for down
+// and idx (CUDA's sm_30_intrinsics).
+template <typename T>
+T __shfl_down_sync(unsigned mask, T value, unsigned delta, int width = 32) {
+  return te_emu::shfl_sync(te_emu::Shfl::Down, mask, value, delta, ((32u - unsigned(width)) << 8) | 31u,
+                           "__shfl_down_sync");
+}
 template <typename T>
 T __shfl_sync(unsigned mask, T value, int src_lane, int width = 32) {
-  static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle of a wide type");
-  if (mask != 0xffffffffu || width != 32) {
-    std::fprintf(stderr, "cuda emulation: __shfl_sync with a partial mask or width\n");
-    std::abort();
-  }
-  te_emu::WarpExchange& x = *te_emu::current_exchange;
-  const unsigned me = te_emu::linear_thread, src = (me / 32) * 32 + (static_cast<unsigned>(src_lane) & 31u);
-  te_emu::BlockBarrier& warp = *x.warps[me / 32];
-  std::memcpy(&x.slots[me], &value, sizeof(T));
-  warp.arrive_and_wait();
-  T out = value;
-  if (src < x.slots.size()) std::memcpy(&out, &x.slots[src], sizeof(T));
-  warp.arrive_and_wait();
-  return out;
+  return te_emu::shfl_sync(te_emu::Shfl::Idx, mask, value, unsigned(src_lane), ((32u - unsigned(width)) << 8) | 31u,
+                           "__shfl_sync");
+}
+template <typename T>
+T __shfl_xor_sync(unsigned mask, T value, int lane_mask, int width = 32) {
+  return te_emu::shfl_sync(te_emu::Shfl::Bfly, mask, value, unsigned(lane_mask), ((32u - unsigned(width)) << 8) | 31u,
+                           "__shfl_xor_sync");
+}
+template <typename T>
+T __shfl_up_sync(unsigned mask, T value, unsigned delta, int width = 32) {
+  return te_emu::shfl_sync(te_emu::Shfl::Up, mask, value, delta, (32u - unsigned(width)) << 8, "__shfl_up_sync");
 }
 [[noreturn]] inline void __trap() {
   std::fprintf(stderr, "cuda emulation: __trap() (a device assertion failed)\n");

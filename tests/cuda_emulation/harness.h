@@ -125,14 +125,40 @@ struct EmulatedRun {
 // each in its own namespace, with a driver that calls a module's launcher on files.
 class EmulatedProgram {
  public:
+  // Which paths of the helpers' `#if TE_PTX(arch)` a program runs: the GPU's PTX
+  // instructions through ptx_emulation.h, the portable code without.
+  enum class Paths {
+    Both,      // each, where a module has PTX (else the portable one): run() compares them bit for bit
+    Ptx,       // the PTX path only (where a module has none: the portable one)
+    Portable,  // the portable path only
+  };
+  explicit EmulatedProgram(Paths paths = Paths::Both) : paths_(paths) {}
+
   // Adds a module; its launcher name must be unique in the program.
   void add(const CudaModule& m) { modules_.push_back(m); }
 
-  // Compiles the program; false with the compiler's output in *log on failure.
+  // Compiles the program (twice with Paths::Both where a module has a PTX path); false
+  // with the compiler's output in *log on failure.
   bool build(std::string* log) {
+    bool has_ptx = false;
+    for (const CudaModule& m : modules_) has_ptx = has_ptx || m.source().find("#if TE_PTX(") != std::string::npos;
+    const bool portable = paths_ != Paths::Ptx || !has_ptx, ptx = paths_ != Paths::Portable && has_ptx;
+    built_ = false;
+    exe_.clear();
+    ptx_exe_.clear();
+    if (portable && !compile(false, log, &exe_)) return false;
+    if (ptx && !compile(true, log, portable ? &ptx_exe_ : &exe_)) return false;
+    return built_ = true;
+  }
+
+ private:
+  // The driver program of the modules, with ptx_emulation.h or without, compiled (or found
+  // in the cache) into *exe.
+  bool compile(bool ptx, std::string* log, std::string* exe) {
     // cuda_bf16.h first, outside the modules' namespaces (the .cu files include it again).
-    std::string src =
-        "#include \"cuda_emulation.h\"\n#include \"cuda_bf16.h\"\n#include \"driver_support.h\"\n#include <string>\n";
+    std::string src = std::string(ptx ? "#include \"ptx_emulation.h\"\n" : "") +
+                      "#include \"cuda_emulation.h\"\n#include \"cuda_bf16.h\"\n#include \"driver_support.h\"\n"
+                      "#include <string>\n";
     for (size_t k = 0; k < modules_.size(); ++k) {
       const CudaModule& m = modules_[k];
       src += fmt::format("\nnamespace te_case_{} {{\n#line 1 \"{}.cu\"\n{}}}\n", k, m.name(), m.source());
@@ -179,31 +205,56 @@ class EmulatedProgram {
         "-Wno-error=maybe-uninitialized -frounding-math -I {} {}",
         quote(emulation_include_dir()), extra ? extra : "");
     std::string headers;
-    for (const char* h : {"cuda_emulation.h", "driver_support.h", "cuda_bf16.h"})
+    for (const char* h : {"cuda_emulation.h", "driver_support.h", "cuda_bf16.h", "ptx_emulation.h"})
       headers += read_file(emulation_include_dir() + "/" + h);
     std::string key = fmt::format("{:016x}", std::hash<std::string>()(host_cxx() + flags + headers + src));
     std::filesystem::path cache = cache_dir();
-    exe_ = (cache / ("driver_" + key)).string();
-    if (::access(exe_.c_str(), X_OK) == 0) return built_ = true;
-    std::string cpp = dir_.path() + "/driver.cpp", tmp_exe = dir_.path() + "/driver";
+    *exe = (cache / ("driver_" + key)).string();
+    if (::access(exe->c_str(), X_OK) == 0) return true;
+    const std::string stem = ptx ? "/driver_ptx" : "/driver";
+    std::string cpp = dir_.path() + stem + ".cpp", tmp_exe = dir_.path() + stem;
     write_file(cpp, src);
     CommandResult r = run_command(fmt::format("{} {} {} -o {}", quote(host_cxx()), flags, quote(cpp), quote(tmp_exe)));
     if (log) *log = r.output;
-    if (r.status != 0) return built_ = false;
+    if (r.status != 0) return false;
     // Publish atomically: a concurrent test process may be building the same program.
     std::error_code ec;
     std::filesystem::create_directories(cache, ec);
-    std::string staged = exe_ + "." + std::to_string(::getpid());
+    std::string staged = *exe + "." + std::to_string(::getpid());
     std::filesystem::copy_file(tmp_exe, staged, std::filesystem::copy_options::overwrite_existing, ec);
-    if (!ec) std::filesystem::rename(staged, exe_, ec);
-    if (ec) exe_ = tmp_exe;  // no cache: use the private copy
-    return built_ = true;
+    if (!ec) std::filesystem::rename(staged, *exe, ec);
+    if (ec) *exe = tmp_exe;  // no cache: use the private copy
+    return true;
   }
 
+ public:
   // Calls the launcher of module `name` (built from f) with args in f's parameter order;
   // shape variables are taken from the arrays.
+  // With Paths::Both and a module that has a PTX path, the two paths run on the same
+  // arguments; a difference in any array is the result's error -3, described in output.
   EmulatedRun run(const std::string& name, const LoweredFunc& f, const std::vector<Argument>& args) {
     if (!built_) throw std::runtime_error("EmulatedProgram::run before a successful build()");
+    EmulatedRun portable = run_with(exe_, name, f, args);
+    if (ptx_exe_.empty() || portable.error != 0) return portable;
+    EmulatedRun ptx = run_with(ptx_exe_, name, f, args);
+    std::string differences;
+    if (ptx.error != 0) differences = "the PTX path failed (error " + std::to_string(ptx.error) + "): " + ptx.output;
+    for (size_t i = 0; differences.empty() && i < ptx.arrays.size() && i < portable.arrays.size(); ++i)
+      if (portable.arrays[i].defined() &&
+          (portable.arrays[i].nbytes() != ptx.arrays[i].nbytes() ||
+           std::memcmp(portable.arrays[i].data(), ptx.arrays[i].data(), portable.arrays[i].nbytes()) != 0))
+        differences = "the PTX path's array " + std::to_string(i) + " (" + f.params[i].name() +
+                      ") differs from the portable path's";
+    if (!differences.empty()) {
+      portable.error = -3;
+      portable.output += "\n" + differences + "\n";
+    }
+    return portable;
+  }
+
+ private:
+  EmulatedRun run_with(const std::string& exe, const std::string& name, const LoweredFunc& f,
+                       const std::vector<Argument>& args) {
     const CudaModule* m = nullptr;
     for (const CudaModule& x : modules_)
       if (x.name() == name) m = &x;
@@ -226,7 +277,7 @@ class EmulatedProgram {
         write_file(fmt::format("{}/{}.txt", dir, i), scalar_text(f, args, p));
       }
     }
-    CommandResult r = run_command(fmt::format("{} {} {}", quote(exe_), quote(name), quote(dir)));
+    CommandResult r = run_command(fmt::format("{} {} {}", quote(exe), quote(name), quote(dir)));
     EmulatedRun out;
     out.output = r.output;
     if (r.status != 0) return out;
@@ -249,7 +300,6 @@ class EmulatedProgram {
     return out;
   }
 
- private:
   // Next to the test executable (in the build tree), else in the temporary folder.
   static std::filesystem::path cache_dir() {
     std::error_code ec;
@@ -283,9 +333,11 @@ class EmulatedProgram {
     throw std::runtime_error("no value for launcher argument " + p.name);
   }
 
+  Paths paths_;
   TempDir dir_;
   std::vector<CudaModule> modules_;
-  std::string exe_;
+  std::string exe_;      // the portable path's program (the PTX path's with Paths::Ptx)
+  std::string ptx_exe_;  // the PTX path's, with Paths::Both where a module has one
   bool built_ = false;
   int runs_ = 0;
 };

@@ -1,0 +1,24 @@
+// te's inline PTX, one small device function per instruction (te_ptx_<name>), so that the
+// helpers that use an instruction read as C++ and te's CPU emulation can replace each
+// one (tests/cuda_emulation/ptx_emulation.h defines TE_PTX_EMULATED and its own).
+#pragma once
+#include <string>
+
+#include "codegen_cuda_src/helpers.h"
+
+namespace te::cuda {
+
+enum class PtxInstruction {
+  MmaF16,           // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+  MmaBF16,          // mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+  LdmatrixX4,       // ldmatrix.sync.aligned.m8n8.x4.shared.b16
+  LdmatrixX2Trans,  // ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+  CpAsync16,        // cp.async.cg.shared.global, 16 bytes
+  CpAsyncWaitAll,   // cp.async.wait_all
+};
+
+// Registers the instruction's function (after TE_PTX, the macro that says which path a
+// helper takes) and returns its name. The function exists where TE_PTX(its arch) holds.
+std::string use_ptx(HelperSet& helpers, PtxInstruction instruction);
+
+}  // namespace te::cuda
