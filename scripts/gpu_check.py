@@ -4,11 +4,19 @@ nvcc and PyTorch, compiles every kernel of a kit made by te_gpu_kit, runs each t
 its own host launcher and compares the outputs with what interpret() produced, then times
 the bench kernels against PyTorch / cuBLAS with CUDA events and prints a table.
 
-  gpu_check.py KIT [--out results.md] [--only NAME ...] [--check-only] [--compile-only]
+  gpu_check.py KIT [--out results.md] [--only NAME ...] [--budget-s S] [--check-only] [--compile-only]
+
+One run fits a GPU machine's short loan: every kernel compiles at once (nvcc on all the
+machine's cores), the correctness corpus runs first and the timings after, and each row
+of the table is printed and written to --out (default $OUT/gpu_check.md where $OUT is
+set) as soon as it is measured, so a run stopped early keeps what it measured. Timings
+not started within --budget-s seconds (default 420) are listed as not run. The last line
+names what failed or did not run, as the --only arguments of a rerun.
 
 --check-only reads the kit (manifests, .npy files) without nvcc or a GPU; --compile-only
 also builds each kernel into a shared library (nvcc, no GPU), reporting spills.
 """
+import concurrent.futures
 import argparse
 import ctypes
 import datetime
@@ -18,6 +26,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -42,6 +51,32 @@ def compile_so(folder, arch):
     log = r.stdout + r.stderr
     spills = sum(int(a) + int(b) for a, b in re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log))
     return r.returncode == 0, log, spills
+
+
+class Compiler:
+    """Every kernel's nvcc, started at once on all cores; result(folder) waits for one."""
+
+    def __init__(self, folders, arch):
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
+        self.jobs = {f: self.pool.submit(compile_so, f, arch) for f in folders}
+
+    def result(self, folder):
+        return self.jobs[folder].result()
+
+
+class Report:
+    """The table, printed and written to `path` row by row (a killed run keeps its rows)."""
+
+    def __init__(self, path):
+        self.path, self.lines = path, []
+
+    def add(self, *lines):
+        for line in lines:
+            print(line, flush=True)
+        self.lines += lines
+        if self.path:
+            with open(self.path, "w") as f:
+                f.write("\n".join(self.lines) + "\n")
 
 
 def tolerance(dtype, name):
@@ -72,18 +107,23 @@ def check_kit(kit, only):
     return corpus, bench
 
 
-def run_corpus(torch, kit, corpus, arch, only):
+def run_corpus(torch, kit, corpus, compiler, only, report):
     rows = []
+
+    def row(*r):
+        rows.append(r)
+        report.add(f"| {r[0]} | {r[1]} | {r[2]} |")
+
     for m in corpus:
         if only and m["name"] not in only:
             continue
         if "skip" in m:
-            rows.append((m["name"], "skipped", m["skip"]))
+            row(m["name"], "skipped", m["skip"])
             continue
         folder = os.path.join(kit, "corpus", m["name"])
-        ok, log, spills = compile_so(folder, arch)
+        ok, log, spills = compiler.result(folder)
         if not ok:
-            rows.append((m["name"], "FAIL", "nvcc: " + log.strip().splitlines()[-1]))
+            row(m["name"], "FAIL", "nvcc: " + log.strip().splitlines()[-1])
             continue
         fn = getattr(ctypes.CDLL(os.path.join(folder, "kernel.so")), m["launcher"])
         fn.restype = ctypes.c_int
@@ -117,7 +157,7 @@ def run_corpus(torch, kit, corpus, arch, only):
                 problems.append(f"{p['name']} differs from interpret() (max |diff| {diff:.3g})")
         status = "FAIL" if problems else ("ok (bit-exact)" if exact else "ok (within tolerance)")
         note = "; ".join(problems) + (f" {spills} bytes of spills" if spills else "")
-        rows.append((m["name"], status, note))
+        row(m["name"], status, note)
     return rows
 
 
@@ -188,18 +228,32 @@ def reference(torch, name, bufs, n_out):
     raise ValueError("unknown reference " + name)
 
 
-def run_bench(torch, kit, bench, arch, only):
+def bench_line(r):
+    if r[1] is None:
+        return f"| {r[0]} | - | - | - | - | - | {r[3]} |"
+    return f"| {r[0]} | {r[1]:.4f} | {r[2]:.4f} | {r[2] / r[1]:.2f}x | {r[4]:.0f} | {r[5]:.0f} | {r[3]} |"
+
+
+def run_bench(torch, kit, bench, compiler, only, report, deadline):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     rows = []
     copy_gbs = None
+
+    def row(*r):
+        rows.append(r)
+        report.add(bench_line(r))
+
     for b in bench:
         if only and b["name"] not in only:
             continue
+        if time.monotonic() > deadline:
+            row(b["name"], None, None, "not run (time budget)")
+            continue
         folder = os.path.join(kit, "bench", b["name"])
-        ok, log, spills = compile_so(folder, arch)
+        ok, log, spills = compiler.result(folder)
         if not ok:
-            rows.append((b["name"], None, None, "nvcc failed: " + log.strip().splitlines()[-1]))
+            row(b["name"], None, None, "nvcc failed: " + log.strip().splitlines()[-1])
             continue
         fn = getattr(ctypes.CDLL(os.path.join(folder, "kernel.so")), b["launcher"])
         fn.restype = ctypes.c_int
@@ -209,7 +263,7 @@ def run_bench(torch, kit, bench, arch, only):
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         call = lambda: fn(*[ctypes.c_void_p(t.data_ptr()) for t in bufs], *b["scalars"], stream)
         if call() != 0:
-            rows.append((b["name"], None, None, "launcher failed"))
+            row(b["name"], None, None, "launcher failed")
             continue
         torch.cuda.synchronize()
         ref = reference(torch, b["reference"], bufs, out)
@@ -222,34 +276,40 @@ def run_bench(torch, kit, bench, arch, only):
             copy_gbs = 2 * src.numel() * 4 / copy_ms / 1e6
         note = f"max rel err {err:.2e}" + (f", {spills} B spills" if spills else "") + \
             sass_note(folder, b.get("sass"))
-        rows.append((b["name"], te_ms, torch_ms, note, b["bytes"] / te_ms / 1e6, b["flops"] / te_ms / 1e9))
+        row(b["name"], te_ms, torch_ms, note, b["bytes"] / te_ms / 1e6, b["flops"] / te_ms / 1e9)
     return rows, copy_gbs
 
 
 def main():
+    start = time.monotonic()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("kit")
-    ap.add_argument("--out", help="also write the report (markdown) here")
+    default_out = os.path.join(os.environ["OUT"], "gpu_check.md") if os.environ.get("OUT") else None
+    ap.add_argument("--out", default=default_out, help="also write the report (markdown) here, row by row")
     ap.add_argument("--only", nargs="*", default=[], help="kernel names to run")
+    ap.add_argument("--budget-s", type=float, default=420, help="start no timing after this many seconds")
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--arch", help="sm_XX (default: the GPU's)")
     a = ap.parse_args()
     corpus, bench = check_kit(a.kit, a.only)
+    corpus_folders = [(m["name"], os.path.join(a.kit, "corpus", m["name"])) for m in corpus
+                      if (not a.only or m["name"] in a.only) and "skip" not in m]
+    bench_folders = [(b["name"], os.path.join(a.kit, "bench", b["name"])) for b in bench
+                     if not a.only or b["name"] in a.only]
     if a.check_only:
         print(f"kit ok: {len(corpus)} corpus kernels, {len(bench)} bench kernels")
         return 0
     if a.compile_only:
+        compiler = Compiler([f for _, f in corpus_folders + bench_folders], a.arch or "sm_90")
         failed = 0
-        for name, folder in [(m["name"], os.path.join(a.kit, "corpus", m["name"])) for m in corpus] + \
-                            [(b["name"], os.path.join(a.kit, "bench", b["name"])) for b in bench]:
-            if a.only and name not in a.only:
-                continue
-            ok, log, spills = compile_so(folder, a.arch or "sm_90")
+        for name, folder in corpus_folders + bench_folders:
+            ok, log, spills = compiler.result(folder)
             failed += not ok
-            print(f"{name}: {'ok' if ok else 'FAIL'}{f', {spills} bytes of spills' if spills else ''}")
+            print(f"{name}: {'ok' if ok else 'FAIL'}{f', {spills} bytes of spills' if spills else ''}", flush=True)
             if not ok:
                 print(log)
+        print(f"compiled {len(corpus_folders) + len(bench_folders)} kernels in {time.monotonic() - start:.0f} s")
         return 1 if failed else 0
     import torch
     if not torch.cuda.is_available():
@@ -257,26 +317,23 @@ def main():
         return 1
     major, minor = torch.cuda.get_device_capability()
     arch = a.arch or f"sm_{major}{minor}"
-    gpu = torch.cuda.get_device_name()
-    lines = [f"GPU check: {gpu} ({arch}), {datetime.date.today()}, torch {torch.__version__}", "",
-             "| corpus kernel | result | note |", "|---|---|---|"]
-    corpus_rows = run_corpus(torch, a.kit, corpus, arch, a.only)
-    lines += [f"| {n} | {s} | {note} |" for n, s, note in corpus_rows]
-    bench_rows, copy_gbs = run_bench(torch, a.kit, bench, arch, a.only)
-    lines += ["", "| bench kernel | te ms | PyTorch ms | te / PyTorch speed | te GB/s | te GFLOP/s | note |",
-              "|---|---|---|---|---|---|---|"]
-    for r in bench_rows:
-        if r[1] is None:
-            lines.append(f"| {r[0]} | - | - | - | - | - | {r[3]} |")
-        else:
-            lines.append(f"| {r[0]} | {r[1]:.4f} | {r[2]:.4f} | {r[2] / r[1]:.2f}x | {r[4]:.0f} | {r[5]:.0f} | {r[3]} |")
+    compiler = Compiler([f for _, f in corpus_folders + bench_folders], arch)
+    driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    report = Report(a.out)
+    report.add(f"GPU check: {torch.cuda.get_device_name()} ({arch}), driver {driver}, {datetime.date.today()}, "
+               f"torch {torch.__version__}, CUDA {torch.version.cuda}", "",
+               "| corpus kernel | result | note |", "|---|---|---|")
+    corpus_rows = run_corpus(torch, a.kit, corpus, compiler, a.only, report)
+    report.add("", "| bench kernel | te ms | PyTorch ms | te / PyTorch speed | te GB/s | te GFLOP/s | note |",
+               "|---|---|---|---|---|---|---|")
+    bench_rows, copy_gbs = run_bench(torch, a.kit, bench, compiler, a.only, report, start + a.budget_s)
     if copy_gbs:
-        lines.append(f"\ndevice-to-device copy: {copy_gbs:.0f} GB/s (the row sum's bandwidth baseline)")
-    report = "\n".join(lines)
-    print(report)
-    if a.out:
-        open(a.out, "w").write(report + "\n")
-    return 1 if any(s == "FAIL" for _, s, _ in corpus_rows) else 0
+        report.add("", f"device-to-device copy: {copy_gbs:.0f} GB/s (the row sum's bandwidth baseline)")
+    again = [r[0] for r in corpus_rows if r[1] == "FAIL"] + [r[0] for r in bench_rows if r[1] is None]
+    report.add("", f"{time.monotonic() - start:.0f} s; " +
+               (f"rerun what failed or did not run: --only {' '.join(again)}" if again else "nothing to rerun"))
+    return 1 if any(r[1] == "FAIL" for r in corpus_rows) else 0
 
 
 if __name__ == "__main__":

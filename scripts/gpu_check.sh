@@ -5,7 +5,7 @@
 #                                     (default gpu_kit/): the .cu files, inputs and
 #                                     interpret()'s outputs of the CUDA test corpus and the
 #                                     reference schedules, and the bench shapes;
-#   scripts/gpu_check.sh run [KIT] [--out FILE]
+#   scripts/gpu_check.sh run [KIT] [--out FILE] [--only NAME...] [--budget-s S]
 #                                     on the GPU machine (nvcc, PyTorch with CUDA): compiles
 #                                     and runs every kernel, compares with interpret(), times
 #                                     the bench kernels against PyTorch and cuBLAS and prints
@@ -16,7 +16,8 @@ step=${1:-}
 kit=${2:-gpu_kit}
 case "$step" in
   make)
-    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    source scripts/build_config.sh  # build/ as demo.sh and test.sh configure it
+    cmake -S . -B build "${te_cmake_args[@]}" >/dev/null
     cmake --build build --target te_gpu_kit
     rm -rf "$kit"
     build/tests/te_gpu_kit "$kit"
@@ -26,7 +27,7 @@ case "$step" in
     python3 scripts/gpu_check.py "$kit" "$@"
     ;;
   *)
-    echo "usage: scripts/gpu_check.sh make [KIT] | run [KIT] [--out FILE] [--only NAME...]" >&2
+    echo "usage: scripts/gpu_check.sh make [KIT] | run [KIT] [--out FILE] [--only NAME...] [--budget-s S]" >&2
     exit 2
     ;;
 esac
