@@ -152,35 +152,59 @@ bool worth_a_local(const Expr& e) {
 // a load (its index may be valid only under the condition), a call outside te, a warp
 // shuffle. Other values are pure and cannot fault (te defines x / 0), so the right side
 // of && or || may share them; if_then_else's branches stay guarded whatever they hold
-// (the user asked for lazy evaluation, often to skip work).
-bool must_stay_guarded(const Expr& e) {
-  bool found = false;
+// (the user asked for lazy evaluation, often to skip work). Memoised by node for one
+// statement (a chain of && asks it of every suffix); the memo holds its nodes, so no
+// address is reused while it lives.
+class GuardRule {
+ public:
+  bool must_stay_guarded(const Expr& e) {
+    Finder f(memo_);
+    f.visit(e);
+    return f.found;
+  }
+
+ private:
+  using Memo = std::unordered_map<const ExprNode*, std::pair<Expr, bool>>;
   struct Finder : IRVisitor {
-    bool* found;
-    void visit_load(const LoadNode*) override { *found = true; }
+    explicit Finder(Memo& memo) : memo(memo) {}
+    Memo& memo;
+    bool found = false;
+    using IRVisitor::visit;
+    void visit(const Expr& e) override {
+      if (!e.defined()) return;
+      if (auto it = memo.find(e.get()); it != memo.end()) {
+        found = found || it->second.second;
+        return;
+      }
+      const bool outer = found;
+      found = false;
+      IRVisitor::visit(e);
+      memo.emplace(e.get(), std::make_pair(e, found));
+      found = outer || found;
+    }
+    void visit_load(const LoadNode*) override { found = true; }
     void visit_call(const CallNode* n) override {
       if (n->op == Intrinsic::Extern || n->op == Intrinsic::WarpShuffleDown || n->op == Intrinsic::ThreadAllreduce)
-        *found = true;
+        found = true;
       else
         IRVisitor::visit_call(n);
     }
-  } f;
-  f.found = &found;
-  f.visit(e);
-  return found;
-}
+  };
+  Memo memo_;
+};
 
 // Calls f(child, guarded) for each operand of e: guarded when only a condition makes C
-// evaluate it. Let is opaque (its body sees the Let's variable).
+// evaluate it (rule: whether a lazy operand must stay so; none: guardedness is not asked).
+// Let is opaque (its body sees the Let's variable).
 template <typename F>
-void for_each_operand(const Expr& e, bool guarded, F&& f) {
+void for_each_operand(const Expr& e, bool guarded, GuardRule* rule, F&& f) {
   switch (e->kind) {
     case ExprKind::Cast: return f(e.as<CastNode>()->value, guarded);
     case ExprKind::Binary: {
       auto* n = e.as<BinaryNode>();
       bool lazy = n->op == BinOp::And || n->op == BinOp::Or;
       f(n->a, guarded);
-      return f(n->b, guarded || (lazy && must_stay_guarded(n->b)));
+      return f(n->b, guarded || (lazy && rule != nullptr && rule->must_stay_guarded(n->b)));
     }
     case ExprKind::Not: return f(e.as<NotNode>()->a, guarded);
     case ExprKind::Select: {
@@ -210,7 +234,7 @@ void for_each_operand(const Expr& e, bool guarded, F&& f) {
 // count over the structural DAG: a repeated parent counts its children once).
 class UseCounter {
  public:
-  explicit UseCounter(Numbering& num) : num_(num) {}
+  UseCounter(Numbering& num, GuardRule& rule) : num_(num), rule_(rule) {}
   std::map<int, int> uses;  // unguarded uses only
 
   void root(const Expr& e, bool guarded) {
@@ -227,13 +251,14 @@ class UseCounter {
     // per distinct parent) and once guarded (to number what it holds); one that stays in
     // place (a vector, index arithmetic) recomputes its operands wherever it appears.
     if (worth_a_local(e) && !(guarded ? seen_guarded_ : seen_).insert(id).second) return;
-    for_each_operand(e, guarded, [&](const Expr& c, bool g) {
+    for_each_operand(e, guarded, &rule_, [&](const Expr& c, bool g) {
       if (!g) ++uses[num_.id_of(c.get())];
       walk(c, g);
     });
   }
 
   Numbering& num_;
+  GuardRule& rule_;
   std::set<int> seen_, seen_guarded_;
 };
 
@@ -278,6 +303,8 @@ class Shortener : public IRMutator {
   static constexpr size_t kLongValue = 160;
   static constexpr size_t kSmallPart = 24;  // not worth a name of its own
 
+  explicit Shortener(GuardRule& rule) : rule_(rule) {}
+
   // e with its long parts replaced by locals appended to `out`.
   Expr shorten(const Expr& e, bool guarded, Locals* out) {
     if (!e.defined()) return e;
@@ -306,10 +333,13 @@ class Shortener : public IRMutator {
   }
 
  private:
-  // Printed length, with the parts already named counted as their names.
+  // Printed length, with the parts already named counted as their names. A length stays
+  // valid until the next part is named (only then can it change): each node's is computed
+  // once per naming, not once per question.
   size_t length(const Expr& e) {
     if (auto it = parts_.find(e.get()); it != parts_.end()) return it->second.name().size();
-    if (auto it = lengths_.find(e.get()); it != lengths_.end()) return it->second;
+    if (auto it = lengths_.find(e.get()); it != lengths_.end() && it->second.first == parts_.size())
+      return it->second.second;
     size_t own = 0, operands = 0;
     switch (e->kind) {
       case ExprKind::Var: own = e.as<VarNode>()->name.size(); break;
@@ -320,16 +350,16 @@ class Shortener : public IRMutator {
       case ExprKind::Let: own = to_string(e).size(); break;
       default: own = 6; break;  // an operator, its spaces and parentheses
     }
-    for_each_operand(e, false, [&](const Expr& c, bool) { operands += length(c) + 2; });
-    return lengths_[e.get()] = own + operands;
+    for_each_operand(e, false, nullptr, [&](const Expr& c, bool) { operands += length(c) + 2; });
+    lengths_[e.get()] = {parts_.size(), own + operands};
+    return own + operands;
   }
 
   void plan(const Expr& e, bool guarded) {
-    for_each_operand(e, guarded, [&](const Expr& c, bool g) { plan(c, g); });
-    lengths_.clear();  // parts named below change the lengths above
+    for_each_operand(e, guarded, &rule_, [&](const Expr& c, bool g) { plan(c, g); });
     if (guarded || length(e) <= kLongValue) return;
     std::vector<Expr> candidates;
-    for_each_operand(e, guarded, [&](const Expr& c, bool g) {
+    for_each_operand(e, guarded, &rule_, [&](const Expr& c, bool g) {
       if (!g && worth_a_local(c) && !parts_.count(c.get()) && length(c) > kSmallPart) candidates.push_back(c);
     });
     std::stable_sort(candidates.begin(), candidates.end(),
@@ -339,13 +369,13 @@ class Shortener : public IRMutator {
       parts_.emplace(c.get(), Var(local_name(c), c.dtype()));
       kept_.emplace(c.get(), c.node());
       order_.push_back(c.get());
-      lengths_.clear();
     }
   }
 
   std::unordered_map<const ExprNode*, Var> parts_;
   std::unordered_map<const ExprNode*, std::shared_ptr<const ExprNode>> kept_;  // the keys stay alive
-  std::unordered_map<const ExprNode*, size_t> lengths_;
+  GuardRule& rule_;
+  std::unordered_map<const ExprNode*, std::pair<size_t, size_t>> lengths_;  // parts named then, length
   std::vector<const ExprNode*> order_;
   const ExprNode* building_ = nullptr;
 };
@@ -354,7 +384,8 @@ class CommonSubexprElim : public IRMutator {
  protected:
   Stmt mutate_store(const Stmt& s, const StoreNode* n) override {
     Numbering num;
-    UseCounter count(num);
+    GuardRule rule;
+    UseCounter count(num, rule);
     // A predicated store skips its value where the predicate fails.
     bool guarded = n->predicate.defined();
     count.root(n->predicate, false);
@@ -367,7 +398,7 @@ class CommonSubexprElim : public IRMutator {
         shared.emplace(id, Var(local_name(num.representative(id)), num.representative(id).dtype()));
 
     UseLocals use(num, shared);
-    Shortener shorten;
+    Shortener shorten(rule);
     Locals locals;
     for (const auto& [id, var] : shared) {
       Expr value = shorten.shorten(use.value_of(id), false, &locals);
