@@ -81,8 +81,8 @@ TEST(PtxEmulation, PlantedMistakesAreCaught) {
       // No cp.async.wait_all before the barriers: the copies never land.
       {"a missing wait", planted(good.source(), "te_cp_async_wait_all();\n", "\n")},
       // Each lane gives the address of the next row of its matrix.
-      {"a wrong ldmatrix lane", planted(good.source(), "(long long)(lane & 15u) * stride",
-                                        "(long long)((lane + 1u) & 15u) * stride")},
+      {"a wrong ldmatrix lane",
+       planted(good.source(), "(long long)(lane & 15u) * stride", "(long long)((lane + 1u) & 15u) * stride")},
   };
   for (const Mistake& mistake : mistakes) {
     SCOPED_TRACE(mistake.what);

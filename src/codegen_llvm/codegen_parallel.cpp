@@ -6,48 +6,11 @@
 #include <fmt/format.h>
 #include <llvm/IR/Constants.h>
 
-#include <unordered_set>
-
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/llvm_compat.h"
+#include "expr/analysis.h"
 
 namespace te::codegen {
-namespace {
-
-// Variables and buffers a statement mentions, in order of first mention.
-class Uses : public IRVisitor {
- public:
-  std::vector<const VarNode*> vars;
-  std::vector<const BufferNode*> buffers;
-
- protected:
-  void visit_var(const VarNode* n) override { add(vars, var_seen_, n); }
-  void visit_load(const LoadNode* n) override {
-    add(buffers, buffer_seen_, n->buffer.get());
-    for (const Expr& e : n->buffer.shape()) visit(e);  // a checked index compares with the size
-    IRVisitor::visit_load(n);
-  }
-  void visit_store(const StoreNode* n) override {
-    add(buffers, buffer_seen_, n->buffer.get());
-    for (const Expr& e : n->buffer.shape()) visit(e);  // a streaming store compares with the size
-    IRVisitor::visit_store(n);
-  }
-  void visit_allocate(const AllocateNode* n) override {
-    // Extents may read outer variables; the buffer itself is defined inside.
-    for (const Expr& e : n->buffer.shape()) visit(e);
-    IRVisitor::visit_allocate(n);
-  }
-
- private:
-  template <typename T>
-  static void add(std::vector<const T*>& list, std::unordered_set<const T*>& seen, const T* x) {
-    if (seen.insert(x).second) list.push_back(x);
-  }
-  std::unordered_set<const VarNode*> var_seen_;
-  std::unordered_set<const BufferNode*> buffer_seen_;
-};
-
-}  // namespace
 
 void CodeGen::emit_parallel_for(const ForNode* n) {
   DataType t = n->var.dtype();
@@ -57,14 +20,13 @@ void CodeGen::emit_parallel_for(const ForNode* n) {
   llvm::Value* extent = emit_cast(emit(n->extent), n->extent.dtype(), t);
 
   // The closure: the loop's start, then every outer value the body uses.
-  Uses uses;
-  uses.visit(n->body);
+  const Mentions uses = mentions(n->body);
   std::vector<const VarNode*> vars;
-  for (const VarNode* v : uses.vars)
-    if (v != n->var.get() && vars_.count(v)) vars.push_back(v);
+  for (const Var& v : uses.vars)
+    if (v.get() != n->var.get() && vars_.count(v.get())) vars.push_back(v.get());
   std::vector<const BufferNode*> bufs;
-  for (const BufferNode* b : uses.buffers)
-    if (buffers_.count(b)) bufs.push_back(b);
+  for (const Buffer& b : uses.buffers)
+    if (buffers_.count(b.get())) bufs.push_back(b.get());
   std::vector<llvm::Type*> fields = {begin->getType()};
   for (const VarNode* v : vars) fields.push_back(vars_[v]->getType());
   for (const BufferNode* b : bufs) fields.push_back(buffers_[b].ptr->getType());

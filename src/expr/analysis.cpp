@@ -57,6 +57,59 @@ class FreeVars : public IRVisitor {
   std::unordered_set<const ExprNode*> seen_;
 };
 
+class Mentioned : public IRVisitor {
+ public:
+  Mentions found;
+  using IRVisitor::visit;
+  void visit(const Expr& e) override {
+    if (const auto* v = e.defined() ? e.as<VarNode>() : nullptr)
+      if (vars_.insert(v).second) found.vars.emplace_back(std::static_pointer_cast<const VarNode>(e.node()));
+    IRVisitor::visit(e);
+  }
+
+ protected:
+  void visit_load(const LoadNode* n) override {
+    buffer(n->buffer);
+    for (const Expr& e : n->buffer.shape()) visit(e);
+    IRVisitor::visit_load(n);
+  }
+  void visit_store(const StoreNode* n) override {
+    buffer(n->buffer);
+    for (const Expr& e : n->buffer.shape()) visit(e);
+    IRVisitor::visit_store(n);
+  }
+  void visit_allocate(const AllocateNode* n) override {
+    for (const Expr& e : n->buffer.shape()) visit(e);  // the buffer itself is defined inside
+    IRVisitor::visit_allocate(n);
+  }
+
+ private:
+  void buffer(const Buffer& b) {
+    if (buffers_.insert(b.get()).second) found.buffers.push_back(b);
+  }
+  std::unordered_set<const VarNode*> vars_;
+  std::unordered_set<const BufferNode*> buffers_;
+};
+
+class Binders : public IRVisitor {
+ public:
+  std::set<const VarNode*> bound;
+
+ protected:
+  void visit_for(const ForNode* n) override {
+    bound.insert(n->var.get());
+    IRVisitor::visit_for(n);
+  }
+  void visit_let_stmt(const LetStmtNode* n) override {
+    bound.insert(n->var.get());
+    IRVisitor::visit_let_stmt(n);
+  }
+  void visit_let(const LetNode* n) override {
+    bound.insert(n->var.get());
+    IRVisitor::visit_let(n);
+  }
+};
+
 class Buffers : public IRVisitor {
  public:
   BufferUse use;
@@ -107,6 +160,18 @@ std::vector<Var> free_vars(const Expr& e) {
   FreeVars f;
   f.visit(e);
   return f.vars;
+}
+
+Mentions mentions(const Stmt& s) {
+  Mentioned m;
+  m.visit(s);
+  return m.found;
+}
+
+std::set<const VarNode*> bound_vars(const Stmt& s) {
+  Binders b;
+  b.visit(s);
+  return b.bound;
 }
 
 BufferUse buffer_use(const Stmt& s) {

@@ -28,6 +28,18 @@ bool uses_any_of(const Expr& e, const std::vector<Var>& vars);
 // a Let are left out.
 std::vector<Var> free_vars(const Expr& e);
 
+// What s mentions, each once, in order of first mention: its variables (those it binds
+// too, and those in the shapes of the buffers it loads, stores and allocates, which a
+// checked index, a streaming store or an allocation reads) and the buffers it loads and
+// stores.
+struct Mentions {
+  std::vector<Var> vars;
+  std::vector<Buffer> buffers;
+};
+Mentions mentions(const Stmt& s);
+// The variables s binds: its loops' and its Lets'.
+std::set<const VarNode*> bound_vars(const Stmt& s);
+
 // ---- Buffers ----
 struct BufferUse {
   std::set<const BufferNode*> loaded, stored;
