@@ -12,7 +12,6 @@ namespace te::cuda {
 namespace {
 
 const char* const kHostDevice = "static __host__ __device__ __forceinline__";
-const char* const kDevice = "static __device__ __forceinline__";
 
 // The unsigned type of the same width, for wrapping negation.
 std::string unsigned_of(DataType t) { return c_type(DataType(DataType::Code::UInt, t.bits())); }
@@ -146,7 +145,7 @@ std::string HelperSet::use(Helper h, DataType t, DataType to) {
       // __half compares with its device operators; __nv_bfloat16 through float.
       std::string a = t.is_bfloat() ? "__bfloat162float(a)" : "a", b = t.is_bfloat() ? "__bfloat162float(b)" : "b";
       text = fmt::format("{} {} {}({} a, {} b) {{ return {} {} {} ? a : b; }}\n",
-                         t.is_float16() ? kDevice : kHostDevice, T, name, T, T, a, is_min ? "<" : ">", b);
+                         t.is_float16() ? kDeviceFunction : kHostDevice, T, name, T, T, a, is_min ? "<" : ">", b);
       if (t.is_float()) text = "// A NaN in a gives b, a NaN in b gives the NaN.\n" + text;
       break;
     }
@@ -167,7 +166,7 @@ std::string HelperSet::use(Helper h, DataType t, DataType to) {
       text = fmt::format(
           "// Float modulo: a - b * floor(a / b), each step rounded (never fused into an fma).\n"
           "{0} {1} {2}({1} a, {1} b) {{ return a - {3}(b, {4}(a / b)); }}\n",
-          kDevice, T, name, f32 ? "__fmul_rn" : "__dmul_rn", f32 ? "floorf" : "floor");
+          kDeviceFunction, T, name, f32 ? "__fmul_rn" : "__dmul_rn", f32 ? "floorf" : "floor");
       break;
     }
     case Helper::CheckedIndex: {
@@ -181,7 +180,7 @@ std::string HelperSet::use(Helper h, DataType t, DataType to) {
           "  if (i < 0 || i >= n) __trap();\n"
           "  return i;\n"
           "}}\n",
-          kDevice, T, name);
+          kDeviceFunction, T, name);
       break;
     }
     case Helper::ShiftLeft:

@@ -10,6 +10,9 @@
 
 namespace te::cuda {
 
+// How the source declares a device-only helper function.
+inline constexpr const char* kDeviceFunction = "static __device__ __forceinline__";
+
 enum class Helper : uint8_t {
   FloorDiv,
   FloorMod,

@@ -8,8 +8,6 @@ namespace te::cuda {
 
 namespace {
 
-const char* const kDevice = "static __device__ __forceinline__";
-
 struct Type16 {
   std::string sfx, c, to_float, from_bits;
 };
@@ -55,7 +53,7 @@ std::string mma(const Type16& t, const std::string& name, const std::string& ptx
       "  }}\n"
       "#endif\n"
       "}}\n",
-      kDevice, name, t.c, ptx, t.to_float, kLane, t.sfx == "bf16" ? "__bfloat16_as_ushort" : "__half_as_ushort",
+      kDeviceFunction, name, t.c, ptx, t.to_float, kLane, t.sfx == "bf16" ? "__bfloat16_as_ushort" : "__half_as_ushort",
       t.from_bits);
 }
 
@@ -68,7 +66,7 @@ std::string load_a(const Type16& t, const std::string& name) {
       "  for (int i = 0; i < 8; ++i)\n"
       "    f[i] = s[(long long)(te_g + ((i >> 1) & 1) * 8) * stride + 2 * te_t + (i & 1) + (i >> 2) * 8];\n"
       "}}\n",
-      kDevice, name, t.c, kLane);
+      kDeviceFunction, name, t.c, kLane);
 }
 
 std::string load_b(const Type16& t, const std::string& name) {
@@ -79,7 +77,7 @@ std::string load_b(const Type16& t, const std::string& name) {
       "#pragma unroll\n"
       "  for (int i = 0; i < 4; ++i) f[i] = s[(long long)(2 * te_t + (i & 1) + (i >> 1) * 8) * stride + te_g];\n"
       "}}\n",
-      kDevice, name, t.c, kLane);
+      kDeviceFunction, name, t.c, kLane);
 }
 
 // An ldmatrix form: the fragment it loads, the instruction, and the row each lane gives
@@ -114,7 +112,7 @@ std::string ldmatrix(const Type16& t, const std::string& name, const std::string
       "  (void)aligned;\n"
       "  {3}(s, stride, f);\n"
       "}}\n",
-      kDevice, name, t.c, fallback, form.fragment, ptx, form.row);
+      kDeviceFunction, name, t.c, fallback, form.fragment, ptx, form.row);
 }
 
 std::string store_c(const std::string& name) {
@@ -139,7 +137,7 @@ std::string store_c(const std::string& name) {
       "    r1[1] = f[3];\n"
       "  }}\n"
       "}}\n",
-      kDevice, name, kLane);
+      kDeviceFunction, name, kLane);
 }
 
 std::string fill_c(const std::string& name) {
@@ -149,7 +147,7 @@ std::string fill_c(const std::string& name) {
       "#pragma unroll\n"
       "  for (int i = 0; i < 4; ++i) f[i] = 0.0f;\n"
       "}}\n",
-      kDevice, name);
+      kDeviceFunction, name);
 }
 
 }  // namespace

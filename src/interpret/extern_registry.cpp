@@ -13,13 +13,13 @@
 namespace te {
 namespace {
 
-struct Registry {
+struct HostFunctionRegistry {
   std::mutex mutex;
   std::unordered_map<std::string, std::shared_ptr<const HostFunction>> functions;
 };
 
-Registry& registry() {
-  static Registry* r = new Registry();  // outlives static objects that interpret() at exit
+HostFunctionRegistry& host_functions() {
+  static HostFunctionRegistry* r = new HostFunctionRegistry();  // outlives static objects that interpret() at exit
   return *r;
 }
 
@@ -40,19 +40,19 @@ void register_extern(const std::string& name, HostFunction fn) {
         fmt::format("register_extern '{}': result type {} is not one call_extern returns (bool, "
                     "int8..int64, uint8..uint64, float32, float64)",
                     name, fn.ret.to_string()));
-  Registry& r = registry();
+  HostFunctionRegistry& r = host_functions();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.functions[name] = std::make_shared<const HostFunction>(std::move(fn));
 }
 
 bool unregister_extern(const std::string& name) {
-  Registry& r = registry();
+  HostFunctionRegistry& r = host_functions();
   std::lock_guard<std::mutex> lock(r.mutex);
   return r.functions.erase(name) != 0;
 }
 
 std::shared_ptr<const HostFunction> interp::find_host_function(const std::string& name) {
-  Registry& r = registry();
+  HostFunctionRegistry& r = host_functions();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.functions.find(name);
   return it == r.functions.end() ? nullptr : it->second;
