@@ -3,20 +3,12 @@
 
 #include <algorithm>
 
+#include "expr/analysis.h"
 #include "te/ir.h"
 
 namespace te::auto_sched {
 
 namespace {
-
-class ReadCollector : public IRVisitor {
- public:
-  std::vector<Read> reads;
-  void visit_tensor_read(const TensorReadNode* n) override {
-    reads.push_back({n->op.get(), n->indices});
-    IRVisitor::visit_tensor_read(n);
-  }
-};
 
 class CostCounter : public IRVisitor {
  public:
@@ -55,9 +47,9 @@ class CostCounter : public IRVisitor {
 }  // namespace
 
 std::vector<Read> reads_in(const Expr& e) {
-  ReadCollector c;
-  c.visit(e);
-  return c.reads;
+  std::vector<Read> reads;
+  for (const TensorReadNode* n : tensor_reads(e)) reads.push_back({n->op.get(), n->indices});
+  return reads;
 }
 
 int float_cost(const Expr& e) {

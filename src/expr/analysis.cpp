@@ -110,6 +110,17 @@ class Binders : public IRVisitor {
   }
 };
 
+class TensorReads : public IRVisitor {
+ public:
+  std::vector<const TensorReadNode*> reads;
+
+ protected:
+  void visit_tensor_read(const TensorReadNode* n) override {
+    reads.push_back(n);
+    IRVisitor::visit_tensor_read(n);
+  }
+};
+
 class Buffers : public IRVisitor {
  public:
   BufferUse use;
@@ -172,6 +183,12 @@ std::set<const VarNode*> bound_vars(const Stmt& s) {
   Binders b;
   b.visit(s);
   return b.bound;
+}
+
+std::vector<const TensorReadNode*> tensor_reads(const Expr& e) {
+  TensorReads r;
+  r.visit(e);
+  return r.reads;
 }
 
 BufferUse buffer_use(const Stmt& s) {

@@ -40,6 +40,10 @@ Mentions mentions(const Stmt& s);
 // The variables s binds: its loops' and its Lets'.
 std::set<const VarNode*> bound_vars(const Stmt& s);
 
+// ---- Tensor reads (compute bodies) ----
+// Every TensorRead in e, in visiting order: a node e reaches twice is listed twice.
+std::vector<const TensorReadNode*> tensor_reads(const Expr& e);
+
 // ---- Buffers ----
 struct BufferUse {
   std::set<const BufferNode*> loaded, stored;

@@ -9,17 +9,11 @@ namespace te::sched {
 
 namespace {
 
-class ReadCollector : public IRVisitor {
- public:
-  std::vector<Operation> ops;
-
- protected:
-  void visit_tensor_read(const TensorReadNode* n) override {
-    bool seen = std::any_of(ops.begin(), ops.end(), [&](const Operation& o) { return o == n->op; });
-    if (!seen) ops.push_back(n->op);
-    IRVisitor::visit_tensor_read(n);
-  }
-};
+// Appends the operations e reads that ops lacks, in order of first read.
+void add_reads(std::vector<Operation>& ops, const Expr& e) {
+  for (const TensorReadNode* n : tensor_reads(e))
+    if (std::none_of(ops.begin(), ops.end(), [&](const Operation& o) { return o == n->op; })) ops.push_back(n->op);
+}
 
 class ReadReplacer : public IRMutator {
  public:
@@ -41,33 +35,33 @@ class ReadReplacer : public IRMutator {
 }  // namespace
 
 std::vector<Operation> reads_of(const Expr& e) {
-  ReadCollector c;
-  c.visit(e);
-  return c.ops;
+  std::vector<Operation> ops;
+  add_reads(ops, e);
+  return ops;
 }
 
 namespace {
-void visit_reduce_bounds(ReadCollector& c, const OperationNode& op) {
+void add_reduce_bound_reads(std::vector<Operation>& ops, const OperationNode& op) {
   for (const IterVar& iv : op.reduce_axis) {
-    c.visit(iv.dom().min);
-    c.visit(iv.dom().extent);
+    add_reads(ops, iv.dom().min);
+    add_reads(ops, iv.dom().extent);
   }
 }
 }  // namespace
 
 std::vector<Operation> reads_of(const OperationNode& op) {
-  ReadCollector c;
-  if (op.scatter_base) c.ops.push_back(op.scatter_base);
-  for (const Expr& b : op.bodies()) c.visit(b);
-  visit_reduce_bounds(c, op);
-  for (const Expr& e : op.scatter_index) c.visit(e);
-  return c.ops;
+  std::vector<Operation> ops;
+  if (op.scatter_base) ops.push_back(op.scatter_base);
+  for (const Expr& b : op.bodies()) add_reads(ops, b);
+  add_reduce_bound_reads(ops, op);
+  for (const Expr& e : op.scatter_index) add_reads(ops, e);
+  return ops;
 }
 
 std::vector<Operation> bound_reads_of(const OperationNode& op) {
-  ReadCollector c;
-  visit_reduce_bounds(c, op);
-  return c.ops;
+  std::vector<Operation> ops;
+  add_reduce_bound_reads(ops, op);
+  return ops;
 }
 
 bool reads(const Operation& op, const OperationNode* producer) {
