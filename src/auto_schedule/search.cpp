@@ -145,11 +145,12 @@ std::vector<autotune::Record> remeasure_close_calls(const autotune::Task& task, 
   options.repeat = std::max(options.repeat, 5);
   autotune::LocalMeasurer measurer(again, options);
   std::vector<autotune::Record> records;
+  const std::string target = autotune::target_string(task.target);
   for (int round = 0; round < 2; ++round) {
     std::vector<autotune::MeasureResult> results = measurer.measure(finalists);
     for (size_t i = 0; i < finalists.size(); ++i)
       records.push_back(autotune::make_record(task.key, finalists[i], results[i].ok, results[i].error, results[i].times,
-                                              results[i].build_s, autotune::target_string(task.target)));
+                                              results[i].build_s, target));
   }
   if (progress)
     std::fprintf(stderr,

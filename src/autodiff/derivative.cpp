@@ -38,7 +38,7 @@ class Derivative {
 
   Expr of(const Expr& e) {
     const DataType t = e.dtype();
-    if (!t.is_float() && !t.is_bfloat()) return make_zero(Float(32));  // integers and bools
+    if (!t.is_float()) return make_zero(Float(32));  // integers and bools (is_float: bfloat16 too)
     switch (e->kind) {
       case ExprKind::IntImm:
       case ExprKind::FloatImm:

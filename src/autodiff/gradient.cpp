@@ -19,8 +19,6 @@
 namespace te {
 namespace {
 
-bool is_real(DataType t) { return t.is_float() || t.is_bfloat(); }
-
 // The TensorRead nodes of e, in order of first appearance, each once (a node e holds
 // twice is one site, its derivative counting both).
 std::vector<const TensorReadNode*> read_sites(const Expr& e) {
@@ -29,13 +27,6 @@ std::vector<const TensorReadNode*> read_sites(const Expr& e) {
   for (const TensorReadNode* n : tensor_reads(e))
     if (seen.insert(n).second) sites.push_back(n);
   return sites;
-}
-
-// Whether two extents are the same: one node, or the same constant.
-bool same_extent(const Expr& a, const Expr& b) {
-  if (a.same_as(b)) return true;
-  const int64_t *x = as_const_int(a), *y = as_const_int(b);
-  return x && y && *x == *y;
 }
 
 // A loop variable of the compute being differentiated: its range.
@@ -71,21 +62,21 @@ class Gradient {
  private:
   void check(const Tensor& output, const std::vector<Tensor>& inputs, const Tensor& head) {
     if (!output.defined()) throw Error("gradient: the output is an undefined tensor");
-    if (!is_real(output.dtype()))
+    if (!output.dtype().is_float())
       throw Error(fmt::format("gradient: the output '{}' is {}: only floating-point outputs have a gradient",
                               output.name(), output.dtype().to_string()));
     std::set<const OperationNode*> seen;
     for (size_t k = 0; k < inputs.size(); ++k) {
       const Tensor& t = inputs[k];
       if (!t.defined()) throw Error(fmt::format("gradient: input {} is an undefined tensor", k));
-      if (!is_real(t.dtype()))
+      if (!t.dtype().is_float())
         throw Error(fmt::format("gradient: input '{}' is {}: integer and bool tensors have no gradient", t.name(),
                                 t.dtype().to_string()));
       if (!seen.insert(t.op().get()).second) throw Error(fmt::format("gradient: input '{}' is given twice", t.name()));
     }
     if (head.defined()) {
       bool same = head.dtype() == output.dtype() && head.ndim() == output.ndim();
-      for (int d = 0; same && d < output.ndim(); ++d) same = same_extent(head.shape()[d], output.shape()[d]);
+      for (int d = 0; same && d < output.ndim(); ++d) same = equal(head.shape()[d], output.shape()[d]);
       if (!same)
         throw Error(
             fmt::format("gradient: the head '{}' ({}, {} dimensions) must have the output '{}''s shape and "
@@ -138,7 +129,7 @@ class Gradient {
     int site_number = 0;
     for (const TensorReadNode* site : read_sites(body)) {
       const Operation& x = site->op;
-      if (!on_path.count(x.get()) || !is_real(site->dtype)) continue;
+      if (!on_path.count(x.get()) || !site->dtype.is_float()) continue;
       Expr partial = autodiff::derivative(body, site, where);
       if (is_zero(partial)) continue;
       Expr term = autodiff::mul(cast(partial.dtype(), head), partial);
@@ -178,7 +169,7 @@ class Gradient {
           for (size_t d = 0; d < j.size(); ++d) {
             const LoopVar& l = *by_dim[d];
             map.emplace_back(l.var, j[d]);
-            if (!is_zero(l.min) || !same_extent(l.extent, x->shape[d])) {
+            if (!is_zero(l.min) || !equal(l.extent, x->shape[d])) {
               Expr inside = j[d] >= l.min && j[d] < l.min + l.extent;
               in_range = in_range.defined() ? (in_range && inside) : inside;
             }
