@@ -3,7 +3,10 @@
 
 Cases, one folder each: gelu (exact and tanh), rotary (LLaMA / GPT-NeoX rotate_half),
 layer_norm (with per-row mean and biased variance), argmax_rows (first-index ties, -inf),
-int4_unpack (two int4 per uint8 and eight per int32, per-group scales and zero points).
+int4_unpack (two int4 per uint8 and eight per int32, per-group scales and zero points),
+and autograd's gradients in float64 for te::gradient (tests/test_autodiff_golden.cpp):
+grid_sample 2-D/3-D in every mode, padding and align_corners, softmax, layer_norm,
+matmul, conv2d.
 tests/test_torch_golden.cpp checks te's kernels against gelu, rotary and int4_unpack;
 layer_norm and argmax_rows wait for te's Welford and argmax reducers.
 
@@ -198,10 +201,61 @@ def int4_unpack(n=64, k=256, group=32):
         save("int4_unpack", name, t)
 
 
+def backward_ops():
+    """Autograd's gradients for te::gradient's tests (float64 inputs and gradients, so the
+    comparison is about the math, not rounding): grid_sample 2-D (every mode, padding and
+    align_corners) and 3-D (bilinear, nearest), softmax, layer_norm, matmul and conv2d."""
+    g = torch.Generator().manual_seed(37)
+
+    def rand(*shape, lo=-1.0, hi=1.0):
+        return (torch.rand(*shape, generator=g, dtype=torch.float64) * (hi - lo) + lo)
+
+    def grads(case, fn, inputs, names):
+        ts = [t.clone().requires_grad_(True) for t in inputs]
+        out = fn(*ts)
+        head = rand(*out.shape)
+        out.backward(head)
+        for t, n in zip(inputs, names):
+            save(case, n, t)
+        save(case, "head", head)
+        save(case, "out", out)
+        for t, n in zip(ts, names):
+            save(case, "grad_" + n, t.grad)
+
+    # grid_sample: one data, grid and head per dimensionality (in <2d|3d>/), each case's
+    # output and gradients in a folder of its own.
+    for volumetric in (False, True):
+        dims = "3d" if volumetric else "2d"
+        data = rand(2, 3, 4, 5, 6) if volumetric else rand(2, 3, 6, 7)
+        grid = rand(2, 3, 4, 2, 3, lo=-1.2, hi=1.2) if volumetric else rand(2, 4, 5, 2, lo=-1.2, hi=1.2)
+        head = rand(2, 3, 3, 4, 2) if volumetric else rand(2, 3, 4, 5)
+        folder = "grid_sample_backward/" + dims
+        save(folder, "data", data)
+        save(folder, "grid", grid)
+        save(folder, "head", head)
+        for mode in ("bilinear", "nearest") if volumetric else ("bilinear", "nearest", "bicubic"):
+            for padding in ("zeros", "border", "reflection"):
+                for align in (False, True):
+                    d = data.clone().requires_grad_(True)
+                    gr = grid.clone().requires_grad_(True)
+                    out = F.grid_sample(d, gr, mode=mode, padding_mode=padding, align_corners=align)
+                    out.backward(head)
+                    case = "%s/%s_%s%s" % (folder, mode, padding, "_align" if align else "")
+                    save(case, "out", out)
+                    save(case, "grad_data", d.grad)
+                    save(case, "grad_grid", gr.grad)
+    grads("softmax_backward", lambda x: torch.softmax(x, dim=-1), [rand(6, 33, lo=-4, hi=4)], ["x"])
+    grads("layer_norm_backward", lambda x, w, b: F.layer_norm(x, (40,), w, b, 1e-5),
+          [rand(6, 40, lo=-3, hi=3), rand(40), rand(40)], ["x", "weight", "bias"])
+    grads("matmul_backward", torch.matmul, [rand(7, 11), rand(11, 5)], ["a", "b"])
+    grads("conv2d_backward", lambda x, w: F.conv2d(x, w, stride=(2, 1), padding=(1, 2), dilation=(1, 2)),
+          [rand(2, 3, 9, 8), rand(4, 3, 3, 2)], ["x", "weight"])
+
+
 def main():
     torch.set_num_threads(1)
     print("PyTorch %s, numpy %s, writing %s" % (torch.__version__, np.__version__, os.path.normpath(OUT)))
-    for case in (gelu, rotary, layer_norm, argmax_rows, int4_unpack):
+    for case in (gelu, rotary, layer_norm, argmax_rows, int4_unpack, backward_ops):
         print(case.__name__ + ":")
         case()
 

@@ -245,6 +245,24 @@ TEST_F(CudaEmulation, SoftmaxLayerNormAndRowSumOps) {
 
 // grid_sample with channel groups over threads: the emulation as interpret(), and both as
 // the compute under its default schedule (one loop nest, no threads).
+// A scatter-add's threads meet on the same elements: atomicAdd, equal to interpret().
+TEST_F(CudaEmulation, ScatterAddIsAtomicAcrossThreads) {
+  std::vector<int32_t> idx(1000);
+  std::vector<float> x(1000);
+  for (size_t i = 0; i < idx.size(); ++i) {
+    idx[i] = static_cast<int32_t>((i * 13) % 37);
+    x[i] = static_cast<float>(static_cast<int>(i % 9) - 4);
+  }
+  EmulatedRun r = run_and_compare("scatter_add", {NDArray::from_vector(idx, {1000}), NDArray::from_vector(x, {1000}),
+                                                  NDArray::empty({37}, Float(32))});
+  std::vector<float> want(37, 0.0f);
+  for (size_t i = 0; i < idx.size(); ++i) want[static_cast<size_t>(idx[i])] += x[i];
+  ASSERT_EQ(r.arrays.size(), 3u);
+  EXPECT_EQ(r.arrays[2].to_vector<float>(), want);
+  EXPECT_NE(build_cuda(func("scatter_add")).source().find("atomicAdd(&hist["), std::string::npos)
+      << build_cuda(func("scatter_add")).source();
+}
+
 TEST_F(CudaEmulation, GridSampleWithChannelsSplitOverThreads) {
   for (auto [name, channels] :
        std::vector<std::pair<std::string, int>>{{"grid_sample_c80", 80}, {"grid_sample_c5_by2", 5}}) {

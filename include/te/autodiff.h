@@ -7,13 +7,26 @@
 ///     Tensor C = ops::matmul(A, B, "C");
 ///     std::vector<Tensor> d = gradient(C, {A, B});  // d[0] = dC . B^T, d[1] = A^T . dC
 ///
-/// What is differentiated today: element-wise computes and the math library (every
-/// function with a derivative; floor, round and comparisons give zero), casts, select and
-/// if_then_else (the taken side's gradient), min/max (the chosen operand's), let, and sum
-/// reductions (with a where condition), through any graph of computes. Each read of a
-/// tensor must index it by loop variables of the reading compute, each variable once per
-/// read (element-wise, broadcast, transpose, reductions over axes, matmul); other reads
-/// are a te::Error naming them.
+/// What is differentiated: element-wise computes and the math library (every function
+/// with a derivative; floor, round and comparisons give zero), casts, select and
+/// if_then_else (the taken side's gradient), min/max (the chosen operand's), let, sum
+/// reductions (with a where condition) and max/min reductions (the chosen elements', ties
+/// sharing evenly as PyTorch's amax), through any graph of computes. Each read site sends
+/// its tensor one contribution:
+///  - reads whose indices are affine in the loop variables (element-wise, broadcasts,
+///    transposes, matmul, shifted, strided and dilated convolution windows, diagonals,
+///    constant indices) get the gather form: a plain compute over the input's shape that
+///    sums over the loops the read leaves free, where the read reaches each element;
+///  - reads at computed positions (an index read from memory, as grid_sample's taps and
+///    any gather; a division or a clamp of a loop variable) get a scatter-add over the
+///    reading loops (te::scatter with ScatterTo::accumulate: atomic adds where those
+///    loops run in parallel over other than an output axis; 16-bit inputs accumulate in
+///    float32). The contributions of one tensor share one buffer: the gathers' sum, then
+///    each scatter-add in place.
+/// A marker NaN or infinity in a body (grid_sample's "not a tap" weight) never turns a
+/// zero adjoint into NaN. Refused with a te::Error naming the compute: scatters, tuple
+/// computes, prod and custom reductions, calls outside te, and scatter-adds over loops
+/// whose ranges depend on data or on other loops.
 #pragma once
 #include <vector>
 
@@ -26,8 +39,7 @@ namespace te {
 /// holding d(sum of head * output) / d input. head is output's adjoint (undefined: ones).
 /// An input the output does not depend on gets zeros. te::Error naming the problem for an
 /// undefined tensor, an input given twice, an integer output or input, a head of another
-/// shape or type, a scatter, tuple or custom-reducer stage on the way, a read indexed by
-/// other than loop variables, or an operation without a derivative.
+/// shape or type, or a stage or operation on the way that has no derivative (above).
 TE_API std::vector<Tensor> gradient(const Tensor& output, const std::vector<Tensor>& inputs,
                                     const Tensor& head = Tensor());
 

@@ -103,16 +103,25 @@ struct TE_API ForNode : StmtNode {
         thread_tag(std::move(tag)),
         body(std::move(b)) {}
 };
-/// buffer[indices...] = value (lanes where predicate holds; undefined predicate = all).
+/// buffer[indices...] = value (lanes where predicate holds; undefined predicate = all);
+/// an atomic add (see atomic_add()) adds value instead, lane by lane.
 struct TE_API StoreNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Store;  ///< The node's kind.
   Buffer buffer;                                      ///< The buffer written.
   Expr value;                                         ///< The value (a vector for vector stores).
   std::vector<Expr> indices;                          ///< One per dimension (one flat index after lowering).
   Expr predicate;                                     ///< Lanes to write; undefined: all.
-  /// See store().
-  StoreNode(Buffer buf, Expr v, std::vector<Expr> i, Expr p)
-      : StmtNode(kKind), buffer(std::move(buf)), value(std::move(v)), indices(std::move(i)), predicate(std::move(p)) {}
+  /// buffer[indices] += value, each lane atomically (CUDA atomicAdd, LLVM atomicrmw): other
+  /// threads' adds to the same element are never lost, in an unspecified order.
+  bool atomic_add = false;
+  /// See store() and atomic_add().
+  StoreNode(Buffer buf, Expr v, std::vector<Expr> i, Expr p, bool atomic = false)
+      : StmtNode(kKind),
+        buffer(std::move(buf)),
+        value(std::move(v)),
+        indices(std::move(i)),
+        predicate(std::move(p)),
+        atomic_add(atomic) {}
 };
 /// Storage for buffer (its shape and scope) that lives for the duration of body.
 struct TE_API AllocateNode : StmtNode {
@@ -194,6 +203,13 @@ TE_API Stmt let_stmt(Var v, Expr value, Stmt body);
 TE_API Stmt for_loop(Var v, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag = "");
 /// buffer[indices] = value, on the lanes where predicate holds (undefined: all).
 TE_API Stmt store(Buffer buffer, Expr value, std::vector<Expr> indices, Expr predicate = Expr());
+/// buffer[indices] += value, atomically per lane (on the lanes where predicate holds), for
+/// adds from parallel loops or GPU threads that may meet (a scatter-add's): float32,
+/// float64, int32 and int64 (te::Error otherwise).
+TE_API Stmt atomic_add(Buffer buffer, Expr value, std::vector<Expr> indices, Expr predicate = Expr());
+/// A store like `like` (plain or atomic add) with these parts: what passes that rewrite a
+/// store's buffer, value or indices use, so the kind of store is never lost.
+TE_API Stmt store_like(const StoreNode& like, Buffer buffer, Expr value, std::vector<Expr> indices, Expr predicate);
 /// Storage for buffer during body.
 TE_API Stmt allocate(Buffer buffer, Stmt body);
 /// `if (cond) then_case else else_case` (else_case may be undefined).

@@ -48,6 +48,8 @@ struct TE_API OperationNode {
   std::shared_ptr<const OperationNode> scatter_base;
   /// A scatter: the element of `shape` that point `axis` writes, one index per dimension.
   std::vector<Expr> scatter_index;
+  /// A scatter that adds its values to the elements (ScatterTo::accumulate).
+  bool scatter_accumulate = false;
   /// Whether it is a scatter: its loops run over `axis` (the domain), its output has
   /// `shape` (the base's).
   bool is_scatter() const { return scatter_base != nullptr; }
@@ -138,7 +140,15 @@ TE_API std::vector<Tensor> compute_tuple_from_vars(std::vector<Expr> shape,
 /// What one point of a te::scatter writes: `value` at element `index` of the output.
 struct ScatterTo {
   std::vector<Expr> index;  ///< One index per dimension of the output.
-  Expr value;               ///< The value (a reduction allowed, as a compute's body).
+  Expr value;               ///< The value (a reduction allowed, as a compute's body, unless accumulate).
+  /// Add value to the element instead of replacing it (PyTorch's index_put_ with
+  /// accumulate=True, TVM's scatter_nd "add"): every point's value counts, whatever the
+  /// order. The value may not be a reduction. Where the scatter's loops run in parallel
+  /// (parallel, vectorized, GPU threads) and two iterations may meet on one element, the
+  /// adds are atomic (float32, float64, int32, int64), in an order that may vary between
+  /// runs; a loop over an axis that is itself an index of the output (each iteration its
+  /// own elements) needs no atomics and stays deterministic.
+  bool accumulate = false;
 };
 
 /// A tensor equal to `base` except where the points of `domain` write: point p writes
@@ -147,9 +157,9 @@ struct ScatterTo {
 /// (a te::Error), CUDA kernels trap. `base` must be a compute of the output's shape and
 /// type that only this scatter reads: its stage fills the output in place, before the
 /// scatter's loops run. When two points write one element, the later one in loop order
-/// wins (unspecified across parallel or GPU threads). The scatter's axes (`axis(k)`) are
-/// the domain's; schedule them like a compute's; the scatter and its base stay at the
-/// root (compute_at, compute_inline, cache_write and rfactor are refused).
+/// wins (unspecified across parallel or GPU threads), or both add (ScatterTo::accumulate). The scatter's axes
+/// (`axis(k)`) are the domain's; schedule them like a compute's; the scatter and its base stay at the root (compute_at,
+/// compute_inline, cache_write and rfactor are refused).
 TE_API Tensor scatter_from_vars(const Tensor& base, std::vector<Expr> domain,
                                 const std::function<ScatterTo(const std::vector<Var>&)>& fn, std::string name,
                                 std::vector<std::string> axis_names = {});

@@ -43,6 +43,7 @@ const OperationNode* tile_of(const Context& cx, const OperationNode* anchor) {
 
 void schedule_root_cpu(Context& cx, const OperationNode* op) {
   const Node& n = cx.g.at(op);
+  if (op->is_scatter()) return schedule_scatter_cpu(cx, op);
   if (n.is_reduction()) {
     if (has_tiling_reuse(cx.g, op)) {
       Tensor t(n.op);

@@ -76,7 +76,14 @@ Graph::Graph(const std::vector<Tensor>& outputs) {
         n.reads.insert(n.reads.end(), r.begin(), r.end());
         n.cost += float_cost(b);
       }
+    // A scatter's positions read tensors too (a gather's indices).
+    for (const Expr& e : op->scatter_index) {
+      std::vector<Read> r = reads_in(e);
+      n.reads.insert(n.reads.end(), r.begin(), r.end());
+    }
   }
+  for (const Operation& op : ops)
+    if (op->scatter_base) nodes_.at(op->scatter_base.get()).scatter_base = true;
   for (const Tensor& t : outputs) nodes_.at(t.op().get()).output = true;
   for (const Operation& op : ops) {
     Node& n = nodes_.at(op.get());
@@ -104,6 +111,7 @@ void Graph::expand(const Expr& e, std::vector<Read>* out, int depth) const {
 std::vector<Read> Graph::effective_reads(const OperationNode* op) const {
   std::vector<Read> out;
   for (const Expr& b : op->bodies()) expand(b, &out, 0);
+  for (const Expr& e : op->scatter_index) expand(e, &out, 0);
   return out;
 }
 

@@ -26,6 +26,9 @@ struct Node {
 
   bool is_compute() const { return op->kind == OpKind::Compute; }
   bool is_reduction() const { return !op->reduce_axis.empty(); }
+  // A scatter, or the base a scatter fills in place: both stay at the root, uninlined.
+  bool is_scatter_part() const { return op->is_scatter() || scatter_base; }
+  bool scatter_base = false;  // some scatter's base
 };
 
 class Graph {

@@ -78,7 +78,7 @@ void choose_placements(Context& cx) {
     const OperationNode* op = n.op.get();
     if (!n.is_compute() || g.inlined.count(op)) continue;
     Placement& p = cx.place[op];
-    if (n.output) continue;
+    if (n.output || n.is_scatter_part()) continue;
     std::vector<const OperationNode*> consumers = g.effective_consumers(op);
     if (consumers.empty()) continue;
     // One anchor for all consumers.

@@ -62,6 +62,10 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
 // CPU: a reduction without reuse at the root (row sums, a full sum, a matrix-vector product).
 void schedule_reduction_cpu(Context& cx, const OperationNode* op);
 // CPU: an element-wise root stage and the stages computed in its loops.
+// CPU, a scatter: its leading axes that index the output directly (each iteration its
+// own elements: no atomics, deterministic) fused into the parallel loop; else, for a
+// scatter-add that atomics serve, its outermost axis.
+void schedule_scatter_cpu(Context& cx, const OperationNode* op);
 void schedule_elementwise_cpu(Context& cx, const OperationNode* op, const std::vector<const OperationNode*>& attached);
 // CPU: a stage computed inside another one's loop: vectorized (a reduction through
 // rfactor), small loops unrolled. `anchor_loop` is where it and its rfactor stage go.

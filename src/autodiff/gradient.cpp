@@ -7,10 +7,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "autodiff/derivative.h"
+#include "autodiff/solve_read.h"
 #include "expr/analysis.h"
 #include "te/autodiff.h"
 #include "te/error.h"
@@ -29,10 +33,19 @@ std::vector<const TensorReadNode*> read_sites(const Expr& e) {
   return sites;
 }
 
-// A loop variable of the compute being differentiated: its range.
-struct LoopVar {
-  Var var;
-  Expr min, extent;
+using autodiff::LoopVar;
+
+// What one read site sends the tensor it reads: a compute over its shape (the gather
+// form), or a scatter-add to apply onto the sum of the others.
+struct Part {
+  static Part of(Tensor t) {
+    Part p;
+    p.gather = std::move(t);
+    return p;
+  }
+  Tensor gather;
+  std::function<Tensor(const Tensor& base, const std::string& name)> scatter;
+  std::string name;  // the scatter stage's own name
 };
 
 class Gradient {
@@ -47,7 +60,7 @@ class Gradient {
     for (const Operation& op : order)
       for (const Operation& in : op->inputs)
         if (on_path.count(in.get())) on_path.insert(op.get());
-    contributions_[output.op().get()].push_back(head.defined() ? head : ones(output));
+    contributions_[output.op().get()].push_back(Part::of(head.defined() ? head : ones(output)));
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       const Operation& op = *it;
       if (op->kind != OpKind::Compute || !contributions_.count(op.get()) || !on_path.count(op.get())) continue;
@@ -91,20 +104,41 @@ class Gradient {
         t.shape(), [&](const std::vector<Var>&) { return make_const(t.dtype(), 1.0); }, t.name() + "_ones");
   }
 
-  // The sum of what t's consumers sent, in t's type (zeros when none did).
+  // The sum of what t's consumers sent, in t's type (zeros when none did): the gathers
+  // summed, then each scatter-add adding onto that in place (one buffer, no extra pass);
+  // 16-bit types accumulate in float32 and are cast at the end.
   Tensor total(const Tensor& t, const std::string& name) {
-    const std::vector<Tensor>& parts = contributions_[t.op().get()];
-    if (parts.size() == 1 && parts[0].dtype() == t.dtype()) return parts[0];
-    return compute_from_vars(
+    const std::vector<Part>& parts = contributions_[t.op().get()];
+    std::vector<Tensor> gathers;
+    std::vector<const Part*> scatters;
+    for (const Part& p : parts) {
+      if (p.scatter)
+        scatters.push_back(&p);
+      else
+        gathers.push_back(p.gather);
+    }
+    if (scatters.empty() && gathers.size() == 1 && gathers[0].dtype() == t.dtype()) return gathers[0];
+    const DataType acc = scatters.empty() ? t.dtype() : accumulation_type(t.dtype());
+    Tensor sum = compute_from_vars(
         t.shape(),
         [&](const std::vector<Var>& j) {
           std::vector<Expr> index(j.begin(), j.end());
-          Expr sum = make_zero(t.dtype());
-          for (const Tensor& p : parts) sum = autodiff::add(sum, cast(t.dtype(), p(index)));
-          return sum;
+          Expr total = make_zero(acc);
+          for (const Tensor& g : gathers) total = autodiff::add(total, cast(acc, g(index)));
+          return total;
         },
-        name);
+        scatters.empty() ? name : name + (gathers.empty() ? "_zeros" : "_gathered"));
+    for (size_t k = 0; k < scatters.size(); ++k) {
+      const bool last = k + 1 == scatters.size() && acc == t.dtype();
+      sum = scatters[k]->scatter(sum, last ? name : scatters[k]->name);
+    }
+    if (acc == t.dtype()) return sum;
+    return compute_from_vars(
+        t.shape(),
+        [&](const std::vector<Var>& j) { return cast(t.dtype(), sum(std::vector<Expr>(j.begin(), j.end()))); }, name);
   }
+
+  static DataType accumulation_type(DataType t) { return t.bits() < 32 ? Float(32) : t; }
 
   void differentiate(const Operation& op, const Tensor& adjoint, const std::set<const OperationNode*>& on_path) {
     const std::string where = fmt::format("compute '{}'", op->name);
@@ -115,17 +149,21 @@ class Gradient {
     Expr body = op->body, condition;
     std::vector<LoopVar> vars;
     for (size_t d = 0; d < op->axis.size(); ++d) vars.push_back({op->axis[d].var(), make_zero(Int(32)), op->shape[d]});
+    std::vector<Expr> index;
+    for (size_t d = 0; d < op->axis.size(); ++d) index.push_back(op->axis[d].var());
+    Expr head = adjoint(index);
     if (const auto* r = body.as<ReduceNode>()) {
-      if (r->reducer != Reducer::Sum)
-        throw Error(fmt::format("gradient: {} is a {} reduction: te differentiates sum reductions only", where,
+      const bool extremum = r->reducer == Reducer::Max || r->reducer == Reducer::Min;
+      if (r->reducer != Reducer::Sum && !extremum)
+        throw Error(fmt::format("gradient: {} is a {} reduction: te differentiates sum, max and min reductions", where,
                                 r->combiner ? r->combiner->name : reducer_name(r->reducer)));
       for (const IterVar& k : r->axis) vars.push_back({k.var(), k.dom().min, k.dom().extent});
       condition = r->condition;
       body = r->source();
+      // max/min: the gradient goes to the elements equal to the result, shared evenly
+      // between ties (as PyTorch's amax/amin).
+      if (extremum) head = head * share_of_extremum(op, *r, index);
     }
-    std::vector<Expr> index;
-    for (size_t d = 0; d < op->axis.size(); ++d) index.push_back(op->axis[d].var());
-    const Expr head = adjoint(index);
     int site_number = 0;
     for (const TensorReadNode* site : read_sites(body)) {
       const Operation& x = site->op;
@@ -133,63 +171,151 @@ class Gradient {
       Expr partial = autodiff::derivative(body, site, where);
       if (is_zero(partial)) continue;
       Expr term = autodiff::mul(cast(partial.dtype(), head), partial);
+      // A NaN or infinity the body holds as a marker (grid_sample's "not a tap" weight)
+      // must not turn the zero adjoint of what it marks into NaN: a zero adjoint adds
+      // nothing, whatever the partial.
+      if (mentions_nonfinite(partial)) term = select(head == make_zero(head.dtype()), make_zero(term.dtype()), term);
       // Guarded, as the reduction guards its source (which may read only where it holds).
       if (condition.defined()) term = if_then_else(condition, term, make_zero(term.dtype()));
-      contributions_[x.get()].push_back(scatter_back(op, x, site, term, vars, site_number++));
+      contributions_[x.get()].push_back(contribution(op, x, site, term, condition, vars, site_number++));
     }
   }
 
-  // dX over X's shape: the term with the site's index variables replaced by X's, summed
-  // over the other loop variables.
-  static Tensor scatter_back(const Operation& y, const Operation& x, const TensorReadNode* site, const Expr& term,
-                             const std::vector<LoopVar>& vars, int number) {
-    std::vector<const LoopVar*> by_dim;
-    for (const Expr& i : site->indices) {
-      const auto* v = i.as<VarNode>();
-      auto it = std::find_if(vars.begin(), vars.end(), [&](const LoopVar& l) { return l.var.get() == v; });
-      bool repeated =
-          it != vars.end() && std::any_of(by_dim.begin(), by_dim.end(), [&](const LoopVar* l) { return l == &*it; });
-      if (v == nullptr || it == vars.end() || repeated) {
-        std::vector<std::string> text;
-        for (const Expr& e : site->indices) text.push_back(to_string(e));
-        throw Error(fmt::format(
-            "gradient: compute '{}' reads '{}' at ({}): te differentiates reads whose every index is one loop "
-            "variable of the reading compute, each once",
-            y->name, x->output_name(site->value_index), fmt::join(text, ", ")));
-      }
-      by_dim.push_back(&*it);
-    }
-    const std::string name = fmt::format("{}_grad_{}{}", x->output_name(site->value_index), y->name,
-                                         number ? fmt::format("_{}", number) : std::string());
-    return compute_from_vars(
-        x->shape,
+  // For Y = max/min over k of f: [f == Y] / (the number of k where f == Y), at the
+  // reduction's point.
+  static Expr share_of_extremum(const Operation& op, const ReduceNode& r, const std::vector<Expr>& index) {
+    const Tensor y(op);
+    const Expr f = r.source();
+    Tensor ties = compute_from_vars(
+        op->shape,
         [&](const std::vector<Var>& j) {
           std::vector<std::pair<Var, Expr>> map;
-          Expr in_range;  // j within the range the reading loop gave the index
-          for (size_t d = 0; d < j.size(); ++d) {
-            const LoopVar& l = *by_dim[d];
-            map.emplace_back(l.var, j[d]);
-            if (!is_zero(l.min) || !equal(l.extent, x->shape[d])) {
-              Expr inside = j[d] >= l.min && j[d] < l.min + l.extent;
-              in_range = in_range.defined() ? (in_range && inside) : inside;
-            }
+          for (size_t d = 0; d < j.size(); ++d) map.emplace_back(op->axis[d].var(), j[d]);
+          std::vector<IterVar> axes;
+          for (const IterVar& k : r.axis) {
+            IterVar fresh = reduce_axis(
+                Range(substitute(k.dom().min, map), substitute(k.dom().min + k.dom().extent, map)), k.var().name());
+            map.emplace_back(k.var(), fresh.var());
+            axes.push_back(fresh);
           }
-          std::vector<IterVar> others;
-          for (const LoopVar& l : vars) {
-            if (std::any_of(by_dim.begin(), by_dim.end(), [&](const LoopVar* b) { return b == &l; })) continue;
-            IterVar k = reduce_axis(Range(l.min, l.min + l.extent), l.var.name());
-            map.emplace_back(l.var, k.var());
-            others.push_back(k);
+          Expr tie = substitute(f, map) == y(std::vector<Expr>(j.begin(), j.end()));
+          Expr one = make_const(f.dtype(), 1.0), zero = make_zero(f.dtype());
+          return sum(select(tie, one, zero), axes, r.condition.defined() ? substitute(r.condition, map) : Expr());
+        },
+        op->name + "_ties");
+    return select(f == y(index), make_const(f.dtype(), 1.0) / ties(index), make_zero(f.dtype()));
+  }
+
+  // dX from one read site: the gather form when the site's indices are affine in the
+  // loop variables (solved for X's index), else a scatter-add over the loops.
+  static Part contribution(const Operation& y, const Operation& x, const TensorReadNode* site, const Expr& term,
+                           const Expr& condition, const std::vector<LoopVar>& vars, int number) {
+    const std::string name = fmt::format("{}_grad_{}{}", x->output_name(site->value_index), y->name,
+                                         number ? fmt::format("_{}", number) : std::string());
+    std::vector<Var> j;
+    for (size_t d = 0; d < x->shape.size(); ++d) j.emplace_back(fmt::format("j{}", d), Int(32));
+    if (std::optional<autodiff::Gather> g = autodiff::solve_read(site->indices, x->shape, vars, j))
+      return Part::of(gather(*g, term, j, x, name));
+    check_rectangular(y, x, site, vars);
+    Part p;
+    p.name = name;
+    p.scatter = [=](const Tensor& base, const std::string& stage_name) {
+      return scatter_add(site, term, condition, vars, base, stage_name);
+    };
+    return p;
+  }
+
+  // dX[j] = sum over the free loop variables of the term at the solved point, where the
+  // site reaches j.
+  static Tensor gather(const autodiff::Gather& g, const Expr& term, const std::vector<Var>& j, const Operation& x,
+                       const std::string& name) {
+    return compute_from_vars(
+        x->shape,
+        [&](const std::vector<Var>& axes) {
+          std::vector<std::pair<Var, Expr>> map, to_axes;
+          for (size_t d = 0; d < j.size(); ++d) to_axes.emplace_back(j[d], axes[d]);
+          std::vector<IterVar> free;
+          for (const LoopVar* l : g.free) {
+            IterVar k = reduce_axis(Range(l->min, l->min + l->extent), l->var.name());
+            map.emplace_back(l->var, k.var());
+            free.push_back(k);
           }
+          auto at = [&](const Expr& e) { return substitute(substitute(e, to_axes), map); };
+          for (const auto& [v, value] : g.solved) map.emplace_back(v, at(value));
           Expr value = substitute(term, map);
-          if (!others.empty()) return sum(value, others, in_range);
+          Expr reached = g.reached.defined() ? at(g.reached) : Expr();
+          if (!free.empty()) return sum(value, free, reached);
           // Guarded: the adjoint is read only where the reading loop went.
-          return in_range.defined() ? if_then_else(in_range, value, make_zero(value.dtype())) : value;
+          return reached.defined() ? if_then_else(reached, value, make_zero(value.dtype())) : value;
         },
         name);
   }
 
-  std::map<const OperationNode*, std::vector<Tensor>> contributions_;
+  // A read at computed positions (an index read from memory, a division...): each point
+  // of the reading loops adds its term at the element it read, onto base (of the
+  // accumulation type: float32 for 16-bit inputs).
+  static Tensor scatter_add(const TensorReadNode* site, const Expr& term, const Expr& condition,
+                            const std::vector<LoopVar>& vars, const Tensor& base, const std::string& name) {
+    std::vector<Expr> domain;
+    std::vector<std::string> axis_names;
+    for (const LoopVar& l : vars) {
+      domain.push_back(l.extent);
+      axis_names.push_back(l.var.name());
+    }
+    return scatter_from_vars(
+        base, domain,
+        [&](const std::vector<Var>& p) {
+          std::vector<std::pair<Var, Expr>> map;
+          for (size_t k = 0; k < vars.size(); ++k) map.emplace_back(vars[k].var, vars[k].min + p[k]);
+          ScatterTo to;
+          // Where the reduction's condition fails the position may be meaningless: add the
+          // (zero) term at element 0 instead.
+          for (const Expr& i : site->indices)
+            to.index.push_back(condition.defined()
+                                   ? select(substitute(condition, map), substitute(i, map), make_zero(i.dtype()))
+                                   : substitute(i, map));
+          to.value = cast(base.dtype(), substitute(term, map));
+          to.accumulate = true;
+          return to;
+        },
+        name, axis_names);
+  }
+
+  // A scatter runs over a box: every loop range must be fixed.
+  static void check_rectangular(const Operation& y, const Operation& x, const TensorReadNode* site,
+                                const std::vector<LoopVar>& vars) {
+    for (const LoopVar& l : vars) {
+      const bool from_data = reads_tensors(l.min) || reads_tensors(l.extent);
+      bool from_loops = false;
+      for (const LoopVar& other : vars)
+        from_loops = from_loops || uses_var(l.min, other.var) || uses_var(l.extent, other.var);
+      if (from_data || from_loops)
+        throw Error(fmt::format(
+            "gradient: compute '{}' reads '{}' at computed positions ({}), whose adjoint is a scatter-add over "
+            "its loops, but its reduction axis '{}' has a range that depends on {}: te scatters over "
+            "rectangular loops only",
+            y->name, x->output_name(site->value_index), indices_text(site), l.var.name(),
+            from_data ? "tensor data" : "other loops"));
+    }
+  }
+
+  static bool mentions_nonfinite(const Expr& e) {
+    struct Finder : IRVisitor {
+      bool found = false;
+      void visit_float_imm(const FloatImmNode* n) override { found = found || !std::isfinite(n->value); }
+    } finder;
+    finder.visit(e);
+    return finder.found;
+  }
+
+  static bool reads_tensors(const Expr& e) { return !tensor_reads(e).empty(); }
+  static std::string indices_text(const TensorReadNode* site) {
+    std::vector<std::string> text;
+    for (const Expr& e : site->indices) text.push_back(to_string(e));
+    return fmt::format("{}", fmt::join(text, ", "));
+  }
+
+  std::map<const OperationNode*, std::vector<Part>> contributions_;
 };
 
 }  // namespace

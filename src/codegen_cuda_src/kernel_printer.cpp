@@ -232,8 +232,8 @@ class KernelPrinter {
       return;
     }
     std::string vector_type = vector_c_type(n->buffer.dtype(), lanes);
-    const bool vectorizable = !vector_type.empty() && !n->predicate.defined() && dense(n->indices[0], lanes) &&
-                              !printer_.index_is_checked(n->buffer, n->indices[0]);
+    const bool vectorizable = !n->atomic_add && !vector_type.empty() && !n->predicate.defined() &&
+                              dense(n->indices[0], lanes) && !printer_.index_is_checked(n->buffer, n->indices[0]);
     if (!vectorizable) return emit_lane_loop(n, lanes);
     const std::string check = alignment_check(n, lanes);
     if (check.empty()) {  // a block of its own: its te_v* / te_vs names are local
@@ -388,8 +388,18 @@ class KernelPrinter {
     std::string value = printer_.print_bare(n->value);
     if (printer_.compute_type(t) != t) value = fmt::format("({})({})", c_type(t), value);
     std::string target = fmt::format("{}[{}] = {};", scope_buffer(n->buffer), index, value);
+    if (n->atomic_add) target = atomic_add_text(t, fmt::format("{}[{}]", scope_buffer(n->buffer), index), value);
     if (!n->predicate.defined()) return target;
     return fmt::format("if ({}) {}", printer_.print_bare(n->predicate), target);
+  }
+
+  // CUDA's atomicAdd has no signed 64-bit overload: two's complement makes the unsigned one
+  // add the same bits.
+  static std::string atomic_add_text(DataType t, const std::string& element, const std::string& value) {
+    if (t == Int(64))
+      return fmt::format("atomicAdd(reinterpret_cast<unsigned long long*>(&{}), (unsigned long long)({}));", element,
+                         value);
+    return fmt::format("atomicAdd(&{}, {});", element, value);
   }
 
   std::string scope_buffer(const Buffer& b) {

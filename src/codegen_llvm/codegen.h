@@ -175,6 +175,8 @@ class CodeGen {
   const BufferInfo& buffer(const Buffer& b);
   llvm::Value* emit_load(const LoadNode* n);
   void emit_store(const StoreNode* n);
+  // buffer[index] += value per lane (active's lanes), each an atomicrmw.
+  void emit_atomic_add(const BufferInfo& info, llvm::Value* value, const Expr& index, llvm::Value* active, DataType t);
   void emit_allocate(const AllocateNode* n);
   llvm::Value* stack_allocation(int64_t bytes);        // an i8 pointer
   llvm::Value* heap_allocation(const Buffer& buffer);  // an i8 pointer, freed by the caller

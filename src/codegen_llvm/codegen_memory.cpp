@@ -278,6 +278,14 @@ void CodeGen::emit_store(const StoreNode* n) {
     index = checked_index(n->buffer, index, and_masks(t.is_scalar() ? nullptr : active, mask_), /*is_store=*/true,
                           &in_bounds);
   active = and_masks(active, in_bounds);
+  if (n->atomic_add) {
+    emit_atomic_add(info, value, index, active, t);
+    if (done_bb != nullptr) {
+      b_.CreateBr(done_bb);
+      b_.SetInsertPoint(done_bb);
+    }
+    return;
+  }
   if (t.is_scalar()) {
     llvm::Value* ptr = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(index), index.dtype()));
     annotate(b_.CreateAlignedStore(value, ptr, elem_align), info);
@@ -303,6 +311,38 @@ void CodeGen::emit_store(const StoreNode* n) {
   // Scatter: lanes are written in order, so the last of several equal indices wins.
   llvm::Value* ptrs = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(index), index.dtype()));
   annotate(b_.CreateMaskedScatter(value, ptrs, elem_align, active == nullptr ? all_true(b_, t.lanes()) : active), info);
+}
+
+void CodeGen::emit_atomic_add(const BufferInfo& info, llvm::Value* value, const Expr& index, llvm::Value* active,
+                              DataType t) {
+  const DataType e = info.dtype;  // float32, float64, int32 or int64: te::atomic_add checked
+  llvm::Type* elem_mem = memory_type(e);
+  const llvm::Align align(static_cast<uint64_t>(e.bytes()));
+  const auto op = e.is_float() ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add;
+  llvm::Value* offsets = emit(index);
+  const DataType index_lane = index.dtype().element_of();
+  auto add_at = [&](llvm::Value* offset, llvm::Value* x) {
+    llvm::Value* ptr = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(offset, index_lane));
+    annotate(b_.CreateAtomicRMW(op, ptr, x, llvm::MaybeAlign(align), llvm::AtomicOrdering::Monotonic), info);
+  };
+  if (t.is_scalar()) return add_at(offsets, value);
+  // Lane by lane, in order: lanes that meet one element add up instead of the last winning.
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  for (int lane = 0; lane < t.lanes(); ++lane) {
+    llvm::Value* offset = index.dtype().is_vector() ? b_.CreateExtractElement(offsets, lane) : offsets;
+    llvm::Value* x = b_.CreateExtractElement(value, lane);
+    if (active == nullptr) {
+      add_at(offset, x);
+      continue;
+    }
+    llvm::BasicBlock* add_bb = llvm::BasicBlock::Create(ctx_, "atomic.lane", fn);
+    llvm::BasicBlock* next_bb = llvm::BasicBlock::Create(ctx_, "atomic.next", fn);
+    b_.CreateCondBr(b_.CreateExtractElement(active, lane), add_bb, next_bb);
+    b_.SetInsertPoint(add_bb);
+    add_at(offset, x);
+    b_.CreateBr(next_bb);
+    b_.SetInsertPoint(next_bb);
+  }
 }
 
 void CodeGen::emit_allocate(const AllocateNode* n) {

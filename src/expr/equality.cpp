@@ -103,8 +103,8 @@ bool equal_stmt_node(const StmtNode* x, const StmtNode* y) {
     case StmtKind::Store: {
       auto* a = static_cast<const StoreNode*>(x);
       auto* b = static_cast<const StoreNode*>(y);
-      return a->buffer.same_as(b->buffer) && equal(a->value, b->value) && equal_all(a->indices, b->indices) &&
-             equal(a->predicate, b->predicate);
+      return a->buffer.same_as(b->buffer) && a->atomic_add == b->atomic_add && equal(a->value, b->value) &&
+             equal_all(a->indices, b->indices) && equal(a->predicate, b->predicate);
     }
     case StmtKind::Allocate: {
       auto* a = static_cast<const AllocateNode*>(x);

@@ -73,6 +73,24 @@ Stmt store(Buffer buffer, Expr value, std::vector<Expr> indices, Expr predicate)
   return make_stmt<StoreNode>(std::move(buffer), std::move(value), std::move(indices), std::move(predicate));
 }
 
+Stmt atomic_add(Buffer buffer, Expr value, std::vector<Expr> indices, Expr predicate) {
+  Stmt s = store(std::move(buffer), std::move(value), std::move(indices), std::move(predicate));
+  const auto* n = s.as<StoreNode>();
+  const DataType t = n->buffer.dtype();
+  const bool supported = (t.is_float() && !t.is_bfloat() && t.bits() >= 32) || (t.is_int() && t.bits() >= 32);
+  if (!supported)
+    throw Error(
+        fmt::format("atomic_add to '{}': te adds float32, float64, int32 and int64 atomically, not {} "
+                    "(accumulate in float32 and cast afterwards)",
+                    n->buffer.name(), t.to_string()));
+  return make_stmt<StoreNode>(n->buffer, n->value, n->indices, n->predicate, true);
+}
+
+Stmt store_like(const StoreNode& like, Buffer buffer, Expr value, std::vector<Expr> indices, Expr predicate) {
+  if (like.atomic_add) return atomic_add(std::move(buffer), std::move(value), std::move(indices), std::move(predicate));
+  return store(std::move(buffer), std::move(value), std::move(indices), std::move(predicate));
+}
+
 Stmt allocate(Buffer buffer, Stmt body) {
   if (!buffer.defined()) throw Error("allocate: the buffer is undefined");
   require(body, "allocate");
@@ -367,7 +385,7 @@ Stmt IRMutator::mutate_store(const Stmt& s, const StoreNode* n) {
   bool changed = mutate_all(n->indices, &idx);
   Expr p = mutate(n->predicate);
   if (!changed && v.same_as(n->value) && p.same_as(n->predicate)) return s;
-  return make_stmt<StoreNode>(n->buffer, v, std::move(idx), p);
+  return make_stmt<StoreNode>(n->buffer, v, std::move(idx), p, n->atomic_add);
 }
 Stmt IRMutator::mutate_allocate(const Stmt& s, const AllocateNode* n) {
   Stmt b = mutate(n->body);

@@ -216,9 +216,9 @@ class Printer {
         auto* n = s.as<StoreNode>();
         line_start();
         print_access(n->buffer, n->indices, n->predicate);
-        os_ << " = ";
+        os_ << (n->atomic_add ? " += " : " = ");
         print(n->value);
-        os_ << ";\n";
+        os_ << (n->atomic_add ? ";  // atomic\n" : ";\n");
         return;
       }
       case StmtKind::Allocate: {

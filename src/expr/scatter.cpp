@@ -77,8 +77,17 @@ Tensor scatter_from_vars(const Tensor& base, std::vector<Expr> domain,
                     "value",
                     name, red->value_index, red->sources.size(), red->combiner->name));
   check_target(to, base, name, red ? red->axis : std::vector<IterVar>{});
+  if (to.accumulate && red)
+    throw Error(
+        fmt::format("scatter '{}': an accumulating scatter adds plain values; its value is a reduction: "
+                    "compute the reduction in a stage of its own and scatter-add that",
+                    name));
+  if (to.accumulate && !(base.dtype().is_float() || base.dtype().is_integer()))
+    throw Error(
+        fmt::format("scatter '{}': an accumulating scatter adds numbers, not {}", name, base.dtype().to_string()));
   op->body = to.value;
   op->scatter_index = to.index;
+  op->scatter_accumulate = to.accumulate;
   finish_compute(*op, {to.value}, to.index);
   return Tensor(op);
 }

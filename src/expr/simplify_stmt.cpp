@@ -138,7 +138,7 @@ Stmt Simplifier::mutate_store(const Stmt& s, const StoreNode* n) {
     }
   }
   if (!changed && value.same_as(n->value) && p.same_as(n->predicate)) return s;
-  return make_stmt<StoreNode>(n->buffer, value, std::move(idx), p);
+  return make_stmt<StoreNode>(n->buffer, value, std::move(idx), p, n->atomic_add);
 }
 
 Stmt Simplifier::mutate_allocate(const Stmt& s, const AllocateNode* n) {

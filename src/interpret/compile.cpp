@@ -348,6 +348,7 @@ const CStmt* Compiler::stmt(const Stmt& s) {
       c.slot = buffer_slot(n->buffer, c.value->type, true);
       c.indices = indices(n->indices, n->buffer, lanes);
       if (n->predicate.defined()) c.predicate = condition(n->predicate, lanes, "a store predicate");
+      c.atomic_add = n->atomic_add;
       attach_shuffles(c);
       return &c;
     }

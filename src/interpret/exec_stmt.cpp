@@ -86,8 +86,9 @@ void Interpreter::exec_store(const CStmt* s, Frame& f) {
   Scalar value = eval(s->value, f);
   const BufferStorage& st = *f.buffers[static_cast<size_t>(s->slot)];
   const size_t count = s->indices.size();
+  auto write = s->atomic_add ? add_element : write_element;
   if (count == 1) {
-    write_element(st, checked_offset(st, eval(s->indices[0], f).i, true), value);
+    write(st, checked_offset(st, eval(s->indices[0], f).i, true), value);
     return;
   }
   constexpr size_t kMaxDims = 8;
@@ -96,7 +97,7 @@ void Interpreter::exec_store(const CStmt* s, Frame& f) {
                             kMaxDims));
   int64_t idx[kMaxDims];
   for (size_t d = 0; d < count; ++d) idx[d] = eval(s->indices[d], f).i;
-  write_element(st, checked_offset(st, idx, count, true), value);
+  write(st, checked_offset(st, idx, count, true), value);
 }
 
 void Interpreter::exec_vector_store(const CStmt* s, Frame& f) {
@@ -121,7 +122,7 @@ void Interpreter::exec_vector_store(const CStmt* s, Frame& f) {
   for (int k = 0; k < lanes; ++k) {
     if (mask && !pred[k].i) continue;
     for (size_t d = 0; d < count; ++d) at[d] = index[d][k].i;
-    write_element(st, checked_offset(st, at.data(), count, true), value[k]);
+    (s->atomic_add ? add_element : write_element)(st, checked_offset(st, at.data(), count, true), value[k]);
   }
 }
 

@@ -67,4 +67,16 @@ inline void write_element(const BufferStorage& st, int64_t k, Scalar v) {
   }
 }
 
+// st[k] += v, an atomic add's lane (one thread runs at a time): the sum of the element
+// and v rounded once to the storage's type; integers wrap.
+inline void add_element(const BufferStorage& st, int64_t k, Scalar v) {
+  Scalar sum = read_element(st, k);
+  const bool is_float = st.elem == Elem::F16 || st.elem == Elem::BF16 || st.elem == Elem::F32 || st.elem == Elem::F64;
+  if (is_float)
+    sum.f += v.f;
+  else
+    sum.i = static_cast<int64_t>(static_cast<uint64_t>(sum.i) + static_cast<uint64_t>(v.i));
+  write_element(st, k, sum);
+}
+
 }  // namespace te::interp

@@ -64,6 +64,7 @@ struct CStmt {
   const CExpr* extent = nullptr;       // For
   std::vector<const CExpr*> indices;   // Store
   const CExpr* predicate = nullptr;    // Store (null: every lane)
+  bool atomic_add = false;             // Store: adds its value (StoreNode::atomic_add)
   std::vector<const CExpr*> shape;     // Allocate
   const BufferNode* buffer = nullptr;  // Allocate
   // Seq: its statements; LetStmt/For/Allocate/Assert: {body}; IfThenElse: {then, else}

@@ -6,6 +6,8 @@
 // store of the total by the leader thread (see lower_thread_allreduce).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "expr/analysis.h"
 #include "expr/reduce_rule.h"
 #include "lower/allreduce_marker.h"
@@ -339,8 +341,53 @@ class NestBuilder {
     } else {
       std::vector<Expr> values;
       for (const Expr& b : st_.op->bodies()) values.push_back(to_loads.mutate(substitute(b, roots_)));
-      nest.body = guarded(store_all(outs, values), true);
+      nest.body =
+          guarded(st_.op->scatter_accumulate ? scatter_add(nest, outs[0], values[0]) : store_all(outs, values), true);
     }
+  }
+
+  // A scatter-add's out[index] += value: atomic where iterations that may meet on one
+  // element run at once (a parallel, vectorized or thread loop over other than an axis
+  // that is itself an index of the output).
+  Stmt scatter_add(const StageNest& nest, const Expr& out, const Expr& value) {
+    const auto* element = out.as<LoadNode>();
+    TE_ICHECK(element, "scatter_add: the output element is not a Load");
+    const NestLoop* racing = nullptr;
+    for (const NestLoop& L : nest.loops) {
+      const bool concurrent =
+          L.kind == ForKind::Parallel || L.kind == ForKind::Vectorized || L.kind == ForKind::ThreadBinding;
+      if (concurrent && !writes_own_elements(L.iv)) {
+        racing = &L;
+        break;
+      }
+    }
+    if (racing == nullptr) return store(element->buffer, out + value, element->indices);
+    const DataType t = element->buffer.dtype();
+    if (!((t.is_float() && !t.is_bfloat() && t.bits() >= 32) || (t.is_int() && t.bits() >= 32)))
+      throw Error(fmt::format(
+          "lower: scatter-add '{}' runs loop '{}' {}, whose iterations may add to one element, so the adds must "
+          "be atomic: te adds float32, float64, int32 and int64 atomically, not {} (scatter-add in float32 and "
+          "cast, or run that loop serially)",
+          st_.op->name, racing->iv.name(),
+          racing->kind == ForKind::Parallel     ? std::string("in parallel")
+          : racing->kind == ForKind::Vectorized ? std::string("vectorized")
+                                                : fmt::format("on {}", racing->thread_tag),
+          t.to_string()));
+    return atomic_add(element->buffer, value, element->indices);
+  }
+
+  // Whether distinct iterations of leaf write distinct elements: every root axis it is
+  // made of is, bare, an index of the scatter.
+  bool writes_own_elements(const IterVar& leaf) const {
+    for (const IterVar& root : root_axes_of(st_, leaf)) {
+      const auto& index = st_.op->scatter_index;
+      const bool bare = std::any_of(index.begin(), index.end(), [&](const Expr& e) {
+        const auto* v = e.as<VarNode>();
+        return v != nullptr && v == root.var().get();
+      });
+      if (!bare) return false;
+    }
+    return true;
   }
 
   LowerContext& ctx_;

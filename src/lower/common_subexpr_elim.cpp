@@ -409,7 +409,7 @@ class CommonSubexprElim : public IRMutator {
     std::vector<Expr> indices;
     for (const Expr& i : n->indices) indices.push_back(shorten.shorten(use.mutate(i), guarded, &locals));
     if (locals.empty()) return s;
-    Stmt body = store(n->buffer, value, indices, predicate);
+    Stmt body = store_like(*n, n->buffer, value, indices, predicate);
     for (auto it = locals.rbegin(); it != locals.rend(); ++it) body = let_stmt(it->first, it->second, body);
     return body;
   }

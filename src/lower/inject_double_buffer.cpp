@@ -51,7 +51,7 @@ class Retarget : public IRMutator {
     Stmt r = IRMutator::mutate_store(s, n);
     const auto* st = r.as<StoreNode>();
     auto it = to_.find(st->buffer.get());
-    return it != to_.end() ? store(it->second, st->value, st->indices, st->predicate) : r;
+    return it != to_.end() ? store_like(*st, it->second, st->value, st->indices, st->predicate) : r;
   }
 
  private:

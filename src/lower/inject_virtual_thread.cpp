@@ -45,7 +45,7 @@ class GiveEachVthreadItsCopy : public IRMutator {
     Stmt r = IRMutator::mutate_store(s, n);
     const auto* st = r.as<StoreNode>();
     if (!st->buffer.same_as(from_)) return r;
-    return store(to_, st->value, {shifted(st->indices)}, st->predicate);
+    return store_like(*st, to_, st->value, {shifted(st->indices)}, st->predicate);
   }
 
  private:

@@ -89,6 +89,27 @@ bool shifts_inwards(const SplitRelation& sp, const Expr& extent, const VarBounds
          can_prove(extent >= sp.factor, known);
 }
 
+std::vector<IterVar> root_axes_of(const StageNode& st, const IterVar& leaf) {
+  std::vector<IterVar> todo{leaf}, roots;
+  while (!todo.empty()) {
+    IterVar v = todo.back();
+    todo.pop_back();
+    bool derived = false;
+    for (const Relation& rel : st.relations) {
+      if (const auto* sp = std::get_if<SplitRelation>(&rel); sp && (sp->outer.same_as(v) || sp->inner.same_as(v))) {
+        todo.push_back(sp->parent);
+        derived = true;
+      } else if (const auto* f = std::get_if<FuseRelation>(&rel); f && f->fused.same_as(v)) {
+        todo.push_back(f->outer);
+        todo.push_back(f->inner);
+        derived = true;
+      }
+    }
+    if (!derived) roots.push_back(v);
+  }
+  return roots;
+}
+
 std::map<const IterVarNode*, Expr> pass_up_values(const StageNode& st, std::map<const IterVarNode*, Expr> value,
                                                   const BoundMap& bounds, const VarBounds& known) {
   for (auto it = st.relations.rbegin(); it != st.relations.rend(); ++it) {

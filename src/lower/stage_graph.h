@@ -55,6 +55,10 @@ bool shifts_inwards(const SplitRelation& sp, const Expr& extent, const VarBounds
 std::map<const IterVarNode*, Expr> pass_up_values(const StageNode& st, std::map<const IterVarNode*, Expr> value,
                                                   const BoundMap& bounds, const VarBounds& known);
 
+// The root axes (the op's axes and reduce axes) that a leaf loop is made of, through the
+// stage's splits and fuses.
+std::vector<IterVar> root_axes_of(const StageNode& st, const IterVar& leaf);
+
 // Constant bounds of the variables in shapes and reduction domains: the assumption that
 // lets the simplifier reason about index arithmetic without overflow. Each lies in
 // [0, kShapeVarMax], and a dimension c * v + d of int32 type fits int32; a variable split

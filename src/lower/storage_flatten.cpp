@@ -61,7 +61,7 @@ class Flattener : public IRMutator {
   Stmt mutate_store(const Stmt& s, const StoreNode* n) override {
     Stmt r = IRMutator::mutate_store(s, n);
     const auto* sn = r.as<StoreNode>();
-    return store(flat_buffer(sn->buffer), sn->value, {flat_index(sn->buffer, sn->indices)}, sn->predicate);
+    return store_like(*sn, flat_buffer(sn->buffer), sn->value, {flat_index(sn->buffer, sn->indices)}, sn->predicate);
   }
 
  private:

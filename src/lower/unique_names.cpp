@@ -66,7 +66,7 @@ class Renamer : public IRMutator {
     auto it = buffers_.find(n->buffer.get());
     if (it == buffers_.end()) return r;
     const auto* sn = r.as<StoreNode>();
-    return store(it->second, sn->value, sn->indices, sn->predicate);
+    return store_like(*sn, it->second, sn->value, sn->indices, sn->predicate);
   }
   Stmt mutate_for(const Stmt& s, const ForNode* n) override {
     Expr mn = mutate(n->min), ext = mutate(n->extent);

@@ -128,7 +128,7 @@ class LaneWidener : public IRMutator {
       return s;
     }
     for (Expr& i : idx) i = to_lanes(i);
-    return store(n->buffer, to_lanes(value), idx, pred.defined() ? to_lanes(pred) : Expr());
+    return store_like(*n, n->buffer, to_lanes(value), idx, pred.defined() ? to_lanes(pred) : Expr());
   }
   Stmt mutate_if_then_else(const Stmt& s, const IfThenElseNode* n) override {
     if (lowering::uses_any(n->cond, relax_)) throw CannotVectorize{"a condition depends on the lane"};

@@ -28,6 +28,7 @@ Operation rebuild(const Operation& op, std::vector<Expr> bodies, Operation base,
   auto n = std::const_pointer_cast<OperationNode>(made);
   n->scatter_base = std::move(base);
   n->scatter_index = std::move(index);
+  n->scatter_accumulate = op->scatter_accumulate;
   n->inputs = reads_of(*n);
   return n;
 }

@@ -67,7 +67,13 @@ IterVar derived(const IterVar& from, const std::string& name, Expr extent) {
 // ShiftInwards recomputes the points where the last iteration overlaps the one before:
 // harmless for a pure stage, but a reduction would accumulate them twice.
 void check_tail(const StageNode& s, const IterVar& parent, TailStrategy tail, const char* primitive) {
-  if (tail != TailStrategy::ShiftInwards || s.op->reduce_axis.empty()) return;
+  if (tail != TailStrategy::ShiftInwards) return;
+  if (s.op->scatter_accumulate)
+    throw Error(
+        fmt::format("{}: ShiftInwards on axis {} of stage {}: the stage is a scatter-add, and the "
+                    "overlapping last iteration would add some points twice; use GuardWithIf",
+                    primitive, quote(parent.name()), quote(s.op->name)));
+  if (s.op->reduce_axis.empty()) return;
   throw Error(
       fmt::format("{}: ShiftInwards on axis {} of stage {}: the stage is a reduction, and the "
                   "overlapping last iteration would accumulate some points twice; use GuardWithIf",

@@ -14,6 +14,7 @@
 //    a .cu file takes its TE_PTX (GPU) path; without, its portable one.
 //  - __half is IEEE binary16 storage; each operation computes in float and rounds to
 //    nearest even, as cuda_fp16's operators do. __nv_bfloat16 is in cuda_bf16.h.
+//  - atomicAdd (float, double, int, unsigned, unsigned long long) is atomic between threads.
 //  - cudaMallocAsync/cudaFreeAsync are malloc/free; launches are recorded.
 #pragma once
 #include <math.h>
@@ -202,6 +203,30 @@ T shfl_sync(Shfl mode, unsigned membermask, T a, unsigned b, unsigned c, const c
 }
 
 }  // namespace te_emu
+
+namespace te_emu {
+// atomicAdd (CUDA C++ Programming Guide, "Atomic Functions"): adds atomically between the
+// emulation's threads and returns the old value; floating point by compare-and-swap.
+template <typename F>
+F atomic_add_float(F* address, F value) {
+  F old;
+  __atomic_load(address, &old, __ATOMIC_RELAXED);
+  F sum;
+  do {
+    sum = old + value;
+  } while (!__atomic_compare_exchange(address, &old, &sum, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+  return old;
+}
+}  // namespace te_emu
+inline float atomicAdd(float* address, float value) { return te_emu::atomic_add_float(address, value); }
+inline double atomicAdd(double* address, double value) { return te_emu::atomic_add_float(address, value); }
+inline int atomicAdd(int* address, int value) { return __atomic_fetch_add(address, value, __ATOMIC_RELAXED); }
+inline unsigned atomicAdd(unsigned* address, unsigned value) {
+  return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+}
+inline unsigned long long atomicAdd(unsigned long long* address, unsigned long long value) {
+  return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+}
 
 // CUDA's intrinsics are shfl.sync with c = ((32 - width) << 8) | clamp, clamp 31 for down
 // and idx (CUDA's sm_30_intrinsics).

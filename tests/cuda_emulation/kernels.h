@@ -411,6 +411,28 @@ inline LoweredFunc vector_access_func(int offset, const std::string& name, DataT
   return lower(s, {A, B, C}, name);
 }
 
+// out[idx[i]] += x[i] from 64 threads a block, indices repeating: atomicAdd (small
+// integer values: the sums are exact in any order).
+inline LoweredFunc scatter_add_func() {
+  Tensor idx = placeholder({1000}, Int(32), "idx"), x = placeholder({1000}, Float(32), "x");
+  Tensor zeros = compute(
+      {37}, [](Expr) { return make_zero(Float(32)); }, "zeros");
+  Tensor out = scatter(
+      zeros, {1000},
+      [&](Expr i) {
+        return ScatterTo{{idx(i)}, x(i), true};
+      },
+      "hist");
+  Schedule s = create_schedule({out});
+  auto [bx, tx] = s[out].split(out.axis(0), 64);
+  s[out].bind(bx, thread_axis("blockIdx.x"));
+  s[out].bind(tx, thread_axis("threadIdx.x"));
+  auto [zb, zt] = s[zeros].split(zeros.axis(0), 64);
+  s[zeros].bind(zb, thread_axis("blockIdx.x"));
+  s[zeros].bind(zt, thread_axis("threadIdx.x"));
+  return lower(s, {idx, x, out}, "scatter_add");
+}
+
 struct TestModule {
   LoweredFunc func;
   CudaOptions options;
@@ -466,6 +488,7 @@ inline std::vector<TestModule> all_test_modules() {
       {reduce_rows_op_func(1000, 512), {}},
       {grid_sample_split_func(80, 0, "grid_sample_c80"), {}},
       {grid_sample_split_func(5, 2, "grid_sample_c5_by2"), {}},
+      {scatter_add_func(), {}},
       {vector_access_func(0, "vector_access"), {}},
       {vector_access_func(1, "vector_access_offset"), {}},
       {vector_access_func(0, "vector_access_half2", Float(16), 2), {}},
