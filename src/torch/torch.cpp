@@ -1,0 +1,511 @@
+// te::torch::register_op: te computes as PyTorch operators (te/torch.h). The forward and
+// backward kernels are te JIT functions called through boxed dispatcher kernels; the
+// Autograd kernel records a torch::autograd::Function whose backward calls the backward
+// operator.
+#include "te/torch.h"
+
+#include <ATen/DLConvertor.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/GradMode.h>
+#include <torch/csrc/autograd/custom_function.h>
+#include <torch/library.h>
+
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "te/auto_schedule.h"
+#include "te/autodiff.h"
+#include "te/dlpack.h"
+#include "te/ir.h"
+#include "te/log.h"
+#include "te/lower.h"
+#include "te/module.h"
+
+namespace te::torch {
+namespace {
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+// s with every character that is not one of a C identifier's made '_'.
+std::string identifier_of(const std::string& s) {
+  std::string out = s;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
+  return out;
+}
+
+// The variables an expression reads.
+class VarCollector : public IRVisitor {
+ public:
+  std::set<const VarNode*> vars;
+
+ protected:
+  void visit_var(const VarNode* v) override { vars.insert(v); }
+};
+
+// One JIT kernel and how the dispatcher's arguments map onto it.
+struct Kernel {
+  std::string op_name;                 // "ns::op" or "ns::op_backward": the errors' prefix
+  Function fn;                         // reads the arguments, writes the outputs
+  std::vector<std::string> arg_names;  // the schema's arguments, in order
+};
+
+// What one registered operator needs at each call. Never freed: PyTorch may call the
+// operator until the process ends.
+struct OpState {
+  std::string name;  // "ns::op"
+  Kernel forward;
+  Kernel backward;                   // fn undefined without a gradient
+  std::vector<bool> input_is_float;  // which inputs get an adjoint
+  std::vector<bool> output_is_float;
+  bool has_gradient = false;
+  std::string no_gradient_reason;
+  std::optional<c10::OperatorHandle> forward_handle;   // set once registered
+  std::optional<c10::OperatorHandle> backward_handle;  // set once registered, with a gradient
+};
+
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+// The operators' states and PyTorch registrations, kept until the process ends (never
+// destroyed: static destructors of libtorch may already have run at exit).
+std::vector<std::unique_ptr<OpState>>& states() {
+  static auto* s = new std::vector<std::unique_ptr<OpState>>();
+  return *s;
+}
+std::vector<std::unique_ptr<::torch::Library>>& libraries() {
+  static auto* l = new std::vector<std::unique_ptr<::torch::Library>>();
+  return *l;
+}
+
+// te's message with its function-name prefix ("ns_op: ...") replaced by the operator's.
+std::string op_message(const Kernel& k, const std::string& what) {
+  const std::string prefix = k.fn.defined() ? k.fn.name() + ": " : std::string();
+  if (!prefix.empty() && what.compare(0, prefix.size(), prefix) == 0)
+    return k.op_name + ": " + what.substr(prefix.size());
+  return k.op_name + ": " + what;
+}
+
+// Runs kernel k on torch tensors: inputs borrowed (no copy), outputs te arrays handed to
+// PyTorch through DLPack (no copy). Errors are c10::Errors naming the operator and argument.
+std::vector<at::Tensor> run_kernel(const Kernel& k, c10::ArrayRef<c10::IValue> args) {
+  const size_t n = k.arg_names.size();
+  std::vector<dlpack::DLTensor> dl(n);
+  std::vector<NDArray> arrays;
+  arrays.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const at::Tensor& t = args[i].toTensor();
+    const std::string& name = k.arg_names[i];
+    TORCH_CHECK(t.defined(), k.op_name, ": argument '", name, "' is an undefined tensor");
+    TORCH_CHECK(t.layout() == c10::kStrided, k.op_name, ": argument '", name, "' has layout ", t.layout(),
+                "; te kernels take dense (strided) tensors");
+    TORCH_CHECK(t.device().is_cpu(), k.op_name, ": argument '", name, "' is on device ", t.device(),
+                ", but the operator has a CPU kernel only (te::torch registers no CUDA kernels yet)");
+    TORCH_CHECK(t.is_contiguous(), k.op_name, ": argument '", name, "' is not contiguous (sizes ", t.sizes(),
+                ", strides ", t.strides(), "); pass it as .contiguous()");
+    ::DLDataType type = at::getDLDataType(t);
+    dl[i].data = t.data_ptr();
+    dl[i].device = {dlpack::kDLCPU, 0};
+    dl[i].ndim = static_cast<int32_t>(t.dim());
+    dl[i].dtype = {type.code, type.bits, type.lanes};
+    dl[i].shape = const_cast<int64_t*>(t.sizes().data());
+    dl[i].strides = nullptr;  // contiguous: compact row-major
+    dl[i].byte_offset = 0;
+  }
+  std::vector<at::Tensor> outputs;
+  try {
+    for (size_t i = 0; i < n; ++i) arrays.push_back(NDArray::borrow_dlpack(dl[i]));
+    std::vector<Argument> call_args = k.fn.make_arguments(arrays);
+    k.fn.call(call_args);
+    for (size_t p = n; p < call_args.size(); ++p)
+      outputs.push_back(at::fromDLPack(dlpack::to_c<DLManagedTensor>(call_args[p].array().to_dlpack())));
+  } catch (const Error& e) {
+    TORCH_CHECK(false, op_message(k, e.what()));
+  }
+  return outputs;
+}
+
+void push_outputs(::torch::jit::Stack* stack, std::vector<at::Tensor> outputs) {
+  for (at::Tensor& t : outputs) stack->emplace_back(std::move(t));
+}
+
+// The CPU kernel of an operator (forward or backward): its te JIT function.
+class CpuKernel : public c10::OperatorKernel {
+ public:
+  explicit CpuKernel(const Kernel* k) : k_(k) {}
+  void operator()(const c10::OperatorHandle&, c10::DispatchKeySet, ::torch::jit::Stack* stack) {
+    const size_t n = k_->arg_names.size();
+    std::vector<at::Tensor> outputs = run_kernel(*k_, ::torch::jit::last(*stack, n));
+    ::torch::jit::drop(*stack, n);
+    push_outputs(stack, std::move(outputs));
+  }
+
+ private:
+  const Kernel* k_;
+};
+
+std::vector<at::Tensor> call_boxed(const c10::OperatorHandle& op, std::vector<c10::IValue> args) {
+  ::torch::jit::Stack stack(std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
+  op.callBoxed(&stack);
+  std::vector<at::Tensor> out;
+  out.reserve(stack.size());
+  for (c10::IValue& v : stack) out.push_back(std::move(v).toTensor());
+  return out;
+}
+
+// The autograd node of a te operator: forward runs the operator below autograd, backward
+// its backward operator (or the error saying why there is none).
+struct TeAutogradFunction : public ::torch::autograd::Function<TeAutogradFunction> {
+  static ::torch::autograd::variable_list forward(::torch::autograd::AutogradContext* ctx, int64_t state,
+                                                  at::TensorList inputs) {
+    const auto* st = reinterpret_cast<const OpState*>(state);
+    ctx->saved_data["te_op"] = state;
+    ctx->save_for_backward(inputs.vec());
+    std::vector<at::Tensor> outputs;
+    {
+      at::AutoDispatchBelowADInplaceOrView guard;
+      outputs = call_boxed(*st->forward_handle, std::vector<c10::IValue>(inputs.begin(), inputs.end()));
+    }
+    for (size_t k = 0; k < outputs.size(); ++k)
+      if (!st->output_is_float[k]) ctx->mark_non_differentiable({outputs[k]});
+    return outputs;
+  }
+
+  static ::torch::autograd::variable_list backward(::torch::autograd::AutogradContext* ctx,
+                                                   ::torch::autograd::variable_list grads) {
+    const auto* st = reinterpret_cast<const OpState*>(ctx->saved_data["te_op"].toInt());
+    TORCH_CHECK(st->has_gradient, st->name, " has no gradient: ", st->no_gradient_reason);
+    std::vector<at::Tensor> saved = ctx->get_saved_variables();
+    std::vector<c10::IValue> args;
+    for (size_t k = 0; k < grads.size(); ++k)
+      if (st->output_is_float[k]) args.emplace_back(grads[k].contiguous());
+    for (at::Tensor& t : saved) args.emplace_back(std::move(t));
+    std::vector<at::Tensor> adjoints = call_boxed(*st->backward_handle, std::move(args));
+    ::torch::autograd::variable_list result(1 + st->input_is_float.size());  // [0]: the state
+    size_t next = 0;
+    for (size_t i = 0; i < st->input_is_float.size(); ++i)
+      if (st->input_is_float[i]) result[1 + i] = std::move(adjoints[next++]);
+    return result;
+  }
+};
+
+bool any_requires_grad(c10::ArrayRef<c10::IValue> args) {
+  for (const c10::IValue& v : args)
+    if (v.isTensor() && v.toTensor().defined() && v.toTensor().requires_grad()) return true;
+  return false;
+}
+
+// The Autograd kernel of a te operator.
+class AutogradKernel : public c10::OperatorKernel {
+ public:
+  explicit AutogradKernel(const OpState* st) : st_(st) {}
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys, ::torch::jit::Stack* stack) {
+    const size_t n = st_->forward.arg_names.size();
+    if (!c10::GradMode::is_enabled() || !any_requires_grad(::torch::jit::last(*stack, n))) {
+      op.redispatchBoxed(keys & c10::after_autograd_keyset, stack);
+      return;
+    }
+    std::vector<at::Tensor> inputs;
+    inputs.reserve(n);
+    for (const c10::IValue& v : ::torch::jit::last(*stack, n)) inputs.push_back(v.toTensor());
+    ::torch::jit::drop(*stack, n);
+    push_outputs(stack, TeAutogradFunction::apply(reinterpret_cast<int64_t>(st_), at::TensorList(inputs)));
+  }
+
+ private:
+  const OpState* st_;
+};
+
+// The Autograd kernel of a backward operator: no double backward.
+class BackwardAutogradKernel : public c10::OperatorKernel {
+ public:
+  explicit BackwardAutogradKernel(const OpState* st) : st_(st) {}
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys, ::torch::jit::Stack* stack) {
+    const size_t n = st_->backward.arg_names.size();
+    TORCH_CHECK(!c10::GradMode::is_enabled() || !any_requires_grad(::torch::jit::last(*stack, n)),
+                st_->backward.op_name,
+                ": double backward (create_graph=True, or a gradient of the gradient) is not supported: "
+                "te::torch derives first derivatives only");
+    op.redispatchBoxed(keys & c10::after_autograd_keyset, stack);
+  }
+
+ private:
+  const OpState* st_;
+};
+
+// The kernels of one operator: te's JIT function for CPU tensors, the same function for
+// every other backend (CompositeExplicitAutograd: its checks then name the argument on the
+// wrong device or layout, where PyTorch's message would only name the backend), and the
+// Autograd kernel.
+template <typename AutogradFunctor>
+void impl_kernels(::torch::Library& lib, const std::string& name, const Kernel* kernel,
+                  std::unique_ptr<AutogradFunctor> autograd) {
+  for (c10::DispatchKey key : {c10::DispatchKey::CPU, c10::DispatchKey::CompositeExplicitAutograd})
+    lib.impl(name.c_str(),
+             ::torch::dispatch(key, ::torch::CppFunction::makeFromBoxedFunctor(std::make_unique<CpuKernel>(kernel))));
+  lib.impl(name.c_str(), ::torch::dispatch(c10::DispatchKey::Autograd,
+                                           ::torch::CppFunction::makeFromBoxedFunctor(std::move(autograd))));
+}
+
+std::string schema_of(const std::string& name, const std::vector<std::string>& args, size_t outputs) {
+  std::ostringstream s;
+  s << name << "(";
+  for (size_t i = 0; i < args.size(); ++i) s << (i ? ", " : "") << "Tensor " << args[i];
+  s << ") -> ";
+  if (outputs == 1) return s.str() + "Tensor";
+  s << "(";
+  for (size_t k = 0; k < outputs; ++k) s << (k ? ", " : "") << "Tensor";
+  s << ")";
+  return s.str();
+}
+
+// auto_schedule's schedule of a kernel (`what`: "forward", "backward"), or te's default one
+// (create_schedule) where the rules cannot schedule its graph (a warning says why).
+Schedule default_schedule(const std::string& name, const char* what, const char* field,
+                          const std::vector<Tensor>& outputs) {
+  try {
+    return auto_schedule(outputs);
+  } catch (const Error& e) {
+    log_message(LogLevel::Warn, "te::torch::register_op('" + name + "'): auto_schedule cannot schedule the " + what +
+                                    " kernel, which runs with te's default schedule instead (give OpDef::" + field +
+                                    "): " + e.what());
+    return create_schedule(outputs);
+  }
+}
+
+Schedule scheduled(const std::string& name, const std::vector<Tensor>& outputs,
+                   const std::function<void(Schedule&)>& schedule) {
+  if (!schedule) return default_schedule(name, "forward", "schedule_cpu", outputs);
+  Schedule s = create_schedule(outputs);
+  schedule(s);
+  return s;
+}
+
+Function build_kernel(const Schedule& s, const std::vector<Tensor>& args, const std::string& c_name,
+                      const BuildOptions& options) {
+  LoweredFunc f = lower(s, args, c_name);
+  for (const Param& p : f.params)
+    if (!p.is_buffer())
+      throw Error("the kernel needs the value of '" + p.name() +
+                  "', which no input's shape binds (a dimension that is exactly a shape variable binds it)");
+  return build(f, options)(c_name);
+}
+
+[[noreturn]] void fail(const std::string& name, const std::string& msg) {
+  throw Error("te::torch::register_op('" + name + "'): " + msg);
+}
+
+// The sum over outputs of each float input's adjoint, one tensor per float input.
+std::vector<Tensor> adjoints_of(const std::vector<Tensor>& outputs, const std::vector<Tensor>& heads,
+                                const std::vector<Tensor>& float_inputs) {
+  std::vector<Tensor> total;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    std::vector<Tensor> d = gradient(outputs[k], float_inputs, heads[k]);
+    if (total.empty()) {
+      total = d;
+      continue;
+    }
+    for (size_t i = 0; i < d.size(); ++i) {
+      Tensor a = total[i], b = d[i];
+      total[i] = compute(
+          a.shape(),
+          [&](const std::vector<Var>& v) {
+            std::vector<Expr> idx(v.begin(), v.end());
+            return a(idx) + b(idx);
+          },
+          float_inputs[i].name() + "_grad_sum" + std::to_string(k));
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+OpInfo register_op(const std::string& qualified_name, OpDef def) {
+  const size_t sep = qualified_name.find("::");
+  if (sep == std::string::npos || !is_identifier(qualified_name.substr(0, sep)) ||
+      !is_identifier(qualified_name.substr(sep + 2)))
+    fail(qualified_name, "the name must be \"namespace::name\", both C identifiers");
+  const std::string ns = qualified_name.substr(0, sep), short_name = qualified_name.substr(sep + 2);
+
+  // The inputs: placeholders with distinct identifier names.
+  if (def.inputs.empty()) fail(qualified_name, "OpDef::inputs is empty: an operator takes at least one tensor");
+  if (def.outputs.empty()) fail(qualified_name, "OpDef::outputs is empty: an operator returns at least one tensor");
+  std::set<std::string> names;
+  std::set<const VarNode*> bound;  // the shape variables the inputs bind
+  for (size_t i = 0; i < def.inputs.size(); ++i) {
+    const Tensor& t = def.inputs[i];
+    if (!t.defined()) fail(qualified_name, "input " + std::to_string(i) + " is undefined");
+    if (!t.is_placeholder())
+      fail(qualified_name, "input " + std::to_string(i) + " ('" + t.name() +
+                               "') is a compute, not a placeholder: an operator's arguments are placeholders");
+    if (!is_identifier(t.name()))
+      fail(qualified_name, "input " + std::to_string(i) + " is named '" + t.name() +
+                               "', which is not a C identifier (the schema names the argument after it)");
+    if (!names.insert(t.name()).second)
+      fail(qualified_name, "two inputs are named '" + t.name() + "': the schema's arguments need distinct names");
+    for (const Expr& d : t.shape())
+      if (const auto* v = d.as<VarNode>()) bound.insert(v);
+  }
+  for (size_t k = 0; k < def.outputs.size(); ++k) {
+    const Tensor& t = def.outputs[k];
+    if (!t.defined()) fail(qualified_name, "output " + std::to_string(k) + " is undefined");
+    for (const Expr& d : t.shape()) {
+      VarCollector c;
+      c.visit(d);
+      for (const VarNode* v : c.vars)
+        if (!bound.count(v))
+          fail(qualified_name, "the shape of output '" + t.name() + "' needs shape variable '" + v->name +
+                                   "', which no input's shape binds (a dimension that is exactly a variable binds it)");
+    }
+  }
+  if (def.schedule_cuda) {
+    if (!at::hasCUDA())
+      fail(qualified_name,
+           "OpDef::schedule_cuda is set, but this libtorch has no CUDA support (a CPU-only build, as Debian's): "
+           "there is no CUDA dispatch to register a kernel with; leave schedule_cuda empty for a CPU operator");
+    fail(qualified_name,
+         "OpDef::schedule_cuda is set, but te::torch does not register CUDA kernels yet (docs/pytorch.md, "
+         "\"CUDA\"); leave it empty for a CPU operator");
+  }
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    if (c10::Dispatcher::singleton().findSchema({qualified_name, ""}).has_value())
+      fail(qualified_name, "PyTorch already has an operator of this name; register each operator once");
+  }
+
+  auto st = std::make_unique<OpState>();
+  st->name = qualified_name;
+  const std::string c_name = ns + "_" + short_name;
+  std::vector<Tensor> fwd_args = def.inputs;
+  fwd_args.insert(fwd_args.end(), def.outputs.begin(), def.outputs.end());
+  try {
+    st->forward.fn =
+        build_kernel(scheduled(qualified_name, def.outputs, def.schedule_cpu), fwd_args, c_name, def.build_options);
+  } catch (const Error& e) {
+    fail(qualified_name, std::string("the forward kernel: ") + e.what());
+  }
+  st->forward.op_name = qualified_name;
+  for (const Tensor& t : def.inputs) {
+    st->forward.arg_names.push_back(t.name());
+    st->input_is_float.push_back(t.dtype().is_float());
+  }
+  std::vector<Tensor> float_inputs, float_outputs, heads;
+  for (size_t i = 0; i < def.inputs.size(); ++i)
+    if (st->input_is_float[i]) float_inputs.push_back(def.inputs[i]);
+  for (const Tensor& t : def.outputs) {
+    st->output_is_float.push_back(t.dtype().is_float());
+    if (t.dtype().is_float()) float_outputs.push_back(t);
+  }
+
+  // The backward: te::gradient of every float output for every float input.
+  std::vector<Tensor> adjoints;
+  if (!def.differentiable) {
+    st->no_gradient_reason = "it was registered with OpDef::differentiable = false";
+  } else if (float_inputs.empty()) {
+    st->no_gradient_reason = "it has no floating-point input";
+  } else if (float_outputs.empty()) {
+    st->no_gradient_reason = "it has no floating-point output";
+  } else {
+    std::vector<std::string> bwd_names;
+    for (const Tensor& out : float_outputs) {
+      std::string head = "grad_" + identifier_of(out.name());
+      if (names.count(head))
+        fail(qualified_name, "the backward's argument '" + head + "' (the adjoint of output '" + out.name() +
+                                 "') has the name of an input; rename the input");
+      heads.push_back(placeholder(out.shape(), out.dtype(), head));
+      bwd_names.push_back(head);
+    }
+    try {
+      adjoints = adjoints_of(float_outputs, heads, float_inputs);
+    } catch (const Error& e) {
+      st->no_gradient_reason = std::string("te::gradient: ") + e.what();
+    }
+    if (!adjoints.empty()) {
+      std::vector<Tensor> bwd_args = heads;
+      bwd_args.insert(bwd_args.end(), def.inputs.begin(), def.inputs.end());
+      bwd_args.insert(bwd_args.end(), adjoints.begin(), adjoints.end());
+      if (def.schedule_backward_cpu) {
+        // The user's schedule: its failure is the registration's.
+        try {
+          Schedule s = create_schedule(adjoints);
+          def.schedule_backward_cpu(s, adjoints);
+          st->backward.fn = build_kernel(s, bwd_args, c_name + "_backward", def.build_options);
+        } catch (const Error& e) {
+          fail(qualified_name, std::string("the backward kernel: ") + e.what());
+        }
+      } else {
+        // The derived backward with te's schedule: where te cannot build it, the forward
+        // still works and backward says why (as without a gradient).
+        try {
+          Schedule s = default_schedule(qualified_name, "backward", "schedule_backward_cpu", adjoints);
+          st->backward.fn = build_kernel(s, bwd_args, c_name + "_backward", def.build_options);
+        } catch (const Error& e) {
+          st->no_gradient_reason = std::string("te cannot build its backward kernel: ") + e.what();
+          log_message(LogLevel::Warn, "te::torch::register_op('" + qualified_name + "'): " + st->no_gradient_reason +
+                                          " (backward through the op is an error)");
+        }
+      }
+    }
+    if (st->backward.fn.defined()) {
+      st->backward.op_name = qualified_name + "_backward";
+      st->backward.arg_names = bwd_names;
+      for (const Tensor& t : def.inputs) st->backward.arg_names.push_back(t.name());
+      st->has_gradient = true;
+    }
+  }
+
+  OpInfo info;
+  info.name = qualified_name;
+  info.schema = schema_of(qualified_name, st->forward.arg_names, def.outputs.size());
+  info.has_gradient = st->has_gradient;
+  info.no_gradient_reason = st->no_gradient_reason;
+  if (st->has_gradient)
+    info.backward_schema = schema_of(st->backward.op_name, st->backward.arg_names, float_inputs.size());
+
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  const OpState* state = st.get();
+  try {
+    auto lib = std::make_unique<::torch::Library>(::torch::Library::FRAGMENT, ns, c10::nullopt, __FILE__, __LINE__);
+    lib->def(schema_of(short_name, st->forward.arg_names, def.outputs.size()).c_str());
+    impl_kernels(*lib, short_name, &state->forward, std::make_unique<AutogradKernel>(state));
+    st->forward_handle = c10::Dispatcher::singleton().findSchemaOrThrow(qualified_name.c_str(), "");
+    if (st->has_gradient) {
+      const std::string bwd = short_name + "_backward";
+      lib->def(schema_of(bwd, st->backward.arg_names, float_inputs.size()).c_str());
+      impl_kernels(*lib, bwd, &state->backward, std::make_unique<BackwardAutogradKernel>(state));
+      st->backward_handle = c10::Dispatcher::singleton().findSchemaOrThrow(st->backward.op_name.c_str(), "");
+    }
+    libraries().push_back(std::move(lib));
+  } catch (const c10::Error& e) {
+    fail(qualified_name, std::string("PyTorch refused the registration: ") + e.what_without_backtrace());
+  }
+  states().push_back(std::move(st));
+  return info;
+}
+
+OpInfo Library::def(const std::string& name, OpDef def) { return register_op(ns_ + "::" + name, std::move(def)); }
+
+namespace detail {
+LibraryInit::LibraryInit(const char* ns, void (*init)(Library&), const char* file, int line) {
+  try {
+    Library lib(ns);
+    init(lib);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "te::torch: registering the operators of '%s' (%s:%d) failed: %s\n", ns, file, line, e.what());
+  }
+}
+}  // namespace detail
+
+}  // namespace te::torch
