@@ -90,8 +90,10 @@ void choose_placements(Context& cx) {
       if (anchor && a != anchor) same = false;
       anchor = a;
     }
+    // Not inside a scatter: its rule keeps its loop order, in which the stage's point
+    // would be recomputed.
     if (!same || tiled.count(anchor) || !g.at(anchor).is_compute() || g.at(anchor).is_reduction() ||
-        anchor->num_outputs() > 1)
+        anchor->num_outputs() > 1 || anchor->is_scatter())
       continue;
     // A matmul-like reduction read point for point by its one element-wise consumer.
     if (consumers.size() == 1 && consumers[0] == anchor && n.is_reduction() && has_tiling_reuse(g, op) &&

@@ -48,6 +48,14 @@ struct Part {
   std::string name;  // the scatter stage's own name
 };
 
+// Read sites of one tensor that the same loops solve the same way: one gather compute.
+struct GatherGroup {
+  Operation x;
+  autodiff::Gather gather;                      // the first site's (solved and free agree)
+  std::vector<std::pair<Expr, Expr>> cases;     // per site: where it reaches j, its term
+  std::string name;                             // the first site's contribution name
+};
+
 class Gradient {
  public:
   std::vector<Tensor> run(const Tensor& output, const std::vector<Tensor>& inputs, const Tensor& head) {
@@ -164,6 +172,10 @@ class Gradient {
       // between ties (as PyTorch's amax/amin).
       if (extremum) head = head * share_of_extremum(op, *r, index);
     }
+    // Sites the same loops solve the same way (grid_sample's four corner weights, read at
+    // constant indices) share one compute: one pass over the free loops, not one each.
+    std::vector<GatherGroup> groups;
+    std::map<const OperationNode*, std::vector<Var>> index_vars;
     int site_number = 0;
     for (const TensorReadNode* site : read_sites(body)) {
       const Operation& x = site->op;
@@ -177,8 +189,39 @@ class Gradient {
       if (mentions_nonfinite(partial)) term = select(head == make_zero(head.dtype()), make_zero(term.dtype()), term);
       // Guarded, as the reduction guards its source (which may read only where it holds).
       if (condition.defined()) term = if_then_else(condition, term, make_zero(term.dtype()));
-      contributions_[x.get()].push_back(contribution(op, x, site, term, condition, vars, site_number++));
+      const std::string name = fmt::format("{}_grad_{}{}", x->output_name(site->value_index), op->name,
+                                           site_number ? fmt::format("_{}", site_number) : std::string());
+      ++site_number;
+      std::vector<Var>& j = index_vars[x.get()];
+      for (size_t d = j.size(); d < x->shape.size(); ++d) j.emplace_back(fmt::format("j{}", d), Int(32));
+      if (std::optional<autodiff::Gather> g = autodiff::solve_read(site->indices, x->shape, vars, j)) {
+        auto same = std::find_if(groups.begin(), groups.end(), [&](const GatherGroup& grp) {
+          return grp.x == x && grp.gather.free == g->free && same_solution(grp.gather.solved, g->solved);
+        });
+        if (same == groups.end()) {
+          groups.push_back({x, *g, {}, name});
+          same = groups.end() - 1;
+        }
+        same->cases.emplace_back(g->reached, term);
+        continue;
+      }
+      check_rectangular(op, x, site, vars);
+      Part p;
+      p.name = name;
+      p.scatter = [=](const Tensor& base, const std::string& stage_name) {
+        return scatter_add(site, term, condition, vars, base, stage_name);
+      };
+      contributions_[x.get()].push_back(p);
     }
+    for (const GatherGroup& grp : groups)
+      contributions_[grp.x.get()].push_back(Part::of(gather(grp, index_vars.at(grp.x.get()))));
+  }
+
+  static bool same_solution(const std::vector<std::pair<Var, Expr>>& a, const std::vector<std::pair<Var, Expr>>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t k = 0; k < a.size(); ++k)
+      if (!a[k].first.same_as(b[k].first) || !equal(a[k].second, b[k].second)) return false;
+    return true;
   }
 
   // For Y = max/min over k of f: [f == Y] / (the number of k where f == Y), at the
@@ -206,31 +249,12 @@ class Gradient {
     return select(f == y(index), make_const(f.dtype(), 1.0) / ties(index), make_zero(f.dtype()));
   }
 
-  // dX from one read site: the gather form when the site's indices are affine in the
-  // loop variables (solved for X's index), else a scatter-add over the loops.
-  static Part contribution(const Operation& y, const Operation& x, const TensorReadNode* site, const Expr& term,
-                           const Expr& condition, const std::vector<LoopVar>& vars, int number) {
-    const std::string name = fmt::format("{}_grad_{}{}", x->output_name(site->value_index), y->name,
-                                         number ? fmt::format("_{}", number) : std::string());
-    std::vector<Var> j;
-    for (size_t d = 0; d < x->shape.size(); ++d) j.emplace_back(fmt::format("j{}", d), Int(32));
-    if (std::optional<autodiff::Gather> g = autodiff::solve_read(site->indices, x->shape, vars, j))
-      return Part::of(gather(*g, term, j, x, name));
-    check_rectangular(y, x, site, vars);
-    Part p;
-    p.name = name;
-    p.scatter = [=](const Tensor& base, const std::string& stage_name) {
-      return scatter_add(site, term, condition, vars, base, stage_name);
-    };
-    return p;
-  }
-
-  // dX[j] = sum over the free loop variables of the term at the solved point, where the
-  // site reaches j.
-  static Tensor gather(const autodiff::Gather& g, const Expr& term, const std::vector<Var>& j, const Operation& x,
-                       const std::string& name) {
+  // dX[j] = sum over the free loop variables of each site's term at the solved point,
+  // where that site reaches j.
+  static Tensor gather(const GatherGroup& grp, const std::vector<Var>& j) {
+    const autodiff::Gather& g = grp.gather;
     return compute_from_vars(
-        x->shape,
+        grp.x->shape,
         [&](const std::vector<Var>& axes) {
           std::vector<std::pair<Var, Expr>> map, to_axes;
           for (size_t d = 0; d < j.size(); ++d) to_axes.emplace_back(j[d], axes[d]);
@@ -242,13 +266,22 @@ class Gradient {
           }
           auto at = [&](const Expr& e) { return substitute(substitute(e, to_axes), map); };
           for (const auto& [v, value] : g.solved) map.emplace_back(v, at(value));
-          Expr value = substitute(term, map);
-          Expr reached = g.reached.defined() ? at(g.reached) : Expr();
-          if (!free.empty()) return sum(value, free, reached);
-          // Guarded: the adjoint is read only where the reading loop went.
-          return reached.defined() ? if_then_else(reached, value, make_zero(value.dtype())) : value;
+          if (grp.cases.size() == 1) {
+            Expr value = substitute(grp.cases[0].second, map);
+            Expr reached = grp.cases[0].first.defined() ? at(grp.cases[0].first) : Expr();
+            if (!free.empty()) return sum(value, free, reached);
+            // Guarded: the adjoint is read only where the reading loop went.
+            return reached.defined() ? if_then_else(reached, value, make_zero(value.dtype())) : value;
+          }
+          Expr value;
+          for (const auto& [reached, term] : grp.cases) {
+            Expr t = substitute(term, map);
+            if (reached.defined()) t = if_then_else(at(reached), t, make_zero(t.dtype()));
+            value = value.defined() ? autodiff::add(value, t) : t;
+          }
+          return free.empty() ? value : sum(value, free);
         },
-        name);
+        grp.name);
   }
 
   // A read at computed positions (an index read from memory, a division...): each point
