@@ -250,6 +250,16 @@ def backward_ops():
     grads("matmul_backward", torch.matmul, [rand(7, 11), rand(11, 5)], ["a", "b"])
     grads("conv2d_backward", lambda x, w: F.conv2d(x, w, stride=(2, 1), padding=(1, 2), dilation=(1, 2)),
           [rand(2, 3, 9, 8), rand(4, 3, 3, 2)], ["x", "weight"])
+    # bev_pool_v2 (BEVDet's reference in PyTorch ops) on tests/data/bev_pool/small's points,
+    # in float64: index_add_'s autograd is the scatter's transpose.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gen_bev_pool_golden import bev_pool_v2_reference
+    small = os.path.join(OUT, "..", "bev_pool", "small")
+    load = lambda name: torch.from_numpy(np.load(os.path.join(small, name + ".npy")))  # noqa: E731
+    ranks = [load(n) for n in ("ranks_depth", "ranks_feat", "ranks_bev")]
+    bev_shape = tuple(load("bev_shape").tolist())
+    grads("bev_pool_backward", lambda d, f: bev_pool_v2_reference(d, f, *ranks, bev_shape),
+          [load("depth").double(), load("feat").double()], ["depth", "feat"])
 
 
 def main():

@@ -1,7 +1,7 @@
 // te::gradient against PyTorch autograd (tests/data/torch_golden, made by
 // scripts/gen_torch_golden.py in float64): grid_sample 2-D (every mode, padding and
-// align_corners) and 3-D (bilinear, nearest), softmax, layer_norm, matmul and a strided,
-// padded, dilated conv2d. Each adjoint runs through interpret() of the default schedule
+// align_corners) and 3-D (bilinear, nearest), bev_pool_v2, softmax, layer_norm, matmul and
+// a strided, padded, dilated conv2d. Each adjoint runs through interpret() of the default schedule
 // and through the JIT with auto_schedule's schedule.
 #include <gtest/gtest.h>
 
@@ -11,6 +11,7 @@
 
 #include "te/autodiff.h"
 #include "te/auto_schedule.h"
+#include "te/ops/bev_pool.h"
 #include "te/ops/grid_sample.h"
 #include "te/ops/matmul.h"
 #include "te/ops/normalization.h"
@@ -38,14 +39,18 @@ void expect_close(const NDArray& got, const NDArray& want, const std::string& wh
 }
 
 // The gradients of `output` for `inputs` (given head), run both ways, against `want`.
+// `fixed` are inputs not differentiated (index arrays), with their values.
 void check_gradients(const Tensor& output, const std::vector<Tensor>& inputs, const std::vector<NDArray>& values,
                      const Tensor& head, const NDArray& head_value, const std::vector<NDArray>& want,
-                     const std::vector<std::string>& names) {
+                     const std::vector<std::string>& names, const std::vector<Tensor>& fixed = {},
+                     const std::vector<NDArray>& fixed_values = {}) {
   const std::vector<Tensor> grads = gradient(output, inputs, head);
   std::vector<Tensor> args = inputs;
+  args.insert(args.end(), fixed.begin(), fixed.end());
   args.push_back(head);
   args.insert(args.end(), grads.begin(), grads.end());
   std::vector<Argument> call(values.begin(), values.end());
+  call.insert(call.end(), fixed_values.begin(), fixed_values.end());
   call.emplace_back(head_value);
   std::vector<NDArray> interpreted, jitted;
   for (const Tensor& g : grads) {
@@ -139,6 +144,26 @@ TEST(AutodiffGolden, Conv2dStridedPaddedDilated) {
       "conv");
   check_gradients(Y, {X, W}, {x, w}, placeholder_like(head, "head"), head,
                   {golden(f + "grad_x"), golden(f + "grad_weight")}, {"x", "weight"});
+}
+
+// bev_pool_v2 on tests/data/bev_pool/small's points (sums over intervals read from memory,
+// scattered to cells read from memory) against autograd of BEVDet's reference.
+TEST(AutodiffGolden, BevPoolV2) {
+  const std::string f = "bev_pool_backward/", small = std::string(TE_TEST_DATA_DIR) + "/bev_pool/small/";
+  auto input = [&](const std::string& name) { return NDArray::load_npy(small + name + ".npy"); };
+  const NDArray depth = golden(f + "depth"), feat = golden(f + "feat"), head = golden(f + "head");
+  const std::vector<int32_t> bev = input("bev_shape").to_vector<int32_t>();
+  Tensor D = placeholder_like(depth, "depth"), F = placeholder_like(feat, "feat");
+  std::vector<Tensor> ranks;
+  std::vector<NDArray> values;
+  for (const char* name : {"ranks_depth", "ranks_feat", "ranks_bev", "interval_starts", "interval_lengths"}) {
+    values.push_back(input(name));
+    ranks.push_back(placeholder_like(values.back(), name));
+  }
+  Tensor out =
+      ops::bev_pool_v2(D, F, ranks[0], ranks[1], ranks[2], ranks[3], ranks[4], {bev[0], bev[1], bev[2], bev[3]});
+  check_gradients(out, {D, F}, {depth, feat}, placeholder_like(head, "head"), head,
+                  {golden(f + "grad_depth"), golden(f + "grad_feat")}, {"depth", "feat"}, ranks, values);
 }
 
 }  // namespace

@@ -91,6 +91,45 @@ TEST(ScatterAdd, ParallelOrVectorizedOverOtherAxesAddsAtomically) {
   f.check(u, true);
 }
 
+// A sum as the value: each term adds at its own position, over ranges read from tensors
+// (segments [start, start + len) of points, each point adding w at bin idx).
+TEST(ScatterAdd, SumOverDataDependentRangesAddsEveryTerm) {
+  Tensor start = placeholder({5}, Int(32), "start"), len = placeholder({5}, Int(32), "len");
+  Tensor idx = placeholder({20}, Int(32), "idx"), w = placeholder({20, 3}, Float(32), "w");
+  Tensor zeros = compute(
+      {7, 3}, [](Expr, Expr) { return make_zero(Float(32)); }, "zeros");
+  Tensor S = scatter(
+      zeros, {5, 3},
+      [&](Expr i, Expr c) {
+        IterVar k = reduce_axis({start(i), start(i) + len(i)}, "k");
+        return ScatterTo{{idx(k.var()), c}, sum(w(k.var(), c), {k}), true};
+      },
+      "S");
+  const std::vector<int32_t> st{0, 4, 4, 9, 15}, ln{4, 0, 5, 6, 5};
+  std::vector<int32_t> ix(20);
+  std::vector<float> wv(60);
+  for (size_t i = 0; i < ix.size(); ++i) ix[i] = static_cast<int32_t>((i * 5) % 7);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>(static_cast<int>(i % 13) - 6);
+  std::vector<float> want(21, 0.0f);
+  for (size_t i = 0; i < st.size(); ++i)
+    for (int32_t k = st[i]; k < st[i] + ln[i]; ++k)
+      for (size_t c = 0; c < 3; ++c)
+        want[static_cast<size_t>(ix[static_cast<size_t>(k)]) * 3 + c] += wv[static_cast<size_t>(k) * 3 + c];
+  for (bool parallel : {false, true}) {
+    Schedule s = create_schedule({S});
+    if (parallel) s[S].parallel(S.op()->axis[0]);
+    LoweredFunc f = lower(s, {start, len, idx, w, S}, "segments");
+    EXPECT_EQ(to_string(f).find("// atomic") != std::string::npos, parallel) << f;
+    NDArray a = NDArray::empty({7, 3}, Float(32)), b = NDArray::empty({7, 3}, Float(32));
+    NDArray sa = NDArray::from_vector(st, {5}), la = NDArray::from_vector(ln, {5}), ia = NDArray::from_vector(ix, {20}),
+            wa = NDArray::from_vector(wv, {20, 3});
+    interpret(f, {sa, la, ia, wa, a});
+    build(f)("segments")(sa, la, ia, wa, b);
+    EXPECT_EQ(a.to_vector<float>(), want);
+    EXPECT_EQ(b.to_vector<float>(), want);
+  }
+}
+
 TEST(ScatterAdd, Refusals) {
   Tensor x = placeholder({8}, Float(32), "x"), idx = placeholder({8}, Int(32), "idx");
   Tensor zeros = compute(
@@ -101,11 +140,12 @@ TEST(ScatterAdd, Refusals) {
         scatter(
             zeros, {8},
             [&](Expr i) {
-              return ScatterTo{{idx(i)}, sum(x(k), {k}), true};
+              return ScatterTo{{idx(i)}, max(x(k), {k}), true};
             },
             "S");
       },
-      {"scatter 'S': an accumulating scatter adds plain values; its value is a reduction"});
+      {"scatter 'S': an accumulating scatter adds plain values or a sum (each term at its own position), not a max "
+       "reduction"});
   Tensor S = scatter(
       zeros, {8},
       [&](Expr i) {

@@ -19,14 +19,18 @@
 ///    sums over the loops the read leaves free, where the read reaches each element;
 ///  - reads at computed positions (an index read from memory, as grid_sample's taps and
 ///    any gather; a division or a clamp of a loop variable) get a scatter-add over the
-///    reading loops (te::scatter with ScatterTo::accumulate: atomic adds where those
-///    loops run in parallel over other than an output axis; 16-bit inputs accumulate in
-///    float32). The contributions of one tensor share one buffer: the gathers' sum, then
-///    each scatter-add in place.
-/// A marker NaN or infinity in a body (grid_sample's "not a tap" weight) never turns a
-/// zero adjoint into NaN. Refused with a te::Error naming the compute: scatters, tuple
-/// computes, prod and custom reductions, calls outside te, and scatter-adds over loops
-/// whose ranges depend on data or on other loops.
+///    reading compute's axes whose value sums over its reduction axes, each term added at
+///    its own position (te::scatter with ScatterTo::accumulate; the ranges may read
+///    tensors, as bev_pool_v2's intervals do; atomic adds only where those loops run in
+///    parallel over other than an output axis; 16-bit inputs accumulate in float32).
+///    The contributions of one tensor share one buffer: the gathers' sum, then each
+///    scatter-add in place.
+/// Scatters that assign (te::scatter, as bev_pool_v2's output) send each point the
+/// adjoint at the element it writes, and their base the adjoint where no point writes
+/// (points are taken to write distinct elements, as the forward's result is otherwise
+/// order-dependent). A marker NaN or infinity in a body (grid_sample's "not a tap" weight)
+/// never turns a zero adjoint into NaN. Refused with a te::Error naming the compute:
+/// scatter-adds, tuple computes, prod and custom reductions, calls outside te.
 #pragma once
 #include <vector>
 

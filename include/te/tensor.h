@@ -143,8 +143,10 @@ struct ScatterTo {
   Expr value;               ///< The value (a reduction allowed, as a compute's body, unless accumulate).
   /// Add value to the element instead of replacing it (PyTorch's index_put_ with
   /// accumulate=True, TVM's scatter_nd "add"): every point's value counts, whatever the
-  /// order. The value may not be a reduction. Where the scatter's loops run in parallel
-  /// (parallel, vectorized, GPU threads) and two iterations may meet on one element, the
+  /// order. The value may be a sum, whose every term is added at its own position: the
+  /// index may then use the sum's axes, whose ranges may read tensors (a scatter-add over
+  /// data-dependent intervals); other reductions are refused. Where the scatter's loops
+  /// run in parallel (parallel, vectorized, GPU threads) and two iterations may meet on one element, the
   /// adds are atomic (float32, float64, int32, int64), in an order that may vary between
   /// runs; a loop over an axis that is itself an index of the output (each iteration its
   /// own elements) needs no atomics and stays deterministic.

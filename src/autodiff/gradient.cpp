@@ -150,15 +150,21 @@ class Gradient {
 
   void differentiate(const Operation& op, const Tensor& adjoint, const std::set<const OperationNode*>& on_path) {
     const std::string where = fmt::format("compute '{}'", op->name);
-    if (op->is_scatter()) throw Error(fmt::format("gradient: {} is a scatter: te cannot differentiate it yet", where));
     if (op->num_outputs() != 1)
       throw Error(fmt::format("gradient: {} has {} outputs: te cannot differentiate tuple computes yet", where,
                               op->num_outputs()));
     Expr body = op->body, condition;
     std::vector<LoopVar> vars;
-    for (size_t d = 0; d < op->axis.size(); ++d) vars.push_back({op->axis[d].var(), make_zero(Int(32)), op->shape[d]});
+    for (const IterVar& a : op->axis) vars.push_back({a.var(), a.dom().min, a.dom().extent});
+    // A scatter's point p sends its value to element index(p): its head is there.
     std::vector<Expr> index;
-    for (size_t d = 0; d < op->axis.size(); ++d) index.push_back(op->axis[d].var());
+    for (const IterVar& a : op->axis) index.push_back(a.var());
+    if (op->is_scatter()) {
+      if (op->scatter_accumulate)
+        throw Error(fmt::format("gradient: {} is a scatter-add: te differentiates scatters that assign", where));
+      index = op->scatter_index;
+      if (on_path.count(op->scatter_base.get())) send_to_base(op, adjoint);
+    }
     Expr head = adjoint(index);
     if (const auto* r = body.as<ReduceNode>()) {
       const bool extremum = r->reducer == Reducer::Max || r->reducer == Reducer::Min;
@@ -205,11 +211,10 @@ class Gradient {
         same->cases.emplace_back(g->reached, term);
         continue;
       }
-      check_rectangular(op, x, site, vars);
       Part p;
       p.name = name;
       p.scatter = [=](const Tensor& base, const std::string& stage_name) {
-        return scatter_add(site, term, condition, vars, base, stage_name);
+        return scatter_add(op, site, term, condition, vars, base, stage_name);
       };
       contributions_[x.get()].push_back(p);
     }
@@ -286,50 +291,67 @@ class Gradient {
 
   // A read at computed positions (an index read from memory, a division...): each point
   // of the reading loops adds its term at the element it read, onto base (of the
-  // accumulation type: float32 for 16-bit inputs).
-  static Tensor scatter_add(const TensorReadNode* site, const Expr& term, const Expr& condition,
+  // accumulation type: float32 for 16-bit inputs). The scatter runs over the reading
+  // compute's axes; its reduction axes (with their ranges, which may read tensors, and
+  // its condition) become the scatter-add's sum, whose every term adds at its own place.
+  static Tensor scatter_add(const Operation& y, const TensorReadNode* site, const Expr& term, const Expr& condition,
                             const std::vector<LoopVar>& vars, const Tensor& base, const std::string& name) {
     std::vector<Expr> domain;
     std::vector<std::string> axis_names;
-    for (const LoopVar& l : vars) {
-      domain.push_back(l.extent);
-      axis_names.push_back(l.var.name());
+    for (const IterVar& a : y->axis) {
+      domain.push_back(a.dom().extent);
+      axis_names.push_back(a.var().name());
     }
     return scatter_from_vars(
         base, domain,
         [&](const std::vector<Var>& p) {
           std::vector<std::pair<Var, Expr>> map;
-          for (size_t k = 0; k < vars.size(); ++k) map.emplace_back(vars[k].var, vars[k].min + p[k]);
+          for (size_t k = 0; k < p.size(); ++k) map.emplace_back(vars[k].var, vars[k].min + p[k]);
+          std::vector<IterVar> sum_axes;
+          for (size_t k = p.size(); k < vars.size(); ++k) {
+            const Expr lo = substitute(vars[k].min, map);
+            IterVar r = reduce_axis(Range(lo, lo + substitute(vars[k].extent, map)), vars[k].var.name());
+            map.emplace_back(vars[k].var, r.var());
+            sum_axes.push_back(r);
+          }
           ScatterTo to;
-          // Where the reduction's condition fails the position may be meaningless: add the
-          // (zero) term at element 0 instead.
-          for (const Expr& i : site->indices)
-            to.index.push_back(condition.defined()
-                                   ? select(substitute(condition, map), substitute(i, map), make_zero(i.dtype()))
-                                   : substitute(i, map));
+          for (const Expr& i : site->indices) to.index.push_back(substitute(i, map));
           to.value = cast(base.dtype(), substitute(term, map));
+          if (!sum_axes.empty())
+            to.value = sum(to.value, sum_axes, condition.defined() ? substitute(condition, map) : Expr());
           to.accumulate = true;
           return to;
         },
         name, axis_names);
   }
 
-  // A scatter runs over a box: every loop range must be fixed.
-  static void check_rectangular(const Operation& y, const Operation& x, const TensorReadNode* site,
-                                const std::vector<LoopVar>& vars) {
-    for (const LoopVar& l : vars) {
-      const bool from_data = reads_tensors(l.min) || reads_tensors(l.extent);
-      bool from_loops = false;
-      for (const LoopVar& other : vars)
-        from_loops = from_loops || uses_var(l.min, other.var) || uses_var(l.extent, other.var);
-      if (from_data || from_loops)
-        throw Error(fmt::format(
-            "gradient: compute '{}' reads '{}' at computed positions ({}), whose adjoint is a scatter-add over "
-            "its loops, but its reduction axis '{}' has a range that depends on {}: te scatters over "
-            "rectangular loops only",
-            y->name, x->output_name(site->value_index), indices_text(site), l.var.name(),
-            from_data ? "tensor data" : "other loops"));
-    }
+  // A scatter's base (which it assigns over): its adjoint where no point writes.
+  void send_to_base(const Operation& op, const Tensor& adjoint) {
+    const Operation& base = op->scatter_base;
+    Tensor blank = compute_from_vars(
+        base->shape, [&](const std::vector<Var>&) { return make_zero(adjoint.dtype()); }, op->name + "_unwritten");
+    Tensor written = scatter_from_vars(
+        blank, [&] {
+          std::vector<Expr> d;
+          for (const IterVar& a : op->axis) d.push_back(a.dom().extent);
+          return d;
+        }(),
+        [&](const std::vector<Var>& p) {
+          std::vector<std::pair<Var, Expr>> map;
+          for (size_t k = 0; k < p.size(); ++k) map.emplace_back(op->axis[k].var(), op->axis[k].dom().min + p[k]);
+          ScatterTo to;
+          for (const Expr& i : op->scatter_index) to.index.push_back(substitute(i, map));
+          to.value = make_const(adjoint.dtype(), 1.0);
+          return to;
+        },
+        op->name + "_written");
+    contributions_[base.get()].push_back(Part::of(compute_from_vars(
+        base->shape,
+        [&](const std::vector<Var>& j) {
+          std::vector<Expr> at(j.begin(), j.end());
+          return select(written(at) != make_zero(adjoint.dtype()), make_zero(adjoint.dtype()), adjoint(at));
+        },
+        base->name + "_grad_" + op->name)));
   }
 
   static bool mentions_nonfinite(const Expr& e) {
@@ -341,12 +363,6 @@ class Gradient {
     return finder.found;
   }
 
-  static bool reads_tensors(const Expr& e) { return !tensor_reads(e).empty(); }
-  static std::string indices_text(const TensorReadNode* site) {
-    std::vector<std::string> text;
-    for (const Expr& e : site->indices) text.push_back(to_string(e));
-    return fmt::format("{}", fmt::join(text, ", "));
-  }
 
   std::map<const OperationNode*, std::vector<Part>> contributions_;
 };

@@ -76,12 +76,15 @@ Tensor scatter_from_vars(const Tensor& base, std::vector<Expr> domain,
         fmt::format("scatter '{}': the value is value {} of a {}-value reduction ({}); a scatter writes one "
                     "value",
                     name, red->value_index, red->sources.size(), red->combiner->name));
-  check_target(to, base, name, red ? red->axis : std::vector<IterVar>{});
-  if (to.accumulate && red)
+  // An accumulating scatter's sum adds every term at its own position: its index may use
+  // the sum's axes (a scatter-add over a data-dependent range, as bev_pool's intervals).
+  const bool per_term = to.accumulate && red && red->reducer == Reducer::Sum;
+  check_target(to, base, name, red && !per_term ? red->axis : std::vector<IterVar>{});
+  if (to.accumulate && red && !per_term)
     throw Error(
-        fmt::format("scatter '{}': an accumulating scatter adds plain values; its value is a reduction: "
-                    "compute the reduction in a stage of its own and scatter-add that",
-                    name));
+        fmt::format("scatter '{}': an accumulating scatter adds plain values or a sum (each term at its own "
+                    "position), not a {} reduction",
+                    name, red->combiner ? red->combiner->name : reducer_name(red->reducer)));
   if (to.accumulate && !(base.dtype().is_float() || base.dtype().is_integer()))
     throw Error(
         fmt::format("scatter '{}': an accumulating scatter adds numbers, not {}", name, base.dtype().to_string()));

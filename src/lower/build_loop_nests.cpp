@@ -327,6 +327,12 @@ class NestBuilder {
     if (const auto* red = body.as<ReduceNode>()) {
       std::vector<Expr> srcs;
       for (const Expr& s : red->sources) srcs.push_back(to_loads.mutate(s));
+      if (st_.op->scatter_accumulate) {  // each term adds at its own position: no accumulator
+        Stmt add = scatter_add(nest, outs[0], srcs[0]);
+        if (red->condition.defined()) add = if_then_else(to_loads.mutate(red->condition), add);
+        nest.body = guarded(add, true);
+        return;
+      }
       bool cross_thread = false;
       for (const NestLoop& L : nest.loops) cross_thread = cross_thread || is_thread_reduce(L);
       if (cross_thread) {
