@@ -22,27 +22,33 @@
 
 namespace te::ops {
 
-/// Schedules the stages of grid_sample_backward_stages() in s (a schedule of their
-/// gradients). vector_bytes: the SIMD width (64 for AVX-512, 32 for AVX2). te::Error
-/// when the stages are not what grid_sample_backward_stages() returned.
+/// Schedules the stages of grid_sample_backward_stages() in s: a schedule of both
+/// gradients, or of one of them (the stages only the other needs are not in it).
+/// vector_bytes: the SIMD width (64 for AVX-512, 32 for AVX2). te::Error when the stages
+/// are not what grid_sample_backward_stages() returned.
 inline void schedule_grid_sample_backward_cpu(Schedule& s, const GridSampleBackwardStages& b, int vector_bytes = 64) {
   if (!b.grad_data.defined() || !b.grad_grid.defined())
     throw Error(
         "schedule_grid_sample_backward_cpu: the GridSampleBackwardStages are incomplete; pass what "
         "te::ops::grid_sample_backward_stages() returns");
   if (b.derived) {
-    AutoScheduleOptions o;
-    s = auto_schedule({b.grad_data, b.grad_grid}, o);
+    s = auto_schedule(s.outputs());
     return;
   }
+  auto in_schedule = [&](const Tensor& t) {
+    for (const Stage& st : s.stages())
+      if (st.get()->op == t.op()) return true;
+    return false;
+  };
   const GridSampleStages& f = b.forward;
   const int lanes = std::max(1, vector_bytes / 4);
   for (const Tensor& t : {f.coords, f.taps, f.weights}) {
+    if (!in_schedule(t)) continue;
     gs_detail::vectorize_pixel_stage(s, t, lanes);
     s[t].parallel(t.axis(0));
   }
   // The zero fill and the scatter: one plane per work item.
-  {
+  if (in_schedule(b.grad_scatter)) {
     Stage z = s[b.grad_zeros];
     const Tensor& t = b.grad_zeros;
     auto [wo, wi] = z.split(t.axis(t.ndim() - 1), lanes, TailStrategy::ShiftInwards);
@@ -50,14 +56,14 @@ inline void schedule_grid_sample_backward_cpu(Schedule& s, const GridSampleBackw
     z.vectorize(wi);
     z.parallel(z.fuse(t.axis(0), t.axis(1)));
   }
-  {
+  if (in_schedule(b.grad_scatter)) {
     Stage sc = s[b.grad_scatter];
     const std::vector<IterVar>& ax = b.grad_scatter.op()->axis;
     sc.unroll(ax.back());
     sc.parallel(sc.fuse(ax[0], ax[1]));
   }
   // d out / d u: vectors along the innermost output axis, the channels summed inside.
-  {
+  if (in_schedule(b.grad_coords)) {
     const Tensor& g = b.grad_coords;
     Stage st = s[g];
     const std::vector<IterVar>& ax = g.op()->axis;
@@ -72,13 +78,14 @@ inline void schedule_grid_sample_backward_cpu(Schedule& s, const GridSampleBackw
     for (size_t d = 2; d + 1 < ax.size(); ++d) outer = st.fuse(outer, ax[d]);
     st.parallel(outer);
   }
-  if (b.grad_data.op() != b.grad_scatter.op()) {  // 16-bit data: the cast back
+  if (b.grad_data.op() != b.grad_scatter.op() && in_schedule(b.grad_data)) {  // 16-bit data: the cast back
     Stage st = s[b.grad_data];
     st.parallel(st.fuse(b.grad_data.axis(0), b.grad_data.axis(1)));
   }
-  Stage gg = s[b.grad_grid];
-  IterVar rows = gg.fuse(b.grad_grid.axis(0), b.grad_grid.axis(1));
-  gg.parallel(rows);
+  if (in_schedule(b.grad_grid)) {
+    Stage gg = s[b.grad_grid];
+    gg.parallel(gg.fuse(b.grad_grid.axis(0), b.grad_grid.axis(1)));
+  }
 }
 
 }  // namespace te::ops
