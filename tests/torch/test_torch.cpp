@@ -237,6 +237,7 @@ TEST(TorchOpErrors, CallsNameTheOperatorAndArgument) {
               call1("te_test::vadd", {x.t().select(0, 1), x[0]});
             }),
             "te_test::vadd: argument 'x' is not contiguous (sizes [4], strides [4]); pass it as .contiguous()");
+  call1("te_test::vadd", {x[0], x[0]});  // sizes (4), (4) succeed: the next call reuses their outputs' sizes
   EXPECT_EQ(error_of([&] {
               call1("te_test::vadd", {x[0], x[0].to(at::kDouble)});
             }),
