@@ -12,11 +12,14 @@ set -euo pipefail
 # libcli11-dev: the `te` command line's option parsing (tools/te, header-only);
 # gcc-/g++-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user: the cross-compiled AOT
 # tests build te's C runtime for aarch64, link aarch64 objects and run them under qemu-aarch64.
-# Not installed by default (600 MB): python3-torch, for scripts/gen_torch_golden.py, which
-# regenerates tests/data/torch_golden; install it with `scripts/deps.sh python3-torch`.
+# libtorch-dev, python3-torch (about 600 MB): te_torch (te kernels as PyTorch operators,
+# te/torch.h), its tests (C++ through the dispatcher, Python through torch.ops) and the
+# examples/torch_extension training script; python3-torch also runs
+# scripts/gen_torch_golden.py, which regenerates tests/data/torch_golden.
 packages=(g++ cmake ninja-build pkg-config libfmt-dev llvm-dev llvm-19-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev doxygen libopenmpi-dev openmpi-bin python3-numpy
-  libcli11-dev libxgboost-dev gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user "$@")
+  libcli11-dev libxgboost-dev gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  libtorch-dev python3-torch "$@")
 
 missing=()
 for p in "${packages[@]}"; do
