@@ -14,6 +14,8 @@ void register_sgemm(const Peak& peak);
 void register_gemm_int8();
 void register_grid_sample();
 void register_bev_pool();
+// Forward + backward (grid_sample, bev_pool_v2) against PyTorch's autograd.
+void register_backward();
 // cse/*: kernels lowered with common-subexpression elimination off (baseline) and on.
 void register_cse();
 // Compile latency; each cold sample runs a child process (te_compile_once next to
