@@ -8,6 +8,8 @@
 
 #include "autodiff_check.h"
 #include "te/autodiff.h"
+#include "te/auto_schedule.h"
+#include "te/cuda.h"
 #include "te/te.h"
 
 using namespace te;
@@ -100,6 +102,30 @@ TEST(AutodiffReads, ScatterAddsRunOnTheJitEqualToInterpret) {
   NDArray got = NDArray::empty({64}, Float(32));
   build(f)("dA")(a, ia, ha, got);
   EXPECT_EQ(got.to_vector<float>(), expect);
+}
+
+// GradientOptions::deterministic: auto_schedule's CPU and CUDA schedules of a gather's
+// adjoint add without atomics (parallel only over the axes that index it directly).
+TEST(AutodiffReads, DeterministicScatterAddsNeedNoAtomics) {
+  Tensor A = placeholder({4, 64}, Float(32), "A"), I = placeholder({4, 256}, Int(32), "I");
+  Tensor Y = compute(
+      {4, 256}, [&](Expr b, Expr r) { return A(b, I(b, r)) * 2.0f; }, "Y");
+  GradientOptions det;
+  det.deterministic = true;
+  for (bool deterministic : {false, true}) {
+    SCOPED_TRACE(deterministic ? "deterministic" : "default");
+    Tensor dA = gradient(Y, {A}, Tensor(), deterministic ? det : GradientOptions{})[0];
+    ASSERT_TRUE(dA.op()->is_scatter());
+    EXPECT_EQ(dA.op()->scatter_deterministic, deterministic);
+    AutoScheduleOptions cpu;
+    cpu.threads = 2;
+    const std::string ir = to_string(lower(auto_schedule({dA}, cpu), {A, I, dA}, "dA"));
+    EXPECT_EQ(ir.find("// atomic"), std::string::npos) << ir;  // parallel over the batch: its own rows
+    AutoScheduleOptions cuda;
+    cuda.target = Target("cuda");
+    const std::string cu = build_cuda(lower(auto_schedule({dA}, cuda), {A, I, dA}, "dA")).source();
+    EXPECT_EQ(cu.find("atomicAdd") != std::string::npos, !deterministic) << cu;
+  }
 }
 
 }  // namespace

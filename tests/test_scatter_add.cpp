@@ -130,6 +130,44 @@ TEST(ScatterAdd, SumOverDataDependentRangesAddsEveryTerm) {
   }
 }
 
+// deterministic: the schedules that need no atomics lower; the others are refused.
+TEST(ScatterAdd, DeterministicRefusesSchedulesThatNeedAtomics) {
+  Tensor bins = placeholder({4, 300}, Int(32), "bins"), w = placeholder({4, 300}, Float(32), "w");
+  Tensor zeros = compute(
+      {4, 16}, [](Expr, Expr) { return make_zero(Float(32)); }, "zeros");
+  Tensor hist = scatter(
+      zeros, {4, 300},
+      [&](Expr b, Expr i) {
+        ScatterTo t{{b, bins(b, i)}, w(b, i), true};
+        t.deterministic = true;
+        return t;
+      },
+      "hist");
+  Schedule ok = create_schedule({hist});
+  ok[hist].parallel(hist.op()->axis[0]);
+  EXPECT_EQ(to_string(lower(ok, {bins, w, hist}, "f")).find("atomic"), std::string::npos);
+  Schedule bad = create_schedule({hist});
+  bad[hist].parallel(hist.op()->axis[1]);
+  expect_error(
+      [&] {
+        lower(bad, {bins, w, hist}, "f");
+      },
+      {"lower: scatter-add 'hist' is deterministic, but runs loop 'j' in parallel, whose iterations may add "
+       "to one element in an order that varies between runs"});
+  expect_error(
+      [&] {
+        scatter(
+            zeros, {4, 300},
+            [&](Expr b, Expr i) {
+              ScatterTo t{{b, bins(b, i)}, w(b, i)};
+              t.deterministic = true;
+              return t;
+            },
+            "plain");
+      },
+      {"scatter 'plain': deterministic is an option of accumulating scatters (accumulate = true)"});
+}
+
 TEST(ScatterAdd, Refusals) {
   Tensor x = placeholder({8}, Float(32), "x"), idx = placeholder({8}, Int(32), "idx");
   Tensor zeros = compute(

@@ -39,12 +39,22 @@
 
 namespace te {
 
+/// How te::gradient builds the adjoints.
+struct GradientOptions {
+  /// Scatter-adds (the adjoints of gathers) that add in the same order every run: their
+  /// stages are ScatterTo::deterministic, so a schedule that would need atomic adds is a
+  /// te::Error at lowering, and auto_schedule parallelizes them only over axes that index
+  /// the adjoint directly (a batch, a channel). Default: atomics where the schedule asks
+  /// for them (PyTorch's CUDA backward does the same).
+  bool deterministic = false;
+};
+
 /// The adjoints of `inputs` for `output`: one tensor per input, of its shape and type,
 /// holding d(sum of head * output) / d input. head is output's adjoint (undefined: ones).
 /// An input the output does not depend on gets zeros. te::Error naming the problem for an
 /// undefined tensor, an input given twice, an integer output or input, a head of another
 /// shape or type, or a stage or operation on the way that has no derivative (above).
 TE_API std::vector<Tensor> gradient(const Tensor& output, const std::vector<Tensor>& inputs,
-                                    const Tensor& head = Tensor());
+                                    const Tensor& head = Tensor(), const GradientOptions& options = {});
 
 }  // namespace te

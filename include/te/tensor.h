@@ -50,6 +50,8 @@ struct TE_API OperationNode {
   std::vector<Expr> scatter_index;
   /// A scatter that adds its values to the elements (ScatterTo::accumulate).
   bool scatter_accumulate = false;
+  /// A scatter-add that must not use atomic adds (ScatterTo::deterministic).
+  bool scatter_deterministic = false;
   /// Whether it is a scatter: its loops run over `axis` (the domain), its output has
   /// `shape` (the base's).
   bool is_scatter() const { return scatter_base != nullptr; }
@@ -151,6 +153,11 @@ struct ScatterTo {
   /// runs; a loop over an axis that is itself an index of the output (each iteration its
   /// own elements) needs no atomics and stays deterministic.
   bool accumulate = false;
+  /// An accumulating scatter whose sums must come out the same every run: lowering
+  /// refuses (te::Error naming the loop) a schedule that would need atomic adds, i.e. runs
+  /// in parallel, vectorized or on GPU threads a loop over other than an axis that indexes
+  /// the output directly. te::gradient's scatter-adds get it from GradientOptions.
+  bool deterministic = false;
 };
 
 /// A tensor equal to `base` except where the points of `domain` write: point p writes

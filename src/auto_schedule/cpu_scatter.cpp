@@ -2,8 +2,8 @@
 // batch, a channel: every iteration writes its own elements, so a scatter-add needs no
 // atomics and adds in the same order every run), vectorized never (scattered lanes store
 // one by one anyway). A scatter-add with no such axis runs its outermost axis in
-// parallel with atomic adds where its type has them (float32/64, int32/64), else
-// serially; a plain scatter with none stays serial (its last writer must stay the last).
+// parallel with atomic adds where its type has them (float32/64, int32/64) and it is not
+// deterministic, else serially; a plain scatter with none stays serial (its last writer must stay the last).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,7 +36,7 @@ void schedule_scatter_cpu(Context& cx, const OperationNode* op) {
   }
   const DataType t = op->dtype;
   const bool atomics = (t.is_float() && !t.is_bfloat() && t.bits() >= 32) || (t.is_int() && t.bits() >= 32);
-  if (op->scatter_accumulate && atomics) {
+  if (op->scatter_accumulate && atomics && !op->scatter_deterministic) {
     st.parallel(op->axis[0]);
     cx.note(fmt::format("scatter-add '{}': parallel over '{}' with atomic adds", op->name, op->axis[0].name()));
     return;

@@ -155,6 +155,32 @@ void tile_reduction_cuda(Context& cx, const OperationNode* op) {
 void schedule_root_cuda(Context& cx, const OperationNode* op) {
   const Node& n = cx.g.at(op);
   Stage st = cx.stage(op);
+  if (op->is_scatter()) {
+    // A thread per point of its data axes (a scatter-add's sum runs inside, each term
+    // adding atomically); a deterministic one only over its leading axes that index the
+    // output directly (no atomics), the others serial in each thread.
+    std::vector<IterVar> threads;
+    for (const IterVar& iv : op->axis) {
+      const bool bare = std::any_of(op->scatter_index.begin(), op->scatter_index.end(), [&](const Expr& e) {
+        const auto* v = e.as<VarNode>();
+        return v != nullptr && v == iv.var().get();
+      });
+      if (op->scatter_deterministic && !bare) break;
+      threads.push_back(iv);
+    }
+    if (threads.empty()) {
+      auto [one, all] = st.split_nparts(fuse_range(st, op->axis), 1);
+      (void)all;
+      st.bind(one, thread_axis("blockIdx.x"));
+      cx.note(fmt::format("scatter '{}' (cuda): one thread (deterministic, no axis indexes its output)", op->name));
+      return;
+    }
+    auto [bx, tx] = st.split(fuse_range(st, threads), cx.opts.cuda_threads_per_block);
+    st.bind(bx, thread_axis("blockIdx.x"));
+    st.bind(tx, thread_axis("threadIdx.x"));
+    cx.note(fmt::format("scatter '{}' (cuda): a thread per point of {}", op->name, axis_names(threads)));
+    return;
+  }
   if (!n.is_reduction()) {
     thread_per_point(cx, st);
     cx.note(fmt::format("'{}' (cuda): one thread per point", op->name));

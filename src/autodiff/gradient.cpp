@@ -51,13 +51,15 @@ struct Part {
 // Read sites of one tensor that the same loops solve the same way: one gather compute.
 struct GatherGroup {
   Operation x;
-  autodiff::Gather gather;                      // the first site's (solved and free agree)
-  std::vector<std::pair<Expr, Expr>> cases;     // per site: where it reaches j, its term
-  std::string name;                             // the first site's contribution name
+  autodiff::Gather gather;                   // the first site's (solved and free agree)
+  std::vector<std::pair<Expr, Expr>> cases;  // per site: where it reaches j, its term
+  std::string name;                          // the first site's contribution name
 };
 
 class Gradient {
  public:
+  explicit Gradient(const GradientOptions& options) : options_(options) {}
+
   std::vector<Tensor> run(const Tensor& output, const std::vector<Tensor>& inputs, const Tensor& head) {
     check(output, inputs, head);
     std::vector<Operation> order = topo_sort({output});
@@ -213,8 +215,9 @@ class Gradient {
       }
       Part p;
       p.name = name;
+      const bool deterministic = options_.deterministic;
       p.scatter = [=](const Tensor& base, const std::string& stage_name) {
-        return scatter_add(op, site, term, condition, vars, base, stage_name);
+        return scatter_add(op, site, term, condition, vars, base, stage_name, deterministic);
       };
       contributions_[x.get()].push_back(p);
     }
@@ -295,7 +298,8 @@ class Gradient {
   // compute's axes; its reduction axes (with their ranges, which may read tensors, and
   // its condition) become the scatter-add's sum, whose every term adds at its own place.
   static Tensor scatter_add(const Operation& y, const TensorReadNode* site, const Expr& term, const Expr& condition,
-                            const std::vector<LoopVar>& vars, const Tensor& base, const std::string& name) {
+                            const std::vector<LoopVar>& vars, const Tensor& base, const std::string& name,
+                            bool deterministic) {
     std::vector<Expr> domain;
     std::vector<std::string> axis_names;
     for (const IterVar& a : y->axis) {
@@ -306,7 +310,7 @@ class Gradient {
         base, domain,
         [&](const std::vector<Var>& p) {
           std::vector<std::pair<Var, Expr>> map;
-          for (size_t k = 0; k < p.size(); ++k) map.emplace_back(vars[k].var, vars[k].min + p[k]);
+          for (size_t k = 0; k < p.size(); ++k) map.emplace_back(vars[k].var, at_min(vars[k].min, p[k]));
           std::vector<IterVar> sum_axes;
           for (size_t k = p.size(); k < vars.size(); ++k) {
             const Expr lo = substitute(vars[k].min, map);
@@ -320,10 +324,15 @@ class Gradient {
           if (!sum_axes.empty())
             to.value = sum(to.value, sum_axes, condition.defined() ? substitute(condition, map) : Expr());
           to.accumulate = true;
+          to.deterministic = deterministic;
           return to;
         },
         name, axis_names);
   }
+
+  // A loop from min as a scatter axis from 0: the axis itself where min is 0, so an index
+  // that was the loop variable stays a bare axis (the schedules see the axis indexes it).
+  static Expr at_min(const Expr& min, const Var& axis) { return is_zero(min) ? Expr(axis) : min + axis; }
 
   // A scatter's base (which it assigns over): its adjoint where no point writes.
   void send_to_base(const Operation& op, const Tensor& adjoint) {
@@ -331,14 +340,16 @@ class Gradient {
     Tensor blank = compute_from_vars(
         base->shape, [&](const std::vector<Var>&) { return make_zero(adjoint.dtype()); }, op->name + "_unwritten");
     Tensor written = scatter_from_vars(
-        blank, [&] {
+        blank,
+        [&] {
           std::vector<Expr> d;
           for (const IterVar& a : op->axis) d.push_back(a.dom().extent);
           return d;
         }(),
         [&](const std::vector<Var>& p) {
           std::vector<std::pair<Var, Expr>> map;
-          for (size_t k = 0; k < p.size(); ++k) map.emplace_back(op->axis[k].var(), op->axis[k].dom().min + p[k]);
+          for (size_t k = 0; k < p.size(); ++k)
+            map.emplace_back(op->axis[k].var(), at_min(op->axis[k].dom().min, p[k]));
           ScatterTo to;
           for (const Expr& i : op->scatter_index) to.index.push_back(substitute(i, map));
           to.value = make_const(adjoint.dtype(), 1.0);
@@ -363,14 +374,15 @@ class Gradient {
     return finder.found;
   }
 
-
   std::map<const OperationNode*, std::vector<Part>> contributions_;
+  GradientOptions options_;
 };
 
 }  // namespace
 
-std::vector<Tensor> gradient(const Tensor& output, const std::vector<Tensor>& inputs, const Tensor& head) {
-  return Gradient().run(output, inputs, head);
+std::vector<Tensor> gradient(const Tensor& output, const std::vector<Tensor>& inputs, const Tensor& head,
+                             const GradientOptions& options) {
+  return Gradient(options).run(output, inputs, head);
 }
 
 }  // namespace te

@@ -90,7 +90,11 @@ Tensor scatter_from_vars(const Tensor& base, std::vector<Expr> domain,
         fmt::format("scatter '{}': an accumulating scatter adds numbers, not {}", name, base.dtype().to_string()));
   op->body = to.value;
   op->scatter_index = to.index;
+  if (to.deterministic && !to.accumulate)
+    throw Error(
+        fmt::format("scatter '{}': deterministic is an option of accumulating scatters (accumulate = true)", name));
   op->scatter_accumulate = to.accumulate;
+  op->scatter_deterministic = to.deterministic;
   finish_compute(*op, {to.value}, to.index);
   return Tensor(op);
 }

@@ -368,17 +368,22 @@ class NestBuilder {
       }
     }
     if (racing == nullptr) return store(element->buffer, out + value, element->indices);
+    const std::string how = racing->kind == ForKind::Parallel     ? std::string("in parallel")
+                            : racing->kind == ForKind::Vectorized ? std::string("vectorized")
+                                                                  : fmt::format("on {}", racing->thread_tag);
+    if (st_.op->scatter_deterministic)
+      throw Error(fmt::format(
+          "lower: scatter-add '{}' is deterministic, but runs loop '{}' {}, whose iterations may add to one element "
+          "in an order that varies between runs: run it serially, or run in parallel a loop over an axis that "
+          "indexes the output directly",
+          st_.op->name, racing->iv.name(), how));
     const DataType t = element->buffer.dtype();
     if (!((t.is_float() && !t.is_bfloat() && t.bits() >= 32) || (t.is_int() && t.bits() >= 32)))
       throw Error(fmt::format(
           "lower: scatter-add '{}' runs loop '{}' {}, whose iterations may add to one element, so the adds must "
           "be atomic: te adds float32, float64, int32 and int64 atomically, not {} (scatter-add in float32 and "
           "cast, or run that loop serially)",
-          st_.op->name, racing->iv.name(),
-          racing->kind == ForKind::Parallel     ? std::string("in parallel")
-          : racing->kind == ForKind::Vectorized ? std::string("vectorized")
-                                                : fmt::format("on {}", racing->thread_tag),
-          t.to_string()));
+          st_.op->name, racing->iv.name(), how, t.to_string()));
     return atomic_add(element->buffer, value, element->indices);
   }
 

@@ -29,6 +29,7 @@ Operation rebuild(const Operation& op, std::vector<Expr> bodies, Operation base,
   n->scatter_base = std::move(base);
   n->scatter_index = std::move(index);
   n->scatter_accumulate = op->scatter_accumulate;
+  n->scatter_deterministic = op->scatter_deterministic;
   n->inputs = reads_of(*n);
   return n;
 }
