@@ -25,7 +25,7 @@ TE_TORCH_LIBRARY(te_example, m) {
     Tensor out = te::ops::grid_sample(data, grid);
     te::torch::OpDef def{{data, grid}, {out}};
     def.schedule_cpu = [out](te::Schedule& s) { te::ops::schedule_grid_sample_cpu(s, out); };
-    def.differentiable = true;  // a gradient once te::gradient differentiates gathers
+    def.differentiable = true;  // te::gradient derives the data and grid gradients
     m.def("grid_sample", def);
   }
   // BEVDet's bev_pool_v2 onto a (B, 1, 8, 8) BEV grid: depth (B, N, D, fH, fW), feat
@@ -42,7 +42,7 @@ TE_TORCH_LIBRARY(te_example, m) {
     Tensor out = te::ops::bev_pool_v2(depth, feat, ranks_depth, ranks_feat, ranks_bev, starts, lengths, {b, 1, 8, 8});
     te::torch::OpDef def{{depth, feat, ranks_depth, ranks_feat, ranks_bev, starts, lengths}, {out}};
     def.schedule_cpu = [out](te::Schedule& s) { te::ops::schedule_bev_pool_cpu(s, out); };
-    def.differentiable = true;  // a gradient once te::gradient differentiates scatters
+    def.differentiable = true;  // te::gradient derives the depth and feat gradients
     m.def("bev_pool_v2", def);
   }
   // A fused linear layer with GELU: gelu(x @ w + bias), differentiable today (te::gradient

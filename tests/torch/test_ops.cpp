@@ -1,6 +1,10 @@
 // The operators tests/torch/test_torch_ops.py loads (te_add_torch_extension): float64
-// variants for gradcheck, an integer input, several outputs, and ops without a gradient.
+// variants for gradcheck (grid_sample and bev_pool_v2 among them, their backward derived
+// with te's default schedules), integer inputs, several outputs, and an op without a
+// gradient.
 #include "te/ops/activation.h"
+#include "te/ops/bev_pool.h"
+#include "te/ops/grid_sample.h"
 #include "te/ops/matmul.h"
 #include "te/te.h"
 #include "te/torch.h"
@@ -39,6 +43,24 @@ TE_TORCH_LIBRARY(te_pytest, m) {
     m.def("softmax64", {{x},
                         {te::compute(
                             {n, k}, [&](Expr i, Expr j) { return e(i, j) / s(i); }, "softmax")}});
+  }
+  {
+    Var c("c"), h("h"), w("w"), ho("ho"), wo("wo");
+    Tensor data = te::placeholder({n, c, h, w}, te::Float(64), "data");
+    Tensor grid = te::placeholder({n, ho, wo, 2}, te::Float(64), "grid");
+    m.def("grid_sample64", {{data, grid}, {te::ops::grid_sample(data, grid, {"bilinear", "border", true})}});
+  }
+  {
+    Var b("b"), cams("cams"), d("d"), fh("fh"), fw("fw"), c("c"), points("points"), intervals("intervals");
+    Tensor depth = te::placeholder({b, cams, d, fh, fw}, te::Float(64), "depth");
+    Tensor feat = te::placeholder({b, cams, fh, fw, c}, te::Float(64), "feat");
+    std::vector<Tensor> index;
+    for (const char* name : {"ranks_depth", "ranks_feat", "ranks_bev"})
+      index.push_back(te::placeholder({points}, te::Int(32), name));
+    for (const char* name : {"interval_starts", "interval_lengths"})
+      index.push_back(te::placeholder({intervals}, te::Int(32), name));
+    Tensor out = te::ops::bev_pool_v2(depth, feat, index[0], index[1], index[2], index[3], index[4], {b, 1, 2, 3});
+    m.def("bev_pool_v2_64", {{depth, feat, index[0], index[1], index[2], index[3], index[4]}, {out}});
   }
   {
     Tensor x = te::placeholder({n}, te::Float(32), "x");

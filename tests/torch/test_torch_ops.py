@@ -47,6 +47,34 @@ class TestTeOps(unittest.TestCase):
         # One input without requires_grad.
         self.assertTrue(torch.autograd.gradcheck(ops.matmul64, (x, w.detach())))
 
+    def test_grid_sample_gradients(self):
+        # bilinear, border padding, align_corners=True; grid points kept off the pixel
+        # boundaries, where the derivative jumps and finite differences disagree.
+        torch.manual_seed(0)
+        data = torch.randn(2, 3, 5, 6, dtype=torch.float64, requires_grad=True)
+        cells = torch.randint(0, 4, (2, 4, 3, 2)).double() + torch.rand(2, 4, 3, 2, dtype=torch.float64) * 0.8 + 0.1
+        grid = (cells / torch.tensor([5.0, 4.0], dtype=torch.float64) * 2 - 1).requires_grad_()
+        self.assertTrue(torch.autograd.gradcheck(ops.grid_sample64, (data, grid)))
+        head = torch.randn(2, 3, 4, 3, dtype=torch.float64)
+        d_te = torch.autograd.grad((ops.grid_sample64(data, grid) * head).sum(), (data, grid))
+        ref = torch.nn.functional.grid_sample(data, grid, mode="bilinear", padding_mode="border", align_corners=True)
+        d_torch = torch.autograd.grad((ref * head).sum(), (data, grid))
+        torch.testing.assert_close(d_te, d_torch)
+
+    def test_bev_pool_gradients(self):
+        g = torch.Generator().manual_seed(1)
+        depth = torch.rand(1, 2, 3, 2, 2, dtype=torch.float64, generator=g).requires_grad_()
+        feat = torch.randn(1, 2, 2, 2, 4, dtype=torch.float64, generator=g).requires_grad_()
+        points = 12
+        ranks_depth = torch.randperm(depth.numel(), generator=g)[:points]
+        ranks_feat = (ranks_depth // 12) * 4 + ranks_depth % 4  # (b, cam) and (h, w) of each depth element
+        ranks_bev, order = torch.sort(torch.randint(0, 6, (points,), generator=g))
+        ranks_depth, ranks_feat = ranks_depth[order], ranks_feat[order]
+        starts = torch.nonzero(torch.cat([torch.tensor([True]), ranks_bev[1:] != ranks_bev[:-1]])).flatten()
+        lengths = torch.diff(torch.cat([starts, torch.tensor([points])]))
+        index = [t.to(torch.int32) for t in (ranks_depth, ranks_feat, ranks_bev, starts, lengths)]
+        self.assertTrue(torch.autograd.gradcheck(lambda d, f: ops.bev_pool_v2_64(d, f, *index), (depth, feat)))
+
     def test_requires_grad_flows(self):
         x = torch.randn(2, 3, requires_grad=True)
         self.assertTrue(ops.bias_gelu(x, torch.randn(3)).requires_grad)
