@@ -263,6 +263,26 @@ TEST_F(CudaEmulation, ScatterAddIsAtomicAcrossThreads) {
       << build_cuda(func("scatter_add")).source();
 }
 
+// grid_sample's backward: with align_corners on a 5 x 6 image, grid values that are
+// multiples of 1/8 put every coordinate on a quarter pixel, so with small integer data and
+// gradients every sum is exact in any order: the atomicAdd schedule equals interpret()
+// bit for bit too; the deterministic one would in any case.
+TEST_F(CudaEmulation, GridSampleBackwardScatterAddsLikeInterpret) {
+  std::vector<float> data(2 * 3 * 5 * 6), grid(2 * 4 * 3 * 2), head(2 * 3 * 4 * 3);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
+  for (size_t i = 0; i < grid.size(); ++i) grid[i] = static_cast<float>(static_cast<int>((i * 5) % 19) - 9) / 8.0f;
+  for (size_t i = 0; i < head.size(); ++i) head[i] = static_cast<float>(static_cast<int>(i % 5) - 2);
+  for (const char* name : {"grid_sample_backward", "grid_sample_backward_det"}) {
+    SCOPED_TRACE(name);
+    EmulatedRun r =
+        run_and_compare(name, {NDArray::from_vector(data, {2, 3, 5, 6}), NDArray::from_vector(grid, {2, 4, 3, 2}),
+                               NDArray::from_vector(head, {2, 3, 4, 3}), NDArray::empty({2, 3, 5, 6}, Float(32)),
+                               NDArray::empty({2, 4, 3, 2}, Float(32))});
+    const std::string cu = build_cuda(func(name)).source();
+    EXPECT_EQ(cu.find("atomicAdd") != std::string::npos, std::string(name) == "grid_sample_backward") << cu;
+  }
+}
+
 TEST_F(CudaEmulation, GridSampleWithChannelsSplitOverThreads) {
   for (auto [name, channels] :
        std::vector<std::pair<std::string, int>>{{"grid_sample_c80", 80}, {"grid_sample_c5_by2", 5}}) {

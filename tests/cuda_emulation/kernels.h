@@ -13,6 +13,7 @@
 #include "cuda_emulation/reduction_kernels.h"
 #include "cuda_emulation/tuple_reduce_kernels.h"
 #include "te/ops/grid_sample.h"
+#include "te/ops/grid_sample_backward_cuda.h"
 #include "te/ops/grid_sample_cuda.h"
 #include "te/ops/matmul.h"
 #include "te/ops/matmul_cuda.h"
@@ -433,6 +434,21 @@ inline LoweredFunc scatter_add_func() {
   return lower(s, {idx, x, out}, "scatter_add");
 }
 
+// grid_sample's hand-written backward (bilinear, align_corners, 2 x 3 x 5 x 6 data, a
+// 4 x 3 grid): both gradients, the scatter-add with atomicAdd over pixels or, deterministic,
+// a thread per (batch, channel) plane.
+inline LoweredFunc grid_sample_backward_func(bool deterministic) {
+  Tensor data = placeholder({2, 3, 5, 6}, Float(32), "data"), grid = placeholder({2, 4, 3, 2}, Float(32), "grid");
+  Tensor head = placeholder({2, 3, 4, 3}, Float(32), "head");
+  ops::GridSampleOptions o;
+  o.align_corners = true;
+  ops::GridSampleBackwardStages b = ops::grid_sample_backward_stages(data, grid, head, o);
+  Schedule s = create_schedule({b.grad_data, b.grad_grid});
+  ops::schedule_grid_sample_backward_cuda(s, b, deterministic, 64);
+  return lower(s, {data, grid, head, b.grad_data, b.grad_grid},
+               deterministic ? "grid_sample_backward_det" : "grid_sample_backward");
+}
+
 struct TestModule {
   LoweredFunc func;
   CudaOptions options;
@@ -489,6 +505,8 @@ inline std::vector<TestModule> all_test_modules() {
       {grid_sample_split_func(80, 0, "grid_sample_c80"), {}},
       {grid_sample_split_func(5, 2, "grid_sample_c5_by2"), {}},
       {scatter_add_func(), {}},
+      {grid_sample_backward_func(false), {}},
+      {grid_sample_backward_func(true), {}},
       {vector_access_func(0, "vector_access"), {}},
       {vector_access_func(1, "vector_access_offset"), {}},
       {vector_access_func(0, "vector_access_half2", Float(16), 2), {}},

@@ -251,6 +251,18 @@ LoweredFunc grid_sample_cuda(int64_t n, int64_t c, int64_t h, int64_t w) {
   return lower(s, {data, grid, out}, "grid_sample_bev");
 }
 
+// grid_sample's hand-written backward (bilinear, zeros, align_corners = false): atomicAdd
+// into grad_data as aten's grid_sampler_2d_backward, which it is timed against.
+LoweredFunc grid_sample_backward_cuda(int64_t n, int64_t c, int64_t h, int64_t w) {
+  Tensor data = placeholder({n, c, h, w}, Float(32), "data");
+  Tensor grid = placeholder({n, h, w, 2}, Float(32), "grid");
+  Tensor head = placeholder({n, c, h, w}, Float(32), "grad_out");
+  ops::GridSampleBackwardStages b = ops::grid_sample_backward_stages(data, grid, head);
+  Schedule s = create_schedule({b.grad_data, b.grad_grid});
+  ops::schedule_grid_sample_backward_cuda(s, b);
+  return lower(s, {data, grid, head, b.grad_data, b.grad_grid}, "grid_sample_backward_bev");
+}
+
 // bev_pool_v2 on the realistic golden case (6 cameras, D 59, 16x44, C 80, 128x128 BEV):
 // the inputs travel with the kit; the reference is the pure-PyTorch index_add_ one.
 BenchCase bev_pool_bench() {
@@ -338,6 +350,18 @@ std::vector<BenchCase> bench_cases() {
                 {{"shape", {1, 256, 200, 200}}, {"role", "output"}}},
                json::array(),
                f4 * (2.0 * 256 * 200 * 200 + 2 * 200 * 200),
+               0,
+               ""});
+  v.push_back({"grid_sample_backward_1x256x200x200",
+               grid_sample_backward_cuda(1, 256, 200, 200),
+               "grid_sample_backward",
+               {{{"shape", {1, 256, 200, 200}}, {"role", "input"}},
+                {{"shape", {1, 200, 200, 2}}, {"role", "grid"}},
+                {{"shape", {1, 256, 200, 200}}, {"role", "input"}},
+                {{"shape", {1, 256, 200, 200}}, {"role", "output"}},
+                {{"shape", {1, 200, 200, 2}}, {"role", "output"}}},
+               json::array(),
+               f4 * (4.0 * 256 * 200 * 200 + 4 * 200 * 200),
                0,
                ""});
   v.push_back(bev_pool_bench());
