@@ -10,6 +10,7 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <mutex>
