@@ -4,6 +4,7 @@
 // between `// [doc:NAME]` and `// [/doc]` below. TE_UPDATE_DOCS=1 ./test_docs rewrites
 // the blocks in place after an intended change.
 #pragma once
+#include <te/autodiff.h>
 #include <te/log.h>
 #include <te/ops/grid_sample.h>
 #include <te/ops/matmul.h>
@@ -414,6 +415,32 @@ inline std::string compute_tuple_example() {
   s[sd[0]].vectorize(sd[0].axis(0));  // one loop nest writes both
   // [/doc]
   return text(lower(s, {A, B, sd[0], sd[1]}, "f"));
+}
+
+// ---- te::gradient (docs/autodiff.md) ----
+
+inline std::string gradient_window_example() {
+  // [doc:autodiff.window]
+  Tensor X = placeholder({10}, Float(32), "X"), W = placeholder({3}, Float(32), "W");
+  IterVar k = reduce_axis({0, 3}, "k");
+  Tensor Y = compute(
+      {8}, [&](Expr i) { return sum(X(i + k) * W(k), {k}); }, "Y");
+  std::vector<Tensor> d = gradient(Y, {X, W});  // d[0]: dX, d[1]: dW (head: ones)
+  // [/doc]
+  return text(lower(create_schedule({d[0]}), {W, d[0]}, "dX"));
+}
+
+inline std::string gradient_gather_example() {
+  // [doc:autodiff.gather]
+  Tensor A = placeholder({16}, Float(32), "A"), I = placeholder({4, 64}, Int(32), "I");
+  Tensor Y = compute(
+      {4, 64}, [&](Expr b, Expr r) { return A(I(b, r)) * 2.0f; }, "Y");
+  Tensor H = placeholder({4, 64}, Float(32), "H");
+  Tensor dA = gradient(Y, {A}, H)[0];  // a scatter-add over Y's loops
+  Schedule s = create_schedule({dA});
+  s[dA].parallel(dA.op()->axis[1]);  // rows meet on A's elements: atomic adds
+  // [/doc]
+  return text(lower(s, {A, I, H, dA}, "dA"));
 }
 
 // ---- One mistake per primitive, and te's message for it ----
@@ -944,6 +971,8 @@ inline std::vector<Snippet> snippets() {
   out.push_back({"extern.interpret", extern_interpret});
   out.push_back({"extern.library", extern_library});
   out.push_back({"grid_sample.table", grid_sample_table});
+  out.push_back({"autodiff.window", gradient_window_example});
+  out.push_back({"autodiff.gather", gradient_gather_example});
   out.push_back({"dump_ir.passes", pass_list});
   for (const char* pass :
        {"inline", "infer_bound", "build_loop_nests", "storage_flatten", "simplify", "loop_partition", "vectorize"})
