@@ -18,8 +18,9 @@
 ///    registration with the shapes symbolic: shape variables (te::Var) are bound from the
 ///    torch tensors' sizes at each call, and the outputs' sizes come from their shape
 ///    expressions (Function::make_arguments), so one registration serves every shape.
-///  - Inputs pass without a copy (their data pointer, as a DLPack tensor) and the outputs
-///    are te arrays handed to PyTorch through DLPack. An input that is undefined, not on
+///  - Inputs pass without a copy (their data pointer, as a DLPack tensor). The outputs are
+///    te arrays handed to PyTorch through DLPack, or, when the inputs have the sizes of the
+///    last successful call, tensors from PyTorch's allocator (no copy either way). An input that is undefined, not on
 ///    the CPU, not contiguous, of another dtype or rank, or whose sizes contradict a shape
 ///    variable bound by an earlier input, is a c10::Error (Python: RuntimeError) naming
 ///    the operator and the argument.
