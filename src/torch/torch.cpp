@@ -67,7 +67,7 @@ struct Kernel {
     std::vector<at::ScalarType> output_types;
   };
   mutable std::mutex shapes_mutex;
-  mutable std::optional<Shapes> last_shapes;
+  mutable std::shared_ptr<const Shapes> last_shapes;
 };
 
 // What one registered operator needs at each call. Never freed: PyTorch may call the
@@ -141,7 +141,7 @@ std::vector<at::Tensor> run_kernel(const Kernel& k, c10::ArrayRef<c10::IValue> a
   std::vector<at::Tensor> outputs;
   try {
     for (size_t i = 0; i < n; ++i) arrays.push_back(NDArray::borrow_dlpack(dl[i]));
-    std::optional<Kernel::Shapes> known;
+    std::shared_ptr<const Kernel::Shapes> known;
     {
       std::lock_guard<std::mutex> lock(k.shapes_mutex);
       if (k.last_shapes && k.last_shapes->input_sizes == key) known = k.last_shapes;
@@ -169,12 +169,12 @@ std::vector<at::Tensor> run_kernel(const Kernel& k, c10::ArrayRef<c10::IValue> a
     // arrays, handed to PyTorch through DLPack).
     std::vector<Argument> call_args = k.fn.make_arguments(arrays);
     k.fn.call(call_args);
-    Kernel::Shapes shapes;
-    shapes.input_sizes = std::move(key);
+    auto shapes = std::make_shared<Kernel::Shapes>();
+    shapes->input_sizes = std::move(key);
     for (size_t p = n; p < call_args.size(); ++p) {
       outputs.push_back(at::fromDLPack(dlpack::to_c<DLManagedTensor>(call_args[p].array().to_dlpack())));
-      shapes.output_sizes.push_back(outputs.back().sizes().vec());
-      shapes.output_types.push_back(outputs.back().scalar_type());
+      shapes->output_sizes.push_back(outputs.back().sizes().vec());
+      shapes->output_types.push_back(outputs.back().scalar_type());
     }
     std::lock_guard<std::mutex> lock(k.shapes_mutex);
     k.last_shapes = std::move(shapes);
