@@ -1,12 +1,15 @@
 // Forward + backward on the CPU, against PyTorch's autograd in the same run (a child
 // process at the same thread count: bench/backward_torch.py): grid_sample (bilinear,
 // zeros, align_corners = false) with te's schedule_grid_sample_cpu and
-// schedule_grid_sample_backward_cpu, and bev_pool_v2 on the realistic golden case with
-// schedule_bev_pool_cpu forward and te::gradient's adjoints auto-scheduled. Each te result
+// schedule_grid_sample_backward_cpu; softmax and layer_norm with their closed-form
+// backward, matmul and a 3x3 conv2d with te::gradient's, auto-scheduled; and bev_pool_v2
+// on the realistic golden case with schedule_bev_pool_cpu forward and te::gradient's
+// adjoints auto-scheduled. Each te result
 // is checked against interpret() of the same computes before it is timed.
 #include <te/te.h>
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -18,6 +21,8 @@
 #include "te/autodiff.h"
 #include "te/ops/bev_pool.h"
 #include "te/ops/grid_sample_backward_cpu.h"
+#include "te/ops/matmul.h"
+#include "te/ops/normalization_backward.h"
 
 namespace te_bench {
 
@@ -151,6 +156,55 @@ struct BevPoolStep {
   }
 };
 
+// Any forward (auto-scheduled) and backward (given computes, auto-scheduled): inputs
+// random in [-1, 1], the backward's results checked against interpret().
+struct GenericStep {
+  te::Function forward, backward;
+  std::vector<te::Argument> fargs, bargs;
+  bool ok = false;
+  GenericStep(const std::vector<te::Tensor>& ins, const te::Tensor& out, const std::vector<te::Tensor>& back_ins,
+              const std::vector<te::Tensor>& grads) {
+    std::vector<te::Tensor> f = ins;
+    f.push_back(out);
+    forward = te::build(te::lower(te::auto_schedule({out}), f, "forward"))("forward");
+    std::vector<te::Tensor> b = back_ins;
+    b.insert(b.end(), grads.begin(), grads.end());
+    const te::LoweredFunc lb = te::lower(te::auto_schedule(grads), b, "backward");
+    backward = te::build(lb)("backward");
+    unsigned seed = 10;
+    auto shape = [](const te::Tensor& t) {
+      std::vector<int64_t> v;
+      for (const te::Expr& e : t.shape()) v.push_back(*te::as_const_int(e));
+      return v;
+    };
+    std::map<const te::OperationNode*, te::NDArray> values;
+    for (const te::Tensor& t : ins) fargs.emplace_back(values[t.op().get()] = uniform(shape(t), seed++));
+    fargs.emplace_back(te::NDArray::empty(shape(out), te::Float(32)));
+    std::vector<te::Argument> want;
+    for (const te::Tensor& t : back_ins) {
+      auto it = values.find(t.op().get());
+      te::NDArray a = it != values.end() ? it->second : uniform(shape(t), seed++);
+      bargs.emplace_back(a);
+      want.emplace_back(a);
+    }
+    std::vector<te::NDArray> got, expect;
+    for (const te::Tensor& g : grads) {
+      got.push_back(te::NDArray::empty(shape(g), te::Float(32)));
+      expect.push_back(te::NDArray::empty(shape(g), te::Float(32)));
+      bargs.emplace_back(got.back());
+      want.emplace_back(expect.back());
+    }
+    (*this)();
+    te::interpret(te::lower(te::create_schedule(grads), b, "backward"), want);
+    ok = true;
+    for (size_t k = 0; k < got.size(); ++k) ok = ok && close(got[k], expect[k]);
+  }
+  void operator()() {
+    forward.call(fargs);
+    backward.call(bargs);
+  }
+};
+
 template <typename Step, typename Make>
 void add_te(const std::string& g, Make make) {
   auto step = std::make_shared<std::shared_ptr<Step>>();
@@ -173,6 +227,57 @@ void register_backward() {
   results().define_group(big, {64.0 * 128 * 128 * 1e-9, "Gpix/s"});
   add_torch(big, "grid_sample 1 64 128 128 128 128");
   add_te<GridSampleStep>(big, [] { return std::make_shared<GridSampleStep>(1, 64, 128, 128, 128, 128); });
+  // softmax and layer_norm with their closed-form backward; matmul and conv2d derived.
+  const std::string sm = "softmax_fwd_bwd/256x1024";
+  results().define_group(sm, {});
+  add_torch(sm, "softmax 256 1024");
+  add_te<GenericStep>(sm, [] {
+    te::Tensor x = te::placeholder({256, 1024}, te::Float(32), "x"),
+               y = te::placeholder({256, 1024}, te::Float(32), "y"),
+               dy = te::placeholder({256, 1024}, te::Float(32), "dy");
+    return std::make_shared<GenericStep>(std::vector<te::Tensor>{x}, te::ops::softmax(x),
+                                         std::vector<te::Tensor>{y, dy},
+                                         std::vector<te::Tensor>{te::ops::softmax_backward(y, dy)});
+  });
+  const std::string ln = "layer_norm_fwd_bwd/256x1024";
+  results().define_group(ln, {});
+  add_torch(ln, "layer_norm 256 1024");
+  add_te<GenericStep>(ln, [] {
+    te::Tensor x = te::placeholder({256, 1024}, te::Float(32), "x"), w = te::placeholder({1024}, te::Float(32), "w"),
+               b = te::placeholder({1024}, te::Float(32), "b"), dy = te::placeholder({256, 1024}, te::Float(32), "dy");
+    te::ops::LayerNormBackward g = te::ops::layer_norm_backward(x, w, dy);
+    return std::make_shared<GenericStep>(std::vector<te::Tensor>{x, w, b}, te::ops::layer_norm(x, w, b),
+                                         std::vector<te::Tensor>{x, w, dy},
+                                         std::vector<te::Tensor>{g.dx, g.dgamma, g.dbeta});
+  });
+  const std::string mm = "matmul_fwd_bwd/512";
+  results().define_group(mm, {3 * 2.0 * 512 * 512 * 512 * 1e-9, "GFLOP/s"});
+  add_torch(mm, "matmul 512");
+  add_te<GenericStep>(mm, [] {
+    te::Tensor a = te::placeholder({512, 512}, te::Float(32), "a"), b = te::placeholder({512, 512}, te::Float(32), "b"),
+               h = te::placeholder({512, 512}, te::Float(32), "h");
+    te::Tensor c = te::ops::matmul(a, b);
+    return std::make_shared<GenericStep>(std::vector<te::Tensor>{a, b}, c, std::vector<te::Tensor>{a, b, h},
+                                         te::gradient(c, {a, b}, h));
+  });
+  const std::string cv = "conv2d_fwd_bwd/8x32x30x30-3x3";
+  results().define_group(cv, {3 * 2.0 * 8 * 32 * 28 * 28 * 32 * 9 * 1e-9, "GFLOP/s"});
+  add_torch(cv, "conv2d 8 32 30 30 3");
+  add_te<GenericStep>(cv, [] {
+    te::Tensor x = te::placeholder({8, 32, 30, 30}, te::Float(32), "x"),
+               w = te::placeholder({32, 32, 3, 3}, te::Float(32), "w"),
+               h = te::placeholder({8, 32, 28, 28}, te::Float(32), "h");
+    te::IterVar c = te::reduce_axis({0, 32}, "c"), ky = te::reduce_axis({0, 3}, "ky"),
+                kx = te::reduce_axis({0, 3}, "kx");
+    te::Tensor y = te::compute(
+        {8, 32, 28, 28},
+        [&](te::Expr n, te::Expr o, te::Expr i, te::Expr j) {
+          return te::sum(x(n, c, i + ky, j + kx) * w(o, c, ky, kx), {c, ky, kx});
+        },
+        "conv");
+    return std::make_shared<GenericStep>(std::vector<te::Tensor>{x, w}, y, std::vector<te::Tensor>{x, w, h},
+                                         te::gradient(y, {x, w}, h));
+  });
   const std::string bev = "bev_pool_fwd_bwd/realistic";
   results().define_group(bev, {});
   add_torch(bev, "bev_pool " + std::string(TE_BENCH_DATA_DIR) + "/bev_pool/realistic");
