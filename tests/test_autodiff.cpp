@@ -105,6 +105,41 @@ TEST(Autodiff, MaxAndMinReductionsGoToTheChosenElements) {
   EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{0, 0.5, 0.5}));
 }
 
+// prod: the product of the other factors, with no zero, one zero and two zeros in a row.
+TEST(Autodiff, ProdReductionsGiveTheOtherFactorsProduct) {
+  Tensor A = placeholder({3, 4}, Float(64), "A");
+  IterVar k = reduce_axis({0, 4}, "k");
+  Tensor P = compute(
+      {3}, [&](Expr i) { return prod(A(i, k) * 2.0, {k}); }, "P");
+  expect_gradient_matches(P, {A}, {random_array({3, 4}, 15)});
+  NDArray a = NDArray::from_vector(std::vector<double>{1, 2, 3, 4, 1, 0, 3, 4, 0, 2, 0, 4}, {3, 4});
+  NDArray g = run({A}, {a}, gradient(P, {A}))[0];
+  // d/da_j of prod(2 a_k) = 2 * prod_{k != j} 2 a_k.
+  EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{384, 192, 128, 96, 0, 192, 0, 0, 0, 0, 0, 0}));
+}
+
+// argmax's value output: the gradient goes to the chosen element (the first of ties);
+// a tuple of element-wise outputs: each output's adjoint through its own body.
+TEST(Autodiff, ArgmaxAndElementwiseTupleComputes) {
+  Tensor A = placeholder({3, 5}, Float(64), "A");
+  IterVar k = reduce_axis({0, 5}, "k");
+  std::vector<Tensor> am = compute_tuple({3}, [&](Expr i) { return argmax(A(i, k) * A(i, k), {k}); }, {"idx", "val"});
+  expect_gradient_matches(am[1], {A}, {random_array({3, 5}, 16)});
+  Tensor B = placeholder({1, 3}, Float(64), "B");
+  IterVar m = reduce_axis({0, 3}, "m");
+  std::vector<Tensor> tie = compute_tuple({1}, [&](Expr i) { return argmax(B(i, m), {m}); }, {"idx", "val"});
+  NDArray g = run({B}, {NDArray::from_vector(std::vector<double>{1, 3, 3}, {1, 3})}, gradient(tie[1], {B}))[0];
+  EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{0, 1, 0}));
+  std::vector<Tensor> sd = compute_tuple({3, 5},
+                                         [&](Expr i, Expr j) {
+                                           return std::vector<Expr>{A(i, j) * A(i, j), sin(A(i, j))};
+                                         },
+                                         {"sq", "sn"});
+  Tensor T = compute(
+      {3, 5}, [&](Expr i, Expr j) { return sd[0](i, j) + sd[1](i, j) * 3.0; }, "T");
+  expect_gradient_matches(T, {A}, {random_array({3, 5}, 17)});
+}
+
 // Casts pass the gradient through, in the input's type: a float32 input read as float64.
 TEST(Autodiff, CastsCarryTheGradientInTheInputsType) {
   Tensor A = placeholder({3}, Float(32), "A");
@@ -170,10 +205,17 @@ TEST(AutodiffErrors, NameWhatCannotBeDifferentiated) {
                {"gradient: the head 'H' (float32, 1 dimensions) must have the output 'Y''s shape and type (float32, 1 "
                 "dimensions)"});
   IterVar k = reduce_axis({0, 4}, "k");
+  IterVar w = reduce_axis({0, 4}, "w");
+  std::vector<Tensor> wf = compute_tuple({1}, [&](Expr) { return welford(A(w), {w}); }, {"mean", "m2", "n"});
+  expect_error([&] { gradient(wf[0], {A}); },
+               {"gradient: compute 'mean' is a welford tuple reduction: te differentiates the argmax and argmin tuple "
+                "reductions"});
+  CommReducer abs_max = comm_reducer([](Expr a, Expr b) { return max(abs(a), abs(b)); },
+                                     [](DataType t) { return make_zero(t); }, "abs_max");
   Tensor P = compute(
-      {1}, [&](Expr) { return prod(A(k), {k}); }, "P");
+      {1}, [&](Expr) { return abs_max(A(k), {k}); }, "P");
   expect_error([&] { gradient(P, {A}); },
-               {"gradient: compute 'P' is a prod reduction: te differentiates sum, max and min reductions"});
+               {"gradient: compute 'P' is a abs_max reduction: te differentiates sum, prod, max and min reductions"});
   Tensor F = compute(
       {4}, [&](Expr i) { return call_extern(Float(32), "my_fn", {A(i)}); }, "F");
   expect_error([&] { gradient(F, {A}); }, {"gradient: compute 'F': call_extern 'my_fn' has no derivative"});

@@ -5,11 +5,9 @@ Usage: python3 train.py path/to/libte_torch_example.so
 The extension (te_ops.cpp) registers te_example::grid_sample, te_example::bev_pool_v2 and
 te_example::linear_gelu. The model samples an image with grid_sample, pools frustum
 features onto a BEV grid with bev_pool_v2, and regresses a target through linear_gelu.
-Every te op is checked against PyTorch first. The script asks PyTorch which te ops have a
-backward (te_example::<op>_backward exists): gradients flow through those (the image and
-the frustum depth are trained too), and the others run forward only, their outputs
-detached. So when te::gradient learns an op's gradient, training goes through it with no
-change here or in the bridge.
+Every te op is checked against PyTorch first, and each must have a backward
+(te_example::<op>_backward, derived by te::gradient): gradients flow through all three,
+so the image and the frustum depth are trained with the model's weights.
 """
 import sys
 
@@ -74,7 +72,18 @@ def main():
     x, w, b = torch.randn(4, 7), torch.randn(7, 3), torch.randn(3)
     torch.testing.assert_close(ops.linear_gelu(x, w, b), torch.nn.functional.gelu(x @ w + b), rtol=1e-5, atol=1e-5)
     for op in ("grid_sample", "bev_pool_v2", "linear_gelu"):
-        print(f"te_example::{op}: matches PyTorch; gradient: {'yes' if has_gradient(op) else 'not yet'}")
+        assert has_gradient(op), f"te_example::{op} has no backward"
+        print(f"te_example::{op}: matches PyTorch; backward: te_example::{op}_backward")
+    # Through the te ops' backward, against PyTorch's own gradients.
+    image_ref = image.detach().clone().requires_grad_()
+    torch.nn.functional.grid_sample(image_ref, grid, align_corners=False).sum().backward()
+    ops.grid_sample(image, grid).sum().backward()
+    torch.testing.assert_close(image.grad, image_ref.grad, rtol=1e-5, atol=1e-5)
+    depth_ref = depth.detach().clone().requires_grad_()
+    bev_pool_reference(depth_ref, feat, *index[:3], (2, 1, 8, 8)).sum().backward()
+    ops.bev_pool_v2(depth, feat, *index).sum().backward()
+    torch.testing.assert_close(depth.grad, depth_ref.grad, rtol=1e-5, atol=1e-5)
+    image.grad, depth.grad = None, None
 
     # The model: features from both ops -> linear_gelu -> a linear read-out.
     features = 3 * 6 * 6 + 8 * 8 * 5

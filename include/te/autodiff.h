@@ -10,8 +10,10 @@
 /// What is differentiated: element-wise computes and the math library (every function
 /// with a derivative; floor, round and comparisons give zero), casts, select and
 /// if_then_else (the taken side's gradient), min/max (the chosen operand's), let, sum
-/// reductions (with a where condition) and max/min reductions (the chosen elements', ties
-/// sharing evenly as PyTorch's amax), through any graph of computes. Each read site sends
+/// reductions (with a where condition), max/min reductions (the chosen elements', ties
+/// sharing evenly as PyTorch's amax), prod reductions (the other factors' product, exact
+/// with zeros as PyTorch's prod), argmax/argmin tuple reductions (the value's gradient to
+/// the chosen element) and element-wise compute_tuples, through any graph of computes. Each read site sends
 /// its tensor one contribution:
 ///  - reads whose indices are affine in the loop variables (element-wise, broadcasts,
 ///    transposes, matmul, shifted, strided and dilated convolution windows, diagonals,
@@ -30,7 +32,8 @@
 /// (points are taken to write distinct elements, as the forward's result is otherwise
 /// order-dependent). A marker NaN or infinity in a body (grid_sample's "not a tap" weight)
 /// never turns a zero adjoint into NaN. Refused with a te::Error naming the compute:
-/// scatter-adds, tuple computes, prod and custom reductions, calls outside te.
+/// scatter-adds, custom reductions and tuple reductions other than argmax/argmin
+/// (welford), calls outside te.
 #pragma once
 #include <vector>
 

@@ -51,6 +51,7 @@ struct Part {
 // Read sites of one tensor that the same loops solve the same way: one gather compute.
 struct GatherGroup {
   Operation x;
+  int value_index = 0;                       // which output of x the sites read
   autodiff::Gather gather;                   // the first site's (solved and free agree)
   std::vector<std::pair<Expr, Expr>> cases;  // per site: where it reaches j, its term
   std::string name;                          // the first site's contribution name
@@ -70,12 +71,18 @@ class Gradient {
     for (const Operation& op : order)
       for (const Operation& in : op->inputs)
         if (on_path.count(in.get())) on_path.insert(op.get());
-    contributions_[output.op().get()].push_back(Part::of(head.defined() ? head : ones(output)));
+    contributions_[{output.op().get(), output.value_index()}].push_back(Part::of(head.defined() ? head : ones(output)));
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       const Operation& op = *it;
-      if (op->kind != OpKind::Compute || !contributions_.count(op.get()) || !on_path.count(op.get())) continue;
-      const Tensor adjoint = total(Tensor(op), op->name + "_grad");
-      differentiate(op, adjoint, on_path);
+      if (op->kind != OpKind::Compute || !on_path.count(op.get())) continue;
+      std::vector<Tensor> adjoints(static_cast<size_t>(op->num_outputs()));
+      bool any = false;
+      for (int i = 0; i < op->num_outputs(); ++i)
+        if (contributions_.count({op.get(), i}) && op->output_dtype(i).is_float()) {
+          adjoints[static_cast<size_t>(i)] = total(Tensor(op, i), op->output_name(i) + "_grad");
+          any = true;
+        }
+      if (any) differentiate(op, adjoints, on_path);
     }
     std::vector<Tensor> out;
     for (const Tensor& t : inputs) out.push_back(total(t, t.name() + "_grad"));
@@ -118,7 +125,7 @@ class Gradient {
   // summed, then each scatter-add adding onto that in place (one buffer, no extra pass);
   // 16-bit types accumulate in float32 and are cast at the end.
   Tensor total(const Tensor& t, const std::string& name) {
-    const std::vector<Part>& parts = contributions_[t.op().get()];
+    const std::vector<Part>& parts = contributions_[{t.op().get(), t.value_index()}];
     std::vector<Tensor> gathers;
     std::vector<const Part*> scatters;
     for (const Part& p : parts) {
@@ -150,12 +157,9 @@ class Gradient {
 
   static DataType accumulation_type(DataType t) { return t.bits() < 32 ? Float(32) : t; }
 
-  void differentiate(const Operation& op, const Tensor& adjoint, const std::set<const OperationNode*>& on_path) {
+  void differentiate(const Operation& op, const std::vector<Tensor>& adjoints,
+                     const std::set<const OperationNode*>& on_path) {
     const std::string where = fmt::format("compute '{}'", op->name);
-    if (op->num_outputs() != 1)
-      throw Error(fmt::format("gradient: {} has {} outputs: te cannot differentiate tuple computes yet", where,
-                              op->num_outputs()));
-    Expr body = op->body, condition;
     std::vector<LoopVar> vars;
     for (const IterVar& a : op->axis) vars.push_back({a.var(), a.dom().min, a.dom().extent});
     // A scatter's point p sends its value to element index(p): its head is there.
@@ -165,26 +169,56 @@ class Gradient {
       if (op->scatter_accumulate)
         throw Error(fmt::format("gradient: {} is a scatter-add: te differentiates scatters that assign", where));
       index = op->scatter_index;
-      if (on_path.count(op->scatter_base.get())) send_to_base(op, adjoint);
+      if (on_path.count(op->scatter_base.get())) send_to_base(op, adjoints[0]);
     }
-    Expr head = adjoint(index);
-    if (const auto* r = body.as<ReduceNode>()) {
-      const bool extremum = r->reducer == Reducer::Max || r->reducer == Reducer::Min;
-      if (r->reducer != Reducer::Sum && !extremum)
-        throw Error(fmt::format("gradient: {} is a {} reduction: te differentiates sum, max and min reductions", where,
-                                r->combiner ? r->combiner->name : reducer_name(r->reducer)));
+    const std::vector<Expr> bodies = op->bodies();
+    const auto* r = bodies[0].as<ReduceNode>();
+    if (op->num_outputs() > 1 && r) {
+      // argmax / argmin: the value output's gradient goes to the element the index output
+      // chose (the first of ties, as PyTorch's max(dim)); the index has none.
+      const std::string rule = r->combiner ? r->combiner->name : "";
+      if (rule != "argmax" && rule != "argmin")
+        throw Error(fmt::format(
+            "gradient: {} is a {} tuple reduction: te differentiates the argmax and argmin tuple reductions", where,
+            rule.empty() ? std::string("custom") : rule));
+      if (!adjoints[1].defined()) return;
       for (const IterVar& k : r->axis) vars.push_back({k.var(), k.dom().min, k.dom().extent});
-      condition = r->condition;
-      body = r->source();
-      // max/min: the gradient goes to the elements equal to the result, shared evenly
-      // between ties (as PyTorch's amax/amin).
-      if (extremum) head = head * share_of_extremum(op, *r, index);
+      const Expr chosen = r->axis[0].var() == cast(r->axis[0].var().dtype(), Tensor(op, 0)(index));
+      const Expr value = r->sources[1];
+      send(op, value, adjoints[1](index) * select(chosen, make_const(value.dtype(), 1.0), make_zero(value.dtype())),
+           r->condition, vars, on_path, where);
+      return;
     }
+    for (size_t i = 0; i < bodies.size(); ++i) {
+      if (!adjoints[i].defined()) continue;
+      Expr body = bodies[i], condition, head = adjoints[i](index);
+      std::vector<LoopVar> loops = vars;
+      if (const auto* red = body.as<ReduceNode>()) {
+        const bool extremum = red->reducer == Reducer::Max || red->reducer == Reducer::Min;
+        const bool product = red->reducer == Reducer::Prod;
+        if (red->reducer != Reducer::Sum && !extremum && !product)
+          throw Error(fmt::format("gradient: {} is a {} reduction: te differentiates sum, prod, max and min reductions",
+                                  where, red->combiner ? red->combiner->name : reducer_name(red->reducer)));
+        for (const IterVar& k : red->axis) loops.push_back({k.var(), k.dom().min, k.dom().extent});
+        condition = red->condition;
+        body = red->source();
+        // max/min: the gradient goes to the elements equal to the result, shared evenly
+        // between ties (as PyTorch's amax/amin).
+        if (extremum) head = head * share_of_extremum(op, *red, index);
+        if (product) head = head * others_product(op, *red, index);
+      }
+      send(op, body, head, condition, loops, on_path, where);
+    }
+  }
+
+  // What one body (with its head, the reduction's condition and its loops) sends the
+  // tensors it reads.
+  void send(const Operation& op, const Expr& body, const Expr& head, const Expr& condition,
+            const std::vector<LoopVar>& vars, const std::set<const OperationNode*>& on_path, const std::string& where) {
     // Sites the same loops solve the same way (grid_sample's four corner weights, read at
     // constant indices) share one compute: one pass over the free loops, not one each.
     std::vector<GatherGroup> groups;
     std::map<const OperationNode*, std::vector<Var>> index_vars;
-    int site_number = 0;
     for (const TensorReadNode* site : read_sites(body)) {
       const Operation& x = site->op;
       if (!on_path.count(x.get()) || !site->dtype.is_float()) continue;
@@ -197,17 +231,18 @@ class Gradient {
       if (mentions_nonfinite(partial)) term = select(head == make_zero(head.dtype()), make_zero(term.dtype()), term);
       // Guarded, as the reduction guards its source (which may read only where it holds).
       if (condition.defined()) term = if_then_else(condition, term, make_zero(term.dtype()));
+      const int number = sites_sent_[op.get()]++;
       const std::string name = fmt::format("{}_grad_{}{}", x->output_name(site->value_index), op->name,
-                                           site_number ? fmt::format("_{}", site_number) : std::string());
-      ++site_number;
+                                           number ? fmt::format("_{}", number) : std::string());
       std::vector<Var>& j = index_vars[x.get()];
       for (size_t d = j.size(); d < x->shape.size(); ++d) j.emplace_back(fmt::format("j{}", d), Int(32));
       if (std::optional<autodiff::Gather> g = autodiff::solve_read(site->indices, x->shape, vars, j)) {
         auto same = std::find_if(groups.begin(), groups.end(), [&](const GatherGroup& grp) {
-          return grp.x == x && grp.gather.free == g->free && same_solution(grp.gather.solved, g->solved);
+          return grp.x == x && grp.value_index == site->value_index && grp.gather.free == g->free &&
+                 same_solution(grp.gather.solved, g->solved);
         });
         if (same == groups.end()) {
-          groups.push_back({x, *g, {}, name});
+          groups.push_back({x, site->value_index, *g, {}, name});
           same = groups.end() - 1;
         }
         same->cases.emplace_back(g->reached, term);
@@ -219,10 +254,10 @@ class Gradient {
       p.scatter = [=](const Tensor& base, const std::string& stage_name) {
         return scatter_add(op, site, term, condition, vars, base, stage_name, deterministic);
       };
-      contributions_[x.get()].push_back(p);
+      contributions_[{x.get(), site->value_index}].push_back(p);
     }
     for (const GatherGroup& grp : groups)
-      contributions_[grp.x.get()].push_back(Part::of(gather(grp, index_vars.at(grp.x.get()))));
+      contributions_[{grp.x.get(), grp.value_index}].push_back(Part::of(gather(grp, index_vars.at(grp.x.get()))));
   }
 
   static bool same_solution(const std::vector<std::pair<Var, Expr>>& a, const std::vector<std::pair<Var, Expr>>& b) {
@@ -232,12 +267,13 @@ class Gradient {
     return true;
   }
 
-  // For Y = max/min over k of f: [f == Y] / (the number of k where f == Y), at the
-  // reduction's point.
-  static Expr share_of_extremum(const Operation& op, const ReduceNode& r, const std::vector<Expr>& index) {
+  // Per point of op: a reduction over fresh copies of r's axes (and its condition) of
+  // term(f, y), f being r's source at the fresh point and y op's value at the point.
+  static Tensor reduce_again(const Operation& op, const ReduceNode& r,
+                             const std::function<Expr(const Expr& f, const Expr& y)>& term, bool product,
+                             const std::string& name) {
     const Tensor y(op);
-    const Expr f = r.source();
-    Tensor ties = compute_from_vars(
+    return compute_from_vars(
         op->shape,
         [&](const std::vector<Var>& j) {
           std::vector<std::pair<Var, Expr>> map;
@@ -249,12 +285,34 @@ class Gradient {
             map.emplace_back(k.var(), fresh.var());
             axes.push_back(fresh);
           }
-          Expr tie = substitute(f, map) == y(std::vector<Expr>(j.begin(), j.end()));
-          Expr one = make_const(f.dtype(), 1.0), zero = make_zero(f.dtype());
-          return sum(select(tie, one, zero), axes, r.condition.defined() ? substitute(r.condition, map) : Expr());
+          Expr t = term(substitute(r.source(), map), y(std::vector<Expr>(j.begin(), j.end())));
+          Expr where = r.condition.defined() ? substitute(r.condition, map) : Expr();
+          return product ? prod(t, axes, where) : sum(t, axes, where);
         },
-        op->name + "_ties");
-    return select(f == y(index), make_const(f.dtype(), 1.0) / ties(index), make_zero(f.dtype()));
+        op->name + name);
+  }
+
+  // For Y = max/min over k of f: [f == Y] / (the number of k where f == Y), at the
+  // reduction's point.
+  static Expr share_of_extremum(const Operation& op, const ReduceNode& r, const std::vector<Expr>& index) {
+    const Expr f = r.source(), one = make_const(f.dtype(), 1.0), zero = make_zero(f.dtype());
+    Tensor ties = reduce_again(
+        op, r, [&](const Expr& fk, const Expr& y) { return select(fk == y, one, zero); }, false, "_ties");
+    return select(f == Tensor(op)(index), one / ties(index), zero);
+  }
+
+  // For Y = prod over k of f: the product of the other factors, as PyTorch's
+  // prod_backward: Y / f without zeros; with one zero factor, the product of the nonzero
+  // ones at the zero (0 elsewhere); with several, 0.
+  static Expr others_product(const Operation& op, const ReduceNode& r, const std::vector<Expr>& index) {
+    const Expr f = r.source(), one = make_const(f.dtype(), 1.0), zero = make_zero(f.dtype());
+    Tensor zeros = reduce_again(
+        op, r, [&](const Expr& fk, const Expr&) { return select(fk == zero, one, zero); }, false, "_zeros");
+    Tensor nonzero = reduce_again(
+        op, r, [&](const Expr& fk, const Expr&) { return select(fk == zero, one, fk); }, true, "_nonzero");
+    const Expr z = zeros(index);
+    return select(z == zero, Tensor(op)(index) / select(f == zero, one, f),
+                  select(z == one && f == zero, nonzero(index), zero));
   }
 
   // dX[j] = sum over the free loop variables of each site's term at the solved point,
@@ -356,7 +414,7 @@ class Gradient {
           return to;
         },
         op->name + "_written");
-    contributions_[base.get()].push_back(Part::of(compute_from_vars(
+    contributions_[{base.get(), 0}].push_back(Part::of(compute_from_vars(
         base->shape,
         [&](const std::vector<Var>& j) {
           std::vector<Expr> at(j.begin(), j.end());
@@ -374,7 +432,9 @@ class Gradient {
     return finder.found;
   }
 
-  std::map<const OperationNode*, std::vector<Part>> contributions_;
+  // Per output of an operation (a compute_tuple has several): what its readers sent.
+  std::map<std::pair<const OperationNode*, int>, std::vector<Part>> contributions_;
+  std::map<const OperationNode*, int> sites_sent_;  // per reading compute: its contributions' numbers
   GradientOptions options_;
 };
 

@@ -30,10 +30,12 @@ struct GridSampleBackwardStages {
   Tensor grad_out;           ///< the output's gradient, as given
   Tensor grad_data;          ///< d loss / d data, data's shape and type
   Tensor grad_grid;          ///< d loss / d grid, grid's shape and type
-  /// Hand-written path only (undefined otherwise): grad_data's zero-filled base, the
-  /// scatter-add over (n, c, spatial..., corner) that fills it, and the per-point
-  /// derivative along each coordinate, (N, dims, spatial...) summed over channels.
-  Tensor grad_zeros, grad_scatter, grad_coords;
+  /// Hand-written path only (undefined otherwise): grad_data's zero-filled base.
+  Tensor grad_zeros;
+  /// Hand-written path only: the scatter-add over (n, c, spatial..., corner) filling it.
+  Tensor grad_scatter;
+  /// Hand-written path only: d out / d coordinate, (N, dims, spatial...), summed over channels.
+  Tensor grad_coords;
   bool derived = false;  ///< true: te::gradient's adjoints of grid_sample (no hand-written stages)
 };
 

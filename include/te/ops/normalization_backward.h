@@ -58,9 +58,13 @@ inline Tensor softmax_backward(const Tensor& y, const Tensor& dy, const std::str
 
 /// layer_norm_backward's tensors: the recomputed statistics and the three gradients.
 struct LayerNormBackward {
-  Tensor mean, rstd;         ///< per row: the mean and 1 / sqrt(var + eps), recomputed from x
-  Tensor sum_g, sum_gxhat;   ///< per row: sum of g = dy * gamma, and of g * xhat
-  Tensor dx, dgamma, dbeta;  ///< the gradients (dgamma, dbeta undefined without gamma)
+  Tensor mean;       ///< per row: the mean, recomputed from x
+  Tensor rstd;       ///< per row: 1 / sqrt(var + eps), recomputed from x
+  Tensor sum_g;      ///< per row: the sum of g = dy * gamma
+  Tensor sum_gxhat;  ///< per row: the sum of g * xhat
+  Tensor dx;         ///< the gradient of x
+  Tensor dgamma;     ///< the gradient of gamma (undefined without gamma)
+  Tensor dbeta;      ///< the gradient of beta (undefined without gamma)
 };
 
 /// The gradients of layer_norm(x, gamma, beta, eps) given dy, with xhat = (x - mean) * rstd
