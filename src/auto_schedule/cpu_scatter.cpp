@@ -6,23 +6,16 @@
 // deterministic, else serially; a plain scatter with none stays serial (its last writer must stay the last).
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "auto_schedule/rules.h"
+#include "schedule/scatter_rules.h"
 
 namespace te::auto_sched {
 
 void schedule_scatter_cpu(Context& cx, const OperationNode* op) {
   Stage st = cx.stage(op);
-  auto bare_index = [&](const IterVar& iv) {
-    return std::any_of(op->scatter_index.begin(), op->scatter_index.end(), [&](const Expr& e) {
-      const auto* v = e.as<VarNode>();
-      return v != nullptr && v == iv.var().get();
-    });
-  };
   std::vector<IterVar> own;  // the leading axes that index the output directly
   for (const IterVar& iv : op->axis) {
-    if (!bare_index(iv)) break;
+    if (!sched::indexes_output_directly(*op, iv)) break;
     own.push_back(iv);
   }
   if (cx.cpu.threads <= 1 || op->axis.empty()) {

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "auto_schedule/rules.h"
+#include "schedule/scatter_rules.h"
 
 namespace te::auto_sched {
 
@@ -161,11 +162,7 @@ void schedule_root_cuda(Context& cx, const OperationNode* op) {
     // output directly (no atomics), the others serial in each thread.
     std::vector<IterVar> threads;
     for (const IterVar& iv : op->axis) {
-      const bool bare = std::any_of(op->scatter_index.begin(), op->scatter_index.end(), [&](const Expr& e) {
-        const auto* v = e.as<VarNode>();
-        return v != nullptr && v == iv.var().get();
-      });
-      if (op->scatter_deterministic && !bare) break;
+      if (op->scatter_deterministic && !sched::indexes_output_directly(*op, iv)) break;
       threads.push_back(iv);
     }
     if (threads.empty()) {

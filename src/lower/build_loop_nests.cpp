@@ -17,6 +17,7 @@
 #include "lower/reduce_update.h"
 #include "lower/stage_graph.h"
 #include "schedule/graph_queries.h"
+#include "schedule/scatter_rules.h"
 #include "schedule/stage_lookup.h"
 
 namespace te::lowering {
@@ -390,14 +391,8 @@ class NestBuilder {
   // Whether distinct iterations of leaf write distinct elements: every root axis it is
   // made of is, bare, an index of the scatter.
   bool writes_own_elements(const IterVar& leaf) const {
-    for (const IterVar& root : root_axes_of(st_, leaf)) {
-      const auto& index = st_.op->scatter_index;
-      const bool bare = std::any_of(index.begin(), index.end(), [&](const Expr& e) {
-        const auto* v = e.as<VarNode>();
-        return v != nullptr && v == root.var().get();
-      });
-      if (!bare) return false;
-    }
+    for (const IterVar& root : root_axes_of(st_, leaf))
+      if (!sched::indexes_output_directly(*st_.op, root)) return false;
     return true;
   }
 

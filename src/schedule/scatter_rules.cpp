@@ -26,6 +26,12 @@ void refuse_scatter_parts(const ScheduleNode& s, const OperationNode& op, const 
                     primitive, quote(op.name), quote(sc->op->name), what));
 }
 
+bool indexes_output_directly(const OperationNode& op, const IterVar& axis) {
+  for (const Expr& e : op.scatter_index)
+    if (const auto* v = e.as<VarNode>(); v != nullptr && v == axis.var().get()) return true;
+  return false;
+}
+
 const StageNode* bound_reader_of(const ScheduleNode& s, const OperationNode* op) {
   for (const auto& st : s.stages)
     if (st->op->kind == OpKind::Compute)

@@ -21,6 +21,7 @@
 
 #include "te/autodiff.h"
 #include "te/ops/grid_sample.h"
+#include "te/schedule.h"
 
 namespace te::ops {
 
@@ -44,6 +45,13 @@ namespace gs_detail {
 // Bilinear along dimension d (outer to inner) of corner k: bit sdims - 1 - d selects the
 // upper pixel.
 inline Expr corner_bit(const Expr& k, int sdims, int d) { return (k >> (sdims - 1 - d)) & 1; }
+
+// Whether t has a stage in s (a schedule of one gradient lacks the other's stages).
+inline bool in_schedule(const Schedule& s, const Tensor& t) {
+  for (const Stage& st : s.stages())
+    if (st.get()->op == t.op()) return true;
+  return false;
+}
 
 }  // namespace gs_detail
 

@@ -35,11 +35,7 @@ inline void schedule_grid_sample_backward_cpu(Schedule& s, const GridSampleBackw
     s = auto_schedule(s.outputs());
     return;
   }
-  auto in_schedule = [&](const Tensor& t) {
-    for (const Stage& st : s.stages())
-      if (st.get()->op == t.op()) return true;
-    return false;
-  };
+  auto in_schedule = [&](const Tensor& t) { return gs_detail::in_schedule(s, t); };
   const GridSampleStages& f = b.forward;
   const int lanes = std::max(1, vector_bytes / 4);
   for (const Tensor& t : {f.coords, f.taps, f.weights}) {

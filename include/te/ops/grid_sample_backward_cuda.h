@@ -51,11 +51,7 @@ inline void schedule_grid_sample_backward_cuda(Schedule& s, const GridSampleBack
     s = auto_schedule(s.outputs(), o);
     return;
   }
-  auto in_schedule = [&](const Tensor& t) {
-    for (const Stage& st : s.stages())
-      if (st.get()->op == t.op()) return true;
-    return false;
-  };
+  auto in_schedule = [&](const Tensor& t) { return gs_detail::in_schedule(s, t); };
   const GridSampleStages& f = b.forward;
   for (const Tensor& t : {f.coords, f.taps, f.weights, b.grad_zeros, b.grad_coords, b.grad_grid})
     if (in_schedule(t)) gs_detail::thread_per_point(s[t], t.op()->axis, threads_per_block);
