@@ -217,6 +217,14 @@ def reference(torch, name, bufs, n_out):
         return lambda: F.grid_sample(bufs[0], bufs[1], mode="bilinear", padding_mode="zeros", align_corners=False)
     if name == "grid_sample_backward":  # aten's backward kernel: (grad_input, grad_grid)
         return lambda: torch.ops.aten.grid_sampler_2d_backward(bufs[2], bufs[0], bufs[1], 0, 0, False, [True, True])
+    if name == "softmax_backward":  # aten's softmax backward kernel, given y and dy
+        return lambda: torch.ops.aten._softmax_backward_data(bufs[1], bufs[0], -1, torch.float32)
+    if name == "layer_norm_backward":  # aten's, given the forward's saved mean and rstd: (dx, dgamma, dbeta)
+        x, gamma, dy = bufs[:3]
+        cols = x.shape[-1]
+        _, mean, rstd = torch.ops.aten.native_layer_norm(x, [cols], gamma, torch.zeros_like(gamma), 1e-5)
+        return lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [cols], mean, rstd, gamma,
+                                                                 torch.zeros_like(gamma), [True, True, True])
     if name == "bev_pool":  # scripts/gen_bev_pool_golden.py's pure-PyTorch reference, on the GPU
         depth, feat, ranks_depth, ranks_feat, ranks_bev = bufs[:5]
         out_shape, c = bufs[n_out].shape, feat.shape[-1]

@@ -4,6 +4,7 @@
 // register tiles, rfactor stages); the options' errors name the field.
 #include <gtest/gtest.h>
 #include <te/auto_schedule.h>
+#include <te/autodiff.h>
 #include <te/ops/grid_sample.h>
 #include <te/ops/normalization.h>
 #include <te/te.h>
@@ -559,6 +560,62 @@ TEST(AutoSchedule, LeavesTheOriginalGraphAlone) {
   AutoRun r = run_auto({A, B, C}, {C}, {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N})}, 1e-4f);
   expect_near_all(r.outputs[0], matmul_ref(a, b, M, N, K), 1e-4f, "second schedule");
   (void)lower(s1, {A, B, C}, "first");
+}
+
+TEST(AutoSchedule, ShortImageRowsAreOneTileAndWindowGradientsVectorize) {
+  // 28-wide output rows with 8-lane vectors: the register tile covers the whole row
+  // (16 + 8 + 4 lanes) rather than 16 columns and a guarded scalar tail. The input
+  // gradient's window condition (the taps a row reaches) blends into vector code.
+  const int N = 2, C = 4, O = 6, H = 30, R = H - 2;
+  Tensor x = placeholder({N, C, H, H}, Float(32), "x"), w = placeholder({O, C, 3, 3}, Float(32), "w"),
+         h = placeholder({N, O, R, R}, Float(32), "h");
+  IterVar c = reduce_axis({0, C}, "c"), ky = reduce_axis({0, 3}, "ky"), kx = reduce_axis({0, 3}, "kx");
+  Tensor y = compute(
+      {N, O, R, R},
+      [&](Expr n, Expr o, Expr i, Expr j) {
+        return sum(x(n, c, i + ky, j + kx) * w(o, c, ky, kx), {c, ky, kx});
+      },
+      "conv");
+  AutoScheduleOptions opts = cpu_options();
+  opts.target.vector_bits = 256;
+  const auto xv = random_values(N * C * H * H, 41), wv = random_values(O * C * 9, 42),
+             hv = random_values(N * O * R * R, 43);
+  AutoRun fwd = run_auto({x, w, y}, {y},
+                         {NDArray::from_vector(xv, {N, C, H, H}), NDArray::from_vector(wv, {O, C, 3, 3})}, 1e-4f, opts);
+  EXPECT_FALSE(has(fwd.ir, "likely(")) << fwd.ir;
+  EXPECT_TRUE(has(fwd.ir, ", 1, 4)]")) << fwd.ir;  // the row's last 4-lane piece
+  std::vector<float> want(static_cast<size_t>(N * O * R * R), 0.0f), want_dx(xv.size(), 0.0f), want_dw(wv.size(), 0.0f);
+  for (int n = 0; n < N; ++n)
+    for (int o = 0; o < O; ++o)
+      for (int i = 0; i < R; ++i)
+        for (int j = 0; j < R; ++j)
+          for (int cc = 0; cc < C; ++cc)
+            for (int a = 0; a < 3; ++a)
+              for (int b = 0; b < 3; ++b) {
+                const size_t out = ((static_cast<size_t>(n) * O + o) * R + i) * R + j;
+                const size_t in = ((static_cast<size_t>(n) * C + cc) * H + i + a) * H + j + b;
+                const float wt = wv[((static_cast<size_t>(o) * C + cc) * 3 + a) * 3 + b];
+                want[out] += xv[in] * wt;
+                want_dx[in] += hv[out] * wt;
+                want_dw[((static_cast<size_t>(o) * C + cc) * 3 + a) * 3 + b] += hv[out] * xv[in];
+              }
+  expect_near_all(fwd.outputs[0], want, 1e-4f, "conv");
+
+  Tensor dx = gradient(y, {x}, h)[0];
+  AutoRun back = run_auto(
+      {w, h, dx}, {dx}, {NDArray::from_vector(wv, {O, C, 3, 3}), NDArray::from_vector(hv, {N, O, R, R})}, 1e-4f, opts);
+  EXPECT_FALSE(has(back.ir, "vectorized for")) << back.ir;  // nothing left to LLVM's loop vectorizer
+  EXPECT_TRUE(has(back.ir, "if_then_else(")) << back.ir;
+  expect_near_all(back.outputs[0], want_dx, 1e-4f, "conv input gradient");
+
+  // The weight gradient's rows are 3 taps: its vector lanes run along the image row (a
+  // reduction axis, through rfactor), tiled over 8 accumulators' worth of channels.
+  Tensor dw = gradient(y, {w}, h)[0];
+  AutoRun wgrad = run_auto(
+      {x, h, dw}, {dw}, {NDArray::from_vector(xv, {N, C, H, H}), NDArray::from_vector(hv, {N, O, R, R})}, 1e-4f, opts);
+  EXPECT_TRUE(has(wgrad.ir, ".rf.local[ramp(0, 1, 8)]")) << wgrad.ir;
+  EXPECT_FALSE(has(wgrad.ir, ", 1, 3)]")) << wgrad.ir;  // no 3-lane vectors along the kernel row
+  expect_near_all(wgrad.outputs[0], want_dw, 1e-3f, "conv weight gradient");
 }
 
 TEST(AutoSchedule, VectorBitsSetTheLanes) {

@@ -240,6 +240,49 @@ TEST(LowerPasses, VectorizeHandWrittenLoops) {
   EXPECT_EQ(serial->for_kind, ForKind::Vectorized);
 }
 
+TEST(LowerPasses, LaneConditionOnAPrivateAccumulatorBlendsIntoVectorCode) {
+  // A conditional reduction's update (a convolution's input gradient: the taps its window
+  // reaches) into a local accumulator: acc[i] += A[i - x] where 0 <= i - x < 6. The lane
+  // condition becomes a blend (the load runs on the lanes that take it: A[i - x] for
+  // i < x lies before A), the lane-free part stays an if around it.
+  Var i("i"), x("x"), y("y"), t("t", Float(32));
+  Buffer A = buf("A", {16}), Out = buf("Out", {16}), acc = buf("acc", {8}, MemoryScope::Local);
+  auto body = [&](ForKind kind) {
+    Stmt update = for_loop(i, 0, 8, kind,
+                           if_then_else(y > 0 && i - x >= 0 && i - x < 6,
+                                        let_stmt(t, load(A, {i - x}) * 2.0f, store(acc, load(acc, {i}) + t, {i}))));
+    Stmt init = for_loop(i, 0, 8, ForKind::Serial, store(acc, make_const(Float(32), 0.5), {i}));
+    Stmt out = for_loop(i, 0, 8, ForKind::Serial, store(Out, load(acc, {i}), {i}));
+    return let_stmt(x, 3, let_stmt(y, 1, allocate(acc, seq({init, update, out}))));
+  };
+  Stmt vec = vectorize_loops(body(ForKind::Vectorized));
+  EXPECT_EQ(count_stmts(vec,
+                        [](const Stmt& s) {
+                          const auto* f = s.as<ForNode>();
+                          return f && f->for_kind == ForKind::Vectorized;
+                        }),
+            0)
+      << vec;
+  EXPECT_EQ(count_exprs(vec,
+                        [](const Expr& e) {
+                          const auto* c = e.as<CallNode>();
+                          return c && c->op == Intrinsic::IfThenElse && c->dtype.lanes() == 8;
+                        }),
+            1)
+      << vec;
+  EXPECT_NE(to_string(vec).find("if ((y > 0))"), std::string::npos) << vec;
+  EXPECT_EQ(run(vec, {A, Out}, 16), run(body(ForKind::Serial), {A, Out}, 16));
+
+  // The same update of a global buffer stays a loop: writing back the lanes the condition
+  // skips could undo another thread's store.
+  Buffer G = buf("G", {16});
+  Stmt global = for_loop(i, 0, 8, ForKind::Vectorized,
+                         if_then_else(i - x >= 0 && i - x < 6, store(G, load(G, {i}) + load(A, {i - x}), {i})));
+  const auto* kept = vectorize_loops(global).as<ForNode>();
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->for_kind, ForKind::Vectorized);
+}
+
 TEST(LowerPasses, VectorOfAnotherWidthThanAPowerOfTwoIsPowerOfTwoPieces) {
   // 56 lanes: pieces of 32, 16 and 8 (LLVM widens a 56-lane vector, and a register tile
   // of them spills); 8 and fewer lanes or a power of two stay one vector.
@@ -307,6 +350,9 @@ TEST(LowerPasses, RemoveNoOps) {
       if_then_else(i < n, evaluate(0), evaluate(1)),
       allocate(buf("T", {4}), evaluate(0)),
       if_then_else(i < 3, evaluate(0), keep),
+      store(A, load(A, {i}), {i}),         // an element's own value
+      store(A, load(A, {i}, i < 2), {i}),  // not: 0 where i >= 2
+      store(A, load(A, {i + 1}), {i}),     // not: the next element's
       keep,
   });
   Stmt out = remove_no_ops(for_loop(i, 0, n, ForKind::Serial, body));
@@ -315,6 +361,8 @@ TEST(LowerPasses, RemoveNoOps) {
             "  if (!(i < 3)) {\n"
             "    A[i] = 1.0f;\n"
             "  }\n"
+            "  A[i] = A[i if (i < 2)];\n"
+            "  A[i] = A[(i + 1)];\n"
             "  A[i] = 1.0f;\n"
             "}\n");
 }

@@ -46,6 +46,7 @@ void schedule_root_cpu(Context& cx, const OperationNode* op) {
   if (op->is_scatter()) return schedule_scatter_cpu(cx, op);
   if (n.is_reduction()) {
     if (has_tiling_reuse(cx.g, op)) {
+      if (tile_lane_partials_cpu(cx, op)) return;
       Tensor t(n.op);
       Tensor local = cx.s.cache_write(t, "local");
       tile_reduction_cpu(cx, cx.s[t], cx.s[local], op, {});

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "auto_schedule/rules.h"
 
@@ -64,9 +65,12 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   // The row axis: the one that the most vector reads (those along v) do not depend on, so
   // that each loaded vector serves every row of the tile (a matmul's i, a convolution's
   // output channel rather than its output row); then the one the most reads do not
-  // depend on; innermost on ties.
+  // depend on; then one long enough for a tile of independent accumulators (a weight
+  // gradient's 3-tap kernel rows would leave the FMAs waiting on each other); innermost
+  // on ties.
   int r = -1;
-  std::pair<int, int> best{0, 0};
+  std::tuple<int, int, int> best{0, 0, 0};
+  const int64_t enough_rows = cx.cpu.accumulators() / 2;
   for (size_t d = 0; d < v; ++d) {
     if (const_extent(red->axis[d]) == 1) continue;
     int vector_reuse = 0, missing = 0;
@@ -79,7 +83,8 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
       missing += used ? 0 : 1;
       vector_reuse += (!used && along_v) ? 1 : 0;
     }
-    std::pair<int, int> score{vector_reuse, missing};
+    const int64_t extent = const_extent(red->axis[d]);
+    std::tuple<int, int, int> score{vector_reuse, missing, extent < 0 || extent >= enough_rows ? 1 : 0};
     if (missing > 0 && score >= best) r = static_cast<int>(d), best = score;
   }
 
@@ -92,8 +97,10 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   int64_t nr = ve >= 0 && ve < lanes ? ve : width(nv);
   if (ve >= 0 && ve % nr != 0 && nv == 2 && ve % lanes == 0) nr = lanes;  // no tail rather than a wide one
   nv = static_cast<int>((nr + lanes - 1) / lanes);
-  if (ve >= 2 * lanes && ve <= 4 * lanes && ve % nr != 0 && ve % 8 == 0) {
-    nv = static_cast<int>((ve + lanes - 1) / lanes);  // the whole row: no tail
+  if (ve >= 0 && ve <= 4 * lanes && ve % nr != 0) {
+    // The whole row: no tail (the vectorize pass cuts 28 lanes into 16 + 8 + 4); a tail
+    // would run its columns as guarded scalar code (a 28-wide row: 12 of 28 columns).
+    nv = static_cast<int>((ve + lanes - 1) / lanes);
     nr = ve;
   }
   if (ve < 0 || ve >= 2 * lanes) {
@@ -209,6 +216,30 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
                   "{} over {}",
                   red->name, mr, nr, r >= 0 ? red->axis[static_cast<size_t>(r)].name() : "-", red->axis[v].name(), nv,
                   lanes, panels * nr, copied, cx.cpu.threads > 1 ? "parallel" : "serial", axis_names(fused)));
+}
+
+bool tile_lane_partials_cpu(Context& cx, const OperationNode* op) {
+  const int lanes = cx.cpu.lanes(op->dtype);
+  const int64_t row = const_extent(op->axis.back());
+  if (lanes < 4 || row < 0 || row * 2 > lanes) return false;
+  const Tensor partials = vectorize_reduction(cx, op, false);
+  if (!partials.defined()) return false;
+  // The partials are a reduction of their own, with the lanes as their contiguous axis:
+  // tiled over a graph of their own (the schedule is shared; the inlined stages stay so).
+  Graph g(std::vector<Tensor>{partials});
+  g.inlined = cx.g.inlined;
+  Context sub{cx.s, g, cx.opts, cx.cpu, {}, {}, cx.choices};
+  for (const Node* n : g.topo()) sub.place[n->op.get()] = Placement{};
+  const Tensor local = cx.s.cache_write(partials, "local");
+  tile_reduction_cpu(sub, cx.s[partials], cx.s[local], partials.op().get(), {});
+  cx.notes.insert(cx.notes.end(), sub.notes.begin(), sub.notes.end());
+  // The lanes' sum: one short pass over the (small) output.
+  Stage sum = cx.stage(op);
+  IterVar work = fuse_range(sum, sum.op()->axis);
+  if (cx.cpu.threads > 1) sum.parallel(work);
+  cx.note(fmt::format("'{}': rows of {} are shorter than half a vector: lanes along the reduction ('{}'), tiled",
+                      op->name, row, partials.name()));
+  return true;
 }
 
 }  // namespace te::auto_sched

@@ -59,6 +59,12 @@ void schedule_root_cpu(Context& cx, const OperationNode* op);
 // stage) the register tile that `red` (the original reduction) describes.
 void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNode* red,
                         const std::vector<const OperationNode*>& attached);
+// CPU: a tiled reduction whose output rows are shorter than half a vector (a
+// convolution's weight gradient: rows of 3 taps) while its innermost reduction axis is
+// contiguous: vector lanes along that axis (rfactor), the partial sums tiled as
+// tile_reduction_cpu tiles any reduction, the lanes added after. False (nothing done)
+// when the rule does not apply.
+bool tile_lane_partials_cpu(Context& cx, const OperationNode* op);
 // CPU: a reduction without reuse at the root (row sums, a full sum, a matrix-vector product).
 void schedule_reduction_cpu(Context& cx, const OperationNode* op);
 // CPU: an element-wise root stage and the stages computed in its loops.

@@ -1,6 +1,7 @@
 // Pass "remove_no_op": drops statements that do nothing: loops that run no iteration or
 // whose body does nothing, branches that do nothing, evaluates (expressions have no side
-// effects), allocations and lets around nothing.
+// effects), allocations and lets around nothing, and stores of an element's own value
+// (a blended update whose condition no lane takes: vectorize's blend_private_store).
 #include "te/lower.h"
 
 namespace te {
@@ -49,6 +50,15 @@ class NoOpRemover : public IRMutator {
     return changed ? seq(kept) : s;
   }
   Stmt mutate_evaluate(const Stmt&, const EvaluateNode*) override { return no_op(); }
+  Stmt mutate_store(const Stmt& s, const StoreNode* n) override {
+    const auto* l = n->value.as<LoadNode>();
+    if (n->atomic_add || l == nullptr || l->predicate.defined() || !l->buffer.same_as(n->buffer) ||
+        l->indices.size() != n->indices.size())
+      return s;
+    for (size_t d = 0; d < n->indices.size(); ++d)
+      if (!equal(l->indices[d], n->indices[d])) return s;
+    return no_op();
+  }
   Stmt mutate_allocate(const Stmt& s, const AllocateNode* n) override {
     Stmt r = IRMutator::mutate_allocate(s, n);
     return is_no_op(r.as<AllocateNode>()->body) ? no_op() : r;

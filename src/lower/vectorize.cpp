@@ -4,8 +4,10 @@
 // power of two gives one statement per power-of-two piece (56: 32 + 16 + 8). A body guarded by
 // likely(cond), cond monotonic in the variable, becomes
 //   if (likely(cond at the last lane)) { vector body } else { scalar loop }
-// (the scalar tail of a non-divisible split). Bodies it cannot vectorize (conditions on
-// the variable elsewhere, loops or allocations that depend on it) stay loops marked
+// (the scalar tail of a non-divisible split). A condition on the variable around the
+// update of a local accumulator becomes a blend (blend_private_store). Bodies it cannot
+// vectorize (other conditions on the variable, loops or allocations that depend on it)
+// stay loops marked
 // Vectorized, with a warning: LLVM's loop vectorizer gets them; so do hand-built loops of
 // symbolic extent (lower() refuses those earlier, in build_loop_nests). A constant extent
 // over 64 lanes is a te::Error.
@@ -47,7 +49,7 @@ class LaneWidener : public IRMutator {
  public:
   LaneWidener(const Var& v, const Expr& min, int lanes) : v_(v), lanes_(lanes) {
     vec_ = ramp(min, make_const(min.dtype(), 1), lanes);
-    relax_[v.get()] = Range();
+    relax_[v.get()] = Range(min, simplify(min + make_const(min.dtype(), lanes)));
   }
 
   Expr widen(const Expr& e) {
@@ -131,8 +133,62 @@ class LaneWidener : public IRMutator {
     return store_like(*n, n->buffer, to_lanes(value), idx, pred.defined() ? to_lanes(pred) : Expr());
   }
   Stmt mutate_if_then_else(const Stmt& s, const IfThenElseNode* n) override {
-    if (lowering::uses_any(n->cond, relax_)) throw CannotVectorize{"a condition depends on the lane"};
-    return IRMutator::mutate_if_then_else(s, n);
+    if (!lowering::uses_any(n->cond, relax_)) return IRMutator::mutate_if_then_else(s, n);
+    if (Stmt blended = blend_private_store(n); blended.defined()) return mutate(blended);
+    throw CannotVectorize{"a condition depends on the lane"};
+  }
+
+  // `if (cond) { lets; acc[i] = value }` on a thread-private (local) buffer, the update
+  // of a conditional reduction (a convolution's input gradient: the taps a window
+  // reaches), becomes `acc[i] = if_then_else(cond, value, acc[i])`: every lane stores,
+  // the lanes where cond fails their old value, and the value's loads run only on the
+  // lanes where it holds (masked loads), so the accumulators stay in registers. Only for
+  // a local buffer (no other thread sees the lanes written back) and an index every lane
+  // keeps inside it. Undefined when the body is not such a store.
+  // The conjuncts of the condition that do not depend on the lane stay an `if` around it.
+ public:
+  Stmt blend_private_store(const IfThenElseNode* n) {
+    if (n->else_case.defined()) return Stmt();
+    Stmt body = n->then_case;
+    std::vector<std::pair<Var, Expr>> lets;
+    while (const auto* l = body.as<LetStmtNode>()) {
+      lets.emplace_back(l->var, l->value);
+      body = l->body;
+    }
+    const auto* st = body.as<StoreNode>();
+    if (st == nullptr || st->atomic_add || st->buffer->scope != MemoryScope::Local || st->indices.size() != 1)
+      return Stmt();
+    const Expr index = substitute(st->indices[0], lets);
+    if (!within_buffer(index, st->buffer)) return Stmt();
+    Expr value = st->value;
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) value = substitute(value, {*it});
+    Expr uniform, per_lane;
+    for (const Expr& c : conjuncts(n->cond)) {
+      Expr& part = lowering::uses_any(c, relax_) ? per_lane : uniform;
+      part = part.defined() ? (part && c) : c;
+    }
+    const Expr old = load(st->buffer, {index}, st->predicate);
+    Stmt blended = store_like(*st, st->buffer, if_then_else(per_lane, value, old), {index}, st->predicate);
+    return uniform.defined() ? if_then_else(uniform, blended) : blended;
+  }
+
+ private:
+  static std::vector<Expr> conjuncts(const Expr& e) {
+    const auto* b = e.as<BinaryNode>();
+    if (b == nullptr || b->op != BinOp::And) return {e};
+    std::vector<Expr> parts = conjuncts(b->a), right = conjuncts(b->b);
+    parts.insert(parts.end(), right.begin(), right.end());
+    return parts;
+  }
+
+  // Whether index stays inside buf (flat, of constant size) at every lane.
+  bool within_buffer(const Expr& index, const Buffer& buf) const {
+    if (buf->shape.size() != 1) return false;
+    const int64_t* size = as_const_int(buf->shape[0]);
+    const lowering::IntSet range = lowering::eval_set(index, relax_, {});
+    const int64_t* lo = range.min.defined() ? as_const_int(simplify(range.min)) : nullptr;
+    const int64_t* hi = range.max.defined() ? as_const_int(simplify(range.max)) : nullptr;
+    return size && lo && hi && *lo >= 0 && *hi < *size;
   }
   Stmt mutate_for(const Stmt& s, const ForNode* n) override {
     if (lowering::uses_any(n->min, relax_) || lowering::uses_any(n->extent, relax_))
@@ -235,6 +291,10 @@ Stmt vectorize_loop(const ForNode* f) {
       const auto* call = guard->cond.as<CallNode>();
       bool is_likely = call && call->op == Intrinsic::Likely;
       Expr all = all_lanes_condition(is_likely ? call->args[0] : guard->cond, f, lanes);
+      // A likely guard (a split's tail) keeps its vector and scalar branches; any other
+      // guard of a private store blends, which vectorizes every lane.
+      if (!is_likely || !all.defined())
+        if (Stmt blended = widen.blend_private_store(guard); blended.defined()) return simplify(widen.mutate(blended));
       if (!all.defined()) return left_to_backend(f, "its guard is not monotonic in the lane");
       Stmt vec = widen.mutate(guard->then_case);
       return if_then_else(is_likely ? likely(all) : all, simplify(vec), serial);

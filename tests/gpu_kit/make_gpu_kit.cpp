@@ -8,6 +8,8 @@
 #include <te/ops/bev_pool_cuda.h>
 #include <te/ops/grid_sample.h>
 #include <te/ops/grid_sample_cuda.h>
+#include <te/ops/normalization_backward.h>
+#include <te/auto_schedule.h>
 
 #include <filesystem>
 #include <fstream>
@@ -291,6 +293,45 @@ BenchCase bev_pool_bench() {
   return b;
 }
 
+// A backward op's computes, auto-scheduled for CUDA (the schedule a user gets by asking).
+LoweredFunc auto_cuda(const std::vector<Tensor>& outputs, const std::vector<Tensor>& args, const std::string& name) {
+  AutoScheduleOptions o;
+  o.target = "cuda";
+  return lower(auto_schedule(outputs, o), args, name);
+}
+
+// softmax's and layer_norm's backward over 8192 rows, against aten's backward kernels.
+void add_normalization_backward(std::vector<BenchCase>& v, int64_t rows, int64_t cols) {
+  const double f4 = 4.0;
+  Tensor y = placeholder({rows, cols}, Float(32), "y"), dy = placeholder({rows, cols}, Float(32), "dy");
+  Tensor dx = ops::softmax_backward(y, dy);
+  v.push_back({fmt::format("softmax_backward_{}", cols),
+               auto_cuda({dx}, {y, dy, dx}, "softmax_backward"),
+               "softmax_backward",
+               {{{"shape", {rows, cols}}, {"role", "input"}},
+                {{"shape", {rows, cols}}, {"role", "input"}},
+                {{"shape", {rows, cols}}, {"role", "output"}}},
+               json::array(),
+               3 * f4 * rows * cols,
+               0,
+               ""});
+  Tensor x = placeholder({rows, cols}, Float(32), "x"), gamma = placeholder({cols}, Float(32), "gamma");
+  ops::LayerNormBackward b = ops::layer_norm_backward(x, gamma, dy);
+  v.push_back({fmt::format("layer_norm_backward_{}", cols),
+               auto_cuda({b.dx, b.dgamma, b.dbeta}, {x, gamma, dy, b.dx, b.dgamma, b.dbeta}, "layer_norm_backward"),
+               "layer_norm_backward",
+               {{{"shape", {rows, cols}}, {"role", "input"}},
+                {{"shape", {cols}}, {"role", "gamma"}},
+                {{"shape", {rows, cols}}, {"role", "input"}},
+                {{"shape", {rows, cols}}, {"role", "output"}},
+                {{"shape", {cols}}, {"role", "output"}},
+                {{"shape", {cols}}, {"role", "output"}}},
+               json::array(),
+               3 * f4 * rows * cols,
+               0,
+               ""});
+}
+
 std::vector<BenchCase> bench_cases() {
   std::vector<BenchCase> v;
   const double f4 = 4.0;
@@ -365,6 +406,7 @@ std::vector<BenchCase> bench_cases() {
                0,
                ""});
   v.push_back(bev_pool_bench());
+  add_normalization_backward(v, 8192, 4096);
   return v;
 }
 
