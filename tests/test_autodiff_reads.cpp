@@ -52,6 +52,43 @@ TEST(AutodiffReads, ConvolutionWindowsStridesAndDilations) {
   expect_gradient_matches(Z, {B, K}, {random_array({7}, 6), random_array({3}, 7)});
 }
 
+TEST(AutodiffReads, ConvolutionWindowsReadAZeroPaddedGradient) {
+  // Unstrided (dilated along W): dX is a convolution of the output gradient padded by
+  // the window's reach, with no condition on its reduction; strided, the reach (every
+  // second row) stays the reduction's condition.
+  Tensor X = placeholder({2, 3, 7, 9}, Float(64), "X"), W = placeholder({4, 3, 3, 2}, Float(64), "W");
+  IterVar c = reduce_axis({0, 3}, "c"), ky = reduce_axis({0, 3}, "ky"), kx = reduce_axis({0, 2}, "kx");
+  Tensor Y = compute(
+      {2, 4, 5, 7},
+      [&](Expr n, Expr f, Expr y, Expr x) {
+        return sum(X(n, c, y + ky, x + kx * 2) * W(f, c, ky, kx), {c, ky, kx});
+      },
+      "Y");
+  Tensor H = placeholder({2, 4, 5, 7}, Float(64), "H");
+  expect_gradient_matches(Y, {X, W}, {random_array({2, 3, 7, 9}, 31), random_array({4, 3, 3, 2}, 32)}, H,
+                          random_array({2, 4, 5, 7}, 33));
+  const Tensor dx = gradient(Y, {X}, H)[0];
+  const auto* red = dx.op()->body.as<ReduceNode>();
+  ASSERT_NE(red, nullptr);
+  EXPECT_FALSE(red->condition.defined());
+  ASSERT_EQ(dx.op()->inputs.size(), 2u);
+  const Operation& padded = dx.op()->inputs[0]->name == "H_padded" ? dx.op()->inputs[0] : dx.op()->inputs[1];
+  ASSERT_EQ(padded->name, "H_padded");
+  // Rows reach 2 beyond each edge (3 taps), columns 2 (2 taps, dilation 2).
+  EXPECT_EQ(*as_const_int(padded->shape[2]), 5 + 2 + 2);
+  EXPECT_EQ(*as_const_int(padded->shape[3]), 7 + 2 + 2);
+
+  Tensor S = compute(
+      {2, 4, 3, 7},
+      [&](Expr n, Expr f, Expr y, Expr x) {
+        return sum(X(n, c, y * 2 + ky, x + kx) * W(f, c, ky, kx), {c, ky, kx});
+      },
+      "S");
+  const Tensor ds = gradient(S, {X})[0];
+  ASSERT_NE(ds.op()->body.as<ReduceNode>(), nullptr);
+  EXPECT_TRUE(ds.op()->body.as<ReduceNode>()->condition.defined());
+}
+
 TEST(AutodiffReads, GathersBecomeScatterAdds) {
   // Repeated indices: their contributions add up.
   Tensor A = placeholder({5}, Float(64), "A"), B = placeholder({6}, Float(64), "B");

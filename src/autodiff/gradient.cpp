@@ -14,6 +14,7 @@
 #include <set>
 
 #include "autodiff/derivative.h"
+#include "autodiff/pad_window.h"
 #include "autodiff/solve_read.h"
 #include "expr/analysis.h"
 #include "te/autodiff.h"
@@ -333,8 +334,15 @@ class Gradient {
           auto at = [&](const Expr& e) { return substitute(substitute(e, to_axes), map); };
           for (const auto& [v, value] : g.solved) map.emplace_back(v, at(value));
           if (grp.cases.size() == 1) {
-            Expr value = substitute(grp.cases[0].second, map);
-            Expr reached = grp.cases[0].first.defined() ? at(grp.cases[0].first) : Expr();
+            Expr term = grp.cases[0].second, where = grp.cases[0].first;
+            // A window's condition (a convolution's input gradient) read as padding instead.
+            if (!free.empty() && where.defined())
+              if (std::optional<Expr> padded = autodiff::read_padded(g, term, grp.x->shape, j, g.free)) {
+                term = *padded;
+                where = g.other;
+              }
+            Expr value = substitute(term, map);
+            Expr reached = where.defined() ? at(where) : Expr();
             if (!free.empty()) return sum(value, free, reached);
             // Guarded: the adjoint is read only where the reading loop went.
             return reached.defined() ? if_then_else(reached, value, make_zero(value.dtype())) : value;

@@ -85,6 +85,8 @@ std::optional<Gather> solve_read(const std::vector<Expr>& indices, const std::ve
     if (!is_solved(l.var.get())) g.free.push_back(&l);
   Expr reached = divisible;
   for (const Expr& e : equalities) reached = conjoin(reached, e);
+  g.other = reached.defined() ? simplify(reached) : reached;
+  g.strided = divisible.defined();
   for (const auto& [v, value] : solved) {
     const LoopVar& l = *std::find_if(vars.begin(), vars.end(), [&](const LoopVar& x) { return x.var.same_as(v); });
     // An index that is the loop variable itself over the tensor's whole extent reaches
@@ -94,6 +96,7 @@ std::optional<Gather> solve_read(const std::vector<Expr>& indices, const std::ve
       whole = equal(value, cast(v.dtype(), j[d])) && is_zero(l.min) && equal(l.extent, shape[d]);
     if (whole) continue;
     reached = conjoin(reached, value >= l.min && value < l.min + l.extent);
+    g.ranges.push_back({v, value, l.min, l.extent});
   }
   if (reached.defined()) {
     reached = simplify(reached);

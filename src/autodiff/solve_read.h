@@ -27,6 +27,17 @@ struct Gather {
   // their ranges, divisibility for strides, and the dimensions no variable was solved
   // from equal to what the site reads there. In j and the free variables.
   Expr reached;
+  // reached's parts: one range check per solved variable that must stay in its loop's
+  // range (value in [min, min + extent)), and the rest (divisibility, equalities;
+  // undefined: none).
+  struct RangeCheck {
+    Var var;
+    Expr value, min, extent;
+  };
+  std::vector<RangeCheck> ranges;
+  Expr other;
+  // Whether a solved value divides (a strided read: every stride-th element is reached).
+  bool strided = false;
 };
 
 // The gather form of the read X(indices) inside loops `vars`, for X of `shape` indexed
