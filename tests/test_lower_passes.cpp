@@ -278,7 +278,8 @@ TEST(LowerPasses, LaneConditionOnAPrivateAccumulatorBlendsIntoVectorCode) {
   Buffer G = buf("G", {16});
   Stmt global = for_loop(i, 0, 8, ForKind::Vectorized,
                          if_then_else(i - x >= 0 && i - x < 6, store(G, load(G, {i}) + load(A, {i - x}), {i})));
-  const auto* kept = vectorize_loops(global).as<ForNode>();
+  const Stmt kept_loop = vectorize_loops(global);
+  const auto* kept = kept_loop.as<ForNode>();
   ASSERT_NE(kept, nullptr);
   EXPECT_EQ(kept->for_kind, ForKind::Vectorized);
 }
