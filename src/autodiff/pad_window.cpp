@@ -12,22 +12,13 @@ namespace te::autodiff {
 
 namespace {
 
-// e with each read of tensor (op, value_index) replaced by what `with` makes of it.
-class ReadReplacer : public IRMutator {
- public:
-  ReadReplacer(const TensorReadNode* like, std::function<Expr(const TensorReadNode*)> with)
-      : like_(like), with_(std::move(with)) {}
-
- protected:
-  Expr mutate_tensor_read(const Expr& e, const TensorReadNode* n) override {
-    if (n->op == like_->op && n->value_index == like_->value_index) return with_(n);
-    return IRMutator::mutate_tensor_read(e, n);
-  }
-
- private:
-  const TensorReadNode* like_;
-  std::function<Expr(const TensorReadNode*)> with_;
-};
+// e with each read of the tensor `like` reads replaced by what `with` makes of it.
+Expr replace_reads_of(const Expr& e, const TensorReadNode* like,
+                      const std::function<Expr(const TensorReadNode*)>& with) {
+  return map_tensor_reads(e, [&](const TensorReadNode* n, const Expr& read) {
+    return n->op == like->op && n->value_index == like->value_index ? with(n) : read;
+  });
+}
 
 }  // namespace
 
@@ -59,7 +50,7 @@ std::optional<Expr> read_padded(const Gather& g, const Expr& term, const std::ve
     if (d < 0) return std::nullopt;
   // Nothing but those reads may use the checked variables (the rest is computed at the
   // padding too, where it must be harmless: it multiplies a zero).
-  const Expr rest = ReadReplacer(site, [](const TensorReadNode* n) { return make_zero(n->dtype); }).mutate(term);
+  const Expr rest = replace_reads_of(term, site, [](const TensorReadNode* n) { return make_zero(n->dtype); });
   for (const Gather::RangeCheck& c : g.ranges)
     if (uses_var(rest, c.var)) return std::nullopt;
 
@@ -108,15 +99,12 @@ std::optional<Expr> read_padded(const Gather& g, const Expr& term, const std::ve
         return if_then_else(inside, h(at), make_zero(h.dtype()));
       },
       h.name() + "_padded");
-  return ReadReplacer(
-             site,
-             [&](const TensorReadNode* n) {
-               std::vector<Expr> at;
-               for (size_t d = 0; d < n->indices.size(); ++d)
-                 at.push_back(before[d] ? n->indices[d] + make_const(n->indices[d].dtype(), before[d]) : n->indices[d]);
-               return padded(at);
-             })
-      .mutate(term);
+  return replace_reads_of(term, site, [&](const TensorReadNode* n) {
+    std::vector<Expr> at;
+    for (size_t d = 0; d < n->indices.size(); ++d)
+      at.push_back(before[d] ? n->indices[d] + make_const(n->indices[d].dtype(), before[d]) : n->indices[d]);
+    return padded(at);
+  });
 }
 
 }  // namespace te::autodiff

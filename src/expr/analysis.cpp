@@ -191,6 +191,27 @@ std::vector<const TensorReadNode*> tensor_reads(const Expr& e) {
   return r.reads;
 }
 
+namespace {
+class TensorReadMapper : public IRMutator {
+ public:
+  explicit TensorReadMapper(const std::function<Expr(const TensorReadNode*, const Expr&)>& with) : with_(with) {}
+
+ protected:
+  Expr mutate_tensor_read(const Expr& e, const TensorReadNode* n) override {
+    Expr r = IRMutator::mutate_tensor_read(e, n);
+    return with_(r.as<TensorReadNode>(), r);
+  }
+
+ private:
+  const std::function<Expr(const TensorReadNode*, const Expr&)>& with_;
+};
+}  // namespace
+
+Expr map_tensor_reads(const Expr& e, const std::function<Expr(const TensorReadNode* read, const Expr& e)>& with) {
+  TensorReadMapper m(with);
+  return m.mutate(e);
+}
+
 BufferUse buffer_use(const Stmt& s) {
   Buffers b;
   b.visit(s);

@@ -43,6 +43,9 @@ std::set<const VarNode*> bound_vars(const Stmt& s);
 // ---- Tensor reads (compute bodies) ----
 // Every TensorRead in e, in visiting order: a node e reaches twice is listed twice.
 std::vector<const TensorReadNode*> tensor_reads(const Expr& e);
+// e with every TensorRead replaced by what `with` makes of it (its indices already
+// mapped): the read itself to keep it.
+Expr map_tensor_reads(const Expr& e, const std::function<Expr(const TensorReadNode* read, const Expr& e)>& with);
 
 // ---- Buffers ----
 struct BufferUse {

@@ -15,23 +15,6 @@ void add_reads(std::vector<Operation>& ops, const Expr& e) {
     if (std::none_of(ops.begin(), ops.end(), [&](const Operation& o) { return o == n->op; })) ops.push_back(n->op);
 }
 
-class ReadReplacer : public IRMutator {
- public:
-  explicit ReadReplacer(const std::map<const OperationNode*, Operation>& repl) : repl_(repl) {}
-
- protected:
-  Expr mutate_tensor_read(const Expr& e, const TensorReadNode* n) override {
-    Expr r = IRMutator::mutate_tensor_read(e, n);
-    auto it = repl_.find(n->op.get());
-    if (it == repl_.end()) return r;
-    const auto* rn = r.as<TensorReadNode>();
-    return Expr(std::make_shared<TensorReadNode>(rn->dtype, it->second, rn->indices, rn->value_index));
-  }
-
- private:
-  const std::map<const OperationNode*, Operation>& repl_;
-};
-
 }  // namespace
 
 std::vector<Operation> reads_of(const Expr& e) {
@@ -73,8 +56,11 @@ bool reads(const Operation& op, const OperationNode* producer) {
 
 Expr replace_reads(const Expr& e, const std::map<const OperationNode*, Operation>& repl) {
   if (repl.empty()) return e;
-  ReadReplacer r(repl);
-  return r.mutate(e);
+  return map_tensor_reads(e, [&](const TensorReadNode* n, const Expr& read) {
+    auto it = repl.find(n->op.get());
+    if (it == repl.end()) return read;
+    return Expr(std::make_shared<TensorReadNode>(n->dtype, it->second, n->indices, n->value_index));
+  });
 }
 
 void propagate_replacements(ScheduleNode& s, std::map<const OperationNode*, Operation> repl) {
