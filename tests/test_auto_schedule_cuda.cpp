@@ -193,5 +193,28 @@ TEST_F(AutoScheduleCuda, TransposeAddRelu) {
 TEST_F(AutoScheduleCuda, Conv2d) { check("conv2d", 1e-5f); }
 TEST_F(AutoScheduleCuda, LayerNorm) { check("layer_norm", 1e-4f); }
 
+// A reduction that gathers (an index read from memory) from an input that misses an
+// output axis: that input's tile spans the gathered dimension, whose size is symbolic
+// here, so it stays in global memory (CUDA's __shared__ arrays need a constant size),
+// while the other reused input is still staged. (Before, build_cuda refused the kernel:
+// grid_sample's backward with symbolic sizes.)
+TEST(AutoScheduleCudaSymbolic, GatheredInputsStayInGlobalMemory) {
+  Var n("n"), m("m"), k("k"), rows("rows");
+  Tensor table = placeholder({n, m}, Float(32), "table");
+  Tensor idx = placeholder({k}, Int(32), "idx");
+  Tensor w = placeholder({rows, k}, Float(32), "w");
+  IterVar r = reduce_axis({0, k}, "r");
+  Tensor out = compute(
+      {rows, m}, [&](Expr i, Expr j) { return sum(table(idx(r), j) * w(i, r), {r}); }, "out");
+  AutoScheduleOptions o;
+  o.target = "cuda";
+  LoweredFunc f = lower(auto_schedule({out}, o), {table, idx, w, out}, "gathered_matmul");
+  std::ostringstream ir;
+  ir << f;
+  EXPECT_FALSE(has(ir.str(), "table.shared")) << ir.str();
+  EXPECT_TRUE(has(ir.str(), "w.shared")) << ir.str();
+  EXPECT_NO_THROW(build_cuda(f));
+}
+
 }  // namespace
 }  // namespace te

@@ -1,12 +1,15 @@
 // te operators for PyTorch, as an mmcv / BEVDet-style extension would ship them, but with
-// no hand-written kernel: each op is a te compute, scheduled for the CPU, and its backward
-// is derived by te::gradient. Built with te_add_torch_extension (CMakeLists.txt), loaded by
-// train.py with torch.ops.load_library. docs/pytorch.md walks through it.
+// no hand-written kernel: each op is a te compute, scheduled for the CPU and, where the
+// extension is built with CUDA (TE_TORCH_CUDA), for CUDA too; its backward is derived by
+// te::gradient. Built with te_add_torch_extension (CMakeLists.txt), loaded by train.py
+// with torch.ops.load_library. docs/pytorch.md walks through it.
 #include "te/ops/activation.h"
 #include "te/ops/bev_pool.h"
 #include "te/ops/bev_pool_cpu.h"
+#include "te/ops/bev_pool_cuda.h"
 #include "te/ops/grid_sample.h"
 #include "te/ops/grid_sample_cpu.h"
+#include "te/ops/grid_sample_cuda.h"
 #include "te/ops/matmul.h"
 #include "te/te.h"
 #include "te/torch.h"
@@ -25,6 +28,10 @@ TE_TORCH_LIBRARY(te_example, m) {
     Tensor out = te::ops::grid_sample(data, grid);
     te::torch::OpDef def{{data, grid}, {out}};
     def.schedule_cpu = [out](te::Schedule& s) { te::ops::schedule_grid_sample_cpu(s, out); };
+#ifdef TE_TORCH_CUDA
+    // nvcc compiles te's CUDA C of it into the extension; its backward: auto_schedule's.
+    def.schedule_cuda = [out](te::Schedule& s) { te::ops::schedule_grid_sample_cuda(s, out); };
+#endif
     def.differentiable = true;  // te::gradient derives the data and grid gradients
     m.def("grid_sample", def);
   }
@@ -42,6 +49,9 @@ TE_TORCH_LIBRARY(te_example, m) {
     Tensor out = te::ops::bev_pool_v2(depth, feat, ranks_depth, ranks_feat, ranks_bev, starts, lengths, {b, 1, 8, 8});
     te::torch::OpDef def{{depth, feat, ranks_depth, ranks_feat, ranks_bev, starts, lengths}, {out}};
     def.schedule_cpu = [out](te::Schedule& s) { te::ops::schedule_bev_pool_cpu(s, out); };
+#ifdef TE_TORCH_CUDA
+    def.schedule_cuda = [out](te::Schedule& s) { te::ops::schedule_bev_pool_cuda(s, out); };
+#endif
     def.differentiable = true;  // te::gradient derives the depth and feat gradients
     m.def("bev_pool_v2", def);
   }
@@ -55,6 +65,10 @@ TE_TORCH_LIBRARY(te_example, m) {
     Tensor xw = te::ops::matmul(x, w, "xw");
     Tensor y = te::compute(
         {n, j}, [&](Expr r, Expr col) { return te::ops::gelu(xw(r, col) + bias(col)); }, "y");
-    m.def("linear_gelu", {{x, w, bias}, {y}});
+    te::torch::OpDef def{{x, w, bias}, {y}};
+#ifdef TE_TORCH_CUDA
+    def.cuda = true;  // auto_schedule for CUDA, forward and backward
+#endif
+    m.def("linear_gelu", def);
   }
 }

@@ -1,6 +1,6 @@
 """Trains a tiny model through te operators in PyTorch, on the CPU.
 
-Usage: python3 train.py path/to/libte_torch_example.so
+Usage: python3 train.py path/to/libte_torch_example.so [--cuda]
 
 The extension (te_ops.cpp) registers te_example::grid_sample, te_example::bev_pool_v2 and
 te_example::linear_gelu. The model samples an image with grid_sample, pools frustum
@@ -8,6 +8,10 @@ features onto a BEV grid with bev_pool_v2, and regresses a target through linear
 Every te op is checked against PyTorch first, and each must have a backward
 (te_example::<op>_backward, derived by te::gradient): gradients flow through all three,
 so the image and the frustum depth are trained with the model's weights.
+
+--cuda: the extension was built with CUDA (te_add_torch_extension(... CUDA)): each op and
+its backward must have a CUDA kernel registered; where PyTorch has a GPU, they run on it
+against the CPU kernels, and the model trains there.
 """
 import sys
 
@@ -15,6 +19,7 @@ import torch
 
 torch.ops.load_library(sys.argv[1])
 ops = torch.ops.te_example
+BUILT_WITH_CUDA = "--cuda" in sys.argv[2:]
 
 
 def has_gradient(name):
@@ -23,6 +28,33 @@ def has_gradient(name):
         return True
     except (AttributeError, RuntimeError):
         return False
+
+
+def has_cuda_kernel(name):
+    return torch._C._dispatch_has_kernel_for_dispatch_key("te_example::" + name, "CUDA")
+
+
+def check_cuda(image, grid, depth, feat, index):
+    """Each op and its backward on the GPU against the CPU kernels."""
+    for op in ("grid_sample", "bev_pool_v2", "linear_gelu"):
+        for name in (op, op + "_backward"):
+            assert has_cuda_kernel(name), f"te_example::{name} has no CUDA kernel"
+    print("CUDA kernels registered for every op and backward")
+    if not torch.cuda.is_available():
+        print("no CUDA device in this PyTorch: the CUDA kernels are not run")
+        return
+    cuda = lambda ts: [t.detach().cuda() for t in ts]
+    x, w, b = torch.randn(64, 70), torch.randn(70, 33), torch.randn(33)
+    for op, args in (("grid_sample", [image, grid]), ("bev_pool_v2", [depth, feat] + index),
+                     ("linear_gelu", [x, w, b])):
+        expected = getattr(ops, op)(*[t.detach() for t in args])
+        torch.testing.assert_close(getattr(ops, op)(*cuda(args)).cpu(), expected, rtol=1e-4, atol=1e-4)
+        head = torch.randn(expected.shape)
+        want = getattr(ops, op + "_backward")(head, *[t.detach() for t in args])
+        got = getattr(ops, op + "_backward")(head.cuda(), *cuda(args))
+        for g_cpu, g_cuda in zip(want, got):
+            torch.testing.assert_close(g_cuda.cpu(), g_cpu, rtol=1e-4, atol=1e-4)
+        print(f"te_example::{op} on {torch.cuda.get_device_name()}: forward and backward match the CPU")
 
 
 def bev_pool_inputs(depth_shape, feat_shape, cells, generator):
@@ -84,6 +116,8 @@ def main():
     ops.bev_pool_v2(depth, feat, *index).sum().backward()
     torch.testing.assert_close(depth.grad, depth_ref.grad, rtol=1e-5, atol=1e-5)
     image.grad, depth.grad = None, None
+    if BUILT_WITH_CUDA:
+        check_cuda(image, grid, depth, feat, index)
 
     # The model: features from both ops -> linear_gelu -> a linear read-out.
     features = 3 * 6 * 6 + 8 * 8 * 5

@@ -34,10 +34,13 @@
 ///    through the backward) is an error.
 ///  - One registration has one dtype per argument (the placeholders'): register float32
 ///    and float64 variants under two names.
-///  - CUDA: not registered yet. OpDef::schedule_cuda is refused with a te::Error at
-///    registration (never ignored): on a CPU-only libtorch (Debian's) because PyTorch has
-///    no CUDA dispatch there, and otherwise because te_torch does not compile te's CUDA C
-///    into the extension yet (docs/pytorch.md, "CUDA").
+///  - CUDA: with OpDef::cuda (or OpDef::schedule_cuda) the op also gets a CUDA kernel:
+///    te's CUDA C for the op (and for its backward), written at build time and compiled
+///    by nvcc into the extension by te_add_torch_extension(<name> SOURCES ... CUDA), runs
+///    on PyTorch's current stream of the inputs' device. Registration regenerates that
+///    source from the definition and refuses an extension whose compiled kernels differ
+///    (built from other sources); an op asking for CUDA in an extension built without
+///    CUDA, or registered by register_op() directly, is refused (docs/pytorch.md, "CUDA").
 #pragma once
 #include <functional>
 #include <string>
@@ -45,8 +48,14 @@
 #include <vector>
 
 #include "te/build.h"
+#include "te/cuda.h"
 #include "te/schedule.h"
 #include "te/tensor.h"
+#include "te/torch_cuda_kernels.h"
+
+namespace at {
+class Tensor;
+}
 
 namespace te::torch {
 
@@ -76,9 +85,19 @@ struct OpDef {
   /// then, the op has no gradient (OpInfo::no_gradient_reason says why) and a warning
   /// says so, while this schedule's failure is the registration's.
   std::function<void(Schedule&, const std::vector<Tensor>& adjoints)> schedule_backward_cpu;
-  /// A CUDA kernel's schedule. Not supported yet: registration throws te::Error when this
-  /// is set (see the file comment).
+  /// Give the operator a CUDA kernel (see the file comment): scheduled by schedule_cuda,
+  /// or by te::auto_schedule for target "cuda" where that is empty. Setting
+  /// schedule_cuda implies it.
+  bool cuda = false;
+  /// Schedules the CUDA kernel: called with create_schedule(outputs); it must bind the
+  /// loops to blockIdx/threadIdx (te::build_cuda's rules).
   std::function<void(Schedule&)> schedule_cuda;
+  /// Schedules the CUDA backward kernel, as schedule_backward_cpu. Empty:
+  /// te::auto_schedule(adjoints, "cuda"); where that fails, the backward runs on the CPU
+  /// only (a warning says why), while this schedule's failure is the registration's.
+  std::function<void(Schedule&, const std::vector<Tensor>& adjoints)> schedule_backward_cuda;
+  /// How the CUDA kernels are generated (te::build_cuda's options).
+  CudaOptions cuda_options;
   /// Derive the backward with te::gradient(). false: backward through the op is an error
   /// saying the op was registered without a gradient.
   bool differentiable = true;
@@ -95,6 +114,8 @@ struct OpInfo {
   /// Why the op has no gradient (OpDef::differentiable false, or te::gradient's message);
   /// empty when it has one.
   std::string no_gradient_reason;
+  bool has_cuda_kernel = false;    ///< Whether the op has a CUDA kernel.
+  bool has_cuda_backward = false;  ///< Whether its backward operator has one.
 };
 
 /// Registers the operator `qualified_name` ("namespace::name", both C identifiers) with
@@ -102,32 +123,61 @@ struct OpInfo {
 /// backward operator, see the file comment). Both kernels are lowered and JIT-compiled
 /// here, once. The registration lasts until the process ends. te::Error naming the
 /// problem for a malformed name, an input that is not a placeholder or has a bad name,
-/// an undefined output, an output shape no input binds, schedule_cuda (see above), a
-/// failing schedule or build, or a name PyTorch already has.
+/// an undefined output, an output shape no input binds, a CUDA kernel asked for (it needs
+/// the extension's compiled kernels: TE_TORCH_LIBRARY in a te_add_torch_extension(...
+/// CUDA) extension), a failing schedule or build, or a name PyTorch already has.
 TE_API OpInfo register_op(const std::string& qualified_name, OpDef def);
 
 /// The operators of one namespace, as TE_TORCH_LIBRARY gives them.
+namespace detail {
+/// What a TE_TORCH_LIBRARY block does with its operators.
+enum class LibraryMode : uint8_t {
+  Register,     ///< register them with PyTorch (an extension, a program)
+  GenerateCuda  ///< write their CUDA kernels (te_add_torch_extension's generator)
+};
+class CudaGenerator;
+}  // namespace detail
+
 class TE_API Library {
  public:
-  /// The library of namespace ns (a C identifier; checked by def()).
+  /// The library of namespace ns (a C identifier; checked by def()), registering with
+  /// register_op (no CUDA kernels).
   explicit Library(std::string ns) : ns_(std::move(ns)) {}
-  /// register_op(ns + "::" + name, def).
+  /// The library of a TE_TORCH_LIBRARY block (see detail::LibraryInit).
+  Library(std::string ns, const te_torch_cuda_kernels* cuda_kernels, detail::CudaGenerator* generator)
+      : ns_(std::move(ns)), cuda_kernels_(cuda_kernels), generator_(generator) {}
+  /// register_op(ns + "::" + name, def), with the extension's CUDA kernels.
   OpInfo def(const std::string& name, OpDef def);
   /// The namespace.
   const std::string& ns() const { return ns_; }
 
  private:
   std::string ns_;
+  const te_torch_cuda_kernels* cuda_kernels_ = nullptr;
+  detail::CudaGenerator* generator_ = nullptr;
 };
 
 namespace detail {
-/// Runs a TE_TORCH_LIBRARY block when its shared library is loaded. A registration that
+/// Runs a TE_TORCH_LIBRARY block when its shared library is loaded (mode Register), with
+/// the extension's CUDA kernel table where it has one; or records it for the CUDA
+/// generator (mode GenerateCuda: cuda_generator_main runs it). A registration that
 /// throws cannot propagate out of the loader: its message is printed to stderr as
 /// "te::torch: registering the operators of '<ns>' (<file>:<line>) failed: ..." and the
 /// library's remaining operators are not registered.
 struct TE_API LibraryInit {
-  LibraryInit(const char* ns, void (*init)(Library&), const char* file, int line);
+  LibraryInit(const char* ns, void (*init)(Library&), const char* file, int line, LibraryMode mode,
+              const te_torch_cuda_kernels* (*cuda_kernels)());
 };
+/// The main() of te_add_torch_extension's CUDA generator: `<program> <directory>
+/// <extension name>` writes the CUDA kernels of every TE_TORCH_LIBRARY block linked into
+/// the program, one .cu file per kernel, and the table `<extension name>_cuda_table.cpp`.
+/// Returns the exit status (1 with a message on stderr when an operator fails).
+TE_API int cuda_generator_main(int argc, char** argv);
+/// Runs the CUDA kernel of operator `op` ("ns::op" or "ns::op_backward") on CPU tensors,
+/// its outputs allocated on the CPU: for an extension whose kernels were compiled by the
+/// host compiler against te's CUDA emulation (te's own tests), where device pointers are
+/// host pointers. c10::Error as the CUDA kernel's.
+TE_API std::vector<at::Tensor> run_cuda_kernel_on_host(const std::string& op, const std::vector<at::Tensor>& inputs);
 }  // namespace detail
 
 }  // namespace te::torch
@@ -138,8 +188,23 @@ struct TE_API LibraryInit {
 ///     TE_TORCH_LIBRARY(myops, m) { m.def("bias_gelu", {{x, b}, {y}}); }
 ///
 /// At most one block per namespace per source file (as TORCH_LIBRARY_FRAGMENT).
-#define TE_TORCH_LIBRARY(ns, m)                                                                                     \
-  static void te_torch_library_init_##ns(::te::torch::Library&);                                                    \
-  static const ::te::torch::detail::LibraryInit te_torch_library_static_init_##ns(#ns, &te_torch_library_init_##ns, \
-                                                                                  __FILE__, __LINE__);              \
+#define TE_TORCH_LIBRARY(ns, m)                                                                                  \
+  static void te_torch_library_init_##ns(::te::torch::Library&);                                                 \
+  static const ::te::torch::detail::LibraryInit te_torch_library_static_init_##ns(                               \
+      #ns, &te_torch_library_init_##ns, __FILE__, __LINE__, TE_TORCH_DETAIL_MODE, TE_TORCH_DETAIL_CUDA_KERNELS); \
   void te_torch_library_init_##ns(::te::torch::Library& m)
+
+// te_add_torch_extension(... CUDA) compiles the sources twice: for its generator
+// (TE_TORCH_GENERATE_CUDA) and for the extension, whose generated table of compiled
+// kernels TE_TORCH_CUDA_KERNELS names.
+#if defined(TE_TORCH_GENERATE_CUDA)
+#define TE_TORCH_DETAIL_MODE ::te::torch::detail::LibraryMode::GenerateCuda
+#else
+#define TE_TORCH_DETAIL_MODE ::te::torch::detail::LibraryMode::Register
+#endif
+#if defined(TE_TORCH_CUDA_KERNELS) && !defined(TE_TORCH_GENERATE_CUDA)
+extern "C" const te_torch_cuda_kernels* TE_TORCH_CUDA_KERNELS(void);
+#define TE_TORCH_DETAIL_CUDA_KERNELS (&TE_TORCH_CUDA_KERNELS)
+#else
+#define TE_TORCH_DETAIL_CUDA_KERNELS nullptr
+#endif

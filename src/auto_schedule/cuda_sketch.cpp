@@ -82,11 +82,24 @@ void tile_reduction_cuda(Context& cx, const OperationNode* op) {
   const int ty = r >= 0 ? threads_for(tpb / 16, my, const_extent(op->axis[static_cast<size_t>(r)])) : 1;
 
   Tensor t(cx.g.at(op).op);
-  // Inputs read directly (not through an inlined stage) that miss an output axis.
+  // Inputs read directly (not through an inlined stage) that miss an output axis, and
+  // whose tile has a size known at compile time (__shared__ arrays need one): no read of
+  // them gathers (an index read from memory spans the whole tensor), and none spans a
+  // symbolic reduction axis that the tile does not split.
+  auto tile_is_constant = [&](const Read& rd) {
+    for (const Expr& i : rd.indices) {
+      if (!tensor_reads(i).empty()) return false;
+      for (size_t k = 1; k < op->reduce_axis.size(); ++k)
+        if (const_extent(op->reduce_axis[k]) < 0 && uses_var(i, op->reduce_axis[k].var().get())) return false;
+    }
+    return true;
+  };
   std::vector<Tensor> reused;
-  std::set<const OperationNode*> seen;
+  std::set<const OperationNode*> seen, unstageable;
+  for (const Read& rd : cx.g.at(op).reads)
+    if (!tile_is_constant(rd)) unstageable.insert(rd.op);
   for (const Read& rd : cx.g.at(op).reads) {
-    if (!seen.insert(rd.op).second || cx.g.inlined.count(rd.op)) continue;
+    if (!seen.insert(rd.op).second || cx.g.inlined.count(rd.op) || unstageable.count(rd.op)) continue;
     bool misses = false;
     for (const IterVar& iv : op->axis) {
       if (const_extent(iv) == 1) continue;

@@ -1,5 +1,6 @@
 // te::torch::register_op: te computes as PyTorch operators (te/torch.h). The forward and
-// backward kernels are te JIT functions called through boxed dispatcher kernels; the
+// backward kernels are te JIT functions called through boxed dispatcher kernels (and, in an
+// extension built with CUDA, the compiled CUDA kernels of its table: cuda_kernel.h); the
 // Autograd kernel records a torch::autograd::Function whose backward calls the backward
 // operator.
 #include "te/torch.h"
@@ -10,6 +11,7 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <memory>
@@ -18,45 +20,25 @@
 #include <set>
 #include <sstream>
 
-#include "te/auto_schedule.h"
-#include "te/autodiff.h"
 #include "te/dlpack.h"
-#include "te/ir.h"
 #include "te/log.h"
-#include "te/lower.h"
 #include "te/module.h"
+#include "torch/cuda_generator.h"
+#include "torch/cuda_kernel.h"
+#include "torch/cuda_source.h"
+#include "torch/op_definition.h"
 
 namespace te::torch {
 namespace {
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  return true;
-}
-
-// s with every character that is not one of a C identifier's made '_'.
-std::string identifier_of(const std::string& s) {
-  std::string out = s;
-  for (char& c : out)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
-  return out;
-}
-
-// The variables an expression reads.
-class VarCollector : public IRVisitor {
- public:
-  std::set<const VarNode*> vars;
-
- protected:
-  void visit_var(const VarNode* v) override { vars.insert(v); }
-};
+using detail::CudaKernel;
+using detail::fail;
+using detail::OpDefinition;
 
 // One JIT kernel and how the dispatcher's arguments map onto it.
 struct Kernel {
   std::string op_name;                 // "ns::op" or "ns::op_backward": the errors' prefix
+  std::string no_cuda_reason;          // why it has no CUDA kernel (for a tensor on another device)
   Function fn;                         // reads the arguments, writes the outputs
   std::vector<std::string> arg_names;  // the schema's arguments, in order
   // The outputs of the last successful call's input sizes (make_arguments computed them):
@@ -75,7 +57,9 @@ struct Kernel {
 struct OpState {
   std::string name;  // "ns::op"
   Kernel forward;
-  Kernel backward;                   // fn undefined without a gradient
+  Kernel backward;  // fn undefined without a gradient
+  std::optional<CudaKernel> cuda_forward;
+  std::optional<CudaKernel> cuda_backward;
   std::vector<bool> input_is_float;  // which inputs get an adjoint
   std::vector<bool> output_is_float;
   bool has_gradient = false;
@@ -121,7 +105,9 @@ std::vector<at::Tensor> run_kernel(const Kernel& k, c10::ArrayRef<c10::IValue> a
     TORCH_CHECK(t.layout() == c10::kStrided, k.op_name, ": argument '", name, "' has layout ", t.layout(),
                 "; te kernels take dense (strided) tensors");
     TORCH_CHECK(t.device().is_cpu(), k.op_name, ": argument '", name, "' is on device ", t.device(),
-                ", but the operator has a CPU kernel only (te::torch registers no CUDA kernels yet)");
+                ", but the operator has a CPU kernel only (",
+                t.device().is_cuda() ? k.no_cuda_reason : "te's kernels run on the CPU, and on CUDA with OpDef::cuda",
+                ")");
     TORCH_CHECK(t.is_contiguous(), k.op_name, ": argument '", name, "' is not contiguous (sizes ", t.sizes(),
                 ", strides ", t.strides(), "); pass it as .contiguous()");
     ::DLDataType type = at::getDLDataType(t);
@@ -201,6 +187,22 @@ class CpuKernel : public c10::OperatorKernel {
 
  private:
   const Kernel* k_;
+};
+
+// The CUDA kernel of an operator: te's CUDA C, compiled into the extension.
+class CudaKernelFunctor : public c10::OperatorKernel {
+ public:
+  explicit CudaKernelFunctor(const CudaKernel* k) : k_(k) {}
+  void operator()(const c10::OperatorHandle&, c10::DispatchKeySet, ::torch::jit::Stack* stack) {
+    const size_t n = k_->arg_names.size();
+    std::vector<at::Tensor> outputs =
+        detail::run_cuda_kernel(*k_, ::torch::jit::last(*stack, n), c10::DeviceType::CUDA);
+    ::torch::jit::drop(*stack, n);
+    push_outputs(stack, std::move(outputs));
+  }
+
+ private:
+  const CudaKernel* k_;
 };
 
 std::vector<at::Tensor> call_boxed(const c10::OperatorHandle& op, std::vector<c10::IValue> args) {
@@ -297,11 +299,14 @@ class BackwardAutogradKernel : public c10::OperatorKernel {
 // wrong device or layout, where PyTorch's message would only name the backend), and the
 // Autograd kernel.
 template <typename AutogradFunctor>
-void impl_kernels(::torch::Library& lib, const std::string& name, const Kernel* kernel,
+void impl_kernels(::torch::Library& lib, const std::string& name, const Kernel* kernel, const CudaKernel* cuda,
                   std::unique_ptr<AutogradFunctor> autograd) {
   for (c10::DispatchKey key : {c10::DispatchKey::CPU, c10::DispatchKey::CompositeExplicitAutograd})
     lib.impl(name.c_str(),
              ::torch::dispatch(key, ::torch::CppFunction::makeFromBoxedFunctor(std::make_unique<CpuKernel>(kernel))));
+  if (cuda)
+    lib.impl(name.c_str(), ::torch::dispatch(c10::DispatchKey::CUDA, ::torch::CppFunction::makeFromBoxedFunctor(
+                                                                         std::make_unique<CudaKernelFunctor>(cuda))));
   lib.impl(name.c_str(), ::torch::dispatch(c10::DispatchKey::Autograd,
                                            ::torch::CppFunction::makeFromBoxedFunctor(std::move(autograd))));
 }
@@ -318,115 +323,62 @@ std::string schema_of(const std::string& name, const std::vector<std::string>& a
   return s.str();
 }
 
-// auto_schedule's schedule of a kernel (`what`: "forward", "backward"), or te's default one
-// (create_schedule) where the rules cannot schedule its graph (a warning says why).
-Schedule default_schedule(const std::string& name, const char* what, const char* field,
-                          const std::vector<Tensor>& outputs) {
-  try {
-    return auto_schedule(outputs);
-  } catch (const Error& e) {
-    log_message(LogLevel::Warn, "te::torch::register_op('" + name + "'): auto_schedule cannot schedule the " + what +
-                                    " kernel, which runs with te's default schedule instead (give OpDef::" + field +
-                                    "): " + e.what());
-    return create_schedule(outputs);
-  }
-}
-
-Schedule scheduled(const std::string& name, const std::vector<Tensor>& outputs,
-                   const std::function<void(Schedule&)>& schedule) {
-  if (!schedule) return default_schedule(name, "forward", "schedule_cpu", outputs);
-  Schedule s = create_schedule(outputs);
-  schedule(s);
-  return s;
-}
-
 Function build_kernel(const Schedule& s, const std::vector<Tensor>& args, const std::string& c_name,
                       const BuildOptions& options) {
-  LoweredFunc f = lower(s, args, c_name);
-  for (const Param& p : f.params)
-    if (!p.is_buffer())
-      throw Error("the kernel needs the value of '" + p.name() +
-                  "', which no input's shape binds (a dimension that is exactly a shape variable binds it)");
-  return build(f, options)(c_name);
+  return build(detail::lower_kernel(s, args, c_name), options)(c_name);
 }
 
-[[noreturn]] void fail(const std::string& name, const std::string& msg) {
-  throw Error("te::torch::register_op('" + name + "'): " + msg);
-}
-
-// The sum over outputs of each float input's adjoint, one tensor per float input.
-std::vector<Tensor> adjoints_of(const std::vector<Tensor>& outputs, const std::vector<Tensor>& heads,
-                                const std::vector<Tensor>& float_inputs) {
-  std::vector<Tensor> total;
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    std::vector<Tensor> d = gradient(outputs[k], float_inputs, heads[k]);
-    if (total.empty()) {
-      total = d;
-      continue;
-    }
-    for (size_t i = 0; i < d.size(); ++i) {
-      Tensor a = total[i], b = d[i];
-      total[i] = compute(
-          a.shape(),
-          [&](const std::vector<Var>& v) {
-            std::vector<Expr> idx(v.begin(), v.end());
-            return a(idx) + b(idx);
-          },
-          float_inputs[i].name() + "_grad_sum" + std::to_string(k));
-    }
+// The extension's compiled kernel for k, checked against the source te makes now.
+const te_torch_cuda_kernel* compiled_kernel(const std::string& name, const te_torch_cuda_kernels& table,
+                                            const detail::CudaKernelSource& k) {
+  for (int i = 0; i < table.count; ++i) {
+    const te_torch_cuda_kernel& e = table.kernels[i];
+    if (e.op != k.op) continue;
+    if (e.source_hash != k.hash)
+      fail(name, "the CUDA kernel of '" + k.op +
+                     "' compiled into the extension is not the one its definition gives now (the extension's "
+                     "generator ran on other sources, or another te): rebuild the extension");
+    return &e;
   }
-  return total;
+  fail(name, "the extension's compiled CUDA kernels have none for '" + k.op +
+                 "' (its generator ran on other sources): rebuild the extension");
 }
+
+// The CUDA kernels of op, from the extension's table.
+void add_cuda_kernels(OpState& st, const OpDefinition& op, const OpDef& def, const te_torch_cuda_kernels* table) {
+  if (!detail::wants_cuda(def)) {
+    st.forward.no_cuda_reason = st.backward.no_cuda_reason =
+        "it was registered without a CUDA kernel: set OpDef::cuda or OpDef::schedule_cuda";
+    return;
+  }
+  detail::OpCudaKernels k = detail::cuda_kernels_of(op, def);
+  st.cuda_forward =
+      detail::make_cuda_kernel(op.name, st.forward.arg_names, k.forward->func, k.forward->module.launcher_params(),
+                               compiled_kernel(op.name, *table, *k.forward), table);
+  if (k.backward && st.has_gradient)
+    st.cuda_backward = detail::make_cuda_kernel(k.backward->op, st.backward.arg_names, k.backward->func,
+                                                k.backward->module.launcher_params(),
+                                                compiled_kernel(op.name, *table, *k.backward), table);
+  else
+    st.backward.no_cuda_reason =
+        "its CUDA backward: " + (k.no_backward_reason.empty() ? st.no_gradient_reason : k.no_backward_reason);
+}
+
+OpInfo register_with(const std::string& qualified_name, const OpDef& def, const te_torch_cuda_kernels* cuda_table);
 
 }  // namespace
 
-OpInfo register_op(const std::string& qualified_name, OpDef def) {
-  const size_t sep = qualified_name.find("::");
-  if (sep == std::string::npos || !is_identifier(qualified_name.substr(0, sep)) ||
-      !is_identifier(qualified_name.substr(sep + 2)))
-    fail(qualified_name, "the name must be \"namespace::name\", both C identifiers");
-  const std::string ns = qualified_name.substr(0, sep), short_name = qualified_name.substr(sep + 2);
+OpInfo register_op(const std::string& qualified_name, OpDef def) { return register_with(qualified_name, def, nullptr); }
 
-  // The inputs: placeholders with distinct identifier names.
-  if (def.inputs.empty()) fail(qualified_name, "OpDef::inputs is empty: an operator takes at least one tensor");
-  if (def.outputs.empty()) fail(qualified_name, "OpDef::outputs is empty: an operator returns at least one tensor");
-  std::set<std::string> names;
-  std::set<const VarNode*> bound;  // the shape variables the inputs bind
-  for (size_t i = 0; i < def.inputs.size(); ++i) {
-    const Tensor& t = def.inputs[i];
-    if (!t.defined()) fail(qualified_name, "input " + std::to_string(i) + " is undefined");
-    if (!t.is_placeholder())
-      fail(qualified_name, "input " + std::to_string(i) + " ('" + t.name() +
-                               "') is a compute, not a placeholder: an operator's arguments are placeholders");
-    if (!is_identifier(t.name()))
-      fail(qualified_name, "input " + std::to_string(i) + " is named '" + t.name() +
-                               "', which is not a C identifier (the schema names the argument after it)");
-    if (!names.insert(t.name()).second)
-      fail(qualified_name, "two inputs are named '" + t.name() + "': the schema's arguments need distinct names");
-    for (const Expr& d : t.shape())
-      if (const auto* v = d.as<VarNode>()) bound.insert(v);
-  }
-  for (size_t k = 0; k < def.outputs.size(); ++k) {
-    const Tensor& t = def.outputs[k];
-    if (!t.defined()) fail(qualified_name, "output " + std::to_string(k) + " is undefined");
-    for (const Expr& d : t.shape()) {
-      VarCollector c;
-      c.visit(d);
-      for (const VarNode* v : c.vars)
-        if (!bound.count(v))
-          fail(qualified_name, "the shape of output '" + t.name() + "' needs shape variable '" + v->name +
-                                   "', which no input's shape binds (a dimension that is exactly a variable binds it)");
-    }
-  }
-  if (def.schedule_cuda) {
-    if (!at::hasCUDA())
-      fail(qualified_name,
-           "OpDef::schedule_cuda is set, but this libtorch has no CUDA support (a CPU-only build, as Debian's): "
-           "there is no CUDA dispatch to register a kernel with; leave schedule_cuda empty for a CPU operator");
+namespace {
+
+OpInfo register_with(const std::string& qualified_name, const OpDef& def, const te_torch_cuda_kernels* cuda_table) {
+  const OpDefinition op = detail::define_op(qualified_name, def);
+  if (detail::wants_cuda(def) && cuda_table == nullptr)
     fail(qualified_name,
-         "OpDef::schedule_cuda is set, but te::torch does not register CUDA kernels yet (docs/pytorch.md, "
-         "\"CUDA\"); leave it empty for a CPU operator");
-  }
+         "OpDef::cuda or OpDef::schedule_cuda asks for a CUDA kernel, but there are no compiled CUDA kernels to "
+         "register: define the operator in a TE_TORCH_LIBRARY block of an extension built with "
+         "te_add_torch_extension(<name> SOURCES ... CUDA) (docs/pytorch.md, \"CUDA\")");
   {
     std::lock_guard<std::mutex> lock(registry_mutex());
     if (c10::Dispatcher::singleton().findSchema({qualified_name, ""}).has_value())
@@ -435,104 +387,75 @@ OpInfo register_op(const std::string& qualified_name, OpDef def) {
 
   auto st = std::make_unique<OpState>();
   st->name = qualified_name;
-  const std::string c_name = ns + "_" + short_name;
-  std::vector<Tensor> fwd_args = def.inputs;
-  fwd_args.insert(fwd_args.end(), def.outputs.begin(), def.outputs.end());
+  st->input_is_float = op.input_is_float;
+  st->output_is_float = op.output_is_float;
+  st->no_gradient_reason = op.no_gradient_reason;
   try {
-    st->forward.fn =
-        build_kernel(scheduled(qualified_name, def.outputs, def.schedule_cpu), fwd_args, c_name, def.build_options);
+    Schedule s =
+        detail::schedule_kernel(qualified_name, "forward", "schedule_cpu", Target(), def.outputs, def.schedule_cpu);
+    st->forward.fn = build_kernel(s, op.forward_args, op.c_name, def.build_options);
   } catch (const Error& e) {
     fail(qualified_name, std::string("the forward kernel: ") + e.what());
   }
   st->forward.op_name = qualified_name;
-  for (const Tensor& t : def.inputs) {
-    st->forward.arg_names.push_back(t.name());
-    st->input_is_float.push_back(t.dtype().is_float());
-  }
-  std::vector<Tensor> float_inputs, float_outputs, heads;
-  for (size_t i = 0; i < def.inputs.size(); ++i)
-    if (st->input_is_float[i]) float_inputs.push_back(def.inputs[i]);
-  for (const Tensor& t : def.outputs) {
-    st->output_is_float.push_back(t.dtype().is_float());
-    if (t.dtype().is_float()) float_outputs.push_back(t);
-  }
+  st->forward.arg_names = op.input_names;
 
-  // The backward: te::gradient of every float output for every float input.
-  std::vector<Tensor> adjoints;
-  if (!def.differentiable) {
-    st->no_gradient_reason = "it was registered with OpDef::differentiable = false";
-  } else if (float_inputs.empty()) {
-    st->no_gradient_reason = "it has no floating-point input";
-  } else if (float_outputs.empty()) {
-    st->no_gradient_reason = "it has no floating-point output";
-  } else {
-    std::vector<std::string> bwd_names;
-    for (const Tensor& out : float_outputs) {
-      std::string head = "grad_" + identifier_of(out.name());
-      if (names.count(head))
-        fail(qualified_name, "the backward's argument '" + head + "' (the adjoint of output '" + out.name() +
-                                 "') has the name of an input; rename the input");
-      heads.push_back(placeholder(out.shape(), out.dtype(), head));
-      bwd_names.push_back(head);
-    }
-    try {
-      adjoints = adjoints_of(float_outputs, heads, float_inputs);
-    } catch (const Error& e) {
-      st->no_gradient_reason = std::string("te::gradient: ") + e.what();
-    }
-    if (!adjoints.empty()) {
-      std::vector<Tensor> bwd_args = heads;
-      bwd_args.insert(bwd_args.end(), def.inputs.begin(), def.inputs.end());
-      bwd_args.insert(bwd_args.end(), adjoints.begin(), adjoints.end());
-      if (def.schedule_backward_cpu) {
-        // The user's schedule: its failure is the registration's.
-        try {
-          Schedule s = create_schedule(adjoints);
-          def.schedule_backward_cpu(s, adjoints);
-          st->backward.fn = build_kernel(s, bwd_args, c_name + "_backward", def.build_options);
-        } catch (const Error& e) {
-          fail(qualified_name, std::string("the backward kernel: ") + e.what());
-        }
-      } else {
-        // The derived backward with te's schedule: where te cannot build it, the forward
-        // still works and backward says why (as without a gradient).
-        try {
-          Schedule s = default_schedule(qualified_name, "backward", "schedule_backward_cpu", adjoints);
-          st->backward.fn = build_kernel(s, bwd_args, c_name + "_backward", def.build_options);
-        } catch (const Error& e) {
-          st->no_gradient_reason = std::string("te cannot build its backward kernel: ") + e.what();
-          log_message(LogLevel::Warn, "te::torch::register_op('" + qualified_name + "'): " + st->no_gradient_reason +
-                                          " (backward through the op is an error)");
-        }
+  if (!op.adjoints.empty()) {
+    if (def.schedule_backward_cpu) {
+      // The user's schedule: its failure is the registration's.
+      try {
+        Schedule s = create_schedule(op.adjoints);
+        def.schedule_backward_cpu(s, op.adjoints);
+        st->backward.fn = build_kernel(s, op.backward_args, op.c_name + "_backward", def.build_options);
+      } catch (const Error& e) {
+        fail(qualified_name, std::string("the backward kernel: ") + e.what());
+      }
+    } else {
+      // The derived backward with te's schedule: where te cannot build it, the forward
+      // still works and backward says why (as without a gradient).
+      try {
+        Schedule s = detail::schedule_kernel(qualified_name, "backward", "schedule_backward_cpu", Target(), op.adjoints,
+                                             nullptr);
+        st->backward.fn = build_kernel(s, op.backward_args, op.c_name + "_backward", def.build_options);
+      } catch (const Error& e) {
+        st->no_gradient_reason = std::string("te cannot build its backward kernel: ") + e.what();
+        log_message(LogLevel::Warn, "te::torch::register_op('" + qualified_name + "'): " + st->no_gradient_reason +
+                                        " (backward through the op is an error)");
       }
     }
     if (st->backward.fn.defined()) {
       st->backward.op_name = qualified_name + "_backward";
-      st->backward.arg_names = bwd_names;
-      for (const Tensor& t : def.inputs) st->backward.arg_names.push_back(t.name());
+      st->backward.arg_names = op.backward_arg_names;
       st->has_gradient = true;
     }
   }
+  add_cuda_kernels(*st, op, def, cuda_table);
+  const size_t float_inputs = static_cast<size_t>(std::count(op.input_is_float.begin(), op.input_is_float.end(), true));
+  const std::string& ns = op.ns;
+  const std::string& short_name = op.short_name;
 
   OpInfo info;
   info.name = qualified_name;
   info.schema = schema_of(qualified_name, st->forward.arg_names, def.outputs.size());
   info.has_gradient = st->has_gradient;
   info.no_gradient_reason = st->no_gradient_reason;
-  if (st->has_gradient)
-    info.backward_schema = schema_of(st->backward.op_name, st->backward.arg_names, float_inputs.size());
+  if (st->has_gradient) info.backward_schema = schema_of(st->backward.op_name, st->backward.arg_names, float_inputs);
+  info.has_cuda_kernel = st->cuda_forward.has_value();
+  info.has_cuda_backward = st->cuda_backward.has_value();
 
   std::lock_guard<std::mutex> lock(registry_mutex());
   const OpState* state = st.get();
   try {
     auto lib = std::make_unique<::torch::Library>(::torch::Library::FRAGMENT, ns, c10::nullopt, __FILE__, __LINE__);
     lib->def(schema_of(short_name, st->forward.arg_names, def.outputs.size()).c_str());
-    impl_kernels(*lib, short_name, &state->forward, std::make_unique<AutogradKernel>(state));
+    impl_kernels(*lib, short_name, &state->forward, state->cuda_forward ? &*state->cuda_forward : nullptr,
+                 std::make_unique<AutogradKernel>(state));
     st->forward_handle = c10::Dispatcher::singleton().findSchemaOrThrow(qualified_name.c_str(), "");
     if (st->has_gradient) {
       const std::string bwd = short_name + "_backward";
-      lib->def(schema_of(bwd, st->backward.arg_names, float_inputs.size()).c_str());
-      impl_kernels(*lib, bwd, &state->backward, std::make_unique<BackwardAutogradKernel>(state));
+      lib->def(schema_of(bwd, st->backward.arg_names, float_inputs).c_str());
+      impl_kernels(*lib, bwd, &state->backward, state->cuda_backward ? &*state->cuda_backward : nullptr,
+                   std::make_unique<BackwardAutogradKernel>(state));
       st->backward_handle = c10::Dispatcher::singleton().findSchemaOrThrow(st->backward.op_name.c_str(), "");
     }
     libraries().push_back(std::move(lib));
@@ -543,16 +466,40 @@ OpInfo register_op(const std::string& qualified_name, OpDef def) {
   return info;
 }
 
-OpInfo Library::def(const std::string& name, OpDef def) { return register_op(ns_ + "::" + name, std::move(def)); }
+}  // namespace
+
+OpInfo Library::def(const std::string& name, OpDef def) {
+  if (generator_) return generator_->def(ns_ + "::" + name, def);
+  return register_with(ns_ + "::" + name, def, cuda_kernels_);
+}
 
 namespace detail {
-LibraryInit::LibraryInit(const char* ns, void (*init)(Library&), const char* file, int line) {
+LibraryInit::LibraryInit(const char* ns, void (*init)(Library&), const char* file, int line, LibraryMode mode,
+                         const te_torch_cuda_kernels* (*cuda_kernels)()) {
+  if (mode == LibraryMode::GenerateCuda) {
+    record_library(ns, init, file, line);
+    return;
+  }
   try {
-    Library lib(ns);
+    Library lib(ns, cuda_kernels ? cuda_kernels() : nullptr, nullptr);
     init(lib);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "te::torch: registering the operators of '%s' (%s:%d) failed: %s\n", ns, file, line, e.what());
   }
+}
+
+std::vector<at::Tensor> run_cuda_kernel_on_host(const std::string& op, const std::vector<at::Tensor>& inputs) {
+  const CudaKernel* k = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    for (const auto& st : states()) {
+      if (st->cuda_forward && st->cuda_forward->op_name == op) k = &*st->cuda_forward;
+      if (st->cuda_backward && st->cuda_backward->op_name == op) k = &*st->cuda_backward;
+    }
+  }
+  TORCH_CHECK(k != nullptr, "te::torch: no registered operator has a CUDA kernel named '", op, "'");
+  std::vector<c10::IValue> args(inputs.begin(), inputs.end());
+  return run_cuda_kernel(*k, args, c10::DeviceType::CPU);
 }
 }  // namespace detail
 

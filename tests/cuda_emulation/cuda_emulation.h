@@ -15,7 +15,7 @@
 //  - __half is IEEE binary16 storage; each operation computes in float and rounds to
 //    nearest even, as cuda_fp16's operators do. __nv_bfloat16 is in cuda_bf16.h.
 //  - atomicAdd (float, double, int, unsigned, unsigned long long) is atomic between threads.
-//  - cudaMallocAsync/cudaFreeAsync are malloc/free; launches are recorded.
+//  - cudaMallocAsync/cudaFreeAsync are malloc/free; launches are recorded. One device (0).
 #pragma once
 #include <math.h>
 
@@ -80,6 +80,7 @@ enum cudaError_t {
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidDevice = 101,
 };
 typedef struct te_emu_stream* cudaStream_t;
 
@@ -300,6 +301,19 @@ inline cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) {
   if (ptr) --te_emu::live_allocations;
   std::free(ptr);
   return cudaSuccess;
+}
+
+// The emulation is one device, 0.
+inline cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
+inline const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+  }
+  return "unrecognized error code";
 }
 
 // ---- Device math intrinsics ----

@@ -253,8 +253,8 @@ TEST(TorchOpErrors, CallsNameTheOperatorAndArgument) {
   EXPECT_EQ(error_of([&] {
               call1("te_test::vadd", {at::randn({3}, at::kMeta), at::randn({3})});
             }),
-            "te_test::vadd: argument 'x' is on device meta, but the operator has a CPU kernel only (te::torch "
-            "registers no CUDA kernels yet)");
+            "te_test::vadd: argument 'x' is on device meta, but the operator has a CPU kernel only (te's kernels "
+            "run on the CPU, and on CUDA with OpDef::cuda)");
   EXPECT_EQ(error_of([&] {
               call1("te_test::vadd", {at::randn({3}).to_sparse(), at::randn({3})});
             }),
@@ -298,9 +298,9 @@ TEST(TorchOpErrors, RegistrationNamesTheProblem) {
   te::torch::OpDef cuda{{x}, {y}};
   cuda.schedule_cuda = [](te::Schedule&) {};
   EXPECT_EQ(reg("te_err::a", cuda),
-            "te::torch::register_op('te_err::a'): OpDef::schedule_cuda is set, but this libtorch has no CUDA support "
-            "(a CPU-only build, as Debian's): there is no CUDA dispatch to register a kernel with; leave "
-            "schedule_cuda empty for a CPU operator");
+            "te::torch::register_op('te_err::a'): OpDef::cuda or OpDef::schedule_cuda asks for a CUDA kernel, but "
+            "there are no compiled CUDA kernels to register: define the operator in a TE_TORCH_LIBRARY block of an "
+            "extension built with te_add_torch_extension(<name> SOURCES ... CUDA) (docs/pytorch.md, \"CUDA\")");
   te::torch::OpDef failing{{x}, {y}};
   failing.schedule_cpu = [](te::Schedule&) { throw te::Error("my schedule failed"); };
   EXPECT_EQ(reg("te_err::a", failing), "te::torch::register_op('te_err::a'): the forward kernel: my schedule failed");
