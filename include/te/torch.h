@@ -128,7 +128,6 @@ struct OpInfo {
 /// CUDA) extension), a failing schedule or build, or a name PyTorch already has.
 TE_API OpInfo register_op(const std::string& qualified_name, OpDef def);
 
-/// The operators of one namespace, as TE_TORCH_LIBRARY gives them.
 namespace detail {
 /// What a TE_TORCH_LIBRARY block does with its operators.
 enum class LibraryMode : uint8_t {
@@ -138,6 +137,7 @@ enum class LibraryMode : uint8_t {
 class CudaGenerator;
 }  // namespace detail
 
+/// The operators of one namespace, as TE_TORCH_LIBRARY gives them.
 class TE_API Library {
  public:
   /// The library of namespace ns (a C identifier; checked by def()), registering with
@@ -198,13 +198,17 @@ TE_API std::vector<at::Tensor> run_cuda_kernel_on_host(const std::string& op, co
 // (TE_TORCH_GENERATE_CUDA) and for the extension, whose generated table of compiled
 // kernels TE_TORCH_CUDA_KERNELS names.
 #if defined(TE_TORCH_GENERATE_CUDA)
+/// What TE_TORCH_LIBRARY blocks do here: record their operators for the CUDA generator.
 #define TE_TORCH_DETAIL_MODE ::te::torch::detail::LibraryMode::GenerateCuda
 #else
+/// What TE_TORCH_LIBRARY blocks do here: register their operators with PyTorch.
 #define TE_TORCH_DETAIL_MODE ::te::torch::detail::LibraryMode::Register
 #endif
 #if defined(TE_TORCH_CUDA_KERNELS) && !defined(TE_TORCH_GENERATE_CUDA)
 extern "C" const te_torch_cuda_kernels* TE_TORCH_CUDA_KERNELS(void);
+/// The extension's table of compiled CUDA kernels (te_add_torch_extension(... CUDA)).
 #define TE_TORCH_DETAIL_CUDA_KERNELS (&TE_TORCH_CUDA_KERNELS)
 #else
+/// No compiled CUDA kernels in this library.
 #define TE_TORCH_DETAIL_CUDA_KERNELS nullptr
 #endif
