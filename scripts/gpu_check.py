@@ -225,6 +225,13 @@ def reference(torch, name, bufs, n_out):
         _, mean, rstd = torch.ops.aten.native_layer_norm(x, [cols], gamma, torch.zeros_like(gamma), 1e-5)
         return lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [cols], mean, rstd, gamma,
                                                                  torch.zeros_like(gamma), [True, True, True])
+    if name == "matmul_backward":  # (da, db) = (dc b^T, a^T dc)
+        a, b, dc = bufs[:3]
+        return lambda: (dc @ b.T, a.T @ dc)
+    if name == "conv2d_backward":  # aten's (cuDNN): (grad_input, grad_weight)
+        x, w, dy = bufs[:3]
+        return lambda: torch.ops.aten.convolution_backward(dy, x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1,
+                                                           [True, True, False])[:2]
     if name == "bev_pool":  # scripts/gen_bev_pool_golden.py's pure-PyTorch reference, on the GPU
         depth, feat, ranks_depth, ranks_feat, ranks_bev = bufs[:5]
         out_shape, c = bufs[n_out].shape, feat.shape[-1]

@@ -610,11 +610,22 @@ TEST(AutoSchedule, ShortImageRowsAreOneTileAndWindowGradientsVectorize) {
   expect_near_all(back.outputs[0], want_dx, 1e-4f, "conv input gradient");
 
   // The weight gradient's rows are 3 taps: its vector lanes run along the image row (a
-  // reduction axis, through rfactor), tiled over 8 accumulators' worth of channels.
+  // reduction axis, through rfactor), and its register tile's rows are the 3 x 3 kernel
+  // taps (whose loads overlap from one step to the next), 9 accumulators. The row's
+  // uneven split (28 = 3 x 8 + 4, its 4 steps unrolled) guards only the last step, which
+  // blends its 4 lanes: 27 plain updates and 9 blended ones.
   Tensor dw = gradient(y, {w}, h)[0];
   AutoRun wgrad = run_auto(
       {x, h, dw}, {dw}, {NDArray::from_vector(xv, {N, C, H, H}), NDArray::from_vector(hv, {N, O, R, R})}, 1e-4f, opts);
-  EXPECT_TRUE(has(wgrad.ir, ".rf.local[ramp(0, 1, 8)]")) << wgrad.ir;
+  EXPECT_TRUE(has(wgrad.ir, ".rf.local[float32 * 72]")) << wgrad.ir;
+  EXPECT_TRUE(has(wgrad.ir, ".rf.local[ramp(64, 1, 8)]")) << wgrad.ir;
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = wgrad.ir.find(what); at != std::string::npos; at = wgrad.ir.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(", 1, 8)] = (w_grad_conv.rf.local["), 27u) << wgrad.ir;
+  EXPECT_EQ(count(", 1, 8)] = if_then_else("), 9u) << wgrad.ir;
   EXPECT_FALSE(has(wgrad.ir, ", 1, 3)]")) << wgrad.ir;  // no 3-lane vectors along the kernel row
   expect_near_all(wgrad.outputs[0], want_dw, 1e-3f, "conv weight gradient");
 }

@@ -5,6 +5,7 @@
 // rule's bindings: blocks and threads, shared memory, cross-thread reductions.
 #include <gtest/gtest.h>
 #include <te/auto_schedule.h>
+#include <te/autodiff.h>
 #include <te/ops/normalization.h>
 #include <te/te.h>
 
@@ -213,6 +214,30 @@ TEST(AutoScheduleCudaSymbolic, GatheredInputsStayInGlobalMemory) {
   ir << f;
   EXPECT_FALSE(has(ir.str(), "table.shared")) << ir.str();
   EXPECT_TRUE(has(ir.str(), "w.shared")) << ir.str();
+  EXPECT_NO_THROW(build_cuda(f));
+}
+
+// A staged tile must fit the 48 KiB of static shared memory: a convolution's weight
+// gradient reduces over whole 56 x 56 images, so its inputs' tiles (a reduction step of
+// 8 images) would take 100 KB; they stay in global memory and the kernel builds.
+TEST(AutoScheduleCudaSymbolic, TilesTooLargeForSharedMemoryStayInGlobalMemory) {
+  const int64_t N = 32, C = 16, H = 58, R = H - 2;
+  Tensor x = placeholder({N, C, H, H}, Float(32), "x"), w = placeholder({C, C, 3, 3}, Float(32), "w");
+  Tensor dy = placeholder({N, C, R, R}, Float(32), "dy");
+  IterVar rc = reduce_axis({0, C}, "rc"), ky = reduce_axis({0, 3}, "ky"), kx = reduce_axis({0, 3}, "kx");
+  Tensor y = compute(
+      {N, C, R, R},
+      [&](Expr n, Expr o, Expr i, Expr j) {
+        return sum(x(n, rc, i + ky, j + kx) * w(o, rc, ky, kx), {rc, ky, kx});
+      },
+      "conv");
+  Tensor dw = gradient(y, {w}, dy)[0];
+  AutoScheduleOptions o;
+  o.target = "cuda";
+  LoweredFunc f = lower(auto_schedule({dw}, o), {x, dy, dw}, "weight_gradient");
+  std::ostringstream ir;
+  ir << f;
+  EXPECT_FALSE(has(ir.str(), "dy.shared")) << ir.str();
   EXPECT_NO_THROW(build_cuda(f));
 }
 

@@ -52,6 +52,37 @@ const OperationNode* reused_panel_input(const Context& cx, const OperationNode* 
   return nullptr;
 }
 
+// Two short output axes that slide windows over the reduction (a weight gradient's
+// kernel taps: x(n, c, y + kh, x + kw) with y, x reduced), together few enough points for
+// the register tile: their points as the tile's rows. Their loads overlap from one
+// reduction step to the next (the rows y + kh of one step are those of the next steps),
+// so they stay in L1, where rows of another axis (the input channels) would each stream
+// a plane of their own. {-1, -1} when there are none.
+std::pair<int, int> window_row_pair(const Context& cx, const OperationNode* red, const std::vector<Read>& reads,
+                                    size_t v, int vectors) {
+  auto windowed = [&](size_t d) {
+    const int64_t e = const_extent(red->axis[d]);
+    if (e < 2 || e > 8) return false;
+    for (const Read& rd : reads)
+      for (const Expr& i : rd.indices)
+        if (uses_var(i, red->axis[d].var().get()) && uses_any_var(i, [&](const VarNode* x) {
+              for (const IterVar& k : red->reduce_axis)
+                if (k.var().get() == x) return true;
+              return false;
+            }))
+          return true;
+    return false;
+  };
+  for (size_t d = 0; d + 1 < v; ++d) {
+    if (!windowed(d) || !windowed(d + 1)) continue;
+    const int64_t points = const_extent(red->axis[d]) * const_extent(red->axis[d + 1]);
+    const int64_t tile = points * vectors;
+    if (tile * 2 >= cx.cpu.accumulators() && tile <= cx.cpu.accumulators())
+      return {static_cast<int>(d), static_cast<int>(d + 1)};
+  }
+  return {-1, -1};
+}
+
 }  // namespace
 
 void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNode* red,
@@ -109,8 +140,14 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     nv = static_cast<int>(cx.choose(red, "tile_vectors", nv, counts));
     nr = width(nv);
   }
+  // Kernel taps as the rows (see window_row_pair): both axes fused, all their points.
+  const auto [w0, w1] = window_row_pair(cx, red, reads, v, nv);
+  const bool taps = w0 >= 0;
   int64_t mr = 1;
-  if (r >= 0) {
+  if (taps) {
+    r = w0;
+    mr = const_extent(red->axis[static_cast<size_t>(w0)]) * const_extent(red->axis[static_cast<size_t>(w1)]);
+  } else if (r >= 0) {
     const int64_t re = const_extent(red->axis[static_cast<size_t>(r)]);
     mr = tile_size(std::max(1, cx.cpu.accumulators() / nv), re);
     std::vector<int64_t> rows;
@@ -136,10 +173,14 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   const auto& oax = outer.op()->axis;
   auto [vo, vi] = outer.split(oax[v], nr);
   IterVar ro, ri;
-  if (r >= 0) std::tie(ro, ri) = outer.split(oax[static_cast<size_t>(r)], mr);
+  auto is_row = [&](size_t d) { return static_cast<int>(d) == r || (taps && static_cast<int>(d) == w1); };
+  if (taps)
+    ri = outer.fuse(oax[static_cast<size_t>(w0)], oax[static_cast<size_t>(w1)]);
+  else if (r >= 0)
+    std::tie(ro, ri) = outer.split(oax[static_cast<size_t>(r)], mr);
   std::vector<IterVar> order, parallel_candidates;
   for (size_t d = 0; d < v; ++d)
-    if (static_cast<int>(d) != r) order.push_back(oax[d]);
+    if (!is_row(d)) order.push_back(oax[d]);
   IterVar vb, vp = vo;
   bool blocked = ve < 0 || (ve + nr - 1) / nr > panels;
   if (blocked) std::tie(vb, vp) = outer.split(vo, panels);
@@ -181,23 +222,26 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   inner.compute_at(outer, vp);
   const auto& iax = inner.op()->axis;
   const auto& kax = inner.op()->reduce_axis;
+  IterVar inner_row = taps     ? inner.fuse(iax[static_cast<size_t>(w0)], iax[static_cast<size_t>(w1)])
+                      : r >= 0 ? iax[static_cast<size_t>(r)]
+                               : IterVar();
   std::vector<IterVar> iorder(kax.begin(), kax.end());
   for (size_t d = 0; d < v; ++d)
-    if (static_cast<int>(d) != r) iorder.push_back(iax[d]);
-  if (r >= 0) iorder.push_back(iax[static_cast<size_t>(r)]);
+    if (!is_row(d)) iorder.push_back(iax[d]);
+  if (inner_row.defined()) iorder.push_back(inner_row);
   iorder.push_back(iax[v]);
   inner.reorder(iorder);
   for (size_t k = 1; k < kax.size(); ++k) {
     int64_t e = const_extent(kax[k]);
     if (e > 1 && e <= 7) inner.unroll(kax[k]);
   }
-  if (r >= 0 && mr > 1) inner.unroll(iax[static_cast<size_t>(r)]);
+  if (inner_row.defined() && mr > 1) inner.unroll(inner_row);
   if (nr > 1) inner.vectorize(iax[v]);
 
   // The reused block, copied contiguously once per block (when several row tiles share it).
   const int64_t re = r >= 0 ? const_extent(red->axis[static_cast<size_t>(r)]) : -1;
   // Asked whenever such an input exists, blocked or not: the search may block the columns.
-  const OperationNode* panel = reused_panel_input(cx, red, r, v);
+  const OperationNode* panel = taps ? nullptr : reused_panel_input(cx, red, r, v);
   std::string copied;
   if (panel && (re < 0 || re / mr >= 4) && cx.choose(red, "copy_block", 1, {0, 1}) == 1 && block_loop.defined()) {
     Tensor in(cx.g.at(panel).op, 0);
@@ -214,8 +258,12 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   cx.note(
       fmt::format("'{}': register tile {} x {} ('{}' x '{}', {} vectors of {}), column blocks of {}{}, "
                   "{} over {}",
-                  red->name, mr, nr, r >= 0 ? red->axis[static_cast<size_t>(r)].name() : "-", red->axis[v].name(), nv,
-                  lanes, panels * nr, copied, cx.cpu.threads > 1 ? "parallel" : "serial", axis_names(fused)));
+                  red->name, mr, nr,
+                  taps     ? red->axis[static_cast<size_t>(w0)].name() + "," + red->axis[static_cast<size_t>(w1)].name()
+                  : r >= 0 ? red->axis[static_cast<size_t>(r)].name()
+                           : "-",
+                  red->axis[v].name(), nv, lanes, panels * nr, copied, cx.cpu.threads > 1 ? "parallel" : "serial",
+                  axis_names(fused)));
 }
 
 bool tile_lane_partials_cpu(Context& cx, const OperationNode* op) {

@@ -94,10 +94,32 @@ void tile_reduction_cuda(Context& cx, const OperationNode* op) {
     }
     return true;
   };
+  // And whose tile fits a share of the 48 KiB of static shared memory: each index spans
+  // the tile's points of the variables it reads (a reduction step, the unsplit reduction
+  // axes, the thread tile's rows and columns; one point of a block's other axes).
+  const int64_t step = cx.choose(op, "reduction_step", 8, {4, 16, 32});
+  auto points_of = [&](const VarNode* x) -> int64_t {
+    if (!op->reduce_axis.empty() && x == op->reduce_axis.front().var().get()) return step;
+    for (size_t k = 1; k < op->reduce_axis.size(); ++k)
+      if (x == op->reduce_axis[k].var().get()) return std::max<int64_t>(1, const_extent(op->reduce_axis[k]));
+    if (x == op->axis[v].var().get()) return int64_t{tx} * mx;
+    if (r >= 0 && x == op->axis[static_cast<size_t>(r)].var().get()) return int64_t{ty} * my;
+    return 1;
+  };
+  auto tile_bytes = [&](const Read& rd) {
+    int64_t points = 1;
+    for (const Expr& i : rd.indices) {
+      int64_t span = 1;
+      for (const Var& x : free_vars(i)) span += points_of(x.get()) - 1;
+      points *= span;
+    }
+    return points * rd.op->output_dtype(0).bytes();
+  };
+  constexpr int64_t kSharedShare = 16 * 1024;  // of 48 KiB: room for two tiles and the rest
   std::vector<Tensor> reused;
   std::set<const OperationNode*> seen, unstageable;
   for (const Read& rd : cx.g.at(op).reads)
-    if (!tile_is_constant(rd)) unstageable.insert(rd.op);
+    if (!tile_is_constant(rd) || tile_bytes(rd) > kSharedShare) unstageable.insert(rd.op);
   for (const Read& rd : cx.g.at(op).reads) {
     if (!seen.insert(rd.op).second || cx.g.inlined.count(rd.op) || unstageable.count(rd.op)) continue;
     bool misses = false;
@@ -145,7 +167,7 @@ void tile_reduction_cuda(Context& cx, const OperationNode* op) {
   l.compute_at(c, vt);
   const auto& lax = l.op()->axis;
   const auto& kax = l.op()->reduce_axis;
-  auto [ko, ki] = l.split(kax.front(), static_cast<int>(cx.choose(op, "reduction_step", 8, {4, 16, 32})));
+  auto [ko, ki] = l.split(kax.front(), static_cast<int>(step));
   std::vector<IterVar> lorder{ko};
   lorder.insert(lorder.end(), kax.begin() + 1, kax.end());
   lorder.push_back(ki);

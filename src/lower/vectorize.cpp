@@ -291,10 +291,10 @@ Stmt vectorize_loop(const ForNode* f) {
       const auto* call = guard->cond.as<CallNode>();
       bool is_likely = call && call->op == Intrinsic::Likely;
       Expr all = all_lanes_condition(is_likely ? call->args[0] : guard->cond, f, lanes);
-      // A likely guard (a split's tail) keeps its vector and scalar branches; any other
-      // guard of a private store blends, which vectorizes every lane.
-      if (!is_likely || !all.defined())
-        if (Stmt blended = widen.blend_private_store(guard); blended.defined()) return simplify(widen.mutate(blended));
+      // The guard of a private store blends, which vectorizes every lane (a scalar branch
+      // would index the private buffer by lane and keep it out of registers); any other
+      // likely guard (a split's tail) keeps its vector and scalar branches.
+      if (Stmt blended = widen.blend_private_store(guard); blended.defined()) return simplify(widen.mutate(blended));
       if (!all.defined()) return left_to_backend(f, "its guard is not monotonic in the lane");
       Stmt vec = widen.mutate(guard->then_case);
       return if_then_else(is_likely ? likely(all) : all, simplify(vec), serial);

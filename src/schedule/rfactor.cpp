@@ -178,7 +178,10 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
   std::vector<Expr> sources;
   for (const Expr& src : red->sources) sources.push_back(substitute(src, subst));
   Expr cond = red->condition.defined() ? substitute(red->condition, subst) : Expr();
-  if (roots.guard.defined()) cond = cond.defined() ? (cond && roots.guard) : roots.guard;
+  // The uneven split's guard holds on all but its last iterations: likely(), so that
+  // loop_partition peels those off and the rest runs unguarded (a lane-blended update in
+  // every iteration otherwise).
+  if (roots.guard.defined()) cond = cond.defined() ? (cond && likely(roots.guard)) : likely(roots.guard);
   const std::vector<Expr> identity = reduce_identity(*red);
   std::vector<Expr> rf_bodies;
   std::vector<std::string> rf_names;

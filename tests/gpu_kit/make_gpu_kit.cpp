@@ -10,6 +10,7 @@
 #include <te/ops/grid_sample_cuda.h>
 #include <te/ops/normalization_backward.h>
 #include <te/auto_schedule.h>
+#include <te/autodiff.h>
 
 #include <filesystem>
 #include <fstream>
@@ -332,6 +333,51 @@ void add_normalization_backward(std::vector<BenchCase>& v, int64_t rows, int64_t
                ""});
 }
 
+// matmul's and a 3x3 convolution's backward as te::gradient derives them, auto-scheduled
+// for CUDA, against aten's (two mm calls; convolution_backward, cuDNN).
+void add_derived_backward(std::vector<BenchCase>& v) {
+  const double f4 = 4.0;
+  const int64_t n = 2048;
+  Tensor a = placeholder({n, n}, Float(32), "a"), b = placeholder({n, n}, Float(32), "b");
+  Tensor dc = placeholder({n, n}, Float(32), "dc");
+  IterVar k = reduce_axis({0, n}, "k");
+  Tensor c = compute(
+      {n, n}, [&](Expr i, Expr j) { return sum(a(i, k) * b(k, j), {k}); }, "c");
+  std::vector<Tensor> g = gradient(c, {a, b}, dc);
+  json nn = {{"shape", {n, n}}, {"role", "input"}};
+  v.push_back({"matmul_backward_2048",
+               auto_cuda(g, {a, b, dc, g[0], g[1]}, "matmul_backward"),
+               "matmul_backward",
+               {nn, nn, nn, {{"shape", {n, n}}, {"role", "output"}}, {{"shape", {n, n}}, {"role", "output"}}},
+               json::array(),
+               5 * f4 * n * n,
+               2 * 2.0 * n * n * n,
+               ""});
+  const int64_t N = 32, C = 64, H = 58, R = H - 2;
+  Tensor x = placeholder({N, C, H, H}, Float(32), "x"), w = placeholder({C, C, 3, 3}, Float(32), "w");
+  Tensor dy = placeholder({N, C, R, R}, Float(32), "dy");
+  IterVar rc = reduce_axis({0, C}, "rc"), ky = reduce_axis({0, 3}, "ky"), kx = reduce_axis({0, 3}, "kx");
+  Tensor y = compute(
+      {N, C, R, R},
+      [&](Expr bn, Expr o, Expr i, Expr j) {
+        return sum(x(bn, rc, i + ky, j + kx) * w(o, rc, ky, kx), {rc, ky, kx});
+      },
+      "conv");
+  std::vector<Tensor> cg = gradient(y, {x, w}, dy);
+  v.push_back({"conv2d_backward_32x64x58x58",
+               auto_cuda(cg, {x, w, dy, cg[0], cg[1]}, "conv2d_backward"),
+               "conv2d_backward",
+               {{{"shape", {N, C, H, H}}, {"role", "input"}},
+                {{"shape", {C, C, 3, 3}}, {"role", "input"}},
+                {{"shape", {N, C, R, R}}, {"role", "input"}},
+                {{"shape", {N, C, H, H}}, {"role", "output"}},
+                {{"shape", {C, C, 3, 3}}, {"role", "output"}}},
+               json::array(),
+               f4 * (2.0 * N * C * H * H + 2.0 * N * C * R * R),
+               2 * 2.0 * N * C * C * 9 * R * R,
+               ""});
+}
+
 std::vector<BenchCase> bench_cases() {
   std::vector<BenchCase> v;
   const double f4 = 4.0;
@@ -407,6 +453,7 @@ std::vector<BenchCase> bench_cases() {
                ""});
   v.push_back(bev_pool_bench());
   add_normalization_backward(v, 8192, 4096);
+  add_derived_backward(v);
   return v;
 }
 
