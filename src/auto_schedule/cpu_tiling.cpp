@@ -60,17 +60,14 @@ const OperationNode* reused_panel_input(const Context& cx, const OperationNode* 
 // a plane of their own. {-1, -1} when there are none.
 std::pair<int, int> window_row_pair(const Context& cx, const OperationNode* red, const std::vector<Read>& reads,
                                     size_t v, int vectors) {
+  std::vector<Var> reduced;
+  for (const IterVar& k : red->reduce_axis) reduced.push_back(k.var());
   auto windowed = [&](size_t d) {
     const int64_t e = const_extent(red->axis[d]);
     if (e < 2 || e > 8) return false;
     for (const Read& rd : reads)
       for (const Expr& i : rd.indices)
-        if (uses_var(i, red->axis[d].var().get()) && uses_any_var(i, [&](const VarNode* x) {
-              for (const IterVar& k : red->reduce_axis)
-                if (k.var().get() == x) return true;
-              return false;
-            }))
-          return true;
+        if (uses_var(i, red->axis[d].var().get()) && uses_any_of(i, reduced)) return true;
     return false;
   };
   for (size_t d = 0; d + 1 < v; ++d) {

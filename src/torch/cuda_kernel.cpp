@@ -47,10 +47,15 @@ struct Bound {
 };
 using Bindings = std::map<const VarNode*, Bound>;
 
-// The value of a shape expression with every variable bound; nullopt when one is not.
-std::optional<int64_t> value_of(const Expr& e, const Bindings& env) {
+// The bound variables as a substitution.
+std::vector<std::pair<Var, Expr>> substitution_of(const Bindings& env) {
   std::vector<std::pair<Var, Expr>> map;
   for (const auto& [node, b] : env) map.emplace_back(b.var, make_const(node->dtype, b.value));
+  return map;
+}
+
+// The value of a shape expression with every variable bound; nullopt when one is not.
+std::optional<int64_t> value_of(const Expr& e, const std::vector<std::pair<Var, Expr>>& map) {
   Expr folded = simplify(substitute(e, map));
   if (const auto* imm = folded.as<IntImmNode>()) return imm->value;
   return std::nullopt;
@@ -128,11 +133,12 @@ std::vector<at::Tensor> run_cuda_kernel(const CudaKernel& k, c10::ArrayRef<c10::
                   " (given or bound earlier) but input '", k.arg_names[i], "' has ", extent, " in dimension ", d);
     }
   }
+  const std::vector<std::pair<Var, Expr>> bound = substitution_of(env);
   for (size_t i = 0; i < n; ++i) {
     const std::vector<Expr>& shape = k.inputs[i].shape();
     for (size_t d = 0; d < shape.size(); ++d) {
       if (shape[d].as<VarNode>()) continue;
-      std::optional<int64_t> expected = value_of(shape[d], env);
+      std::optional<int64_t> expected = value_of(shape[d], bound);
       const int64_t extent = inputs[i].size(static_cast<int64_t>(d));
       TORCH_CHECK(expected.has_value(), k.op_name, ": input '", k.arg_names[i], "' dimension ", d, " (",
                   to_string(shape[d]), ") reads a shape variable that no input binds");
@@ -148,7 +154,7 @@ std::vector<at::Tensor> run_cuda_kernel(const CudaKernel& k, c10::ArrayRef<c10::
   for (const Buffer& b : k.outputs) {
     std::vector<int64_t> sizes;
     for (const Expr& e : b.shape()) {
-      std::optional<int64_t> extent = value_of(e, env);
+      std::optional<int64_t> extent = value_of(e, bound);
       TORCH_CHECK(extent.has_value() && *extent >= 0, k.op_name, ": output '", b.name(), "' has no size for ",
                   to_string(e));
       sizes.push_back(*extent);
