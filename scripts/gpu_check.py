@@ -242,6 +242,14 @@ def reference(torch, name, bufs, n_out):
             out = torch.zeros(out_shape[:-1].numel(), c, device="cuda")
             return out.index_add_(0, rb, values).reshape(out_shape)
         return bev_pool
+    if name == "bev_pool_backward":  # autograd through that reference: (grad_depth, grad_feat)
+        depth, feat, ranks_depth, ranks_feat, ranks_bev = (t.detach() for t in bufs[:5])
+        head = bufs[7]
+        rd, rf, rb = ranks_depth.long(), ranks_feat.long(), ranks_bev.long()
+        d, f, c = depth.clone().requires_grad_(), feat.clone().requires_grad_(), feat.shape[-1]
+        values = d.reshape(-1)[rd].unsqueeze(1) * f.reshape(-1, c)[rf]
+        out = torch.zeros(head.shape[:-1].numel(), c, device="cuda").index_add_(0, rb, values).reshape(head.shape)
+        return lambda: torch.autograd.grad(out, (d, f), head, retain_graph=True)  # the backward alone
     raise ValueError("unknown reference " + name)
 
 

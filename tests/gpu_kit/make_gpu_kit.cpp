@@ -139,7 +139,13 @@ const char* const kBevInputs[] = {
 
 fs::path bev_case_dir(const std::string& name) { return fs::path(TE_TEST_DATA_DIR) / "bev_pool" / name; }
 
-LoweredFunc bev_pool_cuda(const std::string& case_name, const std::string& func_name) {
+// bev_pool_v2's graph on a golden case: its inputs in kBevInputs order, and its output.
+struct BevPoolGraph {
+  std::vector<Tensor> inputs;
+  Tensor out;
+};
+
+BevPoolGraph bev_pool_graph(const std::string& case_name) {
   auto dims = [](const NDArray& a) {
     std::vector<Expr> v;
     for (int64_t e : a.shape()) v.push_back(make_const(Int(32), e));
@@ -157,20 +163,49 @@ LoweredFunc bev_pool_cuda(const std::string& case_name, const std::string& func_
   Tensor st = placeholder({intervals}, Int(32), "interval_starts"),
          len = placeholder({intervals}, Int(32), "interval_lengths");
   Tensor out = ops::bev_pool_v2(depth, feat, rd, rf, rb, st, len, {bev[0], bev[1], bev[2], bev[3]});
-  Schedule s = create_schedule({out});
-  ops::schedule_bev_pool_cuda(s, out);
-  return lower(s, {depth, feat, rd, rf, rb, st, len, out}, func_name);
+  return {{depth, feat, rd, rf, rb, st, len}, out};
+}
+
+LoweredFunc bev_pool_cuda(const std::string& case_name, const std::string& func_name) {
+  BevPoolGraph g = bev_pool_graph(case_name);
+  Schedule s = create_schedule({g.out});
+  ops::schedule_bev_pool_cuda(s, g.out);
+  std::vector<Tensor> args = g.inputs;
+  args.push_back(g.out);
+  return lower(s, args, func_name);
+}
+
+// bev_pool_v2's backward (depth and feat gradients) as te::gradient derives it,
+// auto-scheduled for CUDA: the inputs, the output's gradient ("grad_out"), the two gradients.
+LoweredFunc bev_pool_backward_cuda(const std::string& case_name, const std::string& func_name) {
+  BevPoolGraph g = bev_pool_graph(case_name);
+  Tensor head = placeholder(g.out.shape(), Float(32), "grad_out");
+  std::vector<Tensor> grads = gradient(g.out, {g.inputs[0], g.inputs[1]}, head);
+  AutoScheduleOptions o;
+  o.target = "cuda";
+  std::vector<Tensor> args = g.inputs;
+  args.push_back(head);
+  args.insert(args.end(), grads.begin(), grads.end());
+  return lower(auto_schedule(grads, o), args, func_name);
 }
 
 // The small golden case as a corpus kernel: its own inputs (random ones would not be
-// sorted intervals), the shape variables taken from them.
-json write_bev_pool_corpus(const fs::path& dir) {
-  LoweredFunc f = bev_pool_cuda("small", "bev_pool_small");
+// sorted intervals), the shape variables taken from them; the forward, or with
+// backward: bev_pool_backward_cuda, on a random output gradient.
+json write_bev_pool_corpus(const fs::path& dir, bool backward, std::mt19937& rng) {
+  LoweredFunc f =
+      backward ? bev_pool_backward_cuda("small", "bev_pool_backward_small") : bev_pool_cuda("small", "bev_pool_small");
   std::vector<Argument> args;
   for (const char* name : kBevInputs)
     args.emplace_back(NDArray::load_npy((bev_case_dir("small") / (std::string(name) + ".npy")).string()));
   NDArray out_golden = NDArray::load_npy((bev_case_dir("small") / "out.npy").string());
-  args.emplace_back(NDArray::empty(out_golden.shape(), Float(32)));
+  if (backward) {
+    args.emplace_back(random_array(out_golden.shape(), Float(32), rng));
+    args.emplace_back(NDArray::empty(args[0].array().shape(), Float(32)));
+    args.emplace_back(NDArray::empty(args[1].array().shape(), Float(32)));
+  } else {
+    args.emplace_back(NDArray::empty(out_golden.shape(), Float(32)));
+  }
   std::map<const VarNode*, int64_t> chosen;
   for (size_t i = 0; i < f.params.size(); ++i) {
     const std::vector<Expr>& shape = f.params[i].buffer.shape();
@@ -267,14 +302,16 @@ LoweredFunc grid_sample_backward_cuda(int64_t n, int64_t c, int64_t h, int64_t w
 }
 
 // bev_pool_v2 on the realistic golden case (6 cameras, D 59, 16x44, C 80, 128x128 BEV):
-// the inputs travel with the kit; the reference is the pure-PyTorch index_add_ one.
-BenchCase bev_pool_bench() {
+// the inputs travel with the kit; the reference is the pure-PyTorch index_add_ one. With
+// backward: te::gradient's depth and feat gradients (bev_pool_backward_cuda) against
+// autograd through that reference.
+BenchCase bev_pool_bench(bool backward) {
   const fs::path dir = bev_case_dir("realistic");
   auto shape_of = [&](const std::string& name) { return NDArray::load_npy((dir / (name + ".npy")).string()).shape(); };
   BenchCase b;
-  b.name = "bev_pool_realistic";
-  b.func = bev_pool_cuda("realistic", "bev_pool");
-  b.reference = "bev_pool";
+  b.name = backward ? "bev_pool_backward_realistic" : "bev_pool_realistic";
+  b.func = backward ? bev_pool_backward_cuda("realistic", "bev_pool_backward") : bev_pool_cuda("realistic", "bev_pool");
+  b.reference = backward ? "bev_pool_backward" : "bev_pool";
   b.shapes = json::array();
   for (const char* name : kBevInputs)
     b.shapes.push_back({{"shape", shape_of(name)},
@@ -282,15 +319,23 @@ BenchCase bev_pool_bench() {
                         {"file", std::string(name) + ".npy"},
                         {"source", (dir / (std::string(name) + ".npy")).string()}});
   const std::vector<int64_t> out = shape_of("out");
-  b.shapes.push_back({{"shape", out}, {"role", "output"}});
+  if (backward) {
+    b.shapes.push_back({{"shape", out}, {"role", "input"}});
+    b.shapes.push_back({{"shape", shape_of("depth")}, {"role", "output"}});
+    b.shapes.push_back({{"shape", shape_of("feat")}, {"role", "output"}});
+  } else {
+    b.shapes.push_back({{"shape", out}, {"role", "output"}});
+  }
   const int64_t points = shape_of("ranks_bev")[0], intervals = shape_of("interval_starts")[0];
   const int64_t channels = out.back();
   int64_t out_elems = 1;
   for (int64_t e : out) out_elems *= e;
   b.scalars = {{"n_points", points}, {"n_intervals", intervals}};
-  // One pass: a feature row and a depth per point, the three ranks, the intervals, the output.
-  b.bytes = 4.0 * (points * (channels + 4) + 2 * intervals + out_elems);
-  b.flops = 2.0 * points * channels;
+  // One pass: a feature row and a depth per point, the three ranks, the intervals, the
+  // output (the backward: also a gradient row per point and the output's gradient).
+  b.bytes =
+      4.0 * (points * (channels + 4) + 2 * intervals + out_elems) + (backward ? 4.0 * points * (channels + 1) : 0.0);
+  b.flops = (backward ? 4.0 : 2.0) * points * channels;
   return b;
 }
 
@@ -451,7 +496,8 @@ std::vector<BenchCase> bench_cases() {
                f4 * (4.0 * 256 * 200 * 200 + 4 * 200 * 200),
                0,
                ""});
-  v.push_back(bev_pool_bench());
+  v.push_back(bev_pool_bench(false));
+  v.push_back(bev_pool_bench(true));
   add_normalization_backward(v, 8192, 4096);
   add_derived_backward(v);
   return v;
@@ -474,7 +520,8 @@ int main(int argc, char** argv) {
     nlohmann::json corpus = nlohmann::json::array();
     for (const te::cuda_test::TestModule& m : te::cuda_test::all_test_modules())
       corpus.push_back(te::write_module(m, root / "corpus" / m.func.name, rng));
-    corpus.push_back(te::write_bev_pool_corpus(root / "corpus" / "bev_pool_small"));
+    corpus.push_back(te::write_bev_pool_corpus(root / "corpus" / "bev_pool_small", false, rng));
+    corpus.push_back(te::write_bev_pool_corpus(root / "corpus" / "bev_pool_backward_small", true, rng));
     corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::Float(16), "hgemm_tensor_cores", rng));
     corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::BFloat(16), "bgemm_tensor_cores", rng));
     std::ofstream(root / "corpus.json") << corpus.dump(1) << "\n";
