@@ -2,6 +2,7 @@
 // src/): which variables an expression or statement uses, which buffers it loads and
 // stores, and the value of an integer expression under te's integer rules
 // (src/expr/int_arith.h), which interpret(), the LLVM backend and the CUDA backend share.
+// The few marked TE_API leave libte for its companion libraries (te_torch).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -9,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "te/export.h"
 #include "te/ir.h"
 
 namespace te {
@@ -26,7 +28,7 @@ bool uses_any_var(const Stmt& s, const VarPredicate& pick);
 bool uses_any_of(const Expr& e, const std::vector<Var>& vars);
 // The variables e reads, in order of first appearance, each once; those bound inside e by
 // a Let are left out.
-std::vector<Var> free_vars(const Expr& e);
+TE_API std::vector<Var> free_vars(const Expr& e);
 
 // What s mentions, each once, in order of first mention: its variables (those it binds
 // too, and those in the shapes of the buffers it loads, stores and allocates, which a
@@ -64,6 +66,6 @@ using VarValue = std::function<std::optional<int64_t>(const VarNode*)>;
 // value_of knows, integer casts, every binary operator, !, select, if_then_else, likely
 // and Let, with te's integer semantics; nullopt for anything else (a load, a float, an
 // unknown variable).
-std::optional<int64_t> evaluate_int(const Expr& e, const VarValue& value_of);
+TE_API std::optional<int64_t> evaluate_int(const Expr& e, const VarValue& value_of);
 
 }  // namespace te

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "te/export.h"
 #include "te/ir.h"
 
 namespace te {
@@ -35,7 +36,8 @@ std::vector<ExternFunction> extern_functions(const std::vector<LoweredFunc>& fun
 // Whether values of t cross the C boundary of call_extern: bool, 8..64-bit int and uint,
 // float32, float64 (scalars).
 bool is_extern_type(DataType t);
-// Whether s is a C identifier (an extern function's or a lowered function's name).
-bool is_c_identifier(const std::string& s);
+// Whether s is a C identifier (an extern function's or a lowered function's name; a
+// te::torch argument's).
+TE_API bool is_c_identifier(const std::string& s);
 
 }  // namespace te

@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 
-#include "te/simplify.h"
+#include "expr/analysis.h"
 
 namespace te::torch::detail {
 namespace {
@@ -41,24 +41,14 @@ std::string shape_text(c10::IntArrayRef sizes) {
 }
 
 // The shape variables' values.
-struct Bound {
-  Var var;
-  int64_t value;
-};
-using Bindings = std::map<const VarNode*, Bound>;
-
-// The bound variables as a substitution.
-std::vector<std::pair<Var, Expr>> substitution_of(const Bindings& env) {
-  std::vector<std::pair<Var, Expr>> map;
-  for (const auto& [node, b] : env) map.emplace_back(b.var, make_const(node->dtype, b.value));
-  return map;
-}
+using Bindings = std::map<const VarNode*, int64_t>;
 
 // The value of a shape expression with every variable bound; nullopt when one is not.
-std::optional<int64_t> value_of(const Expr& e, const std::vector<std::pair<Var, Expr>>& map) {
-  Expr folded = simplify(substitute(e, map));
-  if (const auto* imm = folded.as<IntImmNode>()) return imm->value;
-  return std::nullopt;
+std::optional<int64_t> value_of(const Expr& e, const Bindings& env) {
+  return evaluate_int(e, [&](const VarNode* v) -> std::optional<int64_t> {
+    auto it = env.find(v);
+    return it == env.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  });
 }
 
 bool fits(DataType t, int64_t v) {
@@ -128,17 +118,16 @@ std::vector<at::Tensor> run_cuda_kernel(const CudaKernel& k, c10::ArrayRef<c10::
       const int64_t extent = inputs[i].size(static_cast<int64_t>(d));
       TORCH_CHECK(fits(v->dtype, extent), k.op_name, ": input '", k.arg_names[i], "' has ", extent, " in dimension ", d,
                   ", which does not fit shape variable '", v->name, "' of type ", v->dtype.to_string());
-      auto [it, fresh] = env.emplace(v, Bound{Var(std::static_pointer_cast<const VarNode>(shape[d].node())), extent});
-      TORCH_CHECK(fresh || it->second.value == extent, k.op_name, ": ", v->name, " is ", it->second.value,
+      auto [it, fresh] = env.emplace(v, extent);
+      TORCH_CHECK(fresh || it->second == extent, k.op_name, ": ", v->name, " is ", it->second,
                   " (given or bound earlier) but input '", k.arg_names[i], "' has ", extent, " in dimension ", d);
     }
   }
-  const std::vector<std::pair<Var, Expr>> bound = substitution_of(env);
   for (size_t i = 0; i < n; ++i) {
     const std::vector<Expr>& shape = k.inputs[i].shape();
     for (size_t d = 0; d < shape.size(); ++d) {
       if (shape[d].as<VarNode>()) continue;
-      std::optional<int64_t> expected = value_of(shape[d], bound);
+      std::optional<int64_t> expected = value_of(shape[d], env);
       const int64_t extent = inputs[i].size(static_cast<int64_t>(d));
       TORCH_CHECK(expected.has_value(), k.op_name, ": input '", k.arg_names[i], "' dimension ", d, " (",
                   to_string(shape[d]), ") reads a shape variable that no input binds");
@@ -154,7 +143,7 @@ std::vector<at::Tensor> run_cuda_kernel(const CudaKernel& k, c10::ArrayRef<c10::
   for (const Buffer& b : k.outputs) {
     std::vector<int64_t> sizes;
     for (const Expr& e : b.shape()) {
-      std::optional<int64_t> extent = value_of(e, bound);
+      std::optional<int64_t> extent = value_of(e, env);
       TORCH_CHECK(extent.has_value() && *extent >= 0, k.op_name, ": output '", b.name(), "' has no size for ",
                   to_string(e));
       sizes.push_back(*extent);
@@ -167,7 +156,7 @@ std::vector<at::Tensor> run_cuda_kernel(const CudaKernel& k, c10::ArrayRef<c10::
   for (const Var& v : k.values) {
     auto it = env.find(v.get());
     TORCH_CHECK(it != env.end(), k.op_name, ": the kernel needs '", v.name(), "', which no input binds");
-    values.push_back(it->second.value);
+    values.push_back(it->second);
   }
 
   const c10::DeviceIndex index = device && device->has_index() ? device->index() : 0;

@@ -8,16 +8,11 @@
 #include "te/ir.h"
 #include "te/log.h"
 #include "te/lower.h"
+#include "expr/analysis.h"
+#include "expr/extern_calls.h"
 
 namespace te::torch::detail {
 namespace {
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  return true;
-}
 
 // s with every character that is not one of a C identifier's made '_'.
 std::string identifier_of(const std::string& s) {
@@ -27,15 +22,6 @@ std::string identifier_of(const std::string& s) {
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
   return out;
 }
-
-// The variables an expression reads.
-class VarCollector : public IRVisitor {
- public:
-  std::set<const VarNode*> vars;
-
- protected:
-  void visit_var(const VarNode* v) override { vars.insert(v); }
-};
 
 // The sum over outputs of each float input's adjoint, one tensor per float input.
 std::vector<Tensor> adjoints_of(const std::vector<Tensor>& outputs, const std::vector<Tensor>& heads,
@@ -74,7 +60,7 @@ std::vector<std::string> check_arguments(const std::string& name, const OpDef& d
     if (!t.is_placeholder())
       fail(name, "input " + std::to_string(i) + " ('" + t.name() +
                      "') is a compute, not a placeholder: an operator's arguments are placeholders");
-    if (!is_identifier(t.name()))
+    if (!is_c_identifier(t.name()))
       fail(name, "input " + std::to_string(i) + " is named '" + t.name() +
                      "', which is not a C identifier (the schema names the argument after it)");
     if (!seen.insert(t.name()).second)
@@ -87,11 +73,9 @@ std::vector<std::string> check_arguments(const std::string& name, const OpDef& d
     const Tensor& t = def.outputs[k];
     if (!t.defined()) fail(name, "output " + std::to_string(k) + " is undefined");
     for (const Expr& d : t.shape()) {
-      VarCollector c;
-      c.visit(d);
-      for (const VarNode* v : c.vars)
-        if (!bound.count(v))
-          fail(name, "the shape of output '" + t.name() + "' needs shape variable '" + v->name +
+      for (const Var& v : free_vars(d))
+        if (!bound.count(v.get()))
+          fail(name, "the shape of output '" + t.name() + "' needs shape variable '" + v.name() +
                          "', which no input's shape binds (a dimension that is exactly a variable binds it)");
     }
   }
@@ -108,8 +92,8 @@ OpDefinition define_op(const std::string& qualified_name, const OpDef& def) {
   OpDefinition op;
   op.name = qualified_name;
   const size_t sep = qualified_name.find("::");
-  if (sep == std::string::npos || !is_identifier(qualified_name.substr(0, sep)) ||
-      !is_identifier(qualified_name.substr(sep + 2)))
+  if (sep == std::string::npos || !is_c_identifier(qualified_name.substr(0, sep)) ||
+      !is_c_identifier(qualified_name.substr(sep + 2)))
     fail(qualified_name, "the name must be \"namespace::name\", both C identifiers");
   op.ns = qualified_name.substr(0, sep);
   op.short_name = qualified_name.substr(sep + 2);

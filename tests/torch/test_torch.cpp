@@ -17,6 +17,7 @@
 #include "te/ops/matmul.h"
 #include "te/te.h"
 #include "te/torch.h"
+#include "torch_test_util.h"
 
 namespace {
 
@@ -25,26 +26,11 @@ using te::Tensor;
 using te::Var;
 
 std::vector<at::Tensor> call(const std::string& name, std::vector<at::Tensor> args) {
-  c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(name.c_str(), "");
-  torch::jit::Stack stack(args.begin(), args.end());
-  op.callBoxed(&stack);
-  std::vector<at::Tensor> out;
-  for (c10::IValue& v : stack) out.push_back(v.toTensor());
-  return out;
+  return te_torch_test::call_op(name, std::move(args));
 }
 at::Tensor call1(const std::string& name, std::vector<at::Tensor> args) { return call(name, std::move(args)).at(0); }
 
-// The message of the error f throws: a c10::Error (what PyTorch shows) or a te::Error.
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  } catch (const te::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using te_torch_test::error_of;
 
 // The operators of the tests, registered when the test program loads (TE_TORCH_LIBRARY).
 te::Tensor gelu_x, gelu_b, gelu_y;  // bias_gelu's tensors, for the interpret() oracle

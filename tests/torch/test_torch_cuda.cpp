@@ -19,6 +19,7 @@
 
 #include "te/te.h"
 #include "te/torch.h"
+#include "torch_test_util.h"
 
 namespace {
 
@@ -37,27 +38,14 @@ c10::OperatorHandle op_handle(const std::string& name) {
 }
 
 std::vector<at::Tensor> cpu(const std::string& name, std::vector<at::Tensor> args) {
-  torch::jit::Stack stack(args.begin(), args.end());
-  op_handle(name).callBoxed(&stack);
-  std::vector<at::Tensor> out;
-  for (c10::IValue& v : stack) out.push_back(v.toTensor());
-  return out;
+  return te_torch_test::call_op(name, std::move(args));
 }
 
 std::vector<at::Tensor> cuda(const std::string& name, const std::vector<at::Tensor>& args) {
   return te::torch::detail::run_cuda_kernel_on_host(name, args);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  } catch (const te::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using te_torch_test::error_of;
 
 void expect_close(const at::Tensor& actual, const at::Tensor& expected, double tol = 1e-5) {
   ASSERT_EQ(actual.sizes(), expected.sizes());
