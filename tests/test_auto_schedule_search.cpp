@@ -64,13 +64,6 @@ float feature(const std::vector<std::pair<std::string, float>>& f, const std::st
   return 0;
 }
 
-std::string temp_path(const std::string& name) {
-  // The process id: two suites running at once on one machine must not share files.
-  std::string p = ::testing::TempDir() + std::to_string(::getpid()) + "_" + name;
-  std::remove(p.c_str());
-  return p;
-}
-
 size_t line_count(const std::string& path) {
   std::ifstream in(path);
   size_t n = 0;

@@ -55,5 +55,40 @@ TEST(FuzzGraph, SeededRunOfGpuSchedulesMatchesInTheCudaEmulation) {
   EXPECT_GT(gpu.passed(), static_cast<int>(cases.size()) * 9 / 10);
 }
 
+// Every random graph is auto-schedulable (issue 38): auto_schedule's rules for the CPU,
+// a short measured search, and the rules for CUDA (through the emulation) must each give
+// a schedule that lowers and computes what the default schedule computes.
+TEST(FuzzGraph, SeededRunOfAutoSchedulesMatchesTheDefaultSchedule) {
+  const uint64_t base = fuzz_seed(20001);
+  const int scale = fuzz_scale();
+  GraphCaseOptions cpu;
+  cpu.auto_schedule = GraphCaseOptions::Auto::Cpu;
+  RunTally rules("auto_schedule rules (CPU)");
+  for (int k = 0; k < 150 * scale; ++k) rules.add(check_case(make_graph_case(base + static_cast<uint64_t>(k), cpu)));
+  EXPECT_EQ(rules.passed(), 150 * scale);
+
+  GraphCaseOptions searched = cpu;
+  searched.auto_trials = 2;
+  RunTally search("auto_schedule search, 2 trials (CPU)");
+  for (int k = 0; k < 4 * scale; ++k)
+    search.add(check_case(make_graph_case(base + 5000 + static_cast<uint64_t>(k), searched)));
+  EXPECT_EQ(search.passed(), 4 * scale);
+
+  GraphCaseOptions cuda;
+  cuda.auto_schedule = GraphCaseOptions::Auto::Cuda;
+  std::vector<FuzzCase> cases;
+  for (int k = 0; k < 30 * scale; ++k) cases.push_back(make_graph_case(base + 9000 + static_cast<uint64_t>(k), cuda));
+  RunTally on_cpu("auto_schedule rules (CUDA) on the CPU"), emulated("auto_schedule rules (CUDA) in the emulation");
+  CudaBatch batch;
+  for (const FuzzCase& c : cases) {
+    CaseResult r = check_case(c);
+    on_cpu.add(r);
+    if (r.status == CaseResult::Status::Pass) batch.add(c);
+  }
+  for (const CaseResult& r : batch.run()) emulated.add(r);
+  EXPECT_EQ(on_cpu.passed(), 30 * scale);
+  EXPECT_EQ(emulated.passed(), 30 * scale);
+}
+
 }  // namespace
 }  // namespace te::fuzz

@@ -4,6 +4,9 @@
 
 #include <te/error.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <initializer_list>
 #include <string>
 
@@ -20,4 +23,12 @@ void expect_error(F&& fn, std::initializer_list<const char*> substrings) {
     for (const char* s : substrings)
       EXPECT_NE(std::string(e.what()).find(s), std::string::npos) << "message '" << e.what() << "' lacks '" << s << "'";
   }
+}
+
+// A path in the test temp directory, removed first; the process id in its name, so two
+// suites running at once on one machine never share a file.
+inline std::string temp_path(const std::string& name) {
+  std::string p = ::testing::TempDir() + std::to_string(::getpid()) + "_" + name;
+  std::remove(p.c_str());
+  return p;
 }

@@ -36,8 +36,14 @@ Tensor vectorize_reduction(Context& cx, const OperationNode* op, bool annotate) 
   if (!k.defined() || !builtin_reducer(op) || lanes < 2) return Tensor();
   int64_t ext = const_extent(k);
   if (ext >= 0 && ext < 2 * lanes) return Tensor();
+  // Searchable: how many vectors of partial sums (independent adds in flight; one vector
+  // each lane's in-order sum, as the rules keep it).
+  std::vector<int64_t> more;
+  for (int64_t v : {2, 4})
+    if (ext < 0 || ext >= 2 * lanes * v) more.push_back(v);
+  const int64_t vectors = cx.choose(op, "accumulator_vectors", 1, more);
   Stage st = cx.stage(op);
-  auto [ko, ki] = st.split(k, lanes);
+  auto [ko, ki] = st.split(k, lanes * vectors);
   (void)ko;
   Tensor t(cx.g.at(op).op);
   Tensor rf = cx.s.rfactor(t, ki, static_cast<int>(op->axis.size()));
@@ -45,7 +51,9 @@ Tensor vectorize_reduction(Context& cx, const OperationNode* op, bool annotate) 
   // The final sum over the lanes: a short loop, unrolled.
   Stage fin = cx.stage(op);
   if (!fin.op()->reduce_axis.empty()) fin.unroll(fin.op()->reduce_axis.back());
-  cx.note(fmt::format("'{}': rfactor '{}' into vectors of {} ('{}')", op->name, k.name(), lanes, rf.name()));
+  cx.note(fmt::format(
+      "'{}': rfactor '{}' into {} ('{}')", op->name, k.name(),
+      vectors == 1 ? fmt::format("vectors of {}", lanes) : fmt::format("{} vectors of {}", vectors, lanes), rf.name()));
   return rf;
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -177,6 +178,45 @@ const char* choice_note(const Config& chosen, const std::vector<std::pair<Config
   return chosen.index() == ranked.front().first.index() ? "" : "; the rules' config, within 5%, kept";
 }
 
+// How close a config's outputs must be to the float64 reference: float rounding of the
+// outputs' type (a float16 output is 1e-3 off whatever the order), growing as the square
+// root of the longest reduction (the random-walk error of a float sum; the inputs are in
+// [-1, 1), so its terms are at most 1): 4M squares in float32 may be 5e-4 off.
+void set_tolerance(autotune::MeasureOptions& m, const std::vector<Tensor>& outputs) {
+  double eps = 0x1p-24;  // float32's unit roundoff; float64 outputs are held to it too
+  for (const Tensor& t : outputs)
+    if (t.dtype().is_float() && t.dtype().bits() < 32) eps = std::max(eps, t.dtype().is_bfloat() ? 0x1p-8 : 0x1p-11);
+  double longest = 1;
+  const Graph graph(outputs);
+  for (const Node* n : graph.topo()) {
+    double k = 1;
+    for (const IterVar& r : n->op->reduce_axis)
+      if (const int64_t* e = as_const_int(r->dom.extent)) k *= double(*e);
+    longest = std::max(longest, k);
+  }
+  const double grown = 4 * eps * std::sqrt(longest);
+  m.rtol = std::max(m.rtol, grown);
+  m.atol = std::max(m.atol, grown);
+  m.reference_float64 = true;
+}
+
+// Configs the reference check rejected, reported rather than dropped silently: a wrong
+// output is a bug in a rule, or a tolerance too tight for the computation.
+void report_rejected(const std::vector<autotune::Record>& records, const std::string& name,
+                     const autotune::MeasureOptions& m) {
+  size_t wrong = 0;
+  const autotune::Record* first = nullptr;
+  for (const autotune::Record& r : records)
+    if (!r.ok && r.error.rfind("wrong output", 0) == 0 && wrong++ == 0) first = &r;
+  if (wrong == 0) return;
+  std::string config;
+  for (const auto& [knob, label] : first->config) config += (config.empty() ? "" : " ") + knob + "=" + label;
+  log_message(LogLevel::Warn,
+              fmt::format("auto_schedule '{}': {} of {} configs measured gave outputs off the float64 reference by "
+                          "more than rtol {:.2g} / atol {:.2g} and were not chosen; the first, {}: {}",
+                          name, wrong, records.size(), m.rtol, m.atol, config, first->error));
+}
+
 }  // namespace
 
 autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
@@ -315,10 +355,14 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   tune.measure.repeat = 3;
   tune.measure.min_repeat_ms = 10;
   tune.measure.timeout_s = 20;
+  set_tolerance(tune.measure, outputs);
   const auto start = std::chrono::steady_clock::now();
   autotune::TuneResult r = autotune::tune(task, tuner, tune);
+  report_rejected(r.records, outputs[0].name(), tune.measure);
   if (!r.best) {
-    if (options.progress) std::fprintf(stderr, "[auto_schedule] no config succeeded: the rules' schedule\n");
+    log_message(LogLevel::Warn,
+                fmt::format("auto_schedule '{}': no config succeeded ({}), so the rules' schedule is used unmeasured",
+                            outputs[0].name(), r.records.empty() ? "none was measured" : r.records[0].error));
     Decisions none;
     return apply_rules(outputs, options, none);
   }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "autotune/float64_reference.h"
 #include "autotune/wire.h"
 #include "te/autotune/measure.h"
 #include "te/build.h"
@@ -92,16 +93,27 @@ void LocalMeasurer::prepare() {
   args_ = task_.make_args();
   std::vector<size_t> outs = output_positions(task_, args_);
   if (task_.reference) {
+    // Widened here (no kernel runs in this process), run in the child below.
+    std::optional<LoweredFunc> wide;
+    if (options_.reference_float64) {
+      try {
+        wide = widen_floats(task_.reference());
+      } catch (const std::exception&) {
+        // the child reports the reference's error
+      }
+    }
+    std::vector<Argument> ref_args = wide ? widened_arguments(args_) : args_;
+    for (size_t p : outs)
+      reference_.push_back(NDArray::empty(ref_args[p].array().shape(), ref_args[p].array().dtype()));
     // The reference runs in a child too: the default schedule may be as fragile as any.
-    for (size_t p : outs) reference_.push_back(NDArray::empty(args_[p].array().shape(), args_[p].array().dtype()));
     int fd = -1;
     pid_t pid = fork_child(&fd, [&](int out) {
       std::string head = "ok";
       try {
-        LoweredFunc f = task_.reference();
+        LoweredFunc f = wide ? *wide : task_.reference();
         Function fn = build(f)(f.name);
-        detail::poison_outputs(args_, outs);
-        fn.call(args_);
+        detail::poison_outputs(ref_args, outs);
+        fn.call(ref_args);
       } catch (const std::exception& e) {
         head = std::string("error: ") + e.what();
       }
@@ -110,7 +122,7 @@ void LocalMeasurer::prepare() {
       head += '\n';
       if (!detail::send_all(out, head.data(), head.size())) return;
       if (head != "ok\n") return;
-      for (size_t p : outs) detail::send_all(out, args_[p].array().data(), args_[p].array().nbytes());
+      for (size_t p : outs) detail::send_all(out, ref_args[p].array().data(), ref_args[p].array().nbytes());
     });
     auto deadline = detail::deadline_after(options_.reference_timeout_s);
     std::string pending, head;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "autotune/float64_reference.h"
 #include "autotune/wire.h"
 #include "te/autotune/measure.h"
 #include "te/autotune/records.h"
@@ -22,39 +23,16 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Element i of a scalar array as a double.
-double element(const NDArray& a, int64_t i) {
-  const void* p = a.data();
-  DataType t = a.dtype();
-  switch (t.code()) {
-    case DataType::Code::Float:
-      if (t.bits() == 16) return double(float(static_cast<const half*>(p)[i]));
-      if (t.bits() == 32) return double(static_cast<const float*>(p)[i]);
-      return static_cast<const double*>(p)[i];
-    case DataType::Code::BFloat: return double(float(static_cast<const bfloat16*>(p)[i]));
-    case DataType::Code::Int:
-      if (t.bits() == 8) return static_cast<const int8_t*>(p)[i];
-      if (t.bits() == 16) return static_cast<const int16_t*>(p)[i];
-      if (t.bits() == 32) return static_cast<const int32_t*>(p)[i];
-      return double(static_cast<const int64_t*>(p)[i]);
-    case DataType::Code::UInt:
-      if (t.bits() == 8) return static_cast<const uint8_t*>(p)[i];
-      if (t.bits() == 16) return static_cast<const uint16_t*>(p)[i];
-      if (t.bits() == 32) return static_cast<const uint32_t*>(p)[i];
-      return double(static_cast<const uint64_t*>(p)[i]);
-    case DataType::Code::Bool: return static_cast<const uint8_t*>(p)[i] != 0;
-    default: return std::numeric_limits<double>::quiet_NaN();
-  }
-}
-
 // "" when out matches ref within the tolerances; otherwise the first mismatch.
 std::string compare(const NDArray& out, const NDArray& ref, const std::string& name, const MeasureOptions& o) {
-  if (out.dtype() != ref.dtype() || out.shape() != ref.shape())
+  // A float64 reference (MeasureOptions::reference_float64) checks any float output.
+  const bool same_kind = out.dtype() == ref.dtype() || (out.dtype().is_float() && ref.dtype().is_float());
+  if (!same_kind || out.shape() != ref.shape())
     return fmt::format("output '{}' has shape {} but the reference has {}", name, out.shape_string(),
                        ref.shape_string());
   bool is_float = out.dtype().is_float();
   for (int64_t i = 0; i < out.size(); ++i) {
-    double a = element(out, i), b = element(ref, i);
+    double a = element_value(out, i), b = element_value(ref, i);
     if (std::isnan(a) && std::isnan(b)) continue;  // both left unwritten, or both NaN
     bool close = is_float ? std::fabs(a - b) <= o.atol + o.rtol * std::fabs(b) : a == b;
     if (!close) return fmt::format("output '{}' element {} is {}, expected {}", name, i, a, b);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "graph_builder.h"
+#include "te/auto_schedule.h"
 #include "graph_schedule.h"
 
 namespace te::fuzz {
@@ -34,7 +35,9 @@ FuzzCase make_graph_case(uint64_t seed, const GraphCaseOptions& options) {
   c.seed = seed;
   c.kind = "graph";
   Rng rng(seed);
-  const bool gpu = rng.chance(options.gpu_percent);
+  using Auto = GraphCaseOptions::Auto;
+  const bool gpu =
+      options.auto_schedule == Auto::Off ? rng.chance(options.gpu_percent) : options.auto_schedule == Auto::Cuda;
   GraphMode mode;
   DataType dtype;
   const int m = static_cast<int>(rng.below(100));
@@ -49,7 +52,7 @@ FuzzCase make_graph_case(uint64_t seed, const GraphCaseOptions& options) {
     mode = GraphMode::ExactFloat;
     dtype = rng.chance(70) ? Float(32) : Float(64);
   }
-  const bool symbolic = !gpu && rng.chance(options.symbolic_percent);
+  const bool symbolic = !gpu && options.auto_trials == 0 && rng.chance(options.symbolic_percent);
   c.gpu = gpu;
   c.compare = mode == GraphMode::FmaFloat ? Compare::Relative : Compare::Value;
   c.build_options.fma_contraction = mode == GraphMode::FmaFloat;
@@ -94,7 +97,19 @@ FuzzCase make_graph_case(uint64_t seed, const GraphCaseOptions& options) {
     prog << "\n";
 
     Schedule s = create_schedule(outputs);
-    if (gpu)
+    if (options.auto_schedule != Auto::Off) {
+      AutoScheduleOptions ao;
+      if (gpu) ao.target = "cuda";
+      ao.threads = 1;
+      ao.trials = options.auto_trials;
+      ao.seed = seed;
+      log << "auto_schedule for " << ao.target.str() << ", trials " << ao.trials << "\n";
+      try {
+        s = auto_schedule(outputs, ao);
+      } catch (const Error& e) {
+        throw std::logic_error(std::string("auto_schedule refused the graph: ") + e.what());
+      }
+    } else if (gpu)
       schedule_for_gpu(rng, s, inputs, computes, log);
     else {
       StepFilter steps;

@@ -22,6 +22,11 @@ struct GraphCaseOptions {
   int max_extent = 9;
   // Schedule primitives to leave out, by number (te_fuzz --minimize; CPU cases only).
   std::set<int> skip_steps;
+  // Scheduled by te::auto_schedule instead of random primitives: for the CPU (its rules,
+  // or with auto_trials > 0 a short measured search over constant shapes) or for CUDA
+  // (the rules; every case GPU-bound). auto_schedule refusing a graph is a failure.
+  enum class Auto { Off, Cpu, Cuda } auto_schedule = Auto::Off;
+  int auto_trials = 0;
 };
 
 FuzzCase make_graph_case(uint64_t seed, const GraphCaseOptions& options = {});

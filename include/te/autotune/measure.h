@@ -58,6 +58,11 @@ struct TE_API MeasureOptions {
   double reference_timeout_s = 300;  ///< computing the reference output once
   double rtol = 1e-4;                ///< relative tolerance: |out - ref| <= atol + rtol * |ref|
   double atol = 1e-5;                ///< absolute tolerance, as above
+  /// Run Task::reference with its floating-point types widened to float64 (inputs
+  /// converted): configs are checked against the true result, not against the default
+  /// schedule's float32 rounding (an in-order sum of millions of terms drifts by 1e-3).
+  /// A reference that cannot be widened (extern calls, tensor intrinsics) runs as it is.
+  bool reference_float64 = false;
 };
 
 /// The outcome of measuring one config.
