@@ -87,7 +87,12 @@ TEST(Float64Reference, ASearchOfALongReductionAcceptsItsConfigs) {
   const int rows = 2, m = 2048, n = 2048;
   Tensor x = placeholder({rows, m, n}, Float(32), "x");
   IterVar i = reduce_axis({0, m}, "i"), j = reduce_axis({0, n}, "j");
-  Tensor s = compute({rows}, [&](Expr b) { return sum(x(b, i, j) * x(b, i, j), {i, j}); }, "norm2");
+  Tensor s = compute(
+      {rows},
+      [&](Expr b) {
+        return sum(x(b, i, j) * x(b, i, j), {i, j});
+      },
+      "norm2");
   AutoScheduleOptions o;
   o.threads = 1;
   o.trials = 3;

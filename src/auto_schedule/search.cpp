@@ -17,6 +17,7 @@
 
 #include "auto_schedule/features.h"
 #include "auto_schedule/search_tuner.h"
+#include "codegen_cuda_src/names.h"
 #include "te/autotune/records.h"
 #include "te/autotune/tune.h"
 #include "te/bfloat16.h"
@@ -224,7 +225,8 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
   Graph g(outputs);
   const std::vector<Tensor> args = kernel_args(g, outputs);
   for (const Tensor& t : args) constant_shape(t);
-  const std::string name = "auto_" + outputs[0].name();
+  // A C identifier: an output named after its stage ("layer_norm_backward.dx") is not one.
+  const std::string name = cuda::sanitize_identifier("auto_" + outputs[0].name());
   autotune::Task task;
   task.space = space;
   // The default schedule's loop nest is the computation itself: the key changes when the

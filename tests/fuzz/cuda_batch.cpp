@@ -79,7 +79,7 @@ std::vector<CaseResult> CudaBatch::run() {
       } else {
         for (size_t j = 0; j < c.main.func.params.size(); ++j) {
           if (!c.main.func.params[j].is_buffer()) continue;
-          std::string d = compare_arrays(want[j].array(), r.arrays[j], c.compare, c.rel_tol);
+          std::string d = compare_arrays(want[j].array(), r.arrays[j], c.compare, c.rel_tol, c.abs_tol);
           if (!d.empty()) failure += fmt::format("  array {}:\n{}", c.main.func.params[j].name(), d);
         }
         if (!failure.empty()) failure = "CUDA emulation differs from interpret (want: interpret):\n" + failure;

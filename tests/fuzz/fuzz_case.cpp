@@ -52,7 +52,7 @@ std::string compare_variants(const FuzzCase& c, const Variant& want_v, const std
     for (size_t k = 0; k < want_v.func.params.size(); ++k) {
       const Param& q = want_v.func.params[k];
       if (!q.is_buffer() || q.name() != p.name()) continue;
-      std::string d = compare_arrays(want[k].array(), got[j].array(), c.compare, c.rel_tol);
+      std::string d = compare_arrays(want[k].array(), got[j].array(), c.compare, c.rel_tol, c.abs_tol);
       if (!d.empty()) diff += fmt::format("  array {}:\n{}", p.name(), d);
     }
   }

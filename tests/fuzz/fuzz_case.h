@@ -34,6 +34,7 @@ struct FuzzCase {
   std::vector<Variant> references;  // interpreted; arrays of the same name must match main's
   Compare compare = Compare::Bits;
   double rel_tol = 0;
+  double abs_tol = 0;  // Compare::Relative: outputs near zero after cancellation
   BuildOptions build_options;
   bool run_jit = true;     // false when the function has a barrier (GPU only)
   bool gpu = false;        // the function binds GPU threads: the CUDA emulation applies

@@ -187,7 +187,7 @@ std::string element_text(const NDArray& a, int64_t k) {
   return fmt::format("{} ({:a})", v, v);
 }
 
-std::string compare_arrays(const NDArray& want, const NDArray& got, Compare mode, double rel_tol) {
+std::string compare_arrays(const NDArray& want, const NDArray& got, Compare mode, double rel_tol, double abs_tol) {
   if (want.dtype() != got.dtype() || want.shape() != got.shape())
     return fmt::format("dtype/shape differ: want {}{}, got {}{}", want.dtype().to_string(), want.shape_string(),
                        got.dtype().to_string(), got.shape_string());
@@ -207,7 +207,7 @@ std::string compare_arrays(const NDArray& want, const NDArray& got, Compare mode
       } else if (mode == Compare::Value) {
         same = x == y;
       } else {
-        same = x == y || std::fabs(x - y) <= rel_tol * std::fabs(x);
+        same = x == y || std::fabs(x - y) <= rel_tol * std::fabs(x) + abs_tol;
       }
     }
     if (same) continue;

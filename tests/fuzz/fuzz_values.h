@@ -42,8 +42,10 @@ NDArray random_array(Rng& rng, const std::vector<int64_t>& shape, DataType dtype
 enum class Compare : uint8_t { Bits, Value, Relative };
 
 // Empty if `got` matches `want` (same dtype and shape) under mode; else a description
-// of the first differing elements. rel_tol is used by Compare::Relative only.
-std::string compare_arrays(const NDArray& want, const NDArray& got, Compare mode, double rel_tol = 0);
+// of the first differing elements. rel_tol and abs_tol are used by Compare::Relative only:
+// |got - want| <= rel_tol * |want| + abs_tol.
+std::string compare_arrays(const NDArray& want, const NDArray& got, Compare mode, double rel_tol = 0,
+                           double abs_tol = 0);
 
 // Stores the value of an immediate (IntImm or FloatImm of a's type) at element k.
 void store_immediate(NDArray& a, int64_t k, const Expr& imm);
