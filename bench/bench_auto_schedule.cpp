@@ -1,4 +1,5 @@
-// The auto-scheduling suite: for each kernel of auto_schedule_suite.h, group
+// The auto-scheduling suite: for each kernel of auto_schedule_suite.h and of the Ansor
+// paper's operator suite (ansor_suite.h), group
 // "auto/<kernel>", te's default schedule (the compute as written), the rules alone
 // (trials = 0; the note gives the time they took), the searched schedule and the
 // baselines that do the same op: te's hand-written schedule where there is one, OpenBLAS
@@ -29,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "ansor_suite.h"
 #include "auto_schedule_suite.h"
 #include "bench_util.h"
 #include "cases.h"
@@ -58,6 +60,7 @@ std::vector<SuiteKernel> suite() {
   s.push_back(suite_layer_norm(1024, 4096));
   s.push_back(suite_grid_sample(256, 200));
   s.push_back(suite_transpose_add_relu(2048));
+  for (SuiteKernel& k : ansor_suite()) s.push_back(std::move(k));
   return s;
 }
 
@@ -213,7 +216,8 @@ void register_auto_schedule() {
     // Halide's autoschedulers on the same algorithm (not grid_sample: its Halide version
     // is hand-scheduled only). Its output is checked against te's default's.
     for (const char* scheduler : {"Adams2019", "Mullapudi2016"}) {
-      if (c->k.name.rfind("grid_sample_", 0) == 0) break;
+      // Not grid_sample, nor yet the Ansor suite (bench/ansor_suite.h): no Halide algorithm.
+      if (c->k.name.rfind("grid_sample_", 0) == 0 || c->k.name.rfind("ansor_", 0) == 0) break;
       const std::string impl = std::string("halide_") + scheduler;
       auto call = std::make_shared<std::function<void()>>();
       auto note = std::make_shared<std::string>();

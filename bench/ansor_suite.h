@@ -1,0 +1,282 @@
+// The single-operator benchmark of the Ansor paper (OSDI'20, figure 6), batch 1, written
+// as TE the way TVM's python/tvm/meta_schedule/testing/te_workload.py writes it (NHWC /
+// NLC / NDHWC activations, (K..., CI, CO) weights, padding as a stage of its own): C1D,
+// C2D, C3D, GMM, GRP, DIL, DEP, T2D, CAP, NRM; and the convolutions again in PyTorch's
+// NCHW / OIHW layout. bench/bench_auto_schedule.cpp runs them as the "auto/ansor_*"
+// groups (te default, rules, searched, PyTorch in the same run).
+#pragma once
+#include <te/te.h>
+
+#include <string>
+#include <vector>
+
+#include "auto_schedule_suite.h"
+
+namespace te_bench {
+
+namespace ansor_detail {
+
+using namespace te;
+
+inline SuiteKernel conv_kernel(const std::string& name, std::vector<Tensor> args, const Tensor& out, double flops) {
+  SuiteKernel k;
+  k.name = name;
+  k.args = std::move(args);
+  k.args.push_back(out);
+  k.output = out;
+  k.work = flops * 1e-9;
+  k.unit = "GFLOP/s";
+  k.default_iterations = 1;
+  k.ranges = std::vector<std::pair<float, float>>(k.args.size() - 1, {-1.0f, 1.0f});
+  return k;
+}
+
+// x zero-padded by `before` on each of the spatial axes listed (the others unpadded).
+inline Tensor pad_spatial(const Tensor& x, const std::vector<int>& spatial_axes, int before, int after) {
+  std::vector<Expr> shape = x.shape();
+  for (int a : spatial_axes) shape[a] = shape[a] + before + after;
+  return compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> idx(v.begin(), v.end());
+        Expr inside = const_true();
+        for (int a : spatial_axes) {
+          inside = inside && v[a] >= before && v[a] < x.shape()[a] + before;
+          idx[a] = v[a] - before;
+        }
+        return if_then_else(inside, x(idx), make_const(x.dtype(), 0.0));
+      },
+      "pad");
+}
+
+inline int out_extent(int in, int k, int stride, int pad, int dilation = 1) {
+  return (in + 2 * pad - dilation * (k - 1) - 1) / stride + 1;
+}
+
+}  // namespace ansor_detail
+
+// C1D: conv1d, NLC, L 256, 64 -> 128 channels, kernel 3, stride 2, padding 1.
+inline SuiteKernel ansor_c1d() {
+  using namespace te;
+  using namespace ansor_detail;
+  const int L = 256, CI = 64, CO = 128, K = 3, S = 2, P = 1, OL = out_extent(L, K, S, P);
+  Tensor x = placeholder({1, L, CI}, Float(32), "x"), w = placeholder({K, CI, CO}, Float(32), "w");
+  Tensor pad = pad_spatial(x, {1}, P, P);
+  IterVar rl = reduce_axis({0, K}, "rl"), rc = reduce_axis({0, CI}, "rc");
+  Tensor out = compute(
+      {1, OL, CO},
+      [&](Expr n, Expr l, Expr co) {
+        return sum(pad(n, l * S + rl, rc) * w(rl, rc, co), {rl, rc});
+      },
+      "c1d");
+  return conv_kernel("ansor_c1d", {x, w}, out, 2.0 * OL * CO * K * CI);
+}
+
+// C2D (NHWC) and DIL (dilation 2): 224x224, 3 -> 64 channels, kernel 7, stride 2, padding 3.
+inline SuiteKernel ansor_c2d(bool nchw, int dilation = 1) {
+  using namespace te;
+  using namespace ansor_detail;
+  const int H = 224, CI = 3, CO = 64, K = 7, S = 2, P = 3, D = dilation, OH = out_extent(H, K, S, P, D);
+  IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"), rc = reduce_axis({0, CI}, "rc");
+  const std::string name = std::string(D == 1 ? "ansor_c2d" : "ansor_dil") + (nchw ? "_nchw" : "");
+  const double flops = 2.0 * OH * OH * CO * K * K * CI;
+  if (nchw) {
+    Tensor x = placeholder({1, CI, H, H}, Float(32), "x"), w = placeholder({CO, CI, K, K}, Float(32), "w");
+    Tensor pad = pad_spatial(x, {2, 3}, P, P);
+    Tensor out = compute(
+        {1, CO, OH, OH},
+        [&](Expr n, Expr co, Expr h, Expr ww) {
+          return sum(pad(n, rc, h * S + rh * D, ww * S + rw * D) * w(co, rc, rh, rw), {rc, rh, rw});
+        },
+        name);
+    return conv_kernel(name, {x, w}, out, flops);
+  }
+  Tensor x = placeholder({1, H, H, CI}, Float(32), "x"), w = placeholder({K, K, CI, CO}, Float(32), "w");
+  Tensor pad = pad_spatial(x, {1, 2}, P, P);
+  Tensor out = compute(
+      {1, OH, OH, CO},
+      [&](Expr n, Expr h, Expr ww, Expr co) {
+        return sum(pad(n, h * S + rh * D, ww * S + rw * D, rc) * w(rh, rw, rc, co), {rh, rw, rc});
+      },
+      name);
+  return conv_kernel(name, {x, w}, out, flops);
+}
+
+// C3D: conv3d, NDHWC, 16x224x224, 3 -> 64 channels, kernel 7, stride 2, padding 3.
+inline SuiteKernel ansor_c3d() {
+  using namespace te;
+  using namespace ansor_detail;
+  const int D = 16, H = 224, CI = 3, CO = 64, K = 7, S = 2, P = 3;
+  const int OD = out_extent(D, K, S, P), OH = out_extent(H, K, S, P);
+  Tensor x = placeholder({1, D, H, H, CI}, Float(32), "x"), w = placeholder({K, K, K, CI, CO}, Float(32), "w");
+  Tensor pad = pad_spatial(x, {1, 2, 3}, P, P);
+  IterVar rd = reduce_axis({0, K}, "rd"), rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"),
+          rc = reduce_axis({0, CI}, "rc");
+  Tensor out = compute(
+      {1, OD, OH, OH, CO},
+      [&](const std::vector<Var>& v) {
+        return sum(pad(v[0], v[1] * S + rd, v[2] * S + rh, v[3] * S + rw, rc) * w(rd, rh, rw, rc, v[4]),
+                   {rd, rh, rw, rc});
+      },
+      "ansor_c3d");
+  return conv_kernel("ansor_c3d", {x, w}, out, 2.0 * OD * OH * OH * CO * K * K * K * CI);
+}
+
+// GMM: batch matmul 1 x 128 x 128 x 128.
+inline SuiteKernel ansor_gmm() {
+  SuiteKernel k = suite_bmm(1, 128, 128, 128);
+  k.name = "ansor_gmm";
+  return k;
+}
+
+// GRP: grouped conv, 56x56, 64 -> 128 channels in 4 groups, kernel 3, stride 2, padding 1.
+inline SuiteKernel ansor_grp(bool nchw) {
+  using namespace te;
+  using namespace ansor_detail;
+  const int H = 56, CI = 64, CO = 128, G = 4, K = 3, S = 2, P = 1, OH = out_extent(H, K, S, P);
+  const int gi = CI / G, go = CO / G;
+  IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"), rc = reduce_axis({0, gi}, "rc");
+  const std::string name = nchw ? "ansor_grp_nchw" : "ansor_grp";
+  const double flops = 2.0 * OH * OH * CO * K * K * gi;
+  if (nchw) {
+    Tensor x = placeholder({1, CI, H, H}, Float(32), "x"), w = placeholder({CO, gi, K, K}, Float(32), "w");
+    Tensor pad = pad_spatial(x, {2, 3}, P, P);
+    Tensor out = compute(
+        {1, CO, OH, OH},
+        [&](Expr n, Expr co, Expr h, Expr ww) {
+          return sum(pad(n, co / go * gi + rc, h * S + rh, ww * S + rw) * w(co, rc, rh, rw), {rc, rh, rw});
+        },
+        name);
+    return conv_kernel(name, {x, w}, out, flops);
+  }
+  Tensor x = placeholder({1, H, H, CI}, Float(32), "x"), w = placeholder({K, K, gi, CO}, Float(32), "w");
+  Tensor pad = pad_spatial(x, {1, 2}, P, P);
+  Tensor out = compute(
+      {1, OH, OH, CO},
+      [&](Expr n, Expr h, Expr ww, Expr co) {
+        return sum(pad(n, h * S + rh, ww * S + rw, co / go * gi + rc) * w(rh, rw, rc, co), {rh, rw, rc});
+      },
+      name);
+  return conv_kernel(name, {x, w}, out, flops);
+}
+
+// DEP: depthwise conv, 112x112, 32 channels, kernel 3, stride 1, padding 1.
+inline SuiteKernel ansor_dep(bool nchw) {
+  using namespace te;
+  using namespace ansor_detail;
+  const int H = 112, C = 32, K = 3, P = 1;
+  IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw");
+  const std::string name = nchw ? "ansor_dep_nchw" : "ansor_dep";
+  const double flops = 2.0 * H * H * C * K * K;
+  if (nchw) {
+    Tensor x = placeholder({1, C, H, H}, Float(32), "x"), w = placeholder({C, 1, K, K}, Float(32), "w");
+    Tensor pad = pad_spatial(x, {2, 3}, P, P);
+    Tensor out = compute(
+        {1, C, H, H},
+        [&](Expr n, Expr c, Expr h, Expr ww) {
+          return sum(pad(n, c, h + rh, ww + rw) * w(c, 0, rh, rw), {rh, rw});
+        },
+        name);
+    return conv_kernel(name, {x, w}, out, flops);
+  }
+  Tensor x = placeholder({1, H, H, C}, Float(32), "x"), w = placeholder({K, K, C, 1}, Float(32), "w");
+  Tensor pad = pad_spatial(x, {1, 2}, P, P);
+  Tensor out = compute(
+      {1, H, H, C},
+      [&](Expr n, Expr h, Expr ww, Expr c) {
+        return sum(pad(n, h + rh, ww + rw, c) * w(rh, rw, c, 0), {rh, rw});
+      },
+      name);
+  return conv_kernel(name, {x, w}, out, flops);
+}
+
+// T2D: transposed conv, 4x4, 512 -> 256 channels, kernel 4, stride 2, padding 1 (output
+// 8x8), as TVM writes it: the input with stride - 1 zeros between its pixels and
+// kernel - 1 - padding around them, convolved with the flipped kernel.
+inline SuiteKernel ansor_t2d(bool nchw) {
+  using namespace te;
+  const int H = 4, CI = 512, CO = 256, K = 4, S = 2, P = 1;
+  const int B = K - 1 - P, DH = (H - 1) * S + 1 + 2 * B, OH = DH - K + 1;
+  IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"), rc = reduce_axis({0, CI}, "rc");
+  auto dilated_at = [&](Expr y) { return y >= B && y < B + (H - 1) * S + 1 && truncmod(y - B, S) == 0; };
+  const std::string name = nchw ? "ansor_t2d_nchw" : "ansor_t2d";
+  const double flops = 2.0 * OH * OH * CO * K * K * CI;  // as written: zeros included
+  if (nchw) {
+    Tensor x = placeholder({1, CI, H, H}, Float(32), "x"), w = placeholder({CI, CO, K, K}, Float(32), "w");
+    Tensor d = compute(
+        {1, CI, DH, DH},
+        [&](Expr n, Expr c, Expr y, Expr xx) {
+          return if_then_else(dilated_at(y) && dilated_at(xx), x(n, c, truncdiv(y - B, S), truncdiv(xx - B, S)), 0.0f);
+        },
+        "dilated");
+    Tensor out = compute(
+        {1, CO, OH, OH},
+        [&](Expr n, Expr co, Expr h, Expr ww) {
+          return sum(d(n, rc, h + rh, ww + rw) * w(rc, co, K - 1 - rh, K - 1 - rw), {rc, rh, rw});
+        },
+        name);
+    return ansor_detail::conv_kernel(name, {x, w}, out, flops);
+  }
+  Tensor x = placeholder({1, H, H, CI}, Float(32), "x"), w = placeholder({K, K, CI, CO}, Float(32), "w");
+  Tensor d = compute(
+      {1, DH, DH, CI},
+      [&](Expr n, Expr y, Expr xx, Expr c) {
+        return if_then_else(dilated_at(y) && dilated_at(xx), x(n, truncdiv(y - B, S), truncdiv(xx - B, S), c), 0.0f);
+      },
+      "dilated");
+  Tensor out = compute(
+      {1, OH, OH, CO},
+      [&](Expr n, Expr h, Expr ww, Expr co) {
+        return sum(d(n, h + rh, ww + rw, rc) * w(K - 1 - rh, K - 1 - rw, rc, co), {rh, rw, rc});
+      },
+      name);
+  return ansor_detail::conv_kernel(name, {x, w}, out, flops);
+}
+
+// CAP: capsule conv, 16x16, 32 -> 32 channels of 4x4 capsules, kernel 3, stride 2,
+// padding 1: out[n, h, w, i, j, co] = sum x[n, 2h + rh, 2w + rw, i, k, c] w[rh, rw, k, j, c, co].
+inline SuiteKernel ansor_cap() {
+  using namespace te;
+  using namespace ansor_detail;
+  const int H = 16, CI = 32, CO = 32, CAP = 4, K = 3, S = 2, P = 1, OH = out_extent(H, K, S, P);
+  Tensor x = placeholder({1, H, H, CAP, CAP, CI}, Float(32), "x");
+  Tensor w = placeholder({K, K, CAP, CAP, CI, CO}, Float(32), "w");
+  Tensor pad = pad_spatial(x, {1, 2}, P, P);
+  IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"), rk = reduce_axis({0, CAP}, "rk"),
+          rc = reduce_axis({0, CI}, "rc");
+  Tensor out = compute(
+      {1, OH, OH, CAP, CAP, CO},
+      [&](const std::vector<Var>& v) {
+        return sum(pad(v[0], v[1] * S + rh, v[2] * S + rw, v[3], rk, rc) * w(rh, rw, rk, v[4], rc, v[5]),
+                   {rh, rw, rk, rc});
+      },
+      "ansor_cap");
+  return conv_kernel("ansor_cap", {x, w}, out, 2.0 * OH * OH * CAP * CAP * CO * K * K * CAP * CI);
+}
+
+// NRM: the 2-norm of a 4096 x 1024 matrix (4M squares in one sum).
+inline SuiteKernel ansor_nrm() {
+  using namespace te;
+  const int M = 4096, N = 1024;
+  Tensor a = placeholder({1, M, N}, Float(32), "a");
+  IterVar i = reduce_axis({0, M}, "i"), j = reduce_axis({0, N}, "j");
+  Tensor s = compute(
+      {1},
+      [&](Expr b) {
+        return sum(a(b, i, j) * a(b, i, j), {i, j});
+      },
+      "sum_squares");
+  Tensor out = compute(
+      {1}, [&](Expr b) { return sqrt(s(b)); }, "ansor_nrm");
+  SuiteKernel k = ansor_detail::conv_kernel("ansor_nrm", {a}, out, 2.0 * M * N);
+  return k;
+}
+
+// The suite: the ten in TVM's layouts, then the convolutions in PyTorch's NCHW.
+inline std::vector<SuiteKernel> ansor_suite() {
+  return {ansor_c1d(),         ansor_c2d(false), ansor_c3d(),        ansor_gmm(),     ansor_grp(false),
+          ansor_c2d(false, 2), ansor_dep(false), ansor_t2d(false),   ansor_cap(),     ansor_nrm(),
+          ansor_c2d(true),     ansor_grp(true),  ansor_c2d(true, 2), ansor_dep(true), ansor_t2d(true)};
+}
+
+}  // namespace te_bench
