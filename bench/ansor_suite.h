@@ -18,7 +18,8 @@ namespace ansor_detail {
 
 using namespace te;
 
-inline SuiteKernel conv_kernel(const std::string& name, std::vector<Tensor> args, const Tensor& out, double flops) {
+// A kernel of the suite: its inputs, then out; `flops` per call; inputs in [-1, 1).
+inline SuiteKernel flop_kernel(const std::string& name, std::vector<Tensor> args, const Tensor& out, double flops) {
   SuiteKernel k;
   k.name = name;
   k.args = std::move(args);
@@ -69,7 +70,7 @@ inline SuiteKernel ansor_c1d() {
         return sum(pad(n, l * S + rl, rc) * w(rl, rc, co), {rl, rc});
       },
       "c1d");
-  return conv_kernel("ansor_c1d", {x, w}, out, 2.0 * OL * CO * K * CI);
+  return flop_kernel("ansor_c1d", {x, w}, out, 2.0 * OL * CO * K * CI);
 }
 
 // C2D (NHWC) and DIL (dilation 2): 224x224, 3 -> 64 channels, kernel 7, stride 2, padding 3.
@@ -89,7 +90,7 @@ inline SuiteKernel ansor_c2d(bool nchw, int dilation = 1) {
           return sum(pad(n, rc, h * S + rh * D, ww * S + rw * D) * w(co, rc, rh, rw), {rc, rh, rw});
         },
         name);
-    return conv_kernel(name, {x, w}, out, flops);
+    return flop_kernel(name, {x, w}, out, flops);
   }
   Tensor x = placeholder({1, H, H, CI}, Float(32), "x"), w = placeholder({K, K, CI, CO}, Float(32), "w");
   Tensor pad = pad_spatial(x, {1, 2}, P, P);
@@ -99,7 +100,7 @@ inline SuiteKernel ansor_c2d(bool nchw, int dilation = 1) {
         return sum(pad(n, h * S + rh * D, ww * S + rw * D, rc) * w(rh, rw, rc, co), {rh, rw, rc});
       },
       name);
-  return conv_kernel(name, {x, w}, out, flops);
+  return flop_kernel(name, {x, w}, out, flops);
 }
 
 // C3D: conv3d, NDHWC, 16x224x224, 3 -> 64 channels, kernel 7, stride 2, padding 3.
@@ -119,7 +120,7 @@ inline SuiteKernel ansor_c3d() {
                    {rd, rh, rw, rc});
       },
       "ansor_c3d");
-  return conv_kernel("ansor_c3d", {x, w}, out, 2.0 * OD * OH * OH * CO * K * K * K * CI);
+  return flop_kernel("ansor_c3d", {x, w}, out, 2.0 * OD * OH * OH * CO * K * K * K * CI);
 }
 
 // GMM: batch matmul 1 x 128 x 128 x 128.
@@ -147,7 +148,7 @@ inline SuiteKernel ansor_grp(bool nchw) {
           return sum(pad(n, co / go * gi + rc, h * S + rh, ww * S + rw) * w(co, rc, rh, rw), {rc, rh, rw});
         },
         name);
-    return conv_kernel(name, {x, w}, out, flops);
+    return flop_kernel(name, {x, w}, out, flops);
   }
   Tensor x = placeholder({1, H, H, CI}, Float(32), "x"), w = placeholder({K, K, gi, CO}, Float(32), "w");
   Tensor pad = pad_spatial(x, {1, 2}, P, P);
@@ -157,7 +158,7 @@ inline SuiteKernel ansor_grp(bool nchw) {
         return sum(pad(n, h * S + rh, ww * S + rw, co / go * gi + rc) * w(rh, rw, rc, co), {rh, rw, rc});
       },
       name);
-  return conv_kernel(name, {x, w}, out, flops);
+  return flop_kernel(name, {x, w}, out, flops);
 }
 
 // DEP: depthwise conv, 112x112, 32 channels, kernel 3, stride 1, padding 1.
@@ -177,7 +178,7 @@ inline SuiteKernel ansor_dep(bool nchw) {
           return sum(pad(n, c, h + rh, ww + rw) * w(c, 0, rh, rw), {rh, rw});
         },
         name);
-    return conv_kernel(name, {x, w}, out, flops);
+    return flop_kernel(name, {x, w}, out, flops);
   }
   Tensor x = placeholder({1, H, H, C}, Float(32), "x"), w = placeholder({K, K, C, 1}, Float(32), "w");
   Tensor pad = pad_spatial(x, {1, 2}, P, P);
@@ -187,7 +188,7 @@ inline SuiteKernel ansor_dep(bool nchw) {
         return sum(pad(n, h + rh, ww + rw, c) * w(rh, rw, c, 0), {rh, rw});
       },
       name);
-  return conv_kernel(name, {x, w}, out, flops);
+  return flop_kernel(name, {x, w}, out, flops);
 }
 
 // T2D: transposed conv, 4x4, 512 -> 256 channels, kernel 4, stride 2, padding 1 (output
@@ -215,7 +216,7 @@ inline SuiteKernel ansor_t2d(bool nchw) {
           return sum(d(n, rc, h + rh, ww + rw) * w(rc, co, K - 1 - rh, K - 1 - rw), {rc, rh, rw});
         },
         name);
-    return ansor_detail::conv_kernel(name, {x, w}, out, flops);
+    return ansor_detail::flop_kernel(name, {x, w}, out, flops);
   }
   Tensor x = placeholder({1, H, H, CI}, Float(32), "x"), w = placeholder({K, K, CI, CO}, Float(32), "w");
   Tensor d = compute(
@@ -230,7 +231,7 @@ inline SuiteKernel ansor_t2d(bool nchw) {
         return sum(d(n, h + rh, ww + rw, rc) * w(K - 1 - rh, K - 1 - rw, rc, co), {rh, rw, rc});
       },
       name);
-  return ansor_detail::conv_kernel(name, {x, w}, out, flops);
+  return ansor_detail::flop_kernel(name, {x, w}, out, flops);
 }
 
 // CAP: capsule conv, 16x16, 32 -> 32 channels of 4x4 capsules, kernel 3, stride 2,
@@ -251,7 +252,7 @@ inline SuiteKernel ansor_cap() {
                    {rh, rw, rk, rc});
       },
       "ansor_cap");
-  return conv_kernel("ansor_cap", {x, w}, out, 2.0 * OH * OH * CAP * CAP * CO * K * K * CAP * CI);
+  return flop_kernel("ansor_cap", {x, w}, out, 2.0 * OH * OH * CAP * CAP * CO * K * K * CAP * CI);
 }
 
 // NRM: the 2-norm of a 4096 x 1024 matrix (4M squares in one sum).
@@ -268,8 +269,7 @@ inline SuiteKernel ansor_nrm() {
       "sum_squares");
   Tensor out = compute(
       {1}, [&](Expr b) { return sqrt(s(b)); }, "ansor_nrm");
-  SuiteKernel k = ansor_detail::conv_kernel("ansor_nrm", {a}, out, 2.0 * M * N);
-  return k;
+  return ansor_detail::flop_kernel("ansor_nrm", {a}, out, 2.0 * M * N);
 }
 
 // The suite: the ten in TVM's layouts, then the convolutions in PyTorch's NCHW.

@@ -205,27 +205,29 @@ AutoScheduleOptions cpu_options(int trials) {
 TEST(AutoScheduleOps, EveryOpWithTheCpuRules) {
   RunTally tally("te::ops auto-scheduled (CPU rules)");
   uint64_t seed = 1;
-  for (const OpCase& op : all_ops()) {
+  const std::vector<OpCase> ops = all_ops();
+  for (const OpCase& op : ops) {
     SCOPED_TRACE(op.name);
     tally.add(check_case(auto_case(op, cpu_options(0), seed++)));
   }
-  EXPECT_EQ(tally.passed(), static_cast<int>(all_ops().size()));
+  EXPECT_EQ(tally.passed(), static_cast<int>(ops.size()));
 }
 
 TEST(AutoScheduleOps, EveryOpWithAShortSearch) {
   RunTally tally("te::ops auto-scheduled (CPU, 2-trial search)");
   uint64_t seed = 100;
-  for (const OpCase& op : all_ops()) {
+  const std::vector<OpCase> ops = all_ops();
+  for (const OpCase& op : ops) {
     SCOPED_TRACE(op.name);
     tally.add(check_case(auto_case(op, cpu_options(2), seed++)));
   }
-  EXPECT_EQ(tally.passed(), static_cast<int>(all_ops().size()));
+  EXPECT_EQ(tally.passed(), static_cast<int>(ops.size()));
 }
 
 TEST(AutoScheduleOps, EveryOpWithTheCudaRulesInTheEmulation) {
   AutoScheduleOptions o;
   o.target = "cuda";
-  std::vector<OpCase> ops = all_ops();
+  const std::vector<OpCase> ops = all_ops();
   std::vector<FuzzCase> cases;
   for (size_t k = 0; k < ops.size(); ++k) cases.push_back(auto_case(ops[k], o, 200 + k));
   RunTally on_cpu("te::ops auto-scheduled for CUDA, interpreted"),
