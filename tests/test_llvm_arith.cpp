@@ -383,3 +383,29 @@ TEST(LlvmArith, FmaContractionIsUsedWhenAllowed) {
 }
 
 }  // namespace
+
+TEST(LlvmArith, Float16CompareMasksCombineLikeTheInterpreter) {
+  // A float16 comparison and an int8 one, combined in 16-lane masks: with AVX512-FP16
+  // (Sapphire Rapids) LLVM 14 and 19 mixed up their lanes, so te's target machines
+  // leave that extension off (make_target_machine).
+  const int64_t n = 31;
+  Tensor F = placeholder({n}, Bool(), "F"), U = placeholder({n}, UInt(64), "U");
+  Tensor C = compute(
+      {n},
+      [&](Expr i) {
+        Expr small = cast(Float(16), U(i)) < pow(make_const(Float(16), 69.9375), cast(Float(16), i));
+        Expr ok = select(make_const(Int(8), 0) <= cast(Int(8), U(i)), small, F(i));
+        return if_then_else(ok, make_const(Int(32), 0), cast(Int(32), U(i)) / 7);
+      },
+      "C");
+  Schedule s = create_schedule({C});
+  s[C].vectorize(C.axis(0));
+  std::vector<uint64_t> u(n);
+  std::vector<bool> f(n);
+  for (int64_t i = 0; i < n; ++i) {
+    u[static_cast<size_t>(i)] = i % 3 == 0 ? 91 + i : 0x9d7f3a2b1c0d5e5bull * static_cast<uint64_t>(i + 1);
+    f[static_cast<size_t>(i)] = i % 2 == 1;
+  }
+  expect_matches_interpreter(lower(s, {F, U, C}, "masks"), {NDArray::from_vector(f, {n}), NDArray::from_vector(u, {n}),
+                                                            NDArray::empty({n}, Int(32))});
+}

@@ -48,7 +48,7 @@ std::unique_ptr<llvm::Module> generate_module(llvm::LLVMContext& ctx, const Comp
   m->setDataLayout(tm.createDataLayout());
   CodeGenOptions options;
   options.cpu = target.cpu;
-  options.features = target.features;
+  options.features = codegen_features(target);
   options.prefer_vector_bits = target.vector_bits;
   options.subtarget = tm.getMCSubtargetInfo();
   options.fma_contraction = in.options.fma_contraction;

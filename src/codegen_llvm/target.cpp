@@ -67,6 +67,15 @@ int64_t streaming_threshold(const TargetSpec& spec, int64_t requested) {
   return requested == 0 ? llc : requested;
 }
 
+// With AVX512-FP16 on, LLVM 14 and 19 alike mix up the lanes of a float16 vector compare
+// combined with another mask (seen on Sapphire Rapids; pinned by tests/test_llvm_arith.cpp).
+// te's float16 arithmetic is float arithmetic rounded to half, which that extension does
+// not speed up: it stays off, whatever the CPU (the last of repeated features wins).
+std::string codegen_features(const TargetSpec& spec) {
+  if (!llvm::Triple(spec.triple).isX86()) return spec.features;
+  return spec.features.empty() ? "-avx512fp16" : spec.features + ",-avx512fp16";
+}
+
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec, int opt_level) {
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
@@ -74,9 +83,9 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec,
   llvm::TargetOptions options;
   // Contraction is decided per instruction (the `contract` flag CodeGen sets).
   options.AllowFPOpFusion = llvm::FPOpFusion::Standard;
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(spec.triple, spec.cpu, spec.features, options,
-                                                                      llvm::Reloc::PIC_, llvm::CodeModel::Small,
-                                                                      compat::codegen_opt_level(opt_level)));
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(spec.triple, spec.cpu, codegen_features(spec), options, llvm::Reloc::PIC_,
+                                  llvm::CodeModel::Small, compat::codegen_opt_level(opt_level)));
   if (!tm) throw Error(fmt::format("build: LLVM cannot make a target machine for {} ({})", spec.triple, spec.cpu));
   return tm;
 }

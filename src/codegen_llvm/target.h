@@ -27,6 +27,9 @@ struct TargetSpec {
 // triple, CPU or features; a foreign triple starts from its generic CPU, never the
 // host's features. te::Error for a triple, CPU or feature LLVM does not know.
 TargetSpec resolve_target(const BuildOptions& options);
+// The features the code is generated with: spec's, with x86's AVX512-FP16 turned off
+// (see target.cpp).
+std::string codegen_features(const TargetSpec& spec);
 // The widest vector of spec's CPU in bits (spec.vector_bits when set): 512 with
 // AVX-512F, 256 with AVX, 128 otherwise.
 int widest_vector_bits(const TargetSpec& spec);
