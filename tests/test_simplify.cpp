@@ -383,6 +383,16 @@ TEST(SimplifyArith, DivisionAndModuloByConstants) {
   EXPECT_EQ(simp((x * 128 + y) / 64, b), "(x * 2)");
   EXPECT_EQ(simp((x * 64 + y + 64) / 64, b), "(x + 1)");
   EXPECT_EQ(simp((x * 64 + y + 3) / 64, b), "(x + ((y + 3) / 64))");
+  // A common factor (x * 16) / 32 == x / 2; an offset below the terms' alignment leaves a
+  // quotient alone: (x * 8 + w) / 32 == x / 4 for w in [0, 8) (a row tile inside a group).
+  Var w("w");
+  VarBounds bw{{x.get(), {0, 1000}}, {w.get(), {0, 7}}};
+  EXPECT_EQ(simp((x * 16) / 32, b), "(x / 2)");
+  EXPECT_EQ(simp((x * 16) % 32, b), "((x % 2) * 16)");
+  EXPECT_EQ(simp((x * 8 + w) / 32, bw), "(x / 4)");
+  EXPECT_EQ(simp((x * 8 + w) % 32, bw), "(w + ((x % 4) * 8))");
+  EXPECT_EQ(simp((x * 8 + w + 8) / 32, bw), "((x + 1) / 4)");
+  EXPECT_EQ(simp((x * 8 + w + 1) / 32, bw), "((((x * 8) + w) + 1) / 32)");
   EXPECT_EQ(simp(x / 1), "x");
   EXPECT_EQ(simp(x % 1), "0");
   EXPECT_EQ(simp(x / 0), "0");
@@ -490,6 +500,13 @@ TEST(SimplifyVector, RampAndBroadcastArithmetic) {
   EXPECT_EQ(simp(ramp(x * 8, 1, 8) / broadcast(Expr(8), 8), b), "broadcast(x, 8)");
   EXPECT_EQ(simp(ramp(x * 8, 1, 8) % broadcast(Expr(8), 8), b), "ramp(0, 1, 8)");
   EXPECT_EQ(simp(ramp(x * 16, 2, 8) / broadcast(Expr(2), 8), b), "ramp((x * 8), 1, 8)");
+  // Lanes that stay inside one block of the divisor, known from the base's alignment
+  // alone (x * 16 may sit at 16 mod 32, and its 16 lanes still end before the block).
+  EXPECT_EQ(simp(ramp(x * 16, 1, 16) / broadcast(Expr(32), 16), b), "broadcast((x / 2), 16)");
+  EXPECT_EQ(simp(ramp(x * 16, 1, 16) % broadcast(Expr(32), 16), b), "ramp(((x % 2) * 16), 1, 16)");
+  EXPECT_EQ(simp(ramp(x * 16 + 4, 1, 4) / broadcast(Expr(32), 4), b), "broadcast((x / 2), 4)");
+  EXPECT_EQ(simp(ramp(x * 16 + 1, 1, 16) / broadcast(Expr(32), 16), b),
+            "(ramp(((x * 16) + 1), 1, 16) / broadcast(32, 16))");
   EXPECT_EQ(simp(ramp(x, 1, 8) < broadcast(Expr(200), 8), b), "broadcast(true, 8)");
   EXPECT_EQ(simp(ramp(x, 1, 8) < broadcast(Expr(50), 8), b), "(ramp(x, 1, 8) < broadcast(50, 8))");
   EXPECT_EQ(simp(select(broadcast(const_true(), 4), ramp(x, 1, 4), broadcast(y, 4))), "ramp(x, 1, 4)");
@@ -705,7 +722,9 @@ TEST(SimplifyProperty, VectorExpressionsAgreeLaneByLane) {
     Var x("x", t), y("y", t);
     int lanes = 2 << g.pick(3);
     int64_t stride = static_cast<int64_t>(g.pick(9)) - 4, d = static_cast<int64_t>(g.pick(17)) - 4;
-    Expr base = x * make_const(t, static_cast<int64_t>(g.pick(20))) + y;
+    // An aligned base (a constant offset) or an unknown one (y).
+    Expr offset = g.chance(50) ? Expr(y) : make_const(t, static_cast<int64_t>(g.pick(8)));
+    Expr base = x * make_const(t, static_cast<int64_t>(g.pick(20))) + offset;
     Expr r = ramp(base, make_const(t, stride), lanes);
     Expr bd = broadcast(make_const(t, d), lanes);
     Expr e;

@@ -3,6 +3,7 @@
 // broadcast algebra.
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 
 #include "expr/int_arith.h"
 #include "expr/simplify_internal.h"
@@ -180,6 +181,60 @@ Expr Simplifier::rewrite_by_lane(BinOp op, const Expr& a, const Expr& b) {
   return make_ramp(base, make_int(et, stride), lanes);
 }
 
+// l == aligned + offset with every coefficient of `aligned` a multiple of some g > 1
+// that divides d, and offset in [0, g): then l / d == aligned / d and l % d ==
+// aligned % d + offset, as (x * 8 + y) / 32 == (x * 8) / 32 for y in [0, 8) (a row
+// tile of 8 inside a group of 32 channels). The largest such g wins. Signed types only.
+bool Simplifier::split_aligned(const Linear& l, int64_t d, Linear* aligned, Linear* offset) {
+  if (!l.type.is_int() || l.terms.size() < 2) return false;
+  int64_t best = 0;
+  for (const Term& candidate : l.terms) {
+    const int64_t g = std::gcd(candidate.coeff, d);
+    if (g <= best || g <= 1) continue;
+    Linear al(l.type), off(l.type);
+    for (const Term& term : l.terms) {
+      if (term.coeff % g == 0)
+        al.add_term(term.atom, term.coeff);
+      else
+        off.add_term(term.atom, term.coeff);
+    }
+    const int64_t c = static_cast<int64_t>(floormod128(l.constant, g));
+    al.constant = l.constant - c;
+    off.constant = c;
+    std::optional<Bounds> ob = linear_bounds(off, an_);
+    if (!ob || ob->lo < 0 || ob->hi >= g || al.terms.empty()) continue;
+    best = g;
+    *aligned = al;
+    *offset = off;
+  }
+  return best > 0;
+}
+
+// x = m * k + r for every k (m the gcd of x's coefficients): with g = gcd(m, d), x's
+// offset in its block of d is at most d - g + r % g, so when r % g + c * (n - 1) < g no
+// lane of ramp(x, c, n) crosses into the next block. Then the quotient is one value
+// for all lanes and the remainder a ramp. A vectorized loop over part of a split axis
+// (`ramp(o * 16, 1, 16) / 32`) becomes a broadcast load instead of a gather this way.
+Expr Simplifier::rewrite_aligned_ramp_div_mod(BinOp op, const Expr& a, const Expr& b) {
+  auto* ramp = a.as<RampNode>();
+  auto* divisor = b.as<BroadcastNode>();
+  if (!ramp || !divisor) return Expr();
+  DataType et = ramp->base.dtype();
+  auto d = const_int(divisor->value);
+  auto c = const_int(ramp->stride);
+  if (!d || !c || *d <= 0 || *c < 0 || !et.is_int()) return Expr();
+  Linear l = linear_of(ramp->base);
+  std::optional<Bounds> span = linear_bounds(l, an_);
+  i128 last_offset = i128{*c} * (ramp->lanes - 1);
+  if (!span || !fits(Bounds{span->lo, span->hi + last_offset}, et)) return Expr();
+  int64_t g = *d;
+  for (const Term& t : l.terms) g = std::gcd(g, t.coeff < 0 ? -t.coeff : t.coeff);
+  if (floormod128(l.constant, g) + last_offset >= g) return Expr();
+  int lanes = ramp->lanes;
+  if (op == BinOp::Div) return make_broadcast(rewrite_binary(BinOp::Div, ramp->base, divisor->value), lanes);
+  return make_ramp(rewrite_binary(BinOp::Mod, ramp->base, divisor->value), ramp->stride, lanes);
+}
+
 // A rewrite's new operands may match other rules (a nested division, say); the depth cap
 // guarantees termination whatever the rules do.
 Expr Simplifier::rewrite_again(BinOp op, const Expr& a, const Expr& b) {
@@ -198,6 +253,7 @@ Expr Simplifier::rewrite_div_mod(BinOp op, const Expr& a, const Expr& b) {
     auto* bb = b.as<BroadcastNode>();
     if (ba && bb) return make_broadcast(rewrite_binary(op, ba->value, bb->value), t.lanes());
     if (Expr r = rewrite_by_lane(op, a, b); r.defined()) return r;
+    if (Expr r = rewrite_aligned_ramp_div_mod(op, a, b); r.defined()) return r;
     if (is_const_int(b, 1)) return is_div ? a : make_int(t, 0);
     if (is_const_int(b, 0)) return make_int(t, 0);
     return make_bin(op, a, b);
@@ -233,6 +289,23 @@ Expr Simplifier::rewrite_div_mod(BinOp op, const Expr& a, const Expr& b) {
   std::optional<Bounds> s = linear_bounds(l, an_, &k);
   bool s_fits = s && fits(*s, t);
 
+  // A common factor g of every coefficient, the constant and d: (g * y) / (g * e) == y / e
+  // and (g * y) % (g * e) == (y % e) * g, as (x * 16) / 32 == x / 2.
+  if (s_fits && t.is_int() && !l.terms.empty()) {
+    int64_t g = static_cast<int64_t>(d);
+    for (const Term& term : l.terms) g = std::gcd(g, term.coeff);
+    g = std::gcd(g, l.constant);
+    if (g < 0) g = -g;
+    if (g > 1) {
+      Linear reduced(t);
+      for (const Term& term : l.terms) reduced.add_term(term.atom, term.coeff / g);
+      reduced.constant = l.constant / g;
+      Expr e = make_int(t, static_cast<int64_t>(d) / g);
+      Expr r = rewrite_div_mod(op, linear_to_expr(reduced), e);
+      return is_div ? r : rewrite_binary(BinOp::Mul, r, make_int(t, g));
+    }
+  }
+
   if (is_div) {
     if (!s_fits) return make_bin(op, a, b);
     // a == D + R with every coefficient of D a multiple of d: a / d == D / d + R / d.
@@ -255,6 +328,12 @@ Expr Simplifier::rewrite_div_mod(BinOp op, const Expr& a, const Expr& b) {
       // second pass would.
       if (q1 == q2) {
         dpart.add_const(static_cast<int64_t>(q1));
+        fold_div_mod_pairs(dpart);
+        return linear_to_expr(dpart);
+      }
+      Linear aligned(t), offset(t);
+      if (split_aligned(rpart, static_cast<int64_t>(d), &aligned, &offset)) {
+        dpart.add_term(rewrite_again(op, linear_to_expr(aligned), b), 1);
         fold_div_mod_pairs(dpart);
         return linear_to_expr(dpart);
       }
@@ -285,6 +364,13 @@ Expr Simplifier::rewrite_div_mod(BinOp op, const Expr& a, const Expr& b) {
     if (q1 == q2) {
       rpart.add_const(static_cast<int64_t>(-q1 * d));
       return linear_to_expr(rpart);
+    }
+  }
+  if (r_fits) {
+    Linear aligned(t), offset(t);
+    if (split_aligned(rpart, static_cast<int64_t>(d), &aligned, &offset)) {
+      offset.add_term(rewrite_again(op, linear_to_expr(aligned), b), 1);
+      return linear_to_expr(offset);
     }
   }
   if (!pow2 && !r_fits) return make_bin(op, a, b);

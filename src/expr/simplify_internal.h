@@ -187,6 +187,9 @@ class Simplifier : public IRMutator {
   Expr rewrite_div_mod(BinOp op, const Expr& a, const Expr& b);
   Expr rewrite_trunc_div_mod(BinOp op, const Expr& a, const Expr& b);
   Expr rewrite_by_lane(BinOp op, const Expr& a, const Expr& b);
+  // ramp(x, c, n) / d and % d when x's alignment keeps every lane in x's block of d.
+  Expr rewrite_aligned_ramp_div_mod(BinOp op, const Expr& a, const Expr& b);
+  bool split_aligned(const Linear& l, int64_t d, Linear* aligned, Linear* offset);
   Expr rewrite_again(BinOp op, const Expr& a, const Expr& b);
   // simplify_logic.cpp
   Expr rewrite_compare(BinOp op, const Expr& a, const Expr& b);
