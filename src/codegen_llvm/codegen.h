@@ -147,6 +147,8 @@ class CodeGen {
   llvm::Value* emit_cast(llvm::Value* v, DataType from, DataType to);
   llvm::Value* round_to_odd_float(llvm::Value* v);  // double (vector) -> float, rounded to odd
   llvm::Value* emit_lane_loads(const BufferInfo& info, const Expr& index, llvm::Type* vec_mem, int lanes);
+  llvm::Value* emit_strided_load(const BufferInfo& info, const Expr& base, int64_t stride, llvm::Type* vec_mem,
+                                 int lanes);
   llvm::Value* emit_saturating_float_to_int(llvm::Value* v, DataType to, llvm::Type* target);
   llvm::Value* emit_call(const CallNode* n);
   llvm::Value* emit_float_intrinsic(Intrinsic op, llvm::Value* x, DataType t);

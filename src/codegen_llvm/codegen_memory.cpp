@@ -20,6 +20,8 @@ namespace {
 constexpr int64_t kMaxStackBytes = 32 * 1024;
 // Alignment of allocations (stack and heap) and the most te ever assumes.
 constexpr int64_t kAllocAlignment = 64;
+// Vector loads with a constant stride up to this read the span densely and shuffle.
+constexpr int64_t kMaxDenseStride = 4;
 
 llvm::Value* all_true(llvm::IRBuilder<>& b, int lanes) {
   return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(static_cast<unsigned>(lanes)), b.getTrue());
@@ -109,6 +111,8 @@ llvm::Value* CodeGen::emit_load(const LoadNode* n) {
     llvm::Value* v = annotate(b_.CreateAlignedLoad(elem_mem, ptr, elem_align), info);
     return from_memory(b_.CreateVectorSplat(static_cast<unsigned>(lanes), v), t);
   }
+  if (strided && stride >= 2 && stride <= kMaxDenseStride && active == nullptr)
+    return from_memory(emit_strided_load(info, base, stride, vec_mem, lanes), t);
   if (active == nullptr) return from_memory(emit_lane_loads(info, index, vec_mem, lanes), t);
   llvm::Value* ptrs = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(index), index.dtype()));
   llvm::Value* v = annotate(
@@ -243,6 +247,52 @@ llvm::Value* CodeGen::emit_lane_loads(const BufferInfo& info, const Expr& index,
     v = b_.CreateInsertElement(v, x, lane);
   }
   return v;
+}
+
+// base + stride * lane for a small stride (a stride-2 convolution's row of inputs): the
+// span from the first lane to the last read as vectors of `lanes` (the last one ending at
+// the last lane, so nothing past it is touched), then one shuffle picks the lanes. LLVM
+// turns that into a few permutes, where lane-by-lane loads cost a load and an insert each.
+llvm::Value* CodeGen::emit_strided_load(const BufferInfo& info, const Expr& base, int64_t stride, llvm::Type* vec_mem,
+                                        int lanes) {
+  llvm::Type* elem_mem = memory_type(info.dtype);
+  llvm::Align elem_align(static_cast<uint64_t>(info.dtype.bytes()));
+  llvm::Value* first = b_.CreateInBoundsGEP(elem_mem, info.ptr, to_i64(emit(base), base.dtype()));
+  const int64_t span = stride * (lanes - 1) + 1;
+  const int64_t pieces = (span + lanes - 1) / lanes;
+  std::vector<llvm::Value*> parts;
+  std::vector<int64_t> starts;
+  for (int64_t p = 0; p < pieces; ++p) {
+    int64_t start = std::min<int64_t>(p * lanes, span - lanes);
+    llvm::Value* ptr = b_.CreateInBoundsGEP(elem_mem, first, b_.getInt64(static_cast<uint64_t>(start)));
+    ptr = b_.CreateBitCast(ptr, compat::pointer_to(vec_mem));
+    parts.push_back(annotate(b_.CreateAlignedLoad(vec_mem, ptr, elem_align), info));
+    starts.push_back(start);
+  }
+  // Concatenate the pieces (shuffles of two vectors each), then pick every stride-th
+  // element: element e of the span lies in the first piece whose range holds it.
+  llvm::Value* joined = parts[0];
+  int64_t width = lanes;
+  for (size_t p = 1; p < parts.size(); ++p) {
+    llvm::Value* next = parts[p];
+    if (width > lanes) {  // widen the piece to the joined vector's width (undef beyond)
+      std::vector<int> widen(static_cast<size_t>(width));
+      for (int64_t i = 0; i < width; ++i) widen[static_cast<size_t>(i)] = i < lanes ? static_cast<int>(i) : -1;
+      next = b_.CreateShuffleVector(next, llvm::UndefValue::get(next->getType()), widen);
+    }
+    std::vector<int> concat(static_cast<size_t>(width + lanes));
+    for (int64_t i = 0; i < width + lanes; ++i) concat[static_cast<size_t>(i)] = static_cast<int>(i);
+    joined = b_.CreateShuffleVector(joined, next, concat);
+    width += lanes;
+  }
+  std::vector<int> pick(static_cast<size_t>(lanes));
+  for (int i = 0; i < lanes; ++i) {
+    const int64_t e = stride * i;
+    size_t p = 0;
+    while (e >= starts[p] + lanes) ++p;
+    pick[static_cast<size_t>(i)] = static_cast<int>(static_cast<int64_t>(p) * lanes + (e - starts[p]));
+  }
+  return b_.CreateShuffleVector(joined, llvm::UndefValue::get(joined->getType()), pick);
 }
 
 void CodeGen::emit_store(const StoreNode* n) {
