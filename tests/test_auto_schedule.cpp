@@ -695,3 +695,66 @@ TEST(AutoSchedule, MoreGraphs) {
     EXPECT_TRUE(has(r.ir, "allocate B")) << r.ir;
   }
 }
+
+TEST(AutoSchedule, GroupedConvolutionRowsStayInsideAGroup) {
+  // Input channel (o / 16) * 4 + c: in NCHW the register tile's rows are output channels
+  // (each loaded input vector serves them all) in counts that divide the group's 16, so
+  // every row of a tile reads the same input channel; in NHWC the tile of 16 output
+  // channels reads one input channel, a broadcast rather than a gather.
+  const int CI = 16, CO = 64, G = 4, gi = CI / G, go = CO / G, H = 13, R = (H - 3) / 2 + 1;
+  IterVar c = reduce_axis({0, gi}, "c"), ky = reduce_axis({0, 3}, "ky"), kx = reduce_axis({0, 3}, "kx");
+  AutoScheduleOptions opts = cpu_options();
+  opts.target.vector_bits = 256;
+  const auto xv = random_values(CI * H * H, 51), wv = random_values(CO * gi * 9, 52);
+  std::vector<float> want(static_cast<size_t>(CO * R * R), 0.0f);  // NCHW order
+  for (int o = 0; o < CO; ++o)
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < R; ++j)
+        for (int cc = 0; cc < gi; ++cc)
+          for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b)
+              want[(static_cast<size_t>(o) * R + i) * R + j] +=
+                  xv[(static_cast<size_t>(o / go * gi + cc) * H + i * 2 + a) * H + j * 2 + b] *
+                  wv[((static_cast<size_t>(o) * gi + cc) * 3 + a) * 3 + b];
+
+  Tensor x = placeholder({1, CI, H, H}, Float(32), "x"), w = placeholder({CO, gi, 3, 3}, Float(32), "w");
+  Tensor y = compute(
+      {1, CO, R, R},
+      [&](Expr n, Expr o, Expr i, Expr j) {
+        return sum(x(n, o / go * gi + c, i * 2 + ky, j * 2 + kx) * w(o, c, ky, kx), {c, ky, kx});
+      },
+      "grouped");
+  for (const AutoScheduleDecision& d : auto_schedule_decisions({y}, opts)) {
+    if (d.name != "grouped.tile_rows") continue;
+    EXPECT_GT(d.rule_value, 1);
+    for (int64_t rows : d.options) EXPECT_EQ(go % rows, 0) << rows;
+  }
+  AutoRun nchw = run_auto(
+      {x, w, y}, {y}, {NDArray::from_vector(xv, {1, CI, H, H}), NDArray::from_vector(wv, {CO, gi, 3, 3})}, 1e-4f, opts);
+  expect_near_all(nchw.outputs[0], want, 1e-4f, "grouped NCHW");
+
+  // NHWC: x(n, y, x, c), w(ky, kx, c, o).
+  std::vector<float> xt(xv.size()), wt(wv.size()), want_t(want.size());
+  for (int cc = 0; cc < CI; ++cc)
+    for (int i = 0; i < H; ++i)
+      for (int j = 0; j < H; ++j)
+        xt[(static_cast<size_t>(i) * H + j) * CI + cc] = xv[(static_cast<size_t>(cc) * H + i) * H + j];
+  for (int o = 0; o < CO; ++o)
+    for (int cc = 0; cc < gi; ++cc)
+      for (int k = 0; k < 9; ++k)
+        wt[(static_cast<size_t>(k) * gi + cc) * CO + o] = wv[(static_cast<size_t>(o) * gi + cc) * 9 + k];
+  for (int o = 0; o < CO; ++o)
+    for (int p = 0; p < R * R; ++p) want_t[static_cast<size_t>(p) * CO + o] = want[static_cast<size_t>(o) * R * R + p];
+  Tensor xn = placeholder({1, H, H, CI}, Float(32), "x"), wn = placeholder({3, 3, gi, CO}, Float(32), "w");
+  Tensor yn = compute(
+      {1, R, R, CO},
+      [&](Expr n, Expr i, Expr j, Expr o) {
+        return sum(xn(n, i * 2 + ky, j * 2 + kx, o / go * gi + c) * wn(ky, kx, c, o), {ky, kx, c});
+      },
+      "grouped_nhwc");
+  AutoRun nhwc =
+      run_auto({xn, wn, yn}, {yn}, {NDArray::from_vector(xt, {1, H, H, CI}), NDArray::from_vector(wt, {3, 3, gi, CO})},
+               1e-4f, opts);
+  EXPECT_FALSE(has(nhwc.ir, "/ broadcast(")) << nhwc.ir;  // no lane-by-lane division left
+  expect_near_all(nhwc.outputs[0], want_t, 1e-4f, "grouped NHWC");
+}

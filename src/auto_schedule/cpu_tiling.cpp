@@ -19,6 +19,8 @@
 #include <tuple>
 
 #include "auto_schedule/rules.h"
+#include "te/ir.h"
+#include "te/simplify.h"
 
 namespace te::auto_sched {
 
@@ -32,6 +34,35 @@ int64_t tile_size(int64_t want, int64_t extent) {
   for (int64_t t = want; t * 2 >= want; --t)
     if (extent % t == 0) return t;
   return want;
+}
+
+// Whether `index` changes within aligned runs of `rows` values of output axis x: a
+// grouped convolution's input channel (co / 32) * 16 + rc does not for runs of 8 (or any
+// divisor of 32), so every row of such a tile reads the same vector.
+bool varies_within_rows(const Expr& index, const IterVar& x, int64_t rows) {
+  if (!uses_var(index, x.var().get())) return false;
+  if (rows <= 1) return false;  // one row: nothing changes within it
+  Var outer("row_tile"), inner("row");
+  const int64_t extent = const_extent(x);
+  VarBounds bounds{{inner.get(), {0, rows - 1}}, {outer.get(), {0, extent < 0 ? int64_t{1} << 24 : extent / rows}}};
+  Expr split = simplify(substitute(index, {{x.var(), outer * make_const(x.var().dtype(), rows) + inner}}), bounds);
+  return uses_var(split, inner.get());
+}
+
+// The rows of a tile over axis x, out of `options`, that keep each read that varies with
+// x only coarsely (in aligned runs of kRowProbe) the same within a tile.
+constexpr int64_t kRowProbe = 4;
+std::vector<int64_t> aligned_row_counts(const std::vector<Read>& reads, const IterVar& x,
+                                        const std::vector<int64_t>& options) {
+  std::vector<int64_t> kept;
+  for (int64_t m : options) {
+    bool ok = true;
+    for (const Read& rd : reads)
+      for (const Expr& i : rd.indices)
+        ok = ok && !(uses_var(i, x.var().get()) && !varies_within_rows(i, x, kRowProbe) && varies_within_rows(i, x, m));
+    if (ok) kept.push_back(m);
+  }
+  return kept;
 }
 
 // A direct read of red (an input or a stage at the root) that every row tile of a column
@@ -105,7 +136,7 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     for (const Read& rd : reads) {
       bool used = false, along_v = false;
       for (const Expr& i : rd.indices) {
-        used = used || uses_var(i, red->axis[d].var().get());
+        used = used || varies_within_rows(i, red->axis[d], kRowProbe);
         along_v = along_v || uses_var(i, red->axis[v].var().get());
       }
       missing += used ? 0 : 1;
@@ -150,6 +181,14 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     std::vector<int64_t> rows;
     for (int64_t m : {1, 2, 3, 4, 6, 8, 12, 16})
       if (re < 0 || m <= re) rows.push_back(m);
+    const std::vector<int64_t> aligned = aligned_row_counts(reads, red->axis[static_cast<size_t>(r)], rows);
+    if (aligned.size() < rows.size()) {
+      rows = aligned;
+      int64_t fit = rows.front();  // 1 always stays
+      for (int64_t m : rows)
+        if (m <= mr) fit = m;
+      mr = fit;
+    }
     mr = cx.choose(red, "tile_rows", mr, rows);
   }
 
