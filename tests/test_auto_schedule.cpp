@@ -630,6 +630,31 @@ TEST(AutoSchedule, ShortImageRowsAreOneTileAndWindowGradientsVectorize) {
   expect_near_all(wgrad.outputs[0], want_dw, 1e-3f, "conv weight gradient");
 }
 
+TEST(AutoSchedule, RowsOfPiecesCountEveryPieceAsARegister) {
+  // A 28-wide row of 16-lane vectors is three registers (16 + 8 + 4): the rule's tile has
+  // at most 16 / 3 rows of them, where counting two vectors per row gave 8 rows, 24
+  // accumulators, and spills.
+  const int C = 8, O = 64, H = 30, R = H - 2;
+  Tensor x = placeholder({1, C, H, H}, Float(32), "x"), w = placeholder({O, C, 3, 3}, Float(32), "w");
+  IterVar c = reduce_axis({0, C}, "c"), ky = reduce_axis({0, 3}, "ky"), kx = reduce_axis({0, 3}, "kx");
+  Tensor y = compute(
+      {1, O, R, R},
+      [&](Expr n, Expr o, Expr i, Expr j) {
+        return sum(x(n, c, i + ky, j + kx) * w(o, c, ky, kx), {c, ky, kx});
+      },
+      "conv28");
+  AutoScheduleOptions opts = cpu_options();
+  opts.target.vector_bits = 512;
+  bool seen = false;
+  for (const AutoScheduleDecision& d : auto_schedule_decisions({y}, opts)) {
+    if (d.name != "conv28.tile_rows") continue;
+    seen = true;
+    EXPECT_LE(d.rule_value * 3, 16) << d.rule_value;
+    EXPECT_GE(d.rule_value, 4);
+  }
+  EXPECT_TRUE(seen);
+}
+
 TEST(AutoSchedule, VectorBitsSetTheLanes) {
   const int M = 24, N = 64, K = 8;
   Tensor A = placeholder({M, K}, Float(32), "A");

@@ -36,6 +36,15 @@ int64_t tile_size(int64_t want, int64_t extent) {
   return want;
 }
 
+// The vector registers a row of nr columns holds: its whole vectors, then the pieces the
+// vectorize pass cuts the rest into (28 lanes of 16: 16 + 8 + 4, three registers, where
+// counting two vectors would let the tile's accumulators spill).
+int registers_per_row(int64_t nr, int lanes) {
+  int n = static_cast<int>(nr / lanes);
+  for (int64_t rest = nr % lanes; rest > 0; rest &= rest - 1) ++n;
+  return std::max(n, 1);
+}
+
 // Whether `index` changes within aligned runs of `rows` values of output axis x: a
 // grouped convolution's input channel (co / 32) * 16 + rc does not for runs of 8 (or any
 // divisor of 32), so every row of such a tile reads the same vector.
@@ -177,7 +186,7 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     mr = const_extent(red->axis[static_cast<size_t>(w0)]) * const_extent(red->axis[static_cast<size_t>(w1)]);
   } else if (r >= 0) {
     const int64_t re = const_extent(red->axis[static_cast<size_t>(r)]);
-    mr = tile_size(std::max(1, cx.cpu.accumulators() / nv), re);
+    mr = tile_size(std::max(1, cx.cpu.accumulators() / registers_per_row(nr, lanes)), re);
     std::vector<int64_t> rows;
     for (int64_t m : {1, 2, 3, 4, 6, 8, 12, 16})
       if (re < 0 || m <= re) rows.push_back(m);
