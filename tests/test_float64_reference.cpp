@@ -119,4 +119,30 @@ TEST(Float64Reference, ASearchOfALongReductionAcceptsItsConfigs) {
   for (int b = 0; b < rows; ++b) EXPECT_NEAR(static_cast<float*>(out.data())[b], exact[b], 5e-4 * exact[b]);
 }
 
+// A long dot product of terms of both signs (Ansor's C3D: 1029 per output): some outputs
+// cancel to near 0, where float32's rounding of the terms is larger than any tolerance
+// relative to the result. The absolute tolerance scales with the outputs' magnitude, so
+// the search's configs are accepted rather than all rejected.
+TEST(Float64Reference, CancellingSumsAreCheckedAgainstTheOutputsMagnitude) {
+  const int m = 16, n = 32, k = 8192;
+  Tensor a = placeholder({m, k}, Float(32), "a"), b = placeholder({k, n}, Float(32), "b");
+  IterVar r = reduce_axis({0, k}, "r");
+  Tensor c = compute(
+      {m, n}, [&](Expr i, Expr j) { return sum(a(i, r) * b(r, j), {r}); }, "dot");
+  AutoScheduleOptions o;
+  o.threads = 1;
+  o.trials = 3;
+  o.records = temp_path("float64_cancelling.jsonl");
+  std::vector<std::string> warnings;
+  set_log_sink([&](LogLevel level, const std::string& text) {
+    if (level == LogLevel::Warn) warnings.push_back(text);
+  });
+  (void)auto_schedule({c}, o);
+  set_log_sink(nullptr);
+  for (const std::string& w : warnings) EXPECT_EQ(w.find("auto_schedule"), std::string::npos) << w;
+  size_t ok = 0;
+  for (const autotune::Record& rec : autotune::load_records(o.records).records) ok += rec.ok;
+  EXPECT_GE(ok, 3u);
+}
+
 }  // namespace

@@ -198,6 +198,7 @@ void set_tolerance(autotune::MeasureOptions& m, const std::vector<Tensor>& outpu
   const double grown = 4 * eps * std::sqrt(longest);
   m.rtol = std::max(m.rtol, grown);
   m.atol = std::max(m.atol, grown);
+  m.scale_atol = true;
   m.reference_float64 = true;
 }
 
@@ -214,7 +215,8 @@ void report_rejected(const std::vector<autotune::Record>& records, const std::st
   for (const auto& [knob, label] : first->config) config += (config.empty() ? "" : " ") + knob + "=" + label;
   log_message(LogLevel::Warn,
               fmt::format("auto_schedule '{}': {} of {} configs measured gave outputs off the float64 reference by "
-                          "more than rtol {:.2g} / atol {:.2g} and were not chosen; the first, {}: {}",
+                          "more than rtol {:.2g} / atol {:.2g} (times the largest output) and were not chosen; the "
+                          "first, {}: {}",
                           name, wrong, records.size(), m.rtol, m.atol, config, first->error));
 }
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -31,10 +32,17 @@ std::string compare(const NDArray& out, const NDArray& ref, const std::string& n
     return fmt::format("output '{}' has shape {} but the reference has {}", name, out.shape_string(),
                        ref.shape_string());
   bool is_float = out.dtype().is_float();
+  double atol = o.atol;
+  if (o.scale_atol && is_float) {
+    double largest = 1;
+    for (int64_t i = 0; i < ref.size(); ++i)
+      if (std::isfinite(element_value(ref, i))) largest = std::max(largest, std::fabs(element_value(ref, i)));
+    atol *= largest;
+  }
   for (int64_t i = 0; i < out.size(); ++i) {
     double a = element_value(out, i), b = element_value(ref, i);
     if (std::isnan(a) && std::isnan(b)) continue;  // both left unwritten, or both NaN
-    bool close = is_float ? std::fabs(a - b) <= o.atol + o.rtol * std::fabs(b) : a == b;
+    bool close = is_float ? std::fabs(a - b) <= atol + o.rtol * std::fabs(b) : a == b;
     if (!close) return fmt::format("output '{}' element {} is {}, expected {}", name, i, a, b);
   }
   return "";

@@ -58,6 +58,10 @@ struct TE_API MeasureOptions {
   double reference_timeout_s = 300;  ///< computing the reference output once
   double rtol = 1e-4;                ///< relative tolerance: |out - ref| <= atol + rtol * |ref|
   double atol = 1e-5;                ///< absolute tolerance, as above
+  /// Multiply atol by the reference output's largest magnitude (at least 1): a long sum's
+  /// rounding error follows the size of its terms, not of its result, which cancelling
+  /// terms can bring near 0 (an element of a 1029-term convolution off by 1e-5 at 2e-4).
+  bool scale_atol = false;
   /// Run Task::reference with its floating-point types widened to float64 (inputs
   /// converted): configs are checked against the true result, not against the default
   /// schedule's float32 rounding (an in-order sum of millions of terms drifts by 1e-3).
