@@ -216,8 +216,7 @@ void register_auto_schedule() {
     // Halide's autoschedulers on the same algorithm (not grid_sample: its Halide version
     // is hand-scheduled only). Its output is checked against te's default's.
     for (const char* scheduler : {"Adams2019", "Mullapudi2016"}) {
-      // Not grid_sample, nor yet the Ansor suite (bench/ansor_suite.h): no Halide algorithm.
-      if (c->k.name.rfind("grid_sample_", 0) == 0 || c->k.name.rfind("ansor_", 0) == 0) break;
+      if (c->k.name.rfind("grid_sample_", 0) == 0) break;
       const std::string impl = std::string("halide_") + scheduler;
       auto call = std::make_shared<std::function<void()>>();
       auto note = std::make_shared<std::string>();
