@@ -258,6 +258,54 @@ TEST(AutoScheduleSearch, TunerFindsTheOptimumOfASyntheticSpace) {
   EXPECT_EQ(distinct.size(), r.records.size()) << "a config was proposed twice";
 }
 
+// The model learns across tasks: a search of one bowl leaves its rows (features, log2 of
+// time over its best) in a history, and a search of another bowl of the same shape at a
+// hundred times the cost ranks from its first batch with them, so that a few trials find
+// the bottom where as many random ones (the warm-up without history) rarely would.
+TEST(AutoScheduleSearch, TunerLearnsAcrossTasks) {
+  autotune::ConfigSpace space;
+  space.define_range("x", 0, 15);
+  space.define_range("y", 0, 15);
+  auto features = [](const autotune::Config& c) -> std::optional<std::vector<float>> {
+    return std::vector<float>{float(c["x"]), float(c["y"])};
+  };
+  auto bowl = [](const autotune::Config& c, double scale) {
+    double dx = double(c["x"] - 11), dy = double(c["y"] - 5);
+    return scale * (1 + dx * dx + 2 * dy * dy);
+  };
+  auto search = [&](double scale, size_t trials, auto_sched::SearchTuner& tuner) {
+    autotune::FunctionMeasurer measurer([&](const autotune::Config& c) {
+      autotune::MeasureResult r;
+      r.ok = true;
+      r.times = {bowl(c, scale)};
+      return r;
+    });
+    autotune::Task task;
+    task.key = "bowl_" + std::to_string(scale);
+    task.space = space;
+    autotune::TuneOptions t;
+    t.n_trial = trials;
+    t.progress = false;
+    return autotune::tune(task, tuner, measurer, t);
+  };
+  auto_sched::SearchHistory history;
+  auto_sched::SearchTunerOptions first;
+  first.seed = 7;
+  auto_sched::SearchTuner a(space, features, first);
+  search(1e-3, 48, a);
+  a.contribute(history);
+  EXPECT_EQ(history.size(), 48u);
+
+  auto_sched::SearchTunerOptions second;
+  second.seed = 8;
+  second.history = &history;
+  auto_sched::SearchTuner b(space, features, second);
+  autotune::TuneResult r = search(0.1, 8, b);  // one batch
+  ASSERT_TRUE(r.best);
+  EXPECT_LE(bowl(*r.best, 1), 3.0) << r.best->to_string();  // the bottom or next to it
+  EXPECT_TRUE(b.model().fitted());
+}
+
 // Configs that lower to the same code are measured once: in the bowl, y alone changes
 // the code (x is a knob the kernel ignores), so 16 distinct configs exist among 256.
 TEST(AutoScheduleSearch, TunerSkipsConfigsWithTheSameCode) {

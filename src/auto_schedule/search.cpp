@@ -347,6 +347,7 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   };
   SearchTunerOptions to;
   to.seed = options.seed;
+  to.history = &SearchHistory::process();
   SearchTuner tuner(space, features, to, code);
   const Config rules_choice = rules_config(space, rules.points());
   tuner.measure_first({rules_choice});
@@ -362,6 +363,7 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   set_tolerance(tune.measure, outputs);
   const auto start = std::chrono::steady_clock::now();
   autotune::TuneResult r = autotune::tune(task, tuner, tune);
+  tuner.contribute(SearchHistory::process());
   report_rejected(r.records, outputs[0].name(), tune.measure);
   if (!r.best) {
     log_message(LogLevel::Warn,

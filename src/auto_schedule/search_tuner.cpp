@@ -10,12 +10,38 @@ namespace te::auto_sched {
 
 using autotune::Config;
 
+SearchHistory& SearchHistory::process() {
+  static SearchHistory history;
+  return history;
+}
+
+void SearchHistory::add(const std::vector<std::vector<float>>& rows, const std::vector<float>& targets) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  rows_.insert(rows_.end(), rows.begin(), rows.end());
+  targets_.insert(targets_.end(), targets.begin(), targets.end());
+}
+
+void SearchHistory::recent(size_t limit, std::vector<std::vector<float>>* rows, std::vector<float>* targets) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t from = rows_.size() > limit ? rows_.size() - limit : 0;
+  rows->assign(rows_.begin() + long(from), rows_.end());
+  targets->assign(targets_.begin() + long(from), targets_.end());
+}
+
+size_t SearchHistory::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return rows_.size();
+}
+
 SearchTuner::SearchTuner(autotune::ConfigSpace space, FeatureFn features, SearchTunerOptions options, CodeFn code)
     : Tuner(std::move(space)),
       features_(std::move(features)),
       options_(options),
       rng_(options.seed),
-      code_(std::move(code)) {}
+      code_(std::move(code)) {
+  if (options_.history) options_.history->recent(options_.history_rows, &prior_rows_, &prior_targets_);
+  dirty_ = !prior_rows_.empty();
+}
 
 bool SearchTuner::fresh_code(const Config& c) {
   std::optional<uint64_t> code = code_(c);
@@ -58,11 +84,7 @@ void SearchTuner::observe(const std::vector<Config>& configs, const std::vector<
   dirty_ = true;
 }
 
-void SearchTuner::refit() {
-  if (!dirty_) return;
-  dirty_ = false;
-  std::vector<std::vector<float>> rows;
-  std::vector<float> targets;
+void SearchTuner::own_rows(std::vector<std::vector<float>>* rows, std::vector<float>* targets) {
   double best = std::numeric_limits<double>::infinity();
   for (double c : costs_) best = std::min(best, c);
   if (!std::isfinite(best)) return;
@@ -71,10 +93,25 @@ void SearchTuner::refit() {
     if (!f) continue;
     // Failed configs are taught as much slower than the best, so that they rank last.
     double rel = std::isfinite(costs_[i]) ? costs_[i] / best : 64.0;
-    rows.push_back(*f);
-    targets.push_back(float(std::log2(rel)));
+    rows->push_back(*f);
+    targets->push_back(float(std::log2(rel)));
   }
+}
+
+void SearchTuner::refit() {
+  if (!dirty_) return;
+  dirty_ = false;
+  std::vector<std::vector<float>> rows = prior_rows_;
+  std::vector<float> targets = prior_targets_;
+  own_rows(&rows, &targets);
   model_.fit(rows, targets);
+}
+
+void SearchTuner::contribute(SearchHistory& h) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> targets;
+  own_rows(&rows, &targets);
+  h.add(rows, targets);
 }
 
 std::vector<Config> SearchTuner::propose(size_t n) {
@@ -100,11 +137,13 @@ std::vector<Config> SearchTuner::propose(size_t n) {
 std::vector<Config> SearchTuner::propose_ranked(size_t n) {
   size_t ok = 0;
   for (double c : costs_) ok += std::isfinite(c);
-  if (ok < options_.warmup || space_.knobs().empty()) return random_unseen(n, rng_, excluded_);
+  // With earlier searches' rows the model ranks from the start: no random warm-up.
+  const size_t warmup = prior_rows_.empty() ? options_.warmup : 0;
+  if (ok < warmup || space_.knobs().empty()) return random_unseen(n, rng_, excluded_);
   refit();
   if (!model_.fitted()) return random_unseen(n, rng_, excluded_);
 
-  // Parents: the cheapest measured configs.
+  // Parents: the cheapest measured configs (none yet: the candidates are random ones).
   std::vector<size_t> order(measured_.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return costs_[a] < costs_[b]; });
@@ -120,7 +159,7 @@ std::vector<Config> SearchTuner::propose_ranked(size_t n) {
     if (features_of(c)) pool.push_back(c);
   };
   const size_t budget = std::max(options_.candidates, n * 4);
-  for (size_t tries = 0; pool.size() < budget * 3 / 4 && tries < budget * 4; ++tries) {
+  for (size_t tries = 0; !parents.empty() && pool.size() < budget * 3 / 4 && tries < budget * 4; ++tries) {
     const Config& p = parents[tries % parents.size()];
     Config child = mutate(p);
     if (std::bernoulli_distribution(0.3)(rng_)) child = mutate(child);

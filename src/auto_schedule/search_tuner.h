@@ -6,6 +6,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <unordered_set>
@@ -16,12 +17,34 @@
 
 namespace te::auto_sched {
 
+// What this process's earlier searches measured, for the next search's cost model (as
+// Ansor's model learns across the tasks of a network): each row a config's loop-IR
+// features, its target log2(its time / its task's best), so tasks of any size compare.
+class TE_API SearchHistory {  // exported for its tests only
+ public:
+  // The history te's searches share (auto_schedule with trials > 0).
+  static SearchHistory& process();
+  void add(const std::vector<std::vector<float>>& rows, const std::vector<float>& targets);
+  // The most recent `limit` rows and their targets.
+  void recent(size_t limit, std::vector<std::vector<float>>* rows, std::vector<float>* targets) const;
+  size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::vector<float>> rows_;
+  std::vector<float> targets_;
+};
+
 struct TE_API SearchTunerOptions {
   uint64_t seed = 0;
   size_t warmup = 8;        // random configs measured before the model ranks any
   double explore = 0.25;    // share of each batch that is random
   size_t candidates = 128;  // configs ranked per batch
   size_t parents = 8;       // best measured configs that candidates are bred from
+  // Earlier searches' measurements (null: none): the model ranks from the first batch,
+  // fitted on them and, as they come, on this search's own.
+  const SearchHistory* history = nullptr;
+  size_t history_rows = 1024;  // the most recent rows of `history` used
 };
 
 class TE_API SearchTuner : public autotune::Tuner {  // exported for its tests only
@@ -37,6 +60,8 @@ class TE_API SearchTuner : public autotune::Tuner {  // exported for its tests o
   SearchTuner(autotune::ConfigSpace space, FeatureFn features, SearchTunerOptions options = {}, CodeFn code = nullptr);
 
   const BoostedCostModel& model() const { return model_; }
+  // Adds this search's measured configs (features, log2 of time over the best) to h.
+  void contribute(SearchHistory& h);
   // Distinct codes proposed or measured, and the configs skipped as the same code as one.
   size_t distinct_codes() const { return codes_.size(); }
   size_t duplicates_skipped() const { return duplicates_; }
@@ -51,6 +76,8 @@ class TE_API SearchTuner : public autotune::Tuner {  // exported for its tests o
   const std::optional<std::vector<float>>& features_of(const autotune::Config& c);
   autotune::Config mutate(const autotune::Config& c);
   void refit();
+  // This search's measured configs as model rows: log2(time / best), failures at 64x.
+  void own_rows(std::vector<std::vector<float>>* rows, std::vector<float>* targets);
 
   FeatureFn features_;
   SearchTunerOptions options_;
@@ -64,6 +91,8 @@ class TE_API SearchTuner : public autotune::Tuner {  // exported for its tests o
   std::unordered_set<uint64_t> codes_;     // digests of the code proposed or measured
   std::unordered_set<uint64_t> excluded_;  // configs skipped, and those of this batch so far
   size_t duplicates_ = 0;
+  std::vector<std::vector<float>> prior_rows_;  // the history when the search began
+  std::vector<float> prior_targets_;
 };
 
 }  // namespace te::auto_sched
