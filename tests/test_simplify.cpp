@@ -393,6 +393,8 @@ TEST(SimplifyArith, DivisionAndModuloByConstants) {
   EXPECT_EQ(simp((x * 8 + w) % 32, bw), "(w + ((x % 4) * 8))");
   EXPECT_EQ(simp((x * 8 + w + 8) / 32, bw), "((x + 1) / 4)");
   EXPECT_EQ(simp((x * 8 + w + 1) / 32, bw), "((((x * 8) + w) + 1) / 32)");
+  EXPECT_EQ(simp((x * 8 + 3) / 32, bw), "(x / 4)");
+  EXPECT_EQ(simp((x * 8 + 3) % 32, bw), "(((x % 4) * 8) + 3)");
   EXPECT_EQ(simp(x / 1), "x");
   EXPECT_EQ(simp(x % 1), "0");
   EXPECT_EQ(simp(x / 0), "0");

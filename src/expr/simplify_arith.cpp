@@ -186,7 +186,7 @@ Expr Simplifier::rewrite_by_lane(BinOp op, const Expr& a, const Expr& b) {
 // aligned % d + offset, as (x * 8 + y) / 32 == (x * 8) / 32 for y in [0, 8) (a row
 // tile of 8 inside a group of 32 channels). The largest such g wins. Signed types only.
 bool Simplifier::split_aligned(const Linear& l, int64_t d, Linear* aligned, Linear* offset) {
-  if (!l.type.is_int() || l.terms.size() < 2) return false;
+  if (!l.type.is_int()) return false;
   int64_t best = 0;
   for (const Term& candidate : l.terms) {
     const int64_t g = std::gcd(candidate.coeff, d);
@@ -202,7 +202,8 @@ bool Simplifier::split_aligned(const Linear& l, int64_t d, Linear* aligned, Line
     al.constant = l.constant - c;
     off.constant = c;
     std::optional<Bounds> ob = linear_bounds(off, an_);
-    if (!ob || ob->lo < 0 || ob->hi >= g || al.terms.empty()) continue;
+    const bool nothing_split = off.terms.empty() && off.constant == 0;
+    if (!ob || ob->lo < 0 || ob->hi >= g || al.terms.empty() || nothing_split) continue;
     best = g;
     *aligned = al;
     *offset = off;
