@@ -22,6 +22,13 @@ bool is_float_const(const Expr& e, double v, bool negative_zero = false) {
 
 bool fits_int64(i128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
 
+// gcd(|a|, |b|) for a positive b: at most b, so it fits even when a is INT64_MIN (whose
+// negation std::gcd would overflow).
+int64_t gcd_with(int64_t a, int64_t b) {
+  const uint64_t ua = a < 0 ? 0 - static_cast<uint64_t>(a) : static_cast<uint64_t>(a);
+  return static_cast<int64_t>(std::gcd(ua, static_cast<uint64_t>(b)));
+}
+
 }  // namespace
 
 Linear Simplifier::simplify_linear(const Expr& e) {
@@ -189,7 +196,7 @@ bool Simplifier::split_aligned(const Linear& l, int64_t d, Linear* aligned, Line
   if (!l.type.is_int()) return false;
   int64_t best = 0;
   for (const Term& candidate : l.terms) {
-    const int64_t g = std::gcd(candidate.coeff, d);
+    const int64_t g = gcd_with(candidate.coeff, d);
     if (g <= best || g <= 1) continue;
     Linear al(l.type), off(l.type);
     for (const Term& term : l.terms) {
@@ -198,9 +205,10 @@ bool Simplifier::split_aligned(const Linear& l, int64_t d, Linear* aligned, Line
       else
         off.add_term(term.atom, term.coeff);
     }
-    const int64_t c = static_cast<int64_t>(floormod128(l.constant, g));
-    al.constant = l.constant - c;
-    off.constant = c;
+    const i128 c = floormod128(l.constant, g);
+    if (!fits_int64(i128{l.constant} - c)) continue;
+    al.constant = static_cast<int64_t>(i128{l.constant} - c);
+    off.constant = static_cast<int64_t>(c);
     std::optional<Bounds> ob = linear_bounds(off, an_);
     const bool nothing_split = off.terms.empty() && off.constant == 0;
     if (!ob || ob->lo < 0 || ob->hi >= g || al.terms.empty() || nothing_split) continue;
@@ -229,7 +237,7 @@ Expr Simplifier::rewrite_aligned_ramp_div_mod(BinOp op, const Expr& a, const Exp
   i128 last_offset = i128{*c} * (ramp->lanes - 1);
   if (!span || !fits(Bounds{span->lo, span->hi + last_offset}, et)) return Expr();
   int64_t g = *d;
-  for (const Term& t : l.terms) g = std::gcd(g, t.coeff < 0 ? -t.coeff : t.coeff);
+  for (const Term& t : l.terms) g = gcd_with(t.coeff, g);
   if (floormod128(l.constant, g) + last_offset >= g) return Expr();
   int lanes = ramp->lanes;
   if (op == BinOp::Div) return make_broadcast(rewrite_binary(BinOp::Div, ramp->base, divisor->value), lanes);
@@ -294,9 +302,8 @@ Expr Simplifier::rewrite_div_mod(BinOp op, const Expr& a, const Expr& b) {
   // and (g * y) % (g * e) == (y % e) * g, as (x * 16) / 32 == x / 2.
   if (s_fits && t.is_int() && !l.terms.empty()) {
     int64_t g = static_cast<int64_t>(d);
-    for (const Term& term : l.terms) g = std::gcd(g, term.coeff);
-    g = std::gcd(g, l.constant);
-    if (g < 0) g = -g;
+    for (const Term& term : l.terms) g = gcd_with(term.coeff, g);
+    g = gcd_with(l.constant, g);
     if (g > 1) {
       Linear reduced(t);
       for (const Term& term : l.terms) reduced.add_term(term.atom, term.coeff / g);
