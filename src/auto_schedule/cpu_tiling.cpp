@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "auto_schedule/rules.h"
+#include "lower/vector_pieces.h"
 #include "te/ir.h"
 #include "te/simplify.h"
 
@@ -36,13 +37,13 @@ int64_t tile_size(int64_t want, int64_t extent) {
   return want;
 }
 
-// The vector registers a row of nr columns holds: its whole vectors, then the pieces the
-// vectorize pass cuts the rest into (28 lanes of 16: 16 + 8 + 4, three registers, where
+// The vector registers a row of nr columns holds: each piece the vectorize pass cuts it
+// into takes its lanes' worth of registers (28 lanes of 16: 16 + 8 + 4, three, where
 // counting two vectors would let the tile's accumulators spill).
 int registers_per_row(int64_t nr, int lanes) {
-  int n = static_cast<int>(nr / lanes);
-  for (int64_t rest = nr % lanes; rest > 0; rest &= rest - 1) ++n;
-  return std::max(n, 1);
+  int64_t n = 0;
+  for (int64_t piece : power_of_two_parts(nr)) n += (piece + lanes - 1) / lanes;
+  return static_cast<int>(std::max<int64_t>(n, 1));
 }
 
 // Whether `index` changes within aligned runs of `rows` values of output axis x: a

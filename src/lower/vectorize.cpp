@@ -17,6 +17,7 @@
 
 #include "expr/analysis.h"
 #include "lower/int_set.h"
+#include "lower/vector_pieces.h"
 #include "te/error.h"
 #include "te/log.h"
 #include "te/lower.h"
@@ -244,19 +245,6 @@ Stmt left_to_backend(const ForNode* f, const char* why) {
   return for_loop(f->var, f->min, f->extent, ForKind::Vectorized, f->body);
 }
 
-// The power-of-two sizes (largest first) of the vector pieces of a loop of `lanes` lanes:
-// one piece when lanes is a power of two or small. LLVM's x86 backend legalizes a vector
-// of another width (56) by widening it, which turns a register tile of such vectors into
-// scalar inserts and spills (a 3x3 convolution over 56-wide rows ran 4x slower than as
-// pieces of 32, 16 and 8).
-std::vector<int64_t> power_of_two_parts(int64_t lanes) {
-  if (lanes <= 8 || (lanes & (lanes - 1)) == 0) return {lanes};
-  std::vector<int64_t> parts;
-  for (int64_t bit = kMaxVectorLanes; bit > 0; bit >>= 1)
-    if (lanes & bit) parts.push_back(bit);
-  return parts;
-}
-
 Stmt vectorize_loop(const ForNode* f) {
   Stmt serial = for_loop(f->var, f->min, f->extent, ForKind::Serial, f->body);
   const int64_t* ext = as_const_int(f->extent);
@@ -315,6 +303,19 @@ class Vectorizer : public IRMutator {
 };
 
 }  // namespace
+
+// The power-of-two sizes (largest first) of the vector pieces of a loop of `lanes` lanes:
+// one piece when lanes is a power of two or small. LLVM's x86 backend legalizes a vector
+// of another width (56) by widening it, which turns a register tile of such vectors into
+// scalar inserts and spills (a 3x3 convolution over 56-wide rows ran 4x slower than as
+// pieces of 32, 16 and 8).
+std::vector<int64_t> power_of_two_parts(int64_t lanes) {
+  if (lanes <= 8 || (lanes & (lanes - 1)) == 0) return {lanes};
+  std::vector<int64_t> parts;
+  for (int64_t bit = kMaxVectorLanes; bit > 0; bit >>= 1)
+    if (lanes & bit) parts.push_back(bit);
+  return parts;
+}
 
 Stmt vectorize_loops(const Stmt& s) {
   Vectorizer v;
