@@ -35,8 +35,10 @@ std::string compare(const NDArray& out, const NDArray& ref, const std::string& n
   double atol = o.atol;
   if (o.scale_atol && is_float) {
     double largest = 1;
-    for (int64_t i = 0; i < ref.size(); ++i)
-      if (std::isfinite(element_value(ref, i))) largest = std::max(largest, std::fabs(element_value(ref, i)));
+    for (int64_t i = 0; i < ref.size(); ++i) {
+      const double v = element_value(ref, i);
+      if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
+    }
     atol *= largest;
   }
   for (int64_t i = 0; i < out.size(); ++i) {
