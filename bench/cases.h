@@ -16,6 +16,8 @@ void register_grid_sample();
 void register_bev_pool();
 // Forward + backward (grid_sample, bev_pool_v2) against PyTorch's autograd.
 void register_backward();
+// Scaled dot-product attention (bench_attention.cpp) against PyTorch and a C++ loop.
+void register_attention(const Peak& peak);
 // cse/*: kernels lowered with common-subexpression elimination off (baseline) and on.
 void register_cse();
 // Compile latency; each cold sample runs a child process (te_compile_once next to

@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   te_bench::register_grid_sample();
   te_bench::register_bev_pool();
   te_bench::register_backward();
+  te_bench::register_attention(peak);
   te_bench::register_cse();
   te_bench::register_compile(self_exe(argv[0]));
   te_bench::register_tune();

@@ -12,7 +12,7 @@ layer_norm and argmax_rows wait for te's Welford and argmax reducers.
 
 Needs Debian's PyTorch (CPU) and numpy, installed through the project's dependency script:
     scripts/deps.sh python3-torch        # apt-get: about 170 packages, 600 MB installed
-    /usr/bin/python3 scripts/gen_torch_golden.py
+    /usr/bin/python3 scripts/gen_torch_golden.py [case ...]   # default: every case
 (/usr/bin/python3: Debian's packages are not visible to a pyenv or venv python.)
 Every input comes from a fixed seed, so a rerun rewrites the same inputs; the expected
 outputs can move in the last bit with another PyTorch version or CPU capability (the files
@@ -262,12 +262,94 @@ def backward_ops():
           [load("depth").double(), load("feat").double()], ["depth", "feat"])
 
 
+def attention():
+    """softmax(q k^T / sqrt(dim) + bias) v as PyTorch's ops compute it (matmul, softmax,
+    matmul: torch 1.13 has no scaled_dot_product_attention), in float64 from the inputs as
+    stored (float32, or float16 / bfloat16 stored as float32 after rounding). causal: query
+    i sees keys j <= i + seq_k - seq_q. PyTorch's result for a query with every key masked
+    is NaN; te defines it as zeros, so out.npy holds PyTorch's NaN and the test checks te's
+    zeros there (see docs/attention.md)."""
+    gen = torch.Generator().manual_seed(41)
+
+    def case(name, batch, heads, kv_heads, seq_q, seq_k, dim, causal=False, bias=False, magnitude=1.0,
+             dtype=torch.float32):
+        q = torch.randn(batch, heads, seq_q, dim, generator=gen) * magnitude
+        k = torch.randn(batch, kv_heads, seq_k, dim, generator=gen) * magnitude
+        v = torch.randn(batch, kv_heads, seq_k, dim, generator=gen)
+        q, k, v = (t.to(dtype).float() for t in (q, k, v))  # rounded to dtype, stored as float32
+        scores = torch.matmul(q.double(), k.double().repeat_interleave(heads // kv_heads, 1).transpose(-2, -1))
+        scores = scores / math.sqrt(dim)
+        if bias:
+            b = torch.randn(batch, heads, seq_q, seq_k, generator=gen)
+            b[..., ::5] = float("-inf")
+            b[0, 0, 1, :] = float("-inf")  # a query that sees no key
+            scores = scores + b.double()
+            save("attention/" + name, "bias", b)
+        if causal:
+            mask = torch.ones(seq_q, seq_k, dtype=torch.bool).tril(diagonal=seq_k - seq_q)
+            scores = scores.masked_fill(~mask, float("-inf"))
+        out = torch.matmul(torch.softmax(scores, dim=-1), v.double().repeat_interleave(heads // kv_heads, 1))
+        if bias:
+            check(torch.isnan(out[0, 0, 1]).all().item(), "a fully masked softmax row is NaN")
+        for n, t in (("q", q), ("k", k), ("v", v), ("out", out)):
+            save("attention/" + name, n, t)
+
+    case("causal_5x19", 2, 2, 2, 5, 19, 16, causal=True)
+    case("gqa_odd", 1, 4, 2, 13, 29, 12)
+    case("bias_masked_rows", 1, 2, 1, 6, 11, 8, bias=True)
+    case("large_scores", 1, 1, 1, 7, 33, 16, magnitude=30.0)
+    case("decoding", 1, 4, 1, 1, 300, 32, causal=True)
+    case("float16", 1, 2, 2, 8, 24, 16, causal=True, dtype=torch.float16)
+    case("bfloat16", 1, 2, 2, 8, 24, 16, dtype=torch.bfloat16)
+
+    # The gradients (autograd in float64) for te::ops::attention_backward: dq, dk, dv and
+    # dbias (summed over the bias's broadcast dimensions) for a random dout. A query with no
+    # key has NaN gradients in PyTorch; te gives zeros there.
+    def backward(name, batch, heads, kv_heads, seq_q, seq_k, dim, causal=False, bias_shape=None):
+        # float32 inputs (as stored), differentiated in float64
+        q = torch.randn(batch, heads, seq_q, dim, generator=gen).double()
+        k = torch.randn(batch, kv_heads, seq_k, dim, generator=gen).double()
+        v = torch.randn(batch, kv_heads, seq_k, dim, generator=gen).double()
+        dout = torch.randn(batch, heads, seq_q, dim, generator=gen).double()
+        leaves = [q, k, v]
+        bias = None
+        if bias_shape is not None:
+            bias = torch.randn(*bias_shape, generator=gen).double()
+            bias[..., ::4] = float("-inf")
+            leaves.append(bias)
+        for t in leaves:
+            t.requires_grad_(True)
+        group = heads // kv_heads
+        scores = torch.matmul(q, k.repeat_interleave(group, 1).transpose(-2, -1)) / math.sqrt(dim)
+        if bias is not None:
+            scores = scores + bias
+        if causal:
+            mask = torch.ones(seq_q, seq_k, dtype=torch.bool).tril(diagonal=seq_k - seq_q)
+            scores = scores.masked_fill(~mask, float("-inf"))
+        out = torch.matmul(torch.softmax(scores, dim=-1), v.repeat_interleave(group, 1))
+        grads = torch.autograd.grad(out, leaves, dout)
+        folder = "attention_backward/" + name
+        for n, t in (("q", q), ("k", k), ("v", v), ("dout", dout)):
+            save(folder, n, t.detach().float())
+        if bias is not None:
+            save(folder, "bias", bias.detach().float())
+        for n, t in zip(("dq", "dk", "dv", "dbias"), grads):
+            save(folder, n, t)
+
+    backward("causal_gqa", 1, 4, 2, 5, 9, 8, causal=True)
+    backward("bias_broadcast", 2, 2, 2, 6, 7, 8, bias_shape=(1, 2, 6, 7))
+    backward("decoding", 1, 2, 1, 1, 40, 16, causal=True)
+
+
 def main():
     torch.set_num_threads(1)
     print("PyTorch %s, numpy %s, writing %s" % (torch.__version__, np.__version__, os.path.normpath(OUT)))
-    for case in (gelu, rotary, layer_norm, argmax_rows, int4_unpack, backward_ops):
-        print(case.__name__ + ":")
-        case()
+    cases = (gelu, rotary, layer_norm, argmax_rows, int4_unpack, backward_ops, attention)
+    chosen = sys.argv[1:] or [c.__name__ for c in cases]  # names given: only those cases
+    for case in cases:
+        if case.__name__ in chosen:
+            print(case.__name__ + ":")
+            case()
 
 
 if __name__ == "__main__":

@@ -3,13 +3,14 @@
 // give a schedule that computes what the default schedule computes, through interpret(),
 // the JIT and the emulation (tests/fuzz's case checker and CUDA batch). The ops include
 // tuple reducers (argmax), multi-output stages (layer_norm_backward), scatter stages
-// (grid_sample's backward), data-dependent reductions (bev_pool_v2) and the scatter-adds
-// of their gradients.
+// (grid_sample's backward), data-dependent reductions (bev_pool_v2), the scatter-adds
+// of their gradients and row reductions (attention's online softmax).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <te/auto_schedule.h>
 #include <te/autodiff.h>
 #include <te/ops/activation.h>
+#include <te/ops/attention.h>
 #include <te/ops/bev_pool.h>
 #include <te/ops/gemm_int8.h>
 #include <te/ops/grid_sample.h>
@@ -142,6 +143,19 @@ std::vector<OpCase> all_ops() {
     Tensor packed = in({4, 8}, "packed", UInt(8)), scales = in({4, 2}, "scales"), zeros = in({4, 2}, "zeros", Int(8));
     v.push_back({"unpack_int4", {packed}, {ops::unpack_int4(packed)}, {}});
     v.push_back({"dequantize_int4", {packed, scales, zeros}, {ops::dequantize_int4(packed, scales, zeros, 8)}, {}});
+  }
+  {
+    // Attention (a row reduction over blocks of keys): causal over grouped-query heads, and
+    // with a bias; odd lengths, the last block of keys partial.
+    Tensor q = in({1, 4, 7, 16}, "q"), k = in({1, 2, 11, 16}, "k"), val = in({1, 2, 11, 16}, "v");
+    ops::AttentionOptions causal;
+    causal.causal = true;
+    causal.key_block = 4;
+    v.push_back({"attention causal gqa", {q, k, val}, {ops::attention(q, k, val, causal)}, {}});
+    Tensor bias = in({1, 4, 7, 11}, "bias");
+    ops::AttentionOptions biased;
+    biased.bias = bias;
+    v.push_back({"attention bias", {q, k, val, bias}, {ops::attention(q, k, val, biased)}, {}});
   }
   v.push_back(grid_sample_case("bilinear", "zeros", false, false));
   v.push_back(grid_sample_case("nearest", "reflection", true, false));

@@ -6,6 +6,8 @@
 #pragma once
 #include <te/autodiff.h>
 #include <te/log.h>
+#include <te/ops/attention.h>
+#include <te/ops/attention_cpu.h>
 #include <te/ops/grid_sample.h>
 #include <te/ops/matmul.h>
 #include <te/ops/normalization.h>
@@ -401,6 +403,58 @@ inline std::string argmax_threads_example() {
   // [/doc]
   (void)ko;
   return text(lower(s, {A, am[0], am[1]}, "f"));
+}
+
+inline std::string online_softmax_example() {
+  // [doc:online_softmax]
+  Tensor S = placeholder({4, 32}, Float(32), "S");   // scores: 4 queries x 32 keys
+  Tensor V = placeholder({32, 16}, Float(32), "V");  // values: 32 keys x 16 dims
+  IterVar j = reduce_axis({0, 32}, "j");
+  std::vector<Tensor> r = compute_rows({4}, {16},  // rows (queries), elements of a row (dims)
+                                       [&](const std::vector<Var>& row, const std::vector<Var>& dim) {
+                                         return online_softmax(S(row[0], j), {V(j, dim[0])}, {j});  // {max, sum, acc}
+                                       },
+                                       {"max", "sum", "acc"}, {"i", "d"});
+  Schedule s = create_schedule({r[0]});
+  s[r[0]].vectorize(r[2].axis(1));  // the element loop, inside the key loop
+  // [/doc]
+  return text(lower(s, {S, V, r[0], r[1], r[2]}, "f"));
+}
+
+// ---- Attention (docs/attention.md) ----
+
+inline std::vector<Tensor> attention_inputs() {
+  return {placeholder({1, 2, 8, 16}, Float(32), "q"), placeholder({1, 1, 16, 16}, Float(32), "k"),
+          placeholder({1, 1, 16, 16}, Float(32), "v")};
+}
+
+inline std::string attention_default_example() {
+  std::vector<Tensor> in = attention_inputs();
+  const Tensor &q = in[0], &k = in[1], &v = in[2];
+  // [doc:attention]
+  ops::AttentionOptions o;
+  o.causal = true;
+  o.key_block = 8;                          // keys per block of the online softmax
+  Tensor out = ops::attention(q, k, v, o);  // q (1, 2, 8, 16); k, v (1, 1, 16, 16): 2 heads share k/v
+  Schedule s = create_schedule({out});
+  // [/doc]
+  return text(lower(s, {q, k, v, out}, "attention"));
+}
+
+inline std::string attention_cpu_example() {
+  std::vector<Tensor> in = attention_inputs();
+  const Tensor &q = in[0], &k = in[1], &v = in[2];
+  ops::AttentionOptions o;
+  o.causal = true;
+  o.key_block = 8;
+  Tensor out = ops::attention(q, k, v, o);
+  // [doc:attention_cpu]
+  Schedule s = create_schedule({out});
+  ops::AttentionCpuOptions cpu;
+  cpu.vector_bytes = 32;  // AVX2: 8 lanes (0: the host's widest)
+  ops::schedule_attention_cpu(s, out, cpu);
+  // [/doc]
+  return text(lower(s, {q, k, v, out}, "attention"));
 }
 
 inline std::string compute_tuple_example() {
@@ -966,6 +1020,9 @@ inline std::vector<Snippet> snippets() {
   pair("reductions.argmax", argmax_example);
   out.push_back({"reductions.argmax_threads", argmax_threads_example});
   out.push_back({"reductions.compute_tuple", compute_tuple_example});
+  out.push_back({"reductions.online_softmax", online_softmax_example});
+  out.push_back({"attention.default", attention_default_example});
+  out.push_back({"attention.cpu", attention_cpu_example});
   out.push_back({"extern.ir", extern_ir});
   out.push_back({"extern.cuda", extern_cuda});
   out.push_back({"extern.interpret", extern_interpret});

@@ -435,6 +435,14 @@ struct TE_API CommReducerNode {
   std::vector<Var> rhs;        ///< One variable per value: the second partial result.
   std::vector<Expr> result;    ///< One per value: the combination of lhs and rhs.
   std::vector<Expr> identity;  ///< One per value: the neutral element.
+  /// A row reducer (RowReducer): values [0, row_values) are one per row, the others one
+  /// per element of the row; 0 for every other reducer.
+  int row_values = 0;
+  /// A row reducer: quantities of one step of a row (attention's rescale weights), made
+  /// once per step from the row values' lhs and rhs, that the element values' results use.
+  std::vector<Var> factors;
+  /// A row reducer: each factor's value, an expression of the row values' lhs and rhs.
+  std::vector<Expr> factor_values;
 };
 
 /// reducer over `axis` of the sources, counting only points where condition holds. A
@@ -681,6 +689,58 @@ class TE_API CommReducer {
   Combine combine_;
   Identity identity_;
 };
+
+/// A reducer whose state is a few values per row and a row of elements that are combined
+/// with the help of the row's step: the online softmax of attention (running maximum and
+/// sum per query, the weighted values per (query, dim) rescaled as the maximum grows).
+/// Each step of a row runs `row` once, then `element` once per element of the row with
+/// the step's factors, so the row's quantities are not recomputed per element. Used with
+/// compute_rows; see docs/reductions.md. Both rules must be commutative and associative
+/// together, as for CommReducer.
+class TE_API RowReducer {
+ public:
+  /// One step of a row: the combined row values and the factors the elements use.
+  struct RowStep {
+    std::vector<Expr> values;   ///< One per row value: the combination of lhs and rhs.
+    std::vector<Expr> factors;  ///< Quantities of the step the element rule uses.
+    /// Optional names of the factors (in the loop IR); default `<reducer>.f<i>`.
+    std::vector<std::string> factor_names;
+  };
+  /// The row values' combination from the partial row values lhs and rhs.
+  using RowCombine = std::function<RowStep(const std::vector<Expr>& lhs, const std::vector<Expr>& rhs)>;
+  /// The elements' combination from the partial elements lhs and rhs and the step's factors.
+  using ElementCombine = std::function<std::vector<Expr>(const std::vector<Expr>& lhs, const std::vector<Expr>& rhs,
+                                                         const std::vector<Expr>& factors)>;
+  /// A row reducer named `name` (printing, messages).
+  RowReducer(std::string name, RowCombine row, ElementCombine element, CommReducer::Identity row_identity,
+             CommReducer::Identity element_identity);
+  /// The reduction: one Reduce per value, the row values first (the bodies of compute_rows).
+  /// The row sources and `where` must not use the element axes.
+  std::vector<Expr> operator()(std::vector<Expr> row_sources, std::vector<Expr> element_sources,
+                               const std::vector<IterVar>& axis, Expr where = Expr()) const;
+  /// The name given at construction.
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  RowCombine row_;
+  ElementCombine element_;
+  CommReducer::Identity row_identity_, element_identity_;
+};
+
+/// Attention's reduction over keys (FlashAttention's online softmax): {max, sum, acc...}
+/// with max = the largest score, sum = the sum of exp(score - max) and acc_i = the sum of
+/// exp(score - max) * values_i, one Expr per value. acc_i / sum is softmax(score) · values_i.
+/// Points left out by `where` count for nothing; a row with none gives {-inf, 0, 0}.
+/// The score and `where` are per row, the values per element (compute_rows).
+TE_API std::vector<Expr> online_softmax(Expr score, std::vector<Expr> values, const std::vector<IterVar>& axis,
+                                        Expr where = Expr());
+/// online_softmax over partial results: each point is a block's {max, sum, acc...} (its
+/// largest score, the sum of exp(score - max) over the block, the exp-weighted sums),
+/// folded into the running state rescaled (FlashAttention's step per block of keys). A
+/// block with max -inf counts for nothing.
+TE_API std::vector<Expr> online_softmax_merge(Expr max, Expr sum, std::vector<Expr> values,
+                                              const std::vector<IterVar>& axis, Expr where = Expr());
 
 /// A reducer over one value: combine(a, b) and identity(type), e.g.
 /// `comm_reducer([](Expr a, Expr b) { return a | b; }, [](DataType t) { return make_zero(t); }, "or")`.

@@ -56,6 +56,16 @@ struct TE_API OperationNode {
   /// `shape` (the base's).
   bool is_scatter() const { return scatter_base != nullptr; }
 
+  /// A row reduction (compute_rows): outputs [0, row_outputs) are the row values, of shape
+  /// row_shape (the first dimensions of `shape`); 0 for every other operation.
+  int row_outputs = 0;
+  /// A row reduction: the shape of its row values (the leading dimensions of `shape`).
+  std::vector<Expr> row_shape;
+  /// Whether it is a row reduction (compute_rows).
+  bool is_row_reduction() const { return row_outputs > 0; }
+  /// Output i's shape: row_shape for a row value, `shape` otherwise.
+  const std::vector<Expr>& output_shape(int i) const { return i < row_outputs ? row_shape : shape; }
+
   /// The number of outputs (1 but for a compute_tuple).
   int num_outputs() const { return 1 + static_cast<int>(more_outputs.size()); }
   /// Output i's name.
@@ -94,9 +104,9 @@ class TE_API Tensor {
   /// Which output of its operation the tensor is (0 but for a compute_tuple).
   int value_index() const { return value_index_; }
   /// The extent of each dimension.
-  const std::vector<Expr>& shape() const { return op_->shape; }
+  const std::vector<Expr>& shape() const { return op_->output_shape(value_index_); }
   /// The number of dimensions.
-  int ndim() const { return static_cast<int>(op_->shape.size()); }
+  int ndim() const { return static_cast<int>(shape().size()); }
   /// Whether it is an input (placeholder()).
   bool is_placeholder() const { return op_->kind == OpKind::Placeholder; }
   /// Whether both are the same output of the same operation.
@@ -128,6 +138,17 @@ TE_API Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string n
 /// axes (default "i", "j", "k", "l", "m", "n" for up to 6 dimensions, "i0".. beyond).
 TE_API Tensor compute_from_vars(std::vector<Expr> shape, const std::function<Expr(const std::vector<Var>&)>& fn,
                                 std::string name, std::vector<std::string> axis_names = {});
+
+/// A row reduction (a RowReducer such as online_softmax) over the points of row_shape ×
+/// element_shape: fn gets the row axes and the element axes and returns the reducer's
+/// values in order; names names them. The row values are outputs of row_shape, the
+/// element values of row_shape + element_shape; one stage computes them all, each step
+/// of the reduction updating a row's values once and then each of its elements. The
+/// element axes' loops must stay inside the reduction's (see docs/reductions.md).
+TE_API std::vector<Tensor> compute_rows(
+    std::vector<Expr> row_shape, std::vector<Expr> element_shape,
+    const std::function<std::vector<Expr>(const std::vector<Var>& row, const std::vector<Var>& element)>& fn,
+    std::vector<std::string> names, std::vector<std::string> axis_names = {});
 
 /// Several outputs of one shape from one body, one loop nest (TVM's tuple compute): fn
 /// returns one Expr per output, names names them. The bodies are either all

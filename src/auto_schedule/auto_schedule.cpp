@@ -1,6 +1,6 @@
 // auto_schedule(): the rules, stage by stage (trials = 0). The order: inline, decide
-// where each kept stage is computed, then schedule each root stage together with the
-// stages computed inside it.
+// where each kept stage is computed, schedule the patterns known whole (attention), then
+// schedule each other root stage together with the stages computed inside it.
 #include "te/auto_schedule.h"
 
 #include <fmt/format.h>
@@ -45,6 +45,7 @@ void schedule_root_cpu(Context& cx, const OperationNode* op) {
   const Node& n = cx.g.at(op);
   if (op->is_scatter()) return schedule_scatter_cpu(cx, op);
   if (n.is_reduction()) {
+    if (op->is_row_reduction()) return schedule_row_reduction_cpu(cx, op);
     if (has_tiling_reuse(cx.g, op)) {
       if (tile_lane_partials_cpu(cx, op)) return;
       Tensor t(n.op);
@@ -70,17 +71,21 @@ namespace auto_sched {
 
 Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options, Decisions& choices) {
   Graph g(outputs);
-  Context cx{create_schedule(outputs), g, options, cpu_target(options.target, options.threads), {}, {}, choices};
+  Context cx{create_schedule(outputs), g, options, cpu_target(options.target, options.threads), {}, {}, {}, choices};
+  if (!options.target.is_cuda()) cx.whole = find_attention(cx);
   choose_inlines(cx);
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).
   if (!options.target.is_cuda()) {
     choose_placements(cx);
+    for (const OperationNode* op : cx.whole) cx.place[op] = Placement{};
+    schedule_attention_cpu_rule(cx);
   } else {
     for (const Node* n : g.topo()) cx.place[n->op.get()] = Placement{};
   }
   for (const Node* n : g.topo()) {
     const OperationNode* op = n->op.get();
-    if (!n->is_compute() || g.inlined.count(op) || cx.place.at(op).kind != Placement::Kind::Root) continue;
+    if (!n->is_compute() || g.inlined.count(op) || cx.whole.count(op) || cx.place.at(op).kind != Placement::Kind::Root)
+      continue;
     if (options.target.is_cuda()) {
       schedule_root_cuda(cx, op);
     } else {

@@ -80,6 +80,14 @@ void schedule_attached_cpu(Context& cx, const OperationNode* op, const Stage& an
     cx.note(fmt::format("'{}' computed at '{}' of '{}'", op->name, loop.name(), anchor.name()));
     return;
   }
+  if (op->is_row_reduction()) {  // its innermost element axis in vectors, guarded
+    st.compute_at(anchor, loop);
+    const int lanes = cx.cpu.lanes(op->dtype);
+    const int64_t ext = const_extent(op->axis.back());
+    if (lanes > 1 && (ext < 0 || ext >= lanes)) vectorize_split(st, op->axis.back(), lanes, false);
+    cx.note(fmt::format("'{}' (row reduction) computed at '{}' of '{}'", op->name, loop.name(), anchor.name()));
+    return;
+  }
   Tensor rf = vectorize_reduction(cx, op, true);
   if (rf.defined()) cx.s[rf].compute_at(anchor, loop);
   cx.stage(op).compute_at(anchor, loop);

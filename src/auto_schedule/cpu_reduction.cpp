@@ -4,7 +4,8 @@
 // vectorized when it is, with the reduction loops moved inside it. The data axes run in
 // parallel; when there are too few of them to keep the threads busy and the reduction
 // is long, a second rfactor splits it into one part per work item (parallel), and the
-// parts are added after.
+// parts are added after. A row reduction (compute_rows) runs in parallel over its rows,
+// its element loops (the innermost vectorized) inside its reduction loops.
 #include <fmt/format.h>
 
 #include "auto_schedule/rules.h"
@@ -81,6 +82,20 @@ void schedule_reduction_cpu(Context& cx, const OperationNode* op) {
   if (threads > 1) st.parallel(work);
   cx.note(fmt::format("'{}': parallel over {}{}", op->name, axis_names(outer),
                       contiguous ? fmt::format(", vectors of {} along '{}'", lanes, last.name()) : ""));
+}
+
+void schedule_row_reduction_cpu(Context& cx, const OperationNode* op) {
+  Stage st = cx.stage(op);
+  const auto rows_end = op->axis.begin() + static_cast<std::ptrdiff_t>(op->row_shape.size());
+  const std::vector<IterVar> rows(op->axis.begin(), rows_end);
+  const IterVar& last = op->axis.back();  // an element axis (a row reduction has one)
+  const int lanes = cx.cpu.lanes(op->dtype);
+  const int64_t ext = const_extent(last);
+  // Each element is updated once per reduction step: a guarded tail, not a shifted one.
+  if (lanes > 1 && (ext < 0 || ext >= lanes)) vectorize_split(st, last, lanes, false);
+  if (!rows.empty() && cx.cpu.threads > 1) st.parallel(fuse_range(st, rows));
+  cx.note(fmt::format("'{}' (row reduction): parallel over {}, vectors of {} along element axis '{}'", op->name,
+                      axis_names(rows), lanes, last.name()));
 }
 
 }  // namespace te::auto_sched

@@ -322,7 +322,7 @@ bool tile_lane_partials_cpu(Context& cx, const OperationNode* op) {
   // tiled over a graph of their own (the schedule is shared; the inlined stages stay so).
   Graph g(std::vector<Tensor>{partials});
   g.inlined = cx.g.inlined;
-  Context sub{cx.s, g, cx.opts, cx.cpu, {}, {}, cx.choices};
+  Context sub{cx.s, g, cx.opts, cx.cpu, {}, {}, {}, cx.choices};
   for (const Node* n : g.topo()) sub.place[n->op.get()] = Placement{};
   const Tensor local = cx.s.cache_write(partials, "local");
   tile_reduction_cpu(sub, cx.s[partials], cx.s[local], partials.op().get(), {});

@@ -9,6 +9,7 @@
 //    innermost reduction axis split over the block's threads and combined by a
 //    cross-thread reduction (warp shuffles, then shared memory).
 //  - A short reduction: one thread per output point.
+//  - A row reduction (compute_rows): one thread per row.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -216,6 +217,16 @@ void schedule_root_cuda(Context& cx, const OperationNode* op) {
   if (!n.is_reduction()) {
     thread_per_point(cx, st);
     cx.note(fmt::format("'{}' (cuda): one thread per point", op->name));
+    return;
+  }
+  if (op->is_row_reduction()) {
+    // A thread per row: its reduction and element loops serial in the thread.
+    std::vector<IterVar> rows(op->axis.begin(), op->axis.begin() + static_cast<std::ptrdiff_t>(op->row_shape.size()));
+    IterVar all = rows.empty() ? st.fuse(std::vector<IterVar>{}) : fuse_range(st, rows);
+    auto [bx, tx] = st.split(all, cx.opts.cuda_threads_per_block);
+    st.bind(bx, thread_axis("blockIdx.x"));
+    st.bind(tx, thread_axis("threadIdx.x"));
+    cx.note(fmt::format("'{}' (cuda): one thread per row of its row reduction", op->name));
     return;
   }
   if (has_tiling_reuse(cx.g, op) && op->axis.size() >= 1) {

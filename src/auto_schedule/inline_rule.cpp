@@ -64,7 +64,9 @@ void choose_inlines(Context& cx) {
     for (const Read& r : n->reads)
       if (g.inlined.count(r.op)) c += cost[r.op];
     cost[n->op.get()] = c;
-    if (n->output || n->is_reduction() || n->op->num_outputs() > 1 || n->is_scatter_part()) continue;
+    if (n->output || n->is_reduction() || n->op->num_outputs() > 1 || n->is_scatter_part() ||
+        cx.whole.count(n->op.get()))
+      continue;
     bool reused = false;
     for (const OperationNode* c_op : n->consumers) reused = reused || reused_by(g.at(c_op), n->op.get());
     if (reused && c > 1) {

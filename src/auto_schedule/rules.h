@@ -1,6 +1,7 @@
 // The rules of auto_schedule (trials = 0): shared state and one entry point per rule.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct Context {
   const AutoScheduleOptions& opts;
   CpuTarget cpu;
   std::map<const OperationNode*, Placement> place;
+  // Stages a pattern rule schedules whole (attention on the CPU): never inlined, kept at
+  // the root, left alone by the other rules.
+  std::set<const OperationNode*> whole;
   std::vector<std::string> notes;  // one line per decision (printed with options.progress)
   Decisions& choices;              // the rules' values, or the search's
 
@@ -67,6 +71,14 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
 bool tile_lane_partials_cpu(Context& cx, const OperationNode* op);
 // CPU: a reduction without reuse at the root (row sums, a full sum, a matrix-vector product).
 void schedule_reduction_cpu(Context& cx, const OperationNode* op);
+// CPU: a row reduction (compute_rows) at the root: parallel over its rows, its innermost
+// element axis vectorized inside its reduction loops.
+void schedule_row_reduction_cpu(Context& cx, const OperationNode* op);
+// CPU: the stages of every te::ops::attention in the graph (found through the graph,
+// ops::attention_stages_of): scheduled whole (Context::whole).
+std::set<const OperationNode*> find_attention(const Context& cx);
+// CPU: schedules each attention found with ops::schedule_attention_cpu.
+void schedule_attention_cpu_rule(Context& cx);
 // CPU: an element-wise root stage and the stages computed in its loops.
 // CPU, a scatter: its leading axes that index the output directly (each iteration its
 // own elements: no atomics, deterministic) fused into the parallel loop; else, for a

@@ -174,6 +174,11 @@ class Gradient {
     }
     const std::vector<Expr> bodies = op->bodies();
     const auto* r = bodies[0].as<ReduceNode>();
+    if (op->is_row_reduction())
+      throw Error(
+          fmt::format("gradient: {} is a row reduction ({}): te::gradient does not differentiate row reductions; for "
+                      "attention use te::ops::attention_backward (te/ops/attention_backward.h)",
+                      where, r->combiner->name));
     if (op->num_outputs() > 1 && r) {
       // argmax / argmin: the value output's gradient goes to the element the index output
       // chose (the first of ties, as PyTorch's max(dim)); the index has none.

@@ -2,6 +2,7 @@
 // over one value or a tuple, and the tuple reducers te ships (argmax, argmin, welford).
 #include <fmt/format.h>
 
+#include <map>
 #include <unordered_set>
 
 #include "expr/reduce_rule.h"
@@ -181,6 +182,176 @@ CommReducer comm_reducer(CommReducer::Combine combine, CommReducer::Identity ide
   return CommReducer(std::move(name), std::move(combine), std::move(identity));
 }
 
+// ---- Row reducers ----
+
+RowReducer::RowReducer(std::string name, RowCombine row, ElementCombine element, CommReducer::Identity row_identity,
+                       CommReducer::Identity element_identity)
+    : name_(std::move(name)),
+      row_(std::move(row)),
+      element_(std::move(element)),
+      row_identity_(std::move(row_identity)),
+      element_identity_(std::move(element_identity)) {
+  if (!row_ || !element_ || !row_identity_ || !element_identity_)
+    throw Error(fmt::format("row reducer '{}': the row and element rules and both identities must be given", name_));
+}
+
+namespace {
+
+std::vector<DataType> checked_types(const std::string& what, const char* part, const std::vector<Expr>& sources) {
+  if (sources.empty()) throw Error(fmt::format("{}: needs at least one {} source", what, part));
+  std::vector<DataType> types;
+  for (const Expr& e : sources) {
+    check_source(what.c_str(), e);
+    types.push_back(e.dtype());
+  }
+  return types;
+}
+
+// Fresh argument variables name.<tag><i>, one per type, recorded in `args`.
+std::vector<Var> rule_vars(const std::string& name, const char* tag, size_t first, const std::vector<DataType>& types,
+                           std::unordered_set<const VarNode*>& args) {
+  std::vector<Var> out;
+  for (size_t i = 0; i < types.size(); ++i) {
+    out.emplace_back(fmt::format("{}.{}{}", name, tag, first + i), types[i]);
+    args.insert(out.back().get());
+  }
+  return out;
+}
+
+std::vector<Expr> as_exprs(const std::vector<Var>& vars) { return std::vector<Expr>(vars.begin(), vars.end()); }
+
+// Each use of a factor's own node (the Expr the row rule returned as a factor, reused in
+// its values or later factors) becomes the factor's variable: computed once per step.
+class FactorUses : public IRMutator {
+ public:
+  std::map<const ExprNode*, Var> factors;
+  Expr mutate(const Expr& e) override {
+    auto it = e.defined() ? factors.find(e.get()) : factors.end();
+    return it != factors.end() ? Expr(it->second) : IRMutator::mutate(e);
+  }
+};
+
+}  // namespace
+
+std::vector<Expr> RowReducer::operator()(std::vector<Expr> row_sources, std::vector<Expr> element_sources,
+                                         const std::vector<IterVar>& axis, Expr where) const {
+  const std::string what = fmt::format("row reducer '{}'", name_);
+  const std::vector<DataType> row_types = checked_types(what, "row", row_sources);
+  const std::vector<DataType> element_types = checked_types(what, "element", element_sources);
+  check_axes_and_where(what.c_str(), axis, where);
+
+  auto rule = std::make_shared<CommReducerNode>();
+  rule->name = name_;
+  rule->row_values = static_cast<int>(row_types.size());
+  std::unordered_set<const VarNode*> row_args, element_args;
+  std::vector<Var> ra = rule_vars(name_, "a", 0, row_types, row_args);
+  std::vector<Var> rb = rule_vars(name_, "b", 0, row_types, row_args);
+  std::vector<Var> ea = rule_vars(name_, "a", row_types.size(), element_types, element_args);
+  std::vector<Var> eb = rule_vars(name_, "b", row_types.size(), element_types, element_args);
+
+  RowStep step = row_(as_exprs(ra), as_exprs(rb));
+  check_rule_values(name_, "row rule", step.values, row_types);
+  for (const Expr& e : step.values) RuleChecker(name_, "row rule", row_args).visit(e);
+  FactorUses uses;
+  for (size_t i = 0; i < step.factors.size(); ++i) {
+    const Expr& f = step.factors[i];
+    if (!f.defined()) throw Error(fmt::format("row reducer '{}': the row rule's factor {} is undefined", name_, i));
+    RuleChecker(name_, "row rule's factors", row_args).visit(f);
+    const bool named = i < step.factor_names.size() && !step.factor_names[i].empty();
+    rule->factors.emplace_back(named ? step.factor_names[i] : fmt::format("{}.f{}", name_, i), f.dtype());
+    rule->factor_values.push_back(uses.mutate(f));  // earlier factors by their variables
+    uses.factors.emplace(f.get(), rule->factors.back());
+    element_args.insert(rule->factors.back().get());
+  }
+  for (Expr& e : step.values) e = uses.mutate(e);
+  std::vector<Expr> element_values = element_(as_exprs(ea), as_exprs(eb), as_exprs(rule->factors));
+  check_rule_values(name_, "element rule", element_values, element_types);
+  for (const Expr& e : element_values) RuleChecker(name_, "element rule", element_args).visit(e);
+
+  rule->lhs = ra;
+  rule->lhs.insert(rule->lhs.end(), ea.begin(), ea.end());
+  rule->rhs = rb;
+  rule->rhs.insert(rule->rhs.end(), eb.begin(), eb.end());
+  rule->result = step.values;
+  rule->result.insert(rule->result.end(), element_values.begin(), element_values.end());
+  rule->identity = row_identity_(row_types);
+  check_rule_values(name_, "row identity", rule->identity, row_types);
+  std::vector<Expr> element_identity = element_identity_(element_types);
+  check_rule_values(name_, "element identity", element_identity, element_types);
+  rule->identity.insert(rule->identity.end(), element_identity.begin(), element_identity.end());
+  for (const Expr& e : rule->identity) RuleChecker(name_, "identity", {}).visit(e);
+
+  std::vector<Expr> sources = std::move(row_sources);
+  sources.insert(sources.end(), element_sources.begin(), element_sources.end());
+  return make_reduces(Reducer::Custom, rule, sources, axis, where);
+}
+
+namespace {
+
+void check_float_values(const char* what, const std::vector<Expr>& values) {
+  for (const Expr& v : values) {
+    check_source(what, v);
+    if (!v.dtype().is_float())
+      throw Error(fmt::format("{}: the values must be floats, got {} (cast them)", what, v.dtype().to_string()));
+  }
+}
+
+// {max, sum, acc...} of a softmax-weighted sum, combined as partial results: the new max,
+// and each side's sum and acc rescaled by exp(its max - the new max).
+RowReducer online_softmax_rule(DataType t) {
+  // A partial result's weight: exp(its max - the new max), and 0 for an empty one (max
+  // -inf), whose exp(-inf - -inf) would be NaN.
+  auto weight = [t](const Expr& partial_max, const Expr& new_max) {
+    return select(partial_max == min_value(t), make_zero(t), exp(partial_max - new_max));
+  };
+  return RowReducer(
+      "online_softmax",
+      [weight](const std::vector<Expr>& a, const std::vector<Expr>& b) {
+        Expr m = max(a[0], b[0]);
+        Expr wa = weight(a[0], m), wb = weight(b[0], m);
+        return RowReducer::RowStep{{m, a[1] * wa + b[1] * wb}, {m, wa, wb}, {"max_now", "scale_old", "scale_new"}};
+      },
+      [](const std::vector<Expr>& a, const std::vector<Expr>& b, const std::vector<Expr>& f) {
+        std::vector<Expr> out;
+        for (size_t i = 0; i < a.size(); ++i) {
+          const DataType vt = a[i].dtype();
+          out.push_back(a[i] * cast(vt, f[1]) + b[i] * cast(vt, f[2]));
+        }
+        return out;
+      },
+      [](const std::vector<DataType>& ts) {
+        return std::vector<Expr>{min_value(ts[0]), make_zero(ts[1])};
+      },
+      [](const std::vector<DataType>& ts) {
+        std::vector<Expr> out;
+        for (const DataType& vt : ts) out.push_back(make_zero(vt));
+        return out;
+      });
+}
+
+}  // namespace
+
+std::vector<Expr> online_softmax(Expr score, std::vector<Expr> values, const std::vector<IterVar>& axis, Expr where) {
+  check_source("online_softmax", score);
+  const DataType t = score.dtype();
+  if (!t.is_float())
+    throw Error(fmt::format("online_softmax: the score must be a float, got {} (cast it)", t.to_string()));
+  check_float_values("online_softmax", values);
+  return online_softmax_rule(t)({score, make_const(t, int64_t{1})}, std::move(values), axis, std::move(where));
+}
+
+std::vector<Expr> online_softmax_merge(Expr max, Expr sum, std::vector<Expr> values, const std::vector<IterVar>& axis,
+                                       Expr where) {
+  check_source("online_softmax_merge", max);
+  check_source("online_softmax_merge", sum);
+  const DataType t = max.dtype();
+  if (!t.is_float() || sum.dtype() != t)
+    throw Error(fmt::format("online_softmax_merge: the max and sum must be floats of one type, got {} and {}",
+                            t.to_string(), sum.dtype().to_string()));
+  check_float_values("online_softmax_merge", values);
+  return online_softmax_rule(t)({max, sum}, std::move(values), axis, std::move(where));
+}
+
 // ---- The tuple reducers te ships ----
 
 namespace {
@@ -266,7 +437,12 @@ std::vector<Expr> reduce_combine(const ReduceNode& r, const std::vector<Expr>& a
     args.emplace_back(r.combiner->rhs[i], b[i]);
   }
   std::vector<Expr> out;
-  for (const Expr& e : r.combiner->result) out.push_back(substitute(e, args));
+  for (Expr e : r.combiner->result) {
+    // A row reducer's factors, the later ones first (they may use the earlier ones).
+    for (size_t f = r.combiner->factors.size(); f-- > 0;)
+      e = substitute(e, {{r.combiner->factors[f], r.combiner->factor_values[f]}});
+    out.push_back(substitute(e, args));
+  }
   return out;
 }
 

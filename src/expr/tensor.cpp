@@ -5,6 +5,7 @@
 
 #include <unordered_set>
 
+#include "expr/analysis.h"
 #include "expr/compute_parts.h"
 #include "expr/reduce_rule.h"
 #include "te/ir.h"
@@ -178,23 +179,35 @@ Tensor compute_from_vars(std::vector<Expr> shape, const std::function<Expr(const
   return Tensor(op);
 }
 
-std::vector<Tensor> compute_tuple_from_vars(std::vector<Expr> shape,
-                                            const std::function<std::vector<Expr>(const std::vector<Var>&)>& fn,
-                                            std::vector<std::string> names, std::vector<std::string> axis_names) {
-  if (names.empty()) throw Error("compute_tuple: give one name per output (none given)");
-  check_shape(shape, names[0], "compute_tuple");
+namespace {
+
+// A multi-output compute's operation, its axes made, before its bodies.
+std::shared_ptr<OperationNode> tuple_op(const std::vector<Expr>& shape, const std::vector<std::string>& names,
+                                        const char* what) {
+  if (names.empty()) throw Error(fmt::format("{}: give one name per output (none given)", what));
+  check_shape(shape, names[0], what);
   for (size_t i = 0; i < names.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (names[i] == names[j])
-        throw Error(fmt::format("compute_tuple '{}': two outputs are named '{}'", names[0], names[i]));
+        throw Error(fmt::format("{} '{}': two outputs are named '{}'", what, names[0], names[i]));
   auto op = std::make_shared<OperationNode>();
   op->kind = OpKind::Compute;
   op->name = names[0];
   op->shape = shape;
-  std::vector<Var> vars = make_axes(*op, op->shape, axis_names, "compute_tuple");
-  std::vector<Expr> bodies = fn(vars);
+  return op;
+}
+
+// The row reducer whose values bodies are, or null.
+const CommReducerNode* row_rule(const std::vector<Expr>& bodies) {
+  const auto* r = bodies[0].as<ReduceNode>();
+  return r && r->combiner && r->combiner->row_values > 0 ? r->combiner.get() : nullptr;
+}
+
+// Checks the bodies and gives op its outputs.
+std::vector<Tensor> finish_tuple(const std::shared_ptr<OperationNode>& op, const std::vector<Expr>& bodies,
+                                 const std::vector<std::string>& names, const char* what) {
   if (bodies.size() != names.size())
-    throw Error(fmt::format("compute_tuple '{}': the function returned {} values for {} names", names[0], bodies.size(),
+    throw Error(fmt::format("{} '{}': the function returned {} values for {} names", what, names[0], bodies.size(),
                             names.size()));
   for (size_t i = 0; i < bodies.size(); ++i) check_body(bodies[i], names[i], "compute");
   check_tuple_bodies(bodies, names);
@@ -204,6 +217,65 @@ std::vector<Tensor> compute_tuple_from_vars(std::vector<Expr> shape,
   finish_compute(*op, bodies);
   std::vector<Tensor> out;
   for (size_t i = 0; i < bodies.size(); ++i) out.emplace_back(op, static_cast<int>(i));
+  return out;
+}
+
+}  // namespace
+
+std::vector<Tensor> compute_tuple_from_vars(std::vector<Expr> shape,
+                                            const std::function<std::vector<Expr>(const std::vector<Var>&)>& fn,
+                                            std::vector<std::string> names, std::vector<std::string> axis_names) {
+  auto op = tuple_op(shape, names, "compute_tuple");
+  std::vector<Var> vars = make_axes(*op, op->shape, axis_names, "compute_tuple");
+  std::vector<Expr> bodies = fn(vars);
+  if (!bodies.empty() && bodies[0].defined())
+    if (const CommReducerNode* rule = row_rule(bodies))
+      throw Error(fmt::format("compute_tuple '{}': '{}' reduces rows; make its values with compute_rows", names[0],
+                              rule->name));
+  return finish_tuple(op, bodies, names, "compute_tuple");
+}
+
+std::vector<Tensor> compute_rows(
+    std::vector<Expr> row_shape, std::vector<Expr> element_shape,
+    const std::function<std::vector<Expr>(const std::vector<Var>& row, const std::vector<Var>& element)>& fn,
+    std::vector<std::string> names, std::vector<std::string> axis_names) {
+  std::vector<Expr> shape = row_shape;
+  shape.insert(shape.end(), element_shape.begin(), element_shape.end());
+  auto op = tuple_op(shape, names, "compute_rows");
+  if (element_shape.empty())
+    throw Error(
+        fmt::format("compute_rows '{}': give at least one element dimension (a reduction with values only "
+                    "per row is a compute_tuple)",
+                    names[0]));
+  op->row_shape = row_shape;
+  std::vector<Var> vars = make_axes(*op, op->shape, axis_names, "compute_rows");
+  const std::vector<Var> row(vars.begin(), vars.begin() + static_cast<std::ptrdiff_t>(row_shape.size()));
+  const std::vector<Var> element(vars.begin() + static_cast<std::ptrdiff_t>(row_shape.size()), vars.end());
+  std::vector<Expr> bodies = fn(row, element);
+  const CommReducerNode* rule = !bodies.empty() && bodies[0].defined() ? row_rule(bodies) : nullptr;
+  if (!rule)
+    throw Error(
+        fmt::format("compute_rows '{}': the values must be those of a row reducer (online_softmax, a "
+                    "RowReducer), in order",
+                    names[0]));
+  std::vector<Tensor> out = finish_tuple(op, bodies, names, "compute_rows");
+  const auto* red = bodies[0].as<ReduceNode>();
+  auto per_row = [&](const Expr& e, const std::string& what) {
+    for (const Var& v : element)
+      if (e.defined() && uses_var(e, v))
+        throw Error(
+            fmt::format("compute_rows '{}': {} uses element axis '{}'; the row values and the condition are "
+                        "one per row",
+                        names[0], what, v->name));
+  };
+  for (int i = 0; i < rule->row_values; ++i)
+    per_row(red->sources[static_cast<size_t>(i)], "row value '" + names[static_cast<size_t>(i)] + "'");
+  per_row(red->condition, "the condition");
+  for (const IterVar& iv : red->axis) {
+    per_row(iv.dom().min, "reduction axis '" + iv.name() + "'");
+    per_row(iv.dom().extent, "reduction axis '" + iv.name() + "'");
+  }
+  op->row_outputs = rule->row_values;
   return out;
 }
 

@@ -18,15 +18,27 @@ Stmt wrap_loop(const NestLoop& L, Stmt body) {
 }
 
 Stmt init_nest(const StageNest& nest) {
-  Stmt s = nest.init;
-  for (auto it = nest.init_loops.rbegin(); it != nest.init_loops.rend(); ++it) s = wrap_loop(nest.loops[*it], s);
-  return s;
+  auto repeated = [&](Stmt s, const std::vector<size_t>& loops) {
+    for (auto it = loops.rbegin(); it != loops.rend(); ++it) s = wrap_loop(nest.loops[*it], s);
+    return s;
+  };
+  Stmt elements = repeated(nest.init, nest.init_loops);
+  if (!nest.row_init.defined()) return elements;
+  return seq({repeated(nest.row_init, nest.row_init_loops), elements});
+}
+
+// A row reduction's step: the row's update around its element loops.
+Stmt row_step(const StageNest& nest, Stmt element_loops) {
+  Stmt s = seq({nest.row_stores, std::move(element_loops)});
+  for (auto it = nest.row_lets.rbegin(); it != nest.row_lets.rend(); ++it) s = let_stmt(it->first, it->second, s);
+  return nest.row_guard.defined() ? if_then_else(nest.row_guard, s) : s;
 }
 
 Stmt compose(const StageNest& nest, const Attached& attached) {
   Stmt inner = nest.body;
   bool has_init = nest.init.defined();
   for (size_t i = nest.loops.size(); i-- > 0;) {
+    if (nest.row_stores.defined() && nest.row_level == i + 1) inner = row_step(nest, inner);
     std::vector<Stmt> parts;
     auto it = attached.find(nest.loops[i].iv.get());
     if (it != attached.end()) parts = it->second;

@@ -336,6 +336,15 @@ class NestBuilder {
       }
       bool cross_thread = false;
       for (const NestLoop& L : nest.loops) cross_thread = cross_thread || is_thread_reduce(L);
+      if (st_.op->is_row_reduction()) {
+        if (cross_thread)
+          throw Error(
+              fmt::format("lower: stage '{}' is a row reduction (compute_rows), which te does not reduce "
+                          "across threads: keep its reduction axes serial in each thread",
+                          st_.op->name));
+        make_row_body(nest, *red, srcs, red->condition.defined() ? to_loads.mutate(red->condition) : Expr(), index);
+        return;
+      }
       if (cross_thread) {
         Expr cond = red->condition.defined() ? to_loads.mutate(red->condition) : Expr();
         make_cross_thread_body(nest, body, srcs, cond, index);
@@ -351,6 +360,121 @@ class NestBuilder {
       nest.body =
           guarded(st_.op->scatter_accumulate ? scatter_add(nest, outs[0], values[0]) : store_all(outs, values), true);
     }
+  }
+
+  // A row reduction (compute_rows): its element loops must be innermost (each step of the
+  // reduction updates a row once, then its elements); returns where they start.
+  size_t element_loops_start(const StageNest& nest) const {
+    const OperationNode& op = *st_.op;
+    auto is_element = [&](const IterVar& root) {
+      for (size_t d = op.row_shape.size(); d < op.axis.size(); ++d)
+        if (op.axis[d].same_as(root)) return true;
+      return false;
+    };
+    size_t start = nest.loops.size();
+    for (size_t p = 0; p < nest.loops.size(); ++p) {
+      const IterVar& leaf = nest.loops[p].iv;
+      bool element = false, other = false;
+      for (const IterVar& root : root_axes_of(st_, leaf)) (is_element(root) ? element : other) = true;
+      if (element && other)
+        throw Error(
+            fmt::format("lower: stage '{}' is a row reduction (compute_rows), and loop '{}' fuses an element "
+                        "axis with a row or reduction axis: fuse element axes only with each other",
+                        op.name, leaf.name()));
+      if (element && start == nest.loops.size()) start = p;
+      if (!element && start < p)
+        throw Error(
+            fmt::format("lower: stage '{}' is a row reduction (compute_rows): its element loops must be "
+                        "inside its row and reduction loops, but loop '{}' is inside element loop '{}'; "
+                        "reorder '{}' inward",
+                        op.name, leaf.name(), nest.loops[start].iv.name(), nest.loops[start].iv.name()));
+    }
+    return start;
+  }
+
+  // A row reduction's nest: per reduction step, the row values' lets and stores (once per
+  // row) around the element loops, whose body updates each element with the step's factors.
+  void make_row_body(StageNest& nest, const ReduceNode& red, const std::vector<Expr>& srcs, const Expr& cond,
+                     const std::vector<Expr>& index) {
+    const OperationNode& op = *st_.op;
+    const CommReducerNode& rule = *red.combiner;
+    const size_t rows = static_cast<size_t>(op.row_outputs);
+    nest.row_level = element_loops_start(nest);
+    std::vector<Var> element_vars;
+    for (size_t p = nest.row_level; p < nest.loops.size(); ++p) element_vars.push_back(nest.loops[p].iv.var());
+
+    const std::vector<Expr> row_index(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(op.row_shape.size()));
+    std::vector<Expr> row_outs, element_outs;
+    for (int i = 0; i < op.num_outputs(); ++i) {
+      const bool row = static_cast<size_t>(i) < rows;
+      (row ? row_outs : element_outs).push_back(load(ctx_.buffer_of(&op, i), row ? row_index : index));
+    }
+    // The row values' old and new values, then the step's factors, bound once per step.
+    // (A constant new value, such as a count's 1, is used as it is, for the simplifier.)
+    std::vector<std::pair<Var, Expr>> args;
+    for (size_t i = 0; i < rows; ++i) {
+      const std::string& name = row_outs[i].as<LoadNode>()->buffer.name();
+      Var old_v(name + ".old", row_outs[i].dtype());
+      nest.row_lets.emplace_back(old_v, row_outs[i]);
+      args.emplace_back(rule.lhs[i], old_v);
+      if (srcs[i].as<IntImmNode>() || srcs[i].as<FloatImmNode>()) {
+        args.emplace_back(rule.rhs[i], srcs[i]);
+        continue;
+      }
+      Var new_v(name + ".new", srcs[i].dtype());
+      nest.row_lets.emplace_back(new_v, srcs[i]);
+      args.emplace_back(rule.rhs[i], new_v);
+    }
+    for (size_t f = 0; f < rule.factors.size(); ++f) {
+      Var v(rule.factors[f]->name, rule.factors[f].dtype());
+      nest.row_lets.emplace_back(v, simplify(substitute(rule.factor_values[f], args)));
+      args.emplace_back(rule.factors[f], v);
+    }
+    std::vector<Expr> row_values;
+    for (size_t i = 0; i < rows; ++i) row_values.push_back(simplify(substitute(rule.result[i], args)));
+    nest.row_stores = store_all(row_outs, row_values);
+    std::vector<std::pair<Var, Expr>> factors(args.end() - static_cast<std::ptrdiff_t>(rule.factors.size()),
+                                              args.end());
+
+    // Each element: its old and new values bound, then the element rule with the factors.
+    std::vector<std::pair<Var, Expr>> element_lets;
+    for (size_t j = 0; j < element_outs.size(); ++j) {
+      const size_t i = rows + j;
+      const std::string& name = element_outs[j].as<LoadNode>()->buffer.name();
+      Var old_v(name + ".old", element_outs[j].dtype()), new_v(name + ".new", srcs[i].dtype());
+      element_lets.emplace_back(old_v, element_outs[j]);
+      element_lets.emplace_back(new_v, srcs[i]);
+      factors.emplace_back(rule.lhs[i], old_v);
+      factors.emplace_back(rule.rhs[i], new_v);
+    }
+    std::vector<Expr> element_values;
+    for (size_t j = 0; j < element_outs.size(); ++j)
+      element_values.push_back(substitute(rule.result[rows + j], factors));
+    Stmt update = store_all(element_outs, element_values);
+    for (auto it = element_lets.rbegin(); it != element_lets.rend(); ++it)
+      update = let_stmt(it->first, it->second, update);
+
+    // Guards on the element loops stay with the elements; the others guard the whole step.
+    auto guard_of = [&](bool reduce, bool element) {
+      Expr g;
+      for (const Expr& e : guards_) {
+        if (!reduce && uses_any_of(e, reduce_vars_)) continue;
+        if (uses_any_of(e, element_vars) != element) continue;
+        g = g.defined() ? (g && e) : e;
+      }
+      return g;
+    };
+    auto under = [](const Expr& g, Stmt s) { return g.defined() ? if_then_else(g, std::move(s)) : s; };
+    nest.body = under(guard_of(true, true), update);
+    nest.row_guard = guard_of(true, false);
+    if (cond.defined()) nest.row_guard = nest.row_guard.defined() ? (nest.row_guard && cond) : cond;
+    const std::vector<Expr> identity = reduce_identity(red);
+    nest.row_init = under(
+        guard_of(false, false),
+        store_all(row_outs, std::vector<Expr>(identity.begin(), identity.begin() + static_cast<std::ptrdiff_t>(rows))));
+    nest.init = guarded(store_all(element_outs, std::vector<Expr>(identity.begin() + static_cast<std::ptrdiff_t>(rows),
+                                                                  identity.end())),
+                        false);
   }
 
   // A scatter-add's out[index] += value: atomic where iterations that may meet on one

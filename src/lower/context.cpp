@@ -85,12 +85,13 @@ LowerContext make_context(const Schedule& s, BoundMap bounds, const std::vector<
     if (st->op->kind != OpKind::Compute || st->attach_type == AttachType::Inline) continue;
     for (int i = 0; i < st->op->num_outputs(); ++i) {
       if (ctx.buffers.count({st->op.get(), i})) continue;
-      Buffer buf(st->op->output_name(i), st->op->output_dtype(i), st->op->shape, st->scope);
+      const std::vector<Expr>& shape = st->op->output_shape(i);
+      Buffer buf(st->op->output_name(i), st->op->output_dtype(i), shape, st->scope);
       std::vector<Range> region;
       if (st->op->is_scatter()) {
-        for (const Expr& e : st->op->shape) region.push_back(Range::from_min_extent(make_zero(e.dtype()), e));
-      } else {
-        for (const IterVar& iv : st->op->axis) region.push_back(ctx.bounds.at(iv));
+        for (const Expr& e : shape) region.push_back(Range::from_min_extent(make_zero(e.dtype()), e));
+      } else {  // a row value's region is its row axes'
+        for (size_t d = 0; d < shape.size(); ++d) region.push_back(ctx.bounds.at(st->op->axis[d]));
       }
       ctx.realize[buf.get()] = region;
       ctx.buffers[{st->op.get(), i}] = buf;

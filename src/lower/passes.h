@@ -56,6 +56,15 @@ struct StageNest {
   std::vector<Expr> init_guards;   // set by build_loop_nests: guards free of reduction loops
   size_t init_level = 0;           // init runs before loops[init_level]
   std::vector<size_t> init_loops;  // loops (from init_level on) repeated around init
+  // Row reductions only (compute_rows): each reduction step updates a row around the
+  // element loops (loops[row_level] on): row_lets (the row values' old and new values,
+  // the step's factors) bind around row_stores and those loops, all under row_guard.
+  size_t row_level = 0;
+  std::vector<std::pair<Var, Expr>> row_lets;
+  Stmt row_stores;
+  Expr row_guard;                      // undefined: none
+  Stmt row_init;                       // the row values' identity, before init
+  std::vector<size_t> row_init_loops;  // loops (from init_level on) repeated around row_init
   // Cross-thread reductions only: runs after the loops from init_level on (the threads
   // combine their partial results, and one of them stores the total).
   Stmt finish;

@@ -22,7 +22,8 @@ Operation make_compute(std::vector<std::string> names, std::vector<Expr> shape, 
 
 namespace {
 
-// op with other bodies, scatter base and scatter index (the rest kept).
+// op with other bodies, scatter base and scatter index (the rest, a row reduction's rows
+// included, kept).
 Operation rebuild(const Operation& op, std::vector<Expr> bodies, Operation base, std::vector<Expr> index) {
   Operation made = make_compute(output_names(*op), op->shape, op->axis, std::move(bodies));
   auto n = std::const_pointer_cast<OperationNode>(made);
@@ -30,6 +31,8 @@ Operation rebuild(const Operation& op, std::vector<Expr> bodies, Operation base,
   n->scatter_index = std::move(index);
   n->scatter_accumulate = op->scatter_accumulate;
   n->scatter_deterministic = op->scatter_deterministic;
+  n->row_outputs = op->row_outputs;
+  n->row_shape = op->row_shape;
   n->inputs = reads_of(*n);
   return n;
 }

@@ -108,10 +108,14 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
   if (axis.type() != IterVarType::Reduce)
     throw Error(
         fmt::format("rfactor: axis {} of stage {} is not a reduction axis", quote(axis.name()), quote(op->name)));
-  int ndim = static_cast<int>(op->axis.size());
+  // A row reduction's partial states are rows too: the factored dimension goes among
+  // the row axes.
+  const int rows = static_cast<int>(op->row_shape.size());
+  int ndim = static_cast<int>(op->is_row_reduction() ? op->row_shape.size() : op->axis.size());
   if (factor_axis < 0 || factor_axis > ndim)
-    throw Error(fmt::format("rfactor: factor_axis {} for stage {} must be between 0 and {}", factor_axis,
-                            quote(op->name), ndim));
+    throw Error(fmt::format("rfactor: factor_axis {} for stage {} must be between 0 and {}{}", factor_axis,
+                            quote(op->name), ndim,
+                            op->is_row_reduction() ? " (a row reduction's factored dimension is a row axis)" : ""));
   for (const auto& other : s.stages)
     if (other->attach_type == AttachType::Scope && other->attach_op == st->origin_op &&
         sched::index_of(op->axis, other->attach_ivar) < 0)
@@ -182,6 +186,11 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
   // loop_partition peels those off and the rest runs unguarded (a lane-blended update in
   // every iteration otherwise).
   if (roots.guard.defined()) cond = cond.defined() ? (cond && likely(roots.guard)) : likely(roots.guard);
+  if (op->is_row_reduction() && rf_reduce.empty())
+    throw Error(
+        fmt::format("rfactor: stage {} is a row reduction, and rfactor over {} would leave its factored "
+                    "stage no reduction: split {} and rfactor over the outer part",
+                    quote(op->name), quote(axis.name()), quote(axis.name())));
   const std::vector<Expr> identity = reduce_identity(*red);
   std::vector<Expr> rf_bodies;
   std::vector<std::string> rf_names;
@@ -195,6 +204,11 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
           std::make_shared<ReduceNode>(sources[i].dtype(), red->reducer, red->combiner, sources, rf_reduce, cond, vi));
   }
   Operation rf = sched::make_compute(rf_names, rf_shape, rf_axes, rf_bodies);
+  if (op->is_row_reduction()) {  // its partial states: rows with the factored dimension
+    auto n = std::const_pointer_cast<OperationNode>(rf);
+    n->row_shape.assign(rf_shape.begin(), rf_shape.begin() + rows + 1);
+    n->row_outputs = op->row_outputs;
+  }
 
   // The original stage now reduces the partial results over the factored dimension.
   IterVar rv(Range::from_min_extent(make_zero(at), factor_extent), Var(axis.name() + ".v", at), IterVarType::Reduce);
@@ -202,8 +216,11 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
   for (const IterVar& iv : op->axis) index.push_back(iv.var());
   index.insert(index.begin() + factor_axis, rv.var());
   std::vector<Expr> partials, bodies;
-  for (int i = 0; i < rf->num_outputs(); ++i)
-    partials.emplace_back(std::make_shared<TensorReadNode>(rf->output_dtype(i), rf, index, i));
+  for (int i = 0; i < rf->num_outputs(); ++i) {
+    std::vector<Expr> at = index;  // a row value's partial: at its row
+    if (i < rf->row_outputs) at.resize(rf->row_shape.size());
+    partials.emplace_back(std::make_shared<TensorReadNode>(rf->output_dtype(i), rf, at, i));
+  }
   for (int i = 0; i < rf->num_outputs(); ++i)
     bodies.emplace_back(std::make_shared<ReduceNode>(op->output_dtype(i), red->reducer, red->combiner, partials,
                                                      std::vector<IterVar>{rv}, Expr(), i));
@@ -211,7 +228,8 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
 
   st->op = next;
   st->all_iter_vars = op->axis;
-  st->all_iter_vars.push_back(rv);
+  // (A row reduction's element loops stay inside its reduction, as make_stage orders them.)
+  st->all_iter_vars.insert(st->all_iter_vars.begin() + (op->is_row_reduction() ? rows : ndim), rv);
   st->leaf_iter_vars = st->all_iter_vars;
   st->relations.clear();
   st->attrs.clear();

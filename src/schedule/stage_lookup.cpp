@@ -29,8 +29,13 @@ std::shared_ptr<StageNode> make_stage(const Operation& op) {
   s->op = op;
   s->origin_op = op;
   if (op->kind == OpKind::Compute) {
-    s->all_iter_vars = op->axis;
+    // A row reduction's element loops go inside its reduction loops: each step of the
+    // reduction updates a row once, then each of its elements.
+    const auto rows =
+        op->axis.begin() + static_cast<std::ptrdiff_t>(op->is_row_reduction() ? op->row_shape.size() : op->axis.size());
+    s->all_iter_vars.assign(op->axis.begin(), rows);
     s->all_iter_vars.insert(s->all_iter_vars.end(), op->reduce_axis.begin(), op->reduce_axis.end());
+    s->all_iter_vars.insert(s->all_iter_vars.end(), rows, op->axis.end());
     s->leaf_iter_vars = s->all_iter_vars;
   }
   return s;

@@ -1,0 +1,131 @@
+/// \file
+/// The CPU schedule of te::ops::attention (header-only): FlashAttention's structure on a
+/// CPU. Blocks of queries are the parallel work items; each runs over the keys a block at
+/// a time: the block's scores (queries × keys, a register-tiled product with the keys in
+/// vector lanes, from the transposed keys), their max per query, their exps (vectors of
+/// keys) and probs · v (vectors of dim) are computed into small buffers, then each
+/// query's online-softmax step runs once per block (its max, sum and two rescale factors
+/// in scalars) and rescales the query's accumulator row (a few vectors over dim). Neither
+/// the scores nor the probabilities reach memory beyond the block.
+#pragma once
+#include <algorithm>
+#include <string>
+
+#include "te/ops/attention.h"
+
+namespace te::ops {
+
+/// schedule_attention_cpu()'s knobs (0: the default).
+struct AttentionCpuOptions {
+  /// Queries per work item (0: 4): they share each block of keys' loads.
+  int query_block = 0;
+  /// The vector register's width in bytes (64: AVX-512; 32: AVX2; 16: NEON); 0: the
+  /// host's widest (te::resolved_target).
+  int vector_bytes = 0;
+};
+
+/// Schedules attention's stages for the CPU (see the file's comment).
+inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const AttentionCpuOptions& o = {}) {
+  if (o.query_block < 0 || o.vector_bytes < 0 || (o.vector_bytes > 0 && o.vector_bytes < 4))
+    throw Error(
+        "schedule_attention_cpu: query_block must be >= 0 (0: default) and vector_bytes 0 (the host's) or >= 4, got " +
+        std::to_string(o.query_block) + " and " + std::to_string(o.vector_bytes));
+  const int vector_bytes =
+      o.vector_bytes > 0 ? o.vector_bytes : std::max(16, resolved_target(Target()).vector_bits / 8);
+  const int lanes = vector_bytes / 4;  // float32 lanes
+  const int query_block = o.query_block > 0 ? o.query_block : 4;
+  // Vectors per query in a register tile: query_block x tile accumulators stay within
+  // the 16 registers of SSE/AVX2 or the 32 of AVX-512 / AArch64.
+  const int tile = vector_bytes >= 64 ? 4 : 2;
+  const auto shift = TailStrategy::ShiftInwards;
+
+  // Decoding: fewer queries read each key than a block holds.
+  const int64_t* seq_q = as_const_int(st.q.shape()[2]);
+  const int64_t* heads = as_const_int(st.q.shape()[1]);
+  const int64_t* kv_heads = as_const_int(st.k.shape()[1]);
+  const bool decoding = seq_q && heads && kv_heads && *seq_q * (*heads / *kv_heads) < query_block;
+
+  // The output: (batch, head, block of queries) are the parallel work items.
+  Stage out = s[st.out];
+  auto [qo, qi] = out.split(st.out.axis(2), query_block);
+  IterVar work = out.fuse(out.fuse(st.out.axis(0), st.out.axis(1)), qo);
+  out.parallel(work);
+  auto [oeo, oei] = out.split(st.out.axis(3), lanes, shift);
+  out.vectorize(oei);
+
+  // The block's queries' running state, a block of keys at a time. (An accumulator is
+  // updated once per block: its vector tail is guarded, not shifted onto other elements.)
+  s[st.acc].compute_at(out, work);
+  Stage rows = s[st.acc];
+  rows.reorder({st.acc.axis(0), st.acc.axis(1), st.block, st.acc.axis(2), st.acc.axis(3)});
+  auto [eo, ei] = rows.split(st.acc.axis(3), lanes);
+  rows.vectorize(ei);
+
+  // Per block of keys: the scores, each key vector's loads shared by the block's queries.
+  for (const Tensor& t : {st.scores, st.block_max, st.probs, st.block_sum, st.block_pv})
+    s[t].compute_at(rows, st.block);
+  Stage scores = s[st.scores];
+  const IterVar c = st.scores.reduce_axis(0);
+  if (decoding) {
+    // Few queries read each key (decoding): transposing k would cost as much as the
+    // attention itself. Each score is a dot product along dim instead: vectors of dim
+    // (rfactor over the lanes, k's rows read contiguously), the lanes added after.
+    s[st.key_t].compute_inline();
+    auto [co, ci] = scores.split(c, lanes);
+    (void)co;
+    Tensor lanes_rf = s.rfactor(st.scores, ci, st.scores.ndim());
+    s[lanes_rf].compute_at(rows, st.block);
+    std::vector<IterVar> order(lanes_rf.op()->axis.begin(), lanes_rf.op()->axis.end() - 1);
+    order.push_back(lanes_rf.reduce_axis(0));
+    order.push_back(lanes_rf.axis(lanes_rf.ndim() - 1));
+    s[lanes_rf].reorder(order);
+    s[lanes_rf].vectorize(lanes_rf.axis(lanes_rf.ndim() - 1));
+  } else {
+    auto [so, si] = scores.split(st.scores.axis(3), lanes);
+    auto [soo, soi] = scores.split(so, tile);
+    scores.reorder({st.scores.axis(0), st.scores.axis(1), soo, c, st.scores.axis(2), soi, si});
+    scores.unroll(st.scores.axis(2));
+    scores.unroll(soi);
+    scores.vectorize(si);
+  }
+  // Each query's max and sum over the block: a vector of keys' partials (rfactor over the
+  // lanes), then the lanes' total.
+  for (const Tensor& t : {st.block_max, st.block_sum}) {
+    const IterVar jj = t.reduce_axis(0);
+    auto [jo, ji] = s[t].split(jj, lanes);
+    Tensor lanes_rf = s.rfactor(t, ji, t.ndim());
+    s[lanes_rf].compute_at(rows, st.block);
+    std::vector<IterVar> order;
+    for (int d = 0; d < lanes_rf.ndim() - 1; ++d) order.push_back(lanes_rf.axis(d));
+    order.push_back(lanes_rf.reduce_axis(0));
+    order.push_back(lanes_rf.axis(lanes_rf.ndim() - 1));
+    s[lanes_rf].reorder(order);
+    s[lanes_rf].vectorize(lanes_rf.axis(lanes_rf.ndim() - 1));
+  }
+  // Their exps, a vector of keys at a time.
+  Stage probs = s[st.probs];
+  auto [po, pi] = probs.split(st.probs.axis(3), lanes);
+  probs.vectorize(pi);
+  // probs · v: each query's block of dim in registers across the block's keys.
+  Stage pv = s[st.block_pv];
+  const IterVar jj = st.block_pv.reduce_axis(0);
+  auto [vo, vi] = pv.split(st.block_pv.axis(4), lanes);
+  auto [voo, voi] = pv.split(vo, tile);
+  pv.reorder({st.block_pv.axis(3), voo, jj, st.block_pv.axis(2), voi, vi});
+  pv.unroll(st.block_pv.axis(2));
+  pv.unroll(voi);
+  pv.vectorize(vi);
+
+  // The transposed keys, once per (batch, kv head).
+  if (!decoding) {
+    Stage kt = s[st.key_t];
+    kt.parallel(kt.fuse(st.key_t.axis(0), st.key_t.axis(1)));
+  }
+}
+
+/// schedule_attention_cpu() on an output of attention() (its stages found through the graph).
+inline void schedule_attention_cpu(Schedule& s, const Tensor& out, const AttentionCpuOptions& o = {}) {
+  schedule_attention_cpu(s, attention_stages_of(out), o);
+}
+
+}  // namespace te::ops

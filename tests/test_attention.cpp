@@ -1,0 +1,333 @@
+// te::ops::attention (the online-softmax row reduction) against plain C++ in float64:
+// interpret() of the definition as written, and the JIT with the default and the CPU
+// schedule, over odd lengths, causal masks with seq_q != seq_k, grouped-query heads, a
+// bias with fully masked rows, large-magnitude scores, decoding (one query against a long
+// cache), float16 and bfloat16; the same kinds of case against PyTorch's results
+// (tests/data/torch_golden/attention, scripts/gen_torch_golden.py); and every error.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <random>
+
+#include "te/ops/attention.h"
+#include "te/auto_schedule.h"
+#include "te/ops/attention_cpu.h"
+#include "te/te.h"
+#include "test_util.h"
+
+namespace te {
+namespace {
+
+struct Case {
+  const char* name;
+  int batch, heads, kv_heads, seq_q, seq_k, dim;
+  bool causal = false;
+  bool bias = false;    // a random bias with a few -inf entries and one fully masked query row
+  float magnitude = 1;  // scale of q and k: 30 gives scores in the thousands
+  DataType dtype = Float(32);
+  int key_block = 8;  // small, so that most cases fold several blocks, the last one partial
+};
+
+std::vector<float> random_values(size_t n, unsigned seed, float scale) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+// Rounds every value to dtype (so the reference sees what te reads).
+void round_to(std::vector<float>& v, DataType t) {
+  if (t == Float(32)) return;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const float x = v[i];
+    v[i] = t == Float(16) ? static_cast<float>(half(x)) : static_cast<float>(bfloat16(x));
+  }
+}
+
+// softmax(q kᵀ scale + bias) v in float64; a query with no key left gives zeros.
+std::vector<double> reference(const Case& c, const std::vector<float>& q, const std::vector<float>& k,
+                              const std::vector<float>& v, const std::vector<float>& bias) {
+  const int group = c.heads / c.kv_heads;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(c.dim));
+  std::vector<double> out(size_t(c.batch * c.heads * c.seq_q * c.dim), 0.0);
+  for (int b = 0; b < c.batch; ++b)
+    for (int h = 0; h < c.heads; ++h)
+      for (int i = 0; i < c.seq_q; ++i) {
+        const int hk = h / group;
+        std::vector<double> s(size_t(c.seq_k), -INFINITY);
+        double mx = -INFINITY;
+        for (int j = 0; j < c.seq_k; ++j) {
+          if (c.causal && j > i + c.seq_k - c.seq_q) continue;
+          double dot = 0;
+          for (int d = 0; d < c.dim; ++d)
+            dot += double(q[size_t(((b * c.heads + h) * c.seq_q + i) * c.dim + d)]) *
+                   k[size_t(((b * c.kv_heads + hk) * c.seq_k + j) * c.dim + d)];
+          dot *= scale;
+          if (c.bias) dot += bias[size_t(((b * c.heads + h) * c.seq_q + i) * c.seq_k + j)];
+          s[size_t(j)] = dot;
+          mx = std::max(mx, dot);
+        }
+        if (mx == -INFINITY) continue;
+        double total = 0;
+        double* o = &out[size_t(((b * c.heads + h) * c.seq_q + i) * c.dim)];
+        for (int j = 0; j < c.seq_k; ++j) {
+          if (s[size_t(j)] == -INFINITY) continue;
+          const double p = std::exp(s[size_t(j)] - mx);
+          total += p;
+          for (int d = 0; d < c.dim; ++d) o[d] += p * v[size_t(((b * c.kv_heads + hk) * c.seq_k + j) * c.dim + d)];
+        }
+        for (int d = 0; d < c.dim; ++d) o[d] /= total;
+      }
+  return out;
+}
+
+NDArray as_array(const std::vector<float>& v, std::vector<int64_t> shape, DataType t) {
+  NDArray f = NDArray::from_vector(v, shape);
+  if (t == Float(32)) return f;
+  NDArray a = NDArray::empty(shape, t);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (t == Float(16)) {
+      static_cast<half*>(a.data())[i] = half(v[i]);
+    } else {
+      static_cast<bfloat16*>(a.data())[i] = bfloat16(v[i]);
+    }
+  }
+  return a;
+}
+
+float element(NDArray a, size_t i) {
+  if (a.dtype() == Float(16)) return static_cast<float>(static_cast<const half*>(a.data())[i]);
+  if (a.dtype() == BFloat(16)) return static_cast<float>(static_cast<const bfloat16*>(a.data())[i]);
+  return static_cast<const float*>(a.data())[i];
+}
+
+void check_case(const Case& c) {
+  SCOPED_TRACE(c.name);
+  const int64_t B = c.batch, H = c.heads, HK = c.kv_heads, M = c.seq_q, N = c.seq_k, D = c.dim;
+  std::vector<float> q = random_values(size_t(B * H * M * D), 1, c.magnitude);
+  std::vector<float> k = random_values(size_t(B * HK * N * D), 2, c.magnitude);
+  std::vector<float> v = random_values(size_t(B * HK * N * D), 3, 1.0f);
+  std::vector<float> bias;
+  if (c.bias) {
+    bias = random_values(size_t(B * H * M * N), 4, 1.0f);
+    for (size_t i = 0; i < bias.size(); i += 7) bias[i] = -INFINITY;
+    for (int64_t j = 0; j < N; ++j) bias[size_t(1 * N + j)] = -INFINITY;  // query 1 of (0, 0): no key
+  }
+  round_to(q, c.dtype);
+  round_to(k, c.dtype);
+  round_to(v, c.dtype);
+  const std::vector<double> want = reference(c, q, k, v, bias);
+
+  // float32 scores, probabilities and accumulation; half-precision outputs round once more.
+  const double tol = c.dtype == Float(32) ? 2e-5 : c.dtype == Float(16) ? 2e-3 : 1.6e-2;
+  for (int schedule = 0; schedule < 3; ++schedule) {
+    SCOPED_TRACE(schedule == 0 ? "interpret, default" : schedule == 1 ? "jit, default" : "jit, cpu schedule");
+    Tensor Q = placeholder({B, H, M, D}, c.dtype, "q"), K = placeholder({B, HK, N, D}, c.dtype, "k"),
+           V = placeholder({B, HK, N, D}, c.dtype, "v");
+    ops::AttentionOptions o;
+    o.causal = c.causal;
+    o.key_block = c.key_block;
+    std::vector<Tensor> args{Q, K, V};
+    if (c.bias) {
+      o.bias = placeholder({B, H, M, N}, Float(32), "bias");
+      args.push_back(o.bias);
+    }
+    Tensor out = ops::attention(Q, K, V, o);
+    args.push_back(out);
+    Schedule s = create_schedule({out});
+    if (schedule == 2) ops::schedule_attention_cpu(s, out);
+    LoweredFunc f = lower(s, args, "attention");
+    std::vector<Argument> call{as_array(q, {B, H, M, D}, c.dtype), as_array(k, {B, HK, N, D}, c.dtype),
+                               as_array(v, {B, HK, N, D}, c.dtype)};
+    if (c.bias) call.push_back(NDArray::from_vector(bias, {B, H, M, N}));
+    NDArray result = NDArray::empty({B, H, M, D}, c.dtype);
+    call.push_back(result);
+    if (schedule == 0) {
+      interpret(f, call);
+    } else {
+      build(f)("attention").call(call);
+    }
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(element(result, i), want[i], tol * (1 + std::fabs(want[i]))) << "element " << i;
+  }
+}
+
+TEST(Attention, OddLengths) { check_case({"odd lengths", 1, 2, 2, 13, 29, 12}); }
+TEST(Attention, CausalWithFewerQueriesThanKeys) { check_case({"causal 5 x 19", 2, 2, 2, 5, 19, 16, true}); }
+TEST(Attention, CausalSquare) { check_case({"causal 17 x 17", 1, 1, 1, 17, 17, 8, true}); }
+TEST(Attention, GroupedQueryHeads) { check_case({"4 q heads over 2 kv heads", 1, 4, 2, 9, 21, 16}); }
+TEST(Attention, BiasWithMaskedRows) { check_case({"bias, -inf", 1, 2, 1, 6, 11, 8, false, true}); }
+TEST(Attention, LargeScoresDoNotOverflow) { check_case({"scores ~1e3", 1, 1, 1, 7, 33, 16, false, false, 30.0f}); }
+TEST(Attention, Decoding) {
+  check_case({"one query, 200 keys", 2, 4, 1, 1, 200, 32, true, false, 1.0f, Float(32), 64});
+}
+TEST(Attention, DecodingWithoutTransposingKeys) {
+  check_case({"one query per k/v head, 150 keys", 1, 2, 2, 1, 150, 32, true, false, 1.0f, Float(32), 64});
+}
+TEST(Attention, OneKeyPerBlock) { check_case({"blocks of 1", 1, 2, 1, 5, 6, 8, true, true, 1.0f, Float(32), 1}); }
+TEST(Attention, Float16) { check_case({"float16", 1, 2, 2, 8, 24, 16, true, false, 1.0f, Float(16)}); }
+TEST(Attention, BFloat16) { check_case({"bfloat16", 1, 2, 2, 8, 24, 16, false, false, 1.0f, BFloat(16)}); }
+
+// The loop nest of the CPU schedule: per block of keys, one row step (scalars) around the
+// vector update of the query's accumulator, after the block's scores and exps.
+TEST(Attention, CpuScheduleUpdatesEachRowOncePerBlock) {
+  Tensor Q = placeholder({1, 2, 64, 64}, Float(32), "q"), K = placeholder({1, 2, 128, 64}, Float(32), "k"),
+         V = placeholder({1, 2, 128, 64}, Float(32), "v");
+  Tensor out = ops::attention(Q, K, V);
+  Schedule s = create_schedule({out});
+  ops::schedule_attention_cpu(s, out);
+  const std::string ir = to_string(lower(s, {Q, K, V, out}, "attention"));
+  EXPECT_NE(ir.find("let scale_old = "), std::string::npos) << ir;
+  EXPECT_NE(ir.find("attention.acc[ramp("), std::string::npos) << ir;
+  // The exps are vectors of keys, not one per element of the accumulator.
+  EXPECT_NE(ir.find("attention.probs[ramp("), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("broadcast(exp("), std::string::npos) << ir;
+}
+
+// PyTorch's float64 matmul, softmax, matmul of the stored inputs (rounded to dtype); where
+// PyTorch gives NaN (a query with every key masked) te gives zeros.
+void check_golden(const std::string& name, bool causal, DataType dtype = Float(32)) {
+  SCOPED_TRACE(name);
+  const std::string dir = std::string(TE_TEST_DATA_DIR) + "/torch_golden/attention/" + name + "/";
+  const NDArray q32 = NDArray::load_npy(dir + "q.npy"), k32 = NDArray::load_npy(dir + "k.npy"),
+                v32 = NDArray::load_npy(dir + "v.npy"), want = NDArray::load_npy(dir + "out.npy");
+  const bool has_bias = std::ifstream(dir + "bias.npy").good();
+  auto in = [&](const NDArray& a) { return as_array(a.to_vector<float>(), a.shape(), dtype); };
+  auto dims = [](const NDArray& a) {
+    std::vector<Expr> d;
+    for (int64_t x : a.shape()) d.push_back(make_const(Int(32), x));
+    return d;
+  };
+  const double tol = dtype == Float(32) ? 2e-5 : dtype == Float(16) ? 2e-3 : 1.6e-2;
+  for (bool scheduled : {false, true}) {
+    SCOPED_TRACE(scheduled ? "jit, cpu schedule" : "interpret, default");
+    Tensor Q = placeholder(dims(q32), dtype, "q"), K = placeholder(dims(k32), dtype, "k"),
+           V = placeholder(dims(v32), dtype, "v");
+    ops::AttentionOptions o;
+    o.causal = causal;
+    o.key_block = 8;
+    std::vector<Tensor> args{Q, K, V};
+    std::vector<Argument> call{in(q32), in(k32), in(v32)};
+    if (has_bias) {
+      NDArray b = NDArray::load_npy(dir + "bias.npy");
+      o.bias = placeholder(dims(b), Float(32), "bias");
+      args.push_back(o.bias);
+      call.push_back(b);
+    }
+    Tensor out = ops::attention(Q, K, V, o);
+    args.push_back(out);
+    Schedule s = create_schedule({out});
+    if (scheduled) ops::schedule_attention_cpu(s, out);
+    LoweredFunc f = lower(s, args, "attention");
+    NDArray result = NDArray::empty(want.shape(), dtype);
+    call.push_back(result);
+    if (scheduled) {
+      build(f)("attention").call(call);
+    } else {
+      interpret(f, call);
+    }
+    const std::vector<double> w = want.to_vector<double>();
+    for (size_t i = 0; i < w.size(); ++i) {
+      const double expect = std::isnan(w[i]) ? 0.0 : w[i];
+      ASSERT_NEAR(element(result, i), expect, tol * (1 + std::fabs(expect))) << "element " << i;
+    }
+  }
+}
+
+TEST(AttentionGolden, CausalWithFewerQueriesThanKeys) { check_golden("causal_5x19", true); }
+TEST(AttentionGolden, GroupedQueryOddLengths) { check_golden("gqa_odd", false); }
+TEST(AttentionGolden, BiasWithAFullyMaskedQueryGivesZeros) { check_golden("bias_masked_rows", false); }
+TEST(AttentionGolden, LargeScores) { check_golden("large_scores", false); }
+TEST(AttentionGolden, Decoding) { check_golden("decoding", true); }
+TEST(AttentionGolden, Float16) { check_golden("float16", true, Float(16)); }
+TEST(AttentionGolden, BFloat16) { check_golden("bfloat16", false, BFloat(16)); }
+
+// Decoding (fewer queries per key than a block of queries): no transposed copy of k; each
+// score a vector dot product along dim, the lanes added after.
+TEST(Attention, CpuScheduleForDecodingReadsKeysInRows) {
+  Tensor Q = placeholder({1, 8, 1, 64}, Float(32), "q"), K = placeholder({1, 8, 512, 64}, Float(32), "k"),
+         V = placeholder({1, 8, 512, 64}, Float(32), "v");
+  Tensor out = ops::attention(Q, K, V);
+  Schedule s = create_schedule({out});
+  ops::schedule_attention_cpu(s, out);
+  const std::string ir = to_string(lower(s, {Q, K, V, out}, "attention"));
+  EXPECT_EQ(ir.find("attention.key_t"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("attention.scores.rf[ramp("), std::string::npos) << ir;
+}
+
+// auto_schedule recognises te::ops::attention and gives it its fused CPU schedule.
+TEST(Attention, AutoScheduleGivesTheFusedForm) {
+  Tensor Q = placeholder({1, 2, 40, 32}, Float(32), "q"), K = placeholder({1, 2, 70, 32}, Float(32), "k"),
+         V = placeholder({1, 2, 70, 32}, Float(32), "v");
+  ops::AttentionOptions o;
+  o.causal = true;
+  Tensor out = ops::attention(Q, K, V, o);
+  LoweredFunc f = lower(auto_schedule({out}), {Q, K, V, out}, "attention");
+  const std::string ir = to_string(f);
+  EXPECT_NE(ir.find("parallel for"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("let scale_old = "), std::string::npos) << ir;
+  EXPECT_NE(ir.find("attention.probs[ramp("), std::string::npos) << ir;
+  const std::vector<float> qv = random_values(1 * 2 * 40 * 32, 7, 1.0f), kv = random_values(1 * 2 * 70 * 32, 8, 1.0f),
+                           vv = random_values(1 * 2 * 70 * 32, 9, 1.0f);
+  const Case c{"auto", 1, 2, 2, 40, 70, 32, true};
+  const std::vector<double> want = reference(c, qv, kv, vv, {});
+  NDArray result = NDArray::empty({1, 2, 40, 32}, Float(32));
+  build(f)("attention")(NDArray::from_vector(qv, {1, 2, 40, 32}), NDArray::from_vector(kv, {1, 2, 70, 32}),
+                        NDArray::from_vector(vv, {1, 2, 70, 32}), result);
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(element(result, i), want[i], 2e-5 * (1 + std::fabs(want[i])));
+}
+
+TEST(Attention, Errors) {
+  Tensor q = placeholder({1, 4, 8, 16}, Float(32), "q"), k = placeholder({1, 2, 10, 16}, Float(32), "k"),
+         v = placeholder({1, 2, 10, 16}, Float(32), "v");
+  expect_error(
+      [&] {
+        ops::attention(placeholder({4, 8, 16}, Float(32), "q3"), k, v);
+      },
+      {"attention: q must be (batch, heads, seq, dim), got 3 axes"});
+  expect_error(
+      [&] {
+        ops::attention(q, k, placeholder({1, 2, 10, 16}, Float(16), "vh"));
+      },
+      {"attention: v is float16 but q is float32: give all three one type"});
+  expect_error(
+      [&] {
+        ops::attention(placeholder({1, 4, 8, 16}, Int(32), "qi"), k, v);
+      },
+      {"attention: q must be float32, float16 or bfloat16, got int32"});
+  expect_error(
+      [&] {
+        ops::attention(q, placeholder({1, 3, 10, 16}, Float(32), "k3"), placeholder({1, 3, 10, 16}, Float(32), "v3"));
+      },
+      {"attention: k and v's 3 heads must divide q's 4 (grouped-query attention)"});
+  expect_error(
+      [&] {
+        ops::attention(q, k, placeholder({1, 2, 11, 16}, Float(32), "v11"));
+      },
+      {"attention: k (1, 2, 10, 16) and v (1, 2, 11, 16) differ in heads or length"});
+  expect_error(
+      [&] {
+        ops::attention(q, placeholder({1, 2, 10, 8}, Float(32), "k8"), v);
+      },
+      {"attention: q (1, 4, 8, 16) and k (1, 2, 10, 8) differ in dim"});
+  ops::AttentionOptions o;
+  o.bias = placeholder({1, 4, 8, 9}, Float(32), "bias");
+  expect_error([&] { ops::attention(q, k, v, o); },
+               {"attention: the bias (1, 4, 8, 9) does not match (batch, heads, seq_q, seq_k) = (1, 4, 8, 10) in "
+                "dimension 3 (an extent of 1 broadcasts)"});
+  expect_error([&] { ops::attention_stages_of(q); },
+               {"attention_stages_of: tensor 'q' is not an output of te::ops::attention"});
+  Schedule s = create_schedule({ops::attention(q, k, v)});
+  ops::AttentionCpuOptions bad;
+  bad.query_block = -1;
+  expect_error(
+      [&] { ops::schedule_attention_cpu(s, ops::attention(q, k, v), bad); },
+      {"schedule_attention_cpu: query_block must be >= 0 (0: default) and vector_bytes 0 (the host's) or >= 4, "
+       "got -1 and 0"});
+}
+
+}  // namespace
+}  // namespace te
