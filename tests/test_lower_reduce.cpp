@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "test_lower_util.h"
+#include "test_util.h"
 
 using namespace te;
 using namespace lower_test;
@@ -282,4 +283,57 @@ TEST(LowerReduce, GemmWithSharedAndLocalCachesOnGpuThreads) {
   // A barrier before the tiles are overwritten and one before they are read.
   EXPECT_EQ(count_kind(f.body, StmtKind::Barrier), 2) << f;
   check_matmul(f, "gemm", {{n, n, n}});
+}
+
+// A reduction whose extent depends on a data axis (a triangular sum: row i adds its first
+// i + 1 elements) with the rows moved inside the reduction: the loop runs to the largest
+// extent over the rows inside it (a block of 4 rows: up to the block's last row's), each
+// row guarded to its own.
+TEST(LowerReduce, ExtentFromAnInnerDataLoopRunsToItsLargestWithAGuard) {
+  const int n = 10;
+  Tensor A = placeholder({n, n}, Float(32), "A");
+  Tensor C = compute(
+      {n},
+      [&](Expr i) {
+        IterVar k = reduce_axis({0, i + 1}, "k");
+        return sum(A(i, k), {k});
+      },
+      "C");
+  Schedule s = create_schedule({C});
+  auto [io, ii] = s[C].split(C.axis(0), 4);
+  const IterVar k = C.op()->reduce_axis[0];
+  s[C].reorder({io, k, ii});
+  LoweredFunc f = lower(s, {A, C}, "triangle");
+  const std::string ir = to_string(f);
+  EXPECT_NE(ir.find("for (k, 0, "), std::string::npos) << ir;
+  EXPECT_NE(ir.find("(k < ("), std::string::npos) << ir;  // each row's own extent
+  NDArray a = input({n, n}, 3), c = output({n});
+  run_backends(f, {a, c});
+  const std::vector<float> av = a.to_vector<float>(), got = c.to_vector<float>();
+  for (int i = 0; i < n; ++i) {
+    float want = 0;
+    for (int k2 = 0; k2 <= i; ++k2) want += av[size_t(i * n + k2)];
+    EXPECT_NEAR(got[size_t(i)], want, 1e-5f) << i;
+  }
+}
+
+TEST(LowerReduce, ExtentFromAnInnerLoopThatCannotBeBoundedIsRefused) {
+  const int n = 6;
+  Tensor A = placeholder({n, n}, Float(32), "A");
+  Tensor C = compute(
+      {n},
+      [&](Expr i) {
+        IterVar k = reduce_axis({0, cast(Int(32), sin(cast(Float(32), i)) * 3.0f) + 3}, "k");
+        return sum(A(i, k), {k});
+      },
+      "C");
+  Schedule s = create_schedule({C});
+  s[C].reorder({C.op()->reduce_axis[0], C.axis(0)});
+  expect_error(
+      [&] {
+        lower(s, {A, C}, "f");
+      },
+      {"lower: stage 'C' loops over axis 'k' with extent",
+       "which depends on loops inside it whose largest "
+       "value te cannot bound; reorder them outside 'k'"});
 }

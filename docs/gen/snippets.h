@@ -424,7 +424,7 @@ inline std::string online_softmax_example() {
 // ---- Attention (docs/attention.md) ----
 
 inline std::vector<Tensor> attention_inputs() {
-  return {placeholder({1, 2, 8, 16}, Float(32), "q"), placeholder({1, 1, 16, 16}, Float(32), "k"),
+  return {placeholder({1, 2, 16, 16}, Float(32), "q"), placeholder({1, 1, 16, 16}, Float(32), "k"),
           placeholder({1, 1, 16, 16}, Float(32), "v")};
 }
 
@@ -435,7 +435,7 @@ inline std::string attention_default_example() {
   ops::AttentionOptions o;
   o.causal = true;
   o.key_block = 8;                          // keys per block of the online softmax
-  Tensor out = ops::attention(q, k, v, o);  // q (1, 2, 8, 16); k, v (1, 1, 16, 16): 2 heads share k/v
+  Tensor out = ops::attention(q, k, v, o);  // q (1, 2, 16, 16); k, v (1, 1, 16, 16): 2 heads share k/v
   Schedule s = create_schedule({out});
   // [/doc]
   return text(lower(s, {q, k, v, out}, "attention"));

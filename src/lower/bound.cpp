@@ -106,6 +106,18 @@ class ReadIndexCollector : public IRVisitor {
   const OperationNode* op_;
 };
 
+// A loop's extent as regions see it. A reduction's extent may use its stage's data axes
+// (a causal mask's keys per query): over a region, it runs to its largest value over
+// their domains (lowering keeps each point to its own; see build_loop_nests).
+Expr region_extent(const StageNode& st, const IterVar& leaf, const Range& r, const VarBounds& known) {
+  if (leaf.type() != IterVarType::Reduce || st.op->axis.empty()) return r.extent;
+  RelaxMap axes;
+  for (const IterVar& iv : st.op->axis) axes[iv.var().get()] = iv.dom();
+  if (!uses_any(r.extent, axes)) return r.extent;
+  const IntSet ends = eval_set(r.extent, axes, known);
+  return ends.max.defined() && !uses_any(ends.max, axes) ? simplify(ends.max, known) : r.extent;
+}
+
 // The region of `producer` that `consumer` reads, one set per dimension (undefined ends:
 // not bounded by the analysis).
 std::vector<IntSet> region_read(const ScheduleNode& s, const StageNode& producer, const StageNode& consumer,
@@ -117,8 +129,10 @@ std::vector<IntSet> region_read(const ScheduleNode& s, const StageNode& producer
   std::map<const IterVarNode*, Expr> leaf_val;
   bool found = false;
   VarBounds known = known_shapes;
-  for (const AttachLevel& lv : attach_path(s, consumer)) add_range_bounds(known, lv.iv.var(), 0, b.at(lv.iv).extent);
-  for (const IterVar& leaf : consumer.leaf_iter_vars) add_range_bounds(known, leaf.var(), 0, b.at(leaf).extent);
+  for (const AttachLevel& lv : attach_path(s, consumer))
+    add_range_bounds(known, lv.iv.var(), 0, region_extent(*lv.stage, lv.iv, b.at(lv.iv), known_shapes));
+  for (const IterVar& leaf : consumer.leaf_iter_vars)
+    add_range_bounds(known, leaf.var(), 0, region_extent(consumer, leaf, b.at(leaf), known_shapes));
   const auto& leaves = consumer.leaf_iter_vars;
   for (auto it = leaves.rbegin(); it != leaves.rend(); ++it) {
     const IterVar& leaf = *it;
@@ -128,7 +142,7 @@ std::vector<IntSet> region_read(const ScheduleNode& s, const StageNode& producer
       leaf_val[leaf.get()] = r.min;
     } else if (need_relax(consumer, leaf, found, producer.scope)) {
       leaf_val[leaf.get()] = is_zero(r.min) ? Expr(leaf.var()) : simplify(r.min + leaf.var(), known);
-      relax[leaf.var().get()] = Range::from_min_extent(0, r.extent);
+      relax[leaf.var().get()] = Range::from_min_extent(0, region_extent(consumer, leaf, r, known_shapes));
     } else {
       leaf_val[leaf.get()] = leaf_value(s, consumer, leaf, b);
     }
@@ -136,7 +150,7 @@ std::vector<IntSet> region_read(const ScheduleNode& s, const StageNode& producer
   for (const AttachLevel& lv : attach_path(s, consumer)) {
     if (attach.count(lv.iv.get())) found = true;
     if (need_relax(*lv.stage, lv.iv, found, producer.scope))
-      relax[lv.iv.var().get()] = Range::from_min_extent(0, b.at(lv.iv).extent);
+      relax[lv.iv.var().get()] = Range::from_min_extent(0, region_extent(*lv.stage, lv.iv, b.at(lv.iv), known_shapes));
   }
   if (!attach.empty() && !found)
     throw Error(fmt::format(

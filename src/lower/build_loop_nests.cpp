@@ -78,6 +78,10 @@ class NestBuilder {
   // outer loops. An extent read from memory is read only where the guards that the
   // enclosing loops decide hold (an uneven split's tail must not read past `lens`);
   // elsewhere it is 0.
+  //
+  // An extent computed from data-parallel loops inside it (a causal mask's keys per query,
+  // with the queries inside the key loop) runs to its largest value over those loops, and
+  // a guard keeps each point to its own extent: the loops run where any point needs them.
   void resolve_loop_bounds(StageNest& nest) {
     for (size_t p = 0; p < nest.loops.size(); ++p) {
       NestLoop& L = nest.loops[p];
@@ -87,13 +91,30 @@ class NestBuilder {
       L.extent = resolve(L.extent);
       std::vector<Var> inner;  // this loop and the loops inside it
       for (size_t q = p; q < nest.loops.size(); ++q) inner.push_back(nest.loops[q].iv.var());
+      RelaxMap over;  // the data-parallel loops inside it that its extent uses
       for (size_t q = p; q < nest.loops.size(); ++q) {
         if (!uses_any_of(L.extent, {inner[q - p]}) && !uses_any_of(L.min, {inner[q - p]})) continue;
         const IterVar& used = nest.loops[q].iv;
+        const bool relaxable = !reads && q > p && used.type() != IterVarType::Reduce &&
+                               !uses_any_of(L.min, {inner[q - p]}) && relax_.count(used.var().get());
+        if (relaxable) {
+          over[used.var().get()] = relax_.at(used.var().get());
+          continue;
+        }
         throw Error(
             fmt::format("lower: stage '{}' loops over axis '{}' with extent {}, which depends on axis '{}'; "
                         "reorder '{}' outside '{}'",
                         st_.op->name, L.iv.name(), to_string(L.extent), used.name(), used.name(), L.iv.name()));
+      }
+      if (!over.empty()) {
+        const IntSet ends = eval_set(L.extent, over, known_);
+        if (!ends.max.defined() || uses_any(ends.max, over))
+          throw Error(
+              fmt::format("lower: stage '{}' loops over axis '{}' with extent {}, which depends on loops "
+                          "inside it whose largest value te cannot bound; reorder them outside '{}'",
+                          st_.op->name, L.iv.name(), to_string(L.extent), L.iv.name()));
+        guards_.push_back(likely(L.iv.var() < L.extent));
+        L.extent = simplify(max(ends.max, make_zero(ends.max.dtype())), known_);
       }
       if (!reads) continue;
       Expr known_here;

@@ -5,6 +5,7 @@
 // that differs between threads would make their control flow diverge.
 #include <optional>
 
+#include "expr/analysis.h"
 #include "lower/int_set.h"
 #include "lower/loop_bounds.h"
 #include "lower/passes.h"
@@ -137,7 +138,9 @@ class Partitioner : public IRMutator {
     // g = coef * x + g0 with g0 free of x: the guard holds for every inner iteration
     // when coef * x + max(g0) < 0.
     Expr rest_max = eval_set(g0, c.inner, known_).max;
-    if (!rest_max.defined()) return std::nullopt;
+    // (An inner loop whose extent uses x, a triangular nest, bounds the rest only in terms
+    // of x itself: no split point.)
+    if (!rest_max.defined() || uses_var(rest_max, n->var.get())) return std::nullopt;
     bool upper = *coef > 0;
     Expr a = make_const(rest_max.dtype(), upper ? *coef : -*coef);
     Expr at = upper ? simplify((a - rest_max - 1) / a, known_) : simplify(rest_max / a + 1, known_);

@@ -205,16 +205,21 @@ inline AttentionStages attention_stages(const Tensor& q, const Tensor& k, const 
         return sum(st.probs(b, h, i, j) * as_float(v(b, kv_head(h), j, e)), {jj3}, in_block(jb, jj3));
       },
       o.name + ".block_pv");
-  st.block = reduce_axis({make_zero(blocks.dtype()), blocks}, "jb");
-  const IterVar& jb = st.block;
-  std::vector<Tensor> rows =
-      compute_rows({batch, heads, seq_q}, {dim_v},
-                   [&](const std::vector<Var>& r, const std::vector<Var>& e) {
-                     const Expr &b = r[0], &h = r[1], &i = r[2];
-                     return online_softmax_merge(st.block_max(b, h, i, jb), st.block_sum(b, h, i, jb),
-                                                 {st.block_pv(b, h, i, jb, e[0])}, {jb});
-                   },
-                   {o.name + ".max", o.name + ".sum", o.name + ".acc"}, {"b", "h", "i", "e"});
+  std::vector<Tensor> rows = compute_rows(
+      {batch, heads, seq_q}, {dim_v},
+      [&](const std::vector<Var>& r, const std::vector<Var>& e) {
+        const Expr &b = r[0], &h = r[1], &i = r[2];
+        // Causal: query i's last key is i + seq_k - seq_q; the blocks after its
+        // block are not visited (a schedule running a block of queries inside
+        // the block loop visits those any of them needs).
+        const Expr needed =
+            o.causal ? max(make_zero(blocks.dtype()), min(blocks, (i + (seq_k - seq_q)) / kb + 1)) : blocks;
+        st.block = reduce_axis({make_zero(blocks.dtype()), needed}, "jb");
+        const IterVar& jb = st.block;
+        return online_softmax_merge(st.block_max(b, h, i, jb), st.block_sum(b, h, i, jb),
+                                    {st.block_pv(b, h, i, jb, e[0])}, {jb});
+      },
+      {o.name + ".max", o.name + ".sum", o.name + ".acc"}, {"b", "h", "i", "e"});
   st.max = rows[0];
   st.sum = rows[1];
   st.acc = rows[2];
