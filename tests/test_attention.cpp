@@ -280,6 +280,43 @@ TEST(Attention, AutoScheduleGivesTheFusedForm) {
   for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(element(result, i), want[i], 2e-5 * (1 + std::fabs(want[i])));
 }
 
+// The recognised pattern inside a larger graph: a projection of q before it and a
+// residual add after it; auto_schedule schedules attention whole and the rest with its
+// rules.
+TEST(Attention, AutoScheduleInsideALargerGraph) {
+  const int B = 1, H = 2, M = 24, N = 40, D = 16;
+  Tensor X = placeholder({B, H, M, D}, Float(32), "x"), K = placeholder({B, H, N, D}, Float(32), "k"),
+         V = placeholder({B, H, N, D}, Float(32), "v");
+  Tensor Q = compute(
+      {B, H, M, D}, [&](Expr b, Expr h, Expr i, Expr c) { return X(b, h, i, c) * 0.5f + 1.0f; }, "q");
+  ops::AttentionOptions o;
+  o.causal = true;
+  o.key_block = 16;
+  Tensor att = ops::attention(Q, K, V, o);
+  Tensor Y = compute(
+      {B, H, M, D}, [&](Expr b, Expr h, Expr i, Expr c) { return att(b, h, i, c) + X(b, h, i, c); }, "y");
+  const std::vector<Tensor> args{X, K, V, Y};
+  LoweredFunc fast = lower(auto_schedule({Y}), args, "f");
+  const std::string ir = to_string(fast);
+  EXPECT_NE(ir.find("attention.probs[ramp("), std::string::npos) << ir;
+  LoweredFunc ref = lower(create_schedule({Y}), args, "f");
+  const std::vector<float> xv = random_values(B * H * M * D, 11, 1.0f), kv = random_values(B * H * N * D, 12, 1.0f),
+                           vv = random_values(B * H * N * D, 13, 1.0f);
+  std::vector<NDArray> outs;
+  for (const LoweredFunc* f : {&ref, &fast}) {
+    outs.push_back(NDArray::empty({B, H, M, D}, Float(32)));
+    std::vector<Argument> call{NDArray::from_vector(xv, {B, H, M, D}), NDArray::from_vector(kv, {B, H, N, D}),
+                               NDArray::from_vector(vv, {B, H, N, D}), outs.back()};
+    if (f == &ref) {
+      interpret(*f, call);
+    } else {
+      build (*f)("f").call(call);
+    }
+  }
+  const std::vector<float> want = outs[0].to_vector<float>(), got = outs[1].to_vector<float>();
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-5f * (1 + std::fabs(want[i]))) << i;
+}
+
 TEST(Attention, Errors) {
   Tensor q = placeholder({1, 4, 8, 16}, Float(32), "q"), k = placeholder({1, 2, 10, 16}, Float(32), "k"),
          v = placeholder({1, 2, 10, 16}, Float(32), "v");

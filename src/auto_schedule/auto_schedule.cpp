@@ -77,7 +77,6 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).
   if (!options.target.is_cuda()) {
     choose_placements(cx);
-    for (const OperationNode* op : cx.whole) cx.place[op] = Placement{};
     schedule_attention_cpu_rule(cx);
   } else {
     for (const Node* n : g.topo()) cx.place[n->op.get()] = Placement{};

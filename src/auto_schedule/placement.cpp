@@ -78,7 +78,8 @@ void choose_placements(Context& cx) {
     const OperationNode* op = n.op.get();
     if (!n.is_compute() || g.inlined.count(op)) continue;
     Placement& p = cx.place[op];
-    if (n.output || n.is_scatter_part()) continue;
+    // A stage scheduled whole by a pattern rule stays at the root.
+    if (n.output || n.is_scatter_part() || cx.whole.count(op)) continue;
     std::vector<const OperationNode*> consumers = g.effective_consumers(op);
     if (consumers.empty()) continue;
     // One anchor for all consumers.
@@ -92,8 +93,9 @@ void choose_placements(Context& cx) {
     }
     // Not inside a scatter: its rule keeps its loop order, in which the stage's point
     // would be recomputed.
+    // Nor inside a stage a pattern rule schedules whole (its rule knows nothing of it).
     if (!same || tiled.count(anchor) || !g.at(anchor).is_compute() || g.at(anchor).is_reduction() ||
-        anchor->num_outputs() > 1 || anchor->is_scatter())
+        anchor->num_outputs() > 1 || anchor->is_scatter() || cx.whole.count(anchor))
       continue;
     // A matmul-like reduction read point for point by its one element-wise consumer.
     if (consumers.size() == 1 && consumers[0] == anchor && n.is_reduction() && has_tiling_reuse(g, op) &&
