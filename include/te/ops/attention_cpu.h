@@ -24,6 +24,26 @@ struct AttentionCpuOptions {
   int vector_bytes = 0;
 };
 
+namespace attention_cpu_detail {
+
+// t's reduction over `axis` as vector partials: the axis split into vectors of `lanes`,
+// one partial per lane (rfactor) computed at `loop` of `at`, its lanes last and
+// vectorized; t then adds the lanes.
+inline void reduce_in_lanes(Schedule& s, const Tensor& t, const IterVar& axis, int lanes, Stage at,
+                            const IterVar& loop) {
+  auto [outer, lane] = s[t].split(axis, lanes);
+  (void)outer;
+  Tensor partials = s.rfactor(t, lane, t.ndim());
+  s[partials].compute_at(at, loop);
+  std::vector<IterVar> order(partials.op()->axis.begin(), partials.op()->axis.end() - 1);
+  order.push_back(partials.reduce_axis(0));
+  order.push_back(partials.axis(partials.ndim() - 1));
+  s[partials].reorder(order);
+  s[partials].vectorize(partials.axis(partials.ndim() - 1));
+}
+
+}  // namespace attention_cpu_detail
+
 /// Schedules attention's stages for the CPU (see the file's comment).
 inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const AttentionCpuOptions& o = {}) {
   if (o.query_block < 0 || o.vector_bytes < 0 || (o.vector_bytes > 0 && o.vector_bytes < 4))
@@ -71,15 +91,7 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
     // attention itself. Each score is a dot product along dim instead: vectors of dim
     // (rfactor over the lanes, k's rows read contiguously), the lanes added after.
     s[st.key_t].compute_inline();
-    auto [co, ci] = scores.split(c, lanes);
-    (void)co;
-    Tensor lanes_rf = s.rfactor(st.scores, ci, st.scores.ndim());
-    s[lanes_rf].compute_at(rows, st.block);
-    std::vector<IterVar> order(lanes_rf.op()->axis.begin(), lanes_rf.op()->axis.end() - 1);
-    order.push_back(lanes_rf.reduce_axis(0));
-    order.push_back(lanes_rf.axis(lanes_rf.ndim() - 1));
-    s[lanes_rf].reorder(order);
-    s[lanes_rf].vectorize(lanes_rf.axis(lanes_rf.ndim() - 1));
+    attention_cpu_detail::reduce_in_lanes(s, st.scores, c, lanes, rows, st.block);
   } else {
     auto [so, si] = scores.split(st.scores.axis(3), lanes);
     auto [soo, soi] = scores.split(so, tile);
@@ -90,18 +102,8 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   }
   // Each query's max and sum over the block: a vector of keys' partials (rfactor over the
   // lanes), then the lanes' total.
-  for (const Tensor& t : {st.block_max, st.block_sum}) {
-    const IterVar jj = t.reduce_axis(0);
-    auto [jo, ji] = s[t].split(jj, lanes);
-    Tensor lanes_rf = s.rfactor(t, ji, t.ndim());
-    s[lanes_rf].compute_at(rows, st.block);
-    std::vector<IterVar> order;
-    for (int d = 0; d < lanes_rf.ndim() - 1; ++d) order.push_back(lanes_rf.axis(d));
-    order.push_back(lanes_rf.reduce_axis(0));
-    order.push_back(lanes_rf.axis(lanes_rf.ndim() - 1));
-    s[lanes_rf].reorder(order);
-    s[lanes_rf].vectorize(lanes_rf.axis(lanes_rf.ndim() - 1));
-  }
+  for (const Tensor& t : {st.block_max, st.block_sum})
+    attention_cpu_detail::reduce_in_lanes(s, t, t.reduce_axis(0), lanes, rows, st.block);
   // Their exps, a vector of keys at a time.
   Stage probs = s[st.probs];
   auto [po, pi] = probs.split(st.probs.axis(3), lanes);
