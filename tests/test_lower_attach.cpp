@@ -174,7 +174,8 @@ TEST(LowerAttach, NestedThreadsWithLocalAndSharedProducers) {
                         }),
             1)
       << f;
-  EXPECT_GE(count_kind(f.body, StmtKind::Barrier), 1) << f;
+  // Each thread reads the element of A2 it wrote itself: no barrier.
+  EXPECT_EQ(count_kind(f.body, StmtKind::Barrier), 0) << f;
   for (int64_t len : {1, 31, 32, 65}) {
     NDArray a = input({len}, 4), out = output({len});
     run_backends(f, {a, out});

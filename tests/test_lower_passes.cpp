@@ -341,6 +341,32 @@ TEST(LowerPasses, BarriersSeparateSharedWritesFromReadsOfOtherThreads) {
   EXPECT_EQ(count_kind(insert_barriers(divergent), StmtKind::Barrier), 0);
 }
 
+// A thread that reads back only what it wrote itself needs no barrier: one index for every
+// access, a one-to-one sum of thread and loop variables (a running value per thread, a
+// row of a shared accumulator per thread). Anything else keeps its barrier.
+TEST(LowerPasses, BarriersSkipElementsEachThreadOwns) {
+  Var tx("tx"), e("e"), t("t");
+  Buffer S = buf("S", {32 * 33}, MemoryScope::Shared);
+  Buffer A = buf("A", {32 * 33}), B = buf("B", {32 * 33});
+  auto barriers = [&](const Expr& write_at, const Expr& read_at) {
+    // Per e: S[write_at] = A + S[read_at] (a read-modify-write through a let, as a row
+    // reduction's element update is), then the next e.
+    Stmt update = let_stmt(t, load(S, {read_at}), store(S, t + load(A, {write_at}), {write_at}));
+    Stmt body = for_loop(tx, 0, 32, ForKind::ThreadBinding, for_loop(e, 0, 32, ForKind::Serial, update), "threadIdx.x");
+    return count_kind(insert_barriers(body), StmtKind::Barrier);
+  };
+  EXPECT_EQ(barriers(tx * 33 + e, tx * 33 + e), 0);      // each thread's own row of 33
+  EXPECT_EQ(barriers(tx + e * 32, tx + e * 32), 0);      // each thread's own column
+  EXPECT_EQ(barriers(tx * 16 + e, tx * 16 + e), 1);      // rows of 16 overlap the next thread's
+  EXPECT_EQ(barriers(tx * 33 + e, tx * 33 + e + 1), 1);  // reads the element written next
+  EXPECT_EQ(barriers(e * 32, e * 32), 1);                // every thread on one element
+  // A let's value reads shared memory too: a later statement waits for the writes.
+  Stmt write = store(S, load(A, {tx}), {tx});
+  Stmt read = let_stmt(t, load(S, {(tx + 1) % 32}), store(B, t, {tx}));
+  Stmt body = for_loop(tx, 0, 32, ForKind::ThreadBinding, seq({write, read}), "threadIdx.x");
+  EXPECT_EQ(count_kind(insert_barriers(body), StmtKind::Barrier), 1);
+}
+
 TEST(LowerPasses, RemoveNoOps) {
   Var n("n"), i("i"), j("j");
   Buffer A = buf("A", {n});

@@ -37,7 +37,11 @@ enum class TailStrategy : uint8_t {
   /// recomputes those points: no guard, the tail stays one full vector. For stages without
   /// reduction axes (a reduction would accumulate the overlap twice). Where the extent is
   /// not known to be at least the factor, the split falls back to GuardWithIf.
-  ShiftInwards
+  ShiftInwards,
+  /// GuardWithIf, but the inner loop has `factor` iterations even where the extent is
+  /// smaller: every tile is whole, so a stage computed inside one (compute_at) covers the
+  /// whole tile (a tensor core's 16 rows); the points past the extent are guarded off.
+  GuardWholeTiles
 };
 
 /// parent = outer * factor + inner (plus the parent's min). Exactly one of factor and

@@ -26,7 +26,9 @@ std::optional<ops::AttentionStages> attention_at(const Context& cx, const Operat
 }
 
 std::vector<Tensor> stages_of(const ops::AttentionStages& st) {
-  return {st.key_t, st.scores, st.block_max, st.probs, st.block_sum, st.block_pv, st.acc, st.out};
+  std::vector<Tensor> stages{st.key_t, st.scores, st.block_max, st.probs, st.block_sum, st.block_pv, st.acc, st.out};
+  if (st.queries.defined()) stages.push_back(st.queries);
+  return stages;
 }
 
 }  // namespace

@@ -64,7 +64,8 @@ void pass_down(const StageNode& st, BoundMap& b, const VarBounds& known) {
       DataType t = sp->parent.var().dtype();
       Expr outer, inner;
       if (sp->factor.defined()) {
-        inner = can_prove(ext < sp->factor, known) ? ext : sp->factor;
+        const bool whole = sp->tail == TailStrategy::GuardWholeTiles;
+        inner = !whole && can_prove(ext < sp->factor, known) ? ext : sp->factor;
         outer = ceil_div(ext, sp->factor, known);
       } else {
         outer = can_prove(ext < sp->nparts, known) ? ext : sp->nparts;

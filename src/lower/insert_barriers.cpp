@@ -2,12 +2,17 @@
 // after a barrier. Between statements of a sequence, a barrier goes before a statement
 // that reads (or writes) a shared buffer written since the last barrier, or writes one
 // read since then; a loop whose next iteration would overwrite what the previous one
-// read gets a barrier at the start of its body. Only uniform control flow inside the
+// read gets a barrier at the start of its body. Elements each thread alone touches (the
+// same index everywhere, one thread's by construction: a row reduction's running values,
+// a thread's slot of a shared array) need none. Only uniform control flow inside the
 // thread loops gets barriers: never under a condition or loop bound that depends on
 // the thread index.
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "expr/analysis.h"
+#include "expr/simplify_internal.h"
 #include "lower/int_set.h"
 #include "te/lower.h"
 
@@ -15,37 +20,132 @@ namespace te {
 
 namespace {
 
-using BufferSet = std::set<const BufferNode*>;
+// Per shared buffer, the indices a statement reads or writes it at; an undefined index:
+// not known to be this thread's alone (a tensor intrinsic's warp-wide access).
+using IndexMap = std::map<const BufferNode*, std::vector<Expr>>;
 
 struct Accesses {
-  BufferSet reads, writes;
+  IndexMap reads, writes;
   void add(const Accesses& o) {
-    reads.insert(o.reads.begin(), o.reads.end());
-    writes.insert(o.writes.begin(), o.writes.end());
+    for (const auto& [b, idx] : o.reads) reads[b].insert(reads[b].end(), idx.begin(), idx.end());
+    for (const auto& [b, idx] : o.writes) writes[b].insert(writes[b].end(), idx.begin(), idx.end());
   }
   bool empty() const { return reads.empty() && writes.empty(); }
 };
 
-bool meets(const BufferSet& a, const BufferSet& b) {
-  for (const BufferNode* x : a)
-    if (b.count(x)) return true;
+// The loops of the statement: each variable's extent, and which bind threadIdx.
+struct LoopVars {
+  std::map<const VarNode*, int64_t> extent;
+  std::set<const VarNode*> threads;
+};
+
+LoopVars loop_vars_of(const Stmt& s) {
+  class Collector : public IRVisitor {
+   public:
+    LoopVars vars;
+
+   protected:
+    void visit_for(const ForNode* n) override {
+      if (const int64_t* e = as_const_int(n->extent)) vars.extent[n->var.get()] = *e;
+      if (n->for_kind == ForKind::ThreadBinding && n->thread_tag.rfind("threadIdx", 0) == 0)
+        vars.threads.insert(n->var.get());
+      IRVisitor::visit_for(n);
+    }
+  } c;
+  c.visit(s);
+  return c.vars;
+}
+
+// Whether distinct threads never meet on an element through `index`: it is a sum of
+// constant multiples of loop variables (at least one a thread's) whose coefficients grow
+// faster than the span of the smaller terms (a mixed-radix number, one-to-one), so an
+// element is one thread's at one point of its loops.
+bool one_thread_per_element(const Expr& index, const LoopVars& loops) {
+  Expr base = index;
+  std::vector<std::pair<int64_t, int64_t>> terms;  // |coefficient|, extent
+  if (const auto* r = index.as<RampNode>()) {
+    const int64_t* stride = as_const_int(r->stride);
+    if (stride == nullptr) return false;
+    terms.emplace_back(*stride < 0 ? -*stride : *stride, r->lanes);
+    base = r->base;
+  }
+  bool thread = false;
+  for (const simp::Term& t : simp::linear_of(simplify(base)).terms) {
+    const auto* v = t.atom.as<VarNode>();
+    auto e = v ? loops.extent.find(v) : loops.extent.end();
+    if (e == loops.extent.end()) return false;
+    thread = thread || loops.threads.count(v) > 0;
+    terms.emplace_back(t.coeff < 0 ? -t.coeff : t.coeff, e->second);
+  }
+  if (!thread) return false;
+  std::sort(terms.begin(), terms.end());
+  int64_t span = 0;
+  for (const auto& [coeff, extent] : terms) {
+    if (extent <= 1) continue;
+    if (coeff <= span) return false;
+    span += coeff * (extent - 1);
+  }
+  return true;
+}
+
+// Whether every access to a buffer, in both sets, is the same per-thread index.
+bool thread_private(const std::vector<Expr>& a, const std::vector<Expr>& b, const LoopVars& loops) {
+  const Expr& first = a.front();
+  if (!first.defined() || !one_thread_per_element(first, loops)) return false;
+  for (const std::vector<Expr>* list : {&a, &b})
+    for (const Expr& e : *list)
+      if (!e.defined() || !equal(e, first)) return false;
+  return true;
+}
+
+bool meets(const IndexMap& a, const IndexMap& b, const LoopVars& loops) {
+  for (const auto& [buffer, indices] : a) {
+    auto other = b.find(buffer);
+    if (other != b.end() && !thread_private(indices, other->second, loops)) return true;
+  }
   return false;
 }
 
 // True if `next` must not run before the threads finished `pending`: it reads what they
-// wrote, or overwrites what they read.
-bool conflicts(const Accesses& pending, const Accesses& next) {
-  return meets(next.reads, pending.writes) || meets(next.writes, pending.reads);
+// wrote, or overwrites what they read (elements another thread may touch).
+bool conflicts(const Accesses& pending, const Accesses& next, const LoopVars& loops) {
+  return meets(next.reads, pending.writes, loops) || meets(next.writes, pending.reads, loops);
 }
 
-// The shared buffers among those used.
-Accesses shared_accesses(const BufferUse& use) {
-  Accesses acc;
-  for (const BufferNode* b : use.loaded)
-    if (b->scope == MemoryScope::Shared) acc.reads.insert(b);
-  for (const BufferNode* b : use.stored)
-    if (b->scope == MemoryScope::Shared) acc.writes.insert(b);
-  return acc;
+// The shared accesses of a statement or expression.
+class SharedAccesses : public IRVisitor {
+ public:
+  Accesses found;
+  using IRVisitor::visit;
+
+ protected:
+  void visit_load(const LoadNode* n) override {
+    record(found.reads, n->buffer, n->indices);
+    IRVisitor::visit_load(n);
+  }
+  void visit_store(const StoreNode* n) override {
+    record(found.writes, n->buffer, n->indices);
+    IRVisitor::visit_store(n);
+  }
+  void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) override {
+    ++in_intrinsic_;  // the warp's lanes share each access
+    IRVisitor::visit_tensor_intrinsic_call(n);
+    --in_intrinsic_;
+  }
+
+ private:
+  void record(IndexMap& into, const Buffer& b, const std::vector<Expr>& indices) {
+    if (b.scope() != MemoryScope::Shared) return;
+    into[b.get()].push_back(in_intrinsic_ == 0 && indices.size() == 1 ? indices[0] : Expr());
+  }
+  int in_intrinsic_ = 0;
+};
+
+template <typename T>
+Accesses shared_accesses(const T& node) {
+  SharedAccesses a;
+  a.visit(node);
+  return a.found;
 }
 
 // Shared accesses before the first barrier (head) and after the last one (tail).
@@ -72,7 +172,16 @@ Summary summarize(const Stmt& s) {
       }
       return out;
     case StmtKind::For: return summarize(s.as<ForNode>()->body);
-    case StmtKind::LetStmt: return summarize(s.as<LetStmtNode>()->body);
+    case StmtKind::LetStmt: {
+      // The value is read before the body: part of the head, and of the tail too when
+      // the body has no barrier.
+      const auto* n = s.as<LetStmtNode>();
+      out = summarize(n->body);
+      const Accesses value = shared_accesses(n->value);
+      out.head.add(value);
+      if (!out.has_barrier) out.tail.add(value);
+      return out;
+    }
     case StmtKind::Allocate: return summarize(s.as<AllocateNode>()->body);
     case StmtKind::Assert: return summarize(s.as<AssertNode>()->body);
     case StmtKind::IfThenElse: {
@@ -83,19 +192,22 @@ Summary summarize(const Stmt& s) {
       out.head.add(b.head);
       out.tail = a.tail;
       out.tail.add(b.tail);
-      const Accesses cond = shared_accesses(buffer_use(n->cond));
+      const Accesses cond = shared_accesses(n->cond);
       out.head.add(cond);
       if (!out.has_barrier) out.tail.add(cond);
       return out;
     }
     default: {
-      out.head = out.tail = shared_accesses(buffer_use(s));
+      out.head = out.tail = shared_accesses(s);
       return out;
     }
   }
 }
 
 class BarrierInserter : public IRMutator {
+ public:
+  explicit BarrierInserter(LoopVars loops) : loops_(std::move(loops)) {}
+
  protected:
   Stmt mutate_for(const Stmt& s, const ForNode* n) override {
     if (n->for_kind == ForKind::ThreadBinding) {
@@ -112,7 +224,7 @@ class BarrierInserter : public IRMutator {
     Stmt body = mutate(n->body);
     if (uniform() && !is_one(n->extent)) {
       Summary b = summarize(body);
-      if (conflicts(b.tail, b.head)) body = seq({barrier(), body});
+      if (conflicts(b.tail, b.head, loops_)) body = seq({barrier(), body});
     }
     divergent_ = was;
     if (body.same_as(n->body)) return s;
@@ -135,7 +247,7 @@ class BarrierInserter : public IRMutator {
     Accesses pending;
     for (const Stmt& c : kids) {
       Summary cs = summarize(c);
-      if (!pending.empty() && conflicts(pending, cs.head)) {
+      if (!pending.empty() && conflicts(pending, cs.head, loops_)) {
         out.push_back(barrier());
         pending = Accesses();
       }
@@ -152,6 +264,7 @@ class BarrierInserter : public IRMutator {
  private:
   bool uniform() const { return in_kernel_ > 0 && !divergent_; }
 
+  LoopVars loops_;
   int in_kernel_ = 0;
   bool divergent_ = false;
   lowering::RelaxMap thread_vars_;
@@ -160,7 +273,7 @@ class BarrierInserter : public IRMutator {
 }  // namespace
 
 Stmt insert_barriers(const Stmt& s) {
-  BarrierInserter b;
+  BarrierInserter b(loop_vars_of(s));
   return b.mutate(s);
 }
 

@@ -99,6 +99,23 @@ class GuardRemover : public IRMutator {
   const std::vector<Expr>& guards_;
 };
 
+// Whether s allocates shared memory: two copies of such a loop would declare it twice (a
+// GPU block's shared memory is static), so it is not partitioned.
+bool allocates_shared(const Stmt& s) {
+  class Finder : public IRVisitor {
+   public:
+    bool found = false;
+
+   protected:
+    void visit_allocate(const AllocateNode* n) override {
+      found = found || n->buffer.scope() == MemoryScope::Shared;
+      IRVisitor::visit_allocate(n);
+    }
+  } f;
+  f.visit(s);
+  return f.found;
+}
+
 class Partitioner : public IRMutator {
  public:
   explicit Partitioner(VarBounds known) : known_(std::move(known)) {}
@@ -110,7 +127,8 @@ class Partitioner : public IRMutator {
     Stmt out;
     bool thread = n->for_kind == ForKind::ThreadBinding && n->thread_tag.rfind("threadIdx", 0) == 0;
     if (thread) thread_vars_[n->var.get()] = Range();
-    if (n->for_kind == ForKind::ThreadBinding || n->for_kind == ForKind::Vectorized || !try_partition(n, &out))
+    if (n->for_kind == ForKind::ThreadBinding || n->for_kind == ForKind::Vectorized || allocates_shared(n->body) ||
+        !try_partition(n, &out))
       out = IRMutator::mutate_for(s, n);
     if (thread) thread_vars_.erase(n->var.get());
     known_ = saved;

@@ -42,9 +42,19 @@ class Flattener : public IRMutator {
       : ctx_(ctx), bounds_(loop_var_bounds(s, ctx.known)), constant_loops_(loop_var_bounds(s, {}, false)) {
     for (const auto& st : ctx.sched.get()->stages) {
       if (st->storage_align.empty()) continue;
-      for (const Buffer& b : ctx.buffers_of(st->op.get())) {
-        aligns_[b.get()] = st->storage_align;
-        aligned_stage_[b.get()] = st->op->name;
+      const std::vector<Buffer> buffers = ctx.buffers_of(st->op.get());
+      for (size_t i = 0; i < buffers.size(); ++i) {
+        std::vector<StorageAlign> aligns = st->storage_align;
+        // A row reduction's row values (max, sum) end at the row axes: the alignment of
+        // the last of those pads the element rows (acc), not the row values' own stride 1.
+        if (static_cast<int>(i) < st->op->row_outputs) {
+          const int last = static_cast<int>(st->op->row_shape.size()) - 1;
+          aligns.erase(
+              std::remove_if(aligns.begin(), aligns.end(), [&](const StorageAlign& a) { return a.dim == last; }),
+              aligns.end());
+        }
+        aligns_[buffers[i].get()] = aligns;
+        aligned_stage_[buffers[i].get()] = st->op->name;
       }
     }
   }

@@ -91,7 +91,8 @@ std::pair<IterVar, IterVar> do_split(const ScheduleNode& sch, StageNode& s, cons
   if (factor.defined()) {
     factor = check_amount(s, parent, factor, primitive, "factor");
     outer = derived(parent, parent.name() + ".outer", ceil_div(ext, factor));
-    inner = derived(parent, parent.name() + ".inner", clamp_to_extent(factor, ext));
+    inner = derived(parent, parent.name() + ".inner",
+                    tail == TailStrategy::GuardWholeTiles ? factor : clamp_to_extent(factor, ext));
   } else {
     nparts = check_amount(s, parent, nparts, primitive, "number of parts");
     outer = derived(parent, parent.name() + ".outer", clamp_to_extent(nparts, ext));

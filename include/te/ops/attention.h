@@ -9,15 +9,18 @@
 ///   Schedule s = create_schedule({o});
 ///   te::ops::schedule_attention_cpu(s, o);
 ///
-/// Stages (AttentionStages): `<name>.key_t` (k transposed to (batch, kv_heads, dim,
-/// seq_k): the schedules read a row of keys as a vector), `<name>.scores` (q · k per
+/// Stages (AttentionStages): `<name>.queries` (q over whole tiles of queries, when
+/// AttentionOptions::query_block asks for more queries than seq_q), `<name>.key_t` (k transposed to (batch, kv_heads,
+/// dim, seq_k): the schedules read a row of keys as a vector), `<name>.scores` (q · k per
 /// query and key), per block of `key_block` keys `<name>.block_max`, `<name>.probs`
 /// (exp(score - block max)), `<name>.block_sum` and `<name>.block_pv` (probs · v), then
 /// `<name>.max` / `<name>.sum` / `<name>.acc` (one row reduction over the blocks, the
 /// heart of it: per query the running max and sum, per (query, dim) the rescaled
 /// weighted sum of v, each block folded in with te::online_softmax_merge) and the output
 /// `<name>` = acc / sum.
-/// float16 and bfloat16 inputs are computed in float32 and the output rounded back.
+/// float16 and bfloat16 inputs are computed in float32 and the output rounded back; their
+/// probabilities are rounded to the input type before they weigh v (and are summed), as
+/// FlashAttention and PyTorch's flash backend do: tensor cores multiply 16-bit values.
 /// A query whose every key is masked (causal, or -inf bias) gives zeros (PyTorch's
 /// softmax would give NaN).
 #pragma once
@@ -44,27 +47,32 @@ struct AttentionOptions {
   /// into each query's running state once per block. Part of the definition: the
   /// rounding of the sums follows it.
   int key_block = 64;
+  /// Queries per tile of a schedule that computes whole tiles (the CUDA schedule: 16 per
+  /// warp): the stages before the output run over seq_q rounded up to a multiple of it,
+  /// the extra queries reading zeros (`<name>.queries`); 1: no extra queries.
+  int query_block = 1;
   /// The stages' name prefix.
   std::string name = "attention";
 };
 
 /// attention()'s tensors, as handles for its schedules.
 struct AttentionStages {
-  Tensor q;           ///< the queries (an input)
-  Tensor k;           ///< the keys (an input)
-  Tensor v;           ///< the values (an input)
-  Tensor bias;        ///< the bias, if any
-  Tensor key_t;       ///< k as (batch, kv_heads, dim, seq_k) (stage `<name>.key_t`)
-  Tensor scores;      ///< q · k per (batch, head, query, key), unscaled (`<name>.scores`)
-  Tensor block_max;   ///< per (query, block of keys): the largest score (`<name>.block_max`)
-  Tensor probs;       ///< per (query, key): exp(score - its block's max) (`<name>.probs`)
-  Tensor block_sum;   ///< per (query, block): the sum of probs (`<name>.block_sum`)
-  Tensor block_pv;    ///< per (query, block, dim): probs · v over the block (`<name>.block_pv`)
-  Tensor max;         ///< per query: the largest score (`<name>.max`, one stage with sum and acc)
-  Tensor sum;         ///< per query: the sum of exp(score - max) (`<name>.sum`)
-  Tensor acc;         ///< per (query, dim): the sum of exp(score - max) · v (`<name>.acc`)
-  Tensor out;         ///< the output, what attention() returns
-  IterVar block;      ///< the reduction axis over the blocks of keys (of max/sum/acc's stage)
+  Tensor q;          ///< the queries (an input)
+  Tensor k;          ///< the keys (an input)
+  Tensor v;          ///< the values (an input)
+  Tensor bias;       ///< the bias, if any
+  Tensor queries;    ///< q over seq_q rounded up to query_block, zeros after (`<name>.queries`; undefined: none needed)
+  Tensor key_t;      ///< k as (batch, kv_heads, dim, seq_k) (stage `<name>.key_t`)
+  Tensor scores;     ///< q · k per (batch, head, query, key), unscaled (`<name>.scores`)
+  Tensor block_max;  ///< per (query, block of keys): the largest score (`<name>.block_max`)
+  Tensor probs;      ///< per (query, key): exp(score - its block's max), in q's type (`<name>.probs`)
+  Tensor block_sum;  ///< per (query, block): the sum of probs (`<name>.block_sum`)
+  Tensor block_pv;   ///< per (query, block, dim): probs · v over the block (`<name>.block_pv`)
+  Tensor max;        ///< per query: the largest score (`<name>.max`, one stage with sum and acc)
+  Tensor sum;        ///< per query: the sum of exp(score - max) (`<name>.sum`)
+  Tensor acc;        ///< per (query, dim): the sum of exp(score - max) · v (`<name>.acc`)
+  Tensor out;        ///< the output, what attention() returns
+  IterVar block;     ///< the reduction axis over the blocks of keys (of max/sum/acc's stage)
   int key_block = 0;  ///< keys per block
 };
 
@@ -135,12 +143,22 @@ inline Expr masked_score(const Expr& raw, const std::vector<Expr>& at, const Ten
   Expr x = raw * scale_of(q, o);
   if (o.bias.defined()) {
     std::vector<Expr> idx = at;
+    // (An extra query of a tile reads the last query's bias.)
+    if (o.query_block > 1) idx[2] = min(idx[2], q.shape()[2] - 1);
     for (size_t d = 0; d < 4; ++d)
       if (is_const_int(o.bias.shape()[d], 1)) idx[d] = make_zero(idx[d].dtype());
     x = x + as_float(o.bias(idx));
   }
   if (!o.causal) return x;
   return select(at[3] <= at[2] + (k.shape()[2] - q.shape()[2]), x, min_value(Float(32)));
+}
+
+// Whether t is attention()'s `<name>.queries`: if_then_else(i < seq_q, q(b, h, i, c), 0).
+inline bool is_query_padding(const Tensor& t) {
+  if (t.is_placeholder() || t.op()->kind != OpKind::Compute || t.op()->inputs.size() != 1 || t.ndim() != 4)
+    return false;
+  const auto* call = t.op()->body.as<CallNode>();
+  return call && call->op == Intrinsic::IfThenElse && call->args.size() == 3 && call->args[1].as<TensorReadNode>();
 }
 
 }  // namespace attention_detail
@@ -152,7 +170,10 @@ inline AttentionStages attention_stages(const Tensor& q, const Tensor& k, const 
   using attention_detail::as_float;
   attention_detail::check_inputs(q, k, v, o);
   if (o.key_block < 1) throw Error("attention: key_block must be at least 1, got " + std::to_string(o.key_block));
+  if (o.query_block < 1) throw Error("attention: query_block must be at least 1, got " + std::to_string(o.query_block));
   const Expr batch = q.shape()[0], heads = q.shape()[1], seq_q = q.shape()[2], dim = q.shape()[3];
+  const Expr qb = make_const(seq_q.dtype(), o.query_block);
+  const Expr seq_q_tiles = o.query_block == 1 ? seq_q : simplify((seq_q + qb - 1) / qb * qb);
   const Expr kv_heads = k.shape()[1], seq_k = k.shape()[2], dim_v = v.shape()[3];
   const Expr group = can_prove(heads == kv_heads) ? Expr() : heads / kv_heads;  // q heads per k/v head
   auto kv_head = [&](const Expr& h) { return group.defined() ? h / group : h; };
@@ -166,47 +187,59 @@ inline AttentionStages attention_stages(const Tensor& q, const Tensor& k, const 
   st.v = v;
   st.bias = o.bias;
   st.key_block = o.key_block;
+  const bool padded = !can_prove(seq_q_tiles == seq_q);
+  if (padded)
+    st.queries = compute(
+        {batch, heads, seq_q_tiles, dim},
+        [&](Expr b, Expr h, Expr i, Expr c) { return if_then_else(i < seq_q, q(b, h, i, c), make_zero(q.dtype())); },
+        o.name + ".queries");
+  const Tensor& queries = padded ? st.queries : q;
   st.key_t = compute(
       {batch, kv_heads, dim, seq_k}, [&](Expr b, Expr h, Expr c, Expr j) { return k(b, h, j, c); }, o.name + ".key_t");
   IterVar c = reduce_axis({make_zero(dim.dtype()), dim}, "c");
   st.scores = compute(
-      {batch, heads, seq_q, seq_k},
+      {batch, heads, seq_q_tiles, seq_k},
       [&](Expr b, Expr h, Expr i, Expr j) {
-        return sum(as_float(q(b, h, i, c)) * as_float(st.key_t(b, kv_head(h), c, j)), {c});
+        return sum(as_float(queries(b, h, i, c)) * as_float(st.key_t(b, kv_head(h), c, j)), {c});
       },
       o.name + ".scores");
   auto score = [&](const Expr& b, const Expr& h, const Expr& i, const Expr& j) {
     return attention_detail::masked_score(st.scores(b, h, i, j), {b, h, i, j}, q, k, o);
   };
-  // Key jj of block jb, where it exists (the last block may be partial).
-  auto in_block = [&](const Expr& jb, const IterVar& jj) { return jb * kb + jj < seq_k; };
+  // Key jj of block jb, where it exists (the last block may be partial; none is when
+  // key_block divides seq_k, and then no condition is needed: tensor cores take whole tiles).
+  const bool whole_blocks = can_prove(seq_k % kb == 0);
+  auto in_block = [&](const Expr& jb, const IterVar& jj) { return whole_blocks ? Expr() : jb * kb + jj < seq_k; };
   IterVar jj1 = reduce_axis({make_zero(seq_k.dtype()), kb}, "jj");
   st.block_max = compute(
-      {batch, heads, seq_q, blocks},
+      {batch, heads, seq_q_tiles, blocks},
       [&](Expr b, Expr h, Expr i, Expr jb) { return max(score(b, h, i, jb * kb + jj1), {jj1}, in_block(jb, jj1)); },
       o.name + ".block_max");
   st.probs = compute(
-      {batch, heads, seq_q, seq_k},
+      {batch, heads, seq_q_tiles, seq_k},
       [&](Expr b, Expr h, Expr i, Expr j) {
         Expr m = st.block_max(b, h, i, j / kb);
-        return select(m == neg_inf, make_zero(Float(32)), exp(score(b, h, i, j) - m));
+        Expr p = select(m == neg_inf, make_zero(Float(32)), exp(score(b, h, i, j) - m));
+        return q.dtype() == Float(32) ? p : cast(q.dtype(), p);
       },
       o.name + ".probs");
   IterVar jj2 = reduce_axis({make_zero(seq_k.dtype()), kb}, "jj");
   st.block_sum = compute(
-      {batch, heads, seq_q, blocks},
-      [&](Expr b, Expr h, Expr i, Expr jb) { return sum(st.probs(b, h, i, jb * kb + jj2), {jj2}, in_block(jb, jj2)); },
+      {batch, heads, seq_q_tiles, blocks},
+      [&](Expr b, Expr h, Expr i, Expr jb) {
+        return sum(as_float(st.probs(b, h, i, jb * kb + jj2)), {jj2}, in_block(jb, jj2));
+      },
       o.name + ".block_sum");
   IterVar jj3 = reduce_axis({make_zero(seq_k.dtype()), kb}, "jj");
   st.block_pv = compute(
-      {batch, heads, seq_q, blocks, dim_v},
+      {batch, heads, seq_q_tiles, blocks, dim_v},
       [&](Expr b, Expr h, Expr i, Expr jb, Expr e) {
         Expr j = jb * kb + jj3;
-        return sum(st.probs(b, h, i, j) * as_float(v(b, kv_head(h), j, e)), {jj3}, in_block(jb, jj3));
+        return sum(as_float(st.probs(b, h, i, j)) * as_float(v(b, kv_head(h), j, e)), {jj3}, in_block(jb, jj3));
       },
       o.name + ".block_pv");
   std::vector<Tensor> rows = compute_rows(
-      {batch, heads, seq_q}, {dim_v},
+      {batch, heads, seq_q_tiles}, {dim_v},
       [&](const std::vector<Var>& r, const std::vector<Var>& e) {
         const Expr &b = r[0], &h = r[1], &i = r[2];
         // Causal: query i's last key is i + seq_k - seq_q; the blocks after its
@@ -250,7 +283,7 @@ inline AttentionStages attention_stages_of(const Tensor& out) {
   if (!out.defined() || out.is_placeholder() || out.op()->inputs.size() != 1) throw not_attention;
   // out reads the rows (max, sum, acc), which read block_max, block_sum and block_pv;
   // block_pv reads probs and v; block_max reads the scores (and the bias); the scores
-  // read q and key_t, which reads k.
+  // read the queries (q, padded) and key_t, which reads k.
   const Operation rows = input(out.op(), 0);
   if (!rows->is_row_reduction() || rows->num_outputs() != 3 || rows->inputs.size() != 3) throw not_attention;
   AttentionStages st;
@@ -267,6 +300,10 @@ inline AttentionStages attention_stages_of(const Tensor& out) {
   st.scores = Tensor(input(st.block_max.op(), 0));
   if (st.block_max.op()->inputs.size() == 2) st.bias = Tensor(input(st.block_max.op(), 1));
   st.q = Tensor(input(st.scores.op(), 0));
+  if (attention_detail::is_query_padding(st.q)) {
+    st.queries = st.q;
+    st.q = Tensor(input(st.queries.op(), 0));
+  }
   st.key_t = Tensor(input(st.scores.op(), 1));
   st.k = Tensor(input(st.key_t.op(), 0));
   const auto* jj =

@@ -65,6 +65,7 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   const int64_t* kv_heads = as_const_int(st.k.shape()[1]);
   const bool decoding = seq_q && heads && kv_heads && *seq_q * (*heads / *kv_heads) < query_block;
 
+  if (st.queries.defined()) s[st.queries].compute_inline();
   // The output: (batch, head, block of queries) are the parallel work items.
   Stage out = s[st.out];
   auto [qo, qi] = out.split(st.out.axis(2), query_block);

@@ -1,0 +1,217 @@
+/// \file
+/// The CUDA schedule of te::ops::attention on tensor cores (header-only; sm_80+, float16 or
+/// bfloat16): FlashAttention-2's structure as te's stages allow it.
+///
+/// A thread block takes a tile of `warps * 16` queries of one (batch, head); its warps
+/// split the queries, 16 each. Per block of keys (the row reduction's loop over blocks):
+///  - all the block's threads copy the keys (transposed: key_t) and the values into shared
+///    memory (16-byte cp.async copies of v; the double-buffered tiles of the next block
+///    load during this one's arithmetic);
+///  - each warp multiplies its queries (fragments loaded once, before the loop) by the keys
+///    on tensor cores (`mma.sync.m16n8k16`) into a shared tile of scores;
+///  - a thread per query takes the block's max, the probabilities (rounded to the input
+///    type) and their sum;
+///  - each warp multiplies its probabilities by the values on tensor cores into a shared
+///    tile (probs · v);
+///  - a thread per query folds the block into its running max, sum and accumulator row
+///    (the online-softmax step, in shared memory).
+/// Causal attention visits only the blocks of keys the tile's last query needs. The output
+/// (acc / sum) leaves in the input type.
+///
+/// Requirements (te::Error otherwise): float16 or bfloat16 inputs, constant shapes, dim
+/// and the value dim multiples of 16 (of 8 for the value dim), seq_k a multiple of the
+/// key block, the key block a multiple of 16, and the tiles within the 48 KB of shared
+/// memory a block may declare (at dim 128: key_block 32 with 2 warps).
+#pragma once
+#include <string>
+
+#include "te/ops/attention.h"
+
+namespace te::ops {
+
+/// schedule_attention_cuda()'s knobs.
+struct AttentionCudaOptions {
+  /// Warps per thread block, 16 queries each.
+  int warps = 2;
+  /// Elements added to each shared row of 16-bit tiles (ldmatrix's rows then fall in
+  /// distinct banks), a multiple of 8.
+  int pad = 8;
+  /// Double-buffer the shared tiles of keys and values (Stage::double_buffer).
+  bool double_buffer = true;
+};
+
+namespace attention_cuda_detail {
+
+[[noreturn]] inline void fail(const std::string& what) { throw Error("schedule_attention_cuda: " + what); }
+
+inline int64_t constant(const Expr& e, const char* what) {
+  const int64_t* v = as_const_int(e);
+  if (v == nullptr) fail(std::string(what) + " is " + to_string(e) + ", not a constant");
+  return *v;
+}
+
+// Spreads a stage's loop `f` (fused elements) over the block's threads: 32 lanes, then
+// the warps.
+inline void spread(Schedule& s, const Tensor& t, const IterVar& f, int warps, int vector = 1) {
+  IterVar rest = f;
+  if (vector > 1) {
+    auto [pieces, lanes] = s[t].split(f, vector);
+    s[t].vectorize(lanes);
+    rest = pieces;
+  }
+  auto [pass, thread] = s[t].split(rest, int64_t{32} * warps);
+  auto [warp, lane] = s[t].split(thread, 32);
+  s[t].bind(warp, thread_axis("threadIdx.y"));
+  s[t].bind(lane, thread_axis("threadIdx.x"));
+  (void)pass;
+}
+
+}  // namespace attention_cuda_detail
+
+/// Schedules attention's stages for CUDA tensor cores (see the file's comment).
+inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, const AttentionCudaOptions& o = {}) {
+  namespace d = attention_cuda_detail;
+  const DataType t = st.q.dtype();
+  if (t != Float(16) && t != BFloat(16))
+    d::fail("tensor cores multiply float16 or bfloat16; q, k and v are " + t.to_string());
+  if (o.warps < 1 || o.warps > 32 || o.pad < 0 || o.pad % 8 != 0)
+    d::fail("warps must be in [1, 32] and pad a multiple of 8, got " + std::to_string(o.warps) + " and " +
+            std::to_string(o.pad));
+  const int64_t dim = d::constant(st.q.shape()[3], "dim");
+  const int64_t dim_v = d::constant(st.v.shape()[3], "the value dim");
+  const int64_t seq_k = d::constant(st.k.shape()[2], "seq_k");
+  const int64_t seq_q = d::constant(st.q.shape()[2], "seq_q");
+  const int64_t kb = st.key_block;
+  if (dim % 16 != 0 || dim_v % 8 != 0)
+    d::fail("dim (" + std::to_string(dim) + ") must be a multiple of 16 and the value dim (" + std::to_string(dim_v) +
+            ") of 8");
+  if (kb % 16 != 0 || seq_k % kb != 0)
+    d::fail("the key block (" + std::to_string(kb) + ") must be a multiple of 16 and divide seq_k (" +
+            std::to_string(seq_k) + ")");
+  const int block_q = 16 * o.warps;
+  const int64_t tiles = d::constant(st.queries.shape()[2], "the queries' extent");
+  if (tiles % block_q != 0)
+    d::fail("a block's " + std::to_string(block_q) + " queries (16 per warp) must divide the queries' extent " +
+            std::to_string(tiles) + " (seq_q " + std::to_string(seq_q) +
+            "): give attention() AttentionOptions::query_block = " + std::to_string(block_q) +
+            ", which rounds seq_q up to whole tiles");
+
+  // The output: a block per (batch x head, tile of queries); its threads' elements.
+  Stage out = s[st.out];
+  IterVar bh = out.fuse(st.out.axis(0), st.out.axis(1));
+  auto [qo, qi] = out.split(st.out.axis(2), block_q, TailStrategy::GuardWholeTiles);
+  out.reorder({bh, qo, qi, st.out.axis(3)});
+  out.bind(bh, thread_axis("blockIdx.y"));
+  out.bind(qo, thread_axis("blockIdx.x"));
+  d::spread(s, st.out, out.fuse(qi, st.out.axis(3)), o.warps);
+
+  // The running state (max, sum, acc) in shared memory, a thread per query.
+  Stage rows = s[st.acc];
+  rows.set_scope("shared");
+  rows.compute_at(out, qo);
+  rows.reorder({st.acc.axis(0), st.acc.axis(1), st.block, st.acc.axis(2), st.acc.axis(3)});
+  auto [rw, rl] = rows.split(st.acc.axis(2), 16);
+  rows.bind(rw, thread_axis("threadIdx.y"));
+  rows.bind(rl, thread_axis("threadIdx.x"));
+  rows.storage_align(st.acc.axis(2), static_cast<int>(dim_v) + 1, 0);
+
+  // The tile's queries in shared memory, once.
+  Tensor qs = st.queries.defined() ? st.queries : s.cache_read(st.q, "shared", {st.scores});
+  s[qs].set_scope("shared");
+  Tensor qf = s.cache_read(qs, "warp", {st.scores});
+  s[qs].compute_at(rows, st.acc.axis(1));
+  d::spread(s, qs, s[qs].fuse(qs.axis(2), qs.axis(3)), o.warps, 8);
+  // Per block of keys: the keys (transposed) and values in shared memory.
+  Stage kt = s[st.key_t];
+  kt.set_scope("shared");
+  kt.compute_at(rows, st.block);
+  Tensor vs = s.cache_read(st.v, "shared", {st.block_pv});
+  s[vs].compute_at(rows, st.block);
+  // The scores: mma from fragments into a shared tile.
+  Stage scores = s[st.scores];
+  scores.set_scope("shared");
+  Tensor sf = s.cache_write(st.scores, "warp");
+  Tensor kf = s.cache_read(st.key_t, "warp", {sf});
+  scores.compute_at(rows, st.block);
+  {
+    auto [sw, si] = scores.split(st.scores.axis(2), 16);
+    auto [sjo, sj] = scores.split(st.scores.axis(3), 8);
+    scores.reorder({sw, sjo, si, sj});
+    scores.bind(sw, thread_axis("threadIdx.y"));
+    scores.unroll(sjo);
+    scores.tensorize(si, intrinsics::cuda_store_16x8_f32());
+    s[sf].compute_at(scores, sw);
+    const IterVar c = s[sf].op()->reduce_axis[0];
+    auto [co, c16] = s[sf].split(c, 16);
+    auto [fjo, fj] = s[sf].split(sf.axis(3), 8);
+    s[sf].reorder({co, fjo, sf.axis(2), fj, c16});
+    s[sf].unroll(fjo);
+    s[sf].tensorize(sf.axis(2), intrinsics::cuda_mma_m16n8k16(t));
+    s[qf].compute_at(scores, sw);
+    auto [qco, qc16] = s[qf].split(qf.axis(3), 16);
+    s[qf].reorder({qco, qf.axis(2), qc16});
+    s[qf].unroll(qco);
+    s[qf].tensorize(qf.axis(2), intrinsics::cuda_load_matrix_a_16x16(t));
+    s[kf].compute_at(s[sf], co);
+    auto [kjo, kj] = s[kf].split(kf.axis(3), 8);
+    s[kf].reorder({kjo, kf.axis(2), kj});
+    s[kf].unroll(kjo);
+    s[kf].tensorize(kf.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
+  }
+  // Per query (a thread each): the block's max, the probabilities, their sum.
+  // (Each sums in a register, then stores once.)
+  for (const Tensor& r : {st.block_max, st.block_sum}) {
+    s[r].set_scope("shared");
+    Tensor reg = s.cache_write(r, "local");
+    s[r].compute_at(rows, st.block);
+    auto [w, l] = s[r].split(r.axis(2), 16);
+    s[r].bind(w, thread_axis("threadIdx.y"));
+    s[r].bind(l, thread_axis("threadIdx.x"));
+    s[reg].compute_at(s[r], l);
+  }
+  Stage probs = s[st.probs];
+  probs.set_scope("shared");
+  probs.compute_at(rows, st.block);
+  d::spread(s, st.probs, probs.fuse(st.probs.axis(2), st.probs.axis(3)), o.warps);
+  // probs · v: mma from the probabilities' and the values' fragments into a shared tile.
+  Stage pv = s[st.block_pv];
+  pv.set_scope("shared");
+  Tensor pvf = s.cache_write(st.block_pv, "warp");
+  Tensor pf = s.cache_read(st.probs, "warp", {pvf});
+  Tensor vf = s.cache_read(vs, "warp", {pvf});
+  pv.compute_at(rows, st.block);
+  {
+    auto [pw, pi] = pv.split(st.block_pv.axis(2), 16);
+    auto [pjo, pj] = pv.split(st.block_pv.axis(4), 8);
+    pv.reorder({pw, st.block_pv.axis(3), pjo, pi, pj});
+    pv.bind(pw, thread_axis("threadIdx.y"));
+    pv.unroll(pjo);
+    pv.tensorize(pi, intrinsics::cuda_store_16x8_f32());
+    s[pvf].compute_at(pv, pw);
+    const IterVar jj = s[pvf].op()->reduce_axis[0];
+    auto [jo, j16] = s[pvf].split(jj, 16);
+    auto [fe, fe8] = s[pvf].split(pvf.axis(4), 8);
+    s[pvf].reorder({pvf.axis(3), jo, fe, pvf.axis(2), fe8, j16});
+    s[pvf].unroll(fe);
+    s[pvf].tensorize(pvf.axis(2), intrinsics::cuda_mma_m16n8k16(t));
+    s[pf].compute_at(s[pvf], jo);
+    s[pf].tensorize(pf.axis(2), intrinsics::cuda_load_matrix_a_16x16(t));
+    s[vf].compute_at(s[pvf], jo);
+    auto [veo, ve8] = s[vf].split(vf.axis(3), 8);
+    s[vf].reorder({veo, vf.axis(2), ve8});
+    s[vf].unroll(veo);
+    s[vf].tensorize(vf.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
+  }
+  // The shared copies: keys transposed (a thread per element), values in 16-byte pieces.
+  kt.reorder({st.key_t.axis(3), st.key_t.axis(2)});  // read k along dim
+  d::spread(s, st.key_t, kt.fuse(st.key_t.axis(3), st.key_t.axis(2)), o.warps);
+  d::spread(s, vs, s[vs].fuse(vs.axis(2), vs.axis(3)), o.warps, 8);
+  (void)kb;
+}
+
+/// schedule_attention_cuda() on an output of attention() (its stages found through the graph).
+inline void schedule_attention_cuda(Schedule& s, const Tensor& out, const AttentionCudaOptions& o = {}) {
+  schedule_attention_cuda(s, attention_stages_of(out), o);
+}
+
+}  // namespace te::ops
