@@ -29,6 +29,8 @@ struct CudaCase {
 std::vector<CudaCase> cases() {
   ops::AttentionCudaOptions one_warp;
   one_warp.warps = 1;
+  ops::AttentionCudaOptions four_warps;
+  four_warps.warps = 4;
   ops::AttentionCudaOptions plain;
   plain.double_buffer = false;
   plain.pad = 0;
@@ -43,6 +45,9 @@ std::vector<CudaCase> cases() {
       {{"float16 large scores, causal 33 x 48", 1, 1, 1, 33, 48, 16, true, false, 30.0f, Float(16), 16},
        plain,
        "attn_large"},
+      {{"bfloat16 dim 128, 4 warps (dynamic shared memory)", 1, 1, 1, 64, 128, 128, true, false, 1.0f, BFloat(16), 64},
+       four_warps,
+       "attn_dim128"},
   };
 }
 
@@ -133,6 +138,74 @@ TEST_F(AttentionCuda, EmulatedEqualsInterpretAndTheReference) {
     ASSERT_EQ(r.error, 0) << r.output;
     EXPECT_EQ(cuda_test::compare_arrays(interpreted, r.arrays.back()), "") << "the emulated kernel against interpret()";
   }
+}
+
+// nvcc builds the kernels for sm_80 and sm_90 without spills or warnings, with the tensor
+// cores' instructions in the PTX; dim 128 with 4 warps takes dynamic shared memory.
+TEST(AttentionCudaNvcc, CompilesWithoutSpills) {
+  const std::string nvcc = cuda_test::nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set TE_NVCC or install the CUDA toolkit)";
+  cuda_test::TempDir dir;
+  const std::vector<CudaCase> all = cases();
+  for (const CudaCase& c : {all[0], all[4]}) {
+    const std::string cu = dir.path() + "/" + c.func + ".cu";
+    const CudaModule m = build_cuda(lower_case(c).func);
+    EXPECT_EQ(m.kernels()[0].dynamic_shared, c.options.warps == 4) << c.c.name;
+    cuda_test::write_file(cu, m.source());
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      SCOPED_TRACE(std::string(c.c.name) + " " + arch);
+      cuda_test::CommandResult r = cuda_test::run_command(
+          fmt::format("{} -std=c++17 -arch={} -cubin --resource-usage -Werror all-warnings {} -o {}/{}_{}.cubin",
+                      cuda_test::quote(nvcc), arch, cuda_test::quote(cu), cuda_test::quote(dir.path()), c.func, arch));
+      ASSERT_EQ(r.status, 0) << r.output;
+      EXPECT_NE(r.output.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << r.output;
+    }
+    const std::string ptx = dir.path() + "/" + c.func + ".ptx";
+    cuda_test::CommandResult r =
+        cuda_test::run_command(fmt::format("{} -std=c++17 -arch=sm_90 -ptx {} -o {}", cuda_test::quote(nvcc),
+                                           cuda_test::quote(cu), cuda_test::quote(ptx)));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const std::string text = cuda_test::read_file(ptx);
+    for (const char* instruction : {"mma.sync.aligned.m16n8k16.row.col.f32", "ldmatrix.sync.aligned", "cp.async"})
+      EXPECT_NE(text.find(instruction), std::string::npos) << instruction;
+  }
+}
+
+TEST(AttentionCudaErrors, WhatTheScheduleRefuses) {
+  auto schedule = [](DataType t, int dim, int seq_q, int seq_k, int key_block, int query_block,
+                     ops::AttentionCudaOptions o = {}) {
+    Tensor q = placeholder({1, 2, seq_q, dim}, t, "q"), k = placeholder({1, 2, seq_k, dim}, t, "k"),
+           v = placeholder({1, 2, seq_k, dim}, t, "v");
+    ops::AttentionOptions a;
+    a.key_block = key_block;
+    a.query_block = query_block;
+    Tensor out = ops::attention(q, k, v, a);
+    Schedule s = create_schedule({out});
+    ops::schedule_attention_cuda(s, out, o);
+  };
+  EXPECT_NO_THROW(schedule(Float(16), 32, 40, 64, 32, 32));
+  expect_error([&] { schedule(Float(32), 32, 64, 64, 32, 32); },
+               {"schedule_attention_cuda: tensor cores multiply float16 or bfloat16", "float32"});
+  ops::AttentionCudaOptions no_warps;
+  no_warps.warps = 0;
+  expect_error([&] { schedule(Float(16), 32, 64, 64, 32, 32, no_warps); },
+               {"warps must be in [1, 32] and pad a multiple of 8, got 0 and 8"});
+  ops::AttentionCudaOptions odd_pad;
+  odd_pad.pad = 4;
+  expect_error([&] { schedule(Float(16), 32, 64, 64, 32, 32, odd_pad); }, {"got 2 and 4"});
+  expect_error([&] { schedule(Float(16), 24, 64, 64, 32, 32); },
+               {"dim (24) must be a multiple of 16 and the value dim (24) of 8"});
+  expect_error([&] { schedule(Float(16), 32, 64, 70, 32, 32); },
+               {"the key block (32) must be a multiple of 16 and divide seq_k (70)"});
+  expect_error([&] { schedule(Float(16), 32, 64, 64, 24, 32); }, {"the key block (24)"});
+  expect_error([&] { schedule(Float(16), 32, 40, 64, 32, 1); },
+               {"a block's 32 queries (16 per warp) must divide the queries' extent 40 (seq_q 40)",
+                "AttentionOptions::query_block = 32"});
+  Var n("n");
+  Tensor q = placeholder({1, 1, n, 32}, Float(16), "q"), k = placeholder({1, 1, 64, 32}, Float(16), "k");
+  Tensor out = ops::attention(q, k, k, {});
+  Schedule s = create_schedule({out});
+  expect_error([&] { ops::schedule_attention_cuda(s, out); }, {"seq_q is n, not a constant"});
 }
 
 }  // namespace

@@ -241,11 +241,26 @@ TEST(CudaCodegenErrors, TooMuchSharedMemory) {
     return LoweredFunc{
         "shm", {buffer_param(A)}, block_loop(bx, 1, allocate(S1, allocate(S2, thread_loop(tx, 64, use))))};
   };
-  // 32768 + 16384 bytes is exactly 48 KiB: allowed. Four bytes more are not.
-  EXPECT_EQ(build_cuda(with_shared(4096)).kernels()[0].shared_bytes, 49152);
-  expect_cuda_error(with_shared(4097),
-                    {"kernel 'shm_kernel0' needs 49156 bytes of static shared memory (S1: 32768, S2: 16388)",
-                     "the limit is 49152 bytes (48 KiB)"});
+  // 32768 + 16384 bytes is exactly 48 KiB: static arrays.
+  CudaModule at_limit = build_cuda(with_shared(4096));
+  EXPECT_EQ(at_limit.kernels()[0].shared_bytes, 49152);
+  EXPECT_FALSE(at_limit.kernels()[0].dynamic_shared);
+  EXPECT_EQ(at_limit.source().find("cudaFuncSetAttribute"), std::string::npos);
+  // Four bytes more: dynamic shared memory, each buffer a 16-byte aligned slice (16388
+  // rounds to 16400), the launcher raising the kernel's limit and passing the size.
+  CudaModule dynamic = build_cuda(with_shared(4097));
+  EXPECT_EQ(dynamic.kernels()[0].shared_bytes, 32768 + 16400);
+  EXPECT_TRUE(dynamic.kernels()[0].dynamic_shared);
+  for (const char* text : {"TE_DYNAMIC_SHARED_MEMORY(te_shared_memory);",
+                           "float* const S1 = reinterpret_cast<float*>(te_shared_memory + 0);",
+                           "float* const S2 = reinterpret_cast<float*>(te_shared_memory + 32768);",
+                           "cudaFuncSetAttribute(shm_kernel0, cudaFuncAttributeMaxDynamicSharedMemorySize, 49168)",
+                           "cudaLaunchKernel(shm_kernel0, dim3(1, 1, 1), dim3(64, 1, 1), te_args, 49168, stream)"})
+    EXPECT_NE(dynamic.source().find(text), std::string::npos) << text << "\n" << dynamic.source();
+  // Beyond the 227 KiB an sm_90 block may have: refused.
+  expect_cuda_error(with_shared(50000),
+                    {"kernel 'shm_kernel0' needs 232768 bytes of shared memory (S1: 32768, S2: 200000)",
+                     "a block has at most 232448 bytes (227 KiB, sm_90)"});
 }
 
 TEST(CudaCodegenErrors, OneTagTwoExtents) {

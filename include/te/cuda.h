@@ -98,8 +98,9 @@ struct TE_API CudaKernel {
   std::array<Expr, 3> grid;
   /// Extents of threadIdx.x/y/z (1 where not bound), as for grid.
   std::array<Expr, 3> block;
-  int64_t shared_bytes = 0;  ///< static __shared__ memory per block
-  bool index_64bit = false;  ///< int32 index arithmetic is computed in 64 bits
+  int64_t shared_bytes = 0;     ///< __shared__ memory per block
+  bool dynamic_shared = false;  ///< above 48 KiB: dynamic (the launcher raises the kernel's limit)
+  bool index_64bit = false;     ///< int32 index arithmetic is computed in 64 bits
 
   /// The sizes for given values of the variables above, by name ({{"n", 1000}}).
   /// Throws te::Error naming a variable that has no value.

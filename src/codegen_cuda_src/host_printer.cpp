@@ -359,8 +359,18 @@ class HostPrinter {
       }
       arg_array = "te_args";
     }
-    w_.line(fmt::format("const cudaError_t te_err = cudaLaunchKernel({}, dim3({}), dim3({}), {}, 0, stream);", k.name,
-                        join(dims[0], ", "), join(dims[1], ", "), arg_array));
+    if (k.dynamic_shared) {
+      // More than 48 KiB of shared memory: the kernel's limit is raised first.
+      w_.line(
+          fmt::format("cudaError_t te_err = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});",
+                      k.name, k.shared_bytes));
+      w_.line("if (te_err != cudaSuccess) return te_err;");
+      w_.line(fmt::format("te_err = cudaLaunchKernel({}, dim3({}), dim3({}), {}, {}, stream);", k.name,
+                          join(dims[0], ", "), join(dims[1], ", "), arg_array, k.shared_bytes));
+    } else {
+      w_.line(fmt::format("const cudaError_t te_err = cudaLaunchKernel({}, dim3({}), dim3({}), {}, 0, stream);", k.name,
+                          join(dims[0], ", "), join(dims[1], ", "), arg_array));
+    }
     w_.line("if (te_err != cudaSuccess) return te_err;");
     if (!positive.empty()) w_.close();
     w_.close();

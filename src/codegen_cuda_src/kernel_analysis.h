@@ -22,6 +22,11 @@ constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kMaxBlockDim[3] = {1024, 1024, 64};
 constexpr int64_t kMaxGridDim[3] = {2147483647, 65535, 65535};
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+// Beyond 48 KiB a block's shared memory is dynamic, up to what sm_90 gives a block (227
+// KiB; sm_80 has 163, sm_86/89 99: the launch fails with the driver's error there).
+constexpr int64_t kMaxDynamicSharedBytes = 227 * 1024;
+// Each shared buffer of a kernel with dynamic shared memory starts at a multiple of this.
+constexpr int64_t kSharedAlignment = 16;
 
 // "blockIdx.x" -> {true, 0}; "threadIdx.z" -> {false, 2}. Throws te::Error for other tags.
 struct ThreadTag {
@@ -38,7 +43,10 @@ struct KernelAnalysis {
   std::set<std::string> written;  // names of those it stores to
   // Variables the kernel reads that the host binds, in order of first use.
   std::vector<Var> free_vars;
+  // Shared memory per block: the buffers' bytes, each rounded up to kSharedAlignment
+  // where dynamic (above kMaxStaticSharedBytes).
   int64_t shared_bytes = 0;
+  bool dynamic_shared = false;
   bool index_64bit = false;
 };
 

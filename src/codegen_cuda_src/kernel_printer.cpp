@@ -21,6 +21,20 @@ namespace {
 
 // Bytes every array a kernel declares is aligned to: a float4, int4 or double2.
 constexpr int kArrayAlignment = 16;
+
+// A kernel's dynamic shared memory: the macro that declares it (one the CUDA emulation
+// defines first stands) and the array's name.
+constexpr const char* kDynamicSharedMacro = "TE_DYNAMIC_SHARED_MEMORY";
+constexpr const char* kDynamicSharedArray = "te_shared_memory";
+std::string dynamic_shared_macro() {
+  return fmt::format(
+      "// A block's shared memory above 48 KiB is dynamic: one array, each buffer a slice of it\n"
+      "// (the launcher raises the kernel's limit and passes the size).\n"
+      "#ifndef {0}\n"
+      "#define {0}(name) extern __shared__ __align__({1}) unsigned char name[]\n"
+      "#endif\n",
+      kDynamicSharedMacro, kSharedAlignment);
+}
 // Vectors of 16-bit elements (8 or 16 bytes) move as one access of this aligned array.
 const char* const kVectorTemplate =
     "// N elements of T moved as one access (8 or 16 bytes: ld/st .v2/.v4).\n"
@@ -74,10 +88,16 @@ class KernelPrinter {
     for (const CudaParam& p : params_) params += fmt::format("{}{} {}", params.empty() ? "" : ", ", p.c_type, p.name);
     std::string bounds = constant_block && threads >= 1 ? fmt::format("__launch_bounds__({}) ", threads) : "";
     std::string body = used_async_ ? wait_for_async_copies_at_barriers(helpers_, w_.text()) : w_.text();
+    if (analysis_.dynamic_shared) {
+      // Above 48 KiB a block's shared memory is one dynamic array; each buffer is a slice.
+      helpers_.use_text(kDynamicSharedMacro, dynamic_shared_macro());
+      body = fmt::format("  {}({});\n", kDynamicSharedMacro, kDynamicSharedArray) + body;
+    }
     out.text = fmt::format("extern \"C\" __global__ void {}{}({}) {{\n{}}}\n", bounds, name, params, body);
     out.info.name = name;
     out.info.params = params_;
     out.info.shared_bytes = analysis_.shared_bytes;
+    out.info.dynamic_shared = analysis_.dynamic_shared;
     out.info.index_64bit = analysis_.index_64bit;
     return out;
   }
@@ -417,13 +437,19 @@ class KernelPrinter {
       std::string name = names_.unique(b.name());
       scope_.buffers[b.get()] = name;
       scope_.buffers_by_name[b.name()] = name;
-      if (b.scope() == MemoryScope::Warp)  // the analysis checked: a whole number of fragments
+      if (b.scope() == MemoryScope::Warp) {  // the analysis checked: a whole number of fragments
         w_.line(fmt::format("alignas({}) {} {}[{}];  // this lane's part of a warp's {} elements", kArrayAlignment,
                             c_type(b.dtype()), name, *count / 32, *count));
-      else
+      } else if (b.scope() == MemoryScope::Shared && analysis_.dynamic_shared) {
+        w_.line(fmt::format("{0}* const {1} = reinterpret_cast<{0}*>({2} + {3});  // {4} elements", c_type(b.dtype()),
+                            name, kDynamicSharedArray, dynamic_offset_, *count));
+        const int64_t bytes = *count * b.dtype().bytes();
+        dynamic_offset_ += (bytes + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
+      } else {
         w_.line(fmt::format("alignas({}) {}{} {}[{}];", kArrayAlignment,
                             b.scope() == MemoryScope::Shared ? "__shared__ " : "", c_type(b.dtype()), name,
                             std::max<int64_t>(*count, 1)));
+      }
     }
     emit(n->body, in_seq);
   }
@@ -434,8 +460,9 @@ class KernelPrinter {
   ExprPrinter printer_;
   HelperSet& helpers_;
   const bool async_copies_;
-  int guards_ = 0;           // enclosing conditions and loops of varying bounds
-  bool used_async_ = false;  // a cp.async was emitted
+  int guards_ = 0;              // enclosing conditions and loops of varying bounds
+  bool used_async_ = false;     // a cp.async was emitted
+  int64_t dynamic_offset_ = 0;  // where the next shared buffer starts in dynamic shared memory
   CodeWriter w_;
   std::vector<CudaParam> params_;
 };

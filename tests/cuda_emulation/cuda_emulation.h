@@ -3,7 +3,9 @@
 //
 //  - Each thread of a block is a real std::thread; blocks run one after another.
 //  - threadIdx/blockIdx/blockDim/gridDim are thread_local variables.
-//  - __shared__ is `static`: one copy, shared by the threads of the running block.
+//  - __shared__ is `static`: one copy, shared by the threads of the running block; dynamic
+//    shared memory (te's TE_DYNAMIC_SHARED_MEMORY) is a fresh array per block, its size
+//    checked against cudaFuncSetAttribute's limit as a GPU does.
 //  - __syncthreads() is a barrier over the block's threads; a thread that returns from
 //    the kernel leaves the barrier (as on current GPUs). A barrier that waits longer
 //    than 60 s is a deadlock: the program aborts with a message.
@@ -138,6 +140,17 @@ struct WarpExchange {
 };
 inline thread_local WarpExchange* current_exchange = nullptr;
 inline thread_local unsigned linear_thread = 0;
+// The running block's dynamic shared memory (cudaLaunchKernel's shared_bytes).
+inline thread_local unsigned char* dynamic_shared = nullptr;
+// Each kernel's cudaFuncAttributeMaxDynamicSharedMemorySize (48 KiB until raised).
+inline std::mutex attributes_mutex;
+inline std::vector<std::pair<const void*, int>> max_dynamic_shared;
+inline int max_dynamic_shared_of(const void* kernel) {
+  std::lock_guard<std::mutex> lock(attributes_mutex);
+  for (const auto& [k, bytes] : max_dynamic_shared)
+    if (k == kernel) return bytes;
+  return 48 * 1024;
+}
 
 struct Launch {
   dim3 grid, block;
@@ -255,11 +268,33 @@ T __shfl_up_sync(unsigned mask, T value, unsigned delta, int width = 32) {
   std::abort();
 }
 
+// te's generated kernels declare their dynamic shared memory with this macro.
+#define TE_DYNAMIC_SHARED_MEMORY(name) unsigned char* const name = te_emu::dynamic_shared
+
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+
+// As on sm_90: a kernel may use up to 227 KiB of dynamic shared memory once raised.
+template <typename... P>
+cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attribute, int value) {
+  if (attribute != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 || value > 227 * 1024)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(te_emu::attributes_mutex);
+  for (auto& [k, bytes] : te_emu::max_dynamic_shared)
+    if (k == reinterpret_cast<const void*>(kernel)) {
+      bytes = value;
+      return cudaSuccess;
+    }
+  te_emu::max_dynamic_shared.emplace_back(reinterpret_cast<const void*>(kernel), value);
+  return cudaSuccess;
+}
+
 template <typename... P>
 cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void** args, std::size_t shared_bytes,
                              cudaStream_t) {
   unsigned long long threads = 1ull * block.x * block.y * block.z;
-  if (shared_bytes != 0 || (sizeof...(P) > 0 && args == nullptr)) return cudaErrorInvalidValue;
+  if (shared_bytes > std::size_t(te_emu::max_dynamic_shared_of(reinterpret_cast<const void*>(kernel))) ||
+      (sizeof...(P) > 0 && args == nullptr))
+    return cudaErrorInvalidValue;
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || threads == 0 || threads > 1024 || block.x > 1024 || block.y > 1024 ||
       block.z > 64 || grid.y > 65535 || grid.z > 65535)
     return cudaErrorInvalidConfiguration;
@@ -268,6 +303,10 @@ cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void**
     for (unsigned int by = 0; by < grid.y; ++by)
       for (unsigned int bx = 0; bx < grid.x; ++bx) {
         te_emu::BlockBarrier barrier(static_cast<int>(threads));
+        // Fresh garbage per block, as a GPU's shared memory is: a kernel must not rely on it.
+        std::vector<unsigned char> dynamic(shared_bytes + 16, 0xa5);
+        unsigned char* dynamic_base =
+            dynamic.data() + (16 - reinterpret_cast<std::uintptr_t>(dynamic.data()) % 16) % 16;
         te_emu::WarpExchange exchange(static_cast<unsigned>(threads));
         std::vector<std::thread> workers;
         workers.reserve(threads);
@@ -275,6 +314,7 @@ cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void**
           for (unsigned int ty = 0; ty < block.y; ++ty)
             for (unsigned int tx = 0; tx < block.x; ++tx)
               workers.emplace_back([=, &barrier, &exchange] {
+                te_emu::dynamic_shared = dynamic_base;
                 threadIdx = uint3{tx, ty, tz};
                 te_emu::linear_thread = tx + block.x * (ty + block.y * tz);
                 te_emu::current_exchange = &exchange;

@@ -89,7 +89,7 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
     d::fail("the key block (" + std::to_string(kb) + ") must be a multiple of 16 and divide seq_k (" +
             std::to_string(seq_k) + ")");
   const int block_q = 16 * o.warps;
-  const int64_t tiles = d::constant(st.queries.shape()[2], "the queries' extent");
+  const int64_t tiles = st.queries.defined() ? d::constant(st.queries.shape()[2], "the queries' extent") : seq_q;
   if (tiles % block_q != 0)
     d::fail("a block's " + std::to_string(block_q) + " queries (16 per warp) must divide the queries' extent " +
             std::to_string(tiles) + " (seq_q " + std::to_string(seq_q) +
@@ -206,6 +206,19 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
   kt.reorder({st.key_t.axis(3), st.key_t.axis(2)});  // read k along dim
   d::spread(s, st.key_t, kt.fuse(st.key_t.axis(3), st.key_t.axis(2)), o.warps);
   d::spread(s, vs, s[vs].fuse(vs.axis(2), vs.axis(3)), o.warps, 8);
+  // The 16-bit tiles ldmatrix reads: rows padded (ldmatrix's eight row addresses in
+  // distinct banks).
+  if (o.pad > 0) {
+    s[qs].storage_align(qs.axis(2), static_cast<int>(dim) + o.pad, 0);
+    kt.storage_align(st.key_t.axis(2), static_cast<int>(kb) + o.pad, 0);
+    s[vs].storage_align(vs.axis(2), static_cast<int>(dim_v) + o.pad, 0);
+    probs.storage_align(st.probs.axis(2), static_cast<int>(kb) + o.pad, 0);
+  }
+  // The next block's keys and values load while this one's are used.
+  if (o.double_buffer) {
+    kt.double_buffer();
+    s[vs].double_buffer();
+  }
   (void)kb;
 }
 
