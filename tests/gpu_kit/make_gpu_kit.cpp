@@ -4,6 +4,7 @@
 // the arrays interpret() leaves in them, and a manifest.json; plus bench.json, the large
 // shapes scripts/gpu_check.py times against PyTorch and cuBLAS on the GPU machine.
 #include <fmt/format.h>
+#include <te/ops/attention_cuda.h>
 #include <te/ops/bev_pool.h>
 #include <te/ops/bev_pool_cuda.h>
 #include <te/ops/grid_sample.h>
@@ -229,6 +230,34 @@ json write_tensor_core_corpus(const fs::path& root, DataType t, const std::strin
     return a;
   };
   std::vector<Argument> args = {integers(M, K), integers(K, N), NDArray::empty({M, N}, Float(32))};
+  std::map<const VarNode*, int64_t> chosen;
+  return write_with_args(f, CudaOptions{}, std::move(args), chosen, root / name);
+}
+
+// te::ops::attention on tensor cores (schedule_attention_cuda), (batch, heads, seq, dim)
+// q, k and v in t.
+LoweredFunc attention_cuda(int64_t batch, int64_t heads, int64_t seq_q, int64_t seq_k, int64_t dim, DataType t,
+                           bool causal, int warps, int key_block, const std::string& name) {
+  Tensor q = placeholder({batch, heads, seq_q, dim}, t, "q");
+  Tensor k = placeholder({batch, heads, seq_k, dim}, t, "k"), v = placeholder({batch, heads, seq_k, dim}, t, "v");
+  ops::AttentionOptions o;
+  o.causal = causal;
+  o.key_block = key_block;
+  o.query_block = 16 * warps;
+  Tensor out = ops::attention(q, k, v, o);
+  Schedule s = create_schedule({out});
+  ops::AttentionCudaOptions c;
+  c.warps = warps;
+  ops::schedule_attention_cuda(s, out, c);
+  return lower(s, {q, k, v, out}, name);
+}
+
+// Small attention kernels for the corpus: odd query counts, causal, both 16-bit types.
+json write_attention_corpus(const fs::path& root, DataType t, bool causal, const std::string& name, std::mt19937& rng) {
+  const int64_t B = 2, H = 2, M = 40, N = 96, D = 64;
+  LoweredFunc f = attention_cuda(B, H, M, N, D, t, causal, 2, 32, name);
+  std::vector<Argument> args = {random_array({B, H, M, D}, t, rng), random_array({B, H, N, D}, t, rng),
+                                random_array({B, H, N, D}, t, rng), NDArray::empty({B, H, M, D}, t)};
   std::map<const VarNode*, int64_t> chosen;
   return write_with_args(f, CudaOptions{}, std::move(args), chosen, root / name);
 }
@@ -496,6 +525,39 @@ std::vector<BenchCase> bench_cases() {
                f4 * (4.0 * 256 * 200 * 200 + 4 * 200 * 200),
                0,
                ""});
+  // Attention: prefill (batch 4, 32 heads, 4096 x 4096, dim 128; causal and not; float16
+  // and bfloat16) and decoding (one query against 8192 keys), against PyTorch's
+  // scaled_dot_product_attention (its flash backend where it applies).
+  for (DataType t : {Float(16), BFloat(16)})
+    for (bool causal : {false, true}) {
+      const int64_t B = 4, H = 32, L = 4096, D = 128;
+      const std::string type = t == Float(16) ? "float16" : "bfloat16";
+      json qkv = {{"shape", {B, H, L, D}}, {"role", "input"}, {"dtype", type}};
+      json out = {{"shape", {B, H, L, D}}, {"role", "output"}, {"dtype", type}};
+      const std::string name = fmt::format("attention_{}_4x32x4096x128{}", type, causal ? "_causal" : "");
+      v.push_back({name,
+                   attention_cuda(B, H, L, L, D, t, causal, 4, 64, "attention"),
+                   causal ? "attention_causal" : "attention",
+                   {qkv, qkv, qkv, out},
+                   json::array(),
+                   2.0 * 4 * B * H * L * D,
+                   (causal ? 2.0 : 4.0) * B * H * L * L * D,
+                   "HMMA.16816.F32"});
+    }
+  {
+    const int64_t B = 4, H = 32, N = 8192, D = 128;
+    json q = {{"shape", {B, H, 1, D}}, {"role", "input"}, {"dtype", "float16"}};
+    json kv = {{"shape", {B, H, N, D}}, {"role", "input"}, {"dtype", "float16"}};
+    json out = {{"shape", {B, H, 1, D}}, {"role", "output"}, {"dtype", "float16"}};
+    v.push_back({"attention_decoding_float16_4x32x1x8192x128",
+                 attention_cuda(B, H, 1, N, D, Float(16), false, 1, 64, "attention"),
+                 "attention",
+                 {q, kv, kv, out},
+                 json::array(),
+                 2.0 * 2 * B * H * N * D,
+                 4.0 * B * H * N * D,
+                 "HMMA.16816.F32"});
+  }
   v.push_back(bev_pool_bench(false));
   v.push_back(bev_pool_bench(true));
   add_normalization_backward(v, 8192, 4096);
@@ -524,6 +586,9 @@ int main(int argc, char** argv) {
     corpus.push_back(te::write_bev_pool_corpus(root / "corpus" / "bev_pool_backward_small", true, rng));
     corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::Float(16), "hgemm_tensor_cores", rng));
     corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::BFloat(16), "bgemm_tensor_cores", rng));
+    corpus.push_back(te::write_attention_corpus(root / "corpus", te::Float(16), false, "attention_float16", rng));
+    corpus.push_back(
+        te::write_attention_corpus(root / "corpus", te::BFloat(16), true, "attention_bfloat16_causal", rng));
     std::ofstream(root / "corpus.json") << corpus.dump(1) << "\n";
     nlohmann::json bench = nlohmann::json::array();
     for (const te::BenchCase& b : te::bench_cases()) bench.push_back(te::write_bench(b, root / "bench"));
