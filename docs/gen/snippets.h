@@ -8,6 +8,7 @@
 #include <te/log.h>
 #include <te/ops/attention.h>
 #include <te/ops/attention_cpu.h>
+#include <te/ops/attention_cuda.h>
 #include <te/ops/grid_sample.h>
 #include <te/ops/matmul.h>
 #include <te/ops/normalization.h>
@@ -455,6 +456,26 @@ inline std::string attention_cpu_example() {
   ops::schedule_attention_cpu(s, out, cpu);
   // [/doc]
   return text(lower(s, {q, k, v, out}, "attention"));
+}
+
+// The kernel attention's CUDA schedule emits, for a small causal float16 case.
+inline std::string attention_cuda_example() {
+  Tensor q = placeholder({1, 1, 40, 16}, Float(16), "q"), k = placeholder({1, 1, 64, 16}, Float(16), "k"),
+         v = placeholder({1, 1, 64, 16}, Float(16), "v");
+  // [doc:attention_cuda]
+  ops::AttentionOptions o;
+  o.causal = true;
+  o.key_block = 32;
+  o.query_block = 32;  // whole tiles of 2 warps x 16 queries (40 queries: 2 tiles)
+  Tensor out = ops::attention(q, k, v, o);
+  Schedule s = create_schedule({out});
+  ops::schedule_attention_cuda(s, out);  // 2 warps; keys and values double-buffered
+  CudaModule cu = build_cuda(lower(s, {q, k, v, out}, "attention"));
+  // [/doc]
+  std::string source = cu.source();
+  size_t start = source.find("extern \"C\" __global__");
+  size_t end = source.find("#ifndef __CUDACC_RTC__", start);
+  return source.substr(start, end - start);
 }
 
 inline std::string compute_tuple_example() {
@@ -1023,6 +1044,7 @@ inline std::vector<Snippet> snippets() {
   out.push_back({"reductions.online_softmax", online_softmax_example});
   out.push_back({"attention.default", attention_default_example});
   out.push_back({"attention.cpu", attention_cpu_example});
+  out.push_back({"attention.cuda", attention_cuda_example});
   out.push_back({"extern.ir", extern_ir});
   out.push_back({"extern.cuda", extern_cuda});
   out.push_back({"extern.interpret", extern_interpret});

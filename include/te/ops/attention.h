@@ -192,17 +192,16 @@ inline AttentionStages attention_stages(const Tensor& q, const Tensor& k, const 
     st.queries = compute(
         {batch, heads, seq_q_tiles, dim},
         [&](Expr b, Expr h, Expr i, Expr c) { return if_then_else(i < seq_q, q(b, h, i, c), make_zero(q.dtype())); },
-        o.name + ".queries");
+        o.name + ".queries", {"b", "h", "i", "c"});
   const Tensor& queries = padded ? st.queries : q;
-  st.key_t = compute(
-      {batch, kv_heads, dim, seq_k}, [&](Expr b, Expr h, Expr c, Expr j) { return k(b, h, j, c); }, o.name + ".key_t");
+  st.key_t = compute({batch, kv_heads, dim, seq_k}, [&](Expr b, Expr h, Expr c, Expr j) { return k(b, h, j, c); },
+                     o.name + ".key_t", {"b", "h", "c", "j"});
   IterVar c = reduce_axis({make_zero(dim.dtype()), dim}, "c");
-  st.scores = compute(
-      {batch, heads, seq_q_tiles, seq_k},
-      [&](Expr b, Expr h, Expr i, Expr j) {
-        return sum(as_float(queries(b, h, i, c)) * as_float(st.key_t(b, kv_head(h), c, j)), {c});
-      },
-      o.name + ".scores");
+  st.scores = compute({batch, heads, seq_q_tiles, seq_k},
+                      [&](Expr b, Expr h, Expr i, Expr j) {
+                        return sum(as_float(queries(b, h, i, c)) * as_float(st.key_t(b, kv_head(h), c, j)), {c});
+                      },
+                      o.name + ".scores", {"b", "h", "i", "j"});
   auto score = [&](const Expr& b, const Expr& h, const Expr& i, const Expr& j) {
     return attention_detail::masked_score(st.scores(b, h, i, j), {b, h, i, j}, q, k, o);
   };
@@ -214,30 +213,28 @@ inline AttentionStages attention_stages(const Tensor& q, const Tensor& k, const 
   st.block_max = compute(
       {batch, heads, seq_q_tiles, blocks},
       [&](Expr b, Expr h, Expr i, Expr jb) { return max(score(b, h, i, jb * kb + jj1), {jj1}, in_block(jb, jj1)); },
-      o.name + ".block_max");
-  st.probs = compute(
-      {batch, heads, seq_q_tiles, seq_k},
-      [&](Expr b, Expr h, Expr i, Expr j) {
-        Expr m = st.block_max(b, h, i, j / kb);
-        Expr p = select(m == neg_inf, make_zero(Float(32)), exp(score(b, h, i, j) - m));
-        return q.dtype() == Float(32) ? p : cast(q.dtype(), p);
-      },
-      o.name + ".probs");
+      o.name + ".block_max", {"b", "h", "i", "jb"});
+  st.probs = compute({batch, heads, seq_q_tiles, seq_k},
+                     [&](Expr b, Expr h, Expr i, Expr j) {
+                       Expr m = st.block_max(b, h, i, j / kb);
+                       Expr p = select(m == neg_inf, make_zero(Float(32)), exp(score(b, h, i, j) - m));
+                       return q.dtype() == Float(32) ? p : cast(q.dtype(), p);
+                     },
+                     o.name + ".probs", {"b", "h", "i", "j"});
   IterVar jj2 = reduce_axis({make_zero(seq_k.dtype()), kb}, "jj");
-  st.block_sum = compute(
-      {batch, heads, seq_q_tiles, blocks},
-      [&](Expr b, Expr h, Expr i, Expr jb) {
-        return sum(as_float(st.probs(b, h, i, jb * kb + jj2)), {jj2}, in_block(jb, jj2));
-      },
-      o.name + ".block_sum");
+  st.block_sum = compute({batch, heads, seq_q_tiles, blocks},
+                         [&](Expr b, Expr h, Expr i, Expr jb) {
+                           return sum(as_float(st.probs(b, h, i, jb * kb + jj2)), {jj2}, in_block(jb, jj2));
+                         },
+                         o.name + ".block_sum", {"b", "h", "i", "jb"});
   IterVar jj3 = reduce_axis({make_zero(seq_k.dtype()), kb}, "jj");
-  st.block_pv = compute(
-      {batch, heads, seq_q_tiles, blocks, dim_v},
-      [&](Expr b, Expr h, Expr i, Expr jb, Expr e) {
-        Expr j = jb * kb + jj3;
-        return sum(as_float(st.probs(b, h, i, j)) * as_float(v(b, kv_head(h), j, e)), {jj3}, in_block(jb, jj3));
-      },
-      o.name + ".block_pv");
+  st.block_pv =
+      compute({batch, heads, seq_q_tiles, blocks, dim_v},
+              [&](Expr b, Expr h, Expr i, Expr jb, Expr e) {
+                Expr j = jb * kb + jj3;
+                return sum(as_float(st.probs(b, h, i, j)) * as_float(v(b, kv_head(h), j, e)), {jj3}, in_block(jb, jj3));
+              },
+              o.name + ".block_pv", {"b", "h", "i", "jb", "e"});
   std::vector<Tensor> rows = compute_rows(
       {batch, heads, seq_q_tiles}, {dim_v},
       [&](const std::vector<Var>& r, const std::vector<Var>& e) {
@@ -256,14 +253,13 @@ inline AttentionStages attention_stages(const Tensor& q, const Tensor& k, const 
   st.max = rows[0];
   st.sum = rows[1];
   st.acc = rows[2];
-  st.out = compute(
-      {batch, heads, seq_q, dim_v},
-      [&](Expr b, Expr h, Expr i, Expr e) {
-        Expr total = st.sum(b, h, i);
-        Expr y = select(total > 0.0f, st.acc(b, h, i, e) / total, make_zero(Float(32)));
-        return q.dtype() == Float(32) ? y : cast(q.dtype(), y);
-      },
-      o.name);
+  st.out = compute({batch, heads, seq_q, dim_v},
+                   [&](Expr b, Expr h, Expr i, Expr e) {
+                     Expr total = st.sum(b, h, i);
+                     Expr y = select(total > 0.0f, st.acc(b, h, i, e) / total, make_zero(Float(32)));
+                     return q.dtype() == Float(32) ? y : cast(q.dtype(), y);
+                   },
+                   o.name, {"b", "h", "i", "e"});
   return st;
 }
 
