@@ -31,6 +31,11 @@ std::vector<CudaCase> cases() {
   one_warp.warps = 1;
   ops::AttentionCudaOptions four_warps;
   four_warps.warps = 4;
+  ops::AttentionCudaOptions decode;
+  decode.warps = 1;
+  decode.key_splits = 4;
+  ops::AttentionCudaOptions decode5 = decode;
+  decode5.key_splits = 5;
   ops::AttentionCudaOptions plain;
   plain.double_buffer = false;
   plain.pad = 0;
@@ -48,6 +53,13 @@ std::vector<CudaCase> cases() {
       {{"bfloat16 dim 128, 4 warps (dynamic shared memory)", 1, 1, 1, 64, 128, 128, true, false, 1.0f, BFloat(16), 64},
        four_warps,
        "attn_dim128"},
+      {{"float16 decoding, 1 x 256 keys in 4 parts (split-K)", 2, 2, 1, 1, 256, 32, false, false, 1.0f, Float(16), 32},
+       decode,
+       "attn_decode"},
+      {{"bfloat16 5 x 160 with a masked query, 10 blocks in 5 parts", 1, 2, 2, 5, 160, 16, false, true, 1.0f,
+        BFloat(16), 16},
+       decode5,
+       "attn_decode_causal"},
   };
 }
 
@@ -141,13 +153,14 @@ TEST_F(AttentionCuda, EmulatedEqualsInterpretAndTheReference) {
 }
 
 // nvcc builds the kernels for sm_80 and sm_90 without spills or warnings, with the tensor
-// cores' instructions in the PTX; dim 128 with 4 warps takes dynamic shared memory.
+// cores' instructions in the PTX; dim 128 with 4 warps takes dynamic shared memory; the
+// split-K decoding kernels too.
 TEST(AttentionCudaNvcc, CompilesWithoutSpills) {
   const std::string nvcc = cuda_test::nvcc_path();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set TE_NVCC or install the CUDA toolkit)";
   cuda_test::TempDir dir;
   const std::vector<CudaCase> all = cases();
-  for (const CudaCase& c : {all[0], all[4]}) {
+  for (const CudaCase& c : {all[0], all[4], all[5]}) {
     const std::string cu = dir.path() + "/" + c.func + ".cu";
     const CudaModule m = build_cuda(lower_case(c).func);
     EXPECT_EQ(m.kernels()[0].dynamic_shared, c.options.warps == 4) << c.c.name;
@@ -189,10 +202,10 @@ TEST(AttentionCudaErrors, WhatTheScheduleRefuses) {
   ops::AttentionCudaOptions no_warps;
   no_warps.warps = 0;
   expect_error([&] { schedule(Float(16), 32, 64, 64, 32, 32, no_warps); },
-               {"warps must be in [1, 32] and pad a multiple of 8, got 0 and 8"});
+               {"warps must be in [1, 32], pad a multiple of 8 and key_splits at least 1, got 0, 8 and 1"});
   ops::AttentionCudaOptions odd_pad;
   odd_pad.pad = 4;
-  expect_error([&] { schedule(Float(16), 32, 64, 64, 32, 32, odd_pad); }, {"got 2 and 4"});
+  expect_error([&] { schedule(Float(16), 32, 64, 64, 32, 32, odd_pad); }, {"got 2, 4 and 1"});
   expect_error([&] { schedule(Float(16), 24, 64, 64, 32, 32); },
                {"dim (24) must be a multiple of 16 and the value dim (24) of 8"});
   expect_error([&] { schedule(Float(16), 32, 64, 70, 32, 32); },
@@ -201,6 +214,22 @@ TEST(AttentionCudaErrors, WhatTheScheduleRefuses) {
   expect_error([&] { schedule(Float(16), 32, 40, 64, 32, 1); },
                {"a block's 32 queries (16 per warp) must divide the queries' extent 40 (seq_q 40)",
                 "AttentionOptions::query_block = 32"});
+  ops::AttentionCudaOptions split;
+  split.key_splits = 2;
+  expect_error(
+      [&] {
+        Tensor q = placeholder({1, 1, 32, 32}, Float(16), "q"), k = placeholder({1, 1, 64, 32}, Float(16), "k");
+        ops::AttentionOptions a;
+        a.causal = true;
+        Tensor out = ops::attention(q, k, k, a);
+        Schedule s = create_schedule({out});
+        ops::schedule_attention_cuda(s, out, split);
+      },
+      {"key_splits (2) needs the same keys for every query: causal attention's differ",
+       "one query, the last, sees every key: causal = false is the same"});
+  split.key_splits = 3;
+  expect_error([&] { schedule(Float(16), 32, 32, 64, 16, 32, split); },
+               {"key_splits (3) must divide the 4 blocks of 16 keys"});
   Var n("n");
   Tensor q = placeholder({1, 1, n, 32}, Float(16), "q"), k = placeholder({1, 1, 64, 32}, Float(16), "k");
   Tensor out = ops::attention(q, k, k, {});

@@ -237,7 +237,7 @@ json write_tensor_core_corpus(const fs::path& root, DataType t, const std::strin
 // te::ops::attention on tensor cores (schedule_attention_cuda), (batch, heads, seq, dim)
 // q, k and v in t.
 LoweredFunc attention_cuda(int64_t batch, int64_t heads, int64_t seq_q, int64_t seq_k, int64_t dim, DataType t,
-                           bool causal, int warps, int key_block, const std::string& name) {
+                           bool causal, int warps, int key_block, const std::string& name, int key_splits = 1) {
   Tensor q = placeholder({batch, heads, seq_q, dim}, t, "q");
   Tensor k = placeholder({batch, heads, seq_k, dim}, t, "k"), v = placeholder({batch, heads, seq_k, dim}, t, "v");
   ops::AttentionOptions o;
@@ -248,6 +248,7 @@ LoweredFunc attention_cuda(int64_t batch, int64_t heads, int64_t seq_q, int64_t 
   Schedule s = create_schedule({out});
   ops::AttentionCudaOptions c;
   c.warps = warps;
+  c.key_splits = key_splits;
   ops::schedule_attention_cuda(s, out, c);
   return lower(s, {q, k, v, out}, name);
 }
@@ -526,7 +527,7 @@ std::vector<BenchCase> bench_cases() {
                0,
                ""});
   // Attention: prefill (batch 4, 32 heads, 4096 x 4096, dim 128; causal and not; float16
-  // and bfloat16) and decoding (one query against 8192 keys), against PyTorch's
+  // and bfloat16) and decoding (one query against 8192 keys, split-K in 16 parts), against PyTorch's
   // scaled_dot_product_attention (its flash backend where it applies).
   for (DataType t : {Float(16), BFloat(16)})
     for (bool causal : {false, true}) {
@@ -550,7 +551,7 @@ std::vector<BenchCase> bench_cases() {
     json kv = {{"shape", {B, H, N, D}}, {"role", "input"}, {"dtype", "float16"}};
     json out = {{"shape", {B, H, 1, D}}, {"role", "output"}, {"dtype", "float16"}};
     v.push_back({"attention_decoding_float16_4x32x1x8192x128",
-                 attention_cuda(B, H, 1, N, D, Float(16), false, 1, 64, "attention"),
+                 attention_cuda(B, H, 1, N, D, Float(16), false, 1, 64, "attention", 16),
                  "attention",
                  {q, kv, kv, out},
                  json::array(),

@@ -38,6 +38,10 @@ struct AttentionCudaOptions {
   int pad = 8;
   /// Double-buffer the shared tiles of keys and values (Stage::double_buffer).
   bool double_buffer = true;
+  /// Split-K over the keys (flash decoding, for few queries and many keys): the blocks of
+  /// keys in this many parts, each part's running state computed by thread blocks of its
+  /// own (rfactor of the row reduction), then merged. 1: none.
+  int key_splits = 1;
 };
 
 namespace attention_cuda_detail {
@@ -66,73 +70,31 @@ inline void spread(Schedule& s, const Tensor& t, const IterVar& f, int warps, in
   (void)pass;
 }
 
-}  // namespace attention_cuda_detail
-
-/// Schedules attention's stages for CUDA tensor cores (see the file's comment).
-inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, const AttentionCudaOptions& o = {}) {
-  namespace d = attention_cuda_detail;
+// Per block of keys, under loop `block` of the stage `rows` that folds them in (the row
+// reduction, or its split-K part): the stages that make the block's scores, probabilities
+// and probs · v, on tensor cores; the tile's queries once, under `before_blocks`.
+inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage rows, const IterVar& block,
+                                const IterVar& before_blocks, const AttentionCudaOptions& o, int64_t dim, int64_t dim_v,
+                                int64_t kb) {
   const DataType t = st.q.dtype();
-  if (t != Float(16) && t != BFloat(16))
-    d::fail("tensor cores multiply float16 or bfloat16; q, k and v are " + t.to_string());
-  if (o.warps < 1 || o.warps > 32 || o.pad < 0 || o.pad % 8 != 0)
-    d::fail("warps must be in [1, 32] and pad a multiple of 8, got " + std::to_string(o.warps) + " and " +
-            std::to_string(o.pad));
-  const int64_t dim = d::constant(st.q.shape()[3], "dim");
-  const int64_t dim_v = d::constant(st.v.shape()[3], "the value dim");
-  const int64_t seq_k = d::constant(st.k.shape()[2], "seq_k");
-  const int64_t seq_q = d::constant(st.q.shape()[2], "seq_q");
-  const int64_t kb = st.key_block;
-  if (dim % 16 != 0 || dim_v % 8 != 0)
-    d::fail("dim (" + std::to_string(dim) + ") must be a multiple of 16 and the value dim (" + std::to_string(dim_v) +
-            ") of 8");
-  if (kb % 16 != 0 || seq_k % kb != 0)
-    d::fail("the key block (" + std::to_string(kb) + ") must be a multiple of 16 and divide seq_k (" +
-            std::to_string(seq_k) + ")");
-  const int block_q = 16 * o.warps;
-  const int64_t tiles = st.queries.defined() ? d::constant(st.queries.shape()[2], "the queries' extent") : seq_q;
-  if (tiles % block_q != 0)
-    d::fail("a block's " + std::to_string(block_q) + " queries (16 per warp) must divide the queries' extent " +
-            std::to_string(tiles) + " (seq_q " + std::to_string(seq_q) +
-            "): give attention() AttentionOptions::query_block = " + std::to_string(block_q) +
-            ", which rounds seq_q up to whole tiles");
-
-  // The output: a block per (batch x head, tile of queries); its threads' elements.
-  Stage out = s[st.out];
-  IterVar bh = out.fuse(st.out.axis(0), st.out.axis(1));
-  auto [qo, qi] = out.split(st.out.axis(2), block_q, TailStrategy::GuardWholeTiles);
-  out.reorder({bh, qo, qi, st.out.axis(3)});
-  out.bind(bh, thread_axis("blockIdx.y"));
-  out.bind(qo, thread_axis("blockIdx.x"));
-  d::spread(s, st.out, out.fuse(qi, st.out.axis(3)), o.warps);
-
-  // The running state (max, sum, acc) in shared memory, a thread per query.
-  Stage rows = s[st.acc];
-  rows.set_scope("shared");
-  rows.compute_at(out, qo);
-  rows.reorder({st.acc.axis(0), st.acc.axis(1), st.block, st.acc.axis(2), st.acc.axis(3)});
-  auto [rw, rl] = rows.split(st.acc.axis(2), 16);
-  rows.bind(rw, thread_axis("threadIdx.y"));
-  rows.bind(rl, thread_axis("threadIdx.x"));
-  rows.storage_align(st.acc.axis(2), static_cast<int>(dim_v) + 1, 0);
-
   // The tile's queries in shared memory, once.
   Tensor qs = st.queries.defined() ? st.queries : s.cache_read(st.q, "shared", {st.scores});
   s[qs].set_scope("shared");
   Tensor qf = s.cache_read(qs, "warp", {st.scores});
-  s[qs].compute_at(rows, st.acc.axis(1));
-  d::spread(s, qs, s[qs].fuse(qs.axis(2), qs.axis(3)), o.warps, 8);
+  s[qs].compute_at(rows, before_blocks);
+  spread(s, qs, s[qs].fuse(qs.axis(2), qs.axis(3)), o.warps, 8);
   // Per block of keys: the keys (transposed) and values in shared memory.
   Stage kt = s[st.key_t];
   kt.set_scope("shared");
-  kt.compute_at(rows, st.block);
+  kt.compute_at(rows, block);
   Tensor vs = s.cache_read(st.v, "shared", {st.block_pv});
-  s[vs].compute_at(rows, st.block);
+  s[vs].compute_at(rows, block);
   // The scores: mma from fragments into a shared tile.
   Stage scores = s[st.scores];
   scores.set_scope("shared");
   Tensor sf = s.cache_write(st.scores, "warp");
   Tensor kf = s.cache_read(st.key_t, "warp", {sf});
-  scores.compute_at(rows, st.block);
+  scores.compute_at(rows, block);
   {
     auto [sw, si] = scores.split(st.scores.axis(2), 16);
     auto [sjo, sj] = scores.split(st.scores.axis(3), 8);
@@ -163,7 +125,7 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
   for (const Tensor& r : {st.block_max, st.block_sum}) {
     s[r].set_scope("shared");
     Tensor reg = s.cache_write(r, "local");
-    s[r].compute_at(rows, st.block);
+    s[r].compute_at(rows, block);
     auto [w, l] = s[r].split(r.axis(2), 16);
     s[r].bind(w, thread_axis("threadIdx.y"));
     s[r].bind(l, thread_axis("threadIdx.x"));
@@ -171,15 +133,15 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
   }
   Stage probs = s[st.probs];
   probs.set_scope("shared");
-  probs.compute_at(rows, st.block);
-  d::spread(s, st.probs, probs.fuse(st.probs.axis(2), st.probs.axis(3)), o.warps);
+  probs.compute_at(rows, block);
+  spread(s, st.probs, probs.fuse(st.probs.axis(2), st.probs.axis(3)), o.warps);
   // probs · v: mma from the probabilities' and the values' fragments into a shared tile.
   Stage pv = s[st.block_pv];
   pv.set_scope("shared");
   Tensor pvf = s.cache_write(st.block_pv, "warp");
   Tensor pf = s.cache_read(st.probs, "warp", {pvf});
   Tensor vf = s.cache_read(vs, "warp", {pvf});
-  pv.compute_at(rows, st.block);
+  pv.compute_at(rows, block);
   {
     auto [pw, pi] = pv.split(st.block_pv.axis(2), 16);
     auto [pjo, pj] = pv.split(st.block_pv.axis(4), 8);
@@ -204,8 +166,8 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
   }
   // The shared copies: keys transposed (a thread per element), values in 16-byte pieces.
   kt.reorder({st.key_t.axis(3), st.key_t.axis(2)});  // read k along dim
-  d::spread(s, st.key_t, kt.fuse(st.key_t.axis(3), st.key_t.axis(2)), o.warps);
-  d::spread(s, vs, s[vs].fuse(vs.axis(2), vs.axis(3)), o.warps, 8);
+  spread(s, st.key_t, kt.fuse(st.key_t.axis(3), st.key_t.axis(2)), o.warps);
+  spread(s, vs, s[vs].fuse(vs.axis(2), vs.axis(3)), o.warps, 8);
   // The 16-bit tiles ldmatrix reads: rows padded (ldmatrix's eight row addresses in
   // distinct banks).
   if (o.pad > 0) {
@@ -219,7 +181,90 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
     kt.double_buffer();
     s[vs].double_buffer();
   }
-  (void)kb;
+}
+
+}  // namespace attention_cuda_detail
+
+/// Schedules attention's stages for CUDA tensor cores (see the file's comment).
+inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, const AttentionCudaOptions& o = {}) {
+  namespace d = attention_cuda_detail;
+  const DataType t = st.q.dtype();
+  if (t != Float(16) && t != BFloat(16))
+    d::fail("tensor cores multiply float16 or bfloat16; q, k and v are " + t.to_string());
+  if (o.warps < 1 || o.warps > 32 || o.pad < 0 || o.pad % 8 != 0 || o.key_splits < 1)
+    d::fail("warps must be in [1, 32], pad a multiple of 8 and key_splits at least 1, got " + std::to_string(o.warps) +
+            ", " + std::to_string(o.pad) + " and " + std::to_string(o.key_splits));
+  const int64_t dim = d::constant(st.q.shape()[3], "dim");
+  const int64_t dim_v = d::constant(st.v.shape()[3], "the value dim");
+  const int64_t seq_k = d::constant(st.k.shape()[2], "seq_k");
+  const int64_t seq_q = d::constant(st.q.shape()[2], "seq_q");
+  const int64_t kb = st.key_block;
+  if (dim % 16 != 0 || dim_v % 8 != 0)
+    d::fail("dim (" + std::to_string(dim) + ") must be a multiple of 16 and the value dim (" + std::to_string(dim_v) +
+            ") of 8");
+  if (kb % 16 != 0 || seq_k % kb != 0)
+    d::fail("the key block (" + std::to_string(kb) + ") must be a multiple of 16 and divide seq_k (" +
+            std::to_string(seq_k) + ")");
+  const int block_q = 16 * o.warps;
+  const int64_t tiles = st.queries.defined() ? d::constant(st.queries.shape()[2], "the queries' extent") : seq_q;
+  if (tiles % block_q != 0)
+    d::fail("a block's " + std::to_string(block_q) + " queries (16 per warp) must divide the queries' extent " +
+            std::to_string(tiles) + " (seq_q " + std::to_string(seq_q) +
+            "): give attention() AttentionOptions::query_block = " + std::to_string(block_q) +
+            ", which rounds seq_q up to whole tiles");
+
+  // The output: a block per (batch x head, tile of queries); its threads' elements.
+  Stage out = s[st.out];
+  IterVar bh = out.fuse(st.out.axis(0), st.out.axis(1));
+  auto [qo, qi] = out.split(st.out.axis(2), block_q, TailStrategy::GuardWholeTiles);
+  out.reorder({bh, qo, qi, st.out.axis(3)});
+  out.bind(bh, thread_axis("blockIdx.y"));
+  out.bind(qo, thread_axis("blockIdx.x"));
+  d::spread(s, st.out, out.fuse(qi, st.out.axis(3)), o.warps);
+
+  if (o.key_splits <= 1) {
+    // The running state (max, sum, acc) in shared memory, a thread per query.
+    Stage rows = s[st.acc];
+    rows.set_scope("shared");
+    rows.compute_at(out, qo);
+    rows.reorder({st.acc.axis(0), st.acc.axis(1), st.block, st.acc.axis(2), st.acc.axis(3)});
+    auto [rw, rl] = rows.split(st.acc.axis(2), 16);
+    rows.bind(rw, thread_axis("threadIdx.y"));
+    rows.bind(rl, thread_axis("threadIdx.x"));
+    rows.storage_align(st.acc.axis(2), static_cast<int>(dim_v) + 1, 0);
+    d::schedule_key_blocks(s, st, rows, st.block, st.acc.axis(1), o, dim, dim_v, kb);
+    return;
+  }
+  if (!as_const_int(st.acc.op()->reduce_axis[0].dom().extent))  // causal: blocks per query
+    d::fail("key_splits (" + std::to_string(o.key_splits) +
+            ") needs the same keys for every query: causal attention's differ (when decoding one query, the "
+            "last, sees every key: causal = false is the same)");
+  if ((seq_k / kb) % o.key_splits != 0)
+    d::fail("key_splits (" + std::to_string(o.key_splits) + ") must divide the " + std::to_string(seq_k / kb) +
+            " blocks of " + std::to_string(kb) + " keys (tensor cores take whole tiles)");
+  // Split-K (flash decoding): the blocks of keys in key_splits parts, each part's running
+  // state (a partial max, sum and acc per query) computed by its own thread blocks into
+  // global memory, then the parts merged by the same rule, a thread per query.
+  auto [part, within] = s[st.acc].split_nparts(st.block, o.key_splits);
+  Tensor acc_part = s.rfactor(st.acc, part, 3);  // rows (b, h, i, part), elements e
+  Stage rows = s[acc_part];
+  const IterVar blocks = acc_part.op()->reduce_axis[0];
+  IterVar pbh = rows.fuse(acc_part.axis(0), acc_part.axis(1));
+  auto [pqo, pqi] = rows.split(acc_part.axis(2), block_q, TailStrategy::GuardWholeTiles);
+  rows.reorder({pbh, acc_part.axis(3), pqo, blocks, pqi, acc_part.axis(4)});
+  rows.bind(pbh, thread_axis("blockIdx.y"));
+  rows.bind(acc_part.axis(3), thread_axis("blockIdx.z"));
+  rows.bind(pqo, thread_axis("blockIdx.x"));
+  auto [rw, rl] = rows.split(pqi, 16);
+  rows.bind(rw, thread_axis("threadIdx.y"));
+  rows.bind(rl, thread_axis("threadIdx.x"));
+  d::schedule_key_blocks(s, st, rows, blocks, pqo, o, dim, dim_v, kb);
+  // The merge: a thread per query, over the parts.
+  Stage merge = s[st.acc];
+  IterVar queries = merge.fuse(merge.fuse(st.acc.axis(0), st.acc.axis(1)), st.acc.axis(2));
+  auto [mb, mt] = merge.split(queries, 32);
+  merge.bind(mb, thread_axis("blockIdx.x"));
+  merge.bind(mt, thread_axis("threadIdx.x"));
 }
 
 /// schedule_attention_cuda() on an output of attention() (its stages found through the graph).
