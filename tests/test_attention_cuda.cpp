@@ -11,6 +11,7 @@
 
 #include "attention_reference.h"
 #include "cuda_emulation/harness.h"
+#include "te/auto_schedule.h"
 #include "te/ops/attention_cuda.h"
 #include "te/te.h"
 #include "test_util.h"
@@ -23,7 +24,8 @@ using namespace attention_test;
 struct CudaCase {
   Case c;
   ops::AttentionCudaOptions options;
-  const char* func;  // the launcher's name
+  const char* func;             // the launcher's name
+  bool auto_scheduled = false;  // te::auto_schedule for CUDA, which must choose the options
 };
 
 std::vector<CudaCase> cases() {
@@ -34,6 +36,8 @@ std::vector<CudaCase> cases() {
   ops::AttentionCudaOptions decode;
   decode.warps = 1;
   decode.key_splits = 4;
+  ops::AttentionCudaOptions decode8 = decode;  // 8 blocks of keys, 2 queries' blocks: 8 parts
+  decode8.key_splits = 8;
   ops::AttentionCudaOptions decode5 = decode;
   decode5.key_splits = 5;
   ops::AttentionCudaOptions plain;
@@ -60,6 +64,15 @@ std::vector<CudaCase> cases() {
         BFloat(16), 16},
        decode5,
        "attn_decode_causal"},
+      // auto_schedule recognises attention: tensor cores with 4 warps; split-K for decoding.
+      {{"auto_schedule: float16 causal 64 x 64, dim 32", 1, 2, 2, 64, 64, 32, true, false, 1.0f, Float(16), 32},
+       four_warps,
+       "attn_auto",
+       true},
+      {{"auto_schedule: bfloat16 decoding 1 x 512", 1, 2, 2, 1, 512, 16, false, false, 1.0f, BFloat(16), 64},
+       decode8,
+       "attn_auto_decode",
+       true},
   };
 }
 
@@ -84,6 +97,11 @@ Built lower_case(const CudaCase& cc) {
   }
   Tensor out = ops::attention(q, k, v, o);
   args.push_back(out);
+  if (cc.auto_scheduled) {
+    AutoScheduleOptions a;
+    a.target = "cuda";
+    return {lower(auto_schedule({out}, a), args, cc.func), args};
+  }
   Schedule s = create_schedule({out});
   ops::schedule_attention_cuda(s, out, cc.options);
   return {lower(s, args, cc.func), args};
@@ -148,6 +166,10 @@ TEST_F(AttentionCuda, EmulatedEqualsInterpretAndTheReference) {
       ASSERT_NEAR(element(interpreted, i), want[i], tol * (1 + std::fabs(want[i]))) << "element " << i;
     cuda_test::EmulatedRun r = program_->run(all[n].func, funcs_[n], arguments(c, in));
     ASSERT_EQ(r.error, 0) << r.output;
+    // One kernel, or with split-K three: the parts, their merge, the output.
+    EXPECT_EQ(r.launches.size(), all[n].options.key_splits > 1 ? 3u : 1u);
+    EXPECT_EQ(r.launches[0][3], 32u) << "a warp's lanes on threadIdx.x";
+    EXPECT_EQ(r.launches[0][4], unsigned(all[n].options.warps)) << "the warps on threadIdx.y";
     EXPECT_EQ(cuda_test::compare_arrays(interpreted, r.arrays.back()), "") << "the emulated kernel against interpret()";
   }
 }

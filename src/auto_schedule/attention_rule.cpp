@@ -1,14 +1,17 @@
-// CPU: te::ops::attention recognised through the graph (ops::attention_stages_of) and
-// scheduled whole with its own schedule (ops::schedule_attention_cpu): blocks of queries
-// in parallel, the scores, exps and probabilities · v of a block of keys in registers and
-// small buffers, one online-softmax step per block. The generic rules would give each of
-// its stages a loop nest of its own.
+// te::ops::attention recognised through the graph (ops::attention_stages_of) and
+// scheduled whole with its own schedule. CPU (ops::schedule_attention_cpu): blocks of
+// queries in parallel, the scores, exps and probabilities · v of a block of keys in
+// registers and small buffers, one online-softmax step per block. CUDA
+// (ops::schedule_attention_cuda, where it applies: 16-bit inputs in whole tiles): tensor
+// cores, and split-K over the keys where too few thread blocks would fill the GPU. The
+// generic rules would give each of its stages a loop nest (a kernel) of its own.
 #include <fmt/format.h>
 
 #include <optional>
 
 #include "auto_schedule/rules.h"
 #include "te/ops/attention_cpu.h"
+#include "te/ops/attention_cuda.h"
 
 namespace te::auto_sched {
 
@@ -31,14 +34,57 @@ std::vector<Tensor> stages_of(const ops::AttentionStages& st) {
   return stages;
 }
 
+// Thread blocks that fill an H100's 132 SMs about twice.
+constexpr int64_t kEnoughBlocks = 256;
+
+// CUDA: the tensor-core schedule's options for st, or none where it does not apply
+// (float32, shapes that are not whole tiles: the generic rules schedule the stages). The
+// most warps (16 queries each) that tile the queries; split-K over the keys, in parts
+// that divide the blocks of keys, while the thread blocks would not fill the GPU.
+std::optional<ops::AttentionCudaOptions> cuda_options(const Context& cx, const ops::AttentionStages& st) {
+  const int64_t* batch = as_const_int(st.q.shape()[0]);
+  const int64_t* heads = as_const_int(st.q.shape()[1]);
+  const int64_t* queries = as_const_int((st.queries.defined() ? st.queries : st.q).shape()[2]);
+  const int64_t* seq_k = as_const_int(st.k.shape()[2]);
+  if (!batch || !heads || !queries || !seq_k || st.key_block < 1) return std::nullopt;
+  ops::AttentionCudaOptions o;
+  o.warps = *queries % 64 == 0 ? 4 : *queries % 32 == 0 ? 2 : 1;
+  const int64_t blocks = *batch * *heads * (*queries / (16 * o.warps));
+  const int64_t key_blocks = *seq_k / st.key_block;
+  if (blocks < 1 || key_blocks < 1) return std::nullopt;       // less than a tile: the generic rules
+  if (as_const_int(st.acc.op()->reduce_axis[0].dom().extent))  // the same keys for every query
+    while (blocks * o.key_splits < kEnoughBlocks && o.key_splits < 64 && key_blocks % (2 * o.key_splits) == 0)
+      o.key_splits *= 2;
+  try {
+    Schedule trial = cx.s.copy();
+    ops::schedule_attention_cuda(trial, st, o);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return o;
+}
+
 }  // namespace
 
 std::set<const OperationNode*> find_attention(const Context& cx) {
   std::set<const OperationNode*> whole;
   for (const Node* n : cx.g.topo())
     if (std::optional<ops::AttentionStages> st = attention_at(cx, n->op.get()))
-      for (const Tensor& t : stages_of(*st)) whole.insert(t.op().get());
+      if (!cx.opts.target.is_cuda() || cuda_options(cx, *st))
+        for (const Tensor& t : stages_of(*st)) whole.insert(t.op().get());
   return whole;
+}
+
+void schedule_attention_cuda_rule(Context& cx) {
+  for (const Node* n : cx.g.topo()) {
+    std::optional<ops::AttentionStages> st = attention_at(cx, n->op.get());
+    if (!st) continue;
+    std::optional<ops::AttentionCudaOptions> o = cuda_options(cx, *st);
+    if (!o) continue;
+    ops::schedule_attention_cuda(cx.s, *st, *o);
+    cx.note(fmt::format("'{}': attention on tensor cores ({} warps per block, keys in {} part{})", n->op->name,
+                        o->warps, o->key_splits, o->key_splits == 1 ? "" : "s"));
+  }
 }
 
 void schedule_attention_cpu_rule(Context& cx) {

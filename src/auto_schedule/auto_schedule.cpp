@@ -72,7 +72,7 @@ namespace auto_sched {
 Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options, Decisions& choices) {
   Graph g(outputs);
   Context cx{create_schedule(outputs), g, options, cpu_target(options.target, options.threads), {}, {}, {}, choices};
-  if (!options.target.is_cuda()) cx.whole = find_attention(cx);
+  cx.whole = find_attention(cx);
   choose_inlines(cx);
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).
   if (!options.target.is_cuda()) {
@@ -80,6 +80,7 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
     schedule_attention_cpu_rule(cx);
   } else {
     for (const Node* n : g.topo()) cx.place[n->op.get()] = Placement{};
+    schedule_attention_cuda_rule(cx);
   }
   for (const Node* n : g.topo()) {
     const OperationNode* op = n->op.get();

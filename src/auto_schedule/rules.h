@@ -74,11 +74,14 @@ void schedule_reduction_cpu(Context& cx, const OperationNode* op);
 // CPU: a row reduction (compute_rows) at the root: parallel over its rows, its innermost
 // element axis vectorized inside its reduction loops.
 void schedule_row_reduction_cpu(Context& cx, const OperationNode* op);
-// CPU: the stages of every te::ops::attention in the graph (found through the graph,
-// ops::attention_stages_of): scheduled whole (Context::whole).
+// The stages of every te::ops::attention in the graph (found through the graph,
+// ops::attention_stages_of) that its own schedule takes whole (Context::whole): on the
+// CPU all, on CUDA those the tensor-core schedule applies to.
 std::set<const OperationNode*> find_attention(const Context& cx);
 // CPU: schedules each attention found with ops::schedule_attention_cpu.
 void schedule_attention_cpu_rule(Context& cx);
+// CUDA: schedules each attention found with ops::schedule_attention_cuda.
+void schedule_attention_cuda_rule(Context& cx);
 // CPU: an element-wise root stage and the stages computed in its loops.
 // CPU, a scatter: its leading axes that index the output directly (each iteration its
 // own elements: no atomics, deterministic) fused into the parallel loop; else, for a
