@@ -122,3 +122,29 @@ TEST(TailStrategy, ReductionsRefuseShiftInwards) {
   EXPECT_TRUE(s[S].relations().empty());
   s[S].split(S.axis(0), 4);
 }
+
+// GuardWholeTiles: the inner loop keeps the factor's iterations even where the extent is
+// smaller, so a producer computed inside a tile covers the whole tile (a tensor core's 16
+// rows, attention's queries padded to whole tiles); the points past the extent are
+// guarded off (and a loop part where the guard never holds is dropped).
+TEST(TailStrategy, GuardWholeTilesKeepsShortTilesWhole) {
+  Tensor A = placeholder({5}, Float(32), "A");
+  Tensor P = compute(
+      {8}, [&](Expr i) { return if_then_else(i < 5, A(i) * 2.0f, 0.0f); }, "P");  // padded to a tile
+  Tensor C = compute(
+      {5}, [&](Expr i) { return P(i) + 1.0f; }, "C");
+  for (TailStrategy tail : {TailStrategy::GuardWithIf, TailStrategy::GuardWholeTiles}) {
+    Schedule s = create_schedule({C});
+    auto [xo, xi] = s[C].split(C.axis(0), 8, tail);
+    s[P].compute_at(s[C], xo);
+    LoweredFunc f = lower(s, {A, C}, "whole_tiles");
+    const bool whole = tail == TailStrategy::GuardWholeTiles;
+    // The producer covers what the loop reads: 5 elements, or the whole tile of 8.
+    EXPECT_NE(to_string(f).find(whole ? "P[float32 * 8]" : "P[float32 * 5]"), std::string::npos) << to_string(f);
+    EXPECT_NE(to_string(f).find("for (i.inner, 0, 5)"), std::string::npos) << to_string(f);
+    EXPECT_EQ(count_guards(f.body), 0) << to_string(f);
+    NDArray a = NDArray::from_vector(std::vector<float>{1, 2, 3, 4, 5}, {5}), c = NDArray::empty({5}, Float(32));
+    interpret(f, {a, c});
+    EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{3, 5, 7, 9, 11}));
+  }
+}

@@ -147,7 +147,7 @@ class TE_API CudaModule {
 /// allocation), a threadIdx loop outside every blockIdx loop, a blockIdx loop inside a
 /// threadIdx loop, one thread tag bound to different extents in one kernel, more than
 /// 1024 threads per block or a grid/block dimension over CUDA's limit (when constant),
-/// more than 48 KiB of static shared memory, non-constant shared or local sizes, a
+/// more than 227 KiB of shared memory (above 48 KiB it is dynamic), non-constant shared or local sizes, a
 /// call_extern whose name no header of options declares (or that host code would run),
 /// a header that cannot be read.
 TE_API CudaModule build_cuda(const LoweredFunc& f, const CudaOptions& options = {});

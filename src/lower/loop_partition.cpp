@@ -219,10 +219,11 @@ class Partitioner : public IRMutator {
     add_range_bounds(known_, f->var, f->min, f->extent);
     size_t depth = frozen_.size();
     frozen_.insert(frozen_.end(), guards.begin(), guards.end());
-    Stmt body = mutate(f->body);
+    // (Over its range a guard may never hold: a whole tile's points past the extent.)
+    Stmt body = simplify(mutate(f->body), known_);
     frozen_.resize(depth);
     known_ = saved;
-    return for_loop(f->var, f->min, f->extent, f->for_kind, body, f->thread_tag);
+    return remove_no_ops(for_loop(f->var, f->min, f->extent, f->for_kind, body, f->thread_tag));
   }
 
   VarBounds known_;

@@ -284,6 +284,9 @@ Stmt vectorize_loop(const ForNode* f) {
       // likely guard (a split's tail) keeps its vector and scalar branches.
       if (Stmt blended = widen.blend_private_store(guard); blended.defined()) return simplify(widen.mutate(blended));
       if (!all.defined()) return left_to_backend(f, "its guard is not monotonic in the lane");
+      // (Where the last lane is known, one branch is left: a tile past the extent.)
+      if (const int64_t* known = as_const_int(simplify(all)))
+        return *known ? simplify(widen.mutate(guard->then_case)) : serial;
       Stmt vec = widen.mutate(guard->then_case);
       return if_then_else(is_likely ? likely(all) : all, simplify(vec), serial);
     }

@@ -7,8 +7,9 @@
 ///  - all the block's threads copy the keys (transposed: key_t) and the values into shared
 ///    memory (16-byte cp.async copies of v; the double-buffered tiles of the next block
 ///    load during this one's arithmetic);
-///  - each warp multiplies its queries (fragments loaded once, before the loop) by the keys
-///    on tensor cores (`mma.sync.m16n8k16`) into a shared tile of scores;
+///  - each warp multiplies its queries (copied into shared memory once, before the loop;
+///    their fragments loaded by ldmatrix per block) by the keys on tensor cores
+///    (`mma.sync.m16n8k16`) into a shared tile of scores;
 ///  - a thread per query takes the block's max, the probabilities (rounded to the input
 ///    type) and their sum;
 ///  - each warp multiplies its probabilities by the values on tensor cores into a shared
@@ -16,12 +17,15 @@
 ///  - a thread per query folds the block into its running max, sum and accumulator row
 ///    (the online-softmax step, in shared memory).
 /// Causal attention visits only the blocks of keys the tile's last query needs. The output
-/// (acc / sum) leaves in the input type.
+/// (acc / sum) leaves in the input type. AttentionCudaOptions::key_splits > 1 is flash
+/// decoding (split-K over the blocks of keys, the parts merged after).
 ///
-/// Requirements (te::Error otherwise): float16 or bfloat16 inputs, constant shapes, dim
-/// and the value dim multiples of 16 (of 8 for the value dim), seq_k a multiple of the
-/// key block, the key block a multiple of 16, and the tiles within the 48 KB of shared
-/// memory a block may declare (at dim 128: key_block 32 with 2 warps).
+/// Requirements (te::Error otherwise): float16 or bfloat16 inputs, constant shapes, dim a
+/// multiple of 16 and the value dim of 8, the key block a multiple of 16 dividing seq_k,
+/// the queries in whole tiles of 16 * warps (AttentionOptions::query_block rounds them
+/// up). Above 48 KiB the shared memory is dynamic (build_cuda): dim 128 with 4 warps and
+/// blocks of 64 keys takes 181 KiB, which an H100 (227 KiB per block) gives and an A100
+/// (163 KiB) does not: there, double_buffer = false or 2 warps.
 #pragma once
 #include <string>
 
