@@ -346,7 +346,7 @@ TEST(LowerPasses, BarriersSeparateSharedWritesFromReadsOfOtherThreads) {
 // access, a one-to-one sum of thread and loop variables (a running value per thread, a
 // row of a shared accumulator per thread). Anything else keeps its barrier.
 TEST(LowerPasses, BarriersSkipElementsEachThreadOwns) {
-  Var tx("tx"), e("e"), t("t", Float(32));
+  Var tx("tx"), e("e"), r("r"), t("t", Float(32));
   Buffer S = buf("S", {32 * 33}, MemoryScope::Shared);
   Buffer A = buf("A", {32 * 33}), B = buf("B", {32 * 33});
   auto barriers = [&](const Expr& write_at, const Expr& read_at) {
@@ -361,6 +361,14 @@ TEST(LowerPasses, BarriersSkipElementsEachThreadOwns) {
   EXPECT_EQ(barriers(tx * 16 + e, tx * 16 + e), 1);      // rows of 16 overlap the next thread's
   EXPECT_EQ(barriers(tx * 33 + e, tx * 33 + e + 1), 1);  // reads the element written next
   EXPECT_EQ(barriers(e * 32, e * 32), 1);                // every thread on one element
+  {
+    // Two loops of one variable (a partitioned loop's parts) span both ranges: e in [0, 10)
+    // reaches the next thread's row of 4.
+    Stmt update = let_stmt(t, load(S, {tx * 4 + e}), store(S, t + 1.0f, {tx * 4 + e}));
+    Stmt parts = seq({for_loop(e, 3, 7, ForKind::Serial, update), for_loop(e, 0, 3, ForKind::Serial, update)});
+    Stmt body = for_loop(tx, 0, 32, ForKind::ThreadBinding, for_loop(r, 0, 2, ForKind::Serial, parts), "threadIdx.x");
+    EXPECT_GE(count_kind(insert_barriers(body), StmtKind::Barrier), 1) << body;
+  }
   // A let's value reads shared memory too: a later statement waits for the writes.
   Stmt write = store(S, load(A, {tx}), {tx});
   Stmt read = let_stmt(t, load(S, {(tx + 1) % 32}), store(B, t, {tx}));

@@ -33,7 +33,8 @@ struct Accesses {
   bool empty() const { return reads.empty() && writes.empty(); }
 };
 
-// The loops of the statement: each variable's extent, and which bind threadIdx.
+// The loops of the statement: how many values each variable takes (over every loop of
+// it: a partitioned loop's parts share their variable), and which bind threadIdx.
 struct LoopVars {
   std::map<const VarNode*, int64_t> extent;
   std::set<const VarNode*> threads;
@@ -43,16 +44,28 @@ LoopVars loop_vars_of(const Stmt& s) {
   class Collector : public IRVisitor {
    public:
     LoopVars vars;
+    std::map<const VarNode*, std::pair<int64_t, int64_t>> range;  // [lo, hi) of each variable
+    std::set<const VarNode*> unknown;                             // a loop of non-constant bounds
 
    protected:
     void visit_for(const ForNode* n) override {
-      if (const int64_t* e = as_const_int(n->extent)) vars.extent[n->var.get()] = *e;
-      if (n->for_kind == ForKind::ThreadBinding && n->thread_tag.rfind("threadIdx", 0) == 0)
-        vars.threads.insert(n->var.get());
+      const VarNode* v = n->var.get();
+      const int64_t* lo = as_const_int(n->min);
+      const int64_t* e = as_const_int(n->extent);
+      if (!lo || !e) {
+        unknown.insert(v);
+      } else if (auto it = range.find(v); it == range.end()) {
+        range[v] = {*lo, *lo + *e};
+      } else {
+        it->second = {std::min(it->second.first, *lo), std::max(it->second.second, *lo + *e)};
+      }
+      if (n->for_kind == ForKind::ThreadBinding && n->thread_tag.rfind("threadIdx", 0) == 0) vars.threads.insert(v);
       IRVisitor::visit_for(n);
     }
   } c;
   c.visit(s);
+  for (const auto& [v, r] : c.range)
+    if (!c.unknown.count(v)) c.vars.extent[v] = r.second - r.first;
   return c.vars;
 }
 
