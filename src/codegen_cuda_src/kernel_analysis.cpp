@@ -227,20 +227,19 @@ class Analyzer : public IRVisitor {
                               b.name(), kernel_));
     int64_t count = *elements;
     if (b.scope() == MemoryScope::Shared) {
+      // Every array starts at a multiple of kSharedAlignment (static ones are alignas'd).
       const int64_t bytes = count * b.dtype().bytes();
-      static_shared_bytes_ += bytes;
-      dynamic_shared_bytes_ += (bytes + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
+      result.shared_bytes += (bytes + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
       shared_parts_.push_back(fmt::format("{}: {}", b.name(), bytes));
-      if (dynamic_shared_bytes_ > kMaxDynamicSharedBytes) {
+      if (result.shared_bytes > kMaxDynamicSharedBytes) {
         std::string parts;
         for (const std::string& p : shared_parts_) parts += (parts.empty() ? "" : ", ") + p;
         throw Error(
             fmt::format("CUDA: kernel '{}' needs {} bytes of shared memory ({}); a block has at most "
                         "{} bytes (227 KiB, sm_90)",
-                        kernel_, dynamic_shared_bytes_, parts, kMaxDynamicSharedBytes));
+                        kernel_, result.shared_bytes, parts, kMaxDynamicSharedBytes));
       }
-      result.dynamic_shared = static_shared_bytes_ > kMaxStaticSharedBytes;
-      result.shared_bytes = result.dynamic_shared ? dynamic_shared_bytes_ : static_shared_bytes_;
+      result.dynamic_shared = result.shared_bytes > kMaxStaticSharedBytes;
     }
     may_exceed_int32 |= count > INT32_MAX;
     if (b.scope() == MemoryScope::Warp) warp_buffers_.emplace_back(b, count);
@@ -399,7 +398,6 @@ class Analyzer : public IRVisitor {
   std::set<std::string> allocated_names_;
   std::vector<std::pair<std::string, std::string>> enclosing_tags_;
   std::vector<std::string> shared_parts_, racy_stores_;
-  int64_t static_shared_bytes_ = 0, dynamic_shared_bytes_ = 0;
   std::vector<std::string> divergent_;  // enclosing thread-dependent ifs and loops
   std::string grid_vars_[3], block_vars_[3];
   int thread_loops_ = 0;

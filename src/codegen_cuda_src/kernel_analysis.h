@@ -43,8 +43,8 @@ struct KernelAnalysis {
   std::set<std::string> written;  // names of those it stores to
   // Variables the kernel reads that the host binds, in order of first use.
   std::vector<Var> free_vars;
-  // Shared memory per block: the buffers' bytes, each rounded up to kSharedAlignment
-  // where dynamic (above kMaxStaticSharedBytes).
+  // Shared memory per block: the buffers' bytes, each rounded up to kSharedAlignment;
+  // dynamic above kMaxStaticSharedBytes.
   int64_t shared_bytes = 0;
   bool dynamic_shared = false;
   bool index_64bit = false;
