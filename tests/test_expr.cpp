@@ -242,6 +242,15 @@ TEST(Tensor, Errors) {
   expect_error([&] { (void)placeholder({-1}, Float(32), "P"); }, {"placeholder 'P'", "negative"});
   expect_error([&] { (void)placeholder({Expr(1.5f)}, Float(32), "P"); }, {"placeholder 'P'", "float32"});
   expect_error([&] { (void)A.axis(0); }, {"tensor 'A'", "placeholder"});
+  // An undefined (default-constructed) tensor: every accessor says so instead of crashing.
+  const Tensor undefined;
+  expect_error([&] { (void)undefined.shape(); }, {"Tensor::shape: the tensor is undefined (default-constructed)"});
+  expect_error([&] { (void)undefined.name(); }, {"Tensor::name: the tensor is undefined"});
+  expect_error([&] { (void)undefined.dtype(); }, {"Tensor::dtype: the tensor is undefined"});
+  expect_error([&] { (void)undefined.ndim(); }, {"Tensor::shape: the tensor is undefined"});
+  expect_error([&] { (void)undefined.is_placeholder(); }, {"Tensor::is_placeholder: the tensor is undefined"});
+  expect_error([&] { (void)undefined.axis(0); }, {"Tensor::axis: the tensor is undefined"});
+  expect_error([&] { (void)undefined.reduce_axis(0); }, {"Tensor::reduce_axis: the tensor is undefined"});
   expect_error(
       [&] {
         compute(

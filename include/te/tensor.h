@@ -98,17 +98,17 @@ class TE_API Tensor {
   /// The operation that produces the tensor.
   const Operation& op() const { return op_; }
   /// The tensor's name.
-  const std::string& name() const { return op_->output_name(value_index_); }
+  const std::string& name() const { return node("name").output_name(value_index_); }
   /// The element type.
-  DataType dtype() const { return op_->output_dtype(value_index_); }
+  DataType dtype() const { return node("dtype").output_dtype(value_index_); }
   /// Which output of its operation the tensor is (0 but for a compute_tuple).
   int value_index() const { return value_index_; }
   /// The extent of each dimension.
-  const std::vector<Expr>& shape() const { return op_->output_shape(value_index_); }
+  const std::vector<Expr>& shape() const { return node("shape").output_shape(value_index_); }
   /// The number of dimensions.
   int ndim() const { return static_cast<int>(shape().size()); }
   /// Whether it is an input (placeholder()).
-  bool is_placeholder() const { return op_->kind == OpKind::Placeholder; }
+  bool is_placeholder() const { return node("is_placeholder").kind == OpKind::Placeholder; }
   /// Whether both are the same output of the same operation.
   bool same_as(const Tensor& o) const { return op_ == o.op_ && value_index_ == o.value_index_; }
 
@@ -127,6 +127,11 @@ class TE_API Tensor {
   }
 
  private:
+  // The operation, or a te::Error naming the accessor of an undefined tensor.
+  const OperationNode& node(const char* accessor) const {
+    if (!op_) throw Error(std::string("Tensor::") + accessor + ": the tensor is undefined (default-constructed)");
+    return *op_;
+  }
   Operation op_;
   int value_index_ = 0;
 };

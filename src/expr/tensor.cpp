@@ -280,14 +280,14 @@ std::vector<Tensor> compute_rows(
 }
 
 IterVar Tensor::axis(int k) const {
-  if (op_->kind != OpKind::Compute) throw Error(fmt::format("tensor '{}': a placeholder has no axes", name()));
+  if (node("axis").kind != OpKind::Compute) throw Error(fmt::format("tensor '{}': a placeholder has no axes", name()));
   if (k < 0 || k >= static_cast<int>(op_->axis.size()))
     throw Error(fmt::format("tensor '{}': axis {} out of range (it has {})", name(), k, op_->axis.size()));
   return op_->axis[k];
 }
 
 IterVar Tensor::reduce_axis(int k) const {
-  if (op_->kind != OpKind::Compute || op_->reduce_axis.empty())
+  if (node("reduce_axis").kind != OpKind::Compute || op_->reduce_axis.empty())
     throw Error(fmt::format("tensor '{}': not a reduction, it has no reduce axes", name()));
   if (k < 0 || k >= static_cast<int>(op_->reduce_axis.size()))
     throw Error(

@@ -303,7 +303,7 @@ cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void**
     for (unsigned int by = 0; by < grid.y; ++by)
       for (unsigned int bx = 0; bx < grid.x; ++bx) {
         te_emu::BlockBarrier barrier(static_cast<int>(threads));
-        // Fresh garbage per block, as a GPU's shared memory is: a kernel must not rely on it.
+        // Uninitialized (a fixed pattern) per block, as a GPU's is: a kernel must not rely on it.
         std::vector<unsigned char> dynamic(shared_bytes + 16, 0xa5);
         unsigned char* dynamic_base =
             dynamic.data() + (16 - reinterpret_cast<std::uintptr_t>(dynamic.data()) % 16) % 16;
