@@ -37,11 +37,10 @@ std::vector<Tensor> stages_of(const ops::AttentionStages& st) {
 // Thread blocks that fill an H100's 132 SMs about twice.
 constexpr int64_t kEnoughBlocks = 256;
 
-// CUDA: the tensor-core schedule's options for st, or none where it does not apply
-// (float32, shapes that are not whole tiles: the generic rules schedule the stages). The
-// most warps (16 queries each) that tile the queries; split-K over the keys, in parts
-// that divide the blocks of keys, while the thread blocks would not fill the GPU.
-std::optional<ops::AttentionCudaOptions> cuda_options(const Context& cx, const ops::AttentionStages& st) {
+// CUDA: the tensor-core schedule's options for st: the most warps (16 queries each) that
+// tile the queries; split-K over the keys, in parts that divide the blocks of keys, while
+// the thread blocks would not fill the GPU. None for less than a tile.
+std::optional<ops::AttentionCudaOptions> cuda_options(const ops::AttentionStages& st) {
   const int64_t* batch = as_const_int(st.q.shape()[0]);
   const int64_t* heads = as_const_int(st.q.shape()[1]);
   const int64_t* queries = as_const_int((st.queries.defined() ? st.queries : st.q).shape()[2]);
@@ -55,13 +54,21 @@ std::optional<ops::AttentionCudaOptions> cuda_options(const Context& cx, const o
   if (as_const_int(st.acc.op()->reduce_axis[0].dom().extent))  // the same keys for every query
     while (blocks * o.key_splits < kEnoughBlocks && o.key_splits < 64 && key_blocks % (2 * o.key_splits) == 0)
       o.key_splits *= 2;
+  return o;
+}
+
+// Whether the tensor-core schedule takes st (not float32, shapes in whole tiles: it says
+// so by a te::Error on a copy of the schedule); else the generic rules schedule the stages.
+bool cuda_schedule_applies(const Context& cx, const ops::AttentionStages& st) {
+  std::optional<ops::AttentionCudaOptions> o = cuda_options(st);
+  if (!o) return false;
   try {
     Schedule trial = cx.s.copy();
-    ops::schedule_attention_cuda(trial, st, o);
+    ops::schedule_attention_cuda(trial, st, *o);
   } catch (const Error&) {
-    return std::nullopt;
+    return false;
   }
-  return o;
+  return true;
 }
 
 }  // namespace
@@ -70,7 +77,7 @@ std::set<const OperationNode*> find_attention(const Context& cx) {
   std::set<const OperationNode*> whole;
   for (const Node* n : cx.g.topo())
     if (std::optional<ops::AttentionStages> st = attention_at(cx, n->op.get()))
-      if (!cx.opts.target.is_cuda() || cuda_options(cx, *st))
+      if (!cx.opts.target.is_cuda() || cuda_schedule_applies(cx, *st))
         for (const Tensor& t : stages_of(*st)) whole.insert(t.op().get());
   return whole;
 }
@@ -78,9 +85,8 @@ std::set<const OperationNode*> find_attention(const Context& cx) {
 void schedule_attention_cuda_rule(Context& cx) {
   for (const Node* n : cx.g.topo()) {
     std::optional<ops::AttentionStages> st = attention_at(cx, n->op.get());
-    if (!st) continue;
-    std::optional<ops::AttentionCudaOptions> o = cuda_options(cx, *st);
-    if (!o) continue;
+    if (!st || !cx.whole.count(n->op.get())) continue;  // find_attention found it applies
+    std::optional<ops::AttentionCudaOptions> o = cuda_options(*st);
     ops::schedule_attention_cuda(cx.s, *st, *o);
     cx.note(fmt::format("'{}': attention on tensor cores ({} warps per block, keys in {} part{})", n->op->name,
                         o->warps, o->key_splits, o->key_splits == 1 ? "" : "s"));
