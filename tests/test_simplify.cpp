@@ -374,6 +374,19 @@ TEST(SimplifyArith, CollectsTermsAndConstants) {
   EXPECT_EQ(simp(u + make_const(UInt(32), -1)), "(u - uint32(1))");
 }
 
+TEST(SimplifyArith, ModuloSeesThroughInnerModuloOfAMultiple) {
+  Var x("x"), y("y");
+  // x % 4 is x modulo 2: (x + x % 4) % 2 is (2x) % 2.
+  EXPECT_EQ(simp((x + x % 4) % 2), "0");
+  EXPECT_EQ(simp((x + x % 2 + y * 2 - 2) % 2), "0");        // skip_zeros' lattice offsets
+  VarBounds b{{x.get(), {0, 1000}}, {y.get(), {0, 1000}}};  // 3 is no power of two: no wrapping
+  EXPECT_EQ(simp((y + x % 6) % 3, b), "((y + x) % 3)");
+  EXPECT_EQ(simp((y + x % 3) % 2, b), "((y + (x % 3)) % 2)");  // 2 does not divide 3
+  // truncmod(e, d) == 0 holds exactly when e % d == 0.
+  EXPECT_EQ(simp(truncmod(x + x % 2 - 2, 2) == 0), "true");
+  EXPECT_EQ(simp(truncmod(x - 3, 2) != 0), "(((x + 1) % 2) != 0)");
+}
+
 TEST(SimplifyArith, DivisionAndModuloByConstants) {
   Var x("x"), y("y");
   VarBounds b{{y.get(), {0, 63}}, {x.get(), {0, 1000}}};

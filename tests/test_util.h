@@ -6,9 +6,12 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <random>
 #include <string>
+#include <vector>
 
 // Runs fn, expecting a te::Error (not an internal error) whose message contains every
 // one of the substrings.
@@ -31,4 +34,13 @@ inline std::string temp_path(const std::string& name) {
   std::string p = ::testing::TempDir() + std::to_string(::getpid()) + "_" + name;
   std::remove(p.c_str());
   return p;
+}
+
+// n floats drawn uniformly from [lo, hi) by a generator seeded with `seed`.
+inline std::vector<float> uniform_floats(size_t n, uint32_t seed, float lo = -1, float hi = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
 }

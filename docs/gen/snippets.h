@@ -333,6 +333,50 @@ inline BeforeAfter rfactor_example() {
   return {before, text(lower(s, {A, S}, "f"))};
 }
 
+// A 1-D transposed convolution as TVM writes it: x with a zero between its values and one
+// around them (stride 2, padding 1), convolved with the flipped kernel.
+struct TransposedConv1d {
+  Tensor x, w, d, out;
+};
+
+inline TransposedConv1d transposed_conv_1d() {
+  // [doc:skip_zeros.define]
+  Tensor x = placeholder({4}, Float(32), "x");
+  Tensor w = placeholder({3}, Float(32), "w");
+  // x with a zero between its values and one around them (stride 2, padding 1)
+  Tensor d = compute(
+      {9}, [&](Expr y) { return if_then_else(y >= 1 && y < 8 && (y - 1) % 2 == 0, x((y - 1) / 2), 0.0f); }, "d");
+  IterVar r = reduce_axis({0, 3}, "r");
+  Tensor out = compute(
+      {7}, [&](Expr i) { return sum(d(i + r) * w(2 - r), {r}); }, "out");
+  // [/doc]
+  return {x, w, d, out};
+}
+
+inline BeforeAfter skip_zeros_example() {
+  auto [x, w, d, out] = transposed_conv_1d();
+  // [doc:skip_zeros]
+  Schedule s = create_schedule({out});
+  s[d].compute_inline();
+  std::string before = text(lower(s, {x, w, out}, "f"));
+  s[out].skip_zeros(d);  // r = (i + 1) % 2 + 2 * r.nz: the taps where d is not zero
+  // [/doc]
+  return {before, text(lower(s, {x, w, out}, "f"))};
+}
+
+inline BeforeAfter split_phases_example() {
+  auto [x, w, d, out] = transposed_conv_1d();
+  // [doc:split_phases]
+  Schedule s = create_schedule({out});
+  s[d].compute_inline();
+  s[out].skip_zeros(d);
+  std::string before = text(lower(s, {x, w, out}, "f"));
+  Tensor p = s.split_phases(out, {out.axis(0)}, 2);  // "out.phases"[i.phase, i.coarse]
+  // [/doc]
+  (void)p;
+  return {before, text(lower(s, {x, w, out}, "f"))};
+}
+
 // ---- auto_schedule (docs/auto_schedule.md) ----
 
 inline BeforeAfter auto_schedule_example() {
@@ -578,6 +622,8 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
       {"rfactor", [](Mistakes& m) { m.s.rfactor(m.B, m.B.axis(0)); }},
       {"storage_align", [](Mistakes& m) { m.s[m.B].storage_align(m.B.axis(1), 32, 32); }},
       {"double_buffer", [](Mistakes& m) { m.s[m.C].double_buffer(); }},
+      {"skip_zeros", [](Mistakes& m) { m.s[m.C].skip_zeros(m.B); }},
+      {"split_phases", [](Mistakes& m) { m.s.split_phases(m.B, {m.B.axis(0)}, 1); }},
   };
 }
 
@@ -1009,6 +1055,8 @@ inline std::vector<Snippet> snippets() {
   pair("rfactor", rfactor_example);
   pair("storage_align", storage_align_example);
   pair("double_buffer", double_buffer_example);
+  pair("skip_zeros", skip_zeros_example);
+  pair("split_phases", split_phases_example);
   pair("tensorize", tensorize_example);
   out.push_back({"tensorize.error", tensorize_error});
   out.push_back({"tensorize.declare", tensorize_declaration});

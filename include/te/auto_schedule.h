@@ -61,6 +61,12 @@ struct TE_API AutoScheduleOptions {
   uint64_t seed = 0;
   /// Print what the rules decided (one line per stage) and the search's progress on stderr.
   bool progress = false;
+  /// Sums that multiply a producer's structured zeros (a transposed convolution's input
+  /// with zeros inserted between its pixels) skip those products (Stage::skip_zeros). The
+  /// result is unchanged unless a factor multiplied by an inserted zero is infinite or NaN
+  /// (0 * inf is NaN as written; skipped, as PyTorch's transposed convolution skips it).
+  /// false: every product as written.
+  bool skip_zeros = true;
   /// CUDA: threads per block of the generated kernels (a multiple of 32, at most 1024).
   int cuda_threads_per_block = 256;
 };

@@ -93,11 +93,14 @@ struct TE_API StorageAlign {
 
 /// The data of a Stage (see Stage for the accessors).
 struct TE_API StageNode {
-  Operation op;                         ///< the current operation (cache_read/cache_write/rfactor rewrite it)
-  Operation origin_op;                  ///< the operation the stage was created for
-  std::vector<IterVar> all_iter_vars;   ///< roots first (axes, then reduce axes), then derived
-  std::vector<IterVar> leaf_iter_vars;  ///< the loops, outermost first
-  std::vector<Relation> relations;      ///< in the order they were applied
+  Operation op;         ///< the current operation (cache_read/cache_write/rfactor rewrite it)
+  Operation origin_op;  ///< the operation the stage was created for
+  /// Operations a rewrite of its definition (skip_zeros, in this stage or a producer)
+  /// gave it before cache_write or rfactor replaced them: looking one up finds the stage.
+  std::vector<Operation> rewritten_ops;
+  std::vector<IterVar> all_iter_vars;               ///< roots first (axes, then reduce axes), then derived
+  std::vector<IterVar> leaf_iter_vars;              ///< the loops, outermost first
+  std::vector<Relation> relations;                  ///< in the order they were applied
   std::map<const IterVarNode*, IterVarAttr> attrs;  ///< annotations of annotated loops
   AttachType attach_type = AttachType::Root;        ///< where the stage is computed
   Operation attach_op;                              ///< AttachType::Scope: the origin op of the stage computed in
@@ -210,6 +213,20 @@ class TE_API Stage {
   /// lower() checks the attachment: a serial or unrolled loop.
   void double_buffer();
 
+  // ---- Rewriting the reduction ----
+  /// Visits only the points of this sum where `producer` can be nonzero. `producer` is an
+  /// element-wise compute `if_then_else(cond, value, 0)` whose cond requires `y % S == 0`
+  /// (or truncmod) of an axis y (a transposed convolution's input with S - 1 zeros
+  /// inserted between its pixels), and this stage sums a product with one read of it as a
+  /// factor, at y = e + r or e - r for a reduction axis r. r then takes only the values of
+  /// its residue class: r = r0 + S * t, t the new reduction axis "<r>.nz" (ceil(extent / S)
+  /// steps; a `where` keeps r inside its range when S does not divide it), and the loop
+  /// nest does 1/S of the work per such axis. The terms skipped are 0 times the other
+  /// factors: the result is unchanged unless one of those is infinite or NaN (0 * inf is
+  /// NaN), and equals what PyTorch's transposed convolution gives, which never multiplies
+  /// the zeros. Call it before scheduling r; te::Error when the pattern is not there.
+  void skip_zeros(const Tensor& producer);
+
   // ---- Intrinsics ----
   /// Replaces the loop nest under `axis` (axis included) by `intrinsic` (TVM's tensorize;
   /// docs/tensorize.md). lower() matches the nest against the intrinsic's declaration:
@@ -263,6 +280,18 @@ class TE_API Schedule {
   /// output per value ("idx.rf", "val.rf"); the tensor returned is the one of t's value
   /// (`Tensor(rf.op(), i)` names the others).
   Tensor rfactor(const Tensor& t, const IterVar& axis, int factor_axis = 0);
+  /// Computes t by phases of the given axes: a new stage ("C.phases") computes
+  /// P(..., a, ..., q, ...) = t's expression at x = stride * q + a for each axis x
+  /// given (a: "<x>.phase", `stride` values, before the other axes; q: "<x>.coarse",
+  /// ceil(extent / stride) values, in x's place), and t's stage then copies
+  /// t(..., x, ...) = P(..., x % stride, ..., x / stride, ...). The values are the same;
+  /// what changes is that reads which depend on x only through x % stride (a transposed
+  /// convolution's weights after skip_zeros) are the same for every q of a phase, which
+  /// a tile over q reuses. `innermost` (optional): an axis of t that goes last in the
+  /// phase stage instead, its vector axis (the channels, where t's last axis is a short
+  /// row of an NCHW image). t's stage must not be scheduled yet. Returns the new tensor.
+  Tensor split_phases(const Tensor& t, const std::vector<IterVar>& axes, int stride,
+                      const IterVar& innermost = IterVar());
 
   /// A deep copy: primitives on it leave this schedule as it is.
   Schedule copy() const;

@@ -1,5 +1,5 @@
-// auto_schedule(): the rules, stage by stage (trials = 0). The order: inline, decide
-// where each kept stage is computed, schedule the patterns known whole (attention), then
+// auto_schedule(): the rules, stage by stage (trials = 0). The order: skip structured
+// zeros, inline, decide where each kept stage is computed, schedule the patterns known whole (attention), then
 // schedule each other root stage together with the stages computed inside it.
 #include "te/auto_schedule.h"
 
@@ -70,8 +70,11 @@ void schedule_root_cpu(Context& cx, const OperationNode* op) {
 namespace auto_sched {
 
 Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options, Decisions& choices) {
-  Graph g(outputs);
-  Context cx{create_schedule(outputs), g, options, cpu_target(options.target, options.threads), {}, {}, {}, choices};
+  Schedule s = create_schedule(outputs);
+  std::vector<std::string> notes;
+  Graph g(options.skip_zeros ? skip_structured_zeros(s, outputs, notes) : outputs);
+  Context cx{s, g, options, cpu_target(options.target, options.threads), {}, {}, {}, choices};
+  cx.notes = std::move(notes);
   cx.whole = find_attention(cx);
   choose_inlines(cx);
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).

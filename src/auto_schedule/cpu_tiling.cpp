@@ -111,8 +111,20 @@ std::pair<int, int> window_row_pair(const Context& cx, const OperationNode* red,
         if (uses_var(i, red->axis[d].var().get()) && uses_any_of(i, reduced)) return true;
     return false;
   };
+  // Some read must be the same for every point of the pair (a weight gradient's output
+  // gradient), or the rows reuse nothing (a transposed convolution's phases each read
+  // their own weights).
+  auto shared_by_points = [&](size_t d) {
+    for (const Read& rd : reads) {
+      bool uses = false;
+      for (const Expr& i : rd.indices)
+        uses = uses || uses_var(i, red->axis[d].var().get()) || uses_var(i, red->axis[d + 1].var().get());
+      if (!uses) return true;
+    }
+    return false;
+  };
   for (size_t d = 0; d + 1 < v; ++d) {
-    if (!windowed(d) || !windowed(d + 1)) continue;
+    if (!windowed(d) || !windowed(d + 1) || !shared_by_points(d)) continue;
     const int64_t points = const_extent(red->axis[d]) * const_extent(red->axis[d + 1]);
     const int64_t tile = points * vectors;
     if (tile * 2 >= cx.cpu.accumulators() && tile <= cx.cpu.accumulators())

@@ -7,7 +7,8 @@
 //    consumer's row loop, so each row is read while it is in cache;
 //  - a costly per-pixel stage that the consumer reuses across an axis it does not depend
 //    on (grid_sample's coordinates across channels) goes outside that axis.
-// Otherwise the stage is computed at the root.
+// Otherwise the stage is computed at the root, and so is any other reduction with reuse
+// (its tiling needs its own loops).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -112,6 +113,10 @@ void choose_placements(Context& cx) {
         continue;
       }
     }
+    // Any other reduction with reuse stays at the root, where its tiling reuses its
+    // reads: at a consumer's loop it would run a point at a time (a transposed
+    // convolution's phases, read back in place by their copy).
+    if (n.is_reduction() && has_tiling_reuse(g, op)) continue;
     // The loop: fixing the axes the direct reads use, and no more than the loops the
     // consumers inside the anchor are computed at.
     std::vector<int> outer;

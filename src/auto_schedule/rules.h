@@ -49,6 +49,11 @@ struct Context {
 // The rules over the graph of `outputs`, each open value taken from `choices`.
 Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options, Decisions& choices);
 
+// Rewrites each sum that multiplies a producer's structured zeros to skip them
+// (Stage::skip_zeros), noting each; returns the outputs' tensors in s now (the graph
+// the other rules see).
+std::vector<Tensor> skip_structured_zeros(Schedule& s, const std::vector<Tensor>& outputs,
+                                          std::vector<std::string>& notes);
 // Marks element-wise producers that are cheap or read without reuse as inlined.
 void choose_inlines(Context& cx);
 // Decides where every kept stage is computed (Context::place).

@@ -234,8 +234,8 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
   // The default schedule's loop nest is the computation itself: the key changes when the
   // compute or its shapes do, and with what the rules were asked for.
   const std::string text = to_string(lower(create_schedule(outputs), args, name));
-  task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}", outputs[0].name(), digest(text),
-                         options.target.str(), options.threads);
+  task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}{}", outputs[0].name(), digest(text),
+                         options.target.str(), options.threads, options.skip_zeros ? "" : "/keep_zeros");
   task.build = [outputs, options, args, name](const Config& c) {
     QuietWarnings quiet;
     Decisions d(values_of(c));
@@ -287,7 +287,11 @@ Schedule best_recorded(const std::vector<Tensor>& outputs, const AutoScheduleOpt
                     "(the options a search records under): search with these options (trials > 0), or "
                     "drop the records for the rules' schedule",
                     options.records, outputs[0].name(), options.target.str(), options.threads));
-  const Config& config = chosen_config(ranked, rules_config(space, rules.points()));
+  const Config rules_choice = rules_config(space, rules.points());
+  Config config = chosen_config(ranked, rules_choice);
+  // The search's last word was a duel in its process: the records keep its verdict.
+  if (config.index() != rules_choice.index() && duel_verdict(file.records, task, config, rules_choice) == false)
+    config = rules_choice;
   if (options.progress)
     std::fprintf(stderr, "[auto_schedule] best recorded config (%.4f ms%s): %s\n", ranked.front().second * 1e3,
                  choice_note(config, ranked), config.to_string().c_str());
@@ -387,13 +391,28 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
       ranked = ranked_configs(records, task);
     }
   }
-  const Config& best_config = chosen_config(ranked, rules_choice);
+  Config best_config = chosen_config(ranked, rules_choice);
   if (options.progress)
     std::fprintf(stderr,
                  "[auto_schedule] best of %zu configs, %zu distinct loop nests (%zu candidates skipped: the same "
                  "code as one measured) (%.4f ms%s): %s\n",
                  ranked.size(), tuner.distinct_codes(), tuner.duplicates_skipped(), ranked.front().second * 1e3,
                  choice_note(best_config, ranked), best_config.to_string().c_str());
+  // The last word is this process's: the choice against the rules, timed side by side.
+  if (best_config.index() != rules_choice.index() && r.measured > 0 &&
+      (options.time_budget_s <= 0 ||
+       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < options.time_budget_s)) {
+    DuelResult duel = duel_in_process(task, best_config, rules_choice);
+    if (!options.records.empty()) autotune::append_records_file(options.records, duel.records);
+    records.insert(records.end(), duel.records.begin(), duel.records.end());
+    if (options.progress)
+      std::fprintf(stderr, "[auto_schedule] timed here, side by side: chosen %.4f ms, rules %.4f ms: %s\n",
+                   duel.chosen_s * 1e3, duel.rules_s * 1e3,
+                   duel.keep_chosen ? "the chosen config kept" : "the rules' config kept (not 3% faster here)");
+  }
+  // A search resumed from its records without measuring follows the last duel they hold.
+  if (best_config.index() != rules_choice.index() && duel_verdict(records, task, best_config, rules_choice) == false)
+    best_config = rules_choice;
   Decisions best(values_of(best_config));
   return apply_rules(outputs, options, best);
 }

@@ -1,9 +1,12 @@
 // The measured search of auto_schedule (trials > 0).
 #pragma once
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "auto_schedule/rules.h"
 #include "te/autotune/measure.h"
+#include "te/autotune/records.h"
 
 namespace te::auto_sched {
 
@@ -12,6 +15,23 @@ namespace te::auto_sched {
 // constant shapes (te::Error naming the tensor otherwise).
 autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
                            const autotune::ConfigSpace& space);
+
+// The chosen config and the rules' timed here, side by side (in_process_duel.cpp);
+// exported for its tests only.
+struct DuelResult {
+  bool keep_chosen = false;  // faster than the rules' config by more than 3%
+  double chosen_s = 0, rules_s = 0;
+  std::vector<autotune::Record> records;  // both configs' times (duel_key), for the records
+};
+// The key the duel's records are kept under: the search's, "/in_process" appended (its
+// times are not the workers', so they stay out of the ranking).
+std::string duel_key(const autotune::Task& task);
+// The verdict of the last duel the records hold between `chosen` and `rules` (true: keep
+// chosen), for a read-back to choose as the search did; nullopt when there is none.
+std::optional<bool> duel_verdict(const std::vector<autotune::Record>& records, const autotune::Task& task,
+                                 const autotune::Config& chosen, const autotune::Config& rules);
+TE_API DuelResult duel_in_process(const autotune::Task& task, const autotune::Config& chosen,
+                                  const autotune::Config& rules);
 
 // Searches, measures and returns the best schedule found (the rules' when nothing beats
 // them or there is nothing to choose).

@@ -358,13 +358,25 @@ Expr Simplifier::rewrite_div_mod(BinOp op, const Expr& a, const Expr& b) {
   // terms can be reduced whatever the bounds; otherwise the sum must be known not to wrap.
   bool pow2 = is_power_of_two(d) && d <= (i128{1} << (t.bits() - 1));
   if (!pow2 && !s_fits) return make_bin(op, a, b);
-  Linear rpart(t);
+  // (y % e) is y modulo d when d divides e: x + y % e == x + y (mod d), so that
+  // (j + j % 2) % 2 == (j + j) % 2 == 0.
+  Linear terms(t);
   for (const Term& term : l.terms) {
+    const auto* inner = term.atom.as<BinaryNode>();
+    const auto* e = inner && inner->op == BinOp::Mod ? inner->b.as<IntImmNode>() : nullptr;
+    i128 ev = e ? imm_value(e->value, t) : 0;
+    if (ev > 0 && ev % d == 0)
+      terms.add(linear_of(inner->a), term.coeff);
+    else
+      terms.add_term(term.atom, term.coeff);
+  }
+  Linear rpart(t);
+  for (const Term& term : terms.terms) {
     i128 c = floormod128(term.coeff, d);
     if (c > d / 2) c -= d;  // the representative nearest zero: x - y stays x - y
     if (c != 0) rpart.add_term(term.atom, static_cast<int64_t>(c));
   }
-  rpart.constant = static_cast<int64_t>(floormod128(s_fits ? k : i128{l.constant}, d));
+  rpart.constant = static_cast<int64_t>(floormod128((s_fits ? k : i128{l.constant}) + terms.constant, d));
   std::optional<Bounds> rb = linear_bounds(rpart, an_);
   bool r_fits = rb && fits(*rb, t);
   if (r_fits) {

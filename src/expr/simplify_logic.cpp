@@ -94,6 +94,12 @@ Expr Simplifier::rewrite_compare(BinOp op, const Expr& a, const Expr& b) {
   if (t.is_vector()) {
     if (Expr r = rewrite_by_lane(op, a, b); r.defined()) return r;
   }
+  // truncmod(x, d) == 0 is x % d == 0: a remainder is zero under both roundings at once.
+  if ((op == BinOp::EQ || op == BinOp::NE) && t.is_int() && t.is_scalar()) {
+    const auto* m = a.as<BinaryNode>();
+    if (m && m->op == BinOp::TruncMod && const_int(m->b) && *const_int(m->b) != 0 && const_int(b) && *const_int(b) == 0)
+      return rewrite_compare(op, rewrite_binary(BinOp::Mod, m->a, m->b), b);
+  }
   if (t.is_bool()) {
     // x == true is x, x == false is !x.
     auto ca = const_int(a), cb = const_int(b);

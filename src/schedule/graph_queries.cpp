@@ -74,6 +74,16 @@ void propagate_replacements(ScheduleNode& s, std::map<const OperationNode*, Oper
   }
 }
 
+void replace_definition(ScheduleNode& s, StageNode& stage, Operation next) {
+  std::vector<Operation> before;
+  for (const auto& st : s.stages) before.push_back(st->op);
+  Operation old = stage.op;
+  stage.op = std::move(next);
+  propagate_replacements(s, {{old.get(), stage.op}});
+  for (size_t i = 0; i < s.stages.size(); ++i)
+    if (i < before.size() && s.stages[i]->op != before[i]) s.stages[i]->rewritten_ops.push_back(s.stages[i]->op);
+}
+
 bool has_dependent_bounds(const IterVar& iv, const OperationNode& op) {
   std::vector<Var> vars;
   for (const IterVar& a : op.axis) vars.push_back(a.var());

@@ -42,8 +42,11 @@ std::shared_ptr<StageNode> make_stage(const Operation& op) {
 }
 
 std::shared_ptr<StageNode> find_stage(const ScheduleNode& s, const OperationNode* op) {
-  for (const auto& st : s.stages)
+  for (const auto& st : s.stages) {
     if (st->op.get() == op || st->origin_op.get() == op) return st;
+    for (const Operation& r : st->rewritten_ops)
+      if (r.get() == op) return st;
+  }
   return nullptr;
 }
 
