@@ -54,7 +54,6 @@ TransposedConv transposed_conv(int H, int CI, int CO, int K, int S, int P) {
   return c;
 }
 
-
 // The transposed convolution in float64, scattered as its definition says:
 // out[S * ih + kh - P] += x[ih] * w[kh].
 std::vector<double> reference(const TransposedConv& c, const std::vector<float>& x, const std::vector<float>& w) {

@@ -95,8 +95,9 @@ struct TE_API StorageAlign {
 struct TE_API StageNode {
   Operation op;         ///< the current operation (cache_read/cache_write/rfactor rewrite it)
   Operation origin_op;  ///< the operation the stage was created for
-  /// Operations a rewrite of its definition (skip_zeros, in this stage or a producer)
-  /// gave it before cache_write or rfactor replaced them: looking one up finds the stage.
+  /// Every operation a primitive gave the stage after origin_op (cache_read, cache_write,
+  /// rfactor, skip_zeros, ... rewrite it), the current one last: looking up any of them
+  /// finds the stage, so a tensor of the graph as it was then still names it.
   std::vector<Operation> rewritten_ops;
   std::vector<IterVar> all_iter_vars;               ///< roots first (axes, then reduce axes), then derived
   std::vector<IterVar> leaf_iter_vars;              ///< the loops, outermost first
@@ -267,11 +268,17 @@ class TE_API Schedule {
 
   /// A new stage that copies `t` into `scope` ("shared", "local", "global", or "warp": a
   /// tensor-core fragment, docs/tensor_cores.md) and that the given readers read instead
-  /// of t. Returns the copy ("A.shared").
-  Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers);
+  /// of t. Returns the copy ("A.shared"). `storage_order` (t's dimensions, outermost
+  /// first; empty: t's own order) lays the copy out otherwise, as Halide's
+  /// reorder_storage: {1, 2, 3, 0} packs OIHW weights as IHWO, the output channels
+  /// contiguous; the copy's axes follow that order.
+  Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers,
+                    const std::vector<int>& storage_order = {});
   /// A new stage that computes t's expression into `scope`; t's stage then copies it out.
   /// Returns the new tensor ("C.local"). t's stage must not be scheduled yet.
-  Tensor cache_write(const Tensor& t, const std::string& scope);
+  /// `storage_order` (as for cache_read) lays the new stage out otherwise: {0, 2, 3, 1}
+  /// computes an NCHW output as NHWC, its channels the innermost axis.
+  Tensor cache_write(const Tensor& t, const std::string& scope, const std::vector<int>& storage_order = {});
   /// Factors a reduction over the leaf reduction loop `axis` of t's stage: a new stage
   /// ("C.rf") computes the partial results, with axis's iterations as a data-parallel
   /// dimension at position factor_axis, and t's stage then reduces over that dimension.

@@ -1,6 +1,6 @@
 // auto_schedule(): the rules, stage by stage (trials = 0). The order: skip structured
-// zeros, inline, decide where each kept stage is computed, schedule the patterns known whole (attention), then
-// schedule each other root stage together with the stages computed inside it.
+// zeros, choose layouts (CPU), inline, decide where each kept stage is computed, schedule the patterns known whole
+// (attention), then schedule each other root stage together with the stages computed inside it.
 #include "te/auto_schedule.h"
 
 #include <fmt/format.h>
@@ -72,9 +72,15 @@ namespace auto_sched {
 Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options, Decisions& choices) {
   Schedule s = create_schedule(outputs);
   std::vector<std::string> notes;
-  Graph g(options.skip_zeros ? skip_structured_zeros(s, outputs, notes) : outputs);
-  Context cx{s, g, options, cpu_target(options.target, options.threads), {}, {}, {}, choices};
+  std::set<const OperationNode*> kept;
+  const CpuTarget cpu = cpu_target(options.target, options.threads);
+  // The rewrites of the definitions first: the other rules see the graph they leave.
+  std::vector<Tensor> current = options.skip_zeros ? skip_structured_zeros(s, outputs, notes) : outputs;
+  if (!options.target.is_cuda()) current = choose_layouts(s, current, cpu, notes, kept);
+  Graph g(current);
+  Context cx{s, g, options, cpu, {}, {}, {}, {}, choices};
   cx.notes = std::move(notes);
+  cx.kept = std::move(kept);
   cx.whole = find_attention(cx);
   choose_inlines(cx);
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).

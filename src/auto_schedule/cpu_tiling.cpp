@@ -46,19 +46,6 @@ int registers_per_row(int64_t nr, int lanes) {
   return static_cast<int>(std::max<int64_t>(n, 1));
 }
 
-// Whether `index` changes within aligned runs of `rows` values of output axis x: a
-// grouped convolution's input channel (co / 32) * 16 + rc does not for runs of 8 (or any
-// divisor of 32), so every row of such a tile reads the same vector.
-bool varies_within_rows(const Expr& index, const IterVar& x, int64_t rows) {
-  if (!uses_var(index, x.var().get())) return false;
-  if (rows <= 1) return false;  // one row: nothing changes within it
-  Var outer("row_tile"), inner("row");
-  const int64_t extent = const_extent(x);
-  VarBounds bounds{{inner.get(), {0, rows - 1}}, {outer.get(), {0, extent < 0 ? int64_t{1} << 24 : extent / rows}}};
-  Expr split = simplify(substitute(index, {{x.var(), outer * make_const(x.var().dtype(), rows) + inner}}), bounds);
-  return uses_var(split, inner.get());
-}
-
 // The rows of a tile over axis x, out of `options`, that keep each read that varies with
 // x only coarsely (in aligned runs of kRowProbe) the same within a tile.
 constexpr int64_t kRowProbe = 4;
@@ -334,7 +321,7 @@ bool tile_lane_partials_cpu(Context& cx, const OperationNode* op) {
   // tiled over a graph of their own (the schedule is shared; the inlined stages stay so).
   Graph g(std::vector<Tensor>{partials});
   g.inlined = cx.g.inlined;
-  Context sub{cx.s, g, cx.opts, cx.cpu, {}, {}, {}, cx.choices};
+  Context sub{cx.s, g, cx.opts, cx.cpu, {}, {}, {}, {}, cx.choices};
   for (const Node* n : g.topo()) sub.place[n->op.get()] = Placement{};
   const Tensor local = cx.s.cache_write(partials, "local");
   tile_reduction_cpu(sub, cx.s[partials], cx.s[local], partials.op().get(), {});

@@ -65,7 +65,7 @@ void choose_inlines(Context& cx) {
       if (g.inlined.count(r.op)) c += cost[r.op];
     cost[n->op.get()] = c;
     if (n->output || n->is_reduction() || n->op->num_outputs() > 1 || n->is_scatter_part() ||
-        cx.whole.count(n->op.get()))
+        cx.whole.count(n->op.get()) || cx.kept.count(n->op.get()))
       continue;
     bool reused = false;
     for (const OperationNode* c_op : n->consumers) reused = reused || reused_by(g.at(c_op), n->op.get());

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "auto_schedule/rules.h"
+#include "te/simplify.h"
 
 namespace te::auto_sched {
 
@@ -23,6 +24,16 @@ std::string axis_names(const std::vector<IterVar>& v) {
   std::string out;
   for (const IterVar& iv : v) out += (out.empty() ? "'" : ", '") + iv.name() + "'";
   return out.empty() ? "(none)" : out;
+}
+
+bool varies_within_rows(const Expr& index, const IterVar& x, int64_t rows) {
+  if (!uses_var(index, x.var().get())) return false;
+  if (rows <= 1) return false;  // one row: nothing changes within it
+  Var outer("row_tile"), inner("row");
+  const int64_t extent = const_extent(x);
+  VarBounds bounds{{inner.get(), {0, rows - 1}}, {outer.get(), {0, extent < 0 ? int64_t{1} << 24 : extent / rows}}};
+  Expr split = simplify(substitute(index, {{x.var(), outer * make_const(x.var().dtype(), rows) + inner}}), bounds);
+  return uses_var(split, inner.get());
 }
 
 }  // namespace te::auto_sched

@@ -35,6 +35,8 @@ struct Context {
   // Stages a pattern rule schedules whole (attention on the CPU): never inlined, kept at
   // the root, left alone by the other rules.
   std::set<const OperationNode*> whole;
+  // Copies a layout rule made (packed weights): never inlined.
+  std::set<const OperationNode*> kept;
   std::vector<std::string> notes;  // one line per decision (printed with options.progress)
   Decisions& choices;              // the rules' values, or the search's
 
@@ -54,6 +56,13 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
 // the other rules see).
 std::vector<Tensor> skip_structured_zeros(Schedule& s, const std::vector<Tensor>& outputs,
                                           std::vector<std::string>& notes);
+// CPU: a reduction whose output rows are short for the vectors (an NCHW convolution's
+// rows of 26 pixels) while one of its channel axes is long is computed with that axis
+// innermost (cache_write with a storage order), reading its small weights packed the
+// same way (cache_read with a storage order; the packed copy goes into `kept`), and
+// copied back; returns the outputs' tensors in s now.
+std::vector<Tensor> choose_layouts(Schedule& s, const std::vector<Tensor>& outputs, const CpuTarget& cpu,
+                                   std::vector<std::string>& notes, std::set<const OperationNode*>& kept);
 // Marks element-wise producers that are cheap or read without reuse as inlined.
 void choose_inlines(Context& cx);
 // Decides where every kept stage is computed (Context::place).
@@ -107,6 +116,10 @@ IterVar vectorize_split(Stage st, const IterVar& iv, int lanes, bool shift_inwar
 // Fuses consecutive leaf loops [first, last] of st (indices into its leaves).
 IterVar fuse_range(Stage st, const std::vector<IterVar>& loops);
 std::string axis_names(const std::vector<IterVar>& v);
+// Whether `index` changes within aligned runs of `rows` values of axis x: a grouped
+// convolution's input channel (co / 32) * 16 + rc does not for runs of 8 (or any divisor
+// of 32), so every row of such a tile, or every lane of such a vector, reads the same.
+bool varies_within_rows(const Expr& index, const IterVar& x, int64_t rows);
 
 }  // namespace te::auto_sched
 

@@ -1,4 +1,5 @@
 #include "schedule/graph_queries.h"
+#include "schedule/stage_lookup.h"
 
 #include <algorithm>
 
@@ -70,18 +71,14 @@ void propagate_replacements(ScheduleNode& s, std::map<const OperationNode*, Oper
         st->op, [&](const Expr& b) { return replace_reads(b, repl); }, repl);
     if (next == st->op) continue;
     repl[st->op.get()] = next;
-    st->op = next;
+    set_operation(*st, next);
   }
 }
 
 void replace_definition(ScheduleNode& s, StageNode& stage, Operation next) {
-  std::vector<Operation> before;
-  for (const auto& st : s.stages) before.push_back(st->op);
   Operation old = stage.op;
-  stage.op = std::move(next);
+  set_operation(stage, std::move(next));
   propagate_replacements(s, {{old.get(), stage.op}});
-  for (size_t i = 0; i < s.stages.size(); ++i)
-    if (i < before.size() && s.stages[i]->op != before[i]) s.stages[i]->rewritten_ops.push_back(s.stages[i]->op);
 }
 
 bool has_dependent_bounds(const IterVar& iv, const OperationNode& op) {

@@ -24,8 +24,7 @@ Expr replace_reads(const Expr& e, const std::map<const OperationNode*, Operation
 // new operation then replaces it in turn for the stages after it).
 void propagate_replacements(ScheduleNode& s, std::map<const OperationNode*, Operation> repl);
 // A rewrite of stage's definition (skip_zeros, split_phases): its operation becomes
-// `next`, its readers are rewritten to read it, and each stage whose operation changed
-// keeps the new one among its rewritten_ops (tensors of the new graph find their stages).
+// `next`, and its readers are rewritten to read it.
 void replace_definition(ScheduleNode& s, StageNode& stage, Operation next);
 // True when the reduction axis iv of op has bounds that read tensors or use op's axes
 // (a data-dependent extent).

@@ -226,7 +226,7 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& axis, int factor_axis) 
                                                      std::vector<IterVar>{rv}, Expr(), i));
   Operation next = sched::with_bodies(op, bodies);
 
-  st->op = next;
+  sched::set_operation(*st, next);
   st->all_iter_vars = op->axis;
   // (A row reduction's element loops stay inside its reduction, as make_stage orders them.)
   st->all_iter_vars.insert(st->all_iter_vars.begin() + (op->is_row_reduction() ? rows : ndim), rv);

@@ -41,6 +41,11 @@ std::shared_ptr<StageNode> make_stage(const Operation& op) {
   return s;
 }
 
+void set_operation(StageNode& stage, Operation next) {
+  stage.op = std::move(next);
+  stage.rewritten_ops.push_back(stage.op);
+}
+
 std::shared_ptr<StageNode> find_stage(const ScheduleNode& s, const OperationNode* op) {
   for (const auto& st : s.stages) {
     if (st->op.get() == op || st->origin_op.get() == op) return st;

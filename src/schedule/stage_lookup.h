@@ -18,6 +18,9 @@ size_t check_leaf(const StageNode& stage, const IterVar& iv, const char* primiti
 // A stage at the root for op; compute ops get their axes and reduce axes as loops.
 std::shared_ptr<StageNode> make_stage(const Operation& op);
 
+// Gives the stage a new operation, remembered among its rewritten_ops.
+void set_operation(StageNode& stage, Operation next);
+
 // The stage whose current, origin or rewritten operation is op, or nullptr.
 std::shared_ptr<StageNode> find_stage(const ScheduleNode& s, const OperationNode* op);
 // Index of the stage in s.stages (TE_ICHECKs that it is there).

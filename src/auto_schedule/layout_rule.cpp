@@ -1,0 +1,115 @@
+// Rule (CPU): layouts. An NCHW convolution's output rows are short for the vectors (26
+// pixels: 16 + 8 + 2 lanes, half of them idle in the last two pieces), while its output
+// channels are many. Computed with the channels innermost (NHWC: cache_write with a
+// storage order) and its OIHW weights read packed as IHWO (cache_read with a storage
+// order), the register tile's vectors run along the channels, whole, and its rows along
+// the pixels, as for a convolution written in NHWC; the result is copied back to NCHW.
+// Packing costs a pass over the weights per call, so it is done only where the weights
+// are small next to the arithmetic (a 3x3 convolution's, not a transposed one's 8 MB).
+#include <fmt/format.h>
+
+#include "auto_schedule/rules.h"
+#include "expr/analysis.h"
+#include "schedule/stage_lookup.h"
+
+namespace te::auto_sched {
+
+namespace {
+
+// Multiply-adds per weight element above which packing the weights per call is noise.
+constexpr int64_t kMacsPerPackedElement = 64;
+
+int64_t elements(const std::vector<Expr>& shape) {
+  int64_t n = 1;
+  for (const Expr& e : shape) {
+    const int64_t* c = as_const_int(e);
+    if (!c) return -1;
+    n *= *c;
+  }
+  return n;
+}
+
+struct Plan {
+  size_t channel = 0;  // the output axis that goes innermost
+  const TensorReadNode* weights = nullptr;
+  size_t weight_dim = 0;  // the weights' dimension the channel indexes
+};
+
+std::optional<Plan> plan_layout(const OperationNode& op, const CpuTarget& cpu) {
+  const auto* red = op.body.as<ReduceNode>();
+  if (!red || op.num_outputs() != 1 || op.is_scatter() || op.is_row_reduction() || !op.dtype.is_float() ||
+      op.axis.size() < 2)
+    return std::nullopt;
+  const int64_t lanes = cpu.lanes(op.dtype);
+  const int64_t row = const_extent(op.axis.back());
+  if (lanes < 4 || row <= 0 || row % lanes == 0 || row >= 4 * lanes) return std::nullopt;
+  int64_t macs = elements(op.shape);
+  for (const IterVar& r : op.reduce_axis) macs = const_extent(r) > 0 && macs > 0 ? macs * const_extent(r) : -1;
+  if (macs <= 0) return std::nullopt;
+  std::optional<Plan> best;
+  int64_t best_extent = 0;
+  for (size_t d = 0; d + 1 < op.axis.size(); ++d) {
+    const IterVar& c = op.axis[d];
+    const int64_t extent = const_extent(c);
+    if (extent < lanes || extent % lanes != 0 || extent <= best_extent) continue;
+    // One read of a small input indexes the channel plainly; every other read is the
+    // same across a vector of channels (a grouped convolution's (c / 32) * 16 + i).
+    Plan p;
+    p.channel = d;
+    bool ok = true;
+    for (const TensorReadNode* r : tensor_reads(red->source())) {
+      std::vector<size_t> dims;
+      for (size_t k = 0; k < r->indices.size(); ++k)
+        if (uses_var(r->indices[k], c.var().get())) dims.push_back(k);
+      if (dims.empty()) continue;
+      bool coarse = true;
+      for (size_t k : dims) coarse = coarse && !varies_within_rows(r->indices[k], c, lanes);
+      if (coarse) continue;
+      const auto* v = r->indices[dims[0]].as<VarNode>();
+      const int64_t size = elements(r->op->shape);
+      ok = ok && !p.weights && dims.size() == 1 && v == c.var().get() && r->op->kind == OpKind::Placeholder &&
+           dims[0] + 1 != r->indices.size() && size > 0 && size * kMacsPerPackedElement <= macs;
+      p.weights = r;
+      p.weight_dim = dims[0];
+    }
+    if (ok && p.weights) {
+      best = p;
+      best_extent = extent;
+    }
+  }
+  return best;
+}
+
+// 0, 1, ..., n - 1 with `last` moved to the end.
+std::vector<int> moved_last(size_t n, size_t last) {
+  std::vector<int> order;
+  for (size_t d = 0; d < n; ++d)
+    if (d != last) order.push_back(static_cast<int>(d));
+  order.push_back(static_cast<int>(last));
+  return order;
+}
+
+}  // namespace
+
+std::vector<Tensor> choose_layouts(Schedule& s, const std::vector<Tensor>& outputs, const CpuTarget& cpu,
+                                   std::vector<std::string>& notes, std::set<const OperationNode*>& kept) {
+  for (const Stage& st : s.stages()) {
+    const Operation op = st.op();
+    if (op->kind != OpKind::Compute || !st->relations.empty()) continue;
+    std::optional<Plan> plan = plan_layout(*op, cpu);
+    if (!plan) continue;
+    Tensor weights(plan->weights->op, plan->weights->value_index), t(op, 0);
+    const std::string channel = op->axis[plan->channel].name();
+    Tensor packed = s.cache_read(weights, "global", {t}, moved_last(plan->weights->indices.size(), plan->weight_dim));
+    kept.insert(packed.op().get());
+    Tensor inner = s.cache_write(t, "global", moved_last(op->axis.size(), plan->channel));
+    notes.push_back(
+        fmt::format("{}: computed as '{}' with '{}' innermost, reading '{}' packed as '{}', then copied back", op->name,
+                    inner.name(), channel, weights.name(), packed.name()));
+  }
+  std::vector<Tensor> current;
+  for (const Tensor& t : outputs) current.emplace_back(s[t].op(), t.value_index());
+  return current;
+}
+
+}  // namespace te::auto_sched
