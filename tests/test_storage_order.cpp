@@ -50,14 +50,11 @@ Results run(const Conv& c, const Schedule& s) {
   Results r;
   LoweredFunc f = lower(s, {c.x, c.w, c.out}, "conv");
   r.ir = to_string(f.body);
-  int64_t nx = 1, nw = 1, no = 1;
+  int64_t nx = 1, nw = 1;
   for (int64_t d : c.x_shape) nx *= d;
   for (int64_t d : c.w_shape) nw *= d;
   std::vector<int64_t> out_shape;
-  for (const Expr& e : c.out.shape()) {
-    out_shape.push_back(*as_const_int(e));
-    no *= out_shape.back();
-  }
+  for (const Expr& e : c.out.shape()) out_shape.push_back(*as_const_int(e));
   NDArray x = NDArray::from_vector(uniform_floats(size_t(nx), 1), c.x_shape);
   NDArray w = NDArray::from_vector(uniform_floats(size_t(nw), 2), c.w_shape);
   auto call = [&](auto&& fn) {
@@ -69,7 +66,6 @@ Results run(const Conv& c, const Schedule& s) {
   r.interpreted = call([&](const std::vector<Argument>& a) { interpret(f, a); });
   LoweredFunc plain = lower(create_schedule({c.out}), {c.x, c.w, c.out}, "plain");
   r.reference = call([&](const std::vector<Argument>& a) { interpret(plain, a); });
-  (void)no;
   return r;
 }
 

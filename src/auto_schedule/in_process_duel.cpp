@@ -10,7 +10,6 @@
 
 #include "auto_schedule/search.h"
 #include "te/build.h"
-#include "te/log.h"
 #include "te/module.h"
 
 namespace te::auto_sched {
