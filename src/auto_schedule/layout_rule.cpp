@@ -8,9 +8,10 @@
 // are small next to the arithmetic (a 3x3 convolution's, not a transposed one's 8 MB).
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "auto_schedule/rules.h"
 #include "expr/analysis.h"
-#include "schedule/stage_lookup.h"
 
 namespace te::auto_sched {
 
@@ -19,12 +20,13 @@ namespace {
 // Multiply-adds per weight element above which packing the weights per call is noise.
 constexpr int64_t kMacsPerPackedElement = 64;
 
+// The element count of a constant shape; -1 when an extent is not constant.
 int64_t elements(const std::vector<Expr>& shape) {
   int64_t n = 1;
   for (const Expr& e : shape) {
-    const int64_t* c = as_const_int(e);
-    if (!c) return -1;
-    n *= *c;
+    const int64_t c = const_value(e);
+    if (c < 0) return -1;
+    n *= c;
   }
   return n;
 }
