@@ -3,10 +3,13 @@
 // NLC / NDHWC activations, (K..., CI, CO) weights, padding as a stage of its own): C1D,
 // C2D, C3D, GMM, GRP, DIL, DEP, T2D, CAP, NRM; and the convolutions again in PyTorch's
 // NCHW / OIHW layout. bench/bench_auto_schedule.cpp runs them as the "auto/ansor_*"
-// groups (te default, rules, searched, PyTorch in the same run).
+// groups (te default, rules, searched, PyTorch in the same run). `shrink` > 1 divides
+// the spatial extents and channel counts (for tests: tests/test_auto_schedule_ansor_cuda.cpp
+// runs the suite on the CUDA emulation).
 #pragma once
 #include <te/te.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,9 @@ inline Tensor pad_spatial(const Tensor& x, const std::vector<int>& spatial_axes,
       "pad");
 }
 
+// v / shrink, at least `at_least`: the suite's extents scaled down for tests.
+inline int scaled(int v, int shrink, int at_least = 1) { return std::max(at_least, v / shrink); }
+
 inline int out_extent(int in, int k, int stride, int pad, int dilation = 1) {
   return (in + 2 * pad - dilation * (k - 1) - 1) / stride + 1;
 }
@@ -57,10 +63,11 @@ inline int out_extent(int in, int k, int stride, int pad, int dilation = 1) {
 }  // namespace ansor_detail
 
 // C1D: conv1d, NLC, L 256, 64 -> 128 channels, kernel 3, stride 2, padding 1.
-inline SuiteKernel ansor_c1d() {
+inline SuiteKernel ansor_c1d(int shrink = 1) {
   using namespace te;
   using namespace ansor_detail;
-  const int L = 256, CI = 64, CO = 128, K = 3, S = 2, P = 1, OL = out_extent(L, K, S, P);
+  const int L = scaled(256, shrink, 8), CI = scaled(64, shrink), CO = scaled(128, shrink), K = 3, S = 2, P = 1,
+            OL = out_extent(L, K, S, P);
   Tensor x = placeholder({1, L, CI}, Float(32), "x"), w = placeholder({K, CI, CO}, Float(32), "w");
   Tensor pad = pad_spatial(x, {1}, P, P);
   IterVar rl = reduce_axis({0, K}, "rl"), rc = reduce_axis({0, CI}, "rc");
@@ -74,10 +81,11 @@ inline SuiteKernel ansor_c1d() {
 }
 
 // C2D (NHWC) and DIL (dilation 2): 224x224, 3 -> 64 channels, kernel 7, stride 2, padding 3.
-inline SuiteKernel ansor_c2d(bool nchw, int dilation = 1) {
+inline SuiteKernel ansor_c2d(bool nchw, int dilation = 1, int shrink = 1) {
   using namespace te;
   using namespace ansor_detail;
-  const int H = 224, CI = 3, CO = 64, K = 7, S = 2, P = 3, D = dilation, OH = out_extent(H, K, S, P, D);
+  const int H = scaled(224, shrink, 16), CI = 3, CO = scaled(64, shrink), K = 7, S = 2, P = 3, D = dilation,
+            OH = out_extent(H, K, S, P, D);
   IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"), rc = reduce_axis({0, CI}, "rc");
   const std::string name = std::string(D == 1 ? "ansor_c2d" : "ansor_dil") + (nchw ? "_nchw" : "");
   const double flops = 2.0 * OH * OH * CO * K * K * CI;
@@ -105,10 +113,10 @@ inline SuiteKernel ansor_c2d(bool nchw, int dilation = 1) {
 
 // The small convolution beside the suite's: 3x3, no padding, 32 -> 32 channels at
 // 28x28 (0.09x PyTorch in NCHW when ResNet's 56x56 x 64 was at 1.08x).
-inline SuiteKernel ansor_c2d_small(bool nchw) {
+inline SuiteKernel ansor_c2d_small(bool nchw, int shrink = 1) {
   using namespace te;
   using namespace ansor_detail;
-  const int H = 28, C = 32, K = 3, OH = H - K + 1;
+  const int H = scaled(28, shrink, 6), C = scaled(32, shrink), K = 3, OH = H - K + 1;
   IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"), rc = reduce_axis({0, C}, "rc");
   const std::string name = nchw ? "ansor_c2d_small_nchw" : "ansor_c2d_small";
   const double flops = 2.0 * OH * OH * C * K * K * C;
@@ -133,10 +141,11 @@ inline SuiteKernel ansor_c2d_small(bool nchw) {
 }
 
 // C3D: conv3d, NDHWC, 16x224x224, 3 -> 64 channels, kernel 7, stride 2, padding 3.
-inline SuiteKernel ansor_c3d() {
+inline SuiteKernel ansor_c3d(int shrink = 1) {
   using namespace te;
   using namespace ansor_detail;
-  const int D = 16, H = 224, CI = 3, CO = 64, K = 7, S = 2, P = 3;
+  const int D = scaled(16, shrink, 2), H = scaled(224, shrink, 16), CI = 3, CO = scaled(64, shrink), K = 7, S = 2,
+            P = 3;
   const int OD = out_extent(D, K, S, P), OH = out_extent(H, K, S, P);
   Tensor x = placeholder({1, D, H, H, CI}, Float(32), "x"), w = placeholder({K, K, K, CI, CO}, Float(32), "w");
   Tensor pad = pad_spatial(x, {1, 2, 3}, P, P);
@@ -153,17 +162,19 @@ inline SuiteKernel ansor_c3d() {
 }
 
 // GMM: batch matmul 1 x 128 x 128 x 128.
-inline SuiteKernel ansor_gmm() {
-  SuiteKernel k = suite_bmm(1, 128, 128, 128);
+inline SuiteKernel ansor_gmm(int shrink = 1) {
+  const int n = ansor_detail::scaled(128, shrink);
+  SuiteKernel k = suite_bmm(1, n, n, n);
   k.name = "ansor_gmm";
   return k;
 }
 
 // GRP: grouped conv, 56x56, 64 -> 128 channels in 4 groups, kernel 3, stride 2, padding 1.
-inline SuiteKernel ansor_grp(bool nchw) {
+inline SuiteKernel ansor_grp(bool nchw, int shrink = 1) {
   using namespace te;
   using namespace ansor_detail;
-  const int H = 56, CI = 64, CO = 128, G = 4, K = 3, S = 2, P = 1, OH = out_extent(H, K, S, P);
+  const int H = scaled(56, shrink, 6), CI = scaled(64, shrink, 4), CO = scaled(128, shrink, 4), G = 4, K = 3, S = 2,
+            P = 1, OH = out_extent(H, K, S, P);
   const int gi = CI / G, go = CO / G;
   IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"), rc = reduce_axis({0, gi}, "rc");
   const std::string name = nchw ? "ansor_grp_nchw" : "ansor_grp";
@@ -191,10 +202,10 @@ inline SuiteKernel ansor_grp(bool nchw) {
 }
 
 // DEP: depthwise conv, 112x112, 32 channels, kernel 3, stride 1, padding 1.
-inline SuiteKernel ansor_dep(bool nchw) {
+inline SuiteKernel ansor_dep(bool nchw, int shrink = 1) {
   using namespace te;
   using namespace ansor_detail;
-  const int H = 112, C = 32, K = 3, P = 1;
+  const int H = scaled(112, shrink, 6), C = scaled(32, shrink), K = 3, P = 1;
   IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw");
   const std::string name = nchw ? "ansor_dep_nchw" : "ansor_dep";
   const double flops = 2.0 * H * H * C * K * K;
@@ -223,9 +234,10 @@ inline SuiteKernel ansor_dep(bool nchw) {
 // T2D: transposed conv, 4x4, 512 -> 256 channels, kernel 4, stride 2, padding 1 (output
 // 8x8), as TVM writes it: the input with stride - 1 zeros between its pixels and
 // kernel - 1 - padding around them, convolved with the flipped kernel.
-inline SuiteKernel ansor_t2d(bool nchw) {
+inline SuiteKernel ansor_t2d(bool nchw, int shrink = 1) {
   using namespace te;
-  const int H = 4, CI = 512, CO = 256, K = 4, S = 2, P = 1;
+  using ansor_detail::scaled;
+  const int H = scaled(4, shrink, 3), CI = scaled(512, shrink), CO = scaled(256, shrink), K = 4, S = 2, P = 1;
   const int B = K - 1 - P, DH = (H - 1) * S + 1 + 2 * B, OH = DH - K + 1;
   IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"), rc = reduce_axis({0, CI}, "rc");
   auto dilated_at = [&](Expr y) { return y >= B && y < B + (H - 1) * S + 1 && truncmod(y - B, S) == 0; };
@@ -265,10 +277,11 @@ inline SuiteKernel ansor_t2d(bool nchw) {
 
 // CAP: capsule conv, 16x16, 32 -> 32 channels of 4x4 capsules, kernel 3, stride 2,
 // padding 1: out[n, h, w, i, j, co] = sum x[n, 2h + rh, 2w + rw, i, k, c] w[rh, rw, k, j, c, co].
-inline SuiteKernel ansor_cap() {
+inline SuiteKernel ansor_cap(int shrink = 1) {
   using namespace te;
   using namespace ansor_detail;
-  const int H = 16, CI = 32, CO = 32, CAP = 4, K = 3, S = 2, P = 1, OH = out_extent(H, K, S, P);
+  const int H = scaled(16, shrink, 4), CI = scaled(32, shrink), CO = scaled(32, shrink), CAP = 4, K = 3, S = 2, P = 1,
+            OH = out_extent(H, K, S, P);
   Tensor x = placeholder({1, H, H, CAP, CAP, CI}, Float(32), "x");
   Tensor w = placeholder({K, K, CAP, CAP, CI, CO}, Float(32), "w");
   Tensor pad = pad_spatial(x, {1, 2}, P, P);
@@ -285,9 +298,9 @@ inline SuiteKernel ansor_cap() {
 }
 
 // NRM: the 2-norm of a 4096 x 1024 matrix (4M squares in one sum).
-inline SuiteKernel ansor_nrm() {
+inline SuiteKernel ansor_nrm(int shrink = 1) {
   using namespace te;
-  const int M = 4096, N = 1024;
+  const int M = ansor_detail::scaled(4096, shrink), N = ansor_detail::scaled(1024, shrink);
   Tensor a = placeholder({1, M, N}, Float(32), "a");
   IterVar i = reduce_axis({0, M}, "i"), j = reduce_axis({0, N}, "j");
   Tensor s = compute(
@@ -302,12 +315,25 @@ inline SuiteKernel ansor_nrm() {
 }
 
 // The suite: the ten in TVM's layouts, then the convolutions in PyTorch's NCHW.
-inline std::vector<SuiteKernel> ansor_suite() {
-  return {ansor_c1d(),          ansor_c2d(false),    ansor_c3d(),      ansor_gmm(),
-          ansor_grp(false),     ansor_c2d(false, 2), ansor_dep(false), ansor_t2d(false),
-          ansor_cap(),          ansor_nrm(),         ansor_c2d(true),  ansor_grp(true),
-          ansor_c2d(true, 2),   ansor_dep(true),     ansor_t2d(true),  ansor_c2d_small(false),
-          ansor_c2d_small(true)};
+inline std::vector<SuiteKernel> ansor_suite(int shrink = 1) {
+  const int s = shrink;
+  return {ansor_c1d(s),
+          ansor_c2d(false, 1, s),
+          ansor_c3d(s),
+          ansor_gmm(s),
+          ansor_grp(false, s),
+          ansor_c2d(false, 2, s),
+          ansor_dep(false, s),
+          ansor_t2d(false, s),
+          ansor_cap(s),
+          ansor_nrm(s),
+          ansor_c2d(true, 1, s),
+          ansor_grp(true, s),
+          ansor_c2d(true, 2, s),
+          ansor_dep(true, s),
+          ansor_t2d(true, s),
+          ansor_c2d_small(false, s),
+          ansor_c2d_small(true, s)};
 }
 
 }  // namespace te_bench

@@ -15,6 +15,9 @@ names what failed or did not run, as the --only arguments of a rerun.
 
 --check-only reads the kit (manifests, .npy files) without nvcc or a GPU; --compile-only
 also builds each kernel into a shared library (nvcc, no GPU), reporting spills.
+--check-references runs the PyTorch references on the CPU instead, on the small cases of
+KIT/references.json (inputs and te's outputs as .npy; tests/test_auto_schedule_ansor_cuda.cpp
+writes them), so that a reference's layout mistake shows before a GPU run.
 """
 import concurrent.futures
 import argparse
@@ -212,8 +215,39 @@ def sass_note(folder, instruction):
     return f", SASS has {instruction}" if instruction in r.stdout else f", SASS LACKS {instruction}"
 
 
-def reference(torch, name, bufs, n_out):
+def conv_reference(torch, bufs, a):
+    """The Ansor suite's convolutions (tests/gpu_kit/ansor_bench.cpp says how each is laid out): the
+    activation viewed channels-first, the weight permuted into PyTorch's layout once, outside the timing."""
     F = torch.nn.functional
+    x, w, nd = bufs[0], bufs[1], a["dims"]
+    if a["channels_last"]:
+        x = x.permute(0, nd + 1, *range(1, nd + 1))
+    wt = w.permute(*a["weight_perm"]).contiguous()
+    conv = getattr(F, (f"conv_transpose{nd}d" if a["transposed"] else f"conv{nd}d"))
+    groups = x.shape[1] if a["groups"] == "channels" else a["groups"]  # "channels": depthwise
+    kw = dict(stride=a["stride"], padding=a["padding"], dilation=a["dilation"], groups=groups)
+    back = (0, *range(2, nd + 2), 1) if a["channels_last"] else None
+    return lambda: conv(x, wt, **kw).permute(*back) if back else conv(x, wt, **kw)
+
+
+def capsule_conv_reference(torch, bufs, a):
+    """out[n, h, w, i, j, co] = sum x[n, s h + rh, s w + rw, i, rk, rc] w[rh, rw, rk, j, rc, co] (zero-padded)."""
+    x, w, k, s, p = bufs[0], bufs[1], a["kernel"], a["stride"], a["padding"]
+
+    def run():
+        windows = torch.nn.functional.pad(x, (0, 0, 0, 0, 0, 0, p, p, p, p)).unfold(1, k, s).unfold(2, k, s)
+        return torch.einsum("nhwikcab,abkjco->nhwijo", windows, w)
+    return run
+
+
+def reference(torch, name, bufs, n_out, args=None):
+    F = torch.nn.functional
+    if name == "conv":
+        return conv_reference(torch, bufs, args)
+    if name == "capsule_conv":
+        return capsule_conv_reference(torch, bufs, args)
+    if name == "norm":  # the 2-norm of each batch's matrix
+        return lambda: torch.linalg.vector_norm(bufs[0], dim=tuple(range(1, bufs[0].dim())))
     if name == "softmax":
         return lambda: torch.softmax(bufs[0], -1)
     if name in ("attention", "attention_causal"):  # (batch, heads, seq, dim); flash where it applies
@@ -265,6 +299,24 @@ def reference(torch, name, bufs, n_out):
     raise ValueError("unknown reference " + name)
 
 
+def check_references(torch, folder):
+    """Each case's PyTorch reference, on the CPU, against te's outputs; the names of the cases that differ."""
+    failed = []
+    for c in json.load(open(os.path.join(folder, "references.json"))):
+        bufs = [torch.from_numpy(np.load(os.path.join(folder, f))) for f in c["inputs"]]
+        wants = [np.load(os.path.join(folder, f)) for f in c["expected"]]
+        got = reference(torch, c["reference"], bufs + [torch.from_numpy(w) for w in wants], len(bufs),
+                        c.get("reference_args"))()
+        got = got if isinstance(got, tuple) else (got,)
+        err = max(float(np.abs(g.numpy() - w).max()) / max(1.0, float(np.abs(w).max())) if g.shape == w.shape
+                  else float("inf") for g, w in zip(got, wants))
+        ok = err <= 1e-4
+        print(f"{c['name']}: {'ok' if ok else 'DIFFERS'} (max rel err {err:.2e})", flush=True)
+        if not ok:
+            failed.append(c["name"])
+    return failed
+
+
 def bench_line(r):
     if r[1] is None:
         return f"| {r[0]} | - | - | - | - | - | {r[3]} |"
@@ -303,7 +355,7 @@ def run_bench(torch, kit, bench, compiler, only, report, deadline):
             row(b["name"], None, None, "launcher failed")
             continue
         torch.cuda.synchronize()
-        ref = reference(torch, b["reference"], bufs, out)
+        ref = reference(torch, b["reference"], bufs, out, b.get("reference_args"))
         # One output, or (a backward) one per output buffer in order.
         wants = ref()
         wants = wants if isinstance(wants, tuple) else (wants,)
@@ -332,7 +384,11 @@ def main():
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--arch", help="sm_XX (default: the GPU's)")
+    ap.add_argument("--check-references", action="store_true")
     a = ap.parse_args()
+    if a.check_references:
+        import torch
+        return 1 if check_references(torch, a.kit) else 0
     corpus, bench = check_kit(a.kit, a.only)
     corpus_folders = [(m["name"], os.path.join(a.kit, "corpus", m["name"])) for m in corpus
                       if (not a.only or m["name"] in a.only) and "skip" not in m]

@@ -20,6 +20,8 @@
 #include <random>
 
 #include "cuda_emulation/kernels.h"
+#include "gpu_kit/ansor_bench.h"
+#include "gpu_kit/bench_case.h"
 
 namespace te {
 namespace {
@@ -263,21 +265,6 @@ json write_attention_corpus(const fs::path& root, DataType t, bool causal, const
   return write_with_args(f, CudaOptions{}, std::move(args), chosen, root / name);
 }
 
-// A kernel timed at a large shape: its .cu in dir, how to make its arguments on the GPU,
-// which PyTorch call it is compared with, and the bytes / FLOPs one call moves / does.
-struct BenchCase {
-  std::string name;
-  LoweredFunc func;
-  std::string reference;  // scripts/gpu_check.py's name for the PyTorch call
-  // per launcher buffer, in order: shape, role and (default float32) dtype
-  json shapes;  // per launcher buffer, in order: shape and role
-  // Per launcher scalar, in order; or an object of values by the scalars' names.
-  json scalars = json::array();
-  double bytes = 0, flops = 0;
-  std::string sass;  // an instruction the kernel's SASS must have (cuobjdump on the GPU machine)
-  CudaOptions options{};
-};
-
 json write_bench(const BenchCase& b, const fs::path& root) {
   fs::create_directories(root / b.name);
   CudaModule cu = build_cuda(b.func, b.options);
@@ -305,6 +292,7 @@ json write_bench(const BenchCase& b, const fs::path& root) {
     }
   json out = {{"name", b.name},     {"launcher", b.func.name}, {"reference", b.reference}, {"buffers", buffers},
               {"scalars", scalars}, {"bytes", b.bytes},        {"flops", b.flops}};
+  if (!b.reference_args.empty()) out["reference_args"] = b.reference_args;
   if (!b.sass.empty()) out["sass"] = b.sass;
   return out;
 }
@@ -563,6 +551,7 @@ std::vector<BenchCase> bench_cases() {
   v.push_back(bev_pool_bench(true));
   add_normalization_backward(v, 8192, 4096);
   add_derived_backward(v);
+  for (BenchCase& b : ansor_bench_cases()) v.push_back(std::move(b));
   return v;
 }
 
