@@ -21,9 +21,12 @@ namespace ansor_detail {
 
 using namespace te;
 
-// A kernel of the suite: its inputs, then out; `flops` per call; inputs in [-1, 1).
-inline SuiteKernel flop_kernel(const std::string& name, std::vector<Tensor> args, const Tensor& out, double flops) {
+// A kernel of the suite: its inputs, then out; `flops` per call; inputs in [-1, 1);
+// `constants`: the weights, which te's auto-scheduled rows may take laid out once.
+inline SuiteKernel flop_kernel(const std::string& name, std::vector<Tensor> args, const Tensor& out, double flops,
+                               std::vector<Tensor> constants = {}) {
   SuiteKernel k;
+  k.constants = std::move(constants);
   k.name = name;
   k.args = std::move(args);
   k.args.push_back(out);
@@ -77,7 +80,7 @@ inline SuiteKernel ansor_c1d(int shrink = 1) {
         return sum(pad(n, l * S + rl, rc) * w(rl, rc, co), {rl, rc});
       },
       "c1d");
-  return flop_kernel("ansor_c1d", {x, w}, out, 2.0 * OL * CO * K * CI);
+  return flop_kernel("ansor_c1d", {x, w}, out, 2.0 * OL * CO * K * CI, {w});
 }
 
 // C2D (NHWC) and DIL (dilation 2): 224x224, 3 -> 64 channels, kernel 7, stride 2, padding 3.
@@ -98,7 +101,7 @@ inline SuiteKernel ansor_c2d(bool nchw, int dilation = 1, int shrink = 1) {
           return sum(pad(n, rc, h * S + rh * D, ww * S + rw * D) * w(co, rc, rh, rw), {rc, rh, rw});
         },
         name);
-    return flop_kernel(name, {x, w}, out, flops);
+    return flop_kernel(name, {x, w}, out, flops, {w});
   }
   Tensor x = placeholder({1, H, H, CI}, Float(32), "x"), w = placeholder({K, K, CI, CO}, Float(32), "w");
   Tensor pad = pad_spatial(x, {1, 2}, P, P);
@@ -108,7 +111,7 @@ inline SuiteKernel ansor_c2d(bool nchw, int dilation = 1, int shrink = 1) {
         return sum(pad(n, h * S + rh * D, ww * S + rw * D, rc) * w(rh, rw, rc, co), {rh, rw, rc});
       },
       name);
-  return flop_kernel(name, {x, w}, out, flops);
+  return flop_kernel(name, {x, w}, out, flops, {w});
 }
 
 // The small convolution beside the suite's: 3x3, no padding, 32 -> 32 channels at
@@ -128,7 +131,7 @@ inline SuiteKernel ansor_c2d_small(bool nchw, int shrink = 1) {
           return sum(x(n, rc, h + rh, ww + rw) * w(co, rc, rh, rw), {rc, rh, rw});
         },
         name);
-    return flop_kernel(name, {x, w}, out, flops);
+    return flop_kernel(name, {x, w}, out, flops, {w});
   }
   Tensor x = placeholder({1, H, H, C}, Float(32), "x"), w = placeholder({K, K, C, C}, Float(32), "w");
   Tensor out = compute(
@@ -137,7 +140,7 @@ inline SuiteKernel ansor_c2d_small(bool nchw, int shrink = 1) {
         return sum(x(n, h + rh, ww + rw, rc) * w(rh, rw, rc, co), {rh, rw, rc});
       },
       name);
-  return flop_kernel(name, {x, w}, out, flops);
+  return flop_kernel(name, {x, w}, out, flops, {w});
 }
 
 // C3D: conv3d, NDHWC, 16x224x224, 3 -> 64 channels, kernel 7, stride 2, padding 3.
@@ -158,7 +161,7 @@ inline SuiteKernel ansor_c3d(int shrink = 1) {
                    {rd, rh, rw, rc});
       },
       "ansor_c3d");
-  return flop_kernel("ansor_c3d", {x, w}, out, 2.0 * OD * OH * OH * CO * K * K * K * CI);
+  return flop_kernel("ansor_c3d", {x, w}, out, 2.0 * OD * OH * OH * CO * K * K * K * CI, {w});
 }
 
 // GMM: batch matmul 1 x 128 x 128 x 128.
@@ -188,7 +191,7 @@ inline SuiteKernel ansor_grp(bool nchw, int shrink = 1) {
           return sum(pad(n, co / go * gi + rc, h * S + rh, ww * S + rw) * w(co, rc, rh, rw), {rc, rh, rw});
         },
         name);
-    return flop_kernel(name, {x, w}, out, flops);
+    return flop_kernel(name, {x, w}, out, flops, {w});
   }
   Tensor x = placeholder({1, H, H, CI}, Float(32), "x"), w = placeholder({K, K, gi, CO}, Float(32), "w");
   Tensor pad = pad_spatial(x, {1, 2}, P, P);
@@ -198,7 +201,7 @@ inline SuiteKernel ansor_grp(bool nchw, int shrink = 1) {
         return sum(pad(n, h * S + rh, ww * S + rw, co / go * gi + rc) * w(rh, rw, rc, co), {rh, rw, rc});
       },
       name);
-  return flop_kernel(name, {x, w}, out, flops);
+  return flop_kernel(name, {x, w}, out, flops, {w});
 }
 
 // DEP: depthwise conv, 112x112, 32 channels, kernel 3, stride 1, padding 1.
@@ -218,7 +221,7 @@ inline SuiteKernel ansor_dep(bool nchw, int shrink = 1) {
           return sum(pad(n, c, h + rh, ww + rw) * w(c, 0, rh, rw), {rh, rw});
         },
         name);
-    return flop_kernel(name, {x, w}, out, flops);
+    return flop_kernel(name, {x, w}, out, flops, {w});
   }
   Tensor x = placeholder({1, H, H, C}, Float(32), "x"), w = placeholder({K, K, C, 1}, Float(32), "w");
   Tensor pad = pad_spatial(x, {1, 2}, P, P);
@@ -228,7 +231,7 @@ inline SuiteKernel ansor_dep(bool nchw, int shrink = 1) {
         return sum(pad(n, h + rh, ww + rw, c) * w(rh, rw, c, 0), {rh, rw});
       },
       name);
-  return flop_kernel(name, {x, w}, out, flops);
+  return flop_kernel(name, {x, w}, out, flops, {w});
 }
 
 // T2D: transposed conv, 4x4, 512 -> 256 channels, kernel 4, stride 2, padding 1 (output
@@ -257,7 +260,7 @@ inline SuiteKernel ansor_t2d(bool nchw, int shrink = 1) {
           return sum(d(n, rc, h + rh, ww + rw) * w(rc, co, K - 1 - rh, K - 1 - rw), {rc, rh, rw});
         },
         name);
-    return ansor_detail::flop_kernel(name, {x, w}, out, flops);
+    return ansor_detail::flop_kernel(name, {x, w}, out, flops, {w});
   }
   Tensor x = placeholder({1, H, H, CI}, Float(32), "x"), w = placeholder({K, K, CI, CO}, Float(32), "w");
   Tensor d = compute(
@@ -272,7 +275,7 @@ inline SuiteKernel ansor_t2d(bool nchw, int shrink = 1) {
         return sum(d(n, h + rh, ww + rw, rc) * w(K - 1 - rh, K - 1 - rw, rc, co), {rh, rw, rc});
       },
       name);
-  return ansor_detail::flop_kernel(name, {x, w}, out, flops);
+  return ansor_detail::flop_kernel(name, {x, w}, out, flops, {w});
 }
 
 // CAP: capsule conv, 16x16, 32 -> 32 channels of 4x4 capsules, kernel 3, stride 2,
@@ -294,7 +297,7 @@ inline SuiteKernel ansor_cap(int shrink = 1) {
                    {rh, rw, rk, rc});
       },
       "ansor_cap");
-  return flop_kernel("ansor_cap", {x, w}, out, 2.0 * OH * OH * CAP * CAP * CO * K * K * CAP * CI);
+  return flop_kernel("ansor_cap", {x, w}, out, 2.0 * OH * OH * CAP * CAP * CO * K * K * CAP * CI, {w});
 }
 
 // NRM: the 2-norm of a 4096 x 1024 matrix (4M squares in one sum).

@@ -24,6 +24,9 @@ struct SuiteKernel {
   std::function<te::LoweredFunc()> hand;
   // Per input: fills with values in [lo, hi).
   std::vector<std::pair<float, float>> ranges;
+  // Inputs set once and reused (a model's weights): auto_schedule's constant_inputs, so
+  // the rules may take them pretransformed, laid out once before the timing.
+  std::vector<te::Tensor> constants;
 };
 
 inline SuiteKernel suite_sgemm(int n) {

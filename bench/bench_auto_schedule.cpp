@@ -90,11 +90,19 @@ std::vector<double> torch_samples(const std::string& kernel, int threads, int ca
       fmt::format("/usr/bin/python3 {}/auto_schedule_torch.py {} {} {}", TE_BENCH_SOURCE_DIR, kernel, threads, calls));
 }
 
-te::AutoScheduleOptions options_for_this_run() {
+te::AutoScheduleOptions options_for_this_run(const SuiteKernel& k) {
   te::AutoScheduleOptions o;
   o.threads = threads();
+  o.constant_inputs = k.constants;
   return o;
 }
+
+// A kernel te's rows time: the function, and the schedule it came from when that may take
+// inputs pretransformed (auto_schedule with constant_inputs).
+struct Lowered {
+  te::LoweredFunc f;
+  te::Schedule s;
+};
 
 // One kernel's shared state: its arguments, the default's output and the searched schedule.
 struct Case {
@@ -112,17 +120,32 @@ bool matches_expected(const Case& c, const std::vector<float>& out) {
   return true;
 }
 
+// The case's arguments as l's function takes them: the inputs it takes pretransformed laid
+// out once here, outside the timing (the same arrays otherwise).
+std::vector<te::Argument> arguments_for(Case& c, const Lowered& l) {
+  if (c.args.empty()) c.args = make_args(c.k);
+  std::vector<te::Argument> args = c.args;
+  if (!l.s.defined()) return args;
+  for (const te::Pretransform& p : l.s.pretransforms())
+    for (size_t i = 0; i < c.k.args.size(); ++i)
+      if (c.k.args[i].op() == p.input.op()) {
+        te::NDArray taken = te::NDArray::empty(shape_of(p.taken), p.taken.dtype());
+        te::build(te::lower_pretransform(l.s, p.input, "pretransform"))("pretransform").call({c.args[i], taken});
+        args[i] = taken;
+      }
+  return args;
+}
+
 // A te kernel's call on the case's arguments, or nullptr when its output differs from the
 // default's.
-std::function<void()> checked_call(Case& c, const te::LoweredFunc& f) {
-  if (c.args.empty()) c.args = make_args(c.k);
-  te::Function fn = te::build(f)(f.name);
-  fn.call(c.args);
+std::function<void()> checked_call(Case& c, const Lowered& l) {
+  auto args = std::make_shared<std::vector<te::Argument>>(arguments_for(c, l));
+  te::Function fn = te::build(l.f)(l.f.name);
+  fn.call(*args);
   std::vector<float> out = c.args.back().array().to_vector<float>();
   if (c.expected.empty()) c.expected = out;
   if (!matches_expected(c, out)) return nullptr;
-  Case* cp = &c;
-  return [fn, cp] { fn.call(cp->args); };
+  return [fn, args] { fn.call(*args); };
 }
 
 void search_if_selected(Case& c, const std::string& group) {
@@ -130,7 +153,7 @@ void search_if_selected(Case& c, const std::string& group) {
   const int trials = env ? std::atoi(env) : 64;
   if (trials <= 0 || !selected_by_filter(group)) return;
   const char* dir = std::getenv("TE_BENCH_TUNE_DIR");
-  te::AutoScheduleOptions o = options_for_this_run();
+  te::AutoScheduleOptions o = options_for_this_run(c.k);
   o.records = fmt::format("{}/auto_{}_threads{}.jsonl", dir ? dir : ".", c.k.name, threads());
   o.trials = trials;
   o.progress = true;
@@ -148,15 +171,15 @@ void search_if_selected(Case& c, const std::string& group) {
 
 // `note` (when given) is the summary row's note, set once the row has its figures.
 void add_te(const std::shared_ptr<Case>& c, const std::string& group, const std::string& impl, bool baseline,
-            std::function<te::LoweredFunc()> lowered, int iterations = 0, std::function<std::string()> note = nullptr) {
+            std::function<Lowered()> lowered, int iterations = 0, std::function<std::string()> note = nullptr) {
   auto call = std::make_shared<std::function<void()>>();
   add(
       group, impl,
       [=](benchmark::State& st) {
         if (!*call) {
-          te::LoweredFunc f = lowered();
-          if (!f.body.defined()) return st.SkipWithError((impl + ": not searched in this run").c_str());
-          *call = checked_call(*c, f);
+          Lowered l = lowered();
+          if (!l.f.body.defined()) return st.SkipWithError((impl + ": not searched in this run").c_str());
+          *call = checked_call(*c, l);
           if (!*call) return st.SkipWithError((impl + ": wrong result").c_str());
         }
         run_case(st, group, impl, baseline, *call);
@@ -178,7 +201,9 @@ void register_auto_schedule() {
     // The default runs first: its output is what every other must match.
     add_te(
         c, group, "te_default", true,
-        [c] { return te::lower(te::create_schedule({c->k.output}), c->k.args, "auto_default"); },
+        [c] {
+          return Lowered{te::lower(te::create_schedule({c->k.output}), c->k.args, "auto_default"), {}};
+        },
         c->k.default_iterations);
     add(
         group, "pytorch",
@@ -247,21 +272,23 @@ void register_auto_schedule() {
       });
     }
 #endif
-    if (c->k.hand) add_te(c, group, "te_hand", true, c->k.hand);
+    if (c->k.hand) add_te(c, group, "te_hand", true, [c] { return Lowered{c->k.hand(), {}}; });
     auto rules_seconds = std::make_shared<double>(0);
     add_te(
         c, group, "te_rules", false,
         [c, rules_seconds] {
           const auto t0 = std::chrono::steady_clock::now();
-          te::Schedule s = te::auto_schedule({c->k.output}, options_for_this_run());
+          te::Schedule s = te::auto_schedule({c->k.output}, options_for_this_run(c->k));
           *rules_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          return te::lower(s, c->k.args, "auto_rules");
+          return Lowered{te::lower(s, c->k.args, "auto_rules"), s};
         },
         0, [rules_seconds] { return fmt::format("rules {:.1f} ms", *rules_seconds * 1e3); });
     add_te(
         c, group, "te_searched", false,
-        [c] { return c->searched ? te::lower(*c->searched, c->k.args, "auto_searched") : te::LoweredFunc{}; }, 0,
-        [c] { return c->search_note; });
+        [c] {
+          return c->searched ? Lowered{te::lower(*c->searched, c->k.args, "auto_searched"), *c->searched} : Lowered{};
+        },
+        0, [c] { return c->search_note; });
   }
 }
 

@@ -377,6 +377,27 @@ inline BeforeAfter split_phases_example() {
   return {before, text(lower(s, {x, w, out}, "f"))};
 }
 
+inline std::vector<std::string> pretransform_example() {
+  // [doc:pretransform]
+  Tensor x = placeholder({1, 2, 4, 4}, Float(32), "x");
+  Tensor w = placeholder({8, 2, 3, 3}, Float(32), "w");  // OIHW
+  IterVar rc = reduce_axis({0, 2}, "rc"), rh = reduce_axis({0, 3}, "rh"), rw = reduce_axis({0, 3}, "rw");
+  Tensor out = compute(
+      {1, 8, 2, 2},
+      [&](Expr n, Expr co, Expr h, Expr ww) {
+        return sum(x(n, rc, h + rh, ww + rw) * w(co, rc, rh, rw), {rc, rh, rw});
+      },
+      "out");
+  Schedule s = create_schedule({out});
+  std::string before = text(lower(s, {x, w, out}, "conv"));
+  Tensor w_hwio = s.pretransform(w, {2, 3, 1, 0});        // "w_2310": the function takes w as HWIO
+  LoweredFunc conv = lower(s, {x, w, out}, "conv");       // w's place: w_2310
+  LoweredFunc pack = lower_pretransform(s, w, "pack_w");  // once per new w: pack_w(w, w_2310)
+  // [/doc]
+  (void)w_hwio;
+  return {before, text(conv), text(pack)};
+}
+
 // ---- auto_schedule (docs/auto_schedule.md) ----
 
 inline BeforeAfter auto_schedule_example() {
@@ -624,6 +645,10 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
       {"double_buffer", [](Mistakes& m) { m.s[m.C].double_buffer(); }},
       {"skip_zeros", [](Mistakes& m) { m.s[m.C].skip_zeros(m.B); }},
       {"split_phases", [](Mistakes& m) { m.s.split_phases(m.B, {m.B.axis(0)}, 1); }},
+      {"pretransform",
+       [](Mistakes& m) {
+         m.s.pretransform(m.B, {1, 0});
+       }},
   };
 }
 
@@ -1057,6 +1082,9 @@ inline std::vector<Snippet> snippets() {
   pair("double_buffer", double_buffer_example);
   pair("skip_zeros", skip_zeros_example);
   pair("split_phases", split_phases_example);
+  out.push_back({"pretransform.before", [] { return pretransform_example()[0]; }});
+  out.push_back({"pretransform.after", [] { return pretransform_example()[1]; }});
+  out.push_back({"pretransform.pack", [] { return pretransform_example()[2]; }});
   pair("tensorize", tensorize_example);
   out.push_back({"tensorize.error", tensorize_error});
   out.push_back({"tensorize.declare", tensorize_declaration});

@@ -67,6 +67,13 @@ struct TE_API AutoScheduleOptions {
   /// (0 * inf is NaN as written; skipped, as PyTorch's transposed convolution skips it).
   /// false: every product as written.
   bool skip_zeros = true;
+  /// Inputs (placeholders of the graph) whose values the caller sets once and reuses over
+  /// many calls: a model's weights. The rules may then ask for one in another layout
+  /// (Schedule::pretransform: an NCHW convolution's OIHW weights as IHWO, whatever their
+  /// size) rather than pack it on every call. The schedule's pretransforms() says which;
+  /// the caller lays each out once with the function lower_pretransform() makes and
+  /// passes that array in the input's place.
+  std::vector<Tensor> constant_inputs;
   /// CUDA: threads per block of the generated kernels (a multiple of 32, at most 1024).
   int cuda_threads_per_block = 256;
 };

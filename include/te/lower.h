@@ -57,6 +57,13 @@ struct TE_API LowerOptions {
 TE_API LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std::string& name,
                          const LowerOptions& options = {});
 
+/// The function that lays `input` out as `s` takes it (Schedule::pretransform): its
+/// parameters are input, then the pretransformed array ("<input>_<order>", written).
+/// Call it once per new value of input (a constant weight: once), then pass its output
+/// where the function of `s` takes input. `input` may also be the taken placeholder.
+/// te::Error when s does not take it pretransformed.
+TE_API LoweredFunc lower_pretransform(const Schedule& s, const Tensor& input, const std::string& name);
+
 /// The names TE_DUMP_IR accepts, in pipeline order.
 TE_API std::vector<std::string> lower_pass_names();
 

@@ -115,10 +115,18 @@ struct TE_API StageNode {
   TensorIntrinsic tensorize_intrinsic;              ///< tensorize(): the intrinsic (undefined: none)
 };
 
+/// An input the built function takes in another layout (Schedule::pretransform).
+struct TE_API Pretransform {
+  Tensor input;                    ///< the placeholder as the computation defines it
+  Tensor taken;                    ///< the placeholder the function takes in its place
+  std::vector<int> storage_order;  ///< taken's dimension p is input's dimension storage_order[p]
+};
+
 /// The data of a Schedule.
 struct TE_API ScheduleNode {
   std::vector<Tensor> outputs;                     ///< the tensors create_schedule() was given
   std::vector<std::shared_ptr<StageNode>> stages;  ///< producers before consumers
+  std::vector<Pretransform> pretransforms;         ///< inputs taken in another layout, in the order given
 };
 
 /// How one operation runs: a handle to a stage of a Schedule (`s[C]`). The primitives
@@ -299,6 +307,20 @@ class TE_API Schedule {
   /// row of an NCHW image). t's stage must not be scheduled yet. Returns the new tensor.
   Tensor split_phases(const Tensor& t, const std::vector<IterVar>& axes, int stride,
                       const IterVar& innermost = IterVar());
+
+  /// The function built from this schedule takes `input` (a placeholder) already laid
+  /// out in `storage_order` (its dimensions, outermost first): {1, 2, 3, 0} takes OIHW
+  /// weights as IHWO, the output channels contiguous. This is Ansor's layout rewrite for
+  /// pre-transformed weights: a layout chosen for speed costs nothing per call when the
+  /// input is constant (a model's weights), because the caller transforms it once, with
+  /// the function lower_pretransform() makes. Every read of input becomes a read of the
+  /// returned placeholder ("<input>_<order>", e.g. "w_1230") at the permuted indices;
+  /// lower() puts that placeholder in input's place in the parameter list (list either).
+  /// te::Error when input is not a placeholder that a stage reads, is already
+  /// pretransformed, or the order is not a permutation other than the identity.
+  Tensor pretransform(const Tensor& input, const std::vector<int>& storage_order);
+  /// The inputs taken pretransformed, in the order pretransform() was called.
+  const std::vector<Pretransform>& pretransforms() const { return node_->pretransforms; }
 
   /// A deep copy: primitives on it leave this schedule as it is.
   Schedule copy() const;

@@ -75,8 +75,8 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
   std::set<const OperationNode*> kept;
   const CpuTarget cpu = cpu_target(options.target, options.threads);
   // The rewrites of the definitions first: the other rules see the graph they leave.
-  std::vector<Tensor> current = options.skip_zeros ? skip_structured_zeros(s, outputs, notes) : outputs;
-  if (!options.target.is_cuda()) current = choose_layouts(s, current, cpu, notes, kept);
+  std::vector<Tensor> current = options.skip_zeros ? skip_structured_zeros(s, outputs, options, cpu, notes) : outputs;
+  if (!options.target.is_cuda()) current = choose_layouts(s, current, cpu, options.constant_inputs, notes, kept);
   Graph g(current);
   Context cx{s, g, options, cpu, {}, {}, {}, {}, choices};
   cx.notes = std::move(notes);
@@ -115,6 +115,23 @@ void check_outputs(const std::vector<Tensor>& outputs, const AutoScheduleOptions
   if (outputs.empty()) throw Error("auto_schedule: no output tensors given");
   for (size_t i = 0; i < outputs.size(); ++i)
     if (!outputs[i].defined()) throw Error(fmt::format("auto_schedule: output {} is an undefined tensor", i));
+  if (options.constant_inputs.empty()) return;
+  const std::vector<Operation> graph = topo_sort(outputs);
+  for (size_t i = 0; i < options.constant_inputs.size(); ++i) {
+    const Tensor& t = options.constant_inputs[i];
+    if (!t.defined())
+      throw Error(fmt::format("auto_schedule: AutoScheduleOptions::constant_inputs[{}] is undefined", i));
+    if (!t.is_placeholder())
+      throw Error(
+          fmt::format("auto_schedule: AutoScheduleOptions::constant_inputs[{}] '{}' is computed; only "
+                      "inputs (placeholders) are constant",
+                      i, t.name()));
+    if (std::find(graph.begin(), graph.end(), t.op()) == graph.end())
+      throw Error(
+          fmt::format("auto_schedule: AutoScheduleOptions::constant_inputs[{}] '{}' is not an input of "
+                      "the outputs' graph",
+                      i, t.name()));
+  }
 }
 
 }  // namespace

@@ -172,6 +172,10 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     nr = ve;
   }
   if (ve < 0 || ve >= 2 * lanes) {
+    // A short row axis (a transposed convolution's 4 coarse pixels per phase) would leave
+    // accumulators idle at 2 vectors: the tile is as many vectors wide as fill them.
+    const int64_t re = r >= 0 ? const_extent(red->axis[static_cast<size_t>(r)]) : -1;
+    while (re > 0 && nv < 4 && re * (nv + 1) <= cx.cpu.accumulators() && (ve < 0 || nv * lanes < ve)) ++nv;
     std::vector<int64_t> counts;
     for (int64_t w = 1; w <= 4 && (ve < 0 || (w - 1) * lanes < ve); ++w) counts.push_back(w);
     nv = static_cast<int>(cx.choose(red, "tile_vectors", nv, counts));

@@ -5,9 +5,12 @@
 // order), the register tile's vectors run along the channels, whole, and its rows along
 // the pixels, as for a convolution written in NHWC; the result is copied back to NCHW.
 // Packing costs a pass over the weights per call, so it is done only where the weights
-// are small next to the arithmetic (a 3x3 convolution's, not a transposed one's 8 MB).
+// are small next to the arithmetic (a 3x3 convolution's, not a transposed one's 8 MB),
+// unless the weights are constant (AutoScheduleOptions::constant_inputs): then the
+// function takes them packed (Schedule::pretransform), and the caller packs them once.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "auto_schedule/rules.h"
@@ -37,7 +40,13 @@ struct Plan {
   size_t weight_dim = 0;  // the weights' dimension the channel indexes
 };
 
-std::optional<Plan> plan_layout(const OperationNode& op, const CpuTarget& cpu) {
+bool is_constant(const OperationNode* op, const std::vector<Tensor>& constants) {
+  for (const Tensor& t : constants)
+    if (t.op().get() == op) return true;
+  return false;
+}
+
+std::optional<Plan> plan_layout(const OperationNode& op, const CpuTarget& cpu, const std::vector<Tensor>& constants) {
   const auto* red = op.body.as<ReduceNode>();
   if (!red || op.num_outputs() != 1 || op.is_scatter() || op.is_row_reduction() || !op.dtype.is_float() ||
       op.axis.size() < 2)
@@ -69,8 +78,11 @@ std::optional<Plan> plan_layout(const OperationNode& op, const CpuTarget& cpu) {
       if (coarse) continue;
       const auto* v = r->indices[dims[0]].as<VarNode>();
       const int64_t size = elements(r->op->shape);
-      ok = ok && !p.weights && dims.size() == 1 && v == c.var().get() && r->op->kind == OpKind::Placeholder &&
-           dims[0] + 1 != r->indices.size() && size > 0 && size * kMacsPerPackedElement <= macs;
+      // Weights whose last dimension is the channel are read as they are; others are packed.
+      const bool packed_already = dims[0] + 1 == r->indices.size();
+      ok =
+          ok && !p.weights && dims.size() == 1 && v == c.var().get() && r->op->kind == OpKind::Placeholder &&
+          (packed_already || is_constant(r->op.get(), constants) || (size > 0 && size * kMacsPerPackedElement <= macs));
       p.weights = r;
       p.weight_dim = dims[0];
     }
@@ -91,23 +103,51 @@ std::vector<int> moved_last(size_t n, size_t last) {
   return order;
 }
 
+// The packed weights' order: the channel last, the other dimensions by extent, smallest
+// outermost (OIHW as HWIO, a transposed convolution's (in, out, kh, kw) as (kh, kw, in,
+// out): TVM's NHWC weights), so that each kernel tap's rows run contiguously over the
+// input channels.
+std::vector<int> weight_order(const std::vector<Expr>& shape, size_t channel) {
+  std::vector<int> order;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (d != channel) order.push_back(static_cast<int>(d));
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return const_value(shape[static_cast<size_t>(a)]) < const_value(shape[static_cast<size_t>(b)]);
+  });
+  order.push_back(static_cast<int>(channel));
+  return order;
+}
+
 }  // namespace
 
+bool moves_channels_innermost(const OperationNode& op, const CpuTarget& cpu, const std::vector<Tensor>& constants) {
+  return plan_layout(op, cpu, constants).has_value();
+}
+
 std::vector<Tensor> choose_layouts(Schedule& s, const std::vector<Tensor>& outputs, const CpuTarget& cpu,
-                                   std::vector<std::string>& notes, std::set<const OperationNode*>& kept) {
+                                   const std::vector<Tensor>& constants, std::vector<std::string>& notes,
+                                   std::set<const OperationNode*>& kept) {
   for (const Stage& st : s.stages()) {
     const Operation op = st.op();
     if (op->kind != OpKind::Compute || !st->relations.empty()) continue;
-    std::optional<Plan> plan = plan_layout(*op, cpu);
+    std::optional<Plan> plan = plan_layout(*op, cpu, constants);
     if (!plan) continue;
     Tensor weights(plan->weights->op, plan->weights->value_index), t(op, 0);
     const std::string channel = op->axis[plan->channel].name();
-    Tensor packed = s.cache_read(weights, "global", {t}, moved_last(plan->weights->indices.size(), plan->weight_dim));
-    kept.insert(packed.op().get());
+    std::string reading = fmt::format("reading '{}' as it is", weights.name());
+    const std::vector<int> packing = weight_order(plan->weights->op->shape, plan->weight_dim);
+    const bool as_is = plan->weight_dim + 1 == plan->weights->indices.size();
+    if (!as_is && is_constant(weights.op().get(), constants)) {
+      Tensor taken = s.pretransform(weights, packing);
+      reading = fmt::format("taking '{}' pretransformed as '{}'", weights.name(), taken.name());
+    } else if (!as_is) {
+      Tensor packed = s.cache_read(weights, "global", {t}, packing);
+      kept.insert(packed.op().get());
+      reading = fmt::format("reading '{}' packed as '{}'", weights.name(), packed.name());
+    }
     Tensor inner = s.cache_write(t, "global", moved_last(op->axis.size(), plan->channel));
-    notes.push_back(
-        fmt::format("{}: computed as '{}' with '{}' innermost, reading '{}' packed as '{}', then copied back", op->name,
-                    inner.name(), channel, weights.name(), packed.name()));
+    notes.push_back(fmt::format("{}: computed as '{}' with '{}' innermost, {}, then copied back", op->name,
+                                inner.name(), channel, reading));
   }
   std::vector<Tensor> current;
   for (const Tensor& t : outputs) current.emplace_back(s[t].op(), t.value_index());

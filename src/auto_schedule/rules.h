@@ -53,16 +53,22 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
 
 // Rewrites each sum that multiplies a producer's structured zeros to skip them
 // (Stage::skip_zeros), noting each; returns the outputs' tensors in s now (the graph
-// the other rules see).
+// the other rules see). On a CPU, the last axis is computed by phases too where the
+// layout rule will move a channel axis innermost.
 std::vector<Tensor> skip_structured_zeros(Schedule& s, const std::vector<Tensor>& outputs,
+                                          const AutoScheduleOptions& options, const CpuTarget& cpu,
                                           std::vector<std::string>& notes);
 // CPU: a reduction whose output rows are short for the vectors (an NCHW convolution's
 // rows of 26 pixels) while one of its channel axes is long is computed with that axis
 // innermost (cache_write with a storage order), reading its small weights packed the
-// same way (cache_read with a storage order; the packed copy goes into `kept`), and
+// same way (cache_read with a storage order; the packed copy goes into `kept`), or
+// taking them packed when they are among `constants` (Schedule::pretransform), and
 // copied back; returns the outputs' tensors in s now.
 std::vector<Tensor> choose_layouts(Schedule& s, const std::vector<Tensor>& outputs, const CpuTarget& cpu,
-                                   std::vector<std::string>& notes, std::set<const OperationNode*>& kept);
+                                   const std::vector<Tensor>& constants, std::vector<std::string>& notes,
+                                   std::set<const OperationNode*>& kept);
+// Whether choose_layouts would compute op with a channel axis innermost.
+bool moves_channels_innermost(const OperationNode& op, const CpuTarget& cpu, const std::vector<Tensor>& constants);
 // Marks element-wise producers that are cheap or read without reuse as inlined.
 void choose_inlines(Context& cx);
 // Decides where every kept stage is computed (Context::place).

@@ -6,6 +6,7 @@
 #include "auto_schedule/search.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "auto_schedule/features.h"
 #include "auto_schedule/search_tuner.h"
 #include "codegen_cuda_src/names.h"
+#include "schedule/pretransform.h"
 #include "te/autotune/records.h"
 #include "te/autotune/tune.h"
 #include "te/bfloat16.h"
@@ -234,15 +236,30 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
   // The default schedule's loop nest is the computation itself: the key changes when the
   // compute or its shapes do, and with what the rules were asked for.
   const std::string text = to_string(lower(create_schedule(outputs), args, name));
-  task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}{}", outputs[0].name(), digest(text),
-                         options.target.str(), options.threads, options.skip_zeros ? "" : "/keep_zeros");
+  // Constant inputs the rules take pretransformed (no decision changes which): every
+  // config, the reference and the random arguments take them in that layout.
+  AutoScheduleOptions quiet = options;
+  quiet.progress = false;
+  Decisions none;
+  const Schedule rules = apply_rules(outputs, quiet, none);
+  const std::vector<Pretransform> pretransforms = rules.pretransforms();
+  std::string taken;
+  for (const Pretransform& p : pretransforms)
+    taken += fmt::format("/{}:{}", p.input.name(), fmt::join(p.storage_order, ","));
+  task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}{}{}", outputs[0].name(), digest(text),
+                         options.target.str(), options.threads, options.skip_zeros ? "" : "/keep_zeros",
+                         taken.empty() ? "" : "/pretransformed" + taken);
   task.build = [outputs, options, args, name](const Config& c) {
     QuietWarnings quiet;
     Decisions d(values_of(c));
     return lower(apply_rules(outputs, options, d), args, name);
   };
-  task.reference = [outputs, args, name] { return lower(create_schedule(outputs), args, name + "_default"); };
-  task.make_args = [args, seed = options.seed] {
+  task.reference = [outputs, args, name, pretransforms] {
+    Schedule s = create_schedule(outputs);
+    for (const Pretransform& p : pretransforms) s.pretransform(p.input, p.storage_order);
+    return lower(s, args, name + "_default");
+  };
+  task.make_args = [args = sched::taken_args(*rules.get(), args), seed = options.seed] {
     std::mt19937 rng(uint32_t(seed) + 1);
     std::vector<Argument> out;
     for (const Tensor& t : args) out.emplace_back(random_array(t, rng));

@@ -10,6 +10,7 @@
 namespace te::auto_sched {
 
 std::vector<Tensor> skip_structured_zeros(Schedule& s, const std::vector<Tensor>& outputs,
+                                          const AutoScheduleOptions& options, const CpuTarget& cpu,
                                           std::vector<std::string>& notes) {
   for (const Stage& st : s.stages()) {
     const Operation op = st.op();
@@ -24,10 +25,14 @@ std::vector<Tensor> skip_structured_zeros(Schedule& s, const std::vector<Tensor>
                                   axis_names(s[Tensor(op, 0)]->op->reduce_axis)));
       // Which taps a point visits depends on its phase (x % stride): computed phase by
       // phase, the points of one phase read the same weights, which a tile reuses.
-      // The last axis stays whole: its vectors would be 1 / stride as long.
+      // The last axis stays whole: its vectors would be 1 / stride as long. Unless the
+      // layout rule will move a channel axis innermost (an NCHW row of 8 pixels), so
+      // the last axis is no vector axis.
+      const bool keep_last =
+          options.target.is_cuda() || !moves_channels_innermost(*s[Tensor(op, 0)]->op, cpu, options.constant_inputs);
       std::vector<IterVar> by_phase;
       for (const IterVar& x : plan.by_phase)
-        if (!x.same_as(op->axis.back())) by_phase.push_back(x);
+        if (!keep_last || !x.same_as(op->axis.back())) by_phase.push_back(x);
       if (!by_phase.empty() && plan.stride > 1) {
         Tensor phases = s.split_phases(Tensor(op, 0), by_phase, plan.stride);
         notes.push_back(

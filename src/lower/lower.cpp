@@ -4,6 +4,7 @@
 #include "expr/extern_calls.h"
 #include "lower/dump_ir.h"
 #include "lower/passes.h"
+#include "schedule/pretransform.h"
 
 namespace te {
 
@@ -70,7 +71,32 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   if (!schedule.defined()) throw Error("lower: the schedule is undefined");
   check_name(name);
   lowering::IrDump dump(options, name);
-  return run_passes(schedule, args, name, options, dump);
+  return run_passes(schedule, sched::taken_args(*schedule.get(), args), name, options, dump);
+}
+
+LoweredFunc lower_pretransform(const Schedule& schedule, const Tensor& input, const std::string& name) {
+  if (!schedule.defined()) throw Error("lower_pretransform: the schedule is undefined");
+  check_name(name);
+  const Pretransform* p = sched::find_pretransform(*schedule.get(), input);
+  if (!p)
+    throw Error(
+        fmt::format("lower_pretransform: tensor '{}' is not an input the schedule takes pretransformed "
+                    "(Schedule::pretransform)",
+                    input.defined() ? input.name() : "<undefined>"));
+  // taken(i_0, ..., i_n) = input at index[order[k]] = i_k; one pass, parallel over the
+  // outermost dimension.
+  const Tensor src = p->input;
+  Tensor out = compute(
+      p->taken.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> index(i.size());
+        for (size_t k = 0; k < i.size(); ++k) index[static_cast<size_t>(p->storage_order[k])] = i[k];
+        return src(index);
+      },
+      p->taken.name());
+  Schedule s = create_schedule({out});
+  if (out.ndim() > 1) s[out].parallel(out.axis(0));
+  return lower(s, {src, out}, name);
 }
 
 }  // namespace te

@@ -1,8 +1,5 @@
 // cache_read and cache_write: new stages that stage a tensor through another memory scope.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <algorithm>
 
 #include "expr/analysis.h"
 #include "schedule/graph_queries.h"
@@ -10,6 +7,7 @@
 #include "schedule/operation_builders.h"
 #include "schedule/scatter_rules.h"
 #include "schedule/stage_lookup.h"
+#include "schedule/storage_order.h"
 #include "te/schedule.h"
 
 namespace te {
@@ -51,32 +49,6 @@ void refuse_multi_output(const OperationNode& op, const char* primitive) {
                     primitive, quote(op.name), op.num_outputs(), primitive));
 }
 
-// The storage order checked: a permutation of t's `ndim` dimensions (empty: t's own).
-std::vector<size_t> storage_order_of(const std::vector<int>& order, size_t ndim, const Tensor& t,
-                                     const char* primitive) {
-  std::vector<size_t> out;
-  if (order.empty()) {
-    for (size_t d = 0; d < ndim; ++d) out.push_back(d);
-    return out;
-  }
-  std::vector<bool> seen(ndim, false);
-  for (int d : order) {
-    if (d < 0 || static_cast<size_t>(d) >= ndim || seen[static_cast<size_t>(d)] || order.size() != ndim)
-      throw Error(fmt::format("{}: storage_order [{}] for tensor {} is not a permutation of its {} dimensions",
-                              primitive, fmt::join(order, ", "), quote(t.name()), ndim));
-    seen[static_cast<size_t>(d)] = true;
-    out.push_back(static_cast<size_t>(d));
-  }
-  return out;
-}
-
-template <typename T>
-std::vector<T> permuted(const std::vector<T>& v, const std::vector<size_t>& order) {
-  std::vector<T> out;
-  for (size_t d : order) out.push_back(v[d]);
-  return out;
-}
-
 }  // namespace
 
 Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers,
@@ -101,7 +73,7 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
   }
 
   // The copy's axis p is t's dimension order[p].
-  const std::vector<size_t> order = storage_order_of(storage_order, src->shape.size(), t, "cache_read");
+  const std::vector<size_t> order = sched::storage_order_of(storage_order, src->shape.size(), t, "cache_read");
   std::vector<IterVar> axis;
   std::vector<Expr> index(src->shape.size());
   for (size_t p = 0; p < order.size(); ++p) {
@@ -112,31 +84,10 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
     index[order[p]] = v;
   }
   Expr body(std::make_shared<TensorReadNode>(src->dtype, src, index));
-  Operation cache = sched::make_compute(t.name() + "." + scope_name(m), permuted(src->shape, order), axis, body);
+  Operation cache = sched::make_compute(t.name() + "." + scope_name(m), sched::permuted(src->shape, order), axis, body);
   insert_stage(s, sched::stage_index(s, src_stage.get()) + 1, cache, m);
 
-  // Readers are rewritten producers first, each also redirected to the rewritten
-  // versions of the readers it reads (T2 = A + T1 with both listed must read the new T1).
-  std::sort(reader_stages.begin(), reader_stages.end(), [&](const auto& x, const auto& y) {
-    return sched::stage_index(s, x.get()) < sched::stage_index(s, y.get());
-  });
-  reader_stages.erase(std::unique(reader_stages.begin(), reader_stages.end()), reader_stages.end());  // listed twice
-  // Reads of t become reads of the copy at the permuted index.
-  auto read_copy = [&](const Expr& b) {
-    return map_tensor_reads(b, [&](const TensorReadNode* r, const Expr& e) -> Expr {
-      if (r->op != src) return e;
-      return Expr(std::make_shared<TensorReadNode>(r->dtype, cache, permuted(r->indices, order), r->value_index));
-    });
-  };
-  std::map<const OperationNode*, Operation> redirect, repl;
-  for (auto& rs : reader_stages) {
-    Operation next =
-        sched::map_bodies(rs->op, [&](const Expr& b) { return sched::replace_reads(read_copy(b), redirect); });
-    repl[rs->op.get()] = next;
-    redirect[rs->op.get()] = next;
-    sched::set_operation(*rs, next);
-  }
-  sched::propagate_replacements(s, repl);
+  sched::redirect_reads(s, reader_stages, src, cache, order);
   return Tensor(cache);
 }
 
@@ -169,7 +120,7 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope, const st
   if (!storage_order.empty() && (op->is_scatter() || op->is_row_reduction()))
     throw Error(fmt::format("cache_write: stage {} is a {}; its cache keeps the stage's own storage order",
                             quote(op->name), op->is_scatter() ? "scatter" : "row reduction"));
-  const std::vector<size_t> order = storage_order_of(storage_order, op->axis.size(), t, "cache_write");
+  const std::vector<size_t> order = sched::storage_order_of(storage_order, op->axis.size(), t, "cache_write");
   // The cache stage computes the original expression over axes of its own (axis p of
   // the cache is t's axis order[p]).
   std::vector<IterVar> axis;
@@ -185,12 +136,12 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope, const st
     cache_shape.clear();
     for (const IterVar& iv : op->axis) cache_shape.push_back(iv.dom().extent);
   }
-  Operation cache = sched::make_compute(t.name() + "." + scope_name(m), permuted(cache_shape, order),
-                                        permuted(axis, order), sched::rename_vars(op->body, rename));
+  Operation cache = sched::make_compute(t.name() + "." + scope_name(m), sched::permuted(cache_shape, order),
+                                        sched::permuted(axis, order), sched::rename_vars(op->body, rename));
   // The original stage now copies the cache out.
   std::vector<Expr> index;
   for (const IterVar& iv : op->axis) index.push_back(iv.var());
-  Expr copy(std::make_shared<TensorReadNode>(op->dtype, cache, permuted(index, order)));
+  Expr copy(std::make_shared<TensorReadNode>(op->dtype, cache, sched::permuted(index, order)));
   Operation next = sched::with_bodies(op, {copy});
   sched::set_operation(*st, next);
   st->all_iter_vars = op->axis;

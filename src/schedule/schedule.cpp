@@ -45,6 +45,7 @@ Schedule Schedule::copy() const {
   auto n = std::make_shared<ScheduleNode>();
   n->outputs = node_->outputs;
   for (const auto& st : node_->stages) n->stages.push_back(std::make_shared<StageNode>(*st));
+  n->pretransforms = node_->pretransforms;
   return Schedule(n);
 }
 

@@ -1,0 +1,89 @@
+// Schedule::pretransform: the function takes an input in another layout, which the caller
+// makes once (Ansor's layout rewrite for pre-transformed constant weights).
+#include "schedule/pretransform.h"
+
+#include <fmt/format.h>
+
+#include "schedule/graph_queries.h"
+#include "schedule/messages.h"
+#include "schedule/stage_lookup.h"
+#include "schedule/storage_order.h"
+#include "te/schedule.h"
+
+namespace te {
+
+using sched::quote;
+
+Tensor Schedule::pretransform(const Tensor& input, const std::vector<int>& storage_order) {
+  ScheduleNode& s = *node_;
+  if (!input.defined()) throw Error("pretransform: undefined tensor");
+  auto src_stage = sched::find_stage(s, input.op().get());
+  if (!src_stage) throw Error(fmt::format("pretransform: tensor {} is not part of this schedule", quote(input.name())));
+  const Operation src = src_stage->op;
+  if (src->kind != OpKind::Placeholder)
+    throw Error(
+        fmt::format("pretransform: tensor {} is computed; only an input (a placeholder) is taken in another layout "
+                    "(cache_read with a storage order lays out a computed tensor)",
+                    quote(input.name())));
+  for (const Pretransform& p : s.pretransforms)
+    if (p.input.op() == src || p.taken.op() == src)
+      throw Error(fmt::format("pretransform: input {} is already taken pretransformed (as {})", quote(input.name()),
+                              quote(p.taken.name())));
+  const std::vector<size_t> order = sched::storage_order_of(storage_order, src->shape.size(), input, "pretransform");
+  bool identity = true;
+  for (size_t p = 0; p < order.size(); ++p) identity = identity && order[p] == p;
+  if (identity)
+    throw Error(
+        fmt::format("pretransform: the storage order of input {} is its own (empty or the identity): "
+                    "nothing to transform",
+                    quote(input.name())));
+  std::vector<std::shared_ptr<StageNode>> readers;
+  for (const auto& st : s.stages)
+    if (sched::reads(st->op, src.get())) readers.push_back(st);
+  TE_ICHECK(!readers.empty(), "pretransform: a placeholder of the schedule that no stage reads");
+
+  std::string name = input.name() + "_";
+  for (size_t d : order) name += std::to_string(d);
+  Tensor taken = placeholder(sched::permuted(src->shape, order), src->dtype, name);
+  auto taken_stage = sched::make_stage(taken.op());
+  s.stages.insert(s.stages.begin() + static_cast<std::ptrdiff_t>(sched::stage_index(s, src_stage.get()) + 1),
+                  taken_stage);
+  sched::redirect_reads(s, readers, src, taken.op(), order);
+  s.pretransforms.push_back({input, taken, std::vector<int>(order.begin(), order.end())});
+  return taken;
+}
+
+}  // namespace te
+
+namespace te::sched {
+
+const Pretransform* find_pretransform(const ScheduleNode& s, const Tensor& t) {
+  if (!t.defined()) return nullptr;
+  for (const Pretransform& p : s.pretransforms)
+    if (p.input.op() == t.op() || p.taken.op() == t.op()) return &p;
+  return nullptr;
+}
+
+std::vector<Tensor> taken_args(const ScheduleNode& s, const std::vector<Tensor>& args) {
+  std::vector<Tensor> out = args;
+  for (const Pretransform& p : s.pretransforms) {
+    int inputs = 0, taken = 0;
+    for (Tensor& t : out) {
+      if (!t.defined()) continue;
+      if (t.op() == p.input.op()) {
+        t = p.taken;
+        ++inputs;
+      } else if (t.op() == p.taken.op()) {
+        ++taken;
+      }
+    }
+    if (inputs > 0 && taken > 0)
+      throw Error(
+          fmt::format("lower: input {} is taken pretransformed as {} (Schedule::pretransform); list one of "
+                      "them, not both",
+                      quote(p.input.name()), quote(p.taken.name())));
+  }
+  return out;
+}
+
+}  // namespace te::sched

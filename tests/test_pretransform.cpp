@@ -1,0 +1,257 @@
+// Schedule::pretransform: the function takes an input (constant weights) in another
+// layout, made once by the function lower_pretransform() returns. The pretransformed
+// kernel on packed weights equals the default schedule on the original ones bit for bit
+// in interpret() (a layout moves values, it computes nothing new) and within the JIT's
+// fused multiply-adds; the pack function is checked against a plain C++ permutation;
+// auto_schedule takes AutoScheduleOptions::constant_inputs pretransformed where its
+// layout rule packs weights, in the rules and in a search; every misuse is a te::Error.
+#include <gtest/gtest.h>
+#include <te/auto_schedule.h>
+#include <te/te.h>
+
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+using namespace te;
+
+namespace {
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+std::vector<int64_t> shape_of(const Tensor& t) {
+  std::vector<int64_t> s;
+  for (const Expr& e : t.shape()) s.push_back(*as_const_int(e));
+  return s;
+}
+
+// A 3x3 unpadded NCHW convolution: x (1, CI, H, H), w (CO, CI, 3, 3).
+struct Conv {
+  Tensor x, w, out;
+};
+
+Conv conv_nchw(int CI, int CO, int H) {
+  Conv c;
+  c.x = placeholder({1, CI, H, H}, Float(32), "x");
+  c.w = placeholder({CO, CI, 3, 3}, Float(32), "w");
+  IterVar rc = reduce_axis({0, CI}, "rc"), rh = reduce_axis({0, 3}, "rh"), rw = reduce_axis({0, 3}, "rw");
+  c.out = compute(
+      {1, CO, H - 2, H - 2},
+      [&](Expr n, Expr co, Expr h, Expr ww) {
+        return sum(c.x(n, rc, h + rh, ww + rw) * c.w(co, rc, rh, rw), {rc, rh, rw});
+      },
+      "conv");
+  return c;
+}
+
+// A transposed convolution in NCHW as TVM writes it (zeros inserted between the input's
+// pixels, the flipped kernel), weights (CI, CO, 4, 4), stride 2, padding 1.
+Conv conv_transpose_nchw(int CI, int CO, int H) {
+  const int K = 4, S = 2, P = 1, B = K - 1 - P, DH = (H - 1) * S + 1 + 2 * B, OH = DH - K + 1;
+  Conv c;
+  c.x = placeholder({1, CI, H, H}, Float(32), "x");
+  c.w = placeholder({CI, CO, K, K}, Float(32), "w");
+  auto at = [&](Expr y) { return y >= B && y < B + (H - 1) * S + 1 && truncmod(y - B, S) == 0; };
+  Tensor d = compute(
+      {1, CI, DH, DH},
+      [&](Expr n, Expr ci, Expr y, Expr xx) {
+        return if_then_else(at(y) && at(xx), c.x(n, ci, truncdiv(y - B, S), truncdiv(xx - B, S)), 0.0f);
+      },
+      "dilated");
+  IterVar rc = reduce_axis({0, CI}, "rc"), rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw");
+  c.out = compute(
+      {1, CO, OH, OH},
+      [&](Expr n, Expr co, Expr h, Expr ww) {
+        return sum(d(n, rc, h + rh, ww + rw) * c.w(rc, co, K - 1 - rh, K - 1 - rw), {rc, rh, rw});
+      },
+      "t2d");
+  return c;
+}
+
+// w laid out in `order` (the packed array's dimension p is w's dimension order[p]), in
+// plain C++.
+std::vector<float> permute(const std::vector<float>& w, const std::vector<int64_t>& shape,
+                           const std::vector<int>& order) {
+  const size_t n = shape.size();
+  std::vector<int64_t> stride(n, 1);
+  for (size_t d = n - 1; d > 0; --d) stride[d - 1] = stride[d] * shape[d];
+  std::vector<float> out;
+  std::vector<int64_t> idx(n, 0);  // the packed array's index, row-major
+  for (size_t e = 0; e < w.size(); ++e) {
+    int64_t src = 0;
+    for (size_t p = 0; p < n; ++p) src += idx[p] * stride[static_cast<size_t>(order[p])];
+    out.push_back(w[static_cast<size_t>(src)]);
+    for (size_t p = n; p-- > 0;) {
+      if (++idx[p] < shape[static_cast<size_t>(order[p])]) break;
+      idx[p] = 0;
+    }
+  }
+  return out;
+}
+
+struct Outputs {
+  std::vector<float> jit, interpreted, reference;
+  std::string ir;
+};
+
+// s's function on the weights packed by its pack function (checked against `permute`),
+// and the default schedule on the original weights.
+Outputs run(const Conv& c, const Schedule& s) {
+  Outputs r;
+  LoweredFunc f = lower(s, {c.x, c.w, c.out}, "kernel");
+  r.ir = to_string(f.body);
+  const std::vector<int64_t> xs = shape_of(c.x), ws = shape_of(c.w);
+  int64_t nx = 1, nw = 1;
+  for (int64_t d : xs) nx *= d;
+  for (int64_t d : ws) nw *= d;
+  NDArray x = NDArray::from_vector(uniform_floats(size_t(nx), 1), xs);
+  NDArray w = NDArray::from_vector(uniform_floats(size_t(nw), 2), ws);
+  NDArray taken = w;
+  if (!s.pretransforms().empty()) {
+    const Pretransform& p = s.pretransforms()[0];
+    taken = NDArray::empty(shape_of(p.taken), Float(32));
+    build(lower_pretransform(s, c.w, "pack"))("pack").call({w, taken});
+    EXPECT_EQ(taken.to_vector<float>(), permute(w.to_vector<float>(), ws, p.storage_order));
+  }
+  auto call = [&](const NDArray& weights, auto&& fn) {
+    NDArray out = NDArray::empty(shape_of(c.out), Float(32));
+    fn(std::vector<Argument>{x, weights, out});
+    return out.to_vector<float>();
+  };
+  r.jit = call(taken, [&](const std::vector<Argument>& a) { build(f)("kernel").call(a); });
+  r.interpreted = call(taken, [&](const std::vector<Argument>& a) { interpret(f, a); });
+  LoweredFunc plain = lower(create_schedule({c.out}), {c.x, c.w, c.out}, "plain");
+  r.reference = call(w, [&](const std::vector<Argument>& a) { interpret(plain, a); });
+  return r;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<float>& want, float tol, const std::string& ir) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], tol) << "element " << i << "\n" << ir;
+}
+
+TEST(Pretransform, TheFunctionTakesThePackedLayout) {
+  Conv c = conv_nchw(8, 16, 7);
+  Schedule s = create_schedule({c.out});
+  Tensor taken = s.pretransform(c.w, {2, 3, 1, 0});
+  EXPECT_EQ(taken.name(), "w_2310");
+  EXPECT_EQ(shape_of(taken), (std::vector<int64_t>{3, 3, 8, 16}));
+  ASSERT_EQ(s.pretransforms().size(), 1u);
+  EXPECT_EQ(s.pretransforms()[0].storage_order, (std::vector<int>{2, 3, 1, 0}));
+  // The original listed: lower puts the taken placeholder in its place.
+  LoweredFunc f = lower(s, {c.x, c.w, c.out}, "conv");
+  ASSERT_EQ(f.params.size(), 3u);
+  EXPECT_EQ(f.params[1].name(), "w_2310");
+  EXPECT_TRUE(has(to_string(f.body), "w_2310[")) << f.body;
+  EXPECT_FALSE(has(to_string(f.body), " w[")) << f.body;
+  // Listing the taken placeholder itself gives the same function.
+  EXPECT_EQ(to_string(lower(s, {c.x, taken, c.out}, "conv").body), to_string(f.body));
+  Outputs r = run(c, s);
+  EXPECT_EQ(r.interpreted, r.reference);
+  expect_close(r.jit, r.reference, 1e-5f, r.ir);
+}
+
+TEST(Pretransform, CopiesKeepIt) {
+  Conv c = conv_nchw(4, 4, 5);
+  Schedule s = create_schedule({c.out});
+  s.pretransform(c.w, {1, 2, 3, 0});
+  Schedule t = s.copy();
+  ASSERT_EQ(t.pretransforms().size(), 1u);
+  EXPECT_EQ(lower(t, {c.x, c.w, c.out}, "conv").params[1].name(), "w_1230");
+}
+
+TEST(Pretransform, WithAScheduleOnTop) {
+  Conv c = conv_nchw(8, 32, 10);
+  Schedule s = create_schedule({c.out});
+  s.pretransform(c.w, {1, 2, 3, 0});
+  Tensor inner = s.cache_write(c.out, "global", {0, 2, 3, 1});  // channels innermost
+  Stage st = s[inner];
+  st.vectorize(st.op()->axis[3]);
+  Outputs r = run(c, s);
+  EXPECT_EQ(r.interpreted, r.reference);
+  expect_close(r.jit, r.reference, 1e-5f, r.ir);
+}
+
+TEST(Pretransform, AutoScheduleTakesConstantWeightsPacked) {
+  Conv c = conv_nchw(16, 32, 28);
+  AutoScheduleOptions o;
+  o.constant_inputs = {c.w};
+  Schedule s = auto_schedule({c.out}, o);
+  ASSERT_EQ(s.pretransforms().size(), 1u);
+  EXPECT_EQ(s.pretransforms()[0].storage_order, (std::vector<int>{2, 3, 1, 0}));  // OIHW as HWIO
+  Outputs r = run(c, s);
+  EXPECT_EQ(r.interpreted, r.reference);
+  expect_close(r.jit, r.reference, 1e-4f, r.ir);
+  // Without the option the same rule packs the (small) weights per call instead.
+  Schedule per_call = auto_schedule({c.out});
+  EXPECT_TRUE(per_call.pretransforms().empty());
+  EXPECT_TRUE(has(to_string(lower(per_call, {c.x, c.w, c.out}, "conv").body), "w.global")) << "packed per call";
+}
+
+TEST(Pretransform, AutoScheduleTransposedConvolutionWithConstantWeights) {
+  // Weights too large to pack per call (64 multiply-adds per element or fewer): only
+  // constant ones are laid out, and the output is then computed by phases of both axes.
+  Conv c = conv_transpose_nchw(64, 32, 4);
+  AutoScheduleOptions o;
+  o.constant_inputs = {c.w};
+  Schedule s = auto_schedule({c.out}, o);
+  ASSERT_EQ(s.pretransforms().size(), 1u);
+  EXPECT_EQ(s.pretransforms()[0].storage_order, (std::vector<int>{2, 3, 0, 1}));  // (kh, kw, in, out)
+  Outputs r = run(c, s);
+  expect_close(r.interpreted, r.reference, 1e-4f, r.ir);
+  expect_close(r.jit, r.reference, 1e-4f, r.ir);
+  EXPECT_TRUE(auto_schedule({c.out}).pretransforms().empty());
+}
+
+TEST(Pretransform, SearchWithConstantWeights) {
+  Conv c = conv_nchw(16, 32, 14);
+  AutoScheduleOptions o;
+  o.constant_inputs = {c.w};
+  o.trials = 3;
+  o.records = testing::TempDir() + "/pretransform_search.jsonl";
+  std::remove(o.records.c_str());
+  Schedule s = auto_schedule({c.out}, o);
+  ASSERT_EQ(s.pretransforms().size(), 1u);
+  Outputs r = run(c, s);
+  expect_close(r.jit, r.reference, 1e-4f, r.ir);
+  // The records say the function takes pretransformed weights: read back, the same.
+  o.trials = 0;
+  Schedule again = auto_schedule({c.out}, o);
+  EXPECT_EQ(to_string(lower(again, {c.x, c.w, c.out}, "k").body), to_string(lower(s, {c.x, c.w, c.out}, "k").body));
+  std::remove(o.records.c_str());
+}
+
+TEST(Pretransform, Errors) {
+  Conv c = conv_nchw(4, 4, 5);
+  Schedule s = create_schedule({c.out});
+  expect_error([&] { s.pretransform(c.out, {0, 2, 3, 1}); }, {"pretransform", "'conv' is computed", "placeholder"});
+  expect_error([&] { s.pretransform(c.w, {0, 1, 2}); }, {"pretransform", "[0, 1, 2]", "'w'", "permutation of its 4"});
+  expect_error([&] { s.pretransform(c.w, {0, 1, 2, 3}); }, {"pretransform", "'w'", "its own", "nothing to transform"});
+  expect_error([&] { s.pretransform(c.w, {}); }, {"pretransform", "'w'", "its own"});
+  Tensor other = placeholder({4}, Float(32), "other");
+  expect_error([&] { s.pretransform(other, {0}); }, {"pretransform", "'other'", "not part of this schedule"});
+  Tensor taken = s.pretransform(c.w, {1, 2, 3, 0});
+  expect_error([&] { s.pretransform(c.w, {2, 3, 1, 0}); }, {"pretransform", "'w'", "already", "'w_1230'"});
+  expect_error([&] { s.pretransform(taken, {1, 0, 2, 3}); }, {"pretransform", "'w_1230'", "already"});
+  expect_error(
+      [&] {
+        lower(s, {c.x, c.w, taken, c.out}, "conv");
+      },
+      {"lower", "'w'", "pretransformed as 'w_1230'", "not both"});
+  expect_error([&] { lower_pretransform(s, c.x, "pack"); }, {"lower_pretransform", "'x'", "not an input"});
+  expect_error([&] { lower_pretransform(s, c.w, "not an identifier"); }, {"lower", "C identifier"});
+}
+
+TEST(Pretransform, ConstantInputErrors) {
+  Conv c = conv_nchw(4, 4, 5);
+  AutoScheduleOptions o;
+  o.constant_inputs = {Tensor()};
+  expect_error([&] { auto_schedule({c.out}, o); }, {"constant_inputs[0]", "undefined"});
+  o.constant_inputs = {c.w, c.out};
+  expect_error([&] { auto_schedule({c.out}, o); }, {"constant_inputs[1]", "'conv'", "computed"});
+  o.constant_inputs = {placeholder({4}, Float(32), "elsewhere")};
+  expect_error([&] { auto_schedule({c.out}, o); }, {"constant_inputs[0]", "'elsewhere'", "not an input"});
+}
+
+}  // namespace
