@@ -275,6 +275,48 @@ TEST(AutoSchedule, Conv2dNchwWithPadding) {
   EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
 }
 
+TEST(AutoSchedule, AWideWindowIsUnrolledOnlyAsFarAsTheUopCacheHolds) {
+  // A 7x7x7 window over 3 channels (the Ansor suite's C3D): unrolled rw and rc give a body
+  // of 7 * 3 taps per 16-register tile; unrolling rh too would make it 7 times longer
+  // than the CPU's decoded-uop cache (C3D ran 10-20% slower so).
+  const int D = 8, H = 9, W = 22, CI = 3, CO = 32, K = 7;
+  Tensor x = placeholder({1, D, H, W, CI}, Float(32), "x");
+  Tensor w = placeholder({K, K, K, CI, CO}, Float(32), "w");
+  IterVar rd = reduce_axis({0, K}, "rd"), rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"),
+          rc = reduce_axis({0, CI}, "rc");
+  Tensor out = compute(
+      {1, D - K + 1, H - K + 1, W - K + 1, CO},
+      [&](const std::vector<Var>& v) {
+        return sum(x(v[0], v[1] + rd, v[2] + rh, v[3] + rw, rc) * w(rd, rh, rw, rc, v[4]), {rd, rh, rw, rc});
+      },
+      "c3d");
+  AutoScheduleOptions o = cpu_options();
+  o.target.vector_bits = 512;
+  auto xv = random_values(D * H * W * CI, 30), wv = random_values(K * K * K * CI * CO, 31);
+  AutoRun r =
+      run_auto({x, w, out}, {out},
+               {NDArray::from_vector(xv, {1, D, H, W, CI}), NDArray::from_vector(wv, {K, K, K, CI, CO})}, 1e-4f, o);
+  const int OD = D - K + 1, OH = H - K + 1, OW = W - K + 1;
+  std::vector<float> want;
+  for (int d = 0; d < OD; ++d)
+    for (int h = 0; h < OH; ++h)
+      for (int ww = 0; ww < OW; ++ww)
+        for (int co = 0; co < CO; ++co) {
+          float acc = 0;
+          for (int a = 0; a < K; ++a)
+            for (int b = 0; b < K; ++b)
+              for (int c = 0; c < K; ++c)
+                for (int ci = 0; ci < CI; ++ci)
+                  acc += xv[size_t((((d + a) * H + h + b) * W + ww + c) * CI + ci)] *
+                         wv[size_t((((a * K + b) * K + c) * CI + ci) * CO + co)];
+          want.push_back(acc);
+        }
+  expect_near_all(r.outputs[0], want, 1e-4f, "c3d vs C++");
+  EXPECT_TRUE(has(r.ir, "for (rh")) << r.ir;
+  EXPECT_FALSE(has(r.ir, "for (rw")) << r.ir;
+  EXPECT_FALSE(has(r.ir, "for (rc")) << r.ir;
+}
+
 TEST(AutoSchedule, ShortRowIsOneTileWithoutTail) {
   // 56 columns of 16-lane vectors: one tile of 56 (3.5 vectors), not 32 and a scalar tail;
   // its vectors are pieces of 32, 16 and 8 lanes (the vectorize pass).

@@ -120,6 +120,9 @@ std::pair<int, int> window_row_pair(const Context& cx, const OperationNode* red,
   return {-1, -1};
 }
 
+// The most vector multiply-adds a register tile's unrolled reduction body holds.
+constexpr int64_t kUnrolledFmas = 512;
+
 }  // namespace
 
 void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNode* red,
@@ -280,9 +283,17 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   if (inner_row.defined()) iorder.push_back(inner_row);
   iorder.push_back(iax[v]);
   inner.reorder(iorder);
-  for (size_t k = 1; k < kax.size(); ++k) {
-    int64_t e = const_extent(kax[k]);
-    if (e > 1 && e <= 7) inner.unroll(kax[k]);
+  // Short inner reduction axes are unrolled (the kernel taps), innermost first, while the
+  // unrolled body stays within kUnrolledFmas vector multiply-adds: a 7x7x3 window times
+  // a 16-register tile is thousands of instructions, more than the CPU's decoded-uop
+  // cache holds, and the loop would then run at the decoders' pace.
+  int64_t unrolled = std::max<int64_t>(1, mr) * nv;
+  for (size_t k = kax.size(); k-- > 1;) {
+    const int64_t e = const_extent(kax[k]);
+    if (e <= 1 || e > 7) continue;
+    if (unrolled * e > kUnrolledFmas) break;
+    inner.unroll(kax[k]);
+    unrolled *= e;
   }
   if (inner_row.defined() && mr > 1) inner.unroll(inner_row);
   if (nr > 1) inner.vectorize(iax[v]);
