@@ -222,6 +222,23 @@ TEST(Pretransform, SearchWithConstantWeights) {
   std::remove(o.records.c_str());
 }
 
+TEST(Pretransform, CudaTakesThePackedLayoutToo) {
+  Conv c = conv_nchw(8, 32, 10);
+  AutoScheduleOptions o;
+  o.target = "cuda";
+  Schedule s = auto_schedule({c.out}, o);  // the CUDA rules lay nothing out
+  EXPECT_TRUE(s.pretransforms().empty());
+  s.pretransform(c.w, {2, 3, 1, 0});
+  CudaModule m = build_cuda(lower(s, {c.x, c.w, c.out}, "conv"));
+  ASSERT_EQ(m.launcher_params().size(), 3u);
+  EXPECT_EQ(m.launcher_params()[1].name, "w_2310");
+  EXPECT_TRUE(has(m.source(), "w_2310[")) << m.source();
+  // And the pack function runs on the GPU too.
+  CudaModule pack = build_cuda(lower_pretransform(s, c.w, "pack_w", Target("cuda")));
+  EXPECT_EQ(pack.launcher_params()[1].name, "w_2310");
+  EXPECT_TRUE(has(pack.source(), "threadIdx.x")) << pack.source();
+}
+
 TEST(Pretransform, Errors) {
   Conv c = conv_nchw(4, 4, 5);
   Schedule s = create_schedule({c.out});

@@ -138,6 +138,19 @@ TEST(Schedule, FuseOfManyAxes) {
   EXPECT_EQ(count_relations<FuseRelation>(s[T]), 2);
 }
 
+TEST(Schedule, FuseAndReorderTakeTheStagesOwnLeaves) {
+  // The stage's leaves passed as they are (a reference to what the primitive changes).
+  Tensor A = placeholder({4, 5, 6}, Float(32), "A");
+  Tensor T = compute(
+      {4, 5, 6}, [&](Expr i, Expr j, Expr k) { return A(i, j, k); }, "T");
+  Schedule s = create_schedule({T});
+  s[T].reorder(s[T].leaf_iter_vars());
+  EXPECT_TRUE(leaves_are(s[T], {T.axis(0), T.axis(1), T.axis(2)}));
+  IterVar f = s[T].fuse(s[T].leaf_iter_vars());
+  EXPECT_TRUE(leaves_are(s[T], {f}));
+  EXPECT_EQ(f.name(), "i.j.fused.k.fused");
+}
+
 TEST(Schedule, FuseOfAZeroDimensionalStageGivesASingleton) {
   Tensor A = placeholder({}, Float(32), "A");
   Tensor T = compute_from_vars(

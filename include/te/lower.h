@@ -11,6 +11,7 @@
 #include "te/export.h"
 #include "te/ir.h"
 #include "te/schedule.h"
+#include "te/target.h"
 
 namespace te {
 
@@ -61,8 +62,10 @@ TE_API LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, con
 /// parameters are input, then the pretransformed array ("<input>_<order>", written).
 /// Call it once per new value of input (a constant weight: once), then pass its output
 /// where the function of `s` takes input. `input` may also be the taken placeholder.
-/// te::Error when s does not take it pretransformed.
-TE_API LoweredFunc lower_pretransform(const Schedule& s, const Tensor& input, const std::string& name);
+/// `target`: where it runs, the CPU (a parallel loop; te::build) or a CUDA GPU (a
+/// thread per element; te::build_cuda). te::Error when s does not take it pretransformed.
+TE_API LoweredFunc lower_pretransform(const Schedule& s, const Tensor& input, const std::string& name,
+                                      const Target& target = Target());
 
 /// The names TE_DUMP_IR accepts, in pipeline order.
 TE_API std::vector<std::string> lower_pass_names();

@@ -74,7 +74,8 @@ LoweredFunc lower(const Schedule& schedule, const std::vector<Tensor>& args, con
   return run_passes(schedule, sched::taken_args(*schedule.get(), args), name, options, dump);
 }
 
-LoweredFunc lower_pretransform(const Schedule& schedule, const Tensor& input, const std::string& name) {
+LoweredFunc lower_pretransform(const Schedule& schedule, const Tensor& input, const std::string& name,
+                               const Target& target) {
   if (!schedule.defined()) throw Error("lower_pretransform: the schedule is undefined");
   check_name(name);
   const Pretransform* p = sched::find_pretransform(*schedule.get(), input);
@@ -83,8 +84,8 @@ LoweredFunc lower_pretransform(const Schedule& schedule, const Tensor& input, co
         fmt::format("lower_pretransform: tensor '{}' is not an input the schedule takes pretransformed "
                     "(Schedule::pretransform)",
                     input.defined() ? input.name() : "<undefined>"));
-  // taken(i_0, ..., i_n) = input at index[order[k]] = i_k; one pass, parallel over the
-  // outermost dimension.
+  // taken(i_0, ..., i_n) = input at index[order[k]] = i_k; one pass: parallel over the
+  // outermost dimension on a CPU, a thread per element on a GPU.
   const Tensor src = p->input;
   Tensor out = compute(
       p->taken.shape(),
@@ -95,7 +96,14 @@ LoweredFunc lower_pretransform(const Schedule& schedule, const Tensor& input, co
       },
       p->taken.name());
   Schedule s = create_schedule({out});
-  if (out.ndim() > 1) s[out].parallel(out.axis(0));
+  Stage st = s[out];
+  if (target.is_cuda()) {
+    auto [blocks, threads] = st.split(st.fuse(st.leaf_iter_vars()), 256);
+    st.bind(blocks, thread_axis("blockIdx.x"));
+    st.bind(threads, thread_axis("threadIdx.x"));
+  } else if (out.ndim() > 1) {
+    st.parallel(out.axis(0));
+  }
   return lower(s, {src, out}, name);
 }
 

@@ -139,7 +139,8 @@ IterVar Stage::fuse(const IterVar& outer, const IterVar& inner) {
   return fused;
 }
 
-IterVar Stage::fuse(const std::vector<IterVar>& axes) {
+IterVar Stage::fuse(const std::vector<IterVar>& given) {
+  const std::vector<IterVar> axes = given;  // a copy: `given` may be this stage's leaves, which fusing changes
   StageNode& s = *node_;
   check_compute(s, "fuse");
   if (axes.empty()) {
@@ -164,7 +165,8 @@ IterVar Stage::fuse(const std::vector<IterVar>& axes) {
   return acc;
 }
 
-void Stage::reorder(const std::vector<IterVar>& order) {
+void Stage::reorder(const std::vector<IterVar>& given) {
+  const std::vector<IterVar> order = given;  // a copy: `given` may be this stage's leaves
   StageNode& s = *node_;
   check_compute(s, "reorder");
   std::vector<size_t> pos;
