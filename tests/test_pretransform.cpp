@@ -257,6 +257,8 @@ TEST(Pretransform, Errors) {
       },
       {"lower", "'w'", "pretransformed as 'w_1230'", "not both"});
   expect_error([&] { lower_pretransform(s, c.x, "pack"); }, {"lower_pretransform", "'x'", "not an input"});
+  Schedule only_input = create_schedule({c.x});
+  expect_error([&] { only_input.pretransform(c.x, {1, 0, 2, 3}); }, {"pretransform", "no stage reads input 'x'"});
   expect_error([&] { lower_pretransform(s, c.w, "not an identifier"); }, {"lower", "C identifier"});
 }
 

@@ -25,10 +25,9 @@ Tensor Schedule::pretransform(const Tensor& input, const std::vector<int>& stora
         fmt::format("pretransform: tensor {} is computed; only an input (a placeholder) is taken in another layout "
                     "(cache_read with a storage order lays out a computed tensor)",
                     quote(input.name())));
-  for (const Pretransform& p : s.pretransforms)
-    if (p.input.op() == src || p.taken.op() == src)
-      throw Error(fmt::format("pretransform: input {} is already taken pretransformed (as {})", quote(input.name()),
-                              quote(p.taken.name())));
+  if (const Pretransform* p = sched::find_pretransform(s, input))
+    throw Error(fmt::format("pretransform: input {} is already taken pretransformed (as {})", quote(input.name()),
+                            quote(p->taken.name())));
   const std::vector<size_t> order = sched::storage_order_of(storage_order, src->shape.size(), input, "pretransform");
   bool identity = true;
   for (size_t p = 0; p < order.size(); ++p) identity = identity && order[p] == p;
@@ -40,7 +39,9 @@ Tensor Schedule::pretransform(const Tensor& input, const std::vector<int>& stora
   std::vector<std::shared_ptr<StageNode>> readers;
   for (const auto& st : s.stages)
     if (sched::reads(st->op, src.get())) readers.push_back(st);
-  TE_ICHECK(!readers.empty(), "pretransform: a placeholder of the schedule that no stage reads");
+  if (readers.empty())
+    throw Error(
+        fmt::format("pretransform: no stage reads input {} (an output of the schedule itself)", quote(input.name())));
 
   std::string name = input.name() + "_";
   for (size_t d : order) name += std::to_string(d);
