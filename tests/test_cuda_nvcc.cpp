@@ -8,6 +8,7 @@
 #include "cuda_emulation/harness.h"
 #include "cuda_emulation/kernels.h"
 #include "cuda_emulation/reduction_kernels.h"
+#include "codegen_cuda_src/ptx_hopper.h"
 
 namespace te {
 namespace {
@@ -122,6 +123,87 @@ TEST(CudaNvcc, ReferenceSchedulesDoNotSpill) {
     EXPECT_NE(r.output.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << f.name << ":\n"
                                                                                              << r.output;
   }
+}
+
+// Hopper's te_ptx_* forms (src/codegen_cuda_src/ptx_hopper.cpp) in one kernel that uses
+// each: nvcc builds it for sm_90a without a warning or a spill, and its PTX has every
+// instruction; for plain sm_90 the sm_90a forms drop out, for sm_80 all of them.
+TEST(CudaNvcc, HopperPtxFormsBuildForSm90a) {
+  std::string nvcc = cuda_test::nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found";
+  using I = cuda::HopperInstruction;
+  cuda::HelperSet helpers;
+  for (I i : {I::WgmmaFence, I::WgmmaCommitGroup, I::WgmmaWaitGroup, I::WgmmaFenceRegisters, I::SetmaxnregInc,
+              I::SetmaxnregDec, I::FenceProxyAsync, I::MbarrierInit, I::MbarrierArrive, I::MbarrierArriveExpectTx,
+              I::MbarrierTryWaitParity, I::TmaLoad2d})
+    cuda::use_hopper_ptx(helpers, i);
+  for (int n : {8, 64, 256}) cuda::use_wgmma_ptx(helpers, Float(16), n);
+  cuda::use_wgmma_ptx(helpers, BFloat(16), 64);
+  const std::string source = "#include <cuda.h>\n" + helpers.definitions() + R"(
+extern "C" __global__ void __launch_bounds__(128) hopper_forms(const __grid_constant__ CUtensorMap map, float* out) {
+#if TE_PTX(900)
+  extern __shared__ __align__(1024) unsigned char smem[];
+  unsigned long long* bar = reinterpret_cast<unsigned long long*>(smem + 16384);
+  if (threadIdx.x == 0) {
+    te_ptx_mbarrier_init(bar, 1);
+    te_ptx_fence_proxy_async();
+    te_ptx_mbarrier_arrive_expect_tx(bar, 16384);
+    te_ptx_tma_load_2d(smem, &map, 0, (int)blockIdx.x * 64, bar);
+  }
+  __syncthreads();
+  while (!te_ptx_mbarrier_try_wait_parity(bar, 0)) {
+  }
+#if TE_PTX_SM90A
+  te_ptx_setmaxnreg_inc<232>();
+  float d8[4] = {}, d64[32] = {}, e64[32] = {}, d256[128] = {};
+  const unsigned long long desc =
+      ((unsigned long long)__cvta_generic_to_shared(smem) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+  te_ptx_wgmma_fence_registers(d64, 32);
+  te_ptx_wgmma_fence();
+  te_ptx_wgmma_m64n8k16_f32_f16(d8, desc, desc, 0);
+  te_ptx_wgmma_m64n64k16_f32_f16(d64, desc, desc + 2, 1);
+  te_ptx_wgmma_m64n64k16_f32_bf16(e64, desc, desc, 0);
+  te_ptx_wgmma_m64n256k16_f32_f16(d256, desc, desc, 0);
+  te_ptx_wgmma_commit_group();
+  te_ptx_wgmma_wait_group<0>();
+  te_ptx_wgmma_fence_registers(d64, 32);
+  te_ptx_setmaxnreg_dec<40>();
+  float sum = d8[threadIdx.x % 4];
+  for (int i = 0; i < 32; ++i) sum += d64[i] + e64[i];
+  for (int i = 0; i < 128; ++i) sum += d256[i];
+  out[blockIdx.x * 128 + threadIdx.x] = sum;
+#endif
+  __syncthreads();
+  if (threadIdx.x == 0) te_ptx_mbarrier_arrive(bar);
+#else
+  (void)map;
+  (void)out;
+#endif
+}
+)";
+  cuda_test::TempDir dir;
+  const std::string cu = dir.path() + "/hopper_forms.cu";
+  cuda_test::write_file(cu, source);
+  cuda_test::CommandResult r =
+      cuda_test::nvcc_compile(nvcc, cu, "sm_90a", "-cubin --resource-usage", dir.path() + "/o.cubin");
+  ASSERT_EQ(r.status, 0) << r.output << "\n--- source ---\n" << source;
+  EXPECT_NE(r.output.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << r.output;
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    cuda_test::CommandResult plain = cuda_test::nvcc_compile(nvcc, cu, arch, "-cubin", dir.path() + "/p.cubin");
+    EXPECT_EQ(plain.status, 0) << arch << ":\n" << plain.output;
+    EXPECT_EQ(plain.output, "") << arch;
+  }
+  cuda_test::CommandResult ptx = cuda_test::nvcc_compile(nvcc, cu, "sm_90a", "-ptx", dir.path() + "/o.ptx");
+  ASSERT_EQ(ptx.status, 0) << ptx.output;
+  const std::string text = cuda_test::read_file(dir.path() + "/o.ptx");
+  for (const char* instruction :
+       {"wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned 0",
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", "setmaxnreg.inc.sync.aligned.u32 232",
+        "setmaxnreg.dec.sync.aligned.u32 40", "fence.proxy.async.shared::cta", "mbarrier.init.shared::cta.b64",
+        "mbarrier.arrive.expect_tx.shared::cta.b64", "mbarrier.try_wait.parity.shared::cta.b64",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"})
+    EXPECT_NE(text.find(instruction), std::string::npos) << instruction;
 }
 
 // A vectorized loop of 4 floats over dense, aligned addresses: 128-bit loads (through the

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "te/dtype.h"
+#include "te/export.h"
 
 namespace te::cuda {
 
@@ -28,7 +29,7 @@ enum class Helper : uint8_t {
   ShiftRight,  // te's shifts, every amount defined (32/64-bit)
 };
 
-class HelperSet {
+class TE_API HelperSet {
  public:
   // Registers a helper and returns its name. t is the operand type (for FloatToInt the
   // source float type, with `to` the integer result type).

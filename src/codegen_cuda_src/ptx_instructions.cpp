@@ -80,18 +80,36 @@ Form form(PtxInstruction instruction) {
   return {};
 }
 
+// TE_PTX_SM90A: the device has sm_90a's arch-specific instructions (wgmma, setmaxnreg):
+// nvcc -arch=sm_90a defines __CUDA_ARCH_FEAT_SM90_ALL.
+const char* const kSm90aMacro =
+    "// TE_PTX_SM90A: this device has sm_90a's instructions (wgmma, setmaxnreg): nvcc -arch=sm_90a.\n"
+    "#ifndef TE_PTX_EMULATED\n"
+    "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+    "#define TE_PTX_SM90A 1\n"
+    "#else\n"
+    "#define TE_PTX_SM90A 0\n"
+    "#endif\n"
+    "#endif\n";
+
 }  // namespace
 
-std::string use_ptx(HelperSet& helpers, PtxInstruction instruction) {
+std::string use_ptx_form(HelperSet& helpers, const PtxForm& f) {
   helpers.use_text("TE_PTX", kPtxMacro);
-  const Form f = form(instruction);
-  helpers.use_text(f.name, fmt::format("{0}#if TE_PTX({1}) && !defined(TE_PTX_EMULATED)\n"
-                                       "static __device__ __forceinline__ void {2}{3} {{\n"
+  if (f.condition.find("TE_PTX_SM90A") != std::string::npos) helpers.use_text("TE_PTX_SM90A", kSm90aMacro);
+  helpers.use_text(f.name, fmt::format("{0}#if {1} && !defined(TE_PTX_EMULATED)\n"
+                                       "{2}static __device__ __forceinline__ {3} {{\n"
                                        "{4}"
                                        "}}\n"
                                        "#endif\n",
-                                       f.comment, f.arch, f.name, f.signature, f.body));
+                                       f.comment, f.condition, f.prefix, f.signature, f.body));
   return f.name;
+}
+
+std::string use_ptx(HelperSet& helpers, PtxInstruction instruction) {
+  const Form f = form(instruction);
+  return use_ptx_form(helpers, {f.name, fmt::format("TE_PTX({})", f.arch), f.comment,
+                                fmt::format("void {}{}", f.name, f.signature), f.body, ""});
 }
 
 }  // namespace te::cuda

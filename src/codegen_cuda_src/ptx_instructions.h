@@ -21,4 +21,17 @@ enum class PtxInstruction {
 // helper takes) and returns its name. The function exists where TE_PTX(its arch) holds.
 std::string use_ptx(HelperSet& helpers, PtxInstruction instruction);
 
+// One te_ptx_* function: defined where `condition` (a preprocessor expression over
+// TE_PTX(arch) and TE_PTX_SM90A) holds, unless the emulation defines its own.
+struct PtxForm {
+  std::string name;       // te_ptx_<instruction>
+  std::string condition;  // "TE_PTX(800)", "TE_PTX_SM90A"
+  std::string comment;    // lines starting with "// "
+  std::string signature;  // "(float* d, const unsigned* a)"; "template <int N>" forms put it in prefix
+  std::string body;
+  std::string prefix;  // e.g. "template <int N>\n"
+};
+// Registers form (and the TE_PTX / TE_PTX_SM90A macros it needs) and returns its name.
+std::string use_ptx_form(HelperSet& helpers, const PtxForm& form);
+
 }  // namespace te::cuda

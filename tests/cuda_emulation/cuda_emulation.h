@@ -134,14 +134,19 @@ struct WarpExchange {
   explicit WarpExchange(unsigned threads) : slots(threads) {
     for (unsigned w = 0; w * 32 < threads; ++w)
       warps.emplace_back(new BlockBarrier(static_cast<int>(std::min(32u, threads - w * 32))));
+    for (unsigned g = 0; g * 128 < threads; ++g)
+      warpgroups.emplace_back(new BlockBarrier(static_cast<int>(std::min(128u, threads - g * 128))));
   }
   std::vector<unsigned long long> slots;
   std::vector<std::unique_ptr<BlockBarrier>> warps;
+  std::vector<std::unique_ptr<BlockBarrier>> warpgroups;  // Hopper's: 4 consecutive warps
 };
 inline thread_local WarpExchange* current_exchange = nullptr;
 inline thread_local unsigned linear_thread = 0;
-// The running block's dynamic shared memory (cudaLaunchKernel's shared_bytes).
+// The running block's dynamic shared memory (cudaLaunchKernel's shared_bytes), 1024-byte
+// aligned as the Hopper swizzle patterns need.
 inline thread_local unsigned char* dynamic_shared = nullptr;
+inline thread_local std::size_t dynamic_shared_bytes = 0;
 // Each kernel's cudaFuncAttributeMaxDynamicSharedMemorySize (48 KiB until raised).
 inline std::mutex attributes_mutex;
 inline std::vector<std::pair<const void*, int>> max_dynamic_shared;
@@ -304,9 +309,9 @@ cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void**
       for (unsigned int bx = 0; bx < grid.x; ++bx) {
         te_emu::BlockBarrier barrier(static_cast<int>(threads));
         // Uninitialized (a fixed pattern) per block, as a GPU's is: a kernel must not rely on it.
-        std::vector<unsigned char> dynamic(shared_bytes + 16, 0xa5);
+        std::vector<unsigned char> dynamic(shared_bytes + 1024, 0xa5);
         unsigned char* dynamic_base =
-            dynamic.data() + (16 - reinterpret_cast<std::uintptr_t>(dynamic.data()) % 16) % 16;
+            dynamic.data() + (1024 - reinterpret_cast<std::uintptr_t>(dynamic.data()) % 1024) % 1024;
         te_emu::WarpExchange exchange(static_cast<unsigned>(threads));
         std::vector<std::thread> workers;
         workers.reserve(threads);
@@ -315,6 +320,7 @@ cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void**
             for (unsigned int tx = 0; tx < block.x; ++tx)
               workers.emplace_back([=, &barrier, &exchange] {
                 te_emu::dynamic_shared = dynamic_base;
+                te_emu::dynamic_shared_bytes = shared_bytes;
                 threadIdx = uint3{tx, ty, tz};
                 te_emu::linear_thread = tx + block.x * (ty + block.y * tz);
                 te_emu::current_exchange = &exchange;
@@ -325,6 +331,7 @@ cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void**
                 te_emu::call_kernel(kernel, args, std::index_sequence_for<P...>());
                 barrier.leave();
                 exchange.warps[te_emu::linear_thread / 32]->leave();
+                exchange.warpgroups[te_emu::linear_thread / 128]->leave();
               });
         for (std::thread& t : workers) t.join();
       }

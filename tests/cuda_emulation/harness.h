@@ -205,7 +205,8 @@ class EmulatedProgram {
         "-Wno-error=maybe-uninitialized -frounding-math -I {} {}",
         quote(emulation_include_dir()), extra ? extra : "");
     std::string headers;
-    for (const char* h : {"cuda_emulation.h", "driver_support.h", "cuda_bf16.h", "ptx_emulation.h"})
+    for (const char* h : {"cuda_emulation.h", "driver_support.h", "cuda_bf16.h", "ptx_emulation.h",
+                          "hopper_emulation.h", "tensor_map.h"})
       headers += read_file(emulation_include_dir() + "/" + h);
     std::string key = fmt::format("{:016x}", std::hash<std::string>()(host_cxx() + flags + headers + src));
     std::filesystem::path cache = cache_dir();

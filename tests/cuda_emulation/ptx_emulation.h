@@ -37,28 +37,32 @@ namespace te_emu::ptx {
 }
 
 // Warp-level instructions (.sync.aligned) are executed by all 32 lanes of the warp
-// together: each lane publishes its n 32-bit operands, and receives every lane's.
-template <int N>
+// together (Hopper's warpgroup ones by the 128 threads of 4 consecutive warps): each
+// thread publishes its n 32-bit operands, and receives every thread's of its group.
+template <int N, unsigned Group = 32>
 struct WarpOperands {
-  unsigned lane[32][N];
+  unsigned lane[Group][N];
 };
-template <int N>
-WarpOperands<N> exchange(const unsigned (&mine)[N], const char* instruction) {
+template <int N, unsigned Group = 32>
+WarpOperands<N, Group> exchange(const unsigned (&mine)[N], const char* instruction) {
+  static_assert(Group == 32 || Group == 128, "a warp or a warpgroup");
   WarpExchange& x = *current_exchange;
-  const unsigned me = linear_thread, base = me - (me & 31u);
-  if (base + 32 > x.slots.size()) fail(instruction, "needs the 32 lanes of a full warp (.aligned)");
-  BlockBarrier& warp = *x.warps[me / 32];
-  WarpOperands<N> all;
+  const unsigned me = linear_thread, base = me - me % Group;
+  if (base + Group > x.slots.size())
+    fail(instruction, Group == 32 ? "needs the 32 lanes of a full warp (.aligned)"
+                                  : "needs the 128 threads of a full warpgroup (.aligned)");
+  BlockBarrier& group = Group == 32 ? *x.warps[me / 32] : *x.warpgroups[me / 128];
+  WarpOperands<N, Group> all;
   for (int round = 0; round < (N + 1) / 2; ++round) {
     unsigned long long pair = mine[2 * round];
     if (2 * round + 1 < N) pair |= static_cast<unsigned long long>(mine[2 * round + 1]) << 32;
     x.slots[me] = pair;
-    warp.arrive_and_wait();
-    for (unsigned l = 0; l < 32; ++l) {
+    group.arrive_and_wait();
+    for (unsigned l = 0; l < Group; ++l) {
       all.lane[l][2 * round] = static_cast<unsigned>(x.slots[base + l]);
       if (2 * round + 1 < N) all.lane[l][2 * round + 1] = static_cast<unsigned>(x.slots[base + l] >> 32);
     }
-    warp.arrive_and_wait();
+    group.arrive_and_wait();
   }
   return all;
 }
@@ -241,3 +245,6 @@ static inline void te_ptx_ldmatrix_x2_trans(unsigned* d, const void* row) {
 static inline void te_ptx_ldmatrix_x4_trans(unsigned* d, const void* row) {
   te_emu::ptx::ldmatrix(d, row, 4, true, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16");
 }
+
+// Hopper (sm_90/sm_90a): wgmma, TMA, mbarrier.
+#include "hopper_emulation.h"
