@@ -67,6 +67,12 @@ struct TE_API GeneratedKernel {
   LoweredFunc cuda;          ///< `<name>.cu` and `<name>_cuda.h`; none when cuda.body is undefined
   BuildOptions cpu_options;  ///< How the CPU function is compiled.
   CudaOptions cuda_options;  ///< How the CUDA source is generated.
+  /// The functions that lay out the inputs `cpu` takes pretransformed (lower_pretransform,
+  /// one per Schedule::pretransform), written beside it as files of their own names
+  /// (`<f.name>.o`, `.h`), compiled as `cpu` is.
+  std::vector<LoweredFunc> cpu_pretransforms;
+  /// The same for `cuda` (`<f.name>.cu` and `<f.name>_cuda.h`).
+  std::vector<LoweredFunc> cuda_pretransforms;
 };
 
 /// A kernel's definition: the function a TE_GENERATOR body becomes.
@@ -153,7 +159,13 @@ TE_API ComputeDefinition compute_definition(const std::string& name);
 /// The TE_COMPUTE `name` scheduled by te::auto_schedule with options and lowered with its
 /// args: the cpu part for options.target "llvm", the cuda part for "cuda". With
 /// options.trials > 0 this measures (a search: see te/auto_schedule.h).
-TE_API GeneratedKernel auto_schedule_kernel(const std::string& name, const AutoScheduleOptions& options);
+/// `constant_inputs` names inputs (placeholders among its args) that the caller sets once,
+/// a model's weights (AutoScheduleOptions::constant_inputs): where the schedule takes one
+/// pretransformed, the part's pretransforms hold the function that lays it out, named
+/// `<name>_pretransform_<input>`. te::Error naming the inputs there are for a name that
+/// is not one, and for options.constant_inputs given as well.
+TE_API GeneratedKernel auto_schedule_kernel(const std::string& name, const AutoScheduleOptions& options,
+                                            const std::vector<std::string>& constant_inputs = {});
 
 /// The main() of a generator program (command line above). Returns 0, or 1 after printing
 /// the error to stderr, or 2 for a malformed command line.

@@ -197,12 +197,45 @@ ComputeDefinition compute_definition(const std::string& name) {
   return d;
 }
 
-GeneratedKernel auto_schedule_kernel(const std::string& name, const AutoScheduleOptions& options) {
+namespace {
+
+// The placeholders among d's args that `names` names, for AutoScheduleOptions::constant_inputs.
+std::vector<Tensor> named_inputs(const std::string& name, const ComputeDefinition& d,
+                                 const std::vector<std::string>& names) {
+  std::vector<Tensor> found;
+  std::vector<std::string> inputs;
+  for (const Tensor& t : d.args)
+    if (t.is_placeholder()) inputs.push_back(t.name());
+  for (const std::string& wanted : names) {
+    auto it = std::find_if(d.args.begin(), d.args.end(),
+                           [&](const Tensor& t) { return t.is_placeholder() && t.name() == wanted; });
+    if (it == d.args.end())
+      throw Error(fmt::format("generator: computation '{}' has no input '{}' to take as constant; its inputs: {}", name,
+                              wanted, joined(inputs)));
+    found.push_back(*it);
+  }
+  return found;
+}
+
+}  // namespace
+
+GeneratedKernel auto_schedule_kernel(const std::string& name, const AutoScheduleOptions& options,
+                                     const std::vector<std::string>& constant_inputs) {
   ComputeDefinition d = compute_definition(name);
+  if (!constant_inputs.empty() && !options.constant_inputs.empty())
+    throw Error(fmt::format(
+        "generator: kernel '{}': constant inputs given both by name and as AutoScheduleOptions::constant_inputs",
+        name));
+  AutoScheduleOptions o = options;
+  if (!constant_inputs.empty()) o.constant_inputs = named_inputs(name, d, constant_inputs);
   return for_kernel(name, [&] {
+    Schedule s = auto_schedule(d.outputs, o);
     GeneratedKernel k;
-    LoweredFunc f = lower(auto_schedule(d.outputs, options), d.args, name);
-    (options.target.is_cuda() ? k.cuda : k.cpu) = f;
+    const bool cuda = o.target.is_cuda();
+    (cuda ? k.cuda : k.cpu) = lower(s, d.args, name);
+    for (const Pretransform& p : s.pretransforms())
+      (cuda ? k.cuda_pretransforms : k.cpu_pretransforms)
+          .push_back(lower_pretransform(s, p.input, name + "_pretransform_" + p.input.name(), o.target));
     return k;
   });
 }
@@ -254,27 +287,38 @@ std::vector<std::string> write_parts(const std::string& name, const GeneratedKer
     if (!options.target.cpu.empty()) build.target.cpu = options.target.cpu;
     if (!options.target.features.empty()) build.target.features = options.target.features;
     if (options.target.vector_bits != 0) build.target.vector_bits = options.target.vector_bits;
-    for_kernel(name, [&] {
-      export_object(f, base + ".o", build);
-      export_header(f, base + ".h");
-      if (options.library) link_library(base + ".o", base + ".so", build);  // compiled once
-    });
-    written.push_back(base + ".o");
-    written.push_back(base + ".h");
-    if (options.library) written.push_back(base + ".so");
+    // The kernel, then the functions that lay out its pretransformed inputs, each a
+    // C function of its own name in files of that name.
+    auto write_cpu = [&](const LoweredFunc& fn, const std::string& stem) {
+      for_kernel(name, [&] {
+        export_object(fn, stem + ".o", build);
+        export_header(fn, stem + ".h");
+        if (options.library) link_library(stem + ".o", stem + ".so", build);  // compiled once
+      });
+      written.push_back(stem + ".o");
+      written.push_back(stem + ".h");
+      if (options.library) written.push_back(stem + ".so");
+    };
+    write_cpu(f, base);
+    for (const LoweredFunc& p : k.cpu_pretransforms) write_cpu(p, (std::filesystem::path(dir) / p.name).string());
   }
   if (cuda) {
     if (!k.cuda.body.defined())
       throw Error(fmt::format("generator: kernel '{}' has no cuda function (only cpu)", name));
-    LoweredFunc f = k.cuda;
     // KERNEL_cuda, not KERNEL: te_add_kernels links KERNEL.o and KERNEL.cu into one
     // library, and C has one namespace. The symbol is the header's name: KERNEL_cuda.h.
-    f.name = name + "_cuda";
-    CudaModule m = for_kernel(name, [&] { return build_cuda(f, k.cuda_options); });
-    write_text(base + ".cu", m.source());
-    write_text(base + "_cuda.h", cuda_header(m));
-    written.push_back(base + ".cu");
-    written.push_back(base + "_cuda.h");
+    auto write_cuda = [&](LoweredFunc fn, const std::string& stem) {
+      fn.name += "_cuda";
+      CudaModule m = for_kernel(name, [&] { return build_cuda(fn, k.cuda_options); });
+      write_text(stem + ".cu", m.source());
+      write_text(stem + "_cuda.h", cuda_header(m));
+      written.push_back(stem + ".cu");
+      written.push_back(stem + "_cuda.h");
+    };
+    LoweredFunc f = k.cuda;
+    f.name = name;
+    write_cuda(f, base);
+    for (const LoweredFunc& p : k.cuda_pretransforms) write_cuda(p, (std::filesystem::path(dir) / p.name).string());
   }
   return written;
 }

@@ -112,3 +112,18 @@ TE_COMPUTE(matmul) {
       {64, 48}, [&](Expr i, Expr j) { return P(i, j) + bias(j); }, "C");
   return {{A, B, bias, C}};
 }
+
+// A 3x3 convolution in PyTorch's NCHW / OIHW layouts (8 to 16 channels, 10x10, no
+// padding): with --constant-inputs W, te auto-schedule may take W pretransformed.
+TE_COMPUTE(conv_nchw) {
+  Tensor X = placeholder({1, 8, 10, 10}, Float(32), "X");
+  Tensor W = placeholder({16, 8, 3, 3}, Float(32), "W");
+  IterVar c = reduce_axis({0, 8}, "c"), r = reduce_axis({0, 3}, "r"), q = reduce_axis({0, 3}, "q");
+  Tensor Y = compute(
+      {1, 16, 8, 8},
+      [&](Expr n, Expr o, Expr y, Expr x) {
+        return sum(X(n, c, y + r, x + q) * W(o, c, r, q), {c, r, q});
+      },
+      "Y");
+  return {{X, W, Y}};
+}

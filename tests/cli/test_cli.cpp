@@ -70,7 +70,7 @@ TEST_F(CliTest, ListsKernelsAndTheirParts) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out,
             "bf16_scale cpu\ngpu_only cuda\ntile_scale cpu\nvadd cpu cuda\nrowsum tuning task rowsum/64\n"
-            "matmul compute (A, B, bias, C)\n");
+            "conv_nchw compute (X, W, Y)\nmatmul compute (A, B, bias, C)\n");
 }
 
 TEST_F(CliTest, MissingOrBrokenLibraryIsOneLine) {
@@ -84,11 +84,11 @@ TEST_F(CliTest, MissingOrBrokenLibraryIsOneLine) {
 
 TEST_F(CliTest, UnknownKernelNamesTheOnesThereAre) {
   expect_error(te("lower", "nope"),
-               "generator: no kernel 'nope'; this generator has: bf16_scale, gpu_only, matmul, rowsum, tile_scale, "
-               "vadd");
+               "generator: no kernel 'nope'; this generator has: bf16_scale, conv_nchw, gpu_only, matmul, rowsum, "
+               "tile_scale, vadd");
   expect_error(te("build", "nope -o out"),
-               "generator: no kernel 'nope'; this generator has: bf16_scale, gpu_only, matmul, rowsum, tile_scale, "
-               "vadd");
+               "generator: no kernel 'nope'; this generator has: bf16_scale, conv_nchw, gpu_only, matmul, rowsum, "
+               "tile_scale, vadd");
   expect_error(te("tune", "vadd --records r.jsonl"), "generator: no tuning task 'vadd'; this generator has: rowsum");
 }
 
@@ -603,8 +603,59 @@ TEST_F(CliTest, AutoScheduleSearchWritesRecordsThatLowerAndRunUse) {
   EXPECT_EQ(read(dir_ / "as.jsonl"), recorded);
 }
 
+// --constant-inputs: the rules take an NCHW convolution's OIHW weights laid out once (the
+// channels last), and te auto-schedule writes the function that lays them out beside
+// the kernel; the two give the convolution's values.
+TEST_F(CliTest, AutoScheduleTakesConstantInputsPretransformed) {
+  Result r = te("auto-schedule", "conv_nchw -q --constant-inputs W --no-shared -o out");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "out/conv_nchw.o\nout/conv_nchw.h\nout/conv_nchw_pretransform_W.o\nout/conv_nchw_pretransform_W.h\n");
+  const std::string pack_header = read(dir_ / "out/conv_nchw_pretransform_W.h");
+  EXPECT_NE(pack_header.find("conv_nchw_pretransform_W(float* W, float* W_2310)"), std::string::npos) << pack_header;
+  EXPECT_NE(read(dir_ / "out/conv_nchw.h").find("float* W_2310"), std::string::npos);
+  // Without the flag, the weights are read as given: no pretransform function.
+  EXPECT_EQ(te("auto-schedule", "conv_nchw -q --no-shared -o plain").out, "plain/conv_nchw.o\nplain/conv_nchw.h\n");
+
+  load_generator_library(TE_CLI_GENERATORS);
+  GeneratedKernel k = auto_schedule_kernel("conv_nchw", AutoScheduleOptions(), {"W"});
+  ASSERT_EQ(k.cpu_pretransforms.size(), 1u);
+  std::vector<float> x(8 * 10 * 10), w(16 * 8 * 3 * 3);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 11) - 5);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 7) - 3);
+  NDArray packed = NDArray::empty({3, 3, 8, 16}, Float(32)), y = NDArray::empty({1, 16, 8, 8}, Float(32));
+  interpret(k.cpu_pretransforms[0], {NDArray::from_vector(w, {16, 8, 3, 3}), packed});
+  interpret(k.cpu, {NDArray::from_vector(x, {1, 8, 10, 10}), packed, y});
+  std::vector<float> want;
+  for (int o = 0; o < 16; ++o)
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 8; ++j) {
+        float acc = 0;
+        for (int c = 0; c < 8; ++c)
+          for (int p = 0; p < 3; ++p)
+            for (int q = 0; q < 3; ++q) acc += x[(c * 10 + i + p) * 10 + j + q] * w[((o * 8 + c) * 3 + p) * 3 + q];
+        want.push_back(acc);
+      }
+  EXPECT_EQ(y.to_vector<float>(), want);  // small integers: every sum exact
+  expect_error(te("auto-schedule", "conv_nchw --constant-inputs V -o out"),
+               "generator: computation 'conv_nchw' has no input 'V' to take as constant; its inputs: X, W");
+  expect_error(te("auto-schedule", "conv_nchw --constant-inputs W,Y -o out"),
+               "generator: computation 'conv_nchw' has no input 'Y' to take as constant; its inputs: X, W");
+  AutoScheduleOptions both;
+  both.constant_inputs = {compute_definition("conv_nchw").args[1]};
+  try {
+    auto_schedule_kernel("conv_nchw", both, {"W"});
+    ADD_FAILURE() << "constant inputs given twice";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "generator: kernel 'conv_nchw': constant inputs given both by name and as "
+                 "AutoScheduleOptions::constant_inputs");
+  }
+}
+
 TEST_F(CliTest, AutoScheduleErrorsAreOneLine) {
-  expect_error(te("auto-schedule", "vadd -o out"), "generator: no computation 'vadd'; this generator has: matmul");
+  expect_error(te("auto-schedule", "vadd -o out"),
+               "generator: no computation 'vadd'; this generator has: conv_nchw, matmul");
   expect_error(te("auto-schedule", "matmul --records missing.jsonl -o out"),
                "generator: kernel 'matmul': auto_schedule: the records file 'missing.jsonl' does not exist; with "
                "trials = 0 the records are only read (give trials > 0 to search and write them)");

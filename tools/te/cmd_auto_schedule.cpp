@@ -13,6 +13,7 @@ namespace {
 
 struct AutoScheduleArgs {
   std::string library, kernel, target = "llvm", cpu, features, out = ".", records;
+  std::vector<std::string> constant_inputs;
   int trials = 0, threads = 0, vector_bits = 0, cuda_threads = 256;
   double time_budget_s = 0;
   uint64_t seed = 0;
@@ -43,7 +44,7 @@ void run_auto_schedule(const AutoScheduleArgs& a) {
   o.seed = a.seed;
   o.progress = !a.quiet;
   o.cuda_threads_per_block = a.cuda_threads;
-  GeneratedKernel k = auto_schedule_kernel(a.kernel, o);
+  GeneratedKernel k = auto_schedule_kernel(a.kernel, o, a.constant_inputs);
   for (const std::string& path : write_kernel(a.kernel, k, a.out, !cuda, cuda, options)) std::cout << path << "\n";
 }
 
@@ -62,11 +63,16 @@ void add_auto_schedule_command(CLI::App& app) {
       "                          workers, ranked by a learned cost model; with --records\n"
       "                          it appends to and resumes from that file\n"
       "  What the rules decided and the search's best-so-far go to stderr (--quiet: not).\n"
+      "  --constant-inputs W,...  inputs set once and reused (a model's weights): the rules\n"
+      "                          may take one in a faster layout, and then also write\n"
+      "                          KERNEL_pretransform_W (.o/.h, or .cu), the function that\n"
+      "                          lays W out; call it once and pass its output for W.\n"
       "  te lower/build/run KERNEL --records FILE later use the file's best config.\n"
       "EXAMPLES\n"
       "  te auto-schedule libgen.so matmul -o out/\n"
       "  te auto-schedule libgen.so matmul --trials 200 --records matmul.jsonl -o out/\n"
       "  te auto-schedule libgen.so matmul --target cuda -o out/\n"
+      "  te auto-schedule libgen.so conv --constant-inputs W -o out/\n"
       "  te auto-schedule libgen.so matmul --target aarch64-linux-gnu --mcpu neoverse-n1 -o out/");
   auto a = std::make_shared<AutoScheduleArgs>();
   cmd->add_option("library", a->library, "Generator library (.so)")->required();
@@ -80,6 +86,8 @@ void add_auto_schedule_command(CLI::App& app) {
       ->check(whole_number(0))
       ->capture_default_str();
   cmd->add_option("--records", a->records, "JSON-lines records: written by a search, read with --trials 0");
+  cmd->add_option("--constant-inputs", a->constant_inputs, "Inputs set once (weights), comma-separated")
+      ->delimiter(',');
   cmd->add_option("--time-budget", a->time_budget_s, "Seconds the search may take (0: no limit)")
       ->check(real_number(0, true, "seconds"))
       ->capture_default_str();
