@@ -301,6 +301,30 @@ inline BeforeAfter storage_align_example() {
   return {before, text(lower(s, {A, B}, "f"))};
 }
 
+inline BeforeAfter swizzle_example() {
+  // [doc:swizzle]
+  Tensor A = placeholder({64, 64}, Float(32), "A");
+  Tensor B = compute(
+      {64, 64}, [&](Expr i, Expr j) { return A(j, i); }, "B");  // a transpose
+  Schedule s = create_schedule({B});
+  Tensor AS = s.cache_read(A, "shared", {B});
+  auto [bi, ti] = s[B].split(B.axis(0), 32);
+  auto [bj, tj] = s[B].split(B.axis(1), 32);
+  s[B].reorder({bi, bj, ti, tj});
+  s[B].bind(bi, thread_axis("blockIdx.y"));
+  s[B].bind(bj, thread_axis("blockIdx.x"));
+  s[B].bind(tj, thread_axis("threadIdx.x"));
+  s[AS].compute_at(s[B], bj);
+  auto [co, ci] = s[AS].split(AS.op()->axis[1], 4);
+  s[AS].vectorize(ci);  // float4: one 16-byte chunk
+  auto [fo, fi] = s[AS].split(s[AS].fuse(AS.op()->axis[0], co), 32);
+  s[AS].bind(fi, thread_axis("threadIdx.x"));
+  std::string before = text(lower(s, {A, B}, "t"));
+  s[AS].swizzle(128);  // rows of 32 floats = 128 bytes
+  // [/doc]
+  return {before, build_cuda(lower(s, {A, B}, "t")).source()};
+}
+
 inline BeforeAfter double_buffer_example() {
   // [doc:double_buffer]
   Tensor A = placeholder({4, 8}, Float(32), "A");
@@ -643,6 +667,7 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
       {"rfactor", [](Mistakes& m) { m.s.rfactor(m.B, m.B.axis(0)); }},
       {"storage_align", [](Mistakes& m) { m.s[m.B].storage_align(m.B.axis(1), 32, 32); }},
       {"double_buffer", [](Mistakes& m) { m.s[m.C].double_buffer(); }},
+      {"swizzle", [](Mistakes& m) { m.s[m.A].swizzle(128); }},
       {"skip_zeros", [](Mistakes& m) { m.s[m.C].skip_zeros(m.B); }},
       {"split_phases", [](Mistakes& m) { m.s.split_phases(m.B, {m.B.axis(0)}, 1); }},
       {"pretransform",
@@ -1080,6 +1105,7 @@ inline std::vector<Snippet> snippets() {
   pair("rfactor", rfactor_example);
   pair("storage_align", storage_align_example);
   pair("double_buffer", double_buffer_example);
+  pair("swizzle", swizzle_example);
   pair("skip_zeros", skip_zeros_example);
   pair("split_phases", split_phases_example);
   out.push_back({"pretransform.before", [] { return pretransform_example()[0]; }});

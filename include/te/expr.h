@@ -259,14 +259,20 @@ struct TE_API BufferNode {
   DataType dtype;                           ///< element type (lanes == 1)
   std::vector<Expr> shape;                  ///< The extent of each dimension.
   MemoryScope scope = MemoryScope::Global;  ///< Where it lives.
+  /// CUDA shared memory laid out by a swizzle of this width in bytes (32, 64 or 128;
+  /// Stage::swizzle), 0: none. The CUDA backend puts the element at byte offset b at
+  /// b with bits [4, 4 + w) XOR bits [7, 7 + w) (w = 1, 2, 3); interpret() and the CPU
+  /// backends keep the row-major layout, which holds the same values.
+  int swizzle_bytes = 0;
 };
 /// A shared handle to a BufferNode; buffers are the same only if they share a node.
 class TE_API Buffer {
  public:
   /// An undefined buffer.
   Buffer() = default;
-  /// A new buffer.
-  Buffer(std::string name, DataType dtype, std::vector<Expr> shape, MemoryScope scope = MemoryScope::Global);
+  /// A new buffer (swizzle_bytes: see BufferNode).
+  Buffer(std::string name, DataType dtype, std::vector<Expr> shape, MemoryScope scope = MemoryScope::Global,
+         int swizzle_bytes = 0);
   /// Whether there is a node.
   bool defined() const { return node_ != nullptr; }
   /// The node.
@@ -283,6 +289,8 @@ class TE_API Buffer {
   const std::vector<Expr>& shape() const { return node_->shape; }
   /// Where it lives.
   MemoryScope scope() const { return node_->scope; }
+  /// Its swizzle's width in bytes (BufferNode::swizzle_bytes), 0: none.
+  int swizzle_bytes() const { return node_->swizzle_bytes; }
   /// The number of dimensions.
   int ndim() const { return static_cast<int>(node_->shape.size()); }
 

@@ -111,6 +111,7 @@ struct TE_API StageNode {
   bool is_output = false;                           ///< one of the schedule's outputs
   std::vector<StorageAlign> storage_align;          ///< padded strides of its buffer (storage_align)
   bool double_buffer = false;                       ///< two buffers, the next fetch overlapping the current use
+  int swizzle_bytes = 0;                            ///< its CUDA shared buffer's swizzle (Stage::swizzle), 0: none
   IterVar tensorize_axis;                           ///< tensorize(): the loop whose nest the intrinsic replaces
   TensorIntrinsic tensorize_intrinsic;              ///< tensorize(): the intrinsic (undefined: none)
 };
@@ -215,6 +216,15 @@ class TE_API Stage {
   /// (TVM's storage_align): e.g. (axis 0, 32, 1) gives a 32 x 32 shared tile rows of 33
   /// elements, so a column's 32 elements fall in 32 different banks.
   void storage_align(const IterVar& axis, int factor, int offset);
+  /// Lays this stage's CUDA shared-memory buffer out by the `bytes`-wide swizzle (32, 64
+  /// or 128) of Hopper's TMA and wgmma: the 16-byte chunk at byte offset b moves to
+  /// chunk bits [4, 4 + w) XOR [7, 7 + w) (w = 1, 2, 3), so the 8 rows of a pattern
+  /// fall in different banks. The layout wgmma's shared operands take (rows of exactly
+  /// `bytes`, docs/tensor_cores.md); elsewhere a bank-conflict remedy like storage_align
+  /// that keeps rows dense. Only the CUDA backend moves anything: interpret() and the CPU
+  /// backends keep row-major buffers, which hold the same values. lower() checks that the
+  /// stage is in shared memory and its buffer a whole number of 8-row patterns (8 x bytes).
+  void swizzle(int bytes);
   /// Gives this stage two buffers (TVM's double_buffer): computed at a loop (compute_at),
   /// iteration v + 1's data is fetched into one buffer while iteration v reads the other, so
   /// on a GPU the loads of the next tile overlap the arithmetic on the current one and the

@@ -1,3 +1,4 @@
+#include "codegen_cuda_src/swizzle.h"
 #include "codegen_cuda_src/expr_printer.h"
 
 #include <fmt/format.h>
@@ -465,7 +466,8 @@ std::string ExprPrinter::load(const LoadNode* n) {
   std::string cond = n->predicate.defined() ? print(n->predicate) : "";
   // A predicated load reads only where its predicate holds: its index is guarded too.
   if (!cond.empty()) ++guarded_;
-  std::string access = fmt::format("{}[{}]", buffer_name(n->buffer), checked_index(n->buffer, n->indices[0]));
+  std::string access = fmt::format("{}[{}]", buffer_name(n->buffer),
+                                   swizzled_index(helpers_, n->buffer, checked_index(n->buffer, n->indices[0])));
   if (!cond.empty()) --guarded_;
   if (compute_type(t) != t) access = fmt::format("({}){}", compute_c_type(t), access);
   if (cond.empty()) return access;

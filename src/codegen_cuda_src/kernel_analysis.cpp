@@ -172,6 +172,11 @@ class Analyzer : public IRVisitor {
       const std::string what = fmt::format("tensor intrinsic '{}' takes its declaration's '{}'", name,
                                            k < in.inputs.size() ? in.inputs[k].name() : in.output.name());
       if (f == Fragment::Memory) {
+        if (b.swizzle_bytes() != 0)
+          throw Error(
+              fmt::format("CUDA: in kernel '{}', {} from '{}', which is swizzled ({} bytes, Stage::swizzle); "
+                          "this intrinsic reads rows of plain strides, so leave that buffer unswizzled",
+                          kernel_, what, b.name(), b.swizzle_bytes()));
         if (b.scope() == MemoryScope::Warp)
           throw Error(
               fmt::format("CUDA: in kernel '{}', {} from memory, but '{}' is a warp fragment (scope "
@@ -227,8 +232,9 @@ class Analyzer : public IRVisitor {
                               b.name(), kernel_));
     int64_t count = *elements;
     if (b.scope() == MemoryScope::Shared) {
-      // Every array starts at a multiple of kSharedAlignment (static ones are alignas'd).
-      const int64_t bytes = count * b.dtype().bytes();
+      // Every array starts at a multiple of its alignment (static ones are alignas'd).
+      const int64_t bytes = count * b.dtype().bytes(), align = shared_alignment(b);
+      result.shared_bytes = (result.shared_bytes + align - 1) / align * align;
       result.shared_bytes += (bytes + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
       shared_parts_.push_back(fmt::format("{}: {}", b.name(), bytes));
       if (result.shared_bytes > kMaxDynamicSharedBytes) {
@@ -239,7 +245,8 @@ class Analyzer : public IRVisitor {
                         "{} bytes (227 KiB, sm_90)",
                         kernel_, result.shared_bytes, parts, kMaxDynamicSharedBytes));
       }
-      result.dynamic_shared = result.shared_bytes > kMaxStaticSharedBytes;
+      swizzled_ |= b.swizzle_bytes() != 0;
+      result.dynamic_shared = result.shared_bytes > kMaxStaticSharedBytes || swizzled_;
     }
     may_exceed_int32 |= count > INT32_MAX;
     if (b.scope() == MemoryScope::Warp) warp_buffers_.emplace_back(b, count);
@@ -398,6 +405,7 @@ class Analyzer : public IRVisitor {
   std::set<std::string> allocated_names_;
   std::vector<std::pair<std::string, std::string>> enclosing_tags_;
   std::vector<std::string> shared_parts_, racy_stores_;
+  bool swizzled_ = false;               // a swizzled shared buffer: dynamic shared memory, 1024-byte aligned
   std::vector<std::string> divergent_;  // enclosing thread-dependent ifs and loops
   std::string grid_vars_[3], block_vars_[3];
   int thread_loops_ = 0;

@@ -27,6 +27,13 @@ constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 constexpr int64_t kMaxDynamicSharedBytes = 227 * 1024;
 // Each shared buffer of a kernel with dynamic shared memory starts at a multiple of this.
 constexpr int64_t kSharedAlignment = 16;
+// A swizzled shared buffer (Stage::swizzle) starts on a boundary of the widest swizzle
+// pattern (8 rows of 128 bytes), where Hopper's TMA and wgmma expect its patterns; a
+// kernel with one takes its shared memory dynamically, 1024-byte aligned.
+constexpr int64_t kSwizzledAlignment = 1024;
+inline int64_t shared_alignment(const Buffer& b) {
+  return b.swizzle_bytes() != 0 ? kSwizzledAlignment : kSharedAlignment;
+}
 
 // "blockIdx.x" -> {true, 0}; "threadIdx.z" -> {false, 2}. Throws te::Error for other tags.
 struct ThreadTag {

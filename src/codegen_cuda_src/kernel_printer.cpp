@@ -1,3 +1,4 @@
+#include "codegen_cuda_src/swizzle.h"
 #include "codegen_cuda_src/kernel_printer.h"
 
 #include <fmt/format.h>
@@ -33,7 +34,7 @@ std::string dynamic_shared_macro() {
       "#ifndef {0}\n"
       "#define {0}(name) extern __shared__ __align__({1}) unsigned char name[]\n"
       "#endif\n",
-      kDynamicSharedMacro, kSharedAlignment);
+      kDynamicSharedMacro, kSwizzledAlignment);
 }
 // Vectors of 16-bit elements (8 or 16 bytes) move as one access of this aligned array.
 const char* const kVectorTemplate =
@@ -253,7 +254,8 @@ class KernelPrinter {
     }
     std::string vector_type = vector_c_type(n->buffer.dtype(), lanes);
     const bool vectorizable = !n->atomic_add && !vector_type.empty() && !n->predicate.defined() &&
-                              dense(n->indices[0], lanes) && !printer_.index_is_checked(n->buffer, n->indices[0]);
+                              dense(n->indices[0], lanes) && !printer_.index_is_checked(n->buffer, n->indices[0]) &&
+                              vector_fits_swizzle(n->buffer, n->indices[0], lanes);
     if (!vectorizable) return emit_lane_loop(n, lanes);
     const std::string check = alignment_check(n, lanes);
     if (check.empty()) {  // a block of its own: its te_v* / te_vs names are local
@@ -306,7 +308,7 @@ class KernelPrinter {
       }
       void visit_load(const LoadNode* l) override {
         if (l->indices.size() == 1 && dense(l->indices[0], lanes) && !l->predicate.defined() &&
-            !vector_c_type(l->buffer.dtype(), lanes).empty())
+            !vector_c_type(l->buffer.dtype(), lanes).empty() && vector_fits_swizzle(l->buffer, l->indices[0], lanes))
           found.push_back(l);
         IRVisitor::visit_load(l);
       }
@@ -319,8 +321,10 @@ class KernelPrinter {
     return out;
   }
 
+  // The first element of a vector access (a swizzled buffer's whole chunk moves together).
   std::string address(const Buffer& b, const Expr& ramp_index) {
-    return fmt::format("({} + {})", printer_.name_of(b), printer_.print(ramp_index.as<RampNode>()->base));
+    return fmt::format("({} + {})", printer_.name_of(b),
+                       swizzled_index(helpers_, b, printer_.print(ramp_index.as<RampNode>()->base)));
   }
 
   // Vector accesses need addresses aligned to the vector's size. The kernel's own arrays
@@ -404,7 +408,7 @@ class KernelPrinter {
 
   std::string store_text(const StoreNode* n) {
     DataType t = n->buffer.dtype();
-    std::string index = printer_.checked_index(n->buffer, n->indices[0]);
+    std::string index = swizzled_index(helpers_, n->buffer, printer_.checked_index(n->buffer, n->indices[0]));
     std::string value = printer_.print_bare(n->value);
     if (printer_.compute_type(t) != t) value = fmt::format("({})({})", c_type(t), value);
     std::string target = fmt::format("{}[{}] = {};", scope_buffer(n->buffer), index, value);
@@ -441,8 +445,11 @@ class KernelPrinter {
         w_.line(fmt::format("alignas({}) {} {}[{}];  // this lane's part of a warp's {} elements", kArrayAlignment,
                             c_type(b.dtype()), name, *count / 32, *count));
       } else if (b.scope() == MemoryScope::Shared && analysis_.dynamic_shared) {
-        w_.line(fmt::format("{0}* const {1} = reinterpret_cast<{0}*>({2} + {3});  // {4} elements", c_type(b.dtype()),
-                            name, kDynamicSharedArray, dynamic_offset_, *count));
+        const int64_t align = shared_alignment(b);
+        dynamic_offset_ = (dynamic_offset_ + align - 1) / align * align;
+        w_.line(fmt::format("{0}* const {1} = reinterpret_cast<{0}*>({2} + {3});  // {4} elements{5}",
+                            c_type(b.dtype()), name, kDynamicSharedArray, dynamic_offset_, *count,
+                            b.swizzle_bytes() ? fmt::format(", swizzled by {} bytes", b.swizzle_bytes()) : ""));
         const int64_t bytes = *count * b.dtype().bytes();
         dynamic_offset_ += (bytes + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
       } else {

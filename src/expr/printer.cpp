@@ -22,6 +22,7 @@
 //                 launch_thread threadIdx.x (tx, 0, 64) {   a thread-bound loop: tag, var
 //   statements    C[i] = (A[i] + B[i]);  if (c) { ... } else if (d) { ... } else { ... }
 //                 allocate B[float32 * 16 * 16] in shared { ... }
+//                 (", swizzled 128 bytes" after the scope: Stage::swizzle)
 //                 assert(cond, "message");  (its body follows at the same indent)
 //                 barrier();  evaluate(x);
 //   functions     func name(A: float32[n], m: int32) { ... }
@@ -229,7 +230,9 @@ class Printer {
           os_ << " * ";
           print(d);
         }
-        os_ << "] in " << scope_name(n->buffer.scope()) << " {\n";
+        os_ << "] in " << scope_name(n->buffer.scope());
+        if (n->buffer.swizzle_bytes() != 0) os_ << ", swizzled " << n->buffer.swizzle_bytes() << " bytes";
+        os_ << " {\n";
         print_block(n->body);
         line_start();
         os_ << "}\n";

@@ -72,12 +72,29 @@ void check_double_buffer(const ScheduleNode& s, const StageNode& st) {
                   st.op->name, st.attach_ivar.name(), parent->op->name, sched::describe_attr(attr->second)));
 }
 
+// A swizzle lays out a CUDA shared-memory buffer: the stage must have one.
+void check_swizzle(const StageNode& st) {
+  if (st.swizzle_bytes == 0) return;
+  if (st.attach_type == AttachType::Inline)
+    throw Error(
+        fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no buffer, but swizzle lays "
+                    "one out; remove the swizzle or compute the stage at a loop",
+                    st.op->name));
+  if (st.scope != MemoryScope::Shared)
+    throw Error(
+        fmt::format("lower: stage '{}' is swizzled ({} bytes), but its buffer is in {} memory; a swizzle "
+                    "lays out CUDA shared memory (set_scope(\"shared\") or cache_read/cache_write with "
+                    "\"shared\")",
+                    st.op->name, st.swizzle_bytes, scope_name(st.scope)));
+}
+
 }  // namespace
 
 void check_schedule(const Schedule& s) {
   for (const auto& st : s.get()->stages) {
     check_inlined_unscheduled(*st);
     check_double_buffer(*s.get(), *st);
+    check_swizzle(*st);
   }
 }
 

@@ -204,7 +204,7 @@ Stmt inject_double_buffer(const Stmt& s, const LowerContext& ctx) {
       const Buffer& b = flat->second;
       auto& [loop_var, stages] = by_loop[st->attach_ivar.var().get()];
       loop_var = st->attach_ivar.var();
-      stages.push_back({st->op->name, b, Buffer(b.name() + ".db", b.dtype(), b.shape(), b.scope())});
+      stages.push_back({st->op->name, b, Buffer(b.name() + ".db", b.dtype(), b.shape(), b.scope(), b.swizzle_bytes())});
     }
   }
   Stmt body = s;

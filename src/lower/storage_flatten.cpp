@@ -41,6 +41,8 @@ class Flattener : public IRMutator {
   Flattener(const LowerContext& ctx, const Stmt& s)
       : ctx_(ctx), bounds_(loop_var_bounds(s, ctx.known)), constant_loops_(loop_var_bounds(s, {}, false)) {
     for (const auto& st : ctx.sched.get()->stages) {
+      if (st->swizzle_bytes != 0)
+        for (const Buffer& b : ctx.buffers_of(st->op.get())) swizzles_[b.get()] = st->swizzle_bytes;
       if (st->storage_align.empty()) continue;
       const std::vector<Buffer> buffers = ctx.buffers_of(st->op.get());
       for (size_t i = 0; i < buffers.size(); ++i) {
@@ -115,9 +117,23 @@ class Flattener : public IRMutator {
     Interval iv;
     if (!as_const_int(size) && only_constant_loops(size) && const_bounds(size, constant_loops_, &iv))
       size = make_const(size.dtype(), iv.max);
-    Buffer flat(b.name(), b.dtype(), {size}, b.scope());
+    const int swizzle = swizzles_.count(b.get()) ? swizzles_.at(b.get()) : 0;
+    if (swizzle != 0) check_swizzled_size(b, size, swizzle);
+    Buffer flat(b.name(), b.dtype(), {size}, b.scope(), swizzle);
     flat_[b.get()] = flat;
     return flat;
+  }
+
+  // A swizzle moves 16-byte chunks within each 8-row pattern (8 x swizzle bytes): the
+  // buffer must hold whole patterns, so every chunk has its place.
+  static void check_swizzled_size(const Buffer& b, const Expr& elements, int swizzle) {
+    const int64_t* n = as_const_int(elements);
+    const int64_t pattern = 8 * int64_t(swizzle);
+    if (n == nullptr || (*n * b.dtype().bytes()) % pattern != 0)
+      throw Error(
+          fmt::format("lower: buffer '{}' is swizzled ({} bytes) but holds {} elements of {} bytes: a swizzled "
+                      "buffer is a whole number of {}-byte patterns (8 rows of {} bytes)",
+                      b.name(), swizzle, to_string(elements), b.dtype().bytes(), pattern, swizzle));
   }
 
   Expr flat_index(const Buffer& b, const std::vector<Expr>& indices) {
@@ -180,6 +196,7 @@ class Flattener : public IRMutator {
   VarBounds bounds_;          // with the shape variables' assumed bounds: for indices
   VarBounds constant_loops_;  // loops of constant ranges only: for sizes
   std::map<const BufferNode*, Buffer> flat_;
+  std::map<const BufferNode*, int> swizzles_;  // Stage::swizzle of each stage's buffers
   std::set<const BufferNode*> checked_;
 };
 

@@ -1,0 +1,45 @@
+#include "codegen_cuda_src/swizzle.h"
+
+#include <fmt/format.h>
+
+#include "te/simplify.h"
+
+namespace te::cuda {
+
+namespace {
+
+int log2_of(int v) {
+  int l = 0;
+  while ((1 << l) < v) ++l;
+  return l;
+}
+
+}  // namespace
+
+std::string swizzled_index(HelperSet& helpers, const Buffer& b, const std::string& index) {
+  const int width = b.swizzle_bytes();
+  if (width == 0) return index;
+  const int element = b.dtype().bytes(), shift = log2_of(element);
+  const std::string name = fmt::format("te_swizzle_{}_{}", width, element);
+  // Byte bits [4, 4 + w) and [7, 7 + w) are element bits 4 - log2(S) and 7 - log2(S).
+  helpers.use_text(name,
+                   fmt::format("// Where a shared buffer swizzled by {0} bytes keeps element e ({1}-byte elements):\n"
+                               "// the 16-byte chunk bits of its byte offset XOR the bits of its row in the\n"
+                               "// 8-row pattern (Stage::swizzle; Hopper's TMA and wgmma layout).\n"
+                               "template <typename I>\n"
+                               "{2} I {3}(I e) {{\n"
+                               "  return e ^ (((e >> {4}) & {5}) << {6});\n"
+                               "}}\n",
+                               width, element, kDeviceFunction, name, 7 - shift, width / 16 - 1, 4 - shift));
+  return fmt::format("{}({})", name, index);
+}
+
+bool vector_fits_swizzle(const Buffer& b, const Expr& ramp_index, int lanes) {
+  if (b.swizzle_bytes() == 0) return true;
+  const auto* r = ramp_index.as<RampNode>();
+  if (r == nullptr || b.dtype().bytes() * lanes > 16) return false;
+  const Expr& base = r->base;
+  return can_prove(base % make_const(base.dtype(), lanes) == make_zero(base.dtype()));
+}
+
+}  // namespace te::cuda
