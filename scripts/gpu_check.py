@@ -383,7 +383,7 @@ def main():
     ap.add_argument("--budget-s", type=float, default=420, help="start no timing after this many seconds")
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--compile-only", action="store_true")
-    ap.add_argument("--arch", help="sm_XX (default: the GPU's)")
+    ap.add_argument("--arch", help="sm_XX (default: the GPU's; sm_90a on sm_90)")
     ap.add_argument("--check-references", action="store_true")
     a = ap.parse_args()
     if a.check_references:
@@ -398,7 +398,7 @@ def main():
         print(f"kit ok: {len(corpus)} corpus kernels, {len(bench)} bench kernels")
         return 0
     if a.compile_only:
-        compiler = Compiler([f for _, f in corpus_folders + bench_folders], a.arch or "sm_90")
+        compiler = Compiler([f for _, f in corpus_folders + bench_folders], a.arch or "sm_90a")
         failed = 0
         for name, folder in corpus_folders + bench_folders:
             ok, log, spills = compiler.result(folder)
@@ -413,7 +413,9 @@ def main():
         print("gpu_check: PyTorch sees no CUDA device", file=sys.stderr)
         return 1
     major, minor = torch.cuda.get_device_capability()
-    arch = a.arch or f"sm_{major}{minor}"
+    # sm_90a on Hopper: its arch-specific instructions (wgmma, setmaxnreg) are te's
+    # fast path there, and the cubin runs on that GPU only anyway.
+    arch = a.arch or (f"sm_{major}{minor}a" if (major, minor) == (9, 0) else f"sm_{major}{minor}")
     compiler = Compiler([f for _, f in corpus_folders + bench_folders], arch)
     driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                             capture_output=True, text=True).stdout.strip() or "unknown"

@@ -245,13 +245,17 @@ struct TE_API SelectNode : ExprNode {
 
 /// A memory scope for buffers and cache stages.
 enum class MemoryScope : uint8_t {
-  Global,  ///< ordinary (device) memory
-  Shared,  ///< shared by the threads of a GPU block
-  Local,   ///< private to a thread (registers)
-  Warp     ///< a GPU warp's fragment: its 32 lanes hold it together, as tensor intrinsics lay it out
+  Global,    ///< ordinary (device) memory
+  Shared,    ///< shared by the threads of a GPU block
+  Local,     ///< private to a thread (registers)
+  Warp,      ///< a GPU warp's fragment: its 32 lanes hold it together, as tensor intrinsics lay it out
+  Warpgroup  ///< a Hopper warpgroup's fragment (wgmma's accumulators): its 128 threads hold it together
 };
-TE_API const char* scope_name(MemoryScope s);          ///< "global", "shared", "local", "warp"
+TE_API const char* scope_name(MemoryScope s);          ///< "global", "shared", "local", "warp", "warpgroup"
 TE_API MemoryScope parse_scope(const std::string& s);  ///< throws te::Error on unknown names
+/// Local, warp and warpgroup memory: each thread of the loop IR has its own copy (on the
+/// GPU a warp's or a warpgroup's fragment is one such thread's).
+TE_API bool per_thread_scope(MemoryScope s);
 
 /// A named region of memory with an element type and a row-major shape.
 struct TE_API BufferNode {

@@ -209,7 +209,8 @@ class TE_API Stage {
   void compute_inline();
   /// Computes this stage in its own loop nest at the root of the function (the default).
   void compute_root();
-  /// The memory scope of this stage's buffer: "global", "shared", "local" or "warp".
+  /// The memory scope of this stage's buffer: "global", "shared", "local", "warp" or
+  /// "warpgroup" (tensor-core fragments, docs/tensor_cores.md).
   void set_scope(const std::string& scope);
   /// Pads the stride of dimension `axis` (T.axis(d) of its tensor T) of this stage's buffer to the
   /// smallest value at least its row-major stride that is `offset` modulo `factor`
@@ -284,8 +285,8 @@ class TE_API Schedule {
   /// The tensors the schedule was created for.
   const std::vector<Tensor>& outputs() const { return node_->outputs; }
 
-  /// A new stage that copies `t` into `scope` ("shared", "local", "global", or "warp": a
-  /// tensor-core fragment, docs/tensor_cores.md) and that the given readers read instead
+  /// A new stage that copies `t` into `scope` ("shared", "local", "global", or "warp" /
+  /// "warpgroup": a tensor-core fragment, docs/tensor_cores.md) and that the given readers read instead
   /// of t. Returns the copy ("A.shared"). `storage_order` (t's dimensions, outermost
   /// first; empty: t's own order) lays the copy out otherwise, as Halide's
   /// reorder_storage: {1, 2, 3, 0} packs OIHW weights as IHWO, the output channels

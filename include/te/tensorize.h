@@ -116,6 +116,29 @@ TE_API TensorIntrinsic cuda_load_matrix_b_16x8(DataType t);
 /// global or shared memory: each lane stores its two pairs (float2 where aligned).
 TE_API TensorIntrinsic cuda_store_16x8_f32();
 /// @}
+
+/// \name Hopper warpgroup MMA (sm_90a; docs/tensor_cores.md)
+/// A warpgroup's 128 threads (4 consecutive warps) run these together: the tensorized
+/// stage is computed outside every threadIdx.x loop, in a kernel whose threadIdx.x extent
+/// is 128 (each threadIdx.y/z one warpgroup). The accumulators are buffers in scope
+/// "warpgroup" (cache_write with "warpgroup"), each thread holding its part as the ISA's
+/// wgmma figures lay it out; the operands are K-major tiles of shared buffers swizzled by
+/// their rows' width (cache_read with "shared", then Stage::swizzle(row bytes): 32, 64 or
+/// 128). n: a multiple of 8 from 8 to 256 (te::Error otherwise).
+/// @{
+/// `C[i, j] += sum_k float(A[i, k]) * float(B[j, k])`, A: ab[64, 16], B: ab[n, 16] (K-major:
+/// row j of B is column j of the product, as a weight [out, in] or attention's keys are;
+/// a row-major K x N matrix is cache_read with storage order {1, 0}), C: float32[64, n],
+/// ab float16 or bfloat16: one `wgmma.mma_async.sync.aligned.m64nNk16.f32` on sm_90a
+/// (nvcc -arch=sm_90a), waited for at once; elsewhere each thread sums its accumulators
+/// from shared memory, k in order. Its init is cuda_wgmma_fill_f32(n).
+TE_API TensorIntrinsic cuda_wgmma_m64nNk16(DataType ab, int n);
+/// `C[i, j] = 0.0f` over a float32[64, n] warpgroup accumulator (wgmma's init).
+TE_API TensorIntrinsic cuda_wgmma_fill_f32(int n);
+/// `D[i, j] = F[i, j]`, F a float32[64, n] warpgroup accumulator, D rows of any stride in
+/// global or shared memory: each thread stores its pairs (float2 where aligned).
+TE_API TensorIntrinsic cuda_wgmma_store_f32(int n);
+/// @}
 }  // namespace intrinsics
 
 }  // namespace te

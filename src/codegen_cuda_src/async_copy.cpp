@@ -1,5 +1,7 @@
 #include "codegen_cuda_src/async_copy.h"
 
+#include "codegen_cuda_src/stmt_util.h"
+
 #include <fmt/format.h>
 
 #include <sstream>
@@ -42,6 +44,8 @@ const LoadNode* async_copy_source(const StoreNode* n, int lanes) {
   if (load == nullptr || load->predicate.defined() || n->predicate.defined()) return nullptr;
   if (n->buffer.scope() != MemoryScope::Shared || load->buffer.scope() != MemoryScope::Global) return nullptr;
   if (load->buffer.dtype() != n->buffer.dtype() || n->buffer.dtype().bytes() * lanes != 16) return nullptr;
+  // 16 consecutive bytes on both sides (a transposing copy reads a strided ramp).
+  if (!dense_ramp(load->indices[0], lanes) || !dense_ramp(n->indices[0], lanes)) return nullptr;
   return load;
 }
 

@@ -145,24 +145,39 @@ class Analyzer : public IRVisitor {
     enclosing_tags_.pop_back();
   }
 
-  // A warp's intrinsic: its operands (the body is only the declaration, for interpret()).
+  // The group a warp's or warpgroup's intrinsic runs in, in words.
+  static std::string group_text(int threads) {
+    return threads == 32 ? "a warp's 32 lanes" : "a warpgroup's 128 threads";
+  }
+
+  // A warp's or warpgroup's intrinsic: its operands (the body is only the declaration,
+  // for interpret()).
   void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) override {
     const CudaIntrinsic* spec = cuda_intrinsic(n);
     TE_ICHECK(spec != nullptr, "CUDA: an intrinsic check_tensor_intrinsics did not refuse");
     const std::string& name = n->intrinsic->name;
+    const std::string group = group_text(spec->threads);
     for (const auto& [tag, var] : enclosing_tags_)
       if (tag == "threadIdx.x")
-        throw Error(
-            fmt::format("CUDA: in kernel '{}', tensor intrinsic '{}' is inside threadIdx.x loop '{}': a "
-                        "warp's 32 lanes run it together (threadIdx.x is the lane), so compute its stage "
-                        "outside every threadIdx.x loop, under threadIdx.y/z loops that pick the warp",
-                        kernel_, name, var));
+        throw Error(fmt::format(
+            "CUDA: in kernel '{}', tensor intrinsic '{}' is inside threadIdx.x loop '{}': {} run it together "
+            "(threadIdx.x is the {}), so compute its stage outside every threadIdx.x loop, under threadIdx.y/z "
+            "loops that pick the {}",
+            kernel_, name, var, group, spec->threads == 32 ? "lane" : "thread's place in it",
+            spec->threads == 32 ? "warp" : "warpgroup"));
     if (!divergent_.empty())
       throw Error(
-          fmt::format("CUDA: in kernel '{}', tensor intrinsic '{}' is inside {} on threadIdx: a warp's "
-                      "32 lanes must all run it",
-                      kernel_, name, divergent_.back()));
-    if (warp_intrinsic_.empty()) warp_intrinsic_ = name;
+          fmt::format("CUDA: in kernel '{}', tensor intrinsic '{}' is inside {} on threadIdx: {} must all run it",
+                      kernel_, name, divergent_.back(), group));
+    if (warp_intrinsic_.empty()) {
+      warp_intrinsic_ = name;
+      group_threads_ = spec->threads;
+    } else if (group_threads_ != spec->threads) {
+      throw Error(fmt::format(
+          "CUDA: kernel '{}' runs tensor intrinsic '{}' ({}) and '{}' ({}): its threadIdx.x extent cannot be "
+          "both; split them into two kernels",
+          kernel_, warp_intrinsic_, group_text(group_threads_), name, group));
+    }
     const TensorIntrinsicNode& in = *n->intrinsic;
     for (size_t k = 0; k < spec->operands.size(); ++k) {
       const Buffer& b = n->buffers[k];
@@ -171,42 +186,67 @@ class Analyzer : public IRVisitor {
       for (const Expr& s : n->strides[k]) visit(s);
       const std::string what = fmt::format("tensor intrinsic '{}' takes its declaration's '{}'", name,
                                            k < in.inputs.size() ? in.inputs[k].name() : in.output.name());
+      if (f == Fragment::KMajorShared) {
+        check_k_major_tile(b, n->strides[k][0], what);
+        use_buffer(b, false);
+        continue;
+      }
       if (f == Fragment::Memory) {
         if (b.swizzle_bytes() != 0)
           throw Error(
               fmt::format("CUDA: in kernel '{}', {} from '{}', which is swizzled ({} bytes, Stage::swizzle); "
                           "this intrinsic reads rows of plain strides, so leave that buffer unswizzled",
                           kernel_, what, b.name(), b.swizzle_bytes()));
-        if (b.scope() == MemoryScope::Warp)
+        if (per_thread_scope(b.scope()) && b.scope() != MemoryScope::Local)
           throw Error(
-              fmt::format("CUDA: in kernel '{}', {} from memory, but '{}' is a warp fragment (scope "
-                          "\"warp\"); stage it through shared or global memory",
-                          kernel_, what, b.name()));
+              fmt::format("CUDA: in kernel '{}', {} from memory, but '{}' is a {} fragment (scope "
+                          "\"{}\"); stage it through shared or global memory",
+                          kernel_, what, b.name(), scope_name(b.scope()), scope_name(b.scope())));
         use_buffer(b, k + 1 == spec->operands.size());
         continue;
       }
-      if (b.scope() != MemoryScope::Warp)
+      const MemoryScope scope = fragment_scope(f);
+      if (b.scope() != scope)
         throw Error(
-            fmt::format("CUDA: in kernel '{}', {} as a warp fragment (\"{}\"), but '{}' is in {} memory; "
-                        "give it scope \"warp\" (cache_read / cache_write with \"warp\")",
-                        kernel_, what, fragment_name(f), b.name(), scope_name(b.scope())));
-      const FragmentShape fs = fragment_shape(f);
+            fmt::format("CUDA: in kernel '{}', {} as a {} fragment (\"{}\"), but '{}' is in {} memory; "
+                        "give it scope \"{}\" (cache_read / cache_write with \"{}\")",
+                        kernel_, what, scope_name(scope), fragment_name(f), b.name(), scope_name(b.scope()),
+                        scope_name(scope), scope_name(scope)));
+      const FragmentShape& fs = spec->shapes[k];
       const int64_t* row = as_const_int(n->strides[k][0]);
       if (row == nullptr || *row % fs.cols != 0)
-        throw Error(
-            fmt::format("CUDA: in kernel '{}', {} as a {} x {} fragment of '{}', whose rows are {} "
-                        "elements long: a warp buffer's rows must be a constant multiple of {}",
-                        kernel_, what, fs.rows, fs.cols, b.name(), to_string(n->strides[k][0]), fs.cols));
-      WarpLayout layout{f, *row, name};
+        throw Error(fmt::format(
+            "CUDA: in kernel '{}', {} as a {} x {} fragment of '{}', whose rows are {} "
+            "elements long: a {} buffer's rows must be a constant multiple of {}",
+            kernel_, what, fs.rows, fs.cols, b.name(), to_string(n->strides[k][0]), scope_name(scope), fs.cols));
+      WarpLayout layout{f, fs, *row, name};
       auto [it, inserted] = warp_layouts_.emplace(b.get(), layout);
-      if (!inserted && (it->second.kind != f || it->second.row != *row))
+      if (!inserted && (it->second.kind != f || it->second.row != *row || it->second.shape.cols != fs.cols))
         throw Error(
-            fmt::format("CUDA: in kernel '{}', warp buffer '{}' is a \"{}\" fragment with rows of {} for "
-                        "'{}' but a \"{}\" fragment with rows of {} for '{}'; lanes hold the two "
+            fmt::format("CUDA: in kernel '{}', {} buffer '{}' is a \"{}\" {} x {} fragment with rows of {} for "
+                        "'{}' but a \"{}\" {} x {} fragment with rows of {} for '{}'; threads hold the two "
                         "differently",
-                        kernel_, b.name(), fragment_name(it->second.kind), it->second.row, it->second.intrinsic,
-                        fragment_name(f), *row, name));
+                        kernel_, scope_name(scope), b.name(), fragment_name(it->second.kind), it->second.shape.rows,
+                        it->second.shape.cols, it->second.row, it->second.intrinsic, fragment_name(f), fs.rows, fs.cols,
+                        *row, name));
     }
+  }
+
+  // wgmma's operand: a K-major tile of a shared buffer swizzled by w bytes, whose rows
+  // (the tile's stride) are exactly w bytes, so one matrix descriptor describes it.
+  void check_k_major_tile(const Buffer& b, const Expr& stride, const std::string& what) const {
+    if (b.scope() != MemoryScope::Shared || b.swizzle_bytes() == 0)
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', {} from '{}', a {}{} buffer; wgmma reads K-major tiles of swizzled "
+                      "shared buffers (cache_read with \"shared\", then Stage::swizzle of its row bytes)",
+                      kernel_, what, b.name(), b.swizzle_bytes() ? "swizzled " : "", scope_name(b.scope())));
+    const int64_t* row = as_const_int(stride);
+    if (row == nullptr || *row * b.dtype().bytes() != b.swizzle_bytes())
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', {} from '{}', whose rows are {} elements of {} bytes, but it is "
+                      "swizzled by {} bytes: wgmma's tiles need rows of exactly the swizzle's width ({} elements)",
+                      kernel_, what, b.name(), to_string(stride), b.dtype().bytes(), b.swizzle_bytes(),
+                      b.swizzle_bytes() / b.dtype().bytes()));
   }
 
   void visit_allocate(const AllocateNode* n) override {
@@ -249,7 +289,7 @@ class Analyzer : public IRVisitor {
       result.dynamic_shared = result.shared_bytes > kMaxStaticSharedBytes || swizzled_;
     }
     may_exceed_int32 |= count > INT32_MAX;
-    if (b.scope() == MemoryScope::Warp) warp_buffers_.emplace_back(b, count);
+    if (b.scope() == MemoryScope::Warp || b.scope() == MemoryScope::Warpgroup) warp_buffers_.emplace_back(b, count);
     allocated_.insert(b.get());
     allocated_names_.insert(b.name());
     visit(n->body);
@@ -275,46 +315,48 @@ class Analyzer : public IRVisitor {
  private:
   struct WarpLayout {
     Fragment kind;
+    FragmentShape shape;
     int64_t row;
     std::string intrinsic;
   };
 
   void refuse_element_access(const Buffer& b, const char* how) const {
-    if (b.scope() == MemoryScope::Warp)
+    if (b.scope() == MemoryScope::Warp || b.scope() == MemoryScope::Warpgroup)
       throw Error(
-          fmt::format("CUDA: kernel '{}' {} warp buffer '{}' element by element; its lanes hold it as "
+          fmt::format("CUDA: kernel '{}' {} {} buffer '{}' element by element; its threads hold it as "
                       "the tensor-core intrinsics lay it out, so only they may access it (tensorize the "
                       "stages that read and write it)",
-                      kernel_, how, b.name()));
+                      kernel_, how, scope_name(b.scope()), b.name()));
   }
 
-  // Warp fragments need a warp per threadIdx.y/z (threadIdx.x of 32: a kernel that binds
-  // no threadIdx.x loop gets it, its lanes) and buffers of whole fragments.
+  // Warp (warpgroup) fragments need a warp (warpgroup) per threadIdx.y/z: threadIdx.x of
+  // 32 (128); a kernel that binds no threadIdx.x loop gets it. Buffers of whole fragments.
   void check_warp_buffers() {
     if (!warp_intrinsic_.empty()) {
-      if (!result.block[0].defined()) result.block[0] = make_const(Int(32), 32);
+      if (!result.block[0].defined()) result.block[0] = make_const(Int(32), group_threads_);
       const int64_t* x = as_const_int(result.block[0]);
-      if (x == nullptr || *x != 32)
-        throw Error(
-            fmt::format("CUDA: kernel '{}' runs tensor intrinsic '{}', which a warp's 32 lanes run "
-                        "together, but its threadIdx.x extent is {}; bind loops of exactly 32 to "
-                        "threadIdx.x (e.g. the shared-memory copies' innermost ones), or none (the kernel "
-                        "then has 32 lanes), so that each threadIdx.y/z is one warp",
-                        kernel_, warp_intrinsic_, to_string(result.block[0])));
+      if (x == nullptr || *x != group_threads_)
+        throw Error(fmt::format(
+            "CUDA: kernel '{}' runs tensor intrinsic '{}', which {} run together, but its threadIdx.x extent is "
+            "{}; bind loops of exactly {} to threadIdx.x (e.g. the shared-memory copies' innermost ones), or "
+            "none (the kernel then has {} threads along x), so that each threadIdx.y/z is one {}",
+            kernel_, warp_intrinsic_, group_text(group_threads_), to_string(result.block[0]), group_threads_,
+            group_threads_, group_threads_ == 32 ? "warp" : "warpgroup"));
     }
     for (const auto& [b, count] : warp_buffers_) {
       auto it = warp_layouts_.find(b.get());
       if (it == warp_layouts_.end()) continue;  // never accessed
-      const FragmentShape fs = fragment_shape(it->second.kind);
+      const FragmentShape& fs = it->second.shape;
       if (count % (fs.rows * it->second.row) != 0)
         throw Error(
-            fmt::format("CUDA: in kernel '{}', warp buffer '{}' has {} elements, not a whole number of "
+            fmt::format("CUDA: in kernel '{}', {} buffer '{}' has {} elements, not a whole number of "
                         "rows of {} x {} fragments ({} rows of {}); shape it as whole fragments",
-                        kernel_, b.name(), count, fs.rows, fs.cols, fs.rows, it->second.row));
+                        kernel_, scope_name(b.scope()), b.name(), count, fs.rows, fs.cols, fs.rows, it->second.row));
     }
   }
 
   std::string warp_intrinsic_;
+  int group_threads_ = 32;  // the threads its intrinsics run in: a warp's 32, a warpgroup's 128
   std::map<const BufferNode*, WarpLayout> warp_layouts_;
   std::vector<std::pair<Buffer, int64_t>> warp_buffers_;
   DataVars data_vars_;  // let-bound to values read from memory

@@ -253,9 +253,9 @@ class KernelPrinter {
       return;
     }
     std::string vector_type = vector_c_type(n->buffer.dtype(), lanes);
-    const bool vectorizable = !n->atomic_add && !vector_type.empty() && !n->predicate.defined() &&
-                              dense(n->indices[0], lanes) && !printer_.index_is_checked(n->buffer, n->indices[0]) &&
-                              vector_fits_swizzle(n->buffer, n->indices[0], lanes);
+    const bool vectorizable =
+        !n->atomic_add && !vector_type.empty() && !n->predicate.defined() && dense_ramp(n->indices[0], lanes) &&
+        !printer_.index_is_checked(n->buffer, n->indices[0]) && vector_fits_swizzle(n->buffer, n->indices[0], lanes);
     if (!vectorizable) return emit_lane_loop(n, lanes);
     const std::string check = alignment_check(n, lanes);
     if (check.empty()) {  // a block of its own: its te_v* / te_vs names are local
@@ -285,12 +285,6 @@ class KernelPrinter {
     return "";
   }
 
-  // A ramp over consecutive elements: what one vector load or store can move.
-  static bool dense(const Expr& index, int lanes) {
-    const auto* r = index.as<RampNode>();
-    return r && r->lanes == lanes && is_one(r->stride);
-  }
-
   // The loads of value that can be read as one vector each (dense, unpredicated, of a
   // vectorizable type, not bounds-checked), and always read: a load only if_then_else's
   // taken side or the right operand of && / || reads is left where it is.
@@ -307,7 +301,7 @@ class KernelPrinter {
         IRVisitor::visit_binary(b);
       }
       void visit_load(const LoadNode* l) override {
-        if (l->indices.size() == 1 && dense(l->indices[0], lanes) && !l->predicate.defined() &&
+        if (l->indices.size() == 1 && dense_ramp(l->indices[0], lanes) && !l->predicate.defined() &&
             !vector_c_type(l->buffer.dtype(), lanes).empty() && vector_fits_swizzle(l->buffer, l->indices[0], lanes))
           found.push_back(l);
         IRVisitor::visit_load(l);
@@ -444,6 +438,9 @@ class KernelPrinter {
       if (b.scope() == MemoryScope::Warp) {  // the analysis checked: a whole number of fragments
         w_.line(fmt::format("alignas({}) {} {}[{}];  // this lane's part of a warp's {} elements", kArrayAlignment,
                             c_type(b.dtype()), name, *count / 32, *count));
+      } else if (b.scope() == MemoryScope::Warpgroup) {
+        w_.line(fmt::format("alignas({}) {} {}[{}];  // this thread's part of a warpgroup's {} elements",
+                            kArrayAlignment, c_type(b.dtype()), name, *count / 128, *count));
       } else if (b.scope() == MemoryScope::Shared && analysis_.dynamic_shared) {
         const int64_t align = shared_alignment(b);
         dynamic_offset_ = (dynamic_offset_ + align - 1) / align * align;

@@ -70,4 +70,9 @@ bool uses_bfloat16(const LoweredFunc& f) {
   return uses_type(f, [](DataType t) { return t.is_bfloat(); });
 }
 
+bool dense_ramp(const Expr& index, int lanes) {
+  const auto* r = index.as<RampNode>();
+  return r && r->lanes == lanes && is_one(r->stride);
+}
+
 }  // namespace te::cuda

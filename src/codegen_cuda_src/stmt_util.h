@@ -11,5 +11,7 @@ bool uses_buffer(const Stmt& s, const Buffer& b);
 bool uses_float16(const LoweredFunc& f);
 // The same for bfloat16.
 bool uses_bfloat16(const LoweredFunc& f);
+// True if index is a ramp over `lanes` consecutive elements: what one vector access moves.
+bool dense_ramp(const Expr& index, int lanes);
 
 }  // namespace te::cuda

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 
 #include "codegen_cuda_src/tensor_core_helpers.h"
+#include "codegen_cuda_src/wgmma_helpers.h"
 #include "te/error.h"
 #include "te/simplify.h"
 #include "te/tensorize.h"
@@ -30,23 +32,39 @@ std::string implementation_list(const TensorIntrinsicNode& in) {
 // The implementations te has, by name (the names intrinsics::cuda_* give for "cuda").
 struct Entry {
   CudaIntrinsic spec;
-  TensorCoreHelper helper;
-  DataType type;  // the 16-bit input type, where the helper has one
+  TensorCoreHelper helper = TensorCoreHelper::Mma;  // a warp's intrinsic
+  std::optional<WgmmaHelper> wgmma;                 // a warpgroup's, instead
+  DataType type;                                    // the 16-bit input type, where the helper has one
+  int n = 0;                                        // wgmma: the tile's columns
 };
 
 const std::map<std::string, Entry>& table() {
   using F = Fragment;
   using H = TensorCoreHelper;
-  static const std::map<std::string, Entry> t = {
-      {"cuda_mma_m16n8k16_f16f32", {{{F::A, F::B, F::C}}, H::Mma, Float(16)}},
-      {"cuda_mma_m16n8k16_bf16f32", {{{F::A, F::B, F::C}}, H::Mma, BFloat(16)}},
-      {"cuda_fill_16x8_f32", {{{F::C}}, H::FillC, Float(32)}},
-      {"cuda_load_matrix_a_16x16_f16", {{{F::Memory, F::A}}, H::LoadA, Float(16)}},
-      {"cuda_load_matrix_a_16x16_bf16", {{{F::Memory, F::A}}, H::LoadA, BFloat(16)}},
-      {"cuda_load_matrix_b_16x8_f16", {{{F::Memory, F::B}}, H::LoadB, Float(16)}},
-      {"cuda_load_matrix_b_16x8_bf16", {{{F::Memory, F::B}}, H::LoadB, BFloat(16)}},
-      {"cuda_store_16x8_f32", {{{F::C, F::Memory}}, H::StoreC, Float(32)}},
-  };
+  static const std::map<std::string, Entry> t = [] {
+    const FragmentShape a{16, 16, 8}, b{16, 8, 4}, c{16, 8, 4}, memory{};
+    std::map<std::string, Entry> m = {
+        {"cuda_mma_m16n8k16_f16f32", {{{F::A, F::B, F::C}, {a, b, c}}, H::Mma, {}, Float(16)}},
+        {"cuda_mma_m16n8k16_bf16f32", {{{F::A, F::B, F::C}, {a, b, c}}, H::Mma, {}, BFloat(16)}},
+        {"cuda_fill_16x8_f32", {{{F::C}, {c}}, H::FillC, {}, Float(32)}},
+        {"cuda_load_matrix_a_16x16_f16", {{{F::Memory, F::A}, {memory, a}}, H::LoadA, {}, Float(16)}},
+        {"cuda_load_matrix_a_16x16_bf16", {{{F::Memory, F::A}, {memory, a}}, H::LoadA, {}, BFloat(16)}},
+        {"cuda_load_matrix_b_16x8_f16", {{{F::Memory, F::B}, {memory, b}}, H::LoadB, {}, Float(16)}},
+        {"cuda_load_matrix_b_16x8_bf16", {{{F::Memory, F::B}, {memory, b}}, H::LoadB, {}, BFloat(16)}},
+        {"cuda_store_16x8_f32", {{{F::C, F::Memory}, {c, memory}}, H::StoreC, {}, Float(32)}},
+    };
+    for (int n = 8; n <= 256; n += 8) {
+      const FragmentShape d{64, n, n / 2};
+      for (DataType ab : {Float(16), BFloat(16)})
+        m[fmt::format("cuda_wgmma_m64n{}k16_{}f32", n, ab == Float(16) ? "f16" : "bf16")] = {
+            {{F::KMajorShared, F::KMajorShared, F::WgmmaD}, {memory, memory, d}, 128}, H::Mma, WgmmaHelper::Mma, ab, n};
+      m[fmt::format("cuda_wgmma_fill_64x{}_f32", n)] = {
+          {{F::WgmmaD}, {d}, 128}, H::Mma, WgmmaHelper::Fill, Float(32), n};
+      m[fmt::format("cuda_wgmma_store_64x{}_f32", n)] = {
+          {{F::WgmmaD, F::Memory}, {d, memory}, 128}, H::Mma, WgmmaHelper::Store, Float(32), n};
+    }
+    return m;
+  }();
   return t;
 }
 
@@ -62,24 +80,28 @@ const Entry* entry(const TensorIntrinsicCallNode* n) {
 
 }  // namespace
 
-FragmentShape fragment_shape(Fragment f) {
-  switch (f) {
-    case Fragment::A: return {16, 16, 8};
-    case Fragment::B: return {16, 8, 4};
-    case Fragment::C: return {16, 8, 4};
-    case Fragment::Memory: break;
-  }
-  return {};
-}
-
 const char* fragment_name(Fragment f) {
   switch (f) {
     case Fragment::A: return "a";
     case Fragment::B: return "b";
     case Fragment::C: return "c";
+    case Fragment::WgmmaD: return "wgmma accumulator";
+    case Fragment::KMajorShared: return "K-major swizzled shared tile";
     case Fragment::Memory: break;
   }
   return "memory";
+}
+
+MemoryScope fragment_scope(Fragment f) {
+  switch (f) {
+    case Fragment::A:
+    case Fragment::B:
+    case Fragment::C: return MemoryScope::Warp;
+    case Fragment::WgmmaD: return MemoryScope::Warpgroup;
+    case Fragment::KMajorShared:
+    case Fragment::Memory: break;
+  }
+  return MemoryScope::Global;
 }
 
 const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n) {
@@ -108,11 +130,10 @@ void check_tensor_intrinsics(const LoweredFunc& f) {
 
 namespace {
 
-// The first slot of a lane's part of the kind-f fragment at element `offset` of a warp
-// buffer with rows of `row` elements: the lane's array holds the buffer's fragments in
-// row-major order of fragments, per_lane elements each.
-Expr fragment_slot(Fragment f, const Expr& offset, int64_t row) {
-  const FragmentShape s = fragment_shape(f);
+// The first slot of a thread's part of the fragment of shape s at element `offset` of a
+// warp or warpgroup buffer with rows of `row` elements: the thread's array holds the
+// buffer's fragments in row-major order of fragments, per_lane elements each.
+Expr fragment_slot(const FragmentShape& s, const Expr& offset, int64_t row) {
   const DataType t = offset.dtype();
   auto c = [&](int64_t v) { return make_const(t, v); };
   Expr r = offset / c(row), col = offset % c(row);
@@ -127,11 +148,16 @@ std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n
                                                 HelperSet& helpers) {
   const Entry* e = entry(n);
   TE_ICHECK(e != nullptr, "CUDA: an intrinsic check_tensor_intrinsics did not refuse");
-  std::vector<std::string> lines, args;
+  std::vector<std::string> lines, args, swizzles;
   for (size_t k = 0; k < e->spec.operands.size(); ++k) {
     const Fragment f = e->spec.operands[k];
     const Buffer& b = n->buffers[k];
     const Expr& offset = n->offsets[k];
+    if (f == Fragment::KMajorShared) {  // the analysis checked its rows are the swizzle's width
+      args.push_back(fmt::format("{} + {}", buffer(b), print(offset)));
+      swizzles.push_back(std::to_string(b.swizzle_bytes()));
+      continue;
+    }
     if (f == Fragment::Memory) {
       args.push_back(fmt::format("{} + {}", buffer(b), print(offset)));
       args.push_back(fmt::format("(long long){}", print(n->strides[k][0])));
@@ -139,14 +165,21 @@ std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n
     }
     // The analysis checked the row length is a constant multiple of the fragment's.
     const int64_t row = *as_const_int(n->strides[k][0]);
-    const FragmentShape s = fragment_shape(f);
+    const FragmentShape& s = e->spec.shapes[k];
     const DataType t = offset.dtype();
     Expr aligned = (offset % make_const(t, row)) % make_const(t, s.cols) == make_zero(t) &&
                    (offset / make_const(t, row)) % make_const(t, s.rows) == make_zero(t);
     if (!can_prove(aligned))
       lines.push_back(fmt::format("if (!({})) __trap();  // a fragment of '{}' off its {} x {} tiles", print(aligned),
                                   b.name(), s.rows, s.cols));
-    args.push_back(fmt::format("{} + {}", buffer(b), print(fragment_slot(f, offset, row))));
+    args.push_back(fmt::format("{} + {}", buffer(b), print(fragment_slot(s, offset, row))));
+  }
+  if (e->wgmma) {
+    for (const std::string& w : swizzles) args.push_back(w);
+    std::string call = use_wgmma_helper(helpers, *e->wgmma, e->type, e->n) + "(";
+    for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
+    lines.push_back(call + ");");
+    return lines;
   }
   TensorCoreHelper h = e->helper;
   // ldmatrix reads shared memory only; its rows must start at 16-byte boundaries, which

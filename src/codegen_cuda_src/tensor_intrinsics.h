@@ -11,21 +11,28 @@
 
 namespace te::cuda {
 
-// What an intrinsic's operand is: a region of memory (a pointer and a row stride), or a
-// warp fragment (a "warp" buffer that each lane holds part of, in the layout named).
-enum class Fragment : uint8_t { Memory, A, B, C };
+// What an intrinsic's operand is: a region of memory (a pointer and a row stride), a
+// warp fragment (a "warp" buffer that each lane holds part of, in the layout named), a
+// warpgroup's wgmma accumulator ("warpgroup"), or a K-major tile of a swizzled shared
+// buffer (wgmma's operands: rows of exactly the swizzle's width).
+enum class Fragment : uint8_t { Memory, A, B, C, WgmmaD, KMajorShared };
 
-// A fragment's tile and the elements each of the 32 lanes holds.
+// A fragment's tile and the elements each thread of its group (a warp: 32; a warpgroup:
+// 128) holds.
 struct FragmentShape {
   int rows = 0, cols = 0, per_lane = 0;
 };
-FragmentShape fragment_shape(Fragment f);
-const char* fragment_name(Fragment f);  // "a", "b", "c" (or "memory")
+const char* fragment_name(Fragment f);  // "a", "b", "c", "wgmma accumulator" (or "memory")
+// The memory scope a fragment kind lives in (Warp or Warpgroup; Global for memory kinds).
+MemoryScope fragment_scope(Fragment f);
 
-// A CUDA implementation: its operands' kinds (the declaration's inputs, then its output).
-// Every one te has runs in a whole warp.
+// A CUDA implementation: its operands' kinds (the declaration's inputs, then its output)
+// with the tile of each fragment, and how many threads run it together (a warp's 32 or a
+// warpgroup's 128).
 struct CudaIntrinsic {
   std::vector<Fragment> operands;
+  std::vector<FragmentShape> shapes;  // per operand; rows == 0 for memory
+  int threads = 32;
 };
 
 // The implementation n's intrinsic names for target "cuda", or nullptr when te has none

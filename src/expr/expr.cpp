@@ -205,8 +205,13 @@ const char* scope_name(MemoryScope s) {
     case MemoryScope::Shared: return "shared";
     case MemoryScope::Local: return "local";
     case MemoryScope::Warp: return "warp";
+    case MemoryScope::Warpgroup: return "warpgroup";
   }
   return "?";
+}
+
+bool per_thread_scope(MemoryScope s) {
+  return s == MemoryScope::Local || s == MemoryScope::Warp || s == MemoryScope::Warpgroup;
 }
 
 MemoryScope parse_scope(const std::string& s) {
@@ -214,7 +219,9 @@ MemoryScope parse_scope(const std::string& s) {
   if (s == "shared") return MemoryScope::Shared;
   if (s == "local") return MemoryScope::Local;
   if (s == "warp") return MemoryScope::Warp;
-  throw Error(fmt::format("unknown memory scope '{}' (expected \"global\", \"shared\", \"local\" or \"warp\")", s));
+  if (s == "warpgroup") return MemoryScope::Warpgroup;
+  throw Error(fmt::format(
+      "unknown memory scope '{}' (expected \"global\", \"shared\", \"local\", \"warp\" or \"warpgroup\")", s));
 }
 
 // ---- Expr basics ----

@@ -186,7 +186,7 @@ void Interpreter::lockstep_allocate(const CStmt* s, ThreadGroup& g, const std::v
   std::vector<std::unique_ptr<BufferStorage>> storage;
   auto frame = [&](int t) -> Frame& { return g.threads[static_cast<size_t>(t)]; };
   const size_t slot = static_cast<size_t>(s->slot);
-  if (s->buffer->scope == MemoryScope::Local || s->buffer->scope == MemoryScope::Warp) {
+  if (per_thread_scope(s->buffer->scope)) {
     // Registers / local memory, and warp fragments (whose thread here is a warp): one copy
     // per thread.
     for (int t : active) {

@@ -131,7 +131,7 @@ Stmt place(const Stmt& s, const Buffer& b, const std::set<const VarNode*>& vthre
   p.visit(s);
   TE_ICHECK(p.found && !p.lca.empty(), "allocate: buffer without accesses");
   size_t target = p.lca.size() - 1;
-  if (b.scope() != MemoryScope::Local && b.scope() != MemoryScope::Warp)
+  if (!per_thread_scope(b.scope()))
     for (size_t i = 0; i < p.lca.size(); ++i)
       if (const auto* f = p.lca[i].as<ForNode>(); f && shares_across(b.scope(), f, vthreads)) {
         target = i;

@@ -150,7 +150,7 @@ class NestBuilder {
     const std::string what = fmt::format("stage '{}' reduces across threads (axis '{}' is bound to {})", name,
                                          bound->iv.name(), bound->thread_tag);
     const Buffer& buf = ctx_.buffer_of(st_.op.get());
-    if (buf.scope() == MemoryScope::Local || buf.scope() == MemoryScope::Warp)
+    if (per_thread_scope(buf.scope()))
       throw Error(
           fmt::format("lower: {}, so its result must be in shared or global memory where the threads "
                       "that need it see it, but it is computed inside a thread loop of its consumer "

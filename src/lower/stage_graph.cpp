@@ -64,7 +64,8 @@ int scope_rank(MemoryScope scope) {
     case MemoryScope::Global: return 0;
     case MemoryScope::Shared: return 1;
     case MemoryScope::Local: return 2;
-    case MemoryScope::Warp: return 2;  // one copy per thread of the loop IR (a warp on the GPU)
+    case MemoryScope::Warp:                 // one copy per thread of the loop IR (a warp on the GPU)
+    case MemoryScope::Warpgroup: return 2;  // (a warpgroup)
   }
   return 0;
 }

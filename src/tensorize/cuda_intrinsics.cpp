@@ -69,4 +69,42 @@ TensorIntrinsic cuda_store_16x8_f32() {
   return intrin;
 }
 
+namespace {
+
+// n checked: wgmma's N is a multiple of 8 from 8 to 256.
+int wgmma_n(int n, const char* who) {
+  if (n < 8 || n > 256 || n % 8 != 0)
+    throw Error(
+        fmt::format("intrinsics::{}: n is {}; wgmma's tiles are 64 x n with n a multiple of 8 from 8 to 256", who, n));
+  return n;
+}
+
+}  // namespace
+
+TensorIntrinsic cuda_wgmma_fill_f32(int n) {
+  wgmma_n(n, "cuda_wgmma_fill_f32");
+  Tensor c = compute(
+      {64, n}, [](Expr, Expr) { return Expr(0.0f); }, "C");
+  return declare(fmt::format("cuda_wgmma_fill_64x{}_f32", n), c, {c});
+}
+
+TensorIntrinsic cuda_wgmma_m64nNk16(DataType ab, int n) {
+  const std::string type = suffix(ab, "cuda_wgmma_m64nNk16");
+  wgmma_n(n, "cuda_wgmma_m64nNk16");
+  Tensor a = placeholder({64, 16}, ab, "A");
+  Tensor b = placeholder({n, 16}, ab, "B");
+  IterVar k = reduce_axis({0, 16}, "k");
+  Tensor c = compute(
+      {64, n}, [&](Expr i, Expr j) { return sum(cast(Float(32), a(i, k)) * cast(Float(32), b(j, k)), {k}); }, "C");
+  return declare(fmt::format("cuda_wgmma_m64n{}k16_{}f32", n, type), c, {a, b, c}).with_init(cuda_wgmma_fill_f32(n));
+}
+
+TensorIntrinsic cuda_wgmma_store_f32(int n) {
+  wgmma_n(n, "cuda_wgmma_store_f32");
+  Tensor f = placeholder({64, n}, Float(32), "F");
+  Tensor d = compute(
+      {64, n}, [&](Expr i, Expr j) { return f(i, j); }, "D");
+  return declare(fmt::format("cuda_wgmma_store_64x{}_f32", n), d, {f, d});
+}
+
 }  // namespace te::intrinsics

@@ -9,6 +9,7 @@
 #include <te/ops/bev_pool_cuda.h>
 #include <te/ops/grid_sample.h>
 #include <te/ops/grid_sample_cuda.h>
+#include <te/ops/matmul_wgmma_cuda.h>
 #include <te/ops/normalization_backward.h>
 #include <te/auto_schedule.h>
 #include <te/autodiff.h>
@@ -218,13 +219,9 @@ json write_bev_pool_corpus(const fs::path& dir, bool backward, std::mt19937& rng
   return write_with_args(f, CudaOptions{}, std::move(args), chosen, dir);
 }
 
-// The tensor-core GEMM (fp16 and bf16) at small shapes, on small integers: every sum is
-// exact, so the GPU's tensor cores must give interpret()'s results bit for bit.
-json write_tensor_core_corpus(const fs::path& root, DataType t, const std::string& name, std::mt19937& rng) {
-  ops::MatmulTensorCoreOptions o;
-  o.block_m = o.block_n = 64;
-  const int M = 128, N = 192, K = 96;
-  LoweredFunc f = cuda_test::matmul_tensorcore_func(M, N, K, t, o, name);
+// A 16-bit GEMM kernel f (M x N x K) on small integers: every sum is exact, so the GPU's
+// tensor cores must give interpret()'s results bit for bit.
+json write_gemm_corpus(const fs::path& dir, const LoweredFunc& f, int M, int N, int K, DataType t, std::mt19937& rng) {
   std::uniform_int_distribution<int> small(-4, 4);
   auto integers = [&](int64_t rows, int64_t cols) {
     NDArray a = NDArray::empty({rows, cols}, t);
@@ -233,7 +230,33 @@ json write_tensor_core_corpus(const fs::path& root, DataType t, const std::strin
   };
   std::vector<Argument> args = {integers(M, K), integers(K, N), NDArray::empty({M, N}, Float(32))};
   std::map<const VarNode*, int64_t> chosen;
-  return write_with_args(f, CudaOptions{}, std::move(args), chosen, root / name);
+  return write_with_args(f, CudaOptions{}, std::move(args), chosen, dir);
+}
+
+// The tensor-core GEMM (mma.sync, fp16 and bf16) at small shapes.
+json write_tensor_core_corpus(const fs::path& root, DataType t, const std::string& name, std::mt19937& rng) {
+  ops::MatmulTensorCoreOptions o;
+  o.block_m = o.block_n = 64;
+  const int M = 128, N = 192, K = 96;
+  return write_gemm_corpus(root / name, cuda_test::matmul_tensorcore_func(M, N, K, t, o, name), M, N, K, t, rng);
+}
+
+// The warpgroup-MMA GEMM (schedule_matmul_wgmma_cuda) of 16-bit matrices.
+LoweredFunc matmul_wgmma_func(int M, int N, int K, DataType t, const ops::MatmulWgmmaOptions& o,
+                              const std::string& name) {
+  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
+  Tensor C = ops::matmul(A, B, "C");
+  Schedule s = create_schedule({C});
+  ops::schedule_matmul_wgmma_cuda(s, C, o);
+  return lower(s, {A, B, C}, name);
+}
+
+// The same at small shapes (the kit builds with -arch=sm_90a on sm_90: wgmma's path).
+json write_wgmma_corpus(const fs::path& root, DataType t, const std::string& name, std::mt19937& rng) {
+  ops::MatmulWgmmaOptions o;
+  o.block_n = 64;
+  const int M = 256, N = 192, K = 192;
+  return write_gemm_corpus(root / name, matmul_wgmma_func(M, N, K, t, o, name), M, N, K, t, rng);
 }
 
 // te::ops::attention on tensor cores (schedule_attention_cuda), (batch, heads, seq, dim)
@@ -492,6 +515,23 @@ std::vector<BenchCase> bench_cases() {
   h.name = "hgemm_4096_sync";  // the same without cp.async: what the asynchronous copies gain
   h.options.async_copies = false;
   v.push_back(h);
+  // Warpgroup MMA (sm_90a): bf16 and fp16 in, fp32 accumulated and out, against
+  // torch.matmul (cuBLAS) in the same input type.
+  for (int64_t size : {int64_t{4096}, int64_t{8192}})
+    for (DataType t : {BFloat(16), Float(16)}) {
+      if (size == 8192 && t == Float(16)) continue;
+      const std::string type = t == Float(16) ? "float16" : "bfloat16";
+      v.push_back({fmt::format("{}gemm_wgmma_{}", t == Float(16) ? "h" : "b", size),
+                   matmul_wgmma_func(int(size), int(size), int(size), t, {}, "gemm_wgmma"),
+                   "matmul",
+                   {{{"shape", {size, size}}, {"role", "input"}, {"dtype", type}},
+                    {{"shape", {size, size}}, {"role", "input"}, {"dtype", type}},
+                    {{"shape", {size, size}}, {"role", "output"}}},
+                   json::array(),
+                   2.0 * 2 * size * size + f4 * size * size,
+                   2.0 * size * size * size,
+                   "HGMMA"});
+    }
   v.push_back({"grid_sample_1x256x200x200",
                grid_sample_cuda(1, 256, 200, 200),
                "grid_sample",
@@ -576,6 +616,8 @@ int main(int argc, char** argv) {
     corpus.push_back(te::write_bev_pool_corpus(root / "corpus" / "bev_pool_backward_small", true, rng));
     corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::Float(16), "hgemm_tensor_cores", rng));
     corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::BFloat(16), "bgemm_tensor_cores", rng));
+    corpus.push_back(te::write_wgmma_corpus(root / "corpus", te::Float(16), "hgemm_wgmma", rng));
+    corpus.push_back(te::write_wgmma_corpus(root / "corpus", te::BFloat(16), "bgemm_wgmma", rng));
     corpus.push_back(te::write_attention_corpus(root / "corpus", te::Float(16), false, "attention_float16", rng));
     corpus.push_back(
         te::write_attention_corpus(root / "corpus", te::BFloat(16), true, "attention_bfloat16_causal", rng));

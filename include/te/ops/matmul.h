@@ -35,6 +35,30 @@ inline Tensor matmul(const Tensor& A, const Tensor& B, const std::string& name =
       {A.shape()[0], B.shape()[1]}, [&](Expr i, Expr j) { return sum(widen(A(i, k)) * widen(B(k, j)), {k}); }, name);
 }
 
+/// What a schedule of matmul finds in its output C: A, B and the constant M, N, K.
+struct MatmulOperands {
+  Tensor A;   ///< M x K
+  Tensor B;   ///< K x N
+  int64_t M;  ///< rows of A and C
+  int64_t N;  ///< columns of B and C
+  int64_t K;  ///< columns of A, rows of B
+};
+
+/// C's operands for the schedule named `schedule`: te::Error ("<schedule>: ...") when C is
+/// not matmul's output or an extent is not a constant.
+inline MatmulOperands matmul_operands(const Tensor& C, const std::string& schedule) {
+  const auto* op = C.op().get();
+  if (op->kind != OpKind::Compute || op->inputs.size() != 2 || op->reduce_axis.size() != 1)
+    throw Error(schedule + ": '" + op->name + "' is not a matmul (te::ops::matmul's output)");
+  Tensor A(op->inputs[0]), B(op->inputs[1]);
+  auto constant = [&](const Expr& e, const char* what) {
+    const int64_t* v = as_const_int(e);
+    if (v == nullptr) throw Error(schedule + ": " + what + " is " + to_string(e) + ", not a constant");
+    return *v;
+  };
+  return {A, B, constant(A.shape()[0], "M"), constant(B.shape()[1], "N"), constant(A.shape()[1], "K")};
+}
+
 }  // namespace te::ops
 
 // Deprecated, kept for one release: this header still includes the CUDA schedules, as it

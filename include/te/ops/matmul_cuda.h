@@ -183,12 +183,6 @@ namespace matmul_tensorcore_detail {
 
 [[noreturn]] inline void fail(const std::string& what) { throw Error("schedule_matmul_tensorcore_cuda: " + what); }
 
-inline int64_t constant_extent(const Expr& e, const char* what) {
-  const int64_t* v = as_const_int(e);
-  if (v == nullptr) fail(std::string(what) + " is " + to_string(e) + ", not a constant");
-  return *v;
-}
-
 inline void check(const MatmulTensorCoreOptions& o, int64_t M, int64_t N, int64_t K, int64_t bytes) {
   auto text = [](int64_t v) { return std::to_string(v); };
   if (o.block_m < 1 || o.block_n < 1 || o.warps_m < 1 || o.warps_n < 1 || o.tile_k < 1 || o.pad < 0 || o.vector < 1)
@@ -233,15 +227,10 @@ inline void fill_shared(Schedule& s, const Tensor& S, const MatmulTensorCoreOpti
 /// The reference tensor-core schedule of matmul's output C (see the file comment).
 inline void schedule_matmul_tensorcore_cuda(Schedule& s, const Tensor& C, const MatmulTensorCoreOptions& o = {}) {
   namespace d = matmul_tensorcore_detail;
-  const auto* op = C.op().get();
-  if (op->kind != OpKind::Compute || op->inputs.size() != 2 || op->reduce_axis.size() != 1)
-    d::fail("'" + op->name + "' is not a matmul (te::ops::matmul's output)");
-  Tensor A(op->inputs[0]), B(op->inputs[1]);
+  const auto [A, B, M, N, K] = matmul_operands(C, "schedule_matmul_tensorcore_cuda");
   const DataType t = A.dtype();
   if (t != Float(16) && t != BFloat(16))
     d::fail("tensor cores multiply float16 or bfloat16 matrices; A and B are " + t.to_string());
-  const int64_t M = d::constant_extent(A.shape()[0], "M"), K = d::constant_extent(A.shape()[1], "K");
-  const int64_t N = d::constant_extent(B.shape()[1], "N");
   d::check(o, M, N, K, t.bytes());
   const int warp_m = o.block_m / o.warps_m, warp_n = o.block_n / o.warps_n;
 

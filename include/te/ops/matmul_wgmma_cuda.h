@@ -1,0 +1,120 @@
+/// \file
+/// The Hopper schedule of te::ops::matmul (te/ops/matmul.h), header-only:
+/// schedule_matmul_wgmma_cuda, float16 or bfloat16 matrices accumulated in float32 by
+/// warpgroup MMA (`wgmma.mma_async`, sm_90a; each thread's own sums on other GPUs).
+///
+///   Tensor C = te::ops::matmul(A, B);             // A: M x K, B: K x N, float16/bfloat16
+///   Schedule s = create_schedule({C});
+///   te::ops::schedule_matmul_wgmma_cuda(s, C);    // 128 x 128 tiles, 2 warpgroups
+///   // nvcc -arch=sm_90a for wgmma (docs/tensor_cores.md)
+///
+/// Each block computes a block_m x block_n tile of C with block_m / 64 warpgroups
+/// (threadIdx.y; threadIdx.x is the thread's place in its warpgroup), each holding a
+/// 64 x block_n tile of accumulators (cache_write "warpgroup"). A and B pass through
+/// shared memory tile_k columns (rows) at a time, double-buffered, each tile's rows
+/// swizzled by their width (Stage::swizzle: tile_k 64 gives 128-byte rows and the
+/// 128-byte swizzle), A's copied 16 bytes at a time (cp.async) and B's transposed into
+/// the K-major layout wgmma reads ([N][K]: each 16-byte piece gathers 8 rows of B, a
+/// warp's 32 pieces 32 neighbouring columns). Per
+/// 16 of k, one wgmma per warpgroup multiplies its 64 rows of A's tile by B's tile.
+///
+/// This is the first step of te's Hopper GEMM: the copies are the threads' own (TMA,
+/// mbarrier pipelines and producer warps come next), and each wgmma is waited for at once.
+///
+/// M, N and K must be constants, multiples of block_m, block_n and tile_k (te::Error
+/// otherwise).
+#pragma once
+#include <string>
+
+#include "te/ops/matmul.h"
+#include "te/te.h"
+
+namespace te::ops {
+
+/// The tiles of schedule_matmul_wgmma_cuda.
+struct MatmulWgmmaOptions {
+  int block_m = 128;          ///< rows of C per block: a warpgroup per 64 (64, 128, 192 or 256)
+  int block_n = 128;          ///< columns of C per block: wgmma's n, a multiple of 8 up to 256
+  int tile_k = 64;            ///< columns of A (rows of B) per shared tile: 16, 32 or 64
+  bool double_buffer = true;  ///< double-buffer the shared tiles (Stage::double_buffer)
+};
+
+namespace matmul_wgmma_detail {
+
+[[noreturn]] inline void fail(const std::string& what) { throw Error("schedule_matmul_wgmma_cuda: " + what); }
+
+inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K) {
+  auto text = [](int64_t v) { return std::to_string(v); };
+  if (o.block_m < 64 || o.block_m > 256 || o.block_m % 64 != 0)
+    fail("block_m is " + text(o.block_m) + "; a warpgroup computes 64 rows, so block_m is 64, 128, 192 or 256");
+  if (o.block_n < 8 || o.block_n > 256 || o.block_n % 8 != 0)
+    fail("block_n is " + text(o.block_n) + "; wgmma's n is a multiple of 8 from 8 to 256");
+  if (o.tile_k != 16 && o.tile_k != 32 && o.tile_k != 64)
+    fail("tile_k is " + text(o.tile_k) + "; rows of 16, 32 or 64 16-bit elements fill a 32, 64 or 128-byte swizzle");
+  if (M % o.block_m != 0 || N % o.block_n != 0 || K % o.tile_k != 0)
+    fail("M x N x K = " + text(M) + " x " + text(N) + " x " + text(K) + " must be multiples of block_m x block_n x " +
+         "tile_k = " + text(o.block_m) + " x " + text(o.block_n) + " x " + text(o.tile_k));
+  const int64_t shared = 2 * int64_t{o.tile_k} * (o.block_m + o.block_n) * (o.double_buffer ? 2 : 1);
+  if (shared > 227 * 1024)
+    fail("the shared tiles need " + text(shared) + " bytes, above the 227 KiB of a block (sm_90)");
+}
+
+// Copies a shared tile (rows of tile_k) with all the block's threads, 16 bytes (8
+// elements) a piece: pieces over threadIdx.x (128) and threadIdx.y (the warpgroups).
+// A's pieces are dense in global memory: a row's pieces go to neighbouring threads. B's
+// tile is transposed (a piece gathers 8 rows of B): neighbouring threads take
+// neighbouring columns of B, so each of the 8 loads is coalesced.
+inline void fill_shared(Schedule& s, const Tensor& S, const MatmulWgmmaOptions& o, bool transposed) {
+  auto [pieces, lanes] = s[S].split(S.axis(1), 8);
+  if (transposed) s[S].reorder({pieces, S.axis(0), lanes});
+  IterVar pieces_of_rows = transposed ? s[S].fuse(pieces, S.axis(0)) : s[S].fuse(S.axis(0), pieces);
+  auto [pass, thread] = s[S].split(pieces_of_rows, int64_t{128} * (o.block_m / 64));
+  auto [group, place] = s[S].split(thread, 128);
+  s[S].bind(group, thread_axis("threadIdx.y"));
+  s[S].bind(place, thread_axis("threadIdx.x"));
+  s[S].vectorize(lanes);
+  s[S].unroll(pass);
+  s[S].swizzle(o.tile_k * 2);
+  if (o.double_buffer) s[S].double_buffer();
+}
+
+}  // namespace matmul_wgmma_detail
+
+/// The reference warpgroup-MMA schedule of matmul's output C (see the file comment).
+inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& C, const MatmulWgmmaOptions& o = {}) {
+  namespace d = matmul_wgmma_detail;
+  const auto [A, B, M, N, K] = matmul_operands(C, "schedule_matmul_wgmma_cuda");
+  const DataType t = A.dtype();
+  if (t != Float(16) && t != BFloat(16))
+    d::fail("wgmma multiplies float16 or bfloat16 matrices; A and B are " + t.to_string());
+  d::check(o, M, N, K);
+
+  Tensor AS = s.cache_read(A, "shared", {C});
+  Tensor BS = s.cache_read(B, "shared", {C}, {1, 0});  // K-major: [N][K]
+  Tensor CF = s.cache_write(C, "warpgroup");
+
+  // C: blocks, a warpgroup per 64 rows, its 64 x block_n accumulators stored at once.
+  auto [by, yi] = s[C].split(C.axis(0), o.block_m);
+  auto [bx, xi] = s[C].split(C.axis(1), o.block_n);
+  auto [wg, y64] = s[C].split(yi, 64);
+  s[C].reorder({by, bx, wg, y64, xi});
+  s[C].bind(by, thread_axis("blockIdx.y"));
+  s[C].bind(bx, thread_axis("blockIdx.x"));
+  s[C].bind(wg, thread_axis("threadIdx.y"));
+  s[C].tensorize(y64, intrinsics::cuda_wgmma_store_f32(o.block_n));
+
+  // The warpgroup's accumulators: k in shared tiles of tile_k, those in steps of 16.
+  s[CF].compute_at(s[C], wg);
+  auto [ko, ki] = s[CF].split(s[CF].op()->reduce_axis[0], o.tile_k);
+  auto [kk, k16] = s[CF].split(ki, 16);
+  s[CF].reorder({ko, kk, CF.axis(0), CF.axis(1), k16});
+  s[CF].unroll(kk);
+  s[CF].tensorize(CF.axis(0), intrinsics::cuda_wgmma_m64nNk16(t, o.block_n));
+
+  s[AS].compute_at(s[CF], ko);
+  s[BS].compute_at(s[CF], ko);
+  d::fill_shared(s, AS, o, false);
+  d::fill_shared(s, BS, o, true);
+}
+
+}  // namespace te::ops

@@ -1,0 +1,147 @@
+#include "codegen_cuda_src/wgmma_helpers.h"
+
+#include <fmt/format.h>
+
+#include "codegen_cuda_src/ptx_hopper.h"
+#include "codegen_cuda_src/ptx_instructions.h"
+
+namespace te::cuda {
+
+namespace {
+
+// The thread's accumulator i of the 64 x n tile (the ISA's wgmma D figure): warp w of the
+// warpgroup holds rows 16w..16w+15, lane l row l / 4 (+ 8 for i % 4 >= 2), columns
+// 8 (i / 4) + 2 (l % 4) + i % 2.
+const char* const kPlace = "  const unsigned te_t = threadIdx.x & 127u, te_warp = te_t >> 5, te_lane = te_t & 31u;\n";
+const char* const kRowCol =
+    "    const unsigned row = 16u * te_warp + (te_lane >> 2) + 8u * ((i >> 1) & 1u);\n"
+    "    const unsigned col = 8u * (i >> 2) + 2u * (te_lane & 3u) + (i & 1u);\n";
+
+// A wgmma matrix descriptor (ISA: "Matrix Descriptor Format") for a K-major tile of a
+// shared buffer swizzled by `swizzle` bytes, its rows that wide: start address, leading
+// byte offset 16 (unused when swizzled), stride byte offset 8 rows, the swizzle mode.
+const char* const kDescriptor =
+    "// The wgmma matrix descriptor of a K-major tile at p of a shared buffer swizzled by\n"
+    "// `swizzle` bytes (rows that wide): start, leading offset 16 (unused when swizzled),\n"
+    "// stride offset 8 rows (one swizzle pattern), mode 1/2/3 for 128/64/32 bytes.\n"
+    "#if TE_PTX(900) && TE_PTX_SM90A\n"
+    "static __device__ __forceinline__ unsigned long long te_wgmma_descriptor(const void* p, int swizzle) {\n"
+    "  const unsigned long long address = (unsigned long long)__cvta_generic_to_shared(p);\n"
+    "  const unsigned long long mode = swizzle == 128 ? 1ull : swizzle == 64 ? 2ull : 3ull;\n"
+    "  return ((address & 0x3ffffull) >> 4) | (1ull << 16) | ((unsigned long long)(8 * swizzle) >> 4 << 32) |\n"
+    "         (mode << 62);\n"
+    "}\n"
+    "#endif\n";
+
+// Element (r, k) of a K-major tile at p of a shared buffer swizzled by `swizzle` bytes:
+// row r is r * swizzle bytes on, and the address goes through the swizzle (its bits
+// [4, 4 + w) XOR [7, 7 + w)); the buffer starts on a pattern boundary, so the low bits
+// of a generic address are those of its shared one.
+std::string element_helper(const char* c_type) {
+  return fmt::format(
+      "// Element (r, k) of a K-major tile at p of a shared buffer swizzled by `swizzle` bytes.\n"
+      "#if !(TE_PTX(900) && TE_PTX_SM90A)\n"
+      "static __device__ __forceinline__ {0} te_wgmma_element(const {0}* p, unsigned r, unsigned k, int swizzle) {{\n"
+      "  const unsigned long long address = reinterpret_cast<unsigned long long>(p) + r * (unsigned)swizzle + 2u * k;\n"
+      "  const unsigned long long mask = (unsigned long long)(swizzle / 16 - 1);\n"
+      "  return *reinterpret_cast<const {0}*>(address ^ (((address >> 7) & mask) << 4));\n"
+      "}}\n"
+      "#endif\n",
+      c_type);
+}
+
+std::string mma(HelperSet& helpers, DataType t, int n) {
+  const bool bf16 = t.is_bfloat();
+  const char* c_type = bf16 ? "__nv_bfloat16" : "__half";
+  const char* to_float = bf16 ? "__bfloat162float" : "__half2float";
+  const std::string name = fmt::format("te_wgmma_m64n{}k16_{}", n, bf16 ? "bf16" : "f16");
+  const std::string ptx = use_wgmma_ptx(helpers, t, n);
+  const std::string fence = use_hopper_ptx(helpers, HopperInstruction::WgmmaFence);
+  const std::string commit = use_hopper_ptx(helpers, HopperInstruction::WgmmaCommitGroup);
+  const std::string wait = use_hopper_ptx(helpers, HopperInstruction::WgmmaWaitGroup);
+  const std::string registers = use_hopper_ptx(helpers, HopperInstruction::WgmmaFenceRegisters);
+  helpers.use_text("te_wgmma_descriptor", kDescriptor);
+  helpers.use_text(std::string("te_wgmma_element_") + c_type, element_helper(c_type));
+  helpers.use_text(
+      name, fmt::format("// wgmma m64n{1}k16: c (this thread's {2} accumulators of the warpgroup's 64 x {1} tile) +=\n"
+                        "// a (64 x 16) x b ({1} x 16, K-major), tiles of shared buffers swizzled by a_swizzle and\n"
+                        "// b_swizzle bytes. sm_90a: one wgmma.mma_async, waited for at once; elsewhere each thread\n"
+                        "// sums its accumulators from shared memory, k in order.\n"
+                        "{0} void {3}(const {4}* a, const {4}* b, float* c, int a_swizzle, int b_swizzle) {{\n"
+                        "#if TE_PTX(900) && TE_PTX_SM90A\n"
+                        "  {6}(c, {2});\n"
+                        "  {7}();\n"
+                        "  {8}(c, te_wgmma_descriptor(a, a_swizzle), te_wgmma_descriptor(b, b_swizzle), 1);\n"
+                        "  {9}();\n"
+                        "  {10}<0>();\n"
+                        "  {6}(c, {2});\n"
+                        "#else\n"
+                        "{11}"
+                        "#pragma unroll\n"
+                        "  for (unsigned i = 0; i < {2}u; ++i) {{\n"
+                        "{12}"
+                        "    float sum = c[i];\n"
+                        "#pragma unroll\n"
+                        "    for (unsigned k = 0; k < 16u; ++k)\n"
+                        "      sum = sum + {5}(te_wgmma_element(a, row, k, a_swizzle)) * {5}(te_wgmma_element(b, col, "
+                        "k, b_swizzle));\n"
+                        "    c[i] = sum;\n"
+                        "  }}\n"
+                        "#endif\n"
+                        "}}\n",
+                        kDeviceFunction, n, n / 2, name, c_type, to_float, registers, fence, ptx, commit, wait, kPlace,
+                        kRowCol));
+  return name;
+}
+
+std::string fill(HelperSet& helpers, int n) {
+  const std::string name = fmt::format("te_wgmma_fill_64x{}", n);
+  helpers.use_text(name, fmt::format("// The wgmma accumulators of a 64 x {1} tile set to zero ({2} per thread).\n"
+                                     "{0} void {3}(float* c) {{\n"
+                                     "#pragma unroll\n"
+                                     "  for (int i = 0; i < {2}; ++i) c[i] = 0.0f;\n"
+                                     "}}\n",
+                                     kDeviceFunction, n, n / 2, name));
+  return name;
+}
+
+std::string store(HelperSet& helpers, int n) {
+  const std::string name = fmt::format("te_wgmma_store_64x{}", n);
+  helpers.use_text(
+      name,
+      fmt::format("// The wgmma accumulators of a 64 x {1} tile to memory (row stride `stride`): each\n"
+                  "// thread's pairs of adjacent columns, as float2 where aligned.\n"
+                  "{0} void {3}(const float* c, float* d, long long stride) {{\n"
+                  "{4}"
+                  "  const bool pairs = (reinterpret_cast<unsigned long long>(d) & 7ull) == 0 && (stride & 1) == 0;\n"
+                  "#pragma unroll\n"
+                  "  for (unsigned i = 0; i < {2}u; i += 2) {{\n"
+                  "{5}"
+                  "    float* at = d + (long long)row * stride + col;\n"
+                  "    if (pairs) {{\n"
+                  "      float2 v;\n"
+                  "      v.x = c[i];\n"
+                  "      v.y = c[i + 1];\n"
+                  "      *reinterpret_cast<float2*>(at) = v;\n"
+                  "    }} else {{\n"
+                  "      at[0] = c[i];\n"
+                  "      at[1] = c[i + 1];\n"
+                  "    }}\n"
+                  "  }}\n"
+                  "}}\n",
+                  kDeviceFunction, n, n / 2, name, kPlace, kRowCol));
+  return name;
+}
+
+}  // namespace
+
+std::string use_wgmma_helper(HelperSet& helpers, WgmmaHelper h, DataType t, int n) {
+  switch (h) {
+    case WgmmaHelper::Mma: return mma(helpers, t, n);
+    case WgmmaHelper::Fill: return fill(helpers, n);
+    case WgmmaHelper::Store: return store(helpers, n);
+  }
+  return "";
+}
+
+}  // namespace te::cuda

@@ -1,0 +1,26 @@
+// The device functions of te's Hopper warpgroup-MMA intrinsics (intrinsics::cuda_wgmma_*):
+// the accumulators are the thread's part of a warpgroup's 64 x n tile (the ISA's wgmma D
+// layout); the operands are K-major tiles of swizzled shared buffers. On sm_90a the MMA
+// is one wgmma.mma_async (matrix descriptors made from the shared addresses), elsewhere
+// (and in the emulation's portable build) each thread sums its accumulators from shared
+// memory through the same swizzle. The thread's place in its warpgroup is threadIdx.x
+// (the kernel's threadIdx.x extent is 128).
+#pragma once
+#include <string>
+
+#include "codegen_cuda_src/helpers.h"
+#include "te/dtype.h"
+
+namespace te::cuda {
+
+enum class WgmmaHelper : uint8_t {
+  Mma,    // c += a * b: te_wgmma_m64n<n>k16_<f16|bf16>(a, b, c, a_swizzle, b_swizzle)
+  Fill,   // c = 0: te_wgmma_fill_64x<n>(c)
+  Store,  // memory = c: te_wgmma_store_64x<n>(c, d, stride)
+};
+
+// Registers helper h for n output columns (and the 16-bit input type t, for Mma) and
+// returns its name.
+std::string use_wgmma_helper(HelperSet& helpers, WgmmaHelper h, DataType t, int n);
+
+}  // namespace te::cuda

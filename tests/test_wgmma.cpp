@@ -1,0 +1,238 @@
+// Hopper's warpgroup MMA as te tensor intrinsics (intrinsics::cuda_wgmma_*): a GEMM whose
+// accumulators live in "warpgroup" buffers and whose operands are K-major tiles of
+// swizzled shared buffers runs in the CUDA emulation through both paths of its helpers
+// (the emulated wgmma.mma_async on sm_90a's path, each thread's own sums on the portable
+// one) exactly as interpret() and plain C++ do, for every swizzle width and both 16-bit
+// types; nvcc builds it for sm_90a (wgmma in its PTX, no spills) and for sm_80; every
+// misuse is a te::Error naming what is wrong.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cuda_emulation/harness.h"
+#include "cuda_emulation/reduction_kernels.h"
+#include "te/ops/matmul_wgmma_cuda.h"
+#include "te/te.h"
+#include "test_util.h"
+
+using namespace te;
+
+namespace {
+
+struct Gemm {
+  int M = 128, N = 64, K = 128;
+  int block_m = 128, block_n = 64, tile_k = 64;  // tile_k * 2 bytes: the swizzle
+  DataType t = Float(16);
+  // For the error tests: the swizzles of A's and B's tiles (-1: tile_k * 2; 0: none),
+  // the accumulators' scope, the threads along x that copy the tiles.
+  int swizzle_a = -1, swizzle_b = -1;
+  std::string accumulators = "warpgroup";
+  int copy_threads = 128;
+};
+
+// C = A B (float32 sums) with a warpgroup per 64 rows of a block_m x block_n block: A's
+// tile and B's tile (K-major, [N][K]) in shared memory swizzled by their rows' bytes,
+// k in tiles of tile_k, wgmma per 16. `change` edits the schedule before lowering.
+LoweredFunc wgmma_gemm(const Gemm& g, const std::string& name) {
+  Tensor A = placeholder({g.M, g.K}, g.t, "A");
+  Tensor B = placeholder({g.K, g.N}, g.t, "B");
+  IterVar k = reduce_axis({0, g.K}, "k");
+  Tensor C = compute(
+      {g.M, g.N}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
+  Schedule s = create_schedule({C});
+  Tensor AS = s.cache_read(A, "shared", {C});
+  Tensor BS = s.cache_read(B, "shared", {C}, {1, 0});  // K-major: [N][K]
+  Tensor CF = s.cache_write(C, g.accumulators);
+  auto [by, yi] = s[C].split(C.axis(0), g.block_m);
+  auto [bx, xi] = s[C].split(C.axis(1), g.block_n);
+  auto [wg, y64] = s[C].split(yi, 64);
+  s[C].reorder({by, bx, wg, y64, xi});
+  s[C].bind(by, thread_axis("blockIdx.y"));
+  s[C].bind(bx, thread_axis("blockIdx.x"));
+  s[C].bind(wg, thread_axis("threadIdx.y"));
+  s[C].tensorize(y64, intrinsics::cuda_wgmma_store_f32(g.block_n));
+  s[CF].compute_at(s[C], wg);
+  auto [ko, ki] = s[CF].split(CF.op()->reduce_axis[0], g.tile_k);
+  auto [kk, k16] = s[CF].split(ki, 16);
+  s[CF].reorder({ko, kk, CF.axis(0), CF.axis(1), k16});
+  s[CF].unroll(kk);
+  s[CF].tensorize(CF.axis(0), intrinsics::cuda_wgmma_m64nNk16(g.t, g.block_n));
+  for (const auto& [S, swizzle] : {std::pair{AS, g.swizzle_a}, std::pair{BS, g.swizzle_b}}) {
+    s[S].compute_at(s[CF], ko);
+    if (swizzle != 0) s[S].swizzle(swizzle < 0 ? g.tile_k * 2 : swizzle);
+    auto [pieces, lanes] = s[S].split(S.axis(1), 8);  // 16-byte chunks
+    auto [pass, thread] = s[S].split(s[S].fuse(S.axis(0), pieces), int64_t{g.copy_threads} * (g.block_m / 64));
+    auto [group, place] = s[S].split(thread, g.copy_threads);
+    s[S].bind(group, thread_axis("threadIdx.y"));
+    s[S].bind(place, thread_axis("threadIdx.x"));
+    s[S].vectorize(lanes);
+  }
+  return lower(s, {A, B, C}, name);
+}
+
+NDArray small_integers(int rows, int cols, DataType t, unsigned seed) {
+  NDArray a = NDArray::empty({rows, cols}, t);
+  for (int i = 0; i < rows * cols; ++i) cuda_test::set_element(a, i, double(int((i * 7 + seed) % 9) - 4));
+  return a;
+}
+
+// "" when the emulated result through both paths equals interpret()'s and plain C++'s.
+std::string difference(const Gemm& g, const LoweredFunc& f) {
+  cuda_test::EmulatedProgram program(cuda_test::EmulatedProgram::Paths::Both);
+  program.add(build_cuda(f));
+  std::string log;
+  if (!program.build(&log)) return "build failed: " + log;
+  NDArray a = small_integers(g.M, g.K, g.t, 1), b = small_integers(g.K, g.N, g.t, 5);
+  NDArray want = NDArray::empty({g.M, g.N}, Float(32));
+  interpret(f, {a, b, want});
+  // small_integers' element e is (7 e + seed) % 9 - 4: every product and sum exact.
+  auto value = [](int e, unsigned seed) { return float(int((unsigned(e) * 7 + seed) % 9) - 4); };
+  const std::vector<float> interpreted = want.to_vector<float>();
+  for (int i = 0; i < g.M; ++i)
+    for (int j = 0; j < g.N; ++j) {
+      float acc = 0;
+      for (int k = 0; k < g.K; ++k) acc += value(i * g.K + k, 1) * value(k * g.N + j, 5);
+      if (interpreted[static_cast<size_t>(i * g.N + j)] != acc)
+        return fmt::format("interpret() gives {} at ({}, {}), C++ {}", interpreted[size_t(i * g.N + j)], i, j, acc);
+    }
+  cuda_test::EmulatedRun r = program.run(f.name, f, {a, b, NDArray::empty({g.M, g.N}, Float(32))});
+  if (r.error != 0) return "error " + std::to_string(r.error) + ": " + r.output;
+  return cuda_test::compare_arrays(want, r.arrays[2]);
+}
+
+TEST(Wgmma, GemmEqualsInterpretAndCxxThroughBothPaths) {
+  struct Case {
+    int tile_k, block_n;
+    DataType t;
+  };
+  for (Case c :
+       {Case{64, 64, Float(16)}, Case{64, 32, BFloat(16)}, Case{32, 64, Float(16)}, Case{16, 128, BFloat(16)}}) {
+    Gemm g;
+    g.tile_k = c.tile_k;
+    g.block_n = c.block_n;
+    g.N = 2 * c.block_n;
+    g.t = c.t;
+    SCOPED_TRACE(fmt::format("swizzle {} n {} {}", 2 * c.tile_k, c.block_n, c.t.to_string()));
+    const LoweredFunc f = wgmma_gemm(g, fmt::format("wgmma_{}_{}", c.tile_k, c.block_n));
+    const std::string cu = build_cuda(f).source();
+    EXPECT_NE(cu.find(fmt::format("te_wgmma_m64n{}k16_", c.block_n)), std::string::npos) << cu;
+    EXPECT_NE(cu.find("// this thread's part of a warpgroup's"), std::string::npos) << cu;
+    // A's rows are copied 16 bytes at a time (cp.async); B's tile is a transposing copy,
+    // whose 8 elements come from 8 rows of B: never one 16-byte copy.
+    size_t copies = 0;
+    for (size_t at = cu.find("te_cp_async_16(("); at != std::string::npos; at = cu.find("te_cp_async_16((", at + 1))
+      ++copies;
+    EXPECT_EQ(copies, 1u) << cu;
+    EXPECT_EQ(difference(g, f), "");
+  }
+}
+
+// The reference schedule (te/ops/matmul_wgmma_cuda.h): double-buffered swizzled tiles,
+// an odd number of k tiles, through both paths.
+TEST(Wgmma, ReferenceScheduleEqualsInterpretThroughBothPaths) {
+  struct Case {
+    int M, N, K;
+    ops::MatmulWgmmaOptions o;
+    DataType t;
+  };
+  ops::MatmulWgmmaOptions small;
+  small.block_m = small.block_n = 64;
+  small.tile_k = 32;
+  for (const Case& c : {Case{128, 128, 192, {}, Float(16)}, Case{128, 128, 96, small, BFloat(16)}}) {
+    SCOPED_TRACE(fmt::format("{} x {} x {} {}", c.M, c.N, c.K, c.t.to_string()));
+    Gemm g;
+    g.M = c.M;
+    g.N = c.N;
+    g.K = c.K;
+    g.t = c.t;
+    Tensor A = placeholder({c.M, c.K}, c.t, "A"), B = placeholder({c.K, c.N}, c.t, "B");
+    Tensor C = ops::matmul(A, B, "C");
+    Schedule s = create_schedule({C});
+    ops::schedule_matmul_wgmma_cuda(s, C, c.o);
+    const LoweredFunc f = lower(s, {A, B, C}, fmt::format("wgmma_reference_{}", c.K));
+    const std::string ir = to_string(f);
+    EXPECT_NE(ir.find("swizzled"), std::string::npos) << ir;
+    EXPECT_NE(ir.find(".db"), std::string::npos) << ir;  // double-buffered
+    EXPECT_EQ(difference(g, f), "");
+  }
+}
+
+TEST(Wgmma, ReferenceScheduleOptionsAreChecked) {
+  auto schedule = [](int M, int N, int K, DataType t, const ops::MatmulWgmmaOptions& o) {
+    Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
+    Tensor C = ops::matmul(A, B, "C");
+    Schedule s = create_schedule({C});
+    ops::schedule_matmul_wgmma_cuda(s, C, o);
+  };
+  ops::MatmulWgmmaOptions o;
+  expect_error([&] { schedule(128, 128, 64, Float(32), o); },
+               {"schedule_matmul_wgmma_cuda: wgmma multiplies float16 or bfloat16 matrices; A and B are float32"});
+  expect_error([&] { schedule(100, 128, 64, Float(16), o); },
+               {"M x N x K = 100 x 128 x 64 must be multiples of block_m x block_n x tile_k = 128 x 128 x 64"});
+  ops::MatmulWgmmaOptions bad_m = o, bad_n = o, bad_k = o, big = o;
+  bad_m.block_m = 96;
+  bad_n.block_n = 12;
+  bad_k.tile_k = 48;
+  big.block_n = 256;
+  big.block_m = 256;
+  expect_error([&] { schedule(192, 128, 64, Float(16), bad_m); },
+               {"block_m is 96; a warpgroup computes 64 rows, so block_m is 64, 128, 192 or 256"});
+  expect_error([&] { schedule(128, 96, 64, Float(16), bad_n); },
+               {"block_n is 12; wgmma's n is a multiple of 8 from 8 to 256"});
+  expect_error([&] { schedule(128, 128, 96, Float(16), bad_k); },
+               {"tile_k is 48; rows of 16, 32 or 64 16-bit elements fill a 32, 64 or 128-byte swizzle"});
+  schedule(256, 256, 64, Float(16), big);  // 128 KiB of tiles: within sm_90's 227 KiB
+}
+
+TEST(Wgmma, NvccBuildsItForSm90aWithWgmmaAndForSm80) {
+  const std::string nvcc = cuda_test::nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found";
+  cuda_test::TempDir dir;
+  const std::string cu = dir.path() + "/w.cu";
+  cuda_test::write_file(cu, build_cuda(wgmma_gemm(Gemm(), "wgmma_nvcc")).source());
+  cuda_test::CommandResult r =
+      cuda_test::nvcc_compile(nvcc, cu, "sm_90a", "-cubin --resource-usage", dir.path() + "/a");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << r.output;
+  cuda_test::CommandResult ptx = cuda_test::nvcc_compile(nvcc, cu, "sm_90a", "-ptx", dir.path() + "/w.ptx");
+  ASSERT_EQ(ptx.status, 0) << ptx.output;
+  const std::string text = cuda_test::read_file(dir.path() + "/w.ptx");
+  EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"), std::string::npos);
+  EXPECT_NE(text.find("wgmma.wait_group.sync.aligned"), std::string::npos);
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    cuda_test::CommandResult plain = cuda_test::nvcc_compile(nvcc, cu, arch, "-cubin", dir.path() + "/p");
+    EXPECT_EQ(plain.status, 0) << arch << ": " << plain.output;
+    EXPECT_EQ(plain.output, "") << arch;
+  }
+}
+
+TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
+  expect_error([] { intrinsics::cuda_wgmma_m64nNk16(Float(16), 12); },
+               {"intrinsics::cuda_wgmma_m64nNk16: n is 12; wgmma's tiles are 64 x n with n a multiple of 8 from 8 to "
+                "256"});
+  expect_error([] { intrinsics::cuda_wgmma_m64nNk16(Float(32), 64); },
+               {"intrinsics::cuda_wgmma_m64nNk16: tensor cores multiply float16 or bfloat16, not float32"});
+  Gemm unswizzled;
+  unswizzled.swizzle_a = 0;
+  expect_error([&] { build_cuda(wgmma_gemm(unswizzled, "unswizzled")); },
+               {"tensor intrinsic 'cuda_wgmma_m64n64k16_f16f32' takes its declaration's 'A' from 'A.shared', a shared "
+                "buffer; wgmma reads K-major tiles of swizzled shared buffers"});
+  Gemm narrow;  // rows of 64 elements (128 bytes) swizzled by 64 bytes
+  narrow.swizzle_b = 64;
+  expect_error([&] { build_cuda(wgmma_gemm(narrow, "narrow")); },
+               {"from 'B.shared', whose rows are 64 elements of 2 bytes, but it is swizzled by 64 bytes: wgmma's tiles "
+                "need rows of exactly the swizzle's width (32 elements)"});
+  Gemm local;
+  local.accumulators = "local";
+  expect_error([&] { build_cuda(wgmma_gemm(local, "local")); },
+               {"as a warpgroup fragment (\"wgmma accumulator\"), but 'C.local' is in local memory; give it scope "
+                "\"warpgroup\""});
+  Gemm x64;
+  x64.copy_threads = 64;
+  expect_error([&] { build_cuda(wgmma_gemm(x64, "x64")); },
+               {"runs tensor intrinsic 'cuda_wgmma_fill_64x64_f32', which a warpgroup's 128 threads run together, "
+                "but its threadIdx.x extent is 64"});
+}
+
+}  // namespace
