@@ -185,6 +185,35 @@ TEST(Wgmma, ReferenceScheduleOptionsAreChecked) {
   schedule(256, 256, 64, Float(16), big);  // 128 KiB of tiles: within sm_90's 227 KiB
 }
 
+// On sm_90a's path a k tile's wgmmas stay in flight until the barrier before its tiles
+// are refilled (te_wgmma_wait_all): the emulation completes a wgmma only at its wait,
+// reading its operands then, so a kernel without that wait reads refilled tiles.
+TEST(Wgmma, InFlightWgmmasAreWaitedForBeforeEachBarrier) {
+  Gemm g;
+  g.K = 192;  // three k tiles
+  const LoweredFunc f = wgmma_gemm(g, "wgmma_waits");
+  const CudaModule m = build_cuda(f);
+  const std::string& cu = m.source();
+  EXPECT_NE(cu.find("te_wgmma_wait_all();\n    __syncthreads();"), std::string::npos) << cu;
+  EXPECT_EQ(difference(g, f), "");
+  // The same module with the waits before barriers gone (the store's own wait stays).
+  std::string planted = cu;
+  for (size_t at = planted.find("te_wgmma_wait_all();\n    __syncthreads();"); at != std::string::npos;
+       at = planted.find("te_wgmma_wait_all();\n    __syncthreads();", at))
+    planted.replace(at, std::string("te_wgmma_wait_all();\n    ").size(), "");
+  ASSERT_NE(planted, cu);
+  cuda_test::EmulatedProgram program(cuda_test::EmulatedProgram::Paths::Ptx);
+  program.add(CudaModule(m.name(), planted, m.launcher_params(), m.kernels(), true, false));
+  std::string log;
+  ASSERT_TRUE(program.build(&log)) << log;
+  NDArray a = small_integers(g.M, g.K, g.t, 1), b = small_integers(g.K, g.N, g.t, 5);
+  NDArray want = NDArray::empty({g.M, g.N}, Float(32));
+  interpret(f, {a, b, want});
+  cuda_test::EmulatedRun r = program.run(f.name, f, {a, b, NDArray::empty({g.M, g.N}, Float(32))});
+  ASSERT_EQ(r.error, 0) << r.output;
+  EXPECT_NE(cuda_test::compare_arrays(want, r.arrays[2]), "") << "a missing wait went unseen";
+}
+
 TEST(Wgmma, NvccBuildsItForSm90aWithWgmmaAndForSm80) {
   const std::string nvcc = cuda_test::nvcc_path();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc not found";

@@ -130,7 +130,8 @@ TE_API TensorIntrinsic cuda_store_16x8_f32();
 /// row j of B is column j of the product, as a weight [out, in] or attention's keys are;
 /// a row-major K x N matrix is cache_read with storage order {1, 0}), C: float32[64, n],
 /// ab float16 or bfloat16: one `wgmma.mma_async.sync.aligned.m64nNk16.f32` on sm_90a
-/// (nvcc -arch=sm_90a), waited for at once; elsewhere each thread sums its accumulators
+/// (nvcc -arch=sm_90a), left in flight until the kernel's next barrier or the store;
+/// elsewhere each thread sums its accumulators
 /// from shared memory, k in order. Its init is cuda_wgmma_fill_f32(n).
 TE_API TensorIntrinsic cuda_wgmma_m64nNk16(DataType ab, int n);
 /// `C[i, j] = 0.0f` over a float32[64, n] warpgroup accumulator (wgmma's init).

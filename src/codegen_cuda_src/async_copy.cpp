@@ -1,12 +1,11 @@
 #include "codegen_cuda_src/async_copy.h"
 
-#include "codegen_cuda_src/stmt_util.h"
-
 #include <fmt/format.h>
 
 #include <sstream>
 
 #include "codegen_cuda_src/ptx_instructions.h"
+#include "codegen_cuda_src/stmt_util.h"
 
 namespace te::cuda {
 
@@ -56,14 +55,18 @@ std::string async_copy_text(HelperSet& helpers, const std::string& dst, const st
 
 std::string wait_for_async_copies_at_barriers(HelperSet& helpers, const std::string& kernel_text) {
   helpers.use_text("te_cp_async_wait_all", wait_text(use_ptx(helpers, PtxInstruction::CpAsyncWaitAll)));
-  // The printer writes each barrier as a line of its own: the wait goes on the line
+  return before_each_barrier(kernel_text, "te_cp_async_wait_all();");
+}
+
+std::string before_each_barrier(const std::string& kernel_text, const std::string& statement) {
+  // The printer writes each barrier as a line of its own: the statement goes on the line
   // before, at its indentation.
   std::istringstream in(kernel_text);
   std::string out;
   for (std::string line; std::getline(in, line);) {
     const size_t indent = line.find_first_not_of(' ');
     if (indent != std::string::npos && line.compare(indent, std::string::npos, "__syncthreads();") == 0)
-      out += line.substr(0, indent) + "te_cp_async_wait_all();\n";
+      out += line.substr(0, indent) + statement + "\n";
     out += line + "\n";
   }
   return out;

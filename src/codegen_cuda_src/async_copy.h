@@ -23,4 +23,7 @@ std::string async_copy_text(HelperSet& helpers, const std::string& dst, const st
 // `kernel_text` with each __syncthreads() preceded by the wait for the thread's copies.
 std::string wait_for_async_copies_at_barriers(HelperSet& helpers, const std::string& kernel_text);
 
+// `kernel_text` with `statement` on the line before each __syncthreads().
+std::string before_each_barrier(const std::string& kernel_text, const std::string& statement);
+
 }  // namespace te::cuda

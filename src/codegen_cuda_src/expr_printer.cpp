@@ -1,4 +1,3 @@
-#include "codegen_cuda_src/swizzle.h"
 #include "codegen_cuda_src/expr_printer.h"
 
 #include <fmt/format.h>
@@ -6,6 +5,7 @@
 #include "codegen_cuda_src/c_types.h"
 #include "codegen_cuda_src/index_check.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "codegen_cuda_src/swizzle.h"
 #include "expr/intrinsic_info.h"
 #include "te/error.h"
 #include "te/ir.h"

@@ -1,4 +1,3 @@
-#include "codegen_cuda_src/swizzle.h"
 #include "codegen_cuda_src/kernel_printer.h"
 
 #include <fmt/format.h>
@@ -10,7 +9,9 @@
 #include "codegen_cuda_src/expr_printer.h"
 #include "codegen_cuda_src/kernel_analysis.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "codegen_cuda_src/swizzle.h"
 #include "codegen_cuda_src/tensor_intrinsics.h"
+#include "codegen_cuda_src/wgmma_helpers.h"
 #include "expr/buffer_util.h"
 #include "expr/reads_memory.h"
 #include "te/error.h"
@@ -89,6 +90,8 @@ class KernelPrinter {
     for (const CudaParam& p : params_) params += fmt::format("{}{} {}", params.empty() ? "" : ", ", p.c_type, p.name);
     std::string bounds = constant_block && threads >= 1 ? fmt::format("__launch_bounds__({}) ", threads) : "";
     std::string body = used_async_ ? wait_for_async_copies_at_barriers(helpers_, w_.text()) : w_.text();
+    if (used_wgmma_)  // the tiles in-flight wgmmas read may be refilled after a barrier
+      body = before_each_barrier(body, use_wgmma_helper(helpers_, WgmmaHelper::WaitAll, Float(32), 0) + "();");
     if (analysis_.dynamic_shared) {
       // Above 48 KiB a block's shared memory is one dynamic array; each buffer is a slice.
       helpers_.use_text(kDynamicSharedMacro, dynamic_shared_macro());
@@ -161,6 +164,7 @@ class KernelPrinter {
             [this](const Buffer& b) { return scope_buffer(b); }, helpers_);
         flush_hoisted();
         for (const std::string& l : lines) w_.line(l);
+        used_wgmma_ |= issues_async_wgmma(n);
         return;
       }
     }
@@ -466,6 +470,7 @@ class KernelPrinter {
   const bool async_copies_;
   int guards_ = 0;              // enclosing conditions and loops of varying bounds
   bool used_async_ = false;     // a cp.async was emitted
+  bool used_wgmma_ = false;     // a wgmma was issued (and left in flight)
   int64_t dynamic_offset_ = 0;  // where the next shared buffer starts in dynamic shared memory
   CodeWriter w_;
   std::vector<CudaParam> params_;

@@ -104,6 +104,11 @@ MemoryScope fragment_scope(Fragment f) {
   return MemoryScope::Global;
 }
 
+bool issues_async_wgmma(const TensorIntrinsicCallNode* n) {
+  const Entry* e = entry(n);
+  return e != nullptr && e->wgmma == WgmmaHelper::Mma;
+}
+
 const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n) {
   const Entry* e = entry(n);
   return e ? &e->spec : nullptr;

@@ -39,6 +39,10 @@ struct CudaIntrinsic {
 // of that name.
 const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n);
 
+// Whether n is a wgmma that the helper leaves in flight: the kernel must wait for it
+// before each barrier (te_wgmma_wait_all).
+bool issues_async_wgmma(const TensorIntrinsicCallNode* n);
+
 // te::Error naming the function, the intrinsic and the target for the first tensor
 // intrinsic that has no CUDA implementation te knows.
 void check_tensor_intrinsics(const LoweredFunc& f);

@@ -58,39 +58,37 @@ std::string mma(HelperSet& helpers, DataType t, int n) {
   const std::string ptx = use_wgmma_ptx(helpers, t, n);
   const std::string fence = use_hopper_ptx(helpers, HopperInstruction::WgmmaFence);
   const std::string commit = use_hopper_ptx(helpers, HopperInstruction::WgmmaCommitGroup);
-  const std::string wait = use_hopper_ptx(helpers, HopperInstruction::WgmmaWaitGroup);
   const std::string registers = use_hopper_ptx(helpers, HopperInstruction::WgmmaFenceRegisters);
   helpers.use_text("te_wgmma_descriptor", kDescriptor);
   helpers.use_text(std::string("te_wgmma_element_") + c_type, element_helper(c_type));
   helpers.use_text(
-      name, fmt::format("// wgmma m64n{1}k16: c (this thread's {2} accumulators of the warpgroup's 64 x {1} tile) +=\n"
-                        "// a (64 x 16) x b ({1} x 16, K-major), tiles of shared buffers swizzled by a_swizzle and\n"
-                        "// b_swizzle bytes. sm_90a: one wgmma.mma_async, waited for at once; elsewhere each thread\n"
-                        "// sums its accumulators from shared memory, k in order.\n"
-                        "{0} void {3}(const {4}* a, const {4}* b, float* c, int a_swizzle, int b_swizzle) {{\n"
-                        "#if TE_PTX(900) && TE_PTX_SM90A\n"
-                        "  {6}(c, {2});\n"
-                        "  {7}();\n"
-                        "  {8}(c, te_wgmma_descriptor(a, a_swizzle), te_wgmma_descriptor(b, b_swizzle), 1);\n"
-                        "  {9}();\n"
-                        "  {10}<0>();\n"
-                        "  {6}(c, {2});\n"
-                        "#else\n"
-                        "{11}"
-                        "#pragma unroll\n"
-                        "  for (unsigned i = 0; i < {2}u; ++i) {{\n"
-                        "{12}"
-                        "    float sum = c[i];\n"
-                        "#pragma unroll\n"
-                        "    for (unsigned k = 0; k < 16u; ++k)\n"
-                        "      sum = sum + {5}(te_wgmma_element(a, row, k, a_swizzle)) * {5}(te_wgmma_element(b, col, "
-                        "k, b_swizzle));\n"
-                        "    c[i] = sum;\n"
-                        "  }}\n"
-                        "#endif\n"
-                        "}}\n",
-                        kDeviceFunction, n, n / 2, name, c_type, to_float, registers, fence, ptx, commit, wait, kPlace,
-                        kRowCol));
+      name,
+      fmt::format("// wgmma m64n{1}k16: c (this thread's {2} accumulators of the warpgroup's 64 x {1} tile) +=\n"
+                  "// a (64 x 16) x b ({1} x 16, K-major), tiles of shared buffers swizzled by a_swizzle and\n"
+                  "// b_swizzle bytes. sm_90a: one wgmma.mma_async, left in flight (te_wgmma_wait_all before\n"
+                  "// the next barrier and the store); elsewhere each thread sums its accumulators from\n"
+                  "// shared memory, k in order.\n"
+                  "{0} void {3}(const {4}* a, const {4}* b, float* c, int a_swizzle, int b_swizzle) {{\n"
+                  "#if TE_PTX(900) && TE_PTX_SM90A\n"
+                  "  {6}(c, {2});\n"
+                  "  {7}();\n"
+                  "  {8}(c, te_wgmma_descriptor(a, a_swizzle), te_wgmma_descriptor(b, b_swizzle), 1);\n"
+                  "  {9}();\n"
+                  "#else\n"
+                  "{10}"
+                  "#pragma unroll\n"
+                  "  for (unsigned i = 0; i < {2}u; ++i) {{\n"
+                  "{11}"
+                  "    float sum = c[i];\n"
+                  "#pragma unroll\n"
+                  "    for (unsigned k = 0; k < 16u; ++k)\n"
+                  "      sum = sum + {5}(te_wgmma_element(a, row, k, a_swizzle)) * {5}(te_wgmma_element(b, col, "
+                  "k, b_swizzle));\n"
+                  "    c[i] = sum;\n"
+                  "  }}\n"
+                  "#endif\n"
+                  "}}\n",
+                  kDeviceFunction, n, n / 2, name, c_type, to_float, registers, fence, ptx, commit, kPlace, kRowCol));
   return name;
 }
 
@@ -105,13 +103,36 @@ std::string fill(HelperSet& helpers, int n) {
   return name;
 }
 
+// Waits for the warpgroup's wgmmas: the tiles they read may then be refilled, and their
+// accumulators read.
+std::string wait_all(HelperSet& helpers) {
+  const std::string wait = use_hopper_ptx(helpers, HopperInstruction::WgmmaWaitGroup);
+  helpers.use_text("te_wgmma_wait_all",
+                   fmt::format("// Waits for this warpgroup's wgmmas (before a barrier, after which the tiles they\n"
+                               "// read may be refilled, and before their accumulators are stored).\n"
+                               "{0} void te_wgmma_wait_all() {{\n"
+                               "#if TE_PTX(900) && TE_PTX_SM90A\n"
+                               "  {1}<0>();\n"
+                               "#endif\n"
+                               "}}\n",
+                               kDeviceFunction, wait));
+  return "te_wgmma_wait_all";
+}
+
 std::string store(HelperSet& helpers, int n) {
   const std::string name = fmt::format("te_wgmma_store_64x{}", n);
+  const std::string wait = wait_all(helpers);
+  const std::string registers = use_hopper_ptx(helpers, HopperInstruction::WgmmaFenceRegisters);
   helpers.use_text(
       name,
-      fmt::format("// The wgmma accumulators of a 64 x {1} tile to memory (row stride `stride`): each\n"
-                  "// thread's pairs of adjacent columns, as float2 where aligned.\n"
-                  "{0} void {3}(const float* c, float* d, long long stride) {{\n"
+      fmt::format("// The wgmma accumulators of a 64 x {1} tile to memory (row stride `stride`) once the\n"
+                  "// warpgroup's wgmmas are complete: each thread's pairs of adjacent columns, as float2\n"
+                  "// where aligned.\n"
+                  "{0} void {3}(float* c, float* d, long long stride) {{\n"
+                  "  {6}();\n"
+                  "#if TE_PTX(900) && TE_PTX_SM90A\n"
+                  "  {7}(c, {2});  // read after the wait, not before\n"
+                  "#endif\n"
                   "{4}"
                   "  const bool pairs = (reinterpret_cast<unsigned long long>(d) & 7ull) == 0 && (stride & 1) == 0;\n"
                   "#pragma unroll\n"
@@ -129,7 +150,7 @@ std::string store(HelperSet& helpers, int n) {
                   "    }}\n"
                   "  }}\n"
                   "}}\n",
-                  kDeviceFunction, n, n / 2, name, kPlace, kRowCol));
+                  kDeviceFunction, n, n / 2, name, kPlace, kRowCol, wait, registers));
   return name;
 }
 
@@ -140,6 +161,7 @@ std::string use_wgmma_helper(HelperSet& helpers, WgmmaHelper h, DataType t, int 
     case WgmmaHelper::Mma: return mma(helpers, t, n);
     case WgmmaHelper::Fill: return fill(helpers, n);
     case WgmmaHelper::Store: return store(helpers, n);
+    case WgmmaHelper::WaitAll: return wait_all(helpers);
   }
   return "";
 }

@@ -4,7 +4,10 @@
 // is one wgmma.mma_async (matrix descriptors made from the shared addresses), elsewhere
 // (and in the emulation's portable build) each thread sums its accumulators from shared
 // memory through the same swizzle. The thread's place in its warpgroup is threadIdx.x
-// (the kernel's threadIdx.x extent is 128).
+// (the kernel's threadIdx.x extent is 128). On sm_90a a wgmma is issued and left in
+// flight: the warpgroup waits for its wgmmas before each __syncthreads() (the tiles they
+// read may be refilled after it) and before storing the accumulators, so the wgmmas of a
+// k tile run back to back.
 #pragma once
 #include <string>
 
@@ -14,9 +17,10 @@
 namespace te::cuda {
 
 enum class WgmmaHelper : uint8_t {
-  Mma,    // c += a * b: te_wgmma_m64n<n>k16_<f16|bf16>(a, b, c, a_swizzle, b_swizzle)
-  Fill,   // c = 0: te_wgmma_fill_64x<n>(c)
-  Store,  // memory = c: te_wgmma_store_64x<n>(c, d, stride)
+  Mma,      // c += a * b, issued: te_wgmma_m64n<n>k16_<f16|bf16>(a, b, c, a_swizzle, b_swizzle)
+  Fill,     // c = 0: te_wgmma_fill_64x<n>(c)
+  Store,    // memory = c, after the warpgroup's wgmmas complete: te_wgmma_store_64x<n>(c, d, stride)
+  WaitAll,  // the warpgroup's wgmmas complete: te_wgmma_wait_all() (before each barrier)
 };
 
 // Registers helper h for n output columns (and the 16-bit input type t, for Mma) and

@@ -19,7 +19,8 @@
 /// 16 of k, one wgmma per warpgroup multiplies its 64 rows of A's tile by B's tile.
 ///
 /// This is the first step of te's Hopper GEMM: the copies are the threads' own (TMA,
-/// mbarrier pipelines and producer warps come next), and each wgmma is waited for at once.
+/// mbarrier pipelines and producer warps come next), and a k tile's wgmmas are waited for
+/// at the next barrier.
 ///
 /// M, N and K must be constants, multiples of block_m, block_n and tile_k (te::Error
 /// otherwise).
