@@ -91,7 +91,7 @@ class KernelPrinter {
     std::string bounds = constant_block && threads >= 1 ? fmt::format("__launch_bounds__({}) ", threads) : "";
     std::string body = used_async_ ? wait_for_async_copies_at_barriers(helpers_, w_.text()) : w_.text();
     if (used_wgmma_)  // the tiles in-flight wgmmas read may be refilled after a barrier
-      body = before_each_barrier(body, use_wgmma_helper(helpers_, WgmmaHelper::WaitAll, Float(32), 0) + "();");
+      body = before_each_barrier(body, use_wgmma_wait_all(helpers_) + "();");
     if (analysis_.dynamic_shared) {
       // Above 48 KiB a block's shared memory is one dynamic array; each buffer is a slice.
       helpers_.use_text(kDynamicSharedMacro, dynamic_shared_macro());

@@ -6,20 +6,10 @@
 
 namespace te::cuda {
 
-namespace {
-
-int log2_of(int v) {
-  int l = 0;
-  while ((1 << l) < v) ++l;
-  return l;
-}
-
-}  // namespace
-
 std::string swizzled_index(HelperSet& helpers, const Buffer& b, const std::string& index) {
   const int width = b.swizzle_bytes();
   if (width == 0) return index;
-  const int element = b.dtype().bytes(), shift = log2_of(element);
+  const int element = b.dtype().bytes(), shift = __builtin_ctz(static_cast<unsigned>(element));  // a power of 2
   const std::string name = fmt::format("te_swizzle_{}_{}", width, element);
   // Byte bits [4, 4 + w) and [7, 7 + w) are element bits 4 - log2(S) and 7 - log2(S).
   helpers.use_text(name,

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <optional>
+#include <variant>
 
 #include "codegen_cuda_src/tensor_core_helpers.h"
 #include "codegen_cuda_src/wgmma_helpers.h"
@@ -32,10 +32,9 @@ std::string implementation_list(const TensorIntrinsicNode& in) {
 // The implementations te has, by name (the names intrinsics::cuda_* give for "cuda").
 struct Entry {
   CudaIntrinsic spec;
-  TensorCoreHelper helper = TensorCoreHelper::Mma;  // a warp's intrinsic
-  std::optional<WgmmaHelper> wgmma;                 // a warpgroup's, instead
-  DataType type;                                    // the 16-bit input type, where the helper has one
-  int n = 0;                                        // wgmma: the tile's columns
+  std::variant<TensorCoreHelper, WgmmaHelper> helper;  // a warp's intrinsic or a warpgroup's
+  DataType type;                                       // the 16-bit input type, where the helper has one
+  int n = 0;                                           // wgmma: the tile's columns
 };
 
 const std::map<std::string, Entry>& table() {
@@ -44,24 +43,23 @@ const std::map<std::string, Entry>& table() {
   static const std::map<std::string, Entry> t = [] {
     const FragmentShape a{16, 16, 8}, b{16, 8, 4}, c{16, 8, 4}, memory{};
     std::map<std::string, Entry> m = {
-        {"cuda_mma_m16n8k16_f16f32", {{{F::A, F::B, F::C}, {a, b, c}}, H::Mma, {}, Float(16)}},
-        {"cuda_mma_m16n8k16_bf16f32", {{{F::A, F::B, F::C}, {a, b, c}}, H::Mma, {}, BFloat(16)}},
-        {"cuda_fill_16x8_f32", {{{F::C}, {c}}, H::FillC, {}, Float(32)}},
-        {"cuda_load_matrix_a_16x16_f16", {{{F::Memory, F::A}, {memory, a}}, H::LoadA, {}, Float(16)}},
-        {"cuda_load_matrix_a_16x16_bf16", {{{F::Memory, F::A}, {memory, a}}, H::LoadA, {}, BFloat(16)}},
-        {"cuda_load_matrix_b_16x8_f16", {{{F::Memory, F::B}, {memory, b}}, H::LoadB, {}, Float(16)}},
-        {"cuda_load_matrix_b_16x8_bf16", {{{F::Memory, F::B}, {memory, b}}, H::LoadB, {}, BFloat(16)}},
-        {"cuda_store_16x8_f32", {{{F::C, F::Memory}, {c, memory}}, H::StoreC, {}, Float(32)}},
+        {"cuda_mma_m16n8k16_f16f32", {{{F::A, F::B, F::C}, {a, b, c}}, H::Mma, Float(16)}},
+        {"cuda_mma_m16n8k16_bf16f32", {{{F::A, F::B, F::C}, {a, b, c}}, H::Mma, BFloat(16)}},
+        {"cuda_fill_16x8_f32", {{{F::C}, {c}}, H::FillC, Float(32)}},
+        {"cuda_load_matrix_a_16x16_f16", {{{F::Memory, F::A}, {memory, a}}, H::LoadA, Float(16)}},
+        {"cuda_load_matrix_a_16x16_bf16", {{{F::Memory, F::A}, {memory, a}}, H::LoadA, BFloat(16)}},
+        {"cuda_load_matrix_b_16x8_f16", {{{F::Memory, F::B}, {memory, b}}, H::LoadB, Float(16)}},
+        {"cuda_load_matrix_b_16x8_bf16", {{{F::Memory, F::B}, {memory, b}}, H::LoadB, BFloat(16)}},
+        {"cuda_store_16x8_f32", {{{F::C, F::Memory}, {c, memory}}, H::StoreC, Float(32)}},
     };
     for (int n = 8; n <= 256; n += 8) {
       const FragmentShape d{64, n, n / 2};
       for (DataType ab : {Float(16), BFloat(16)})
         m[fmt::format("cuda_wgmma_m64n{}k16_{}f32", n, ab == Float(16) ? "f16" : "bf16")] = {
-            {{F::KMajorShared, F::KMajorShared, F::WgmmaD}, {memory, memory, d}, 128}, H::Mma, WgmmaHelper::Mma, ab, n};
-      m[fmt::format("cuda_wgmma_fill_64x{}_f32", n)] = {
-          {{F::WgmmaD}, {d}, 128}, H::Mma, WgmmaHelper::Fill, Float(32), n};
+            {{F::KMajorShared, F::KMajorShared, F::WgmmaD}, {memory, memory, d}, 128}, WgmmaHelper::Mma, ab, n};
+      m[fmt::format("cuda_wgmma_fill_64x{}_f32", n)] = {{{F::WgmmaD}, {d}, 128}, WgmmaHelper::Fill, Float(32), n};
       m[fmt::format("cuda_wgmma_store_64x{}_f32", n)] = {
-          {{F::WgmmaD, F::Memory}, {d, memory}, 128}, H::Mma, WgmmaHelper::Store, Float(32), n};
+          {{F::WgmmaD, F::Memory}, {d, memory}, 128}, WgmmaHelper::Store, Float(32), n};
     }
     return m;
   }();
@@ -106,7 +104,9 @@ MemoryScope fragment_scope(Fragment f) {
 
 bool issues_async_wgmma(const TensorIntrinsicCallNode* n) {
   const Entry* e = entry(n);
-  return e != nullptr && e->wgmma == WgmmaHelper::Mma;
+  if (e == nullptr) return false;
+  const auto* w = std::get_if<WgmmaHelper>(&e->helper);
+  return w != nullptr && *w == WgmmaHelper::Mma;
 }
 
 const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n) {
@@ -179,14 +179,14 @@ std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n
                                   b.name(), s.rows, s.cols));
     args.push_back(fmt::format("{} + {}", buffer(b), print(fragment_slot(s, offset, row))));
   }
-  if (e->wgmma) {
+  if (const auto* wgmma = std::get_if<WgmmaHelper>(&e->helper)) {
     for (const std::string& w : swizzles) args.push_back(w);
-    std::string call = use_wgmma_helper(helpers, *e->wgmma, e->type, e->n) + "(";
+    std::string call = use_wgmma_helper(helpers, *wgmma, e->type, e->n) + "(";
     for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
     lines.push_back(call + ");");
     return lines;
   }
-  TensorCoreHelper h = e->helper;
+  TensorCoreHelper h = std::get<TensorCoreHelper>(e->helper);
   // ldmatrix reads shared memory only; its rows must start at 16-byte boundaries, which
   // the kernel's own (16-byte aligned) arrays give for offsets and a stride in whole
   // 8-element steps.

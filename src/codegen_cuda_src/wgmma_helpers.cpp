@@ -103,25 +103,9 @@ std::string fill(HelperSet& helpers, int n) {
   return name;
 }
 
-// Waits for the warpgroup's wgmmas: the tiles they read may then be refilled, and their
-// accumulators read.
-std::string wait_all(HelperSet& helpers) {
-  const std::string wait = use_hopper_ptx(helpers, HopperInstruction::WgmmaWaitGroup);
-  helpers.use_text("te_wgmma_wait_all",
-                   fmt::format("// Waits for this warpgroup's wgmmas (before a barrier, after which the tiles they\n"
-                               "// read may be refilled, and before their accumulators are stored).\n"
-                               "{0} void te_wgmma_wait_all() {{\n"
-                               "#if TE_PTX(900) && TE_PTX_SM90A\n"
-                               "  {1}<0>();\n"
-                               "#endif\n"
-                               "}}\n",
-                               kDeviceFunction, wait));
-  return "te_wgmma_wait_all";
-}
-
 std::string store(HelperSet& helpers, int n) {
   const std::string name = fmt::format("te_wgmma_store_64x{}", n);
-  const std::string wait = wait_all(helpers);
+  const std::string wait = use_wgmma_wait_all(helpers);
   const std::string registers = use_hopper_ptx(helpers, HopperInstruction::WgmmaFenceRegisters);
   helpers.use_text(
       name,
@@ -161,9 +145,24 @@ std::string use_wgmma_helper(HelperSet& helpers, WgmmaHelper h, DataType t, int 
     case WgmmaHelper::Mma: return mma(helpers, t, n);
     case WgmmaHelper::Fill: return fill(helpers, n);
     case WgmmaHelper::Store: return store(helpers, n);
-    case WgmmaHelper::WaitAll: return wait_all(helpers);
   }
   return "";
+}
+
+// Waits for the warpgroup's wgmmas: the tiles they read may then be refilled, and their
+// accumulators read.
+std::string use_wgmma_wait_all(HelperSet& helpers) {
+  const std::string wait = use_hopper_ptx(helpers, HopperInstruction::WgmmaWaitGroup);
+  helpers.use_text("te_wgmma_wait_all",
+                   fmt::format("// Waits for this warpgroup's wgmmas (before a barrier, after which the tiles they\n"
+                               "// read may be refilled, and before their accumulators are stored).\n"
+                               "{0} void te_wgmma_wait_all() {{\n"
+                               "#if TE_PTX(900) && TE_PTX_SM90A\n"
+                               "  {1}<0>();\n"
+                               "#endif\n"
+                               "}}\n",
+                               kDeviceFunction, wait));
+  return "te_wgmma_wait_all";
 }
 
 }  // namespace te::cuda

@@ -17,14 +17,17 @@
 namespace te::cuda {
 
 enum class WgmmaHelper : uint8_t {
-  Mma,      // c += a * b, issued: te_wgmma_m64n<n>k16_<f16|bf16>(a, b, c, a_swizzle, b_swizzle)
-  Fill,     // c = 0: te_wgmma_fill_64x<n>(c)
-  Store,    // memory = c, after the warpgroup's wgmmas complete: te_wgmma_store_64x<n>(c, d, stride)
-  WaitAll,  // the warpgroup's wgmmas complete: te_wgmma_wait_all() (before each barrier)
+  Mma,    // c += a * b, issued: te_wgmma_m64n<n>k16_<f16|bf16>(a, b, c, a_swizzle, b_swizzle)
+  Fill,   // c = 0: te_wgmma_fill_64x<n>(c)
+  Store,  // memory = c, after the warpgroup's wgmmas complete: te_wgmma_store_64x<n>(c, d, stride)
 };
 
 // Registers helper h for n output columns (and the 16-bit input type t, for Mma) and
 // returns its name.
 std::string use_wgmma_helper(HelperSet& helpers, WgmmaHelper h, DataType t, int n);
+
+// Registers te_wgmma_wait_all() (the warpgroup's wgmmas complete; the kernel calls it
+// before each barrier) and returns its name.
+std::string use_wgmma_wait_all(HelperSet& helpers);
 
 }  // namespace te::cuda
