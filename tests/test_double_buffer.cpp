@@ -1,7 +1,9 @@
-// double_buffer: the loop nest it makes (two buffers, the attach loop unrolled by two, one
-// barrier per iteration), results for even, odd and symbolic trip counts through
-// interpret() and the LLVM JIT against plain C++, and every misuse as a te::Error. The
-// CUDA emulation runs a double-buffered GEMM (tests/test_cuda_emulation.cpp).
+// double_buffer and pipeline(n): the loop nest they make (n buffers, the attach loop
+// unrolled by n, one barrier per iteration), results for trip counts that are and are not
+// multiples of n, fewer than n, and symbolic, through interpret() and the LLVM JIT against
+// plain C++, and every misuse as a te::Error. The CUDA emulation runs a double-buffered
+// GEMM (tests/test_cuda_emulation.cpp) and pipelined TMA GEMMs (tests/test_wgmma.cpp).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <te/te.h>
@@ -27,19 +29,21 @@ struct Matmul {
 };
 
 // CPU: rows of A copied into a local buffer 4 elements of k at a time.
-Schedule cpu_schedule(const Matmul& g, bool doubled) {
+Schedule cpu_schedule(const Matmul& g, int buffers) {
   Schedule s = create_schedule({g.C});
   Tensor AL = s.cache_read(g.A, "local", {g.C});
   auto [ko, ki] = s[g.C].split(g.k, 4);
   s[g.C].reorder({g.C.axis(0), ko, g.C.axis(1), ki});
   s[AL].compute_at(s[g.C], ko);
-  if (doubled) s[AL].double_buffer();
+  if (buffers == 2) s[AL].double_buffer();
+  if (buffers > 2) s[AL].pipeline(buffers);
   return s;
 }
 
 // GPU: 16 x 16 tiles of C per block, 4 x 4 threads of 4 x 4 elements, A and B through
 // shared tiles 8 wide in k.
-Schedule gpu_schedule(const Matmul& g, bool doubled) {
+// buffers_b: B's count where it differs from A's.
+Schedule gpu_schedule(const Matmul& g, int buffers, int buffers_b = 0) {
   Schedule s = create_schedule({g.C});
   Tensor AS = s.cache_read(g.A, "shared", {g.C}), BS = s.cache_read(g.B, "shared", {g.C});
   Tensor CL = s.cache_write(g.C, "local");
@@ -55,12 +59,14 @@ Schedule gpu_schedule(const Matmul& g, bool doubled) {
   auto [ko, ki] = s[CL].split(s[CL].op()->reduce_axis[0], 8);
   s[CL].reorder({ko, ki, CL.axis(0), CL.axis(1)});
   for (const Tensor& S : {AS, BS}) {
+    const int n = S.same_as(BS) && buffers_b > 0 ? buffers_b : buffers;
     s[S].compute_at(s[CL], ko);
     auto [fo, fi] = s[S].split(s[S].fuse(S.axis(0), S.axis(1)), 16);
     auto [fty, ftx] = s[S].split(fi, 4);
     s[S].bind(fty, thread_axis("threadIdx.y"));
     s[S].bind(ftx, thread_axis("threadIdx.x"));
-    if (doubled) s[S].double_buffer();
+    if (n == 2) s[S].double_buffer();
+    if (n > 2) s[S].pipeline(n);
     (void)fo;
   }
   return s;
@@ -93,8 +99,8 @@ void run_and_check(const LoweredFunc& f, int M, int N, int K, const std::string&
 
 TEST(DoubleBuffer, TwoBuffersAndOneBarrierPerIteration) {
   Matmul g(32, 32, 64);  // 8 iterations of k.outer
-  LoweredFunc single = lower(gpu_schedule(g, false), {g.A, g.B, g.C}, "single");
-  LoweredFunc doubled = lower(gpu_schedule(g, true), {g.A, g.B, g.C}, "doubled");
+  LoweredFunc single = lower(gpu_schedule(g, 1), {g.A, g.B, g.C}, "single");
+  LoweredFunc doubled = lower(gpu_schedule(g, 2), {g.A, g.B, g.C}, "doubled");
   const ForNode* k1 = find_loop(single.body, "k.outer");
   const ForNode* k2 = find_loop(doubled.body, "k.outer.outer");
   ASSERT_NE(k1, nullptr);
@@ -114,7 +120,7 @@ TEST(DoubleBuffer, TwoBuffersAndOneBarrierPerIteration) {
 TEST(DoubleBuffer, GpuScheduleMatchesCppForEvenAndOddTripCounts) {
   for (int K : {64, 40, 8, 20}) {  // k.outer: 8, 5, 1 iterations, and 3 with a partial tile
     Matmul g(20, 24, K);
-    LoweredFunc f = lower(gpu_schedule(g, true), {g.A, g.B, g.C}, "gemm");
+    LoweredFunc f = lower(gpu_schedule(g, 2), {g.A, g.B, g.C}, "gemm");
     run_and_check(f, 20, 24, K, "gpu K=" + std::to_string(K));
   }
 }
@@ -122,15 +128,15 @@ TEST(DoubleBuffer, GpuScheduleMatchesCppForEvenAndOddTripCounts) {
 TEST(DoubleBuffer, CpuScheduleMatchesCppForSymbolicTripCounts) {
   Var K("K");
   Matmul g(5, 7, K);
-  LoweredFunc f = lower(cpu_schedule(g, true), {g.A, g.B, g.C}, "gemm");
+  LoweredFunc f = lower(cpu_schedule(g, 2), {g.A, g.B, g.C}, "gemm");
   EXPECT_NE(find_loop(f.body, "k.outer.outer"), nullptr) << f.body;
   for (int k : {0, 1, 3, 4, 5, 8, 12, 13}) run_and_check(f, 5, 7, k, "cpu K=" + std::to_string(k));
 }
 
 TEST(DoubleBuffer, ResultsEqualTheSingleBufferedSchedule) {
   Matmul g(6, 9, 18);
-  LoweredFunc single = lower(cpu_schedule(g, false), {g.A, g.B, g.C}, "single");
-  LoweredFunc doubled = lower(cpu_schedule(g, true), {g.A, g.B, g.C}, "doubled");
+  LoweredFunc single = lower(cpu_schedule(g, 1), {g.A, g.B, g.C}, "single");
+  LoweredFunc doubled = lower(cpu_schedule(g, 2), {g.A, g.B, g.C}, "doubled");
   NDArray a = input({6, 18}, 3), b = input({18, 9}, 4), c1 = output({6, 9}), c2 = output({6, 9});
   interpret(single, {a, b, c1});
   interpret(doubled, {a, b, c2});
@@ -203,5 +209,71 @@ TEST(DoubleBuffer, MisusesAreErrors) {
          "computes",
          "compute 'A2' outside the loop"});
     (void)ki;
+  }
+}
+
+TEST(Pipeline, NBuffersAndOneBarrierPerIteration) {
+  Matmul g(32, 32, 96);  // 12 iterations of k.outer
+  for (int n : {3, 4}) {
+    LoweredFunc f = lower(gpu_schedule(g, n), {g.A, g.B, g.C}, "pipelined");
+    const ForNode* k = find_loop(f.body, "k.outer.outer");
+    ASSERT_NE(k, nullptr) << f.body;
+    EXPECT_EQ(*as_const_int(k->extent), 12 / n);  // n iterations of k.outer per pass
+    EXPECT_EQ(barriers_in(k->body), n);           // one per iteration of k.outer
+    const std::string ir = to_string(f.body);
+    for (const char* alloc :
+         {"allocate A.shared[", "allocate A.shared.db[", "allocate A.shared.db2[", "allocate B.shared.db2["})
+      EXPECT_NE(ir.find(alloc), std::string::npos) << alloc << "\n" << ir;
+    EXPECT_EQ(ir.find("allocate A.shared.db3[") != std::string::npos, n == 4) << ir;
+    // 12 is a multiple of n: part 0 fetches unguarded, the other n - 1 parts guard the
+    // fetch past the end.
+    EXPECT_EQ(count_kind(f.body, StmtKind::IfThenElse), n - 1) << ir;
+  }
+}
+
+TEST(Pipeline, ResultsMatchCppForEveryTripCount) {
+  for (int n : {3, 4})
+    for (int K : {96, 64, 40, 8, 16, 24, 20}) {  // k.outer: multiples of n, not, fewer than n, a partial tile
+      Matmul g(20, 24, K);
+      LoweredFunc f = lower(gpu_schedule(g, n), {g.A, g.B, g.C}, "gemm");
+      run_and_check(f, 20, 24, K, fmt::format("gpu {} buffers K={}", n, K));
+    }
+  Var K("K");
+  Matmul g(5, 7, K);
+  LoweredFunc f = lower(cpu_schedule(g, 3), {g.A, g.B, g.C}, "gemm");
+  for (int k : {0, 1, 3, 4, 5, 8, 9, 12, 13}) run_and_check(f, 5, 7, k, "cpu 3 buffers K=" + std::to_string(k));
+}
+
+TEST(Pipeline, MisusesAreErrors) {
+  Matmul g(8, 8, 16);
+  Schedule s = create_schedule({g.C});
+  expect_error([&] { s[g.A].pipeline(3); }, {"pipeline: stage 'A' is a placeholder", "pipeline a copy of it"});
+  expect_error([&] { s[g.C].pipeline(3); }, {"pipeline: stage 'C' is an output", "pipeline an intermediate stage"});
+  Tensor AL = s.cache_read(g.A, "local", {g.C});
+  for (int n : {1, 9, 0}) {
+    const std::string message = fmt::format("pipeline: stage 'A.local': {} buffers; a pipeline has 2 to 8", n);
+    expect_error([&] { s[AL].pipeline(n); }, {message.c_str()});
+  }
+  {  // inlined
+    Schedule t = create_schedule({g.C});
+    Tensor TL = t.cache_read(g.A, "local", {g.C});
+    t[TL].pipeline(3);
+    t[TL].compute_inline();
+    expect_error(
+        [&] {
+          lower(t, {g.A, g.B, g.C}, "f");
+        },
+        {"stage 'A.local' is inlined (compute_inline), so it has no buffer, but pipeline multiplies one; "
+         "remove the pipeline"});
+  }
+  {  // two stages at one loop with different depths
+    Matmul big(32, 32, 64);
+    Schedule t = gpu_schedule(big, 3, 2);
+    expect_error(
+        [&] {
+          lower(t, {big.A, big.B, big.C}, "f");
+        },
+        {"lower: stages 'A.shared' (3 buffers) and 'B.shared' (2) are computed at loop 'k.outer', whose "
+         "unrolling gives every stage there the same number of buffers"});
   }
 }

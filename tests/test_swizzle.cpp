@@ -77,13 +77,18 @@ TEST(Swizzle, SwizzledTilesTransposeAsInterpretAndCxxDo) {
   };
   // 32 floats = 128-byte rows; 16 floats = 64; 8 floats = 32. float4 fills a chunk;
   // float2 half of one; 8 lanes (32 bytes) cross chunks and go lane by lane.
-  for (Case c : {Case{32, 4, 128}, Case{16, 4, 64}, Case{8, 2, 32}, Case{32, 8, 128}, Case{32, 4, 0}}) {
+  // 32 floats swizzled by 64 or 32 bytes: rows of 2 or 4 column blocks.
+  for (Case c : {Case{32, 4, 128}, Case{16, 4, 64}, Case{8, 2, 32}, Case{32, 8, 128}, Case{32, 4, 0}, Case{32, 4, 64},
+                 Case{32, 2, 32}}) {
     SCOPED_TRACE(fmt::format("tile {} lanes {} swizzle {}", c.tile, c.lanes, c.swizzle));
     const LoweredFunc f = transpose(c.tile, c.lanes, c.swizzle, fmt::format("transpose_{}_{}", c.lanes, c.swizzle));
     EXPECT_EQ(emulated_difference(f), "");
     const std::string cu = build_cuda(f).source();
     const std::string helper = fmt::format("te_swizzle_{}_4(", c.swizzle);
     EXPECT_EQ(cu.find(helper) != std::string::npos, c.swizzle != 0) << cu;
+    const bool blocks = c.swizzle != 0 && c.tile * 4 > c.swizzle;
+    EXPECT_EQ(cu.find(fmt::format("te_swizzle_{}_4_blocks_32x{}(", c.swizzle, c.tile)) != std::string::npos, blocks)
+        << cu;
     if (c.swizzle == 0) continue;
     EXPECT_NE(cu.find(fmt::format("swizzled by {} bytes", c.swizzle)), std::string::npos) << cu;
     EXPECT_NE(cu.find("__align__(1024)"), std::string::npos) << cu;
@@ -159,6 +164,36 @@ TEST(Swizzle, MisuseIsAnErrorNamingTheStage) {
        "a whole number of 1024-byte patterns (8 rows of 128 bytes)"});
   expect_error([&] { Buffer("b", Float(32), {16}, MemoryScope::Shared, 100); },
                {"Buffer 'b': a swizzle is 32, 64 or 128 bytes wide, not 100"});
+  expect_error([&] { Buffer("b", Float(32), {256}, MemoryScope::Shared, 64, 24); },
+               {"Buffer 'b': rows of 24 elements are column blocks of a 64-byte swizzle only when they are a multiple "
+                "of it, and wider"});
+}
+
+// Rows wider than the swizzle are column blocks: rows of a multiple of its width, and a
+// multiple of 8 of them (whole patterns in each block).
+TEST(Swizzle, WideRowsMustBeWholeColumnBlocks) {
+  auto lowered = [](int rows, int cols, int swizzle) {
+    Tensor A = placeholder({64, cols}, Float(32), "A");
+    Tensor B = compute(
+        {64, cols}, [&](Expr i, Expr j) { return A(i, j) + 1.0f; }, "B");
+    Schedule s = create_schedule({B});
+    Tensor AS = s.cache_read(A, "shared", {B});
+    auto [bi, ti] = s[B].split(B.axis(0), rows);
+    s[B].bind(bi, thread_axis("blockIdx.x"));
+    s[B].bind(B.axis(1), thread_axis("threadIdx.x"));
+    s[AS].compute_at(s[B], bi);
+    s[AS].swizzle(swizzle);
+    return lower(s, {A, B}, "wide");
+  };
+  expect_error([&] { lowered(16, 48, 128); },
+               {"lower: buffer 'A.shared' is swizzled (128 bytes) with rows of 192 bytes, wider than the swizzle: such "
+                "a buffer is kept in column blocks of 128 bytes, so its rows must be a multiple of 128 bytes and its "
+                "row count (16) a multiple of 8"});
+  expect_error([&] { lowered(4, 64, 128); }, {"with rows of 256 bytes", "its row count (4) a multiple of 8"});
+  const std::string ir = to_string(lowered(8, 64, 128));
+  EXPECT_NE(ir.find("allocate A.shared[float32 * 512] in shared, swizzled 128 bytes in blocks of 32 columns"),
+            std::string::npos)
+      << ir;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // te::Target: its text form (parsed once, printed back), the checks of fields set one by
 // one, and what build(), resolved_target() and auto_schedule() make of it.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -27,6 +28,10 @@ TEST(Target, ParsesKindsTriplesAndOptions) {
   EXPECT_TRUE(Target().is_host());
   EXPECT_TRUE(Target("llvm").is_host());
   EXPECT_TRUE(Target("cuda").is_cuda());
+  Target hopper = "cuda -arch=sm_90a";
+  EXPECT_TRUE(hopper.is_cuda());
+  EXPECT_EQ(hopper.arch, "sm_90a");
+  EXPECT_EQ(Target("cuda -arch=sm_80").arch, "sm_80");
   Target arm = "llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1 -mattr=+sve,-fp-armv8 -vector-bits=128";
   EXPECT_TRUE(arm.is_llvm());
   EXPECT_FALSE(arm.is_host());
@@ -45,7 +50,8 @@ TEST(Target, ParsesKindsTriplesAndOptions) {
 }
 
 TEST(Target, PrintsItsCanonicalTextWhichParsesBack) {
-  for (const char* text : {"llvm", "cuda", "llvm -mtriple=aarch64-linux-gnu", "llvm -mcpu=x86-64-v3 -mattr=+avx2",
+  for (const char* text : {"llvm", "cuda", "cuda -arch=sm_90a", "cuda -arch=sm_120", "llvm -mtriple=aarch64-linux-gnu",
+                           "llvm -mcpu=x86-64-v3 -mattr=+avx2",
                            "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512 -mattr=-avx512f -vector-bits=256"}) {
     Target t = Target::parse(text);
     EXPECT_EQ(t.str(), text);
@@ -54,6 +60,8 @@ TEST(Target, PrintsItsCanonicalTextWhichParsesBack) {
   EXPECT_EQ(Target("aarch64-linux-gnu").str(), "llvm -mtriple=aarch64-linux-gnu");
   EXPECT_EQ(Target("llvm -vector-bits=512 -mcpu=znver4").str(), "llvm -mcpu=znver4 -vector-bits=512");
   EXPECT_NE(Target("llvm"), Target("cuda"));
+  EXPECT_NE(Target("cuda"), Target("cuda -arch=sm_90"));
+  EXPECT_NE(Target("cuda -arch=sm_90a"), Target("cuda -arch=sm_90"));
   EXPECT_NE(Target("llvm"), Target("llvm -vector-bits=128"));
 }
 
@@ -69,7 +77,14 @@ TEST(Target, BadTextNamesWhatIsWrong) {
   expect_error([] { Target::parse("llvm -mcpu=a -mcpu=b"); }, {"-mcpu is given twice"});
   expect_error([] { Target::parse("aarch64-linux-gnu -mtriple=x86_64-linux-gnu"); }, {"the triple is given twice"});
   expect_error([] { Target::parse("llvm -march=x86-64"); },
-               {"unknown option -march (the options are -mtriple, -mcpu, -mattr and -vector-bits)"});
+               {"unknown option -march (the options are -mtriple, -mcpu, -mattr and -vector-bits; -arch for cuda)"});
+  expect_error([] { Target::parse("llvm -arch=sm_90"); },
+               {"target 'llvm -arch=sm_90': -arch applies to cuda targets only (an llvm target's CPU is -mcpu)"});
+  for (const char* arch : {"sm_9", "sm_9000", "compute_90", "gfx90a", "sm_90b", "sm_40", "sm_"}) {
+    const std::string message = fmt::format("-arch={} is not a CUDA architecture (sm_80, sm_90, sm_90a, ...)", arch);
+    expect_error([&] { Target::parse(std::string("cuda -arch=") + arch); }, {message.c_str()});
+  }
+  expect_error([] { Target::parse("cuda -arch=sm_80 -arch=sm_90"); }, {"-arch is given twice"});
   expect_error([] { Target::parse("cuda -mcpu=sm_90"); }, {"target 'cuda -mcpu=sm_90': -mcpu applies to llvm "
                                                            "targets only"});
   expect_error([] { Target::parse("llvm -mattr=avx2"); }, {"feature 'avx2' must be +name or -name (e.g. +avx2)"});
@@ -89,6 +104,10 @@ TEST(Target, BuildTakesLlvmTargetsOnly) {
   expect_error([&] { build(add_one(), o); },
                {"build: target 'llvm -vector-bits=96': vector_bits is 96; use 0 (the CPU's widest) or a power "
                 "of two from 64 to 2048"});
+  o.target = Target();
+  o.target.arch = "sm_90";  // a GPU's on an llvm target
+  expect_error([&] { build(add_one(), o); },
+               {"build: target 'llvm': arch 'sm_90' names a GPU; an llvm target has a cpu instead"});
   o.target = Target();
   o.target.features = "avx2";
   expect_error([&] { export_object(add_one(), "unused.o", o); },

@@ -129,17 +129,26 @@ TEST(Wgmma, GemmEqualsInterpretAndCxxThroughBothPaths) {
 }
 
 // The reference schedule (te/ops/matmul_wgmma_cuda.h): double-buffered swizzled tiles,
-// an odd number of k tiles, through both paths.
+// an odd number of k tiles, the tiles by TMA or by cp.async, B MN-major (in column blocks
+// of 128, 64 and 32-byte swizzles) or transposed by the threads, through both paths.
 TEST(Wgmma, ReferenceScheduleEqualsInterpretThroughBothPaths) {
   struct Case {
     int M, N, K;
     ops::MatmulWgmmaOptions o;
     DataType t;
   };
-  ops::MatmulWgmmaOptions small;
+  ops::MatmulWgmmaOptions small, n32, n16, transposed;
   small.block_m = small.block_n = 64;
   small.tile_k = 32;
-  for (const Case& c : {Case{128, 128, 192, {}, Float(16)}, Case{128, 128, 96, small, BFloat(16)}}) {
+  small.tma = false;  // the tiles by the threads' cp.async
+  n32.block_n = 32;   // B's tiles swizzled by 64 bytes (one column block)
+  n16.block_m = 64;
+  n16.block_n = 16;  // by 32 bytes
+  n16.tile_k = 16;
+  transposed.b_mn_major = false;  // B transposed by the threads into K-major tiles
+  for (const Case& c :
+       {Case{128, 128, 192, {}, Float(16)}, Case{128, 128, 96, small, BFloat(16)}, Case{128, 64, 64, n32, Float(16)},
+        Case{64, 48, 48, n16, BFloat(16)}, Case{128, 128, 128, transposed, BFloat(16)}}) {
     SCOPED_TRACE(fmt::format("{} x {} x {} {}", c.M, c.N, c.K, c.t.to_string()));
     Gemm g;
     g.M = c.M;
@@ -154,6 +163,11 @@ TEST(Wgmma, ReferenceScheduleEqualsInterpretThroughBothPaths) {
     const std::string ir = to_string(f);
     EXPECT_NE(ir.find("swizzled"), std::string::npos) << ir;
     EXPECT_NE(ir.find(".db"), std::string::npos) << ir;  // double-buffered
+    const std::string cu = build_cuda(f).source();
+    EXPECT_EQ(cu.find("te_tma_load_") != std::string::npos, c.o.tma) << cu;
+    EXPECT_EQ(cu.find("te_cp_async_16((A_shared") != std::string::npos, !c.o.tma) << cu;
+    EXPECT_EQ(cu.find("_kn(A_shared") != std::string::npos, c.o.b_mn_major) << cu;
+    EXPECT_EQ(cu.find("te_cp_async_16((B_shared") != std::string::npos, c.o.b_mn_major && !c.o.tma) << cu;
     EXPECT_EQ(difference(g, f), "");
   }
 }
@@ -182,7 +196,14 @@ TEST(Wgmma, ReferenceScheduleOptionsAreChecked) {
                {"block_n is 12; wgmma's n is a multiple of 8 from 8 to 256"});
   expect_error([&] { schedule(128, 128, 96, Float(16), bad_k); },
                {"tile_k is 48; rows of 16, 32 or 64 16-bit elements fill a 32, 64 or 128-byte swizzle"});
-  schedule(256, 256, 64, Float(16), big);  // 128 KiB of tiles: within sm_90's 227 KiB
+  schedule(256, 256, 64, Float(16), big);  // 192 KiB of tiles (3 stages): within sm_90's 227 KiB
+  ops::MatmulWgmmaOptions n8 = o;
+  n8.block_n = 8;
+  expect_error([&] { schedule(128, 64, 64, Float(16), n8); },
+               {"block_n is 8; B's MN-major tiles are whole column blocks of a 32, 64 or 128-byte swizzle, so block_n "
+                "is a multiple of 16 (or set b_mn_major to false)"});
+  n8.b_mn_major = false;
+  schedule(128, 64, 64, Float(16), n8);
 }
 
 // On sm_90a's path a k tile's wgmmas stay in flight until the barrier before its tiles
@@ -242,6 +263,8 @@ TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
                 "256"});
   expect_error([] { intrinsics::cuda_wgmma_m64nNk16(Float(32), 64); },
                {"intrinsics::cuda_wgmma_m64nNk16: tensor cores multiply float16 or bfloat16, not float32"});
+  expect_error([] { intrinsics::cuda_wgmma_m64nNk16_kn(Float(16), 260); },
+               {"intrinsics::cuda_wgmma_m64nNk16_kn: n is 260"});
   Gemm unswizzled;
   unswizzled.swizzle_a = 0;
   expect_error([&] { build_cuda(wgmma_gemm(unswizzled, "unswizzled")); },
@@ -257,6 +280,44 @@ TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
   expect_error([&] { build_cuda(wgmma_gemm(local, "local")); },
                {"as a warpgroup fragment (\"wgmma accumulator\"), but 'C.local' is in local memory; give it scope "
                 "\"warpgroup\""});
+  // B MN-major ([K][N] tiles of 64 halves, 128 bytes): swizzled by 64 bytes it is two
+  // column blocks of 32, and the 64 x 16 wgmma reads whole blocks; by 128 it is one.
+  auto kn_gemm = [](int swizzle_b, int n) {
+    Tensor A = placeholder({128, 64}, Float(16), "A"), B = placeholder({64, 64}, Float(16), "B");
+    IterVar k = reduce_axis({0, 64}, "k");
+    Tensor C = compute(
+        {128, 64}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
+    Schedule s = create_schedule({C});
+    Tensor AS = s.cache_read(A, "shared", {C}), BS = s.cache_read(B, "shared", {C});
+    Tensor CF = s.cache_write(C, "warpgroup");
+    auto [wg, y64] = s[C].split(C.axis(0), 64);
+    auto [xo, xi] = s[C].split(C.axis(1), n);
+    s[C].reorder({wg, xo, y64, xi});
+    s[C].bind(wg, thread_axis("blockIdx.y"));
+    s[C].bind(xo, thread_axis("blockIdx.x"));
+    s[C].tensorize(y64, intrinsics::cuda_wgmma_store_f32(n));
+    s[CF].compute_at(s[C], xo);
+    auto [kk, k16] = s[CF].split(CF.op()->reduce_axis[0], 16);
+    s[CF].reorder({kk, CF.axis(0), CF.axis(1), k16});
+    s[CF].tensorize(CF.axis(0), intrinsics::cuda_wgmma_m64nNk16_kn(Float(16), n));
+    for (const auto& [S, swizzle] : {std::pair{AS, 128}, std::pair{BS, swizzle_b}}) {
+      s[S].compute_at(s[C], xo);
+      if (swizzle) s[S].swizzle(swizzle);
+      auto [pieces, lanes] = s[S].split(S.axis(1), 8);
+      auto [pass, thread] = s[S].split(s[S].fuse(S.axis(0), pieces), 128);
+      s[S].bind(thread, thread_axis("threadIdx.x"));
+      s[S].vectorize(lanes);
+    }
+    return build_cuda(lower(s, {A, B, C}, "kn"));
+  };
+  kn_gemm(128, 64);
+  kn_gemm(64, 64);
+  expect_error([&] { kn_gemm(0, 64); },
+               {"tensor intrinsic 'cuda_wgmma_m64n64k16_f16f32_kn' takes its declaration's 'B' from 'B.shared', a "
+                "shared buffer; wgmma reads MN-major tiles of swizzled shared buffers"});
+  expect_error([&] { kn_gemm(128, 32); },
+               {"from 'B.shared', whose rows are 32 elements, but a 128-byte swizzle's column blocks are 64 elements "
+                "wide: wgmma's MN-major tiles are rows of whole column blocks of the buffer"});
   Gemm x64;
   x64.copy_threads = 64;
   expect_error([&] { build_cuda(wgmma_gemm(x64, "x64")); },

@@ -69,6 +69,12 @@ struct TE_API CudaOptions {
   /// each __syncthreads() of the kernel first waits for the thread's copies. Copies under
   /// a condition or in a loop of varying bounds stay plain.
   bool async_copies = true;
+  /// The GPU the file is for, as Target::arch spells it ("sm_80", "sm_90", "sm_90a";
+  /// empty: any). build_cuda refuses a tensor intrinsic that GPU lacks (te::Error naming
+  /// it and what it needs: wgmma sm_90a, TMA sm_90, mma.sync and ldmatrix sm_80), instead
+  /// of leaving it to the helper's slower portable path, and the file stops nvcc (an
+  /// #error) compiling it for another architecture.
+  std::string arch;
 };
 
 /// One parameter of a kernel or of the host launcher.
@@ -77,8 +83,14 @@ struct TE_API CudaParam {
   std::string c_type;  ///< "const float* __restrict__", "float*", "int32_t", ...
   Buffer buffer;       ///< defined for a buffer (pointer) parameter
   Var var;             ///< defined for a scalar parameter
+  /// For a TMA tensor map (a kernel's `const __grid_constant__ te_tensor_map`, which the
+  /// launcher encodes over `buffer`): the box's rows, columns and swizzle bytes; zeros
+  /// for every other parameter.
+  std::array<int, 3> tensor_map_box{{0, 0, 0}};
+  /// Whether this is a TMA tensor map parameter (intrinsics::cuda_tma_load_2d).
+  bool is_tensor_map() const { return tensor_map_box[0] != 0; }
   /// Whether this is a buffer (pointer) parameter.
-  bool is_buffer() const { return buffer.defined(); }
+  bool is_buffer() const { return buffer.defined() && !is_tensor_map(); }
 };
 
 /// Grid and block sizes of one launch, x/y/z.

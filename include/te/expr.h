@@ -268,15 +268,21 @@ struct TE_API BufferNode {
   /// b with bits [4, 4 + w) XOR bits [7, 7 + w) (w = 1, 2, 3); interpret() and the CPU
   /// backends keep the row-major layout, which holds the same values.
   int swizzle_bytes = 0;
+  /// A swizzled buffer whose rows are wider than its swizzle: the row's length in
+  /// elements. The CUDA backend keeps such a buffer as column blocks of the swizzle's
+  /// width (the first swizzle-wide part of every row, then the next, ...), each block
+  /// swizzled as a buffer of rows that wide: the layout TMA writes and wgmma reads an
+  /// MN-major operand in. 0: rows at most the swizzle's width, one block.
+  int64_t swizzle_row = 0;
 };
 /// A shared handle to a BufferNode; buffers are the same only if they share a node.
 class TE_API Buffer {
  public:
   /// An undefined buffer.
   Buffer() = default;
-  /// A new buffer (swizzle_bytes: see BufferNode).
+  /// A new buffer (swizzle_bytes, swizzle_row: see BufferNode).
   Buffer(std::string name, DataType dtype, std::vector<Expr> shape, MemoryScope scope = MemoryScope::Global,
-         int swizzle_bytes = 0);
+         int swizzle_bytes = 0, int64_t swizzle_row = 0);
   /// Whether there is a node.
   bool defined() const { return node_ != nullptr; }
   /// The node.
@@ -295,6 +301,8 @@ class TE_API Buffer {
   MemoryScope scope() const { return node_->scope; }
   /// Its swizzle's width in bytes (BufferNode::swizzle_bytes), 0: none.
   int swizzle_bytes() const { return node_->swizzle_bytes; }
+  /// The row length of a swizzled buffer kept in column blocks (BufferNode::swizzle_row), 0: none.
+  int64_t swizzle_row() const { return node_->swizzle_row; }
   /// The number of dimensions.
   int ndim() const { return static_cast<int>(node_->shape.size()); }
 

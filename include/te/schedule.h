@@ -110,10 +110,10 @@ struct TE_API StageNode {
   bool scope_set = false;                           ///< set explicitly (set_scope, cache_read, cache_write)
   bool is_output = false;                           ///< one of the schedule's outputs
   std::vector<StorageAlign> storage_align;          ///< padded strides of its buffer (storage_align)
-  bool double_buffer = false;                       ///< two buffers, the next fetch overlapping the current use
-  int swizzle_bytes = 0;                            ///< its CUDA shared buffer's swizzle (Stage::swizzle), 0: none
-  IterVar tensorize_axis;                           ///< tensorize(): the loop whose nest the intrinsic replaces
-  TensorIntrinsic tensorize_intrinsic;              ///< tensorize(): the intrinsic (undefined: none)
+  int buffers = 1;         ///< copies of its buffer its attach loop cycles through (double_buffer: 2, pipeline: n)
+  int swizzle_bytes = 0;   ///< its CUDA shared buffer's swizzle (Stage::swizzle), 0: none
+  IterVar tensorize_axis;  ///< tensorize(): the loop whose nest the intrinsic replaces
+  TensorIntrinsic tensorize_intrinsic;  ///< tensorize(): the intrinsic (undefined: none)
 };
 
 /// An input the built function takes in another layout (Schedule::pretransform).
@@ -232,6 +232,14 @@ class TE_API Stage {
   /// loop needs one barrier per iteration instead of two. The loop is unrolled by two.
   /// lower() checks the attachment: a serial or unrolled loop.
   void double_buffer();
+  /// Gives this stage `buffers` buffers (2 to 8; 2 is double_buffer()): iteration v reads
+  /// buffer v % buffers while the fetches of the next buffers - 1 iterations are in
+  /// flight, so a copy has that many iterations to land. The loop is unrolled by
+  /// `buffers`; stages computed at the same loop take the same count. On the GPU the
+  /// depth pays with TMA copies (intrinsics::cuda_tma_load_2d): each barrier waits only
+  /// for the copies the code after it reads; the threads' cp.async copies are all waited
+  /// for at every barrier. te::Error for a count outside 2..8, a placeholder or an output.
+  void pipeline(int buffers);
 
   // ---- Rewriting the reduction ----
   /// Visits only the points of this sum where `producer` can be nonzero. `producer` is an

@@ -134,11 +134,37 @@ TE_API TensorIntrinsic cuda_store_16x8_f32();
 /// elsewhere each thread sums its accumulators
 /// from shared memory, k in order. Its init is cuda_wgmma_fill_f32(n).
 TE_API TensorIntrinsic cuda_wgmma_m64nNk16(DataType ab, int n);
+/// `C[i, j] += sum_k float(A[i, k]) * float(B[k, j])`, A: ab[64, 16] K-major as above, B:
+/// ab[16, n] MN-major (a tile of a row-major K x N matrix's shared copy, cache_read with
+/// "shared" and no reordering): one `wgmma.mma_async` with imm-trans-b on sm_90a. B's
+/// shared buffer is swizzled (Stage::swizzle of W bytes) with rows of a multiple of W,
+/// so the CUDA backend keeps it in column blocks of W / 2 elements (BufferNode::
+/// swizzle_row; TMA fills such a buffer a block at a time); n is a multiple of W / 2 and
+/// the tile starts a block's 8-row pattern. Init: cuda_wgmma_fill_f32(n).
+TE_API TensorIntrinsic cuda_wgmma_m64nNk16_kn(DataType ab, int n);
 /// `C[i, j] = 0.0f` over a float32[64, n] warpgroup accumulator (wgmma's init).
 TE_API TensorIntrinsic cuda_wgmma_fill_f32(int n);
 /// `D[i, j] = F[i, j]`, F a float32[64, n] warpgroup accumulator, D rows of any stride in
 /// global or shared memory: each thread stores its pairs (float2 where aligned).
 TE_API TensorIntrinsic cuda_wgmma_store_f32(int n);
+/// @}
+
+/// \name Hopper TMA (sm_90; docs/tensor_cores.md)
+/// The whole block runs these together: one thread issues, every thread waits.
+/// @{
+
+/// `D[i, j] = S[i, j]` over a rows x cols box (t: any 1, 2, 4 or 8-byte type): one TMA
+/// copy (`cp.async.bulk.tensor.2d`) of a tile of a global tensor into shared memory,
+/// issued by one thread of the block and completing on an mbarrier that every thread
+/// waits on before the barrier after which the kernel reads the tile. S is a tile of a
+/// dense global buffer parameter, seen as a matrix of its last dimension's columns (the
+/// launcher encodes its `CUtensorMap` with `cuTensorMapEncodeTiled`); D is a dense
+/// rows x cols tile of a shared buffer (cache_read with "shared"); a swizzled one
+/// (Stage::swizzle) has rows of the swizzle's width, or whole rows of a buffer kept in
+/// column blocks (a box per block). The box may not depend on threadIdx nor sit under a
+/// condition on it. cols * t's bytes is a multiple of 16, rows and cols at most 256
+/// (te::Error otherwise). Elsewhere than sm_90 the block's threads copy the box.
+TE_API TensorIntrinsic cuda_tma_load_2d(DataType t, int rows, int cols);
 /// @}
 }  // namespace intrinsics
 

@@ -7,6 +7,7 @@
 #include "codegen_cuda_src/helpers.h"
 #include "codegen_cuda_src/host_printer.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "codegen_cuda_src/target_arch.h"
 #include "codegen_cuda_src/tensor_intrinsics.h"
 #include "te/cuda.h"
 
@@ -59,6 +60,7 @@ std::string CudaModule::launcher_declaration() const {
 
 CudaModule build_cuda(const LoweredFunc& f, const CudaOptions& options) {
   cuda::check_tensor_intrinsics(f);
+  cuda::check_arch(f, options.arch);
   // Then: a missing header is the most likely mistake and the cheapest to report.
   std::string extern_text = cuda::extern_header_text(f, options);
   cuda::HelperSet helpers;
@@ -71,6 +73,7 @@ CudaModule build_cuda(const LoweredFunc& f, const CudaOptions& options) {
   for (const CudaKernel& k : p.kernels)
     src += fmt::format("// Kernel {}: grid {}, block {}\n", k.name, cuda::comment_text(dims_text(k.grid)),
                        cuda::comment_text(dims_text(k.block)));
+  src += cuda::arch_guard(options.arch);
   src += kPreamble;
   if (half) src += "#include <cuda_fp16.h>\n";
   if (bf16) src += "#include <cuda_bf16.h>\n";

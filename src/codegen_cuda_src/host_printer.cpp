@@ -11,6 +11,7 @@
 #include "codegen_cuda_src/kernel_analysis.h"
 #include "codegen_cuda_src/kernel_printer.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "codegen_cuda_src/tma.h"
 #include "te/error.h"
 #include "te/tensorize.h"
 
@@ -333,6 +334,10 @@ class HostPrinter {
     std::vector<std::string> args;
     for (size_t i = 0; i < k.params.size(); ++i) {
       const CudaParam& p = k.params[i];
+      if (p.is_tensor_map()) {
+        args.push_back("(void*)&" + encode_tensor_map(p));
+        continue;
+      }
       if (p.is_buffer()) {
         args.push_back(fmt::format("(void*)&{}", host_buffer(p.buffer)));
         continue;
@@ -374,6 +379,18 @@ class HostPrinter {
     w_.line("if (te_err != cudaSuccess) return te_err;");
     if (!positive.empty()) w_.close();
     w_.close();
+  }
+
+  // Encodes a kernel's TMA tensor map before its launch; returns the map's variable.
+  std::string encode_tensor_map(const CudaParam& p) {
+    const TmaMap map{p.buffer, p.tensor_map_box[0], p.tensor_map_box[1], p.tensor_map_box[2]};
+    const std::string var = names_.unique(p.name);
+    const std::string rows = wide_printer_.print_bare(tma_matrix_rows(p.buffer));
+    const std::string cols = wide_printer_.print_bare(tma_matrix_cols(p.buffer));
+    flush(wide_printer_);
+    for (const std::string& line : tma_encode_lines(helpers_, map, var, host_buffer(p.buffer), rows, cols))
+      w_.line(line);
+    return var;
   }
 
   std::string host_buffer(const Buffer& b) const {

@@ -9,6 +9,7 @@
 #include "codegen_cuda_src/tensor_intrinsics.h"
 #include "expr/buffer_util.h"
 #include "expr/reads_memory.h"
+#include "te/simplify.h"
 #include "te/error.h"
 #include "te/tensorize.h"
 
@@ -45,8 +46,10 @@ class Analyzer : public IRVisitor {
   bool may_exceed_int32 = false;
 
   void run(const ForNode* root) {
+    collect_tma_destinations(root);
     visit_for(root);
     check_warp_buffers();
+    place_tma_barriers();
     int64_t threads = 1;
     bool constant = true;
     for (int d = 0; d < 3; ++d) {
@@ -153,6 +156,7 @@ class Analyzer : public IRVisitor {
   // A warp's or warpgroup's intrinsic: its operands (the body is only the declaration,
   // for interpret()).
   void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) override {
+    if (is_tma_load(n)) return visit_tma_load(n);
     const CudaIntrinsic* spec = cuda_intrinsic(n);
     TE_ICHECK(spec != nullptr, "CUDA: an intrinsic check_tensor_intrinsics did not refuse");
     const std::string& name = n->intrinsic->name;
@@ -188,6 +192,12 @@ class Analyzer : public IRVisitor {
                                            k < in.inputs.size() ? in.inputs[k].name() : in.output.name());
       if (f == Fragment::KMajorShared) {
         check_k_major_tile(b, n->strides[k][0], what);
+        use_buffer(b, false);
+        continue;
+      }
+      if (f == Fragment::MNMajorShared) {
+        const Tensor& operand = in.inputs[k];
+        check_mn_major_tile(b, n->strides[k][0], n->offsets[k], *as_const_int(operand.shape()[1]), what);
         use_buffer(b, false);
         continue;
       }
@@ -232,6 +242,112 @@ class Analyzer : public IRVisitor {
     }
   }
 
+  // The shared buffers TMA fills, before the walk: their allocations need its alignment.
+  void collect_tma_destinations(const ForNode* root) {
+    struct Finder : IRVisitor {
+      std::vector<Buffer>* found;
+      void run(const ForNode* r) { visit_for(r); }
+      void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) override {
+        if (!is_tma_load(n)) return;
+        for (const Buffer& b : *found)
+          if (b.same_as(n->buffers[1]) || b.name() == n->buffers[1].name()) return;
+        found->push_back(n->buffers[1]);
+      }
+    } finder;
+    finder.found = &result.tma_destinations;
+    finder.run(root);
+    if (result.tma_destinations.size() > static_cast<size_t>(kMaxTmaDestinations))
+      throw Error(fmt::format("CUDA: kernel '{}' fills {} shared buffers by TMA; te gives a kernel at most {}", kernel_,
+                              result.tma_destinations.size(), kMaxTmaDestinations));
+  }
+
+  // A TMA copy: a box of a dense global matrix into a dense (or swizzled) shared tile,
+  // issued once for the whole block.
+  void visit_tma_load(const TensorIntrinsicCallNode* n) {
+    const std::string& name = n->intrinsic->name;
+    const Buffer &src = n->buffers[0], &dst = n->buffers[1];
+    const TmaMap m = tma_map_of(n);
+    const auto [box_rows, box_cols] = tma_box_of(n);
+    for (size_t k = 0; k < 2; ++k) {
+      visit(n->offsets[k]);
+      for (const Expr& e : n->strides[k]) visit(e);
+    }
+    auto fail = [&](const std::string& why) {
+      throw Error(fmt::format("CUDA: in kernel '{}', TMA copy '{}' from '{}' into '{}': {}", kernel_, name, src.name(),
+                              dst.name(), why));
+    };
+    if (src.scope() != MemoryScope::Global)
+      fail(fmt::format("the source is a {} buffer; TMA copies from global memory (a tile of a parameter)",
+                       scope_name(src.scope())));
+    if (dst.scope() != MemoryScope::Shared)
+      fail(fmt::format("the destination is a {} buffer; TMA copies into shared memory (cache_read with \"shared\")",
+                       scope_name(dst.scope())));
+    const Expr cols = tma_matrix_cols(src);
+    // (A box of one row has no row stride: the matcher passes 0.)
+    if (box_rows > 1 && !can_prove(n->strides[0][0] == cols))
+      fail(
+          fmt::format("the box's rows are {} elements apart, but TMA sees '{}' as rows of its last dimension ({}); "
+                      "copy a tile of consecutive rows",
+                      to_string(n->strides[0][0]), src.name(), to_string(cols)));
+    if (const int64_t* c = as_const_int(cols); c != nullptr && *c * src.dtype().bytes() % 16 != 0)
+      fail(fmt::format("'{}' has rows of {} bytes; a tensor map's rows are a multiple of 16 bytes apart", src.name(),
+                       *c * src.dtype().bytes()));
+    const int64_t* dst_row = as_const_int(n->strides[1][0]);
+    if (box_rows > 1 && (dst_row == nullptr || *dst_row != box_cols))
+      fail(
+          fmt::format("the box lands in rows {} elements apart; TMA writes its {} columns densely, so the shared "
+                      "tile's rows must be {} elements long",
+                      to_string(n->strides[1][0]), box_cols, box_cols));
+    const int64_t row_bytes = int64_t{box_cols} * dst.dtype().bytes();
+    if (m.swizzle != 0 && dst.swizzle_row() == 0 && row_bytes != m.swizzle)
+      fail(
+          fmt::format("'{}' is swizzled by {} bytes but the box's rows are {} bytes; TMA swizzles rows of exactly "
+                      "the swizzle's width, or a multiple of it in a buffer of that many columns (column blocks)",
+                      dst.name(), m.swizzle, row_bytes));
+    if (dst.swizzle_row() != 0 && dst.swizzle_row() != box_cols)
+      fail(
+          fmt::format("'{}' is kept in column blocks of rows of {} elements, but the box's rows are {}; TMA fills "
+                      "whole rows of such a buffer",
+                      dst.name(), dst.swizzle_row(), box_cols));
+    for (size_t k = 0; k < 2; ++k)
+      if (depends_on_threads(n->offsets[k]))
+        fail(fmt::format("where it copies ({}) depends on threadIdx; one thread issues the copy for the whole block",
+                         to_string(n->offsets[k])));
+    if (!divergent_.empty())
+      fail(fmt::format("it is inside {} on threadIdx; the whole block runs the copy together", divergent_.back()));
+    const DataType t = n->offsets[1].dtype();
+    // Each block's box starts on a pattern boundary: its first row is a multiple of 8.
+    const int64_t align = m.swizzle ? 8 * (dst.swizzle_row() ? row_bytes : m.swizzle) : kTmaDestinationAlignment;
+    if (!can_prove(n->offsets[1] * make_const(t, dst.dtype().bytes()) % make_const(t, align) == make_zero(t),
+                   var_bounds_of(n->offsets[1], ranges_)))
+      fail(fmt::format("it lands at element {} of '{}', which is not on a {}-byte boundary ({})",
+                       to_string(n->offsets[1]), dst.name(), align,
+                       m.swizzle ? "the swizzle pattern's 8 rows" : "as cp.async.bulk.tensor needs"));
+    use_buffer(src, false);
+    use_buffer(dst, true);
+    for (const Expr& d : src.shape())
+      for (const Var& v : free_vars(d))
+        if (host_vars_.count(v.get())) use_var(v.get());  // the copy's bounds
+    for (const TmaMap& seen : result.tma_maps)
+      if (seen.same_as(m)) return;
+    result.tma_maps.push_back(m);
+  }
+
+  // TMA's mbarriers go after the buffers, in dynamic shared memory (where the emulation
+  // and the copies address shared memory).
+  void place_tma_barriers() {
+    if (result.tma_destinations.empty()) return;
+    result.tma_barrier_offset = (result.shared_bytes + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
+    result.shared_bytes =
+        result.tma_barrier_offset + kTmaBarrierBytes * static_cast<int64_t>(result.tma_destinations.size());
+    result.dynamic_shared = true;
+    if (result.shared_bytes > kMaxDynamicSharedBytes)
+      throw Error(
+          fmt::format("CUDA: kernel '{}' needs {} bytes of shared memory with its TMA mbarriers; a block has "
+                      "at most {} bytes (227 KiB, sm_90)",
+                      kernel_, result.shared_bytes, kMaxDynamicSharedBytes));
+  }
+
   // wgmma's operand: a K-major tile of a shared buffer swizzled by w bytes, whose rows
   // (the tile's stride) are exactly w bytes, so one matrix descriptor describes it.
   void check_k_major_tile(const Buffer& b, const Expr& stride, const std::string& what) const {
@@ -247,6 +363,39 @@ class Analyzer : public IRVisitor {
                       "swizzled by {} bytes: wgmma's tiles need rows of exactly the swizzle's width ({} elements)",
                       kernel_, what, b.name(), to_string(stride), b.dtype().bytes(), b.swizzle_bytes(),
                       b.swizzle_bytes() / b.dtype().bytes()));
+  }
+
+  // wgmma's MN-major operand: a K x n tile of a swizzled shared buffer kept in column
+  // blocks of the swizzle's width (or whose rows are that width), covering whole blocks
+  // from the first row of a block's 8-row pattern, so one descriptor (block distance,
+  // 8-row distance) describes it.
+  void check_mn_major_tile(const Buffer& b, const Expr& stride, const Expr& offset, int64_t cols,
+                           const std::string& what) const {
+    if (b.scope() != MemoryScope::Shared || b.swizzle_bytes() == 0)
+      throw Error(fmt::format(
+          "CUDA: in kernel '{}', {} from '{}', a {}{} buffer; wgmma reads MN-major tiles of swizzled shared buffers "
+          "(cache_read with \"shared\", then Stage::swizzle)",
+          kernel_, what, b.name(), b.swizzle_bytes() ? "swizzled " : "", scope_name(b.scope())));
+    const int64_t w = b.swizzle_bytes() / b.dtype().bytes();
+    const int64_t* row = as_const_int(stride);
+    if (row == nullptr || (b.swizzle_row() == 0 ? *row != w : *row != b.swizzle_row()))
+      throw Error(fmt::format(
+          "CUDA: in kernel '{}', {} from '{}', whose rows are {} elements, but a {}-byte swizzle's column blocks "
+          "are {} elements wide: wgmma's MN-major tiles are rows of whole column blocks of the buffer",
+          kernel_, what, b.name(), to_string(stride), b.swizzle_bytes(), w));
+    if (cols % w != 0)
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', {} from '{}': its {} columns are not whole column blocks of {} "
+                      "(the {}-byte swizzle's width)",
+                      kernel_, what, b.name(), cols, w, b.swizzle_bytes()));
+    const DataType t = offset.dtype();
+    const Expr r = make_const(t, *row);
+    if (!can_prove(offset % r % make_const(t, w) == make_zero(t) && offset / r % make_const(t, 8) == make_zero(t),
+                   var_bounds_of(offset, ranges_)))
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', {} from '{}' at element {}: an MN-major tile starts a column "
+                      "block at a row that is a multiple of 8",
+                      kernel_, what, b.name(), to_string(offset)));
   }
 
   void visit_allocate(const AllocateNode* n) override {
@@ -273,7 +422,7 @@ class Analyzer : public IRVisitor {
     int64_t count = *elements;
     if (b.scope() == MemoryScope::Shared) {
       // Every array starts at a multiple of its alignment (static ones are alignas'd).
-      const int64_t bytes = count * b.dtype().bytes(), align = shared_alignment(b);
+      const int64_t bytes = count * b.dtype().bytes(), align = result.shared_alignment(b);
       result.shared_bytes = (result.shared_bytes + align - 1) / align * align;
       result.shared_bytes += (bytes + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
       shared_parts_.push_back(fmt::format("{}: {}", b.name(), bytes));
@@ -454,6 +603,17 @@ class Analyzer : public IRVisitor {
 };
 
 }  // namespace
+
+int KernelAnalysis::tma_slot(const Buffer& b) const {
+  for (size_t i = 0; i < tma_destinations.size(); ++i)
+    if (tma_destinations[i].same_as(b) || tma_destinations[i].name() == b.name()) return static_cast<int>(i);
+  return -1;
+}
+
+int64_t KernelAnalysis::shared_alignment(const Buffer& b) const {
+  if (b.swizzle_bytes() != 0) return kSwizzledAlignment;
+  return tma_slot(b) >= 0 ? kTmaDestinationAlignment : kSharedAlignment;
+}
 
 ThreadTag parse_thread_tag(const std::string& tag, const std::string& loop_var) {
   for (int d = 0; d < 3; ++d) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen_cuda_src/tma.h"
 #include "codegen_cuda_src/value_range.h"
 #include "te/cuda.h"
 #include "te/ir.h"
@@ -31,9 +32,6 @@ constexpr int64_t kSharedAlignment = 16;
 // pattern (8 rows of 128 bytes), where Hopper's TMA and wgmma expect its patterns; a
 // kernel with one takes its shared memory dynamically, 1024-byte aligned.
 constexpr int64_t kSwizzledAlignment = 1024;
-inline int64_t shared_alignment(const Buffer& b) {
-  return b.swizzle_bytes() != 0 ? kSwizzledAlignment : kSharedAlignment;
-}
 
 // "blockIdx.x" -> {true, 0}; "threadIdx.z" -> {false, 2}. Throws te::Error for other tags.
 struct ThreadTag {
@@ -55,6 +53,18 @@ struct KernelAnalysis {
   int64_t shared_bytes = 0;
   bool dynamic_shared = false;
   bool index_64bit = false;
+  // TMA (intrinsics::cuda_tma_load_2d): the tensor maps the kernel takes, in order of
+  // first use, and the shared buffers TMA fills, each with an mbarrier (its index here)
+  // at tma_barrier_offset of the kernel's dynamic shared memory.
+  std::vector<TmaMap> tma_maps;
+  std::vector<Buffer> tma_destinations;
+  int64_t tma_barrier_offset = 0;
+
+  // Where in tma_destinations b is (-1: not a TMA destination).
+  int tma_slot(const Buffer& b) const;
+  // The alignment of shared buffer b's start: a swizzled buffer's pattern, a TMA
+  // destination's 128 bytes, else kSharedAlignment.
+  int64_t shared_alignment(const Buffer& b) const;
 };
 
 // The variables visible at a point of the host code.

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <functional>
+
 #include "codegen_cuda_src/async_copy.h"
 #include "codegen_cuda_src/c_types.h"
 #include "codegen_cuda_src/code_writer.h"
@@ -11,6 +13,7 @@
 #include "codegen_cuda_src/stmt_util.h"
 #include "codegen_cuda_src/swizzle.h"
 #include "codegen_cuda_src/tensor_intrinsics.h"
+#include "codegen_cuda_src/tma.h"
 #include "codegen_cuda_src/wgmma_helpers.h"
 #include "expr/buffer_util.h"
 #include "expr/reads_memory.h"
@@ -70,6 +73,11 @@ class KernelPrinter {
       if (auto it = host_ranges.find(v.get()); it != host_ranges.end()) scope_.ranges[v.get()] = it->second;
       params_.push_back(CudaParam{name, c_type(declared), Buffer(), v});
     }
+    for (const TmaMap& m : a.tma_maps) {
+      std::string name = names_.unique(fmt::format("{}_map", m.source.name()));
+      tma_map_names_.push_back(name);
+      params_.push_back(CudaParam{name, tma_map_param_type(helpers), m.source, Var(), {{m.rows, m.cols, m.swizzle}}});
+    }
   }
 
   KernelSource run(const ForNode* root, const std::string& name) {
@@ -92,6 +100,15 @@ class KernelPrinter {
     std::string body = used_async_ ? wait_for_async_copies_at_barriers(helpers_, w_.text()) : w_.text();
     if (used_wgmma_)  // the tiles in-flight wgmmas read may be refilled after a barrier
       body = before_each_barrier(body, use_wgmma_wait_all(helpers_) + "();");
+    if (!analysis_.tma_destinations.empty()) {  // the mbarriers, ready before the first copy
+      std::vector<std::string> names;
+      for (const Buffer& b : analysis_.tma_destinations) names.push_back(scope_buffer(b));
+      std::string prologue;
+      for (const std::string& line :
+           tma_kernel_prologue(helpers_, kDynamicSharedArray, analysis_.tma_barrier_offset, names))
+        prologue += "  " + line + "\n";
+      body = prologue + body;
+    }
     if (analysis_.dynamic_shared) {
       // Above 48 KiB a block's shared memory is one dynamic array; each buffer is a slice.
       helpers_.use_text(kDynamicSharedMacro, dynamic_shared_macro());
@@ -145,11 +162,22 @@ class KernelPrinter {
         --guards_;
         return;
       }
-      case StmtKind::Seq:
-        for (const Stmt& c : s.as<SeqNode>()->seq) emit(c, true);
+      case StmtKind::Seq: {
+        const std::vector<Stmt>& seq = s.as<SeqNode>()->seq;
+        frames_.push_back({&seq, 0, nullptr});
+        for (size_t i = 0; i < seq.size(); ++i) {
+          frames_.back().index = i;
+          emit(seq[i], true);
+        }
+        frames_.pop_back();
         return;
+      }
       case StmtKind::Evaluate: return;  // te expressions have no side effects
-      case StmtKind::Barrier: w_.line("__syncthreads();"); return;
+      case StmtKind::Barrier:
+        if (const unsigned mask = tma_reads_after_barrier())  // the copies they read land first
+          w_.line(tma_wait_statement(helpers_, static_cast<int>(analysis_.tma_destinations.size()), mask));
+        w_.line("__syncthreads();");
+        return;
       case StmtKind::Assert: {
         auto* n = s.as<AssertNode>();
         std::string cond = printer_.print(n->cond);
@@ -159,6 +187,7 @@ class KernelPrinter {
       }
       case StmtKind::TensorIntrinsicCall: {
         auto* n = s.as<TensorIntrinsicCallNode>();
+        if (is_tma_load(n)) return emit_tma_load(n);
         std::vector<std::string> lines = print_tensor_intrinsic(
             n, [this](const Expr& e) { return printer_.print_bare(e); },
             [this](const Buffer& b) { return scope_buffer(b); }, helpers_);
@@ -237,9 +266,34 @@ class KernelPrinter {
     w_.open(fmt::format("for ({} {} = {}; {} < {}; ++{})", type, v, min, v, end_text, v));
     const bool varying = !as_const_int(n->min) || !as_const_int(n->extent);
     guards_ += varying;
+    frames_.push_back({nullptr, 0, n});
     emit(n->body, false);
+    frames_.pop_back();
     guards_ -= varying;
     w_.close();
+  }
+
+  // The TMA destinations (bits of their slots) that the code after the barrier being
+  // printed reads before the next barrier: the rest of each enclosing sequence, from the
+  // innermost out, until one meets a barrier; at the end of a serial loop's body also
+  // the body's start (its next iteration) and what follows the loop (its exit).
+  unsigned tma_reads_after_barrier() const {
+    if (analysis_.tma_destinations.empty()) return 0;
+    const std::function<int(const Buffer&)> slot = [this](const Buffer& b) { return analysis_.tma_slot(b); };
+    unsigned mask = 0;
+    for (size_t f = frames_.size(); f-- > 0;) {
+      const Frame& frame = frames_[f];
+      if (frame.loop != nullptr) {
+        mask |= tma_reads_before_barrier(frame.loop->body, slot).mask;
+        continue;
+      }
+      for (size_t i = frame.index + 1; i < frame.seq->size(); ++i) {
+        const ReadsBeforeBarrier r = tma_reads_before_barrier((*frame.seq)[i], slot);
+        mask |= r.mask;
+        if (r.barrier) return mask;
+      }
+    }
+    return mask;
   }
 
   void emit_store(const StoreNode* n) {
@@ -417,6 +471,29 @@ class KernelPrinter {
 
   // CUDA's atomicAdd has no signed 64-bit overload: two's complement makes the unsigned one
   // add the same bits.
+  // A TMA copy: the analysis checked its operands and that the whole block reaches it.
+  void emit_tma_load(const TensorIntrinsicCallNode* n) {
+    const TmaMap m = tma_map_of(n);
+    size_t map = 0;
+    while (!analysis_.tma_maps[map].same_as(m)) ++map;
+    const Buffer &src = n->buffers[0], &dst = n->buffers[1];
+    const Expr& offset = n->offsets[0];
+    const Expr cols = cast(offset.dtype(), tma_matrix_cols(src));
+    TmaCallText args;
+    args.dst = scope_buffer(dst);
+    args.offset = printer_.print_bare(n->offsets[1]);
+    args.src = scope_buffer(src);
+    args.map = tma_map_names_[map];
+    args.rows_total = printer_.print_bare(cast(offset.dtype(), tma_matrix_rows(src)));
+    args.cols_total = printer_.print_bare(cols);
+    const VarBounds bounds = var_bounds_of(offset, scope_.ranges);
+    args.row0 = printer_.print_bare(simplify(offset / cols, bounds));
+    args.col0 = printer_.print_bare(simplify(offset % cols, bounds));
+    args.slot = analysis_.tma_slot(dst);
+    flush_hoisted();
+    w_.line(tma_load_text(helpers_, n, args));
+  }
+
   static std::string atomic_add_text(DataType t, const std::string& element, const std::string& value) {
     if (t == Int(64))
       return fmt::format("atomicAdd(reinterpret_cast<unsigned long long*>(&{}), (unsigned long long)({}));", element,
@@ -446,7 +523,7 @@ class KernelPrinter {
         w_.line(fmt::format("alignas({}) {} {}[{}];  // this thread's part of a warpgroup's {} elements",
                             kArrayAlignment, c_type(b.dtype()), name, *count / 128, *count));
       } else if (b.scope() == MemoryScope::Shared && analysis_.dynamic_shared) {
-        const int64_t align = shared_alignment(b);
+        const int64_t align = analysis_.shared_alignment(b);
         dynamic_offset_ = (dynamic_offset_ + align - 1) / align * align;
         w_.line(fmt::format("{0}* const {1} = reinterpret_cast<{0}*>({2} + {3});  // {4} elements{5}",
                             c_type(b.dtype()), name, kDynamicSharedArray, dynamic_offset_, *count,
@@ -474,6 +551,15 @@ class KernelPrinter {
   int64_t dynamic_offset_ = 0;  // where the next shared buffer starts in dynamic shared memory
   CodeWriter w_;
   std::vector<CudaParam> params_;
+  std::vector<std::string> tma_map_names_;  // the parameter of each of analysis_.tma_maps
+  // Where the printer is: each enclosing sequence and the child being printed, and each
+  // enclosing serial loop (tma_reads_after_barrier looks ahead from there).
+  struct Frame {
+    const std::vector<Stmt>* seq;
+    size_t index;
+    const ForNode* loop;
+  };
+  std::vector<Frame> frames_;
 };
 
 }  // namespace

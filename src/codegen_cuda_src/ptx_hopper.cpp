@@ -145,11 +145,11 @@ std::string use_hopper_ptx(HelperSet& helpers, HopperInstruction instruction) {
   return use_ptx_form(helpers, hopper_form(instruction));
 }
 
-std::string use_wgmma_ptx(HelperSet& helpers, DataType ab, int n) {
+std::string use_wgmma_ptx(HelperSet& helpers, DataType ab, int n, bool transpose_b) {
   TE_ICHECK(n >= 8 && n <= 256 && n % 8 == 0, "CUDA: wgmma's N must be a multiple of 8 in 8..256");
   TE_ICHECK(ab == Float(16) || ab == BFloat(16), "CUDA: wgmma multiplies float16 or bfloat16");
   const std::string type = ab == Float(16) ? "f16" : "bf16";
-  const std::string name = fmt::format("te_ptx_wgmma_m64n{}k16_f32_{}", n, type);
+  const std::string name = fmt::format("te_ptx_wgmma_m64n{}k16_f32_{}{}", n, type, transpose_b ? "_tb" : "");
   const int regs = n / 2;
   std::string outputs;
   for (int i = 0; i < regs; ++i)
@@ -159,17 +159,17 @@ std::string use_wgmma_ptx(HelperSet& helpers, DataType ab, int n) {
       "      \"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{0}, 0;\\n\"\n"
       "      \"wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} \"\n"
       "      \"{{{3}}}, \"\n"
-      "      \"%{4}, %{5}, p, 1, 1, 0, 0;\\n}}\\n\"\n"
+      "      \"%{4}, %{5}, p, 1, 1, 0, {7};\\n}}\\n\"\n"
       "      : {6}\n"
       "      : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));\n",
-      regs + 2, n, type, operand_list(0, regs), regs, regs + 1, outputs);
+      regs + 2, n, type, operand_list(0, regs), regs, regs + 1, outputs, transpose_b ? 1 : 0);
   return use_ptx_form(
       helpers,
       {name, "TE_PTX(900) && TE_PTX_SM90A",
        fmt::format("// wgmma m64n{0}k16, {1} inputs: d (the thread's {2} accumulators of the 64 x {0} tile)\n"
-                   "// = a (64 x 16) x b (16 x {0}) [+ d when scale_d], both K-major in shared memory\n"
-                   "// (matrix descriptors); complete at a later wgmma.wait_group.\n",
-                   n, type, regs),
+                   "// = a (64 x 16) x b (16 x {0}) [+ d when scale_d], a K-major, b {3} in shared\n"
+                   "// memory (matrix descriptors); complete at a later wgmma.wait_group.\n",
+                   n, type, regs, transpose_b ? "MN-major (imm-trans-b)" : "K-major"),
        fmt::format("void {}(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d)", name), body,
        ""});
 }

@@ -28,10 +28,11 @@ enum class HopperInstruction {
 // Registers the instruction's te_ptx_* function and returns its name.
 TE_API std::string use_hopper_ptx(HelperSet& helpers, HopperInstruction instruction);
 
-// wgmma.mma_async.sync.aligned.m64n<n>k16.f32.<ab>.<ab> with both operands K-major in
-// shared memory (matrix descriptors): `te_ptx_wgmma_m64n<n>k16_f32_<f16|bf16>(float* d,
-// unsigned long long desc_a, unsigned long long desc_b, int scale_d)`, d the thread's n / 2
-// accumulators. n: a multiple of 8 in 8..256; ab: float16 or bfloat16.
-TE_API std::string use_wgmma_ptx(HelperSet& helpers, DataType ab, int n);
+// wgmma.mma_async.sync.aligned.m64n<n>k16.f32.<ab>.<ab> with both operands in shared
+// memory (matrix descriptors), A K-major, B K-major or (transpose_b: imm-trans-b 1)
+// MN-major: `te_ptx_wgmma_m64n<n>k16_f32_<f16|bf16>[_tb](float* d, unsigned long long
+// desc_a, unsigned long long desc_b, int scale_d)`, d the thread's n / 2 accumulators.
+// n: a multiple of 8 in 8..256; ab: float16 or bfloat16.
+TE_API std::string use_wgmma_ptx(HelperSet& helpers, DataType ab, int n, bool transpose_b = false);
 
 }  // namespace te::cuda

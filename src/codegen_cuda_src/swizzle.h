@@ -10,7 +10,8 @@
 namespace te::cuda {
 
 // `index` (C text, an element index of b) as b keeps it: through te_swizzle_<W>_<S> for a
-// swizzled buffer, unchanged otherwise.
+// swizzled buffer (te_swizzle_<W>_<S>_blocks_<R>x<C> when it is kept in column blocks),
+// unchanged otherwise.
 std::string swizzled_index(HelperSet& helpers, const Buffer& b, const std::string& index);
 
 // Whether a dense vector of `lanes` elements of b at ramp_index may move as one access:

@@ -5,7 +5,9 @@
 #include <map>
 #include <variant>
 
+#include "codegen_cuda_src/swizzle.h"
 #include "codegen_cuda_src/tensor_core_helpers.h"
+#include "codegen_cuda_src/tma.h"
 #include "codegen_cuda_src/wgmma_helpers.h"
 #include "te/error.h"
 #include "te/simplify.h"
@@ -57,6 +59,9 @@ const std::map<std::string, Entry>& table() {
       for (DataType ab : {Float(16), BFloat(16)})
         m[fmt::format("cuda_wgmma_m64n{}k16_{}f32", n, ab == Float(16) ? "f16" : "bf16")] = {
             {{F::KMajorShared, F::KMajorShared, F::WgmmaD}, {memory, memory, d}, 128}, WgmmaHelper::Mma, ab, n};
+      for (DataType ab : {Float(16), BFloat(16)})
+        m[fmt::format("cuda_wgmma_m64n{}k16_{}f32_kn", n, ab == Float(16) ? "f16" : "bf16")] = {
+            {{F::KMajorShared, F::MNMajorShared, F::WgmmaD}, {memory, memory, d}, 128}, WgmmaHelper::MmaKn, ab, n};
       m[fmt::format("cuda_wgmma_fill_64x{}_f32", n)] = {{{F::WgmmaD}, {d}, 128}, WgmmaHelper::Fill, Float(32), n};
       m[fmt::format("cuda_wgmma_store_64x{}_f32", n)] = {
           {{F::WgmmaD, F::Memory}, {d, memory}, 128}, WgmmaHelper::Store, Float(32), n};
@@ -85,6 +90,7 @@ const char* fragment_name(Fragment f) {
     case Fragment::C: return "c";
     case Fragment::WgmmaD: return "wgmma accumulator";
     case Fragment::KMajorShared: return "K-major swizzled shared tile";
+    case Fragment::MNMajorShared: return "MN-major swizzled shared tile";
     case Fragment::Memory: break;
   }
   return "memory";
@@ -97,6 +103,7 @@ MemoryScope fragment_scope(Fragment f) {
     case Fragment::C: return MemoryScope::Warp;
     case Fragment::WgmmaD: return MemoryScope::Warpgroup;
     case Fragment::KMajorShared:
+    case Fragment::MNMajorShared:
     case Fragment::Memory: break;
   }
   return MemoryScope::Global;
@@ -106,7 +113,7 @@ bool issues_async_wgmma(const TensorIntrinsicCallNode* n) {
   const Entry* e = entry(n);
   if (e == nullptr) return false;
   const auto* w = std::get_if<WgmmaHelper>(&e->helper);
-  return w != nullptr && *w == WgmmaHelper::Mma;
+  return w != nullptr && (*w == WgmmaHelper::Mma || *w == WgmmaHelper::MmaKn);
 }
 
 const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n) {
@@ -114,17 +121,40 @@ const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n) {
   return e ? &e->spec : nullptr;
 }
 
-void check_tensor_intrinsics(const LoweredFunc& f) {
+std::vector<const TensorIntrinsicCallNode*> tensor_intrinsic_calls(const LoweredFunc& f) {
   FindIntrinsics find;
-  find.visit(f.body);
-  for (const TensorIntrinsicCallNode* n : find.found) {
-    if (entry(n) != nullptr) continue;
+  if (f.body.defined()) find.visit(f.body);
+  return find.found;
+}
+
+ArchNeed arch_needed(const TensorIntrinsicCallNode* n) {
+  if (is_tma_load(n)) return {90, false, "TMA (cp.async.bulk.tensor)"};
+  const Entry* e = entry(n);
+  if (e == nullptr) return {};
+  if (const auto* w = std::get_if<WgmmaHelper>(&e->helper))
+    return *w == WgmmaHelper::Mma || *w == WgmmaHelper::MmaKn ? ArchNeed{90, true, "wgmma.mma_async"} : ArchNeed{};
+  switch (std::get<TensorCoreHelper>(e->helper)) {
+    case TensorCoreHelper::Mma: return {80, false, "mma.sync m16n8k16"};
+    case TensorCoreHelper::LoadA:
+    case TensorCoreHelper::LoadB:  // from shared memory: ldmatrix (print_tensor_intrinsic)
+    case TensorCoreHelper::LdmatrixA:
+    case TensorCoreHelper::LdmatrixB:
+      return n->buffers[0].scope() == MemoryScope::Shared ? ArchNeed{75, false, "ldmatrix"} : ArchNeed{};
+    case TensorCoreHelper::StoreC:
+    case TensorCoreHelper::FillC: break;
+  }
+  return {};
+}
+
+void check_tensor_intrinsics(const LoweredFunc& f) {
+  for (const TensorIntrinsicCallNode* n : tensor_intrinsic_calls(f)) {
+    if (entry(n) != nullptr || is_tma_load(n)) continue;
     const TensorIntrinsicNode& in = *n->intrinsic;
     const std::string impl = cuda_implementation(n);
     if (!impl.empty())
       throw Error(
           fmt::format("build_cuda: function '{}' calls tensor intrinsic '{}', whose CUDA implementation "
-                      "'{}' is not one te has (te's: the intrinsics::cuda_* tensor-core intrinsics)",
+                      "'{}' is not one te has (te's: the intrinsics::cuda_* tensor-core and TMA intrinsics)",
                       f.name, in.name, impl));
     throw Error(
         fmt::format("build_cuda: function '{}' calls tensor intrinsic '{}', which has no implementation "
@@ -153,7 +183,7 @@ std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n
                                                 HelperSet& helpers) {
   const Entry* e = entry(n);
   TE_ICHECK(e != nullptr, "CUDA: an intrinsic check_tensor_intrinsics did not refuse");
-  std::vector<std::string> lines, args, swizzles;
+  std::vector<std::string> lines, args, swizzles, blocks;
   for (size_t k = 0; k < e->spec.operands.size(); ++k) {
     const Fragment f = e->spec.operands[k];
     const Buffer& b = n->buffers[k];
@@ -161,6 +191,13 @@ std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n
     if (f == Fragment::KMajorShared) {  // the analysis checked its rows are the swizzle's width
       args.push_back(fmt::format("{} + {}", buffer(b), print(offset)));
       swizzles.push_back(std::to_string(b.swizzle_bytes()));
+      continue;
+    }
+    if (f == Fragment::MNMajorShared) {  // the analysis checked it starts a pattern of a column block
+      args.push_back(fmt::format("{} + {}", buffer(b), swizzled_index(helpers, b, print(offset))));
+      swizzles.push_back(std::to_string(b.swizzle_bytes()));
+      const int64_t row = b.swizzle_row() ? b.swizzle_row() : b.swizzle_bytes() / b.dtype().bytes();
+      blocks.push_back(std::to_string(*as_const_int(b.shape()[0]) / row * b.swizzle_bytes()));
       continue;
     }
     if (f == Fragment::Memory) {
@@ -181,6 +218,7 @@ std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n
   }
   if (const auto* wgmma = std::get_if<WgmmaHelper>(&e->helper)) {
     for (const std::string& w : swizzles) args.push_back(w);
+    for (const std::string& w : blocks) args.push_back(w);
     std::string call = use_wgmma_helper(helpers, *wgmma, e->type, e->n) + "(";
     for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
     lines.push_back(call + ");");

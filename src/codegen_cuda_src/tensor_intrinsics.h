@@ -13,9 +13,10 @@ namespace te::cuda {
 
 // What an intrinsic's operand is: a region of memory (a pointer and a row stride), a
 // warp fragment (a "warp" buffer that each lane holds part of, in the layout named), a
-// warpgroup's wgmma accumulator ("warpgroup"), or a K-major tile of a swizzled shared
-// buffer (wgmma's operands: rows of exactly the swizzle's width).
-enum class Fragment : uint8_t { Memory, A, B, C, WgmmaD, KMajorShared };
+// warpgroup's wgmma accumulator ("warpgroup"), a K-major tile of a swizzled shared
+// buffer (wgmma's operands: rows of exactly the swizzle's width), or an MN-major one
+// (wgmma's B as K x N: whole column blocks of the swizzle's width).
+enum class Fragment : uint8_t { Memory, A, B, C, WgmmaD, KMajorShared, MNMajorShared };
 
 // A fragment's tile and the elements each thread of its group (a warp: 32; a warpgroup:
 // 128) holds.
@@ -42,6 +43,18 @@ const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n);
 // Whether n is a wgmma that the helper leaves in flight: the kernel must wait for it
 // before each barrier (te_wgmma_wait_all).
 bool issues_async_wgmma(const TensorIntrinsicCallNode* n);
+
+// The GPU architecture n's CUDA instructions need: compute capability times 10 (0: none,
+// plain code), whether arch-specific ("a"), and the instruction, in words.
+struct ArchNeed {
+  int number = 0;
+  bool specific = false;
+  std::string instruction;
+};
+ArchNeed arch_needed(const TensorIntrinsicCallNode* n);
+
+// Every tensor intrinsic call of f, in order.
+std::vector<const TensorIntrinsicCallNode*> tensor_intrinsic_calls(const LoweredFunc& f);
 
 // te::Error naming the function, the intrinsic and the target for the first tensor
 // intrinsic that has no CUDA implementation te knows.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "expr/analysis.h"
+
 namespace te::cuda {
 
 namespace {
@@ -163,6 +165,16 @@ ValueRange loop_var_range(const Expr& min, const Expr& extent, const VarRanges& 
   ValueRange m = value_range(min, known), x = value_range(extent, known);
   // An empty loop never binds its variable, so hi may assume extent >= 1.
   return make(m.lo, add(m.hi, std::max<int64_t>(x.hi, 1) - 1));
+}
+
+VarBounds var_bounds_of(const Expr& e, const VarRanges& known) {
+  VarBounds bounds;
+  for (const Var& v : free_vars(e)) {
+    auto it = known.find(v.get());
+    if (it != known.end() && it->second.lo > -kInf && it->second.hi < kInf)
+      bounds[v.get()] = Interval{it->second.lo, it->second.hi};
+  }
+  return bounds;
 }
 
 }  // namespace te::cuda

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "te/expr.h"
+#include "te/simplify.h"
 
 namespace te::cuda {
 
@@ -37,5 +38,9 @@ ValueRange loop_var_range(const Expr& min, const Expr& extent, const VarRanges& 
 
 // The range of values of scalar type t.
 ValueRange type_range(DataType t);
+
+// The bounds `known` gives e's variables, for simplify() (variables without both
+// bounds left out).
+VarBounds var_bounds_of(const Expr& e, const VarRanges& known);
 
 }  // namespace te::cuda

@@ -33,6 +33,42 @@ const char* const kDescriptor =
     "}\n"
     "#endif\n";
 
+// The descriptor of an MN-major tile (ISA: "Shared Memory Matrix Layout", MN-major with a
+// swizzle): rows of k `swizzle` bytes apart within a column block, 8-row groups 8 rows
+// apart (stride byte offset), column blocks of swizzle / 2 elements `block_bytes` apart
+// (leading byte offset).
+const char* const kDescriptorMn =
+    "// The wgmma matrix descriptor of an MN-major tile at p (K x N, n in column blocks of\n"
+    "// `swizzle` bytes, `block_bytes` apart) of a swizzled shared buffer: start, leading offset\n"
+    "// the column blocks' distance, stride offset 8 rows (one swizzle pattern), the mode.\n"
+    "#if TE_PTX(900) && TE_PTX_SM90A\n"
+    "static __device__ __forceinline__ unsigned long long te_wgmma_descriptor_mn(const void* p, int swizzle,\n"
+    "                                                                           int block_bytes) {\n"
+    "  const unsigned long long address = (unsigned long long)__cvta_generic_to_shared(p);\n"
+    "  const unsigned long long mode = swizzle == 128 ? 1ull : swizzle == 64 ? 2ull : 3ull;\n"
+    "  return ((address & 0x3ffffull) >> 4) | ((unsigned long long)(block_bytes >> 4) << 16) |\n"
+    "         ((unsigned long long)(8 * swizzle) >> 4 << 32) | (mode << 62);\n"
+    "}\n"
+    "#endif\n";
+
+std::string element_mn_helper(const char* c_type) {
+  return fmt::format(
+      "// Element (k, j) of an MN-major tile at p (K x N, n in column blocks of `swizzle` bytes,\n"
+      "// `block_bytes` apart) of a swizzled shared buffer.\n"
+      "#if !(TE_PTX(900) && TE_PTX_SM90A)\n"
+      "static __device__ __forceinline__ {0} te_wgmma_element_mn(const {0}* p, unsigned k, unsigned j, int swizzle,\n"
+      "                                                        int block_bytes) {{\n"
+      "  const unsigned w = (unsigned)swizzle / 2u;\n"
+      "  const unsigned long long address = reinterpret_cast<unsigned long long>(p) + (j / w) * (unsigned)block_bytes "
+      "+\n"
+      "                                     k * (unsigned)swizzle + 2u * (j % w);\n"
+      "  const unsigned long long mask = (unsigned long long)(swizzle / 16 - 1);\n"
+      "  return *reinterpret_cast<const {0}*>(address ^ (((address >> 7) & mask) << 4));\n"
+      "}}\n"
+      "#endif\n",
+      c_type);
+}
+
 // Element (r, k) of a K-major tile at p of a shared buffer swizzled by `swizzle` bytes:
 // row r is r * swizzle bytes on, and the address goes through the swizzle (its bits
 // [4, 4 + w) XOR [7, 7 + w)); the buffer starts on a pattern boundary, so the low bits
@@ -50,29 +86,37 @@ std::string element_helper(const char* c_type) {
       c_type);
 }
 
-std::string mma(HelperSet& helpers, DataType t, int n) {
+std::string mma(HelperSet& helpers, DataType t, int n, bool kn) {
   const bool bf16 = t.is_bfloat();
   const char* c_type = bf16 ? "__nv_bfloat16" : "__half";
   const char* to_float = bf16 ? "__bfloat162float" : "__half2float";
-  const std::string name = fmt::format("te_wgmma_m64n{}k16_{}", n, bf16 ? "bf16" : "f16");
-  const std::string ptx = use_wgmma_ptx(helpers, t, n);
+  const std::string name = fmt::format("te_wgmma_m64n{}k16_{}{}", n, bf16 ? "bf16" : "f16", kn ? "_kn" : "");
+  const std::string ptx = use_wgmma_ptx(helpers, t, n, kn);
   const std::string fence = use_hopper_ptx(helpers, HopperInstruction::WgmmaFence);
   const std::string commit = use_hopper_ptx(helpers, HopperInstruction::WgmmaCommitGroup);
   const std::string registers = use_hopper_ptx(helpers, HopperInstruction::WgmmaFenceRegisters);
   helpers.use_text("te_wgmma_descriptor", kDescriptor);
   helpers.use_text(std::string("te_wgmma_element_") + c_type, element_helper(c_type));
+  if (kn) {
+    helpers.use_text("te_wgmma_descriptor_mn", kDescriptorMn);
+    helpers.use_text(std::string("te_wgmma_element_mn_") + c_type, element_mn_helper(c_type));
+  }
+  const std::string b_desc =
+      kn ? "te_wgmma_descriptor_mn(b, b_swizzle, b_block_bytes)" : "te_wgmma_descriptor(b, b_swizzle)";
+  const std::string b_element =
+      kn ? "te_wgmma_element_mn(b, k, col, b_swizzle, b_block_bytes)" : "te_wgmma_element(b, col, k, b_swizzle)";
   helpers.use_text(
       name,
       fmt::format("// wgmma m64n{1}k16: c (this thread's {2} accumulators of the warpgroup's 64 x {1} tile) +=\n"
-                  "// a (64 x 16) x b ({1} x 16, K-major), tiles of shared buffers swizzled by a_swizzle and\n"
+                  "// a (64 x 16) x b ({12}), tiles of shared buffers swizzled by a_swizzle and\n"
                   "// b_swizzle bytes. sm_90a: one wgmma.mma_async, left in flight (te_wgmma_wait_all before\n"
                   "// the next barrier and the store); elsewhere each thread sums its accumulators from\n"
                   "// shared memory, k in order.\n"
-                  "{0} void {3}(const {4}* a, const {4}* b, float* c, int a_swizzle, int b_swizzle) {{\n"
+                  "{0} void {3}(const {4}* a, const {4}* b, float* c, int a_swizzle, int b_swizzle{13}) {{\n"
                   "#if TE_PTX(900) && TE_PTX_SM90A\n"
                   "  {6}(c, {2});\n"
                   "  {7}();\n"
-                  "  {8}(c, te_wgmma_descriptor(a, a_swizzle), te_wgmma_descriptor(b, b_swizzle), 1);\n"
+                  "  {8}(c, te_wgmma_descriptor(a, a_swizzle), {14}, 1);\n"
                   "  {9}();\n"
                   "#else\n"
                   "{10}"
@@ -82,13 +126,15 @@ std::string mma(HelperSet& helpers, DataType t, int n) {
                   "    float sum = c[i];\n"
                   "#pragma unroll\n"
                   "    for (unsigned k = 0; k < 16u; ++k)\n"
-                  "      sum = sum + {5}(te_wgmma_element(a, row, k, a_swizzle)) * {5}(te_wgmma_element(b, col, "
-                  "k, b_swizzle));\n"
+                  "      sum = sum + {5}(te_wgmma_element(a, row, k, a_swizzle)) * {5}({15});\n"
                   "    c[i] = sum;\n"
                   "  }}\n"
                   "#endif\n"
                   "}}\n",
-                  kDeviceFunction, n, n / 2, name, c_type, to_float, registers, fence, ptx, commit, kPlace, kRowCol));
+                  kDeviceFunction, n, n / 2, name, c_type, to_float, registers, fence, ptx, commit, kPlace, kRowCol,
+                  kn ? fmt::format("16 x {}, MN-major: column blocks b_block_bytes apart", n)
+                     : fmt::format("{} x 16, K-major", n),
+                  kn ? ", int b_block_bytes" : "", b_desc, b_element));
   return name;
 }
 
@@ -142,7 +188,8 @@ std::string store(HelperSet& helpers, int n) {
 
 std::string use_wgmma_helper(HelperSet& helpers, WgmmaHelper h, DataType t, int n) {
   switch (h) {
-    case WgmmaHelper::Mma: return mma(helpers, t, n);
+    case WgmmaHelper::Mma: return mma(helpers, t, n, false);
+    case WgmmaHelper::MmaKn: return mma(helpers, t, n, true);
     case WgmmaHelper::Fill: return fill(helpers, n);
     case WgmmaHelper::Store: return store(helpers, n);
   }

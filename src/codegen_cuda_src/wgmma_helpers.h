@@ -1,6 +1,7 @@
 // The device functions of te's Hopper warpgroup-MMA intrinsics (intrinsics::cuda_wgmma_*):
 // the accumulators are the thread's part of a warpgroup's 64 x n tile (the ISA's wgmma D
-// layout); the operands are K-major tiles of swizzled shared buffers. On sm_90a the MMA
+// layout); the operands are tiles of swizzled shared buffers, K-major (A; B as [N][K]) or
+// MN-major (B as [K][N], in column blocks of the swizzle's width). On sm_90a the MMA
 // is one wgmma.mma_async (matrix descriptors made from the shared addresses), elsewhere
 // (and in the emulation's portable build) each thread sums its accumulators from shared
 // memory through the same swizzle. The thread's place in its warpgroup is threadIdx.x
@@ -18,6 +19,8 @@ namespace te::cuda {
 
 enum class WgmmaHelper : uint8_t {
   Mma,    // c += a * b, issued: te_wgmma_m64n<n>k16_<f16|bf16>(a, b, c, a_swizzle, b_swizzle)
+  MmaKn,  // c += a * b with b MN-major (K x N): te_wgmma_m64n<n>k16_<f16|bf16>_kn(a, b, c, a_swizzle,
+          // b_swizzle, b_block_bytes), b's column blocks b_block_bytes apart
   Fill,   // c = 0: te_wgmma_fill_64x<n>(c)
   Store,  // memory = c, after the warpgroup's wgmmas complete: te_wgmma_store_64x<n>(c, d, stride)
 };

@@ -244,9 +244,16 @@ Var::Var(std::string name, DataType t) : Expr(make_expr<VarNode>(std::move(name)
     throw Error(fmt::format("Var '{}': a variable must have a scalar type, got {}", this->name(), t.to_string()));
 }
 
-Buffer::Buffer(std::string name, DataType dtype, std::vector<Expr> shape, MemoryScope scope, int swizzle_bytes) {
+Buffer::Buffer(std::string name, DataType dtype, std::vector<Expr> shape, MemoryScope scope, int swizzle_bytes,
+               int64_t swizzle_row) {
   if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128)
     throw Error(fmt::format("Buffer '{}': a swizzle is 32, 64 or 128 bytes wide, not {}", name, swizzle_bytes));
+  if (swizzle_row != 0 && (swizzle_bytes == 0 || swizzle_row * dtype.bytes() <= swizzle_bytes ||
+                           swizzle_row * dtype.bytes() % swizzle_bytes != 0))
+    throw Error(
+        fmt::format("Buffer '{}': rows of {} elements are column blocks of a {}-byte swizzle only when they "
+                    "are a multiple of it, and wider",
+                    name, swizzle_row, swizzle_bytes));
   if (!dtype.is_scalar() || dtype.is_void() || dtype.is_handle())
     throw Error(fmt::format("Buffer '{}': element type must be a scalar data type, got {}", name, dtype.to_string()));
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -259,6 +266,7 @@ Buffer::Buffer(std::string name, DataType dtype, std::vector<Expr> shape, Memory
   n->shape = std::move(shape);
   n->scope = scope;
   n->swizzle_bytes = swizzle_bytes;
+  n->swizzle_row = swizzle_row;
   node_ = std::move(n);
 }
 

@@ -232,6 +232,8 @@ class Printer {
         }
         os_ << "] in " << scope_name(n->buffer.scope());
         if (n->buffer.swizzle_bytes() != 0) os_ << ", swizzled " << n->buffer.swizzle_bytes() << " bytes";
+        if (n->buffer.swizzle_row() != 0)
+          os_ << " in blocks of " << n->buffer.swizzle_bytes() / n->buffer.dtype().bytes() << " columns";
         os_ << " {\n";
         print_block(n->body);
         line_start();

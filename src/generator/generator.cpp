@@ -233,6 +233,7 @@ GeneratedKernel auto_schedule_kernel(const std::string& name, const AutoSchedule
     GeneratedKernel k;
     const bool cuda = o.target.is_cuda();
     (cuda ? k.cuda : k.cpu) = lower(s, d.args, name);
+    if (cuda) k.cuda_options.arch = o.target.arch;
     for (const Pretransform& p : s.pretransforms())
       (cuda ? k.cuda_pretransforms : k.cpu_pretransforms)
           .push_back(lower_pretransform(s, p.input, name + "_pretransform_" + p.input.name(), o.target));

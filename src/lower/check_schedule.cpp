@@ -48,28 +48,31 @@ void check_inlined_unscheduled(const StageNode& st) {
 // A double-buffered stage needs a loop whose iterations run one after another, each
 // fetching its tile: a serial (or unrolled) loop of another stage.
 void check_double_buffer(const ScheduleNode& s, const StageNode& st) {
-  if (!st.double_buffer) return;
+  if (st.buffers < 2) return;
+  const bool two = st.buffers == 2;
+  const std::string what = two ? "double-buffered" : fmt::format("pipelined over {} buffers", st.buffers);
   if (st.attach_type == AttachType::Inline)
     throw Error(
-        fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no buffer, but double_buffer "
-                    "doubles one; remove the double_buffer or compute the stage at a loop",
-                    st.op->name));
+        fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no buffer, but {} {} one; "
+                    "remove the {} or compute the stage at a loop",
+                    st.op->name, two ? "double_buffer" : "pipeline", two ? "doubles" : "multiplies",
+                    two ? "double_buffer" : "pipeline"));
   if (st.attach_type == AttachType::Root)
     throw Error(
-        fmt::format("lower: stage '{}' is double-buffered but computed at the root, where it is fetched "
+        fmt::format("lower: stage '{}' is {} but computed at the root, where it is fetched "
                     "once; compute it at the loop whose iterations fetch successive tiles (compute_at), "
                     "e.g. the outer reduction loop of a tiled matmul",
-                    st.op->name));
+                    st.op->name, what));
   const StageNode* parent = attach_parent(s, st);
   auto attr = parent->attrs.find(st.attach_ivar.get());
   if (attr == parent->attrs.end()) return;
   const ForKind kind = attr->second.kind;
   if (kind == ForKind::Serial || kind == ForKind::Unrolled) return;
   throw Error(
-      fmt::format("lower: stage '{}' is double-buffered at loop '{}' of stage '{}', which is {}: its "
+      fmt::format("lower: stage '{}' is {} at loop '{}' of stage '{}', which is {}: its "
                   "iterations do not run one after another, so there is no next iteration to fetch "
                   "for; compute the stage at a serial loop",
-                  st.op->name, st.attach_ivar.name(), parent->op->name, sched::describe_attr(attr->second)));
+                  st.op->name, what, st.attach_ivar.name(), parent->op->name, sched::describe_attr(attr->second)));
 }
 
 // A swizzle lays out a CUDA shared-memory buffer: the stage must have one.

@@ -1,19 +1,23 @@
-// Pass "inject_double_buffer" (TVM's InjectDoubleBuffer): a stage marked double_buffer()
-// and computed at loop v gets a second buffer B'; iteration v reads one buffer while the
-// fetch of iteration v + 1 fills the other. The loop is unrolled by two, so each half
-// names its buffers as constants (no index arithmetic on the parity):
+// Pass "inject_double_buffer" (TVM's InjectDoubleBuffer, generalized to n buffers): a
+// stage marked double_buffer() (2 buffers) or pipeline(n) and computed at loop v gets
+// buffers B_0 .. B_{n-1}; iteration v reads B_{v % n} while the fetches of the n - 1
+// iterations after it are in flight. The loop is unrolled by n, so each part names its
+// buffers as constants (no index arithmetic on v % n). For n = 2:
 //
-//   for v in 0..n:                    F(0) -> B
-//     F(v) -> B              =>       for v.outer in 0..ceil(n/2):          (v = 2 v.outer)
-//     use(v, B)                         if (v + 1 < n) F(v + 1) -> B'        (no guard if n is even)
-//                                       use(v, B)
-//                                       if (v + 1 < n) {
-//                                         if (v + 2 < n) F(v + 2) -> B
-//                                         use(v + 1, B')
+//   for v in 0..m:                    F(0) -> B_0
+//     F(v) -> B              =>       for v.outer in 0..ceil(m/2):          (v = 2 v.outer)
+//     use(v, B)                         if (v + 1 < m) F(v + 1) -> B_1       (no guard if m is even)
+//                                       use(v, B_0)
+//                                       if (v + 1 < m) {
+//                                         if (v + 2 < m) F(v + 2) -> B_0
+//                                         use(v + 1, B_1)
 //                                       }
 //
-// insert_barriers then puts one barrier per iteration: filling one buffer and reading the
-// other do not conflict, while the loop-carried reuse of each buffer does.
+// and for n buffers: F(0) .. F(n - 2) into B_0 .. B_{n-2} before the loop, then part r of
+// each unrolled iteration fetches F(v + n - 1) into B_{(r + n - 1) % n} (the buffer part
+// r - 1 read) and uses B_r. insert_barriers then puts one barrier per part: filling one
+// buffer and reading others do not conflict, while the loop-carried reuse of each does.
+// B_1 is named "<buffer>.db", B_k for k > 1 "<buffer>.db<k>".
 #include <fmt/format.h>
 
 #include <map>
@@ -66,20 +70,33 @@ Stmt retarget(const Stmt& s, const BufferMap& to) {
 
 Stmt guarded(const Expr& cond, const Stmt& s, bool needed) { return needed ? if_then_else(cond, s) : s; }
 
-// A double-buffered stage: its buffer and the second one.
-struct Doubled {
+// A multi-buffered stage: its buffers, the stage's own first.
+struct Buffered {
   std::string stage;
-  Buffer first, second;
+  std::vector<Buffer> buffers;
 };
 
+// "double-buffered" or "pipelined over n buffers".
+std::string buffering(size_t n) {
+  return n == 2 ? std::string("double-buffered") : fmt::format("pipelined over {} buffers", n);
+}
+
 // Rewrites the loop over v that computes the given stages.
-class DoubleBufferer : public IRMutator {
+class Pipeliner : public IRMutator {
  public:
-  DoubleBufferer(const Var& loop_var, std::vector<Doubled> stages) : v_(loop_var), stages_(std::move(stages)) {
-    for (const Doubled& d : stages_) {
-      doubled_.insert(d.first.get());
-      to_second_[d.first.get()] = d.second;
+  Pipeliner(const Var& loop_var, std::vector<Buffered> stages) : v_(loop_var), stages_(std::move(stages)) {
+    n_ = stages_.front().buffers.size();
+    for (const Buffered& d : stages_) {
+      buffered_.insert(d.buffers[0].get());
+      if (d.buffers.size() != n_)
+        throw Error(fmt::format(
+            "lower: stages '{}' ({} buffers) and '{}' ({}) are computed at loop '{}', whose unrolling gives every "
+            "stage there the same number of buffers; give them the same (double_buffer, pipeline)",
+            stages_.front().stage, n_, d.stage, d.buffers.size(), v_.name()));
     }
+    to_.resize(n_);
+    for (size_t k = 1; k < n_; ++k)
+      for (const Buffered& d : stages_) to_[k][d.buffers[0].get()] = d.buffers[k];
   }
   bool found = false;
 
@@ -89,29 +106,29 @@ class DoubleBufferer : public IRMutator {
     found = true;
     return rewrite(n);
   }
-  // Outside the loop, a buffer's last data would be in either copy.
+  // Outside the loop, a buffer's last data would be in any copy.
   Stmt mutate_store(const Stmt& s, const StoreNode* n) override {
-    if (doubled_.count(n->buffer.get())) refuse("its buffer is also used outside that loop", n->buffer.get());
+    if (buffered_.count(n->buffer.get())) refuse("its buffer is also used outside that loop", n->buffer.get());
     return IRMutator::mutate_store(s, n);
   }
   Expr mutate_load(const Expr& e, const LoadNode* n) override {
-    if (doubled_.count(n->buffer.get())) refuse("its buffer is also used outside that loop", n->buffer.get());
+    if (buffered_.count(n->buffer.get())) refuse("its buffer is also used outside that loop", n->buffer.get());
     return IRMutator::mutate_load(e, n);
   }
 
  private:
   [[noreturn]] void refuse(const std::string& what, const BufferNode* b, const std::string& fix = "") const {
     std::string stage = stages_.front().stage;
-    for (const Doubled& d : stages_)
-      if (d.first.get() == b) stage = d.stage;
-    throw Error(fmt::format("lower: stage '{}' is double-buffered at loop '{}', but {}; {}", stage, v_.name(), what,
+    for (const Buffered& d : stages_)
+      if (d.buffers[0].get() == b) stage = d.stage;
+    throw Error(fmt::format("lower: stage '{}' is {} at loop '{}', but {}; {}", stage, buffering(n_), v_.name(), what,
                             fix.empty() ? "compute it at that loop only, around all its readers, or remove the "
-                                          "double_buffer"
+                                          "double_buffer (pipeline)"
                                         : fix));
   }
 
-  // The loop's statements: the fetches (those that write a doubled buffer), the others
-  // before the first fetch, and the others after it.
+  // The loop's statements: the fetches (those that write a buffered stage's buffer), the
+  // others before the first fetch, and the others after it.
   struct Parts {
     std::vector<Stmt> before, fetch, after;
   };
@@ -126,46 +143,46 @@ class DoubleBufferer : public IRMutator {
     BufferSet fetch_reads, others_write;
     for (const Stmt& c : stmts) {
       const BufferUse u = buffer_use(c);
-      if (any_of(u.stored, doubled_)) {
+      if (any_of(u.stored, buffered_)) {
         p.fetch.push_back(c);
         fetch_reads.insert(u.loaded.begin(), u.loaded.end());
         continue;
       }
-      if (const BufferNode* b = p.fetch.empty() ? any_of(u.loaded, doubled_) : nullptr)
+      if (const BufferNode* b = p.fetch.empty() ? any_of(u.loaded, buffered_) : nullptr)
         refuse("the loop reads its buffer before fetching it", b,
                "compute the stage at that loop, ahead of its "
                "readers");
       others_write.insert(u.stored.begin(), u.stored.end());
       (p.fetch.empty() ? p.before : p.after).push_back(c);
     }
-    for (const Doubled& d : stages_) {
+    for (const Buffered& d : stages_) {
       bool fetched = false;
-      for (const Stmt& c : p.fetch) fetched = fetched || buffer_use(c).stores(d.first.get());
+      for (const Stmt& c : p.fetch) fetched = fetched || buffer_use(c).stores(d.buffers[0].get());
       if (!fetched)
-        refuse("that loop does not fetch it directly (a condition or another loop lies between)", d.first.get(),
+        refuse("that loop does not fetch it directly (a condition or another loop lies between)", d.buffers[0].get(),
                "compute the stage at the innermost loop around its readers");
     }
     if (const BufferNode* w = any_of(fetch_reads, others_write))
       refuse(fmt::format("it reads '{}', which the same loop computes, so the next iteration's data cannot be "
                          "fetched ahead",
                          w->name),
-             stages_.front().first.get(), fmt::format("compute '{}' outside the loop", w->name));
+             stages_.front().buffers[0].get(), fmt::format("compute '{}' outside the loop", w->name));
     return p;
   }
 
-  Stmt fetch(const Parts& p, const Expr& at, bool into_second) const {
-    return retarget(substitute(seq(p.fetch), {{v_, at}}), into_second ? to_second_ : BufferMap{});
+  // The fetch of iteration `at` into buffer k.
+  Stmt fetch(const Parts& p, const Expr& at, size_t k) const {
+    return retarget(substitute(seq(p.fetch), {{v_, at}}), to_[k]);
   }
 
-  // One iteration at `at` reading the first (or second) buffers, fetching iteration
-  // at + 1 into the others.
-  Stmt half(const Parts& p, const Expr& at, bool reads_second, const Expr& end, bool guard_fetch) const {
-    const Expr next = at + make_const(at.dtype(), 1);
+  // Part r of an unrolled iteration: iteration `at` reading buffer r, fetching iteration
+  // at + n - 1 into the buffer part r - 1 read.
+  Stmt part(const Parts& p, const Expr& at, size_t r, const Expr& end, bool guard_fetch) const {
+    const Expr ahead = at + make_const(at.dtype(), static_cast<int64_t>(n_ - 1));
     std::vector<Stmt> out;
     for (const Stmt& c : p.before) out.push_back(substitute(c, {{v_, at}}));
-    out.push_back(guarded(next < end, fetch(p, next, !reads_second), guard_fetch));
-    for (const Stmt& c : p.after)
-      out.push_back(retarget(substitute(c, {{v_, at}}), reads_second ? to_second_ : BufferMap{}));
+    out.push_back(guarded(ahead < end, fetch(p, ahead, (r + n_ - 1) % n_), guard_fetch));
+    for (const Stmt& c : p.after) out.push_back(retarget(substitute(c, {{v_, at}}), to_[r]));
     return seq(out);
   }
 
@@ -173,45 +190,63 @@ class DoubleBufferer : public IRMutator {
     Parts p = split_body(n);
     const DataType t = v_.dtype();
     auto c = [&](int64_t x) { return make_const(t, x); };
+    const int64_t count = static_cast<int64_t>(n_);
     const int64_t* extent = as_const_int(n->extent);
-    const bool even = extent && *extent % 2 == 0;
+    const bool whole = extent && *extent % count == 0;  // every unrolled iteration complete
     const Expr end = n->min + n->extent;
-    Var pair(v_.name() + ".outer", t);
-    const Expr first = n->min + pair * c(2), second = first + c(1);
-    Stmt body = seq({half(p, first, false, end, !even),  // an even count: the next one always exists
-                     guarded(second < end, half(p, second, true, end, true), !even)});
-    Stmt loop = for_loop(pair, c(0), simplify((n->extent + c(1)) / c(2)), n->for_kind, body, n->thread_tag);
-    Stmt prologue = guarded(n->extent > c(0), fetch(p, n->min, false), !(extent && *extent > 0));
-    return seq({prologue, loop});
+    Var group(v_.name() + ".outer", t);
+    const Expr first = n->min + group * c(count);
+    std::vector<Stmt> parts;
+    for (size_t r = 0; r < n_; ++r) {
+      const Expr at = r == 0 ? first : first + c(static_cast<int64_t>(r));
+      // With whole unrolled iterations part 0's fetch always exists: the last iteration's
+      // part 0 fetches the loop's last.
+      const bool guard_fetch = !(whole && r == 0);
+      parts.push_back(guarded(at<end, part(p, at, r, end, guard_fetch), r> 0 && !whole));
+    }
+    Stmt loop =
+        for_loop(group, c(0), simplify((n->extent + c(count - 1)) / c(count)), n->for_kind, seq(parts), n->thread_tag);
+    // The prologue: the first n - 1 iterations' fetches.
+    std::vector<Stmt> prologue;
+    for (int64_t k = 0; k + 1 < count; ++k)
+      prologue.push_back(
+          guarded(n->extent > c(k), fetch(p, n->min + c(k), static_cast<size_t>(k)), !(extent && *extent > k)));
+    prologue.push_back(loop);
+    return seq(prologue);
   }
 
   Var v_;
-  std::vector<Doubled> stages_;
-  BufferSet doubled_;
-  BufferMap to_second_;
+  std::vector<Buffered> stages_;
+  size_t n_ = 2;
+  BufferSet buffered_;
+  std::vector<BufferMap> to_;  // to_[k]: each stage's own buffer -> its buffer k (empty for k = 0)
 };
 
 }  // namespace
 
 Stmt inject_double_buffer(const Stmt& s, const LowerContext& ctx) {
-  // The double-buffered stages, grouped by the loop they are computed at.
-  std::map<const VarNode*, std::pair<Var, std::vector<Doubled>>> by_loop;
+  // The multi-buffered stages, grouped by the loop they are computed at.
+  std::map<const VarNode*, std::pair<Var, std::vector<Buffered>>> by_loop;
   for (const auto& st : ctx.sched.get()->stages) {
-    if (!st->double_buffer) continue;
+    if (st->buffers < 2) continue;
     for (const Buffer& buf : ctx.buffers_of(st->op.get())) {
       auto flat = ctx.flat_buffers.find(buf.get());
       if (flat == ctx.flat_buffers.end()) continue;  // never accessed: nothing to fetch
       const Buffer& b = flat->second;
       auto& [loop_var, stages] = by_loop[st->attach_ivar.var().get()];
       loop_var = st->attach_ivar.var();
-      stages.push_back({st->op->name, b, Buffer(b.name() + ".db", b.dtype(), b.shape(), b.scope(), b.swizzle_bytes())});
+      Buffered d{st->op->name, {b}};
+      for (int k = 1; k < st->buffers; ++k)
+        d.buffers.push_back(Buffer(k == 1 ? b.name() + ".db" : fmt::format("{}.db{}", b.name(), k), b.dtype(),
+                                   b.shape(), b.scope(), b.swizzle_bytes(), b.swizzle_row()));
+      stages.push_back(d);
     }
   }
   Stmt body = s;
   for (auto& [node, group] : by_loop) {
-    DoubleBufferer d(group.first, group.second);
+    Pipeliner d(group.first, group.second);
     body = d.mutate(body);
-    TE_ICHECK(d.found, "inject_double_buffer: the attach loop of a double-buffered stage is missing");
+    TE_ICHECK(d.found, "inject_double_buffer: the attach loop of a multi-buffered stage is missing");
   }
   return body;
 }

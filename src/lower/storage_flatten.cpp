@@ -118,8 +118,12 @@ class Flattener : public IRMutator {
     if (!as_const_int(size) && only_constant_loops(size) && const_bounds(size, constant_loops_, &iv))
       size = make_const(size.dtype(), iv.max);
     const int swizzle = swizzles_.count(b.get()) ? swizzles_.at(b.get()) : 0;
-    if (swizzle != 0) check_swizzled_size(b, size, swizzle);
-    Buffer flat(b.name(), b.dtype(), {size}, b.scope(), swizzle);
+    int64_t blocks_row = 0;
+    if (swizzle != 0) {
+      check_swizzled_size(b, size, swizzle);
+      blocks_row = column_block_row(b, extents, size, swizzle);
+    }
+    Buffer flat(b.name(), b.dtype(), {size}, b.scope(), swizzle, blocks_row);
     flat_[b.get()] = flat;
     return flat;
   }
@@ -134,6 +138,25 @@ class Flattener : public IRMutator {
           fmt::format("lower: buffer '{}' is swizzled ({} bytes) but holds {} elements of {} bytes: a swizzled "
                       "buffer is a whole number of {}-byte patterns (8 rows of {} bytes)",
                       b.name(), swizzle, to_string(elements), b.dtype().bytes(), pattern, swizzle));
+  }
+
+  // A swizzled buffer whose rows are wider than the swizzle is kept in column blocks
+  // (BufferNode::swizzle_row): its rows must be whole blocks, each a whole number of
+  // 8-row patterns. Returns the row length then, 0 for rows within the swizzle.
+  int64_t column_block_row(const Buffer& b, const std::vector<Expr>& extents, const Expr& size, int swizzle) {
+    if (extents.size() < 2) return 0;
+    const Expr row = aligns_.count(b.get()) ? strides(b)[extents.size() - 2] : extents.back();
+    const int64_t* c = as_const_int(row);
+    const int64_t bytes = b.dtype().bytes();
+    if (c == nullptr || *c * bytes <= swizzle) return 0;
+    const int64_t rows = *as_const_int(size) / *c;
+    if (*c * bytes % swizzle != 0 || rows % 8 != 0)
+      throw Error(
+          fmt::format("lower: buffer '{}' is swizzled ({} bytes) with rows of {} bytes, wider than the swizzle: such "
+                      "a buffer is kept in column blocks of {} bytes, so its rows must be a multiple of {} bytes and "
+                      "its row count ({}) a multiple of 8",
+                      b.name(), swizzle, *c * bytes, swizzle, swizzle, rows));
+    return *c;
   }
 
   Expr flat_index(const Buffer& b, const std::vector<Expr>& indices) {

@@ -89,7 +89,7 @@ class Renamer : public IRMutator {
     bool changed = mutate_all(n->buffer.shape(), &shape);
     Buffer b = n->buffer;
     if (changed) {
-      b = Buffer(b.name(), b.dtype(), shape, b.scope(), b.swizzle_bytes());
+      b = Buffer(b.name(), b.dtype(), shape, b.scope(), b.swizzle_bytes(), b.swizzle_row());
       buffers_[n->buffer.get()] = b;
     }
     Stmt body = mutate(n->body);

@@ -69,6 +69,10 @@ void check_target_fields(const Target& target, const char* api) {
   if (target.is_cuda() &&
       (!target.triple.empty() || !target.cpu.empty() || !target.features.empty() || target.vector_bits != 0))
     fail("a cuda target has no triple, cpu, features or vector_bits (they describe LLVM targets)");
+  if (target.is_llvm() && !target.arch.empty())
+    fail(fmt::format("arch '{}' names a GPU; an llvm target has a cpu instead", target.arch));
+  if (!target.arch.empty() && !parse_cuda_arch(target.arch))
+    fail(fmt::format("arch '{}' is not a CUDA architecture (sm_80, sm_90, sm_90a, ...)", target.arch));
 }
 
 Target::Target(const char* text) : Target(parse(text == nullptr ? std::string() : std::string(text))) {}
@@ -99,8 +103,17 @@ Target Target::parse(const std::string& text) {
     for (const std::string& s : seen)
       if (s == name) bad(text, fmt::format("-{} is given twice", name));
     seen.push_back(name);
-    if (name != "mtriple" && name != "mcpu" && name != "mattr" && name != "vector-bits")
-      bad(text, fmt::format("unknown option -{} (the options are -mtriple, -mcpu, -mattr and -vector-bits)", name));
+    if (name != "mtriple" && name != "mcpu" && name != "mattr" && name != "vector-bits" && name != "arch")
+      bad(text, fmt::format("unknown option -{} (the options are -mtriple, -mcpu, -mattr and -vector-bits; -arch "
+                            "for cuda)",
+                            name));
+    if (name == "arch") {
+      if (!t.is_cuda()) bad(text, "-arch applies to cuda targets only (an llvm target's CPU is -mcpu)");
+      if (!parse_cuda_arch(value))
+        bad(text, fmt::format("-arch={} is not a CUDA architecture (sm_80, sm_90, sm_90a, ...)", value));
+      t.arch = value;
+      continue;
+    }
     if (t.is_cuda()) bad(text, fmt::format("-{} applies to llvm targets only", name));
     if (name == "mtriple") {
       if (!t.triple.empty()) bad(text, "the triple is given twice");
@@ -119,13 +132,29 @@ Target Target::parse(const std::string& text) {
 }
 
 std::string Target::str() const {
-  if (is_cuda()) return "cuda";
+  if (is_cuda()) return arch.empty() ? "cuda" : "cuda -arch=" + arch;
   std::string s = "llvm";
   if (!triple.empty()) s += " -mtriple=" + triple;
   if (!cpu.empty()) s += " -mcpu=" + cpu;
   if (!features.empty()) s += " -mattr=" + features;
   if (vector_bits != 0) s += fmt::format(" -vector-bits={}", vector_bits);
   return s;
+}
+
+std::optional<CudaArch> parse_cuda_arch(const std::string& arch) {
+  if (arch.rfind("sm_", 0) != 0) return std::nullopt;
+  std::string digits = arch.substr(3);
+  CudaArch a;
+  if (!digits.empty() && digits.back() == 'a') {
+    a.specific = true;
+    digits.pop_back();
+  }
+  if (digits.size() < 2 || digits.size() > 3) return std::nullopt;
+  for (char c : digits)
+    if (c < '0' || c > '9') return std::nullopt;
+  a.number = std::stoi(digits);
+  if (a.number < 50) return std::nullopt;
+  return a;
 }
 
 }  // namespace te

@@ -99,12 +99,44 @@ TensorIntrinsic cuda_wgmma_m64nNk16(DataType ab, int n) {
   return declare(fmt::format("cuda_wgmma_m64n{}k16_{}f32", n, type), c, {a, b, c}).with_init(cuda_wgmma_fill_f32(n));
 }
 
+TensorIntrinsic cuda_wgmma_m64nNk16_kn(DataType ab, int n) {
+  const std::string type = suffix(ab, "cuda_wgmma_m64nNk16_kn");
+  wgmma_n(n, "cuda_wgmma_m64nNk16_kn");
+  Tensor a = placeholder({64, 16}, ab, "A");
+  Tensor b = placeholder({16, n}, ab, "B");
+  IterVar k = reduce_axis({0, 16}, "k");
+  Tensor c = compute(
+      {64, n}, [&](Expr i, Expr j) { return sum(cast(Float(32), a(i, k)) * cast(Float(32), b(k, j)), {k}); }, "C");
+  return declare(fmt::format("cuda_wgmma_m64n{}k16_{}f32_kn", n, type), c, {a, b, c}).with_init(cuda_wgmma_fill_f32(n));
+}
+
 TensorIntrinsic cuda_wgmma_store_f32(int n) {
   wgmma_n(n, "cuda_wgmma_store_f32");
   Tensor f = placeholder({64, n}, Float(32), "F");
   Tensor d = compute(
       {64, n}, [&](Expr i, Expr j) { return f(i, j); }, "D");
   return declare(fmt::format("cuda_wgmma_store_64x{}_f32", n), d, {f, d});
+}
+
+TensorIntrinsic cuda_tma_load_2d(DataType t, int rows, int cols) {
+  const int bytes = t.bytes();
+  if (t.lanes() != 1 || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8))
+    throw Error(
+        fmt::format("intrinsics::cuda_tma_load_2d: TMA copies elements of 1, 2, 4 or 8 bytes, not {}", t.to_string()));
+  if (rows < 1 || rows > 256 || cols < 1 || cols > 256)
+    throw Error(
+        fmt::format("intrinsics::cuda_tma_load_2d: the box is {} x {}; TMA's boxes have 1 to 256 rows and "
+                    "columns",
+                    rows, cols));
+  if (cols * bytes % 16 != 0)
+    throw Error(
+        fmt::format("intrinsics::cuda_tma_load_2d: a box row is {} columns of {} bytes; TMA copies rows of "
+                    "a multiple of 16 bytes",
+                    cols, bytes));
+  Tensor s = placeholder({rows, cols}, t, "S");
+  Tensor d = compute(
+      {rows, cols}, [&](Expr i, Expr j) { return s(i, j); }, "D");
+  return declare(fmt::format("cuda_tma_load_{}x{}_{}", rows, cols, t.to_string()), d, {s, d});
 }
 
 }  // namespace te::intrinsics

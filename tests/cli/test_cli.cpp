@@ -136,6 +136,8 @@ TEST_F(CliTest, OptionValuesOutOfRangeSayTheRangeAndExitWithTwo) {
       {"build " + gen + " vadd --target opencl",
        "--target: target 'opencl': unknown kind 'opencl' (expected llvm, cuda or an LLVM triple such as "
        "aarch64-linux-gnu)"},
+      {"build " + gen + " vadd --target \"cuda -arch=sm90\"",
+       "--target: target 'cuda -arch=sm90': -arch=sm90 is not a CUDA architecture (sm_80, sm_90, sm_90a, ...)"},
       {"auto-schedule " + gen + " matmul --target opencl",
        "--target: target 'opencl': unknown kind 'opencl' (expected llvm, cuda or an LLVM triple such as "
        "aarch64-linux-gnu)"},
@@ -191,6 +193,11 @@ TEST_F(CliTest, BuildWritesObjectLibraryHeaderAndCuda) {
   EXPECT_EQ(cuda.status, 0) << cuda.err;
   EXPECT_EQ(cuda.out, "out/vadd.cu\nout/vadd_cuda.h\n");
   EXPECT_NE(read(dir_ / "out/vadd.cu").find("__global__"), std::string::npos);
+  // A cuda target's arch: the file is for that GPU.
+  Result hopper = te("build", "vadd --target \"cuda -arch=sm_90a\" -o arch");
+  EXPECT_EQ(hopper.status, 0) << hopper.err;
+  EXPECT_NE(read(dir_ / "arch/vadd.cu").find("#error \"te generated this file for sm_90a"), std::string::npos);
+  EXPECT_EQ(read(dir_ / "out/vadd.cu").find("#error"), std::string::npos);
   expect_error(te("build", "gpu_only -o out"), "generator: kernel 'gpu_only' has no cpu function (only cuda)");
   expect_error(te("build", "vadd --target cuda --mcpu x86-64-v3 -o out"),
                "--mcpu and --mattr apply to CPU targets, not to --target cuda");
@@ -558,6 +565,9 @@ TEST_F(CliTest, AutoScheduleBuildsAComputeThatRunsAsInterpretAndCxxDo) {
   EXPECT_EQ(cuda.status, 0) << cuda.err;
   EXPECT_EQ(cuda.out, "out/matmul.cu\nout/matmul_cuda.h\n");
   EXPECT_NE(read(dir_ / "out/matmul.cu").find("blockIdx.x"), std::string::npos);
+  Result sm80 = te("auto-schedule", "matmul -q --target \"cuda -arch=sm_80\" -o sm80");
+  EXPECT_EQ(sm80.status, 0) << sm80.err;
+  EXPECT_NE(read(dir_ / "sm80/matmul.cu").find("for sm_80 or newer"), std::string::npos);
   // te run and te lower schedule a TE_COMPUTE with the same rules.
   MatmulInputs in = write_matmul_inputs(dir_);
   Result run = te("run", "matmul --inputs a.npy b.npy bias.npy --outputs res");

@@ -42,6 +42,9 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __shared__ static
+#define __grid_constant__
+// The runtime's version the emulation stands for (CUDA 13.0).
+#define CUDART_VERSION 13000
 
 struct alignas(8) float2 {
   float x, y;
@@ -83,6 +86,7 @@ enum cudaError_t {
   cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidConfiguration = 9,
   cudaErrorInvalidDevice = 101,
+  cudaErrorNotSupported = 801,
 };
 typedef struct te_emu_stream* cudaStream_t;
 
@@ -359,6 +363,7 @@ inline const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorNotSupported: return "operation not supported";
   }
   return "unrecognized error code";
 }

@@ -156,9 +156,10 @@ class EmulatedProgram {
   // in the cache) into *exe.
   bool compile(bool ptx, std::string* log, std::string* exe) {
     // cuda_bf16.h first, outside the modules' namespaces (the .cu files include it again).
-    std::string src = std::string(ptx ? "#include \"ptx_emulation.h\"\n" : "") +
-                      "#include \"cuda_emulation.h\"\n#include \"cuda_bf16.h\"\n#include \"driver_support.h\"\n"
-                      "#include <string>\n";
+    std::string src =
+        std::string(ptx ? "#include \"ptx_emulation.h\"\n" : "") +
+        "#include \"cuda_emulation.h\"\n#include \"cuda.h\"\n#include \"cuda_bf16.h\"\n#include \"driver_support.h\"\n"
+        "#include <string>\n";
     for (size_t k = 0; k < modules_.size(); ++k) {
       const CudaModule& m = modules_[k];
       src += fmt::format("\nnamespace te_case_{} {{\n#line 1 \"{}.cu\"\n{}}}\n", k, m.name(), m.source());
@@ -206,7 +207,7 @@ class EmulatedProgram {
         quote(emulation_include_dir()), extra ? extra : "");
     std::string headers;
     for (const char* h : {"cuda_emulation.h", "driver_support.h", "cuda_bf16.h", "ptx_emulation.h",
-                          "hopper_emulation.h", "tensor_map.h"})
+                          "hopper_emulation.h", "tensor_map.h", "cuda.h"})
       headers += read_file(emulation_include_dir() + "/" + h);
     std::string key = fmt::format("{:016x}", std::hash<std::string>()(host_cxx() + flags + headers + src));
     std::filesystem::path cache = cache_dir();

@@ -112,6 +112,7 @@ struct PendingMma {
   int n;
   unsigned long long desc_a, desc_b;
   bool scale_d;
+  bool trans_b;  // imm-trans-b: B MN-major
   float (*to_float)(unsigned short);
   const char* instruction;
 };
@@ -149,11 +150,32 @@ inline unsigned long long element_address(const Descriptor& d, unsigned r, unsig
   return swizzled(d.start + (r / 8) * d.stride + (r % 8) * d.swizzle_width + 2 * k, d.swizzle_width);
 }
 
+// The shared address of element (k, j) of an MN-major operand (B with imm-trans-b; ISA:
+// "Shared Memory Matrix Layout", the MN-major canonical layouts), 2-byte elements, T = 8
+// elements (16 bytes). Without swizzling: 8 x 16-byte core matrices whose rows run along
+// MN: j % 8 within a row, k % 8 the row (16 bytes apart), groups of 8 along MN `stride`
+// apart and of 8 along K `leading` apart. With a swizzle of width w bytes: w / 2
+// consecutive elements along MN in a row, rows k % 8 w bytes apart, groups of 8 rows
+// `stride` apart, groups of w / 2 along MN `leading` apart; the address is swizzled.
+inline unsigned long long element_address_mn(const Descriptor& d, unsigned k, unsigned j, const char* instruction) {
+  if (d.swizzle_width == 0) return d.start + (j / 8) * d.stride + (k / 8) * d.leading + (k % 8) * 16 + (j % 8) * 2;
+  if (d.base_offset != 0 || d.start % (8ull * d.swizzle_width) != 0)
+    fail(instruction, "a swizzled MN-major operand must start at the first row and column of a swizzle pattern");
+  const unsigned per_row = d.swizzle_width / 2;
+  return swizzled(
+      d.start + (j / per_row) * d.leading + (k / 8) * d.stride + (k % 8) * d.swizzle_width + 2 * (j % per_row),
+      d.swizzle_width);
+}
+
+inline float bits_to_float(unsigned long long address, float (*to_float)(unsigned short), const char* instruction) {
+  unsigned short bits;
+  std::memcpy(&bits, shared_bytes(address, 2, instruction), 2);
+  return to_float(bits);
+}
+
 inline float operand(const Descriptor& d, unsigned r, unsigned k, float (*to_float)(unsigned short),
                      const char* instruction) {
-  unsigned short bits;
-  std::memcpy(&bits, shared_bytes(element_address(d, r, k, instruction), 2, instruction), 2);
-  return to_float(bits);
+  return bits_to_float(element_address(d, r, k, instruction), to_float, instruction);
 }
 
 // D (64 x n) = A (64 x 16) * B (16 x n) [+ D]: this thread's n / 2 accumulators, as the
@@ -167,15 +189,19 @@ inline void complete(const PendingMma& m) {
     const unsigned row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
     float sum = m.scale_d ? m.d[i] : 0.0f;
     for (unsigned k = 0; k < 16; ++k)
-      sum = sum + operand(a, row, k, m.to_float, m.instruction) * operand(b, col, k, m.to_float, m.instruction);
+      sum =
+          sum + operand(a, row, k, m.to_float, m.instruction) *
+                    (m.trans_b ? bits_to_float(element_address_mn(b, k, col, m.instruction), m.to_float, m.instruction)
+                               : operand(b, col, k, m.to_float, m.instruction));
     m.d[i] = sum;
   }
 }
 
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}.{f16,bf16} d, a-desc, b-desc,
-// scale-d, 1, 1, 0, 0: both operands K-major in shared memory. The descriptors and
-// scale-d must be the warpgroup's own (the same in its 128 threads).
-inline void mma_async(float* d, int n, unsigned long long desc_a, unsigned long long desc_b, int scale_d,
+// scale-d, 1, 1, 0, trans-b: A K-major, B K-major (trans-b 0) or MN-major (1) in shared
+// memory. The descriptors and scale-d must be the warpgroup's own (the same in its 128
+// threads).
+inline void mma_async(float* d, int n, unsigned long long desc_a, unsigned long long desc_b, int scale_d, bool trans_b,
                       float (*to_float)(unsigned short), const char* instruction) {
   if (n < 8 || n > 256 || n % 8) fail(instruction, "N must be a multiple of 8 in 8..256");
   if (!warpgroup_mmas.fenced)
@@ -187,7 +213,7 @@ inline void mma_async(float* d, int n, unsigned long long desc_a, unsigned long 
   for (unsigned t = 0; t < 128; ++t)
     for (int i = 0; i < 5; ++i)
       if (all.lane[t][i] != mine[i]) fail(instruction, "the warpgroup's threads give different descriptors or scale-d");
-  warpgroup_mmas.uncommitted.push_back({d, n, desc_a, desc_b, scale_d != 0, to_float, instruction});
+  warpgroup_mmas.uncommitted.push_back({d, n, desc_a, desc_b, scale_d != 0, trans_b, to_float, instruction});
 }
 
 }  // namespace te_emu::hopper
@@ -214,16 +240,26 @@ static inline void te_ptx_wgmma_wait_group() {
 // The compiler-only fence te puts around wgmma's accumulators: nothing to emulate.
 static inline void te_ptx_wgmma_fence_registers(float*, int) {}
 
-#define TE_EMU_WGMMA(n)                                                                                       \
-  static inline void te_ptx_wgmma_m64n##n##k16_f32_f16(float* d, unsigned long long a, unsigned long long b,  \
-                                                       int scale_d) {                                         \
-    te_emu::hopper::mma_async(d, n, a, b, scale_d, te_emu::ptx::f16_to_float,                                 \
-                              "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.f16.f16");                      \
-  }                                                                                                           \
-  static inline void te_ptx_wgmma_m64n##n##k16_f32_bf16(float* d, unsigned long long a, unsigned long long b, \
-                                                        int scale_d) {                                        \
-    te_emu::hopper::mma_async(d, n, a, b, scale_d, te_emu::ptx::bf16_to_float,                                \
-                              "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.bf16.bf16");                    \
+#define TE_EMU_WGMMA(n)                                                                                          \
+  static inline void te_ptx_wgmma_m64n##n##k16_f32_f16(float* d, unsigned long long a, unsigned long long b,     \
+                                                       int scale_d) {                                            \
+    te_emu::hopper::mma_async(d, n, a, b, scale_d, false, te_emu::ptx::f16_to_float,                             \
+                              "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.f16.f16");                         \
+  }                                                                                                              \
+  static inline void te_ptx_wgmma_m64n##n##k16_f32_bf16(float* d, unsigned long long a, unsigned long long b,    \
+                                                        int scale_d) {                                           \
+    te_emu::hopper::mma_async(d, n, a, b, scale_d, false, te_emu::ptx::bf16_to_float,                            \
+                              "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.bf16.bf16");                       \
+  }                                                                                                              \
+  static inline void te_ptx_wgmma_m64n##n##k16_f32_f16_tb(float* d, unsigned long long a, unsigned long long b,  \
+                                                          int scale_d) {                                         \
+    te_emu::hopper::mma_async(d, n, a, b, scale_d, true, te_emu::ptx::f16_to_float,                              \
+                              "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.f16.f16 (imm-trans-b 1)");         \
+  }                                                                                                              \
+  static inline void te_ptx_wgmma_m64n##n##k16_f32_bf16_tb(float* d, unsigned long long a, unsigned long long b, \
+                                                           int scale_d) {                                        \
+    te_emu::hopper::mma_async(d, n, a, b, scale_d, true, te_emu::ptx::bf16_to_float,                             \
+                              "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.bf16.bf16 (imm-trans-b 1)");       \
   }
 TE_EMU_WGMMA(8)
 TE_EMU_WGMMA(16)

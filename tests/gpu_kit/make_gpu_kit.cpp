@@ -251,9 +251,10 @@ LoweredFunc matmul_wgmma_func(int M, int N, int K, DataType t, const ops::Matmul
   return lower(s, {A, B, C}, name);
 }
 
-// The same at small shapes (the kit builds with -arch=sm_90a on sm_90: wgmma's path).
-json write_wgmma_corpus(const fs::path& root, DataType t, const std::string& name, std::mt19937& rng) {
-  ops::MatmulWgmmaOptions o;
+// The same at small shapes (the kit builds with -arch=sm_90a on sm_90: wgmma's path);
+// `o` picks the copies (TMA or cp.async) and B's layout (MN-major or transposed).
+json write_wgmma_corpus(const fs::path& root, DataType t, ops::MatmulWgmmaOptions o, const std::string& name,
+                        std::mt19937& rng) {
   o.block_n = 64;
   const int M = 256, N = 192, K = 192;
   return write_gemm_corpus(root / name, matmul_wgmma_func(M, N, K, t, o, name), M, N, K, t, rng);
@@ -532,6 +533,21 @@ std::vector<BenchCase> bench_cases() {
                    2.0 * size * size * size,
                    "HGMMA"});
     }
+  {  // The first wgmma GEMM's copies (the threads', B transposed): what TMA and MN-major B gain.
+    ops::MatmulWgmmaOptions o;
+    o.tma = o.b_mn_major = false;
+    const int64_t size = 4096;
+    v.push_back({"bgemm_wgmma_4096_threads_kmajor",
+                 matmul_wgmma_func(int(size), int(size), int(size), BFloat(16), o, "gemm_wgmma"),
+                 "matmul",
+                 {{{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+                  {{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+                  {{"shape", {size, size}}, {"role", "output"}}},
+                 json::array(),
+                 2.0 * 2 * size * size + f4 * size * size,
+                 2.0 * size * size * size,
+                 "HGMMA"});
+  }
   v.push_back({"grid_sample_1x256x200x200",
                grid_sample_cuda(1, 256, 200, 200),
                "grid_sample",
@@ -616,8 +632,17 @@ int main(int argc, char** argv) {
     corpus.push_back(te::write_bev_pool_corpus(root / "corpus" / "bev_pool_backward_small", true, rng));
     corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::Float(16), "hgemm_tensor_cores", rng));
     corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::BFloat(16), "bgemm_tensor_cores", rng));
-    corpus.push_back(te::write_wgmma_corpus(root / "corpus", te::Float(16), "hgemm_wgmma", rng));
-    corpus.push_back(te::write_wgmma_corpus(root / "corpus", te::BFloat(16), "bgemm_wgmma", rng));
+    // TMA copies and MN-major B (the default), then each alone: a failure names its part.
+    te::ops::MatmulWgmmaOptions threads_kmajor, tma_kmajor, threads_mn;
+    threads_kmajor.tma = tma_kmajor.b_mn_major = threads_kmajor.b_mn_major = threads_mn.tma = false;
+    corpus.push_back(te::write_wgmma_corpus(root / "corpus", te::Float(16), {}, "hgemm_wgmma", rng));
+    corpus.push_back(te::write_wgmma_corpus(root / "corpus", te::BFloat(16), {}, "bgemm_wgmma", rng));
+    corpus.push_back(
+        te::write_wgmma_corpus(root / "corpus", te::BFloat(16), threads_kmajor, "bgemm_wgmma_threads_kmajor", rng));
+    corpus.push_back(
+        te::write_wgmma_corpus(root / "corpus", te::BFloat(16), tma_kmajor, "bgemm_wgmma_tma_kmajor", rng));
+    corpus.push_back(
+        te::write_wgmma_corpus(root / "corpus", te::BFloat(16), threads_mn, "bgemm_wgmma_threads_mn", rng));
     corpus.push_back(te::write_attention_corpus(root / "corpus", te::Float(16), false, "attention_float16", rng));
     corpus.push_back(
         te::write_attention_corpus(root / "corpus", te::BFloat(16), true, "attention_bfloat16_causal", rng));

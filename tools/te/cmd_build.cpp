@@ -19,6 +19,7 @@ void run_build(const BuildArgs& a) {
   const bool cuda = target.is_cuda();
   // The CPU part is made (and its records chosen) for the CPU it is compiled for.
   GeneratedKernel k = find_kernel(a.kernel, a.records, cuda ? Target() : target);
+  if (cuda && !target.arch.empty()) k.cuda_options.arch = target.arch;
   GenerateOptions options = output_options(target, a.no_shared);
   for (const std::string& path : write_kernel(a.kernel, k, a.out, !cuda, cuda, options)) std::cout << path << "\n";
 }
@@ -35,7 +36,8 @@ void add_build_command(CLI::App& app) {
       "                       is linked by TRIPLE-gcc, or $CC); TVM's spelling works too:\n"
       "                       --target \"llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a78\"\n"
       "    --target cuda      KERNEL.cu and KERNEL_cuda.h (the cuda function, for nvcc;\n"
-      "                       its launcher is KERNEL_cuda(), so it links beside KERNEL.o)\n"
+      "                       its launcher is KERNEL_cuda(), so it links beside KERNEL.o);\n"
+      "                       \"cuda -arch=sm_90a\" checks it is for that GPU\n"
       "  --mcpu picks the CPU (LLVM's names: cortex-a78, neoverse-n1, x86-64-v3, ...): the\n"
       "  host's own by default on this machine's triple, the generic one on another triple.\n"
       "  The C function is int32_t KERNEL(buffers..., shape variables...) (see KERNEL.h);\n"

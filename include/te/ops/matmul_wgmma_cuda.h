@@ -11,16 +11,18 @@
 /// Each block computes a block_m x block_n tile of C with block_m / 64 warpgroups
 /// (threadIdx.y; threadIdx.x is the thread's place in its warpgroup), each holding a
 /// 64 x block_n tile of accumulators (cache_write "warpgroup"). A and B pass through
-/// shared memory tile_k columns (rows) at a time, double-buffered, each tile's rows
+/// shared memory tile_k columns (rows) at a time, `stages` tiles deep, each tile's rows
 /// swizzled by their width (Stage::swizzle: tile_k 64 gives 128-byte rows and the
-/// 128-byte swizzle), A's copied 16 bytes at a time (cp.async) and B's transposed into
-/// the K-major layout wgmma reads ([N][K]: each 16-byte piece gathers 8 rows of B, a
-/// warp's 32 pieces 32 neighbouring columns). Per
-/// 16 of k, one wgmma per warpgroup multiplies its 64 rows of A's tile by B's tile.
+/// 128-byte swizzle). B's tiles keep B's layout (tile_k rows of block_n), in column
+/// blocks of the widest swizzle that divides them, which wgmma reads MN-major
+/// (options.b_mn_major; else the threads transpose them into K-major [N][K] tiles, each
+/// 16-byte piece gathering 8 rows of B). Each tile is one TMA copy
+/// (intrinsics::cuda_tma_load_2d, a box per column block, completing on an mbarrier;
+/// options.tma) or the threads' 16-byte cp.async copies. Per 16 of k, one wgmma per
+/// warpgroup multiplies its 64 rows of A's tile by B's tile.
 ///
-/// This is the first step of te's Hopper GEMM: the copies are the threads' own (TMA,
-/// mbarrier pipelines and producer warps come next), and a k tile's wgmmas are waited for
-/// at the next barrier.
+/// This is a step towards te's full Hopper GEMM: producer warps and deeper mbarrier
+/// pipelines come next; a k tile's wgmmas are waited for at the next barrier.
 ///
 /// M, N and K must be constants, multiples of block_m, block_n and tile_k (te::Error
 /// otherwise).
@@ -34,10 +36,21 @@ namespace te::ops {
 
 /// The tiles of schedule_matmul_wgmma_cuda.
 struct MatmulWgmmaOptions {
-  int block_m = 128;          ///< rows of C per block: a warpgroup per 64 (64, 128, 192 or 256)
-  int block_n = 128;          ///< columns of C per block: wgmma's n, a multiple of 8 up to 256
-  int tile_k = 64;            ///< columns of A (rows of B) per shared tile: 16, 32 or 64
-  bool double_buffer = true;  ///< double-buffer the shared tiles (Stage::double_buffer)
+  int block_m = 128;  ///< rows of C per block: a warpgroup per 64 (64, 128, 192 or 256)
+  int block_n = 128;  ///< columns of C per block: wgmma's n, a multiple of 8 up to 256
+  int tile_k = 64;    ///< columns of A (rows of B) per shared tile: 16, 32 or 64
+  /// Shared tiles in flight per operand (Stage::pipeline): 1 (no overlap), 2 (double
+  /// buffering) to 8; with TMA each barrier waits only for the tiles read next, so a
+  /// copy has stages - 1 k tiles to land.
+  int stages = 3;
+  /// Copy the shared tiles by TMA (intrinsics::cuda_tma_load_2d: one thread issues each
+  /// tile's copy, which completes on an mbarrier) instead of by the threads' cp.async. A
+  /// B transposed by the threads (b_mn_major false) is the threads' copy either way.
+  bool tma = true;
+  /// B's tiles as B lies in memory (K x N rows, in column blocks of their swizzle; wgmma
+  /// reads them MN-major: intrinsics::cuda_wgmma_m64nNk16_kn); false: transposed by the
+  /// threads into K-major [N][K] tiles (intrinsics::cuda_wgmma_m64nNk16).
+  bool b_mn_major = true;
 };
 
 namespace matmul_wgmma_detail {
@@ -55,17 +68,34 @@ inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K) 
   if (M % o.block_m != 0 || N % o.block_n != 0 || K % o.tile_k != 0)
     fail("M x N x K = " + text(M) + " x " + text(N) + " x " + text(K) + " must be multiples of block_m x block_n x " +
          "tile_k = " + text(o.block_m) + " x " + text(o.block_n) + " x " + text(o.tile_k));
-  const int64_t shared = 2 * int64_t{o.tile_k} * (o.block_m + o.block_n) * (o.double_buffer ? 2 : 1);
+  if (o.b_mn_major && o.block_n % 16 != 0)
+    fail("block_n is " + text(o.block_n) + "; B's MN-major tiles are whole column blocks of a 32, 64 or 128-byte " +
+         "swizzle, so block_n is a multiple of 16 (or set b_mn_major to false)");
+  if (o.stages < 1 || o.stages > 8)
+    fail("stages is " + text(o.stages) + "; the shared tiles are 1 (no pipeline) to 8 buffers deep");
+  const int64_t shared = 2 * int64_t{o.tile_k} * (o.block_m + o.block_n) * o.stages;
   if (shared > 227 * 1024)
     fail("the shared tiles need " + text(shared) + " bytes, above the 227 KiB of a block (sm_90)");
 }
 
-// Copies a shared tile (rows of tile_k) with all the block's threads, 16 bytes (8
-// elements) a piece: pieces over threadIdx.x (128) and threadIdx.y (the warpgroups).
-// A's pieces are dense in global memory: a row's pieces go to neighbouring threads. B's
-// tile is transposed (a piece gathers 8 rows of B): neighbouring threads take
-// neighbouring columns of B, so each of the 8 loads is coalesced.
-inline void fill_shared(Schedule& s, const Tensor& S, const MatmulWgmmaOptions& o, bool transposed) {
+// The swizzle of B's MN-major tiles: the widest whose column blocks (swizzle / 2
+// elements) divide block_n.
+inline int mn_major_swizzle(int block_n) { return block_n % 64 == 0 ? 128 : block_n % 32 == 0 ? 64 : 32; }
+
+// Fills a rows x cols shared tile swizzled by `swizzle` bytes: one TMA copy (o.tma and not
+// transposed) or all the block's threads, 16 bytes (8 elements) a piece: pieces over
+// threadIdx.x (128) and threadIdx.y (the warpgroups). Untransposed pieces are dense in
+// global memory: a row's pieces go to neighbouring threads. A transposed tile (B into
+// K-major [N][K]: a piece gathers 8 rows of B) gives neighbouring threads neighbouring
+// columns of B, so each of the 8 loads is coalesced.
+inline void fill_shared(Schedule& s, const Tensor& S, const MatmulWgmmaOptions& o, int rows, int cols, int swizzle,
+                        bool transposed) {
+  s[S].swizzle(swizzle);
+  if (o.stages > 1) s[S].pipeline(o.stages);
+  if (!transposed && o.tma) {  // one copy per tile, by one thread
+    s[S].tensorize(S.axis(0), intrinsics::cuda_tma_load_2d(S.dtype(), rows, cols));
+    return;
+  }
   auto [pieces, lanes] = s[S].split(S.axis(1), 8);
   if (transposed) s[S].reorder({pieces, S.axis(0), lanes});
   IterVar pieces_of_rows = transposed ? s[S].fuse(pieces, S.axis(0)) : s[S].fuse(S.axis(0), pieces);
@@ -75,8 +105,6 @@ inline void fill_shared(Schedule& s, const Tensor& S, const MatmulWgmmaOptions& 
   s[S].bind(place, thread_axis("threadIdx.x"));
   s[S].vectorize(lanes);
   s[S].unroll(pass);
-  s[S].swizzle(o.tile_k * 2);
-  if (o.double_buffer) s[S].double_buffer();
 }
 
 }  // namespace matmul_wgmma_detail
@@ -90,8 +118,9 @@ inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& C, const Matmu
     d::fail("wgmma multiplies float16 or bfloat16 matrices; A and B are " + t.to_string());
   d::check(o, M, N, K);
 
+  const bool kn = o.b_mn_major;
   Tensor AS = s.cache_read(A, "shared", {C});
-  Tensor BS = s.cache_read(B, "shared", {C}, {1, 0});  // K-major: [N][K]
+  Tensor BS = kn ? s.cache_read(B, "shared", {C}) : s.cache_read(B, "shared", {C}, {1, 0});  // [K][N] or [N][K]
   Tensor CF = s.cache_write(C, "warpgroup");
 
   // C: blocks, a warpgroup per 64 rows, its 64 x block_n accumulators stored at once.
@@ -110,12 +139,16 @@ inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& C, const Matmu
   auto [kk, k16] = s[CF].split(ki, 16);
   s[CF].reorder({ko, kk, CF.axis(0), CF.axis(1), k16});
   s[CF].unroll(kk);
-  s[CF].tensorize(CF.axis(0), intrinsics::cuda_wgmma_m64nNk16(t, o.block_n));
+  s[CF].tensorize(CF.axis(0), kn ? intrinsics::cuda_wgmma_m64nNk16_kn(t, o.block_n)
+                                 : intrinsics::cuda_wgmma_m64nNk16(t, o.block_n));
 
   s[AS].compute_at(s[CF], ko);
   s[BS].compute_at(s[CF], ko);
-  d::fill_shared(s, AS, o, false);
-  d::fill_shared(s, BS, o, true);
+  d::fill_shared(s, AS, o, o.block_m, o.tile_k, o.tile_k * 2, false);
+  if (kn)
+    d::fill_shared(s, BS, o, o.tile_k, o.block_n, d::mn_major_swizzle(o.block_n), false);
+  else
+    d::fill_shared(s, BS, o, o.block_n, o.tile_k, o.tile_k * 2, true);
 }
 
 }  // namespace te::ops

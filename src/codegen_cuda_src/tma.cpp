@@ -1,0 +1,350 @@
+#include "codegen_cuda_src/tma.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "codegen_cuda_src/c_types.h"
+#include "codegen_cuda_src/ptx_hopper.h"
+#include "codegen_cuda_src/swizzle.h"
+#include "te/error.h"
+#include "te/tensorize.h"
+
+namespace te::cuda {
+
+namespace {
+
+constexpr const char* kTmaPrefix = "cuda_tma_load_";
+constexpr const char* kMapType = "te_tensor_map";
+
+// CUDA's name of a tensor map element type: the type itself where the driver has it, an
+// unsigned integer of its size otherwise (TMA moves bits).
+const char* map_data_type(DataType t) {
+  if (t == Float(16)) return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
+  if (t == BFloat(16)) return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
+  if (t == Float(32)) return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+  if (t == Float(64)) return "CU_TENSOR_MAP_DATA_TYPE_FLOAT64";
+  if (t == Int(32)) return "CU_TENSOR_MAP_DATA_TYPE_INT32";
+  if (t == Int(64)) return "CU_TENSOR_MAP_DATA_TYPE_INT64";
+  switch (t.bytes()) {
+    case 1: return "CU_TENSOR_MAP_DATA_TYPE_UINT8";
+    case 2: return "CU_TENSOR_MAP_DATA_TYPE_UINT16";
+    case 4: return "CU_TENSOR_MAP_DATA_TYPE_UINT32";
+    default: return "CU_TENSOR_MAP_DATA_TYPE_UINT64";
+  }
+}
+
+const char* map_swizzle(int bytes) {
+  switch (bytes) {
+    case 32: return "CU_TENSOR_MAP_SWIZZLE_32B";
+    case 64: return "CU_TENSOR_MAP_SWIZZLE_64B";
+    case 128: return "CU_TENSOR_MAP_SWIZZLE_128B";
+    default: return "CU_TENSOR_MAP_SWIZZLE_NONE";
+  }
+}
+
+const char* const kEncodeText =
+    "#ifndef __CUDACC_RTC__\n"
+    "#include <cuda.h>\n"
+    "// A TMA tensor map over a row-major rows x cols matrix at base, copied in boxes of\n"
+    "// box_rows x box_cols (swizzled as given, zeros outside the matrix): the driver's\n"
+    "// cuTensorMapEncodeTiled, found through the runtime (no -lcuda).\n"
+    "static cudaError_t te_tma_encode_2d(te_tensor_map* map, const void* base, CUtensorMapDataType type,\n"
+    "                                    unsigned element_bytes, unsigned long long rows, unsigned long long cols,\n"
+    "                                    unsigned box_rows, unsigned box_cols, CUtensorMapSwizzle swizzle) {\n"
+    "  void* encode = nullptr;\n"
+    "  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;\n"
+    "#if CUDART_VERSION >= 12050\n"
+    "  const cudaError_t err =\n"
+    "      cudaGetDriverEntryPointByVersion(\"cuTensorMapEncodeTiled\", &encode, 12000, cudaEnableDefault, &found);\n"
+    "#else\n"
+    "  const cudaError_t err = cudaGetDriverEntryPoint(\"cuTensorMapEncodeTiled\", &encode, cudaEnableDefault, "
+    "&found);\n"
+    "#endif\n"
+    "  if (err != cudaSuccess) return err;\n"
+    "  if (encode == nullptr || found != cudaDriverEntryPointSuccess) return cudaErrorNotSupported;\n"
+    "  const cuuint64_t dims[2] = {cols, rows}, strides[1] = {cols * element_bytes};\n"
+    "  const cuuint32_t box[2] = {box_cols, box_rows}, element_strides[2] = {1, 1};\n"
+    "  const CUresult r = reinterpret_cast<decltype(&cuTensorMapEncodeTiled)>(encode)(\n"
+    "      reinterpret_cast<CUtensorMap*>(map), type, 2, const_cast<void*>(base), dims, strides, box,\n"
+    "      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,\n"
+    "      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
+    "  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;\n"
+    "}\n"
+    "#endif\n";
+
+}  // namespace
+
+bool is_tma_load(const TensorIntrinsicCallNode* n) {
+  return TensorIntrinsic(n->intrinsic).implementation("cuda").rfind(kTmaPrefix, 0) == 0;
+}
+
+std::pair<int, int> tma_box_of(const TensorIntrinsicCallNode* n) {
+  const Tensor& out = n->intrinsic->output;
+  return {static_cast<int>(*as_const_int(out.shape()[0])), static_cast<int>(*as_const_int(out.shape()[1]))};
+}
+
+TmaMap tma_map_of(const TensorIntrinsicCallNode* n) {
+  const auto [rows, cols] = tma_box_of(n);
+  TmaMap m;
+  m.source = n->buffers[0];
+  m.rows = rows;
+  m.swizzle = n->buffers[1].swizzle_bytes();
+  const int block = m.swizzle / n->buffers[1].dtype().bytes();
+  m.cols = n->buffers[1].swizzle_row() != 0 ? std::min(cols, block) : cols;
+  return m;
+}
+
+Expr tma_matrix_rows(const Buffer& b) {
+  Expr rows = make_const(b.shape().back().dtype(), 1);
+  for (size_t d = 0; d + 1 < b.shape().size(); ++d) rows = rows * b.shape()[d];
+  return rows;
+}
+
+Expr tma_matrix_cols(const Buffer& b) { return b.shape().back(); }
+
+std::string tma_map_param_type(HelperSet& helpers) {
+  helpers.use_text(kMapType,
+                   "// A TMA tensor map: the 128 bytes cuTensorMapEncodeTiled writes (a CUtensorMap), passed to\n"
+                   "// a kernel as a __grid_constant__ parameter.\n"
+                   "struct alignas(64) te_tensor_map {\n"
+                   "  unsigned long long opaque[16];\n"
+                   "};\n");
+  return fmt::format("const __grid_constant__ {}", kMapType);
+}
+
+std::vector<std::string> tma_kernel_prologue(HelperSet& helpers, const std::string& arena, int64_t offset,
+                                             const std::vector<std::string>& destination_names) {
+  const std::string init = use_hopper_ptx(helpers, HopperInstruction::MbarrierInit);
+  const std::string fence = use_hopper_ptx(helpers, HopperInstruction::FenceProxyAsync);
+  helpers.use_text("te_tma_init_barriers",
+                   fmt::format("// The kernel's TMA mbarriers, one per shared buffer TMA fills: each phase completes\n"
+                               "// with one arrival (the issuing thread's) and the box's bytes.\n"
+                               "{} void te_tma_init_barriers(unsigned long long* barriers, int count) {{\n"
+                               "#if TE_PTX(900)\n"
+                               "  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {{\n"
+                               "    for (int i = 0; i < count; ++i) {}(barriers + i, 1);\n"
+                               "    {}();  // visible to the copies (the async proxy)\n"
+                               "  }}\n"
+                               "#else\n"
+                               "  (void)barriers;\n"
+                               "  (void)count;\n"
+                               "#endif\n"
+                               "}}\n",
+                               kDeviceFunction, init, fence));
+  std::string names;
+  for (const std::string& d : destination_names) names += (names.empty() ? "" : ", ") + d;
+  const size_t count = destination_names.size();
+  return {
+      fmt::format("unsigned long long* const te_tma_barriers = reinterpret_cast<unsigned long long*>({} + {});  "
+                  "// TMA's mbarriers: {}",
+                  arena, offset, names),
+      "unsigned te_tma_pending = 0, te_tma_phase = 0;  // per mbarrier: a copy to wait for; its next phase's parity",
+      fmt::format("te_tma_init_barriers(te_tma_barriers, {});", count),
+      "__syncthreads();",
+  };
+}
+
+// Registers te_tma_wait (waits for the pending copies into the destinations of a mask).
+void use_tma_wait(HelperSet& helpers) {
+  const std::string wait = use_hopper_ptx(helpers, HopperInstruction::MbarrierTryWaitParity);
+  helpers.use_text("te_tma_wait",
+                   fmt::format("// Waits for the block's TMA copies into the destinations whose bits `mask` sets that\n"
+                               "// this thread has not waited for yet (the bits of pending), each on its\n"
+                               "// destination's mbarrier, flipping that barrier's parity.\n"
+                               "{} void te_tma_wait(unsigned long long* barriers, int count, unsigned mask,\n"
+                               "                    unsigned& pending, unsigned& phase) {{\n"
+                               "#if TE_PTX(900)\n"
+                               "  for (int i = 0; i < count; ++i) {{\n"
+                               "    if (((pending & mask) >> i & 1u) == 0) continue;\n"
+                               "    while (!{}(barriers + i, (phase >> i) & 1u)) {{\n"
+                               "    }}\n"
+                               "    phase ^= 1u << i;\n"
+                               "  }}\n"
+                               "  pending &= ~mask;\n"
+                               "#else\n"
+                               "  (void)barriers;\n"
+                               "  (void)count;\n"
+                               "  (void)mask;\n"
+                               "  (void)pending;\n"
+                               "  (void)phase;\n"
+                               "#endif\n"
+                               "}}\n",
+                               kDeviceFunction, wait));
+}
+
+std::string tma_wait_statement(HelperSet& helpers, int destinations, unsigned mask) {
+  use_tma_wait(helpers);
+  return fmt::format("te_tma_wait(te_tma_barriers, {}, 0x{:x}u, te_tma_pending, te_tma_phase);", destinations, mask);
+}
+
+namespace {
+
+class ReadsBeforeBarrierFinder {
+ public:
+  explicit ReadsBeforeBarrierFinder(const std::function<int(const Buffer&)>& slot) : slot_(slot) {}
+
+  // Adds what s reads before its first barrier; whether every path meets one.
+  bool scan(const Stmt& s) {
+    if (!s.defined()) return false;
+    switch (s->kind) {
+      case StmtKind::Barrier: return true;
+      case StmtKind::Seq:
+        for (const Stmt& c : s.as<SeqNode>()->seq)
+          if (scan(c)) return true;
+        return false;
+      case StmtKind::For: {
+        auto* n = s.as<ForNode>();
+        read(n->min);
+        read(n->extent);
+        // A serial loop meets its barrier only when it surely runs.
+        const int64_t* extent = as_const_int(n->extent);
+        return scan(n->body) && (n->for_kind == ForKind::ThreadBinding || (extent != nullptr && *extent > 0));
+      }
+      case StmtKind::IfThenElse: {
+        auto* n = s.as<IfThenElseNode>();
+        read(n->cond);
+        const bool then_meets = scan(n->then_case);
+        const bool else_meets = n->else_case.defined() && scan(n->else_case);
+        return then_meets && else_meets;
+      }
+      case StmtKind::LetStmt: {
+        auto* n = s.as<LetStmtNode>();
+        read(n->value);
+        return scan(n->body);
+      }
+      case StmtKind::Allocate: return scan(s.as<AllocateNode>()->body);
+      case StmtKind::Assert: {
+        auto* n = s.as<AssertNode>();
+        read(n->cond);
+        return scan(n->body);
+      }
+      case StmtKind::Store: {
+        auto* n = s.as<StoreNode>();
+        read(n->value);
+        for (const Expr& i : n->indices) read(i);
+        if (n->predicate.defined()) read(n->predicate);
+        return false;
+      }
+      case StmtKind::Evaluate: return false;
+      case StmtKind::TensorIntrinsicCall: {
+        auto* n = s.as<TensorIntrinsicCallNode>();
+        for (size_t k = 0; k < n->intrinsic->inputs.size() && k < n->buffers.size(); ++k) add(n->buffers[k]);
+        return false;
+      }
+    }
+    return false;
+  }
+  unsigned mask = 0;
+
+ private:
+  void add(const Buffer& b) {
+    const int slot = slot_(b);
+    if (slot >= 0) mask |= 1u << slot;
+  }
+  void read(const Expr& e) {
+    if (!e.defined()) return;
+    struct Loads : IRVisitor {
+      ReadsBeforeBarrierFinder* self;
+      void visit_load(const LoadNode* n) override {
+        self->add(n->buffer);
+        IRVisitor::visit_load(n);
+      }
+    } loads;
+    loads.self = this;
+    loads.visit(e);
+  }
+  const std::function<int(const Buffer&)>& slot_;
+};
+
+}  // namespace
+
+ReadsBeforeBarrier tma_reads_before_barrier(const Stmt& s, const std::function<int(const Buffer&)>& slot) {
+  ReadsBeforeBarrierFinder f(slot);
+  ReadsBeforeBarrier r;
+  r.barrier = f.scan(s);
+  r.mask = f.mask;
+  return r;
+}
+
+std::string tma_load_text(HelperSet& helpers, const TensorIntrinsicCallNode* n, const TmaCallText& args) {
+  const auto [rows, cols] = tma_box_of(n);
+  const TmaMap m = tma_map_of(n);
+  const Buffer& dst = n->buffers[1];
+  const DataType t = dst.dtype();
+  const std::string T = c_type(t);
+  const std::string name = fmt::format("te_tma_load_{}x{}_{}{}", rows, cols, t.to_string(),
+                                       m.swizzle ? fmt::format("_sw{}", m.swizzle) : "");
+  const std::string expect = use_hopper_ptx(helpers, HopperInstruction::MbarrierArriveExpectTx);
+  const std::string copy = use_hopper_ptx(helpers, HopperInstruction::TmaLoad2d);
+  // One copy per column block of the destination (one when it has none).
+  std::string copies;
+  for (int b = 0; b * m.cols < cols; ++b) {
+    const std::string at = b == 0 ? "offset" : fmt::format("offset + {}", b * m.cols);
+    copies += fmt::format("    {}(buffer + {}, map, (int)col0{}, (int)row0, barriers + slot);\n", copy,
+                          swizzled_index(helpers, dst, at), b == 0 ? "" : fmt::format(" + {}", b * m.cols));
+  }
+  const std::string element = swizzled_index(helpers, dst, "offset + e");
+  use_tma_wait(helpers);
+  helpers.use_text(
+      name,
+      fmt::format(
+          "// TMA: the {0} x {1} box of a row-major rows x cols matrix at (row0, col0) into shared memory\n"
+          "// at element `offset` of buffer{2}, zeros outside the matrix. On sm_90 one thread issues\n"
+          "// the copy{10}, which completes on mbarrier `slot` (te_tma_wait: bit slot of pending;\n"
+          "// a copy into the buffer still pending is waited for first); elsewhere the block's\n"
+          "// threads copy the box.\n"
+          "{3} void {4}({5}* buffer, long long offset, const te_tensor_map* map, const {5}* src, long long rows,\n"
+          "    long long cols, long long row0, long long col0, unsigned long long* barriers, int slot,\n"
+          "    unsigned& pending, unsigned& phase) {{\n"
+          "#if TE_PTX(900)\n"
+          "  te_tma_wait(barriers, slot + 1, 1u << slot, pending, phase);\n"
+          "  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {{\n"
+          "    {6}(barriers + slot, {7}u);\n"
+          "{8}"
+          "  }}\n"
+          "  pending |= 1u << slot;\n"
+          "  (void)src;\n"
+          "  (void)rows;\n"
+          "  (void)cols;\n"
+          "#else\n"
+          "  const int threads = (int)(blockDim.x * blockDim.y * blockDim.z);\n"
+          "  const int me = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));\n"
+          "  for (int e = me; e < {0} * {1}; e += threads) {{\n"
+          "    const long long r = row0 + e / {1}, c = col0 + e % {1};\n"
+          "    buffer[{9}] = r >= 0 && c >= 0 && r < rows && c < cols ? src[r * cols + c] : {5}();\n"
+          "  }}\n"
+          "  (void)map;\n"
+          "  (void)barriers;\n"
+          "  (void)slot;\n"
+          "  (void)pending;\n"
+          "  (void)phase;\n"
+          "#endif\n"
+          "}}\n",
+          rows, cols,
+          m.swizzle ? fmt::format(", swizzled by {} bytes{}", m.swizzle, dst.swizzle_row() ? " in column blocks" : "")
+                    : "",
+          kDeviceFunction, name, T, expect, int64_t{rows} * cols * t.bytes(), copies, element,
+          m.cols < cols ? fmt::format(" (a {} x {} box per column block)", m.rows, m.cols) : ""));
+  return fmt::format("{}({}, {}, &{}, {}, {}, {}, {}, {}, te_tma_barriers, {}, te_tma_pending, te_tma_phase);",
+                     name, args.dst,
+                     args.offset, args.map, args.src, args.rows_total, args.cols_total, args.row0, args.col0,
+                     args.slot);
+}
+
+std::vector<std::string> tma_encode_lines(HelperSet& helpers, const TmaMap& map, const std::string& var,
+                                          const std::string& pointer, const std::string& rows_total,
+                                          const std::string& cols_total) {
+  tma_map_param_type(helpers);
+  helpers.use_text("te_tma_encode_2d", kEncodeText);
+  const DataType t = map.source.dtype();
+  return {
+      fmt::format("{} {};", kMapType, var),
+      fmt::format("const cudaError_t {}_err = te_tma_encode_2d(&{}, {}, {}, {}, {}, {}, {}, {}, {});", var, var,
+                  pointer, map_data_type(t), t.bytes(), rows_total, cols_total, map.rows, map.cols,
+                  map_swizzle(map.swizzle)),
+      fmt::format("if ({0}_err != cudaSuccess) return {0}_err;", var),
+  };
+}
+
+}  // namespace te::cuda
