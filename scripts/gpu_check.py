@@ -259,6 +259,10 @@ def reference(torch, name, bufs, n_out, args=None):
         return lambda: bufs[0].sum(-1)
     if name == "matmul":
         return lambda: torch.matmul(bufs[0], bufs[1])
+    if name == "linear_relu":  # relu(a b + bias) in a's type: cuBLASLt's addmm, its bias converted once
+        a, b, bias = bufs[:3]
+        bias16 = bias.to(a.dtype)
+        return lambda: torch.relu(torch.addmm(bias16, a, b))
     if name == "grid_sample":
         return lambda: F.grid_sample(bufs[0], bufs[1], mode="bilinear", padding_mode="zeros", align_corners=False)
     if name == "grid_sample_backward":  # aten's backward kernel: (grad_input, grad_grid)

@@ -172,6 +172,61 @@ TEST(Wgmma, ReferenceScheduleEqualsInterpretThroughBothPaths) {
   }
 }
 
+// An epilogue fused into the kernel: D = cast(max(C + bias, 0)) in bfloat16 (and the
+// same in float32, minus the bias), C's tile in shared memory between the warpgroups'
+// stores and the threads' epilogue, through both paths, equal to interpret() and C++.
+TEST(Wgmma, EpilogueEqualsInterpretAndCxxThroughBothPaths) {
+  const int M = 128, N = 128, K = 128;
+  for (DataType out_type : {BFloat(16), Float(32)}) {
+    SCOPED_TRACE(out_type.to_string());
+    Tensor A = placeholder({M, K}, BFloat(16), "A"), B = placeholder({K, N}, BFloat(16), "B");
+    Tensor bias = placeholder({N}, Float(32), "bias");
+    Tensor C = ops::matmul(A, B, "C");
+    Tensor D = compute(
+        {M, N},
+        [&](Expr i, Expr j) {
+          Expr v = out_type == Float(32) ? C(i, j) - bias(j) : max(C(i, j) + bias(j), make_const(Float(32), 0));
+          return cast(out_type, v);
+        },
+        "D");
+    Schedule s = create_schedule({D});
+    ops::MatmulWgmmaOptions o;
+    o.block_n = 64;
+    ops::schedule_matmul_wgmma_cuda(s, D, o);
+    const LoweredFunc f = lower(s, {A, B, bias, D}, "epilogue_" + out_type.to_string());
+    const std::string ir = to_string(f);
+    EXPECT_NE(ir.find("allocate C[float32 * 8192] in shared"), std::string::npos) << ir;
+    const CudaModule m = build_cuda(f);
+    EXPECT_NE(m.source().find("te_wgmma_store_64x64(C_warpgroup + 0, C + "), std::string::npos) << m.source();
+    EXPECT_EQ(m.kernels().size(), 1u);
+
+    cuda_test::EmulatedProgram program(cuda_test::EmulatedProgram::Paths::Both);
+    program.add(m);
+    std::string log;
+    ASSERT_TRUE(program.build(&log)) << log;
+    NDArray a = small_integers(M, K, BFloat(16), 1), b = small_integers(K, N, BFloat(16), 5);
+    NDArray bias_values = NDArray::empty({N}, Float(32));
+    for (int j = 0; j < N; ++j) cuda_test::set_element(bias_values, j, double(j % 7) - 3);
+    NDArray want = NDArray::empty({M, N}, out_type);
+    interpret(f, {a, b, bias_values, want});
+    auto value = [](int e, unsigned seed) { return float(int((unsigned(e) * 7 + seed) % 9) - 4); };
+    for (int i = 0; i < M; i += 7)
+      for (int j = 0; j < N; j += 5) {
+        float acc = 0;
+        for (int k = 0; k < K; ++k) acc += value(i * K + k, 1) * value(k * N + j, 5);
+        const float bias_j = float(j % 7) - 3;
+        const float expected = out_type == Float(32) ? acc - bias_j : std::max(acc + bias_j, 0.0f);
+        // bfloat16 rounds the sums past 256; the C++ value rounded the same way.
+        ASSERT_EQ(cuda_test::element(want, i * N + j),
+                  out_type == Float(32) ? double(expected) : double(float(bfloat16(expected))))
+            << i << ", " << j;
+      }
+    cuda_test::EmulatedRun r = program.run(f.name, f, {a, b, bias_values, NDArray::empty({M, N}, out_type)});
+    ASSERT_EQ(r.error, 0) << r.output;
+    EXPECT_EQ(cuda_test::compare_arrays(want, r.arrays[3]), "");
+  }
+}
+
 TEST(Wgmma, ReferenceScheduleOptionsAreChecked) {
   auto schedule = [](int M, int N, int K, DataType t, const ops::MatmulWgmmaOptions& o) {
     Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
@@ -204,6 +259,38 @@ TEST(Wgmma, ReferenceScheduleOptionsAreChecked) {
                 "is a multiple of 16 (or set b_mn_major to false)"});
   n8.b_mn_major = false;
   schedule(128, 64, 64, Float(16), n8);
+  // Epilogues: what they read and how much shared memory their tile of C takes.
+  Tensor A = placeholder({256, 64}, Float(16), "A"), B = placeholder({64, 256}, Float(16), "B");
+  Tensor C = ops::matmul(A, B, "C");
+  auto epilogue = [&](const Tensor& D, const ops::MatmulWgmmaOptions& options) {
+    Schedule s = create_schedule({D});
+    ops::schedule_matmul_wgmma_cuda(s, D, options);
+  };
+  Tensor relu = compute(
+      {256, 256}, [&](Expr i, Expr j) { return max(C(i, j), 0.0f); }, "relu");
+  ops::MatmulWgmmaOptions wide = o;
+  wide.block_m = wide.block_n = 256;
+  wide.stages = 2;
+  expect_error([&] { epilogue(relu, wide); },
+               {"the shared tiles need 131072 bytes and the epilogue's float32 tile of C 262144, above the 227 KiB of "
+                "a block (sm_90)"});
+  Tensor sum2 = compute(
+      {256, 256}, [&](Expr i, Expr j) { return C(i, j) + C(j, i); }, "sum2");
+  epilogue(sum2, o);  // reads C twice: one matmul still
+  Tensor C2 = ops::matmul(A, B, "C2");
+  Tensor two = compute(
+      {256, 256}, [&](Expr i, Expr j) { return C(i, j) + C2(i, j); }, "two");
+  expect_error([&] { epilogue(two, o); },
+               {"schedule_matmul_wgmma_cuda: epilogue 'two' reads two reductions, 'C' and 'C2'; it applies to one "
+                "matmul"});
+  Tensor none = compute(
+      {256, 256}, [&](Expr i, Expr j) { return cast(Float(32), A(i, j % 64)); }, "none");
+  expect_error([&] { epilogue(none, o); }, {"schedule_matmul_wgmma_cuda: epilogue 'none' reads no matmul"});
+  Tensor half = compute(
+      {128, 256}, [&](Expr i, Expr j) { return C(i, j); }, "half");
+  expect_error([&] { epilogue(half, o); },
+               {"epilogue 'half' is 128 x 256 but its matmul 'C' is 256 x 256; an epilogue maps each element of C to "
+                "one of its own"});
 }
 
 // On sm_90a's path a k tile's wgmmas stay in flight until the barrier before its tiles
@@ -254,6 +341,38 @@ TEST(Wgmma, NvccBuildsItForSm90aWithWgmmaAndForSm80) {
     cuda_test::CommandResult plain = cuda_test::nvcc_compile(nvcc, cu, arch, "-cubin", dir.path() + "/p");
     EXPECT_EQ(plain.status, 0) << arch << ": " << plain.output;
     EXPECT_EQ(plain.output, "") << arch;
+  }
+}
+
+// The reference schedule as the GPU kit builds it (TMA, MN-major B, 3 stages) and with an
+// epilogue: sm_90a without spills, TMA and the transposed-B wgmma in the PTX.
+TEST(Wgmma, NvccBuildsTheReferenceScheduleAndAnEpilogueForSm90a) {
+  const std::string nvcc = cuda_test::nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found";
+  Tensor A = placeholder({512, 512}, BFloat(16), "A"), B = placeholder({512, 512}, BFloat(16), "B");
+  Tensor bias = placeholder({512}, Float(32), "bias");
+  Tensor C = ops::matmul(A, B, "C");
+  Tensor D = compute(
+      {512, 512}, [&](Expr i, Expr j) { return cast(BFloat(16), max(C(i, j) + bias(j), 0.0f)); }, "D");
+  Schedule plain = create_schedule({C}), fused = create_schedule({D});
+  ops::schedule_matmul_wgmma_cuda(plain, C);
+  ops::schedule_matmul_wgmma_cuda(fused, D);
+  for (const auto& [name, source] : {std::pair{"plain", build_cuda(lower(plain, {A, B, C}, "plain")).source()},
+                                     std::pair{"fused", build_cuda(lower(fused, {A, B, bias, D}, "fused")).source()}}) {
+    SCOPED_TRACE(name);
+    cuda_test::TempDir dir;
+    const std::string cu = dir.path() + "/g.cu";
+    cuda_test::write_file(cu, source);
+    cuda_test::CommandResult r =
+        cuda_test::nvcc_compile(nvcc, cu, "sm_90a", "-cubin --resource-usage", dir.path() + "/a");
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << r.output;
+    cuda_test::CommandResult ptx = cuda_test::nvcc_compile(nvcc, cu, "sm_90a", "-ptx", dir.path() + "/g.ptx");
+    ASSERT_EQ(ptx.status, 0) << ptx.output;
+    const std::string text = cuda_test::read_file(dir.path() + "/g.ptx");
+    EXPECT_NE(text.find("cp.async.bulk.tensor.2d"), std::string::npos);
+    EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), std::string::npos);
+    EXPECT_NE(text.find("p, 1, 1, 0, 1;"), std::string::npos);  // imm-trans-b: B MN-major
   }
 }
 

@@ -326,9 +326,8 @@ std::string tma_load_text(HelperSet& helpers, const TensorIntrinsicCallNode* n, 
                     : "",
           kDeviceFunction, name, T, expect, int64_t{rows} * cols * t.bytes(), copies, element,
           m.cols < cols ? fmt::format(" (a {} x {} box per column block)", m.rows, m.cols) : ""));
-  return fmt::format("{}({}, {}, &{}, {}, {}, {}, {}, {}, te_tma_barriers, {}, te_tma_pending, te_tma_phase);",
-                     name, args.dst,
-                     args.offset, args.map, args.src, args.rows_total, args.cols_total, args.row0, args.col0,
+  return fmt::format("{}({}, {}, &{}, {}, {}, {}, {}, {}, te_tma_barriers, {}, te_tma_pending, te_tma_phase);", name,
+                     args.dst, args.offset, args.map, args.src, args.rows_total, args.cols_total, args.row0, args.col0,
                      args.slot);
 }
 

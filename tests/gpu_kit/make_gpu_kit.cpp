@@ -251,6 +251,37 @@ LoweredFunc matmul_wgmma_func(int M, int N, int K, DataType t, const ops::Matmul
   return lower(s, {A, B, C}, name);
 }
 
+// The same with a fused epilogue: D = bfloat16(relu(A B + bias)), bias float32.
+LoweredFunc matmul_wgmma_bias_relu_func(int M, int N, int K, const ops::MatmulWgmmaOptions& o,
+                                        const std::string& name) {
+  Tensor A = placeholder({M, K}, BFloat(16), "A"), B = placeholder({K, N}, BFloat(16), "B");
+  Tensor bias = placeholder({N}, Float(32), "bias");
+  Tensor C = ops::matmul(A, B, "C");
+  Tensor D = compute(
+      {M, N}, [&](Expr i, Expr j) { return cast(BFloat(16), max(C(i, j) + bias(j), 0.0f)); }, "D");
+  Schedule s = create_schedule({D});
+  ops::schedule_matmul_wgmma_cuda(s, D, o);
+  return lower(s, {A, B, bias, D}, name);
+}
+
+// It at a small shape on small integers (sums exact; the bfloat16 rounding the same).
+json write_wgmma_epilogue_corpus(const fs::path& root, const std::string& name, std::mt19937& rng) {
+  ops::MatmulWgmmaOptions o;
+  o.block_n = 64;
+  const int M = 256, N = 192, K = 192;
+  std::uniform_int_distribution<int> small(-4, 4);
+  auto integers = [&](std::vector<int64_t> shape, DataType t) {
+    NDArray a = NDArray::empty(shape, t);
+    for (int64_t i = 0; i < a.size(); ++i) cuda_test::set_element(a, i, small(rng));
+    return a;
+  };
+  std::vector<Argument> args = {integers({M, K}, BFloat(16)), integers({K, N}, BFloat(16)), integers({N}, Float(32)),
+                                NDArray::empty({M, N}, BFloat(16))};
+  std::map<const VarNode*, int64_t> chosen;
+  return write_with_args(matmul_wgmma_bias_relu_func(M, N, K, o, name), CudaOptions{}, std::move(args), chosen,
+                         root / name);
+}
+
 // The same at small shapes (the kit builds with -arch=sm_90a on sm_90: wgmma's path);
 // `o` picks the copies (TMA or cp.async) and B's layout (MN-major or transposed).
 json write_wgmma_corpus(const fs::path& root, DataType t, ops::MatmulWgmmaOptions o, const std::string& name,
@@ -533,6 +564,20 @@ std::vector<BenchCase> bench_cases() {
                    2.0 * size * size * size,
                    "HGMMA"});
     }
+  {  // A fused epilogue (bias, relu, bfloat16 out) against cuBLASLt's addmm and relu.
+    const int64_t size = 4096;
+    v.push_back({"bgemm_wgmma_bias_relu_4096",
+                 matmul_wgmma_bias_relu_func(int(size), int(size), int(size), {}, "gemm_wgmma_bias_relu"),
+                 "linear_relu",
+                 {{{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+                  {{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+                  {{"shape", {size}}, {"role", "input"}},
+                  {{"shape", {size, size}}, {"role", "output"}, {"dtype", "bfloat16"}}},
+                 json::array(),
+                 2.0 * 3 * size * size + f4 * size,
+                 2.0 * size * size * size,
+                 "HGMMA"});
+  }
   {  // The first wgmma GEMM's copies (the threads', B transposed): what TMA and MN-major B gain.
     ops::MatmulWgmmaOptions o;
     o.tma = o.b_mn_major = false;
@@ -643,6 +688,7 @@ int main(int argc, char** argv) {
         te::write_wgmma_corpus(root / "corpus", te::BFloat(16), tma_kmajor, "bgemm_wgmma_tma_kmajor", rng));
     corpus.push_back(
         te::write_wgmma_corpus(root / "corpus", te::BFloat(16), threads_mn, "bgemm_wgmma_threads_mn", rng));
+    corpus.push_back(te::write_wgmma_epilogue_corpus(root / "corpus", "bgemm_wgmma_bias_relu", rng));
     corpus.push_back(te::write_attention_corpus(root / "corpus", te::Float(16), false, "attention_float16", rng));
     corpus.push_back(
         te::write_attention_corpus(root / "corpus", te::BFloat(16), true, "attention_bfloat16_causal", rng));

@@ -24,6 +24,16 @@
 /// This is a step towards te's full Hopper GEMM: producer warps and deeper mbarrier
 /// pipelines come next; a k tile's wgmmas are waited for at the next barrier.
 ///
+/// An epilogue fuses into the kernel: schedule its output instead of C, an element-wise
+/// compute reading C at its own (i, j) (a bias, an activation, a cast to bfloat16):
+///
+///   Tensor D = compute({M, N}, [&](Expr i, Expr j) {
+///     return cast(BFloat(16), max(C(i, j) + bias(j), 0.0f)); }, "D");
+///   te::ops::schedule_matmul_wgmma_cuda(s, D);
+///
+/// The warpgroups then store their accumulators into a float32 block_m x block_n tile of
+/// C in shared memory, and the block's threads compute D from it, 16 bytes at a time.
+///
 /// M, N and K must be constants, multiples of block_m, block_n and tile_k (te::Error
 /// otherwise).
 #pragma once
@@ -57,7 +67,7 @@ namespace matmul_wgmma_detail {
 
 [[noreturn]] inline void fail(const std::string& what) { throw Error("schedule_matmul_wgmma_cuda: " + what); }
 
-inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K) {
+inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, bool epilogue) {
   auto text = [](int64_t v) { return std::to_string(v); };
   if (o.block_m < 64 || o.block_m > 256 || o.block_m % 64 != 0)
     fail("block_m is " + text(o.block_m) + "; a warpgroup computes 64 rows, so block_m is 64, 128, 192 or 256");
@@ -73,9 +83,12 @@ inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K) 
          "swizzle, so block_n is a multiple of 16 (or set b_mn_major to false)");
   if (o.stages < 1 || o.stages > 8)
     fail("stages is " + text(o.stages) + "; the shared tiles are 1 (no pipeline) to 8 buffers deep");
-  const int64_t shared = 2 * int64_t{o.tile_k} * (o.block_m + o.block_n) * o.stages;
-  if (shared > 227 * 1024)
-    fail("the shared tiles need " + text(shared) + " bytes, above the 227 KiB of a block (sm_90)");
+  const int64_t tiles = 2 * int64_t{o.tile_k} * (o.block_m + o.block_n) * o.stages;
+  const int64_t c_tile = epilogue ? 4 * int64_t{o.block_m} * o.block_n : 0;
+  if (tiles + c_tile > 227 * 1024)
+    fail("the shared tiles need " + text(tiles) + " bytes" +
+         (epilogue ? " and the epilogue's float32 tile of C " + text(c_tile) : std::string()) +
+         ", above the 227 KiB of a block (sm_90)");
 }
 
 // The swizzle of B's MN-major tiles: the widest whose column blocks (swizzle / 2
@@ -107,29 +120,87 @@ inline void fill_shared(Schedule& s, const Tensor& S, const MatmulWgmmaOptions& 
   s[S].unroll(pass);
 }
 
+// The matmul `out` is (out itself) or, for an epilogue, reads: an element-wise compute
+// over the matmul's shape with exactly one matmul (a one-axis sum) among its inputs.
+inline Tensor matmul_of(const Tensor& out) {
+  const auto* op = out.op().get();
+  auto is_sum = [](const Tensor& t) { return t.op()->kind == OpKind::Compute && t.op()->reduce_axis.size() == 1; };
+  if (is_sum(out)) return out;
+  if (op->kind != OpKind::Compute || out.ndim() != 2)
+    fail("'" + op->name + "' is neither a matmul nor a 2-D element-wise compute of one (an epilogue)");
+  Tensor found;
+  for (const auto& input : op->inputs) {
+    Tensor t(input);
+    if (!is_sum(t)) continue;
+    if (found.defined())
+      fail("epilogue '" + op->name + "' reads two reductions, '" + found.name() + "' and '" + t.name() +
+           "'; it applies to one matmul");
+    found = t;
+  }
+  if (!found.defined()) fail("epilogue '" + op->name + "' reads no matmul");
+  for (int d = 0; d < 2; ++d)
+    if (!equal(out.shape()[d], found.shape()[d]))
+      fail("epilogue '" + op->name + "' is " + to_string(out.shape()[0]) + " x " + to_string(out.shape()[1]) +
+           " but its matmul '" + found.name() + "' is " + to_string(found.shape()[0]) + " x " +
+           to_string(found.shape()[1]) + "; an epilogue maps each element of C to one of its own");
+  return found;
+}
+
+// An epilogue over the block's tile of C in shared memory: each thread a 16-byte vector
+// of `out` at a time, over threadIdx.x (128) and threadIdx.y (the warpgroups).
+inline void schedule_epilogue(Schedule& s, const Tensor& out, const MatmulWgmmaOptions& o, IterVar* bx) {
+  auto [by, yi] = s[out].split(out.axis(0), o.block_m);
+  auto [x, xi] = s[out].split(out.axis(1), o.block_n);
+  s[out].reorder({by, x, yi, xi});
+  s[out].bind(by, thread_axis("blockIdx.y"));
+  s[out].bind(x, thread_axis("blockIdx.x"));
+  auto [rest, lanes] = s[out].split(s[out].fuse(yi, xi), 16 / out.dtype().bytes());
+  auto [pass, thread] = s[out].split(rest, int64_t{128} * (o.block_m / 64));
+  auto [group, place] = s[out].split(thread, 128);
+  s[out].bind(group, thread_axis("threadIdx.y"));
+  s[out].bind(place, thread_axis("threadIdx.x"));
+  s[out].vectorize(lanes);
+  (void)pass;
+  *bx = x;
+}
+
 }  // namespace matmul_wgmma_detail
 
-/// The reference warpgroup-MMA schedule of matmul's output C (see the file comment).
-inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& C, const MatmulWgmmaOptions& o = {}) {
+/// The reference warpgroup-MMA schedule of matmul's output C, or of an epilogue `out`
+/// reading it (see the file comment).
+inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const MatmulWgmmaOptions& o = {}) {
   namespace d = matmul_wgmma_detail;
+  const Tensor C = d::matmul_of(out);
+  const bool epilogue = !C.same_as(out);
   const auto [A, B, M, N, K] = matmul_operands(C, "schedule_matmul_wgmma_cuda");
   const DataType t = A.dtype();
   if (t != Float(16) && t != BFloat(16))
     d::fail("wgmma multiplies float16 or bfloat16 matrices; A and B are " + t.to_string());
-  d::check(o, M, N, K);
+  d::check(o, M, N, K, epilogue);
 
   const bool kn = o.b_mn_major;
   Tensor AS = s.cache_read(A, "shared", {C});
   Tensor BS = kn ? s.cache_read(B, "shared", {C}) : s.cache_read(B, "shared", {C}, {1, 0});  // [K][N] or [N][K]
   Tensor CF = s.cache_write(C, "warpgroup");
 
-  // C: blocks, a warpgroup per 64 rows, its 64 x block_n accumulators stored at once.
-  auto [by, yi] = s[C].split(C.axis(0), o.block_m);
-  auto [bx, xi] = s[C].split(C.axis(1), o.block_n);
+  // C: a warpgroup per 64 rows of a block_m x block_n block, its 64 x block_n accumulators
+  // stored at once: into the output's blocks, or into a shared tile the epilogue reads.
+  IterVar yi;
+  if (epilogue) {
+    IterVar bx;
+    d::schedule_epilogue(s, out, o, &bx);
+    s[C].set_scope("shared");
+    s[C].compute_at(s[out], bx);
+    yi = C.axis(0);
+  } else {
+    auto [by, rows] = s[C].split(C.axis(0), o.block_m);
+    auto [bx, xi] = s[C].split(C.axis(1), o.block_n);
+    s[C].reorder({by, bx, rows, xi});
+    s[C].bind(by, thread_axis("blockIdx.y"));
+    s[C].bind(bx, thread_axis("blockIdx.x"));
+    yi = rows;
+  }
   auto [wg, y64] = s[C].split(yi, 64);
-  s[C].reorder({by, bx, wg, y64, xi});
-  s[C].bind(by, thread_axis("blockIdx.y"));
-  s[C].bind(bx, thread_axis("blockIdx.x"));
   s[C].bind(wg, thread_axis("threadIdx.y"));
   s[C].tensorize(y64, intrinsics::cuda_wgmma_store_f32(o.block_n));
 
