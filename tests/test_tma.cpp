@@ -75,20 +75,16 @@ TEST(Tma, TileCopiesEqualInterpretAndCxxThroughBothPaths) {
     Copy c;
     const char* what;
   };
-  std::vector<Case> cases;
-  cases.push_back({Copy{}, "float32, unswizzled"});
-  Copy half128{1, 128, 192, 64, 64, Float(16), 128};
-  cases.push_back({half128, "float16, 128-byte swizzle"});
-  Copy bf64{1, 64, 64, 16, 32, BFloat(16), 64};
-  cases.push_back({bf64, "bfloat16, 64-byte swizzle"});
-  Copy i8{1, 64, 128, 16, 32, Int(8), 32};
-  cases.push_back({i8, "int8, 32-byte swizzle"});
-  Copy rows{1, 8, 128, 1, 64, Float(32), 0};
-  cases.push_back({rows, "float32, boxes of one row"});
-  Copy blocks{1, 64, 256, 32, 128, Float(16), 128};
-  cases.push_back({blocks, "float16 rows of two 128-byte column blocks"});
-  Copy batched{3, 32, 64, 16, 16, Float(32), 64};
-  cases.push_back({batched, "a batch of matrices, float32, 64-byte swizzle"});
+  // {batch, M, N, box rows, box cols, type, swizzle}
+  const std::vector<Case> cases = {
+      {Copy{}, "float32, unswizzled"},
+      {Copy{1, 128, 192, 64, 64, Float(16), 128}, "float16, 128-byte swizzle"},
+      {Copy{1, 64, 64, 16, 32, BFloat(16), 64}, "bfloat16, 64-byte swizzle"},
+      {Copy{1, 64, 128, 16, 32, Int(8), 32}, "int8, 32-byte swizzle"},
+      {Copy{1, 8, 128, 1, 64, Float(32), 0}, "float32, boxes of one row"},
+      {Copy{1, 64, 256, 32, 128, Float(16), 128}, "float16 rows of two 128-byte column blocks"},
+      {Copy{3, 32, 64, 16, 16, Float(32), 64}, "a batch of matrices, float32, 64-byte swizzle"},
+  };
   cuda_test::EmulatedProgram program(cuda_test::EmulatedProgram::Paths::Both);
   std::vector<LoweredFunc> fs;
   for (size_t k = 0; k < cases.size(); ++k) {
@@ -193,6 +189,27 @@ TEST(Tma, NvccBuildsKernelAndLauncherForSm90aWithTheCopyInThePtx) {
   EXPECT_EQ(sm80.status, 0) << sm80.output;
 }
 
+// out = in + 1 over 64 x 64, a block per 32 rows and a thread per row, `in` cached in
+// `scope` (S): where the misuse cases start.
+struct RowsPerBlock {
+  explicit RowsPerBlock(const std::string& scope) {
+    S = s.cache_read(in, scope, {out});
+    auto [b, r] = s[out].split(out.axis(0), 32);
+    s[out].bind(b, thread_axis("blockIdx.x"));
+    s[out].bind(r, thread_axis("threadIdx.x"));
+    block = b;
+    row = r;
+  }
+  CudaModule build(const std::string& name) { return build_cuda(lower(s, {in, out}, name)); }
+
+  Tensor in = placeholder({64, 64}, Float(32), "in");
+  Tensor out = compute(
+      {64, 64}, [this](Expr i, Expr j) { return in(i, j) + 1.0f; }, "out");
+  Schedule s = create_schedule({out});
+  Tensor S;
+  IterVar block, row;
+};
+
 TEST(Tma, MisuseIsAnErrorNamingWhatIsWrong) {
   expect_error([] { intrinsics::cuda_tma_load_2d(Float(32), 300, 32); },
                {"intrinsics::cuda_tma_load_2d: the box is 300 x 32; TMA's boxes have 1 to 256 rows and columns"});
@@ -225,75 +242,44 @@ TEST(Tma, MisuseIsAnErrorNamingWhatIsWrong) {
   }
 
   // Each thread its own row: a row per thread of a shared tile, or a thread's local copy.
-  auto per_thread = [](const std::string& scope) {
-    Tensor in = placeholder({64, 64}, Float(32), "in");
-    Tensor out = compute(
-        {64, 64}, [&](Expr i, Expr j) { return in(i, j) + 1.0f; }, "out");
-    Schedule s = create_schedule({out});
-    Tensor S = s.cache_read(in, scope, {out});
-    auto [by, yi] = s[out].split(out.axis(0), 32);
-    s[out].bind(by, thread_axis("blockIdx.x"));
-    s[out].bind(yi, thread_axis("threadIdx.x"));
-    if (scope == "shared") {
-      s[S].compute_at(s[out], by);
-      auto [row, one] = s[S].split(S.axis(0), 1);
-      s[S].bind(row, thread_axis("threadIdx.x"));
-      s[S].tensorize(one, intrinsics::cuda_tma_load_2d(Float(32), 1, 64));
-    } else {
-      s[S].compute_at(s[out], yi);
-      s[S].tensorize(S.axis(0), intrinsics::cuda_tma_load_2d(Float(32), 1, 64));
-    }
-    return build_cuda(lower(s, {in, out}, "per_thread"));
-  };
-  expect_error([&] { per_thread("shared"); },
-               {"TMA copy 'cuda_tma_load_1x64_float32' from 'in' into 'in.shared': where it copies",
-                "depends on threadIdx; one thread issues the copy for the whole block"});
-  expect_error([&] { per_thread("local"); },
-               {"the destination is a local buffer; TMA copies into shared memory (cache_read with \"shared\")"});
-
-  // A box of a wider shared tile: TMA writes its rows densely.
   {
-    Tensor in = placeholder({64, 64}, Float(32), "in");
-    Tensor out = compute(
-        {64, 64}, [&](Expr i, Expr j) { return in(i, j) + 1.0f; }, "out");
-    Schedule s = create_schedule({out});
-    Tensor S = s.cache_read(in, "shared", {out});
-    auto [by, yi] = s[out].split(out.axis(0), 32);
-    s[out].bind(by, thread_axis("blockIdx.x"));
-    s[out].bind(yi, thread_axis("threadIdx.x"));
-    s[S].compute_at(s[out], by);
-    auto [jo, ji] = s[S].split(S.axis(1), 32);
-    s[S].reorder({jo, S.axis(0), ji});
-    s[S].tensorize(S.axis(0), intrinsics::cuda_tma_load_2d(Float(32), 32, 32));
-    expect_error(
-        [&] {
-          build_cuda(lower(s, {in, out}, "wide"));
-        },
-        {"the box lands in rows 64 elements apart; TMA writes its 32 columns densely, so the shared tile's rows "
-         "must be 32 elements long"});
+    RowsPerBlock shared("shared");
+    shared.s[shared.S].compute_at(shared.s[shared.out], shared.block);
+    auto [row, one] = shared.s[shared.S].split(shared.S.axis(0), 1);
+    shared.s[shared.S].bind(row, thread_axis("threadIdx.x"));
+    shared.s[shared.S].tensorize(one, intrinsics::cuda_tma_load_2d(Float(32), 1, 64));
+    expect_error([&] { shared.build("per_thread"); },
+                 {"TMA copy 'cuda_tma_load_1x64_float32' from 'in' into 'in.shared': where it copies",
+                  "depends on threadIdx; one thread issues the copy for the whole block"});
+    RowsPerBlock local("local");
+    local.s[local.S].compute_at(local.s[local.out], local.row);
+    local.s[local.S].tensorize(local.S.axis(0), intrinsics::cuda_tma_load_2d(Float(32), 1, 64));
+    expect_error([&] { local.build("per_thread"); },
+                 {"the destination is a local buffer; TMA copies into shared memory (cache_read with \"shared\")"});
   }
-  // From shared memory: TMA reads global memory.
-  {
-    Tensor in = placeholder({64, 64}, Float(32), "in");
-    Tensor out = compute(
-        {64, 64}, [&](Expr i, Expr j) { return in(i, j) + 1.0f; }, "out");
-    Schedule s = create_schedule({out});
-    Tensor S = s.cache_read(in, "shared", {out});
-    Tensor S2 = s.cache_read(S, "shared", {out});
-    auto [by, yi] = s[out].split(out.axis(0), 32);
-    s[out].bind(by, thread_axis("blockIdx.x"));
-    s[out].bind(yi, thread_axis("threadIdx.x"));
-    s[S].compute_at(s[out], by);
-    s[S2].compute_at(s[out], by);
-    auto [pass, t] = s[S].split(s[S].fuse(S.axis(0), S.axis(1)), 32);
-    s[S].bind(t, thread_axis("threadIdx.x"));
+  {  // A box of a wider shared tile: TMA writes its rows densely.
+    RowsPerBlock wide("shared");
+    Schedule& s = wide.s;
+    s[wide.S].compute_at(s[wide.out], wide.block);
+    auto [jo, ji] = s[wide.S].split(wide.S.axis(1), 32);
+    s[wide.S].reorder({jo, wide.S.axis(0), ji});
+    s[wide.S].tensorize(wide.S.axis(0), intrinsics::cuda_tma_load_2d(Float(32), 32, 32));
+    expect_error([&] { wide.build("wide"); },
+                 {"the box lands in rows 64 elements apart; TMA writes its 32 columns densely, so the shared tile's "
+                  "rows must be 32 elements long"});
+  }
+  {  // From shared memory: TMA reads global memory.
+    RowsPerBlock twice("shared");
+    Schedule& s = twice.s;
+    Tensor S2 = s.cache_read(twice.S, "shared", {twice.out});
+    s[twice.S].compute_at(s[twice.out], twice.block);
+    s[S2].compute_at(s[twice.out], twice.block);
+    auto [pass, t] = s[twice.S].split(s[twice.S].fuse(twice.S.axis(0), twice.S.axis(1)), 32);
+    s[twice.S].bind(t, thread_axis("threadIdx.x"));
     s[S2].tensorize(S2.axis(0), intrinsics::cuda_tma_load_2d(Float(32), 32, 64));
-    expect_error(
-        [&] {
-          build_cuda(lower(s, {in, out}, "from_shared"));
-        },
-        {"TMA copy 'cuda_tma_load_32x64_float32' from 'in.shared' into 'in.shared.shared': the source is a "
-         "shared buffer; TMA copies from global memory"});
+    expect_error([&] { twice.build("from_shared"); },
+                 {"TMA copy 'cuda_tma_load_32x64_float32' from 'in.shared' into 'in.shared.shared': the source is a "
+                  "shared buffer; TMA copies from global memory"});
   }
 }
 

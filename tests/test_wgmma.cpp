@@ -145,10 +145,13 @@ TEST(Wgmma, ReferenceScheduleEqualsInterpretThroughBothPaths) {
   n16.block_m = 64;
   n16.block_n = 16;  // by 32 bytes
   n16.tile_k = 16;
-  transposed.b_mn_major = false;  // B transposed by the threads into K-major tiles
-  for (const Case& c :
-       {Case{128, 128, 192, {}, Float(16)}, Case{128, 128, 96, small, BFloat(16)}, Case{128, 64, 64, n32, Float(16)},
-        Case{64, 48, 48, n16, BFloat(16)}, Case{128, 128, 128, transposed, BFloat(16)}}) {
+  transposed.b_mn_major = false;               // B transposed by the threads into K-major tiles
+  ops::MatmulWgmmaOptions persistent = small;  // 4 tiles over 2 blocks: each takes two
+  persistent.tma = true;
+  persistent.persistent_blocks = 2;
+  for (const Case& c : {Case{128, 128, 192, {}, Float(16)}, Case{128, 128, 96, small, BFloat(16)},
+                        Case{128, 64, 64, n32, Float(16)}, Case{64, 48, 48, n16, BFloat(16)},
+                        Case{128, 128, 128, transposed, BFloat(16)}, Case{128, 128, 96, persistent, Float(16)}}) {
     SCOPED_TRACE(fmt::format("{} x {} x {} {}", c.M, c.N, c.K, c.t.to_string()));
     Gemm g;
     g.M = c.M;
@@ -167,6 +170,9 @@ TEST(Wgmma, ReferenceScheduleEqualsInterpretThroughBothPaths) {
     EXPECT_EQ(cu.find("te_tma_load_") != std::string::npos, c.o.tma) << cu;
     EXPECT_EQ(cu.find("te_cp_async_16((A_shared") != std::string::npos, !c.o.tma) << cu;
     EXPECT_EQ(cu.find("_kn(A_shared") != std::string::npos, c.o.b_mn_major) << cu;
+    if (c.o.persistent_blocks) {  // a grid of 2 blocks, each looping over its tiles
+      EXPECT_NE(cu.find("// Kernel wgmma_reference_96_kernel0: grid (2, 1, 1)"), std::string::npos) << cu;
+    }
     EXPECT_EQ(cu.find("te_cp_async_16((B_shared") != std::string::npos, c.o.b_mn_major && !c.o.tma) << cu;
     EXPECT_EQ(difference(g, f), "");
   }
@@ -259,6 +265,14 @@ TEST(Wgmma, ReferenceScheduleOptionsAreChecked) {
                 "is a multiple of 16 (or set b_mn_major to false)"});
   n8.b_mn_major = false;
   schedule(128, 64, 64, Float(16), n8);
+  ops::MatmulWgmmaOptions grid = o;
+  grid.persistent_blocks = -1;
+  expect_error([&] { schedule(128, 128, 64, Float(16), grid); },
+               {"persistent_blocks is -1; 0 (a block per tile) or a grid of 1 to 65535"});
+  grid.persistent_blocks = 132;
+  expect_error([&] { schedule(4096, 4096, 64, Float(16), grid); },
+               {"persistent_blocks is 132, which does not divide C's 1024 tiles (every block runs whole tiles); take "
+                "a divisor, e.g. 128"});
   // Epilogues: what they read and how much shared memory their tile of C takes.
   Tensor A = placeholder({256, 64}, Float(16), "A"), B = placeholder({64, 256}, Float(16), "B");
   Tensor C = ops::matmul(A, B, "C");

@@ -240,27 +240,20 @@ static inline void te_ptx_wgmma_wait_group() {
 // The compiler-only fence te puts around wgmma's accumulators: nothing to emulate.
 static inline void te_ptx_wgmma_fence_registers(float*, int) {}
 
-#define TE_EMU_WGMMA(n)                                                                                          \
-  static inline void te_ptx_wgmma_m64n##n##k16_f32_f16(float* d, unsigned long long a, unsigned long long b,     \
-                                                       int scale_d) {                                            \
-    te_emu::hopper::mma_async(d, n, a, b, scale_d, false, te_emu::ptx::f16_to_float,                             \
-                              "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.f16.f16");                         \
-  }                                                                                                              \
-  static inline void te_ptx_wgmma_m64n##n##k16_f32_bf16(float* d, unsigned long long a, unsigned long long b,    \
-                                                        int scale_d) {                                           \
-    te_emu::hopper::mma_async(d, n, a, b, scale_d, false, te_emu::ptx::bf16_to_float,                            \
-                              "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.bf16.bf16");                       \
-  }                                                                                                              \
-  static inline void te_ptx_wgmma_m64n##n##k16_f32_f16_tb(float* d, unsigned long long a, unsigned long long b,  \
-                                                          int scale_d) {                                         \
-    te_emu::hopper::mma_async(d, n, a, b, scale_d, true, te_emu::ptx::f16_to_float,                              \
-                              "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.f16.f16 (imm-trans-b 1)");         \
-  }                                                                                                              \
-  static inline void te_ptx_wgmma_m64n##n##k16_f32_bf16_tb(float* d, unsigned long long a, unsigned long long b, \
-                                                           int scale_d) {                                        \
-    te_emu::hopper::mma_async(d, n, a, b, scale_d, true, te_emu::ptx::bf16_to_float,                             \
-                              "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32.bf16.bf16 (imm-trans-b 1)");       \
+// One wgmma form: te_ptx_wgmma_m64n<n>k16_f32_<type><suffix>, B MN-major when trans_b.
+#define TE_EMU_WGMMA_FORM(n, type, suffix, trans_b)                                                         \
+  static inline void te_ptx_wgmma_m64n##n##k16_f32_##type##suffix(float* d, unsigned long long a,           \
+                                                                  unsigned long long b, int scale_d) {      \
+    te_emu::hopper::mma_async(d, n, a, b, scale_d, trans_b, te_emu::ptx::type##_to_float,                   \
+                              trans_b ? "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." #type "." #type   \
+                                        " (imm-trans-b 1)"                                                  \
+                                      : "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." #type "." #type); \
   }
+#define TE_EMU_WGMMA(n)                \
+  TE_EMU_WGMMA_FORM(n, f16, , false)   \
+  TE_EMU_WGMMA_FORM(n, bf16, , false)  \
+  TE_EMU_WGMMA_FORM(n, f16, _tb, true) \
+  TE_EMU_WGMMA_FORM(n, bf16, _tb, true)
 TE_EMU_WGMMA(8)
 TE_EMU_WGMMA(16)
 TE_EMU_WGMMA(24)
@@ -294,6 +287,7 @@ TE_EMU_WGMMA(240)
 TE_EMU_WGMMA(248)
 TE_EMU_WGMMA(256)
 #undef TE_EMU_WGMMA
+#undef TE_EMU_WGMMA_FORM
 
 // setmaxnreg.{inc,dec}.sync.aligned.u32 N (ISA: "setmaxnreg"): N in 24..256, a multiple
 // of 8. Registers are not limited here.

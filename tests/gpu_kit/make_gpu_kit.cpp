@@ -564,6 +564,21 @@ std::vector<BenchCase> bench_cases() {
                    2.0 * size * size * size,
                    "HGMMA"});
     }
+  {  // A persistent grid of 128 blocks over 8192^2 / 128^2 = 4096 tiles.
+    ops::MatmulWgmmaOptions o;
+    o.persistent_blocks = 128;
+    const int64_t size = 8192;
+    v.push_back({"bgemm_wgmma_8192_persistent",
+                 matmul_wgmma_func(int(size), int(size), int(size), BFloat(16), o, "gemm_wgmma_persistent"),
+                 "matmul",
+                 {{{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+                  {{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+                  {{"shape", {size, size}}, {"role", "output"}}},
+                 json::array(),
+                 2.0 * 2 * size * size + f4 * size * size,
+                 2.0 * size * size * size,
+                 "HGMMA"});
+  }
   {  // A fused epilogue (bias, relu, bfloat16 out) against cuBLASLt's addmm and relu.
     const int64_t size = 4096;
     v.push_back({"bgemm_wgmma_bias_relu_4096",

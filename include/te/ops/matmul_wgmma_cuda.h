@@ -37,6 +37,7 @@
 /// M, N and K must be constants, multiples of block_m, block_n and tile_k (te::Error
 /// otherwise).
 #pragma once
+#include <algorithm>
 #include <string>
 
 #include "te/ops/matmul.h"
@@ -61,6 +62,11 @@ struct MatmulWgmmaOptions {
   /// reads them MN-major: intrinsics::cuda_wgmma_m64nNk16_kn); false: transposed by the
   /// threads into K-major [N][K] tiles (intrinsics::cuda_wgmma_m64nNk16).
   bool b_mn_major = true;
+  /// A persistent grid: this many blocks, each looping over the tiles of C, block b taking
+  /// the row-major tiles b, b + blocks, ...; it divides the tile count (M / block_m x
+  /// N / block_n: the TMA copies and wgmmas run whole tiles), e.g. 128 of a 4096-square
+  /// C's 1024 tiles on a 132-multiprocessor GPU. 0: a block per tile.
+  int persistent_blocks = 0;
 };
 
 namespace matmul_wgmma_detail {
@@ -81,6 +87,15 @@ inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, 
   if (o.b_mn_major && o.block_n % 16 != 0)
     fail("block_n is " + text(o.block_n) + "; B's MN-major tiles are whole column blocks of a 32, 64 or 128-byte " +
          "swizzle, so block_n is a multiple of 16 (or set b_mn_major to false)");
+  if (o.persistent_blocks < 0 || o.persistent_blocks > 65535)
+    fail("persistent_blocks is " + text(o.persistent_blocks) + "; 0 (a block per tile) or a grid of 1 to 65535");
+  const int64_t c_tiles = (M / o.block_m) * (N / o.block_n);
+  if (o.persistent_blocks > 0 && c_tiles % o.persistent_blocks != 0) {
+    int64_t divisor = std::min<int64_t>(o.persistent_blocks, c_tiles);
+    while (c_tiles % divisor != 0) --divisor;
+    fail("persistent_blocks is " + text(o.persistent_blocks) + ", which does not divide C's " + text(c_tiles) +
+         " tiles (every block runs whole tiles); take a divisor, e.g. " + text(divisor));
+  }
   if (o.stages < 1 || o.stages > 8)
     fail("stages is " + text(o.stages) + "; the shared tiles are 1 (no pipeline) to 8 buffers deep");
   const int64_t tiles = 2 * int64_t{o.tile_k} * (o.block_m + o.block_n) * o.stages;
@@ -146,14 +161,31 @@ inline Tensor matmul_of(const Tensor& out) {
   return found;
 }
 
+// Splits T into block_m x block_n tiles over the blocks: blockIdx.y and .x, or (persistent)
+// a loop over the tiles inside each of persistent_blocks blocks along x. Returns the loop
+// a tile's stages are computed at and its rows and columns within the tile.
+struct Tiles {
+  IterVar tile, rows, cols;
+};
+inline Tiles split_tiles(Schedule& s, const Tensor& T, const MatmulWgmmaOptions& o) {
+  auto [by, rows] = s[T].split(T.axis(0), o.block_m);
+  auto [bx, cols] = s[T].split(T.axis(1), o.block_n);
+  s[T].reorder({by, bx, rows, cols});
+  if (o.persistent_blocks == 0) {
+    s[T].bind(by, thread_axis("blockIdx.y"));
+    s[T].bind(bx, thread_axis("blockIdx.x"));
+    return {bx, rows, cols};
+  }
+  auto [loop, block] = s[T].split(s[T].fuse(by, bx), o.persistent_blocks);
+  s[T].reorder({block, loop, rows, cols});
+  s[T].bind(block, thread_axis("blockIdx.x"));
+  return {loop, rows, cols};
+}
+
 // An epilogue over the block's tile of C in shared memory: each thread a 16-byte vector
 // of `out` at a time, over threadIdx.x (128) and threadIdx.y (the warpgroups).
 inline void schedule_epilogue(Schedule& s, const Tensor& out, const MatmulWgmmaOptions& o, IterVar* bx) {
-  auto [by, yi] = s[out].split(out.axis(0), o.block_m);
-  auto [x, xi] = s[out].split(out.axis(1), o.block_n);
-  s[out].reorder({by, x, yi, xi});
-  s[out].bind(by, thread_axis("blockIdx.y"));
-  s[out].bind(x, thread_axis("blockIdx.x"));
+  auto [x, yi, xi] = split_tiles(s, out, o);
   auto [rest, lanes] = s[out].split(s[out].fuse(yi, xi), 16 / out.dtype().bytes());
   auto [pass, thread] = s[out].split(rest, int64_t{128} * (o.block_m / 64));
   auto [group, place] = s[out].split(thread, 128);
@@ -193,12 +225,7 @@ inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const Mat
     s[C].compute_at(s[out], bx);
     yi = C.axis(0);
   } else {
-    auto [by, rows] = s[C].split(C.axis(0), o.block_m);
-    auto [bx, xi] = s[C].split(C.axis(1), o.block_n);
-    s[C].reorder({by, bx, rows, xi});
-    s[C].bind(by, thread_axis("blockIdx.y"));
-    s[C].bind(bx, thread_axis("blockIdx.x"));
-    yi = rows;
+    yi = d::split_tiles(s, C, o).rows;
   }
   auto [wg, y64] = s[C].split(yi, 64);
   s[C].bind(wg, thread_axis("threadIdx.y"));
