@@ -268,6 +268,40 @@ TEST(Tma, MisuseIsAnErrorNamingWhatIsWrong) {
                  {"the box lands in rows 64 elements apart; TMA writes its 32 columns densely, so the shared tile's "
                   "rows must be 32 elements long"});
   }
+  {  // Half a row of a buffer kept in column blocks: TMA fills whole rows of such a buffer.
+    Tensor in = placeholder({64, 128}, Float(16), "in");
+    Tensor out = compute(
+        {64, 128}, [&](Expr i, Expr j) { return in(i, j); }, "out");
+    Schedule s = create_schedule({out});
+    Tensor S = s.cache_read(in, "shared", {out});
+    auto [block, row] = s[out].split(out.axis(0), 32);
+    s[out].bind(block, thread_axis("blockIdx.x"));
+    s[out].bind(row, thread_axis("threadIdx.x"));
+    s[S].compute_at(s[out], block);
+    s[S].swizzle(128);  // rows of 256 bytes: two column blocks
+    auto [r, one] = s[S].split(S.axis(0), 1);
+    auto [half, c] = s[S].split(S.axis(1), 64);
+    s[S].reorder({r, half, one, c});
+    s[S].tensorize(one, intrinsics::cuda_tma_load_2d(Float(16), 1, 64));
+    expect_error(
+        [&] {
+          build_cuda(lower(s, {in, out}, "half_rows"));
+        },
+        {"'in.shared' is kept in column blocks of rows of 128 elements, but the box's rows are 64; TMA fills "
+         "whole rows of such a buffer"});
+  }
+  {  // 32-byte pieces of rows: each lands off the 128-byte boundary TMA writes from.
+    RowsPerBlock pieces("shared");
+    Schedule& s = pieces.s;
+    s[pieces.S].compute_at(s[pieces.out], pieces.block);
+    auto [r, one] = s[pieces.S].split(pieces.S.axis(0), 1);
+    auto [c, eight] = s[pieces.S].split(pieces.S.axis(1), 8);
+    s[pieces.S].reorder({r, c, one, eight});
+    s[pieces.S].tensorize(one, intrinsics::cuda_tma_load_2d(Float(32), 1, 8));
+    expect_error([&] { pieces.build("pieces"); },
+                 {"TMA copy 'cuda_tma_load_1x8_float32' from 'in' into 'in.shared': it lands at element",
+                  "which is not on a 128-byte boundary (as cp.async.bulk.tensor needs)"});
+  }
   {  // From shared memory: TMA reads global memory.
     RowsPerBlock twice("shared");
     Schedule& s = twice.s;

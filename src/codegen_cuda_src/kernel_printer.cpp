@@ -469,8 +469,6 @@ class KernelPrinter {
     return fmt::format("if ({}) {}", printer_.print_bare(n->predicate), target);
   }
 
-  // CUDA's atomicAdd has no signed 64-bit overload: two's complement makes the unsigned one
-  // add the same bits.
   // A TMA copy: the analysis checked its operands and that the whole block reaches it.
   void emit_tma_load(const TensorIntrinsicCallNode* n) {
     const TmaMap m = tma_map_of(n);
@@ -494,6 +492,8 @@ class KernelPrinter {
     w_.line(tma_load_text(helpers_, n, args));
   }
 
+  // CUDA's atomicAdd has no signed 64-bit overload: two's complement makes the unsigned one
+  // add the same bits.
   static std::string atomic_add_text(DataType t, const std::string& element, const std::string& value) {
     if (t == Int(64))
       return fmt::format("atomicAdd(reinterpret_cast<unsigned long long*>(&{}), (unsigned long long)({}));", element,
