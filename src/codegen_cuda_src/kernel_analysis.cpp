@@ -604,9 +604,9 @@ class Analyzer : public IRVisitor {
 
 }  // namespace
 
-int KernelAnalysis::tma_slot(const Buffer& b) const {
+int KernelAnalysis::tma_slot(const BufferNode* b) const {
   for (size_t i = 0; i < tma_destinations.size(); ++i)
-    if (tma_destinations[i].same_as(b) || tma_destinations[i].name() == b.name()) return static_cast<int>(i);
+    if (tma_destinations[i].get() == b || tma_destinations[i].name() == b->name) return static_cast<int>(i);
   return -1;
 }
 

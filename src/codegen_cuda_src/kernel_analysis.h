@@ -61,7 +61,8 @@ struct KernelAnalysis {
   int64_t tma_barrier_offset = 0;
 
   // Where in tma_destinations b is (-1: not a TMA destination).
-  int tma_slot(const Buffer& b) const;
+  int tma_slot(const BufferNode* b) const;
+  int tma_slot(const Buffer& b) const { return tma_slot(b.get()); }
   // The alignment of shared buffer b's start: a swizzled buffer's pattern, a TMA
   // destination's 128 bytes, else kSharedAlignment.
   int64_t shared_alignment(const Buffer& b) const;

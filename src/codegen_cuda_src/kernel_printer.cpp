@@ -279,7 +279,7 @@ class KernelPrinter {
   // the body's start (its next iteration) and what follows the loop (its exit).
   unsigned tma_reads_after_barrier() const {
     if (analysis_.tma_destinations.empty()) return 0;
-    const std::function<int(const Buffer&)> slot = [this](const Buffer& b) { return analysis_.tma_slot(b); };
+    const std::function<int(const BufferNode*)> slot = [this](const BufferNode* b) { return analysis_.tma_slot(b); };
     unsigned mask = 0;
     for (size_t f = frames_.size(); f-- > 0;) {
       const Frame& frame = frames_[f];

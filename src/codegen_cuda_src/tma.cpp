@@ -7,6 +7,7 @@
 #include "codegen_cuda_src/c_types.h"
 #include "codegen_cuda_src/ptx_hopper.h"
 #include "codegen_cuda_src/swizzle.h"
+#include "expr/analysis.h"
 #include "te/error.h"
 #include "te/tensorize.h"
 
@@ -182,7 +183,7 @@ namespace {
 
 class ReadsBeforeBarrierFinder {
  public:
-  explicit ReadsBeforeBarrierFinder(const std::function<int(const Buffer&)>& slot) : slot_(slot) {}
+  explicit ReadsBeforeBarrierFinder(const std::function<int(const BufferNode*)>& slot) : slot_(slot) {}
 
   // Adds what s reads before its first barrier; whether every path meets one.
   bool scan(const Stmt& s) {
@@ -195,71 +196,53 @@ class ReadsBeforeBarrierFinder {
         return false;
       case StmtKind::For: {
         auto* n = s.as<ForNode>();
-        read(n->min);
-        read(n->extent);
+        read(buffer_use(n->min));
+        read(buffer_use(n->extent));
         // A serial loop meets its barrier only when it surely runs.
         const int64_t* extent = as_const_int(n->extent);
         return scan(n->body) && (n->for_kind == ForKind::ThreadBinding || (extent != nullptr && *extent > 0));
       }
       case StmtKind::IfThenElse: {
         auto* n = s.as<IfThenElseNode>();
-        read(n->cond);
+        read(buffer_use(n->cond));
         const bool then_meets = scan(n->then_case);
         const bool else_meets = n->else_case.defined() && scan(n->else_case);
         return then_meets && else_meets;
       }
       case StmtKind::LetStmt: {
         auto* n = s.as<LetStmtNode>();
-        read(n->value);
+        read(buffer_use(n->value));
         return scan(n->body);
       }
       case StmtKind::Allocate: return scan(s.as<AllocateNode>()->body);
       case StmtKind::Assert: {
         auto* n = s.as<AssertNode>();
-        read(n->cond);
+        read(buffer_use(n->cond));
         return scan(n->body);
       }
-      case StmtKind::Store: {
-        auto* n = s.as<StoreNode>();
-        read(n->value);
-        for (const Expr& i : n->indices) read(i);
-        if (n->predicate.defined()) read(n->predicate);
+      case StmtKind::Store:
+      case StmtKind::Evaluate:
+      case StmtKind::TensorIntrinsicCall:  // no barrier inside: all their loads
+        read(buffer_use(s));
         return false;
-      }
-      case StmtKind::Evaluate: return false;
-      case StmtKind::TensorIntrinsicCall: {
-        auto* n = s.as<TensorIntrinsicCallNode>();
-        for (size_t k = 0; k < n->intrinsic->inputs.size() && k < n->buffers.size(); ++k) add(n->buffers[k]);
-        return false;
-      }
     }
     return false;
   }
   unsigned mask = 0;
 
  private:
-  void add(const Buffer& b) {
-    const int slot = slot_(b);
-    if (slot >= 0) mask |= 1u << slot;
+  void read(const BufferUse& use) {
+    for (const BufferNode* b : use.loaded) {
+      const int slot = slot_(b);
+      if (slot >= 0) mask |= 1u << slot;
+    }
   }
-  void read(const Expr& e) {
-    if (!e.defined()) return;
-    struct Loads : IRVisitor {
-      ReadsBeforeBarrierFinder* self;
-      void visit_load(const LoadNode* n) override {
-        self->add(n->buffer);
-        IRVisitor::visit_load(n);
-      }
-    } loads;
-    loads.self = this;
-    loads.visit(e);
-  }
-  const std::function<int(const Buffer&)>& slot_;
+  const std::function<int(const BufferNode*)>& slot_;
 };
 
 }  // namespace
 
-ReadsBeforeBarrier tma_reads_before_barrier(const Stmt& s, const std::function<int(const Buffer&)>& slot) {
+ReadsBeforeBarrier tma_reads_before_barrier(const Stmt& s, const std::function<int(const BufferNode*)>& slot) {
   ReadsBeforeBarrierFinder f(slot);
   ReadsBeforeBarrier r;
   r.barrier = f.scan(s);

@@ -69,7 +69,7 @@ struct ReadsBeforeBarrier {
   unsigned mask = 0;
   bool barrier = false;
 };
-ReadsBeforeBarrier tma_reads_before_barrier(const Stmt& s, const std::function<int(const Buffer&)>& slot);
+ReadsBeforeBarrier tma_reads_before_barrier(const Stmt& s, const std::function<int(const BufferNode*)>& slot);
 
 // The call issuing n: `dst` and `src` are the buffers' C names, `offset` the box's first
 // element in the destination, `map` the tensor map parameter's name,
