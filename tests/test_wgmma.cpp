@@ -71,9 +71,13 @@ LoweredFunc wgmma_gemm(const Gemm& g, const std::string& name) {
   return lower(s, {A, B, C}, name);
 }
 
+// Element e of small_integers(..., seed): (7 e + seed) % 9 - 4, so every product and sum
+// of the GEMM is exact in float32 whatever the order.
+float small_integer(int e, unsigned seed) { return float(int((unsigned(e) * 7 + seed) % 9) - 4); }
+
 NDArray small_integers(int rows, int cols, DataType t, unsigned seed) {
   NDArray a = NDArray::empty({rows, cols}, t);
-  for (int i = 0; i < rows * cols; ++i) cuda_test::set_element(a, i, double(int((i * 7 + seed) % 9) - 4));
+  for (int i = 0; i < rows * cols; ++i) cuda_test::set_element(a, i, double(small_integer(i, seed)));
   return a;
 }
 
@@ -86,13 +90,11 @@ std::string difference(const Gemm& g, const LoweredFunc& f) {
   NDArray a = small_integers(g.M, g.K, g.t, 1), b = small_integers(g.K, g.N, g.t, 5);
   NDArray want = NDArray::empty({g.M, g.N}, Float(32));
   interpret(f, {a, b, want});
-  // small_integers' element e is (7 e + seed) % 9 - 4: every product and sum exact.
-  auto value = [](int e, unsigned seed) { return float(int((unsigned(e) * 7 + seed) % 9) - 4); };
   const std::vector<float> interpreted = want.to_vector<float>();
   for (int i = 0; i < g.M; ++i)
     for (int j = 0; j < g.N; ++j) {
       float acc = 0;
-      for (int k = 0; k < g.K; ++k) acc += value(i * g.K + k, 1) * value(k * g.N + j, 5);
+      for (int k = 0; k < g.K; ++k) acc += small_integer(i * g.K + k, 1) * small_integer(k * g.N + j, 5);
       if (interpreted[static_cast<size_t>(i * g.N + j)] != acc)
         return fmt::format("interpret() gives {} at ({}, {}), C++ {}", interpreted[size_t(i * g.N + j)], i, j, acc);
     }
@@ -215,11 +217,10 @@ TEST(Wgmma, EpilogueEqualsInterpretAndCxxThroughBothPaths) {
     for (int j = 0; j < N; ++j) cuda_test::set_element(bias_values, j, double(j % 7) - 3);
     NDArray want = NDArray::empty({M, N}, out_type);
     interpret(f, {a, b, bias_values, want});
-    auto value = [](int e, unsigned seed) { return float(int((unsigned(e) * 7 + seed) % 9) - 4); };
     for (int i = 0; i < M; i += 7)
       for (int j = 0; j < N; j += 5) {
         float acc = 0;
-        for (int k = 0; k < K; ++k) acc += value(i * K + k, 1) * value(k * N + j, 5);
+        for (int k = 0; k < K; ++k) acc += small_integer(i * K + k, 1) * small_integer(k * N + j, 5);
         const float bias_j = float(j % 7) - 3;
         const float expected = out_type == Float(32) ? acc - bias_j : std::max(acc + bias_j, 0.0f);
         // bfloat16 rounds the sums past 256; the C++ value rounded the same way.

@@ -50,7 +50,7 @@ void check_inlined_unscheduled(const StageNode& st) {
 void check_double_buffer(const ScheduleNode& s, const StageNode& st) {
   if (st.buffers < 2) return;
   const bool two = st.buffers == 2;
-  const std::string what = two ? "double-buffered" : fmt::format("pipelined over {} buffers", st.buffers);
+  const std::string what = buffering_phrase(st.buffers);
   if (st.attach_type == AttachType::Inline)
     throw Error(
         fmt::format("lower: stage '{}' is inlined (compute_inline), so it has no buffer, but {} {} one; "

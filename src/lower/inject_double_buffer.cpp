@@ -76,11 +76,6 @@ struct Buffered {
   std::vector<Buffer> buffers;
 };
 
-// "double-buffered" or "pipelined over n buffers".
-std::string buffering(size_t n) {
-  return n == 2 ? std::string("double-buffered") : fmt::format("pipelined over {} buffers", n);
-}
-
 // Rewrites the loop over v that computes the given stages.
 class Pipeliner : public IRMutator {
  public:
@@ -121,7 +116,8 @@ class Pipeliner : public IRMutator {
     std::string stage = stages_.front().stage;
     for (const Buffered& d : stages_)
       if (d.buffers[0].get() == b) stage = d.stage;
-    throw Error(fmt::format("lower: stage '{}' is {} at loop '{}', but {}; {}", stage, buffering(n_), v_.name(), what,
+    throw Error(fmt::format("lower: stage '{}' is {} at loop '{}', but {}; {}", stage,
+                            buffering_phrase(static_cast<int>(n_)), v_.name(), what,
                             fix.empty() ? "compute it at that loop only, around all its readers, or remove the "
                                           "double_buffer (pipeline)"
                                         : fix));
@@ -223,6 +219,10 @@ class Pipeliner : public IRMutator {
 };
 
 }  // namespace
+
+std::string buffering_phrase(int buffers) {
+  return buffers == 2 ? std::string("double-buffered") : fmt::format("pipelined over {} buffers", buffers);
+}
 
 Stmt inject_double_buffer(const Stmt& s, const LowerContext& ctx) {
   // The multi-buffered stages, grouped by the loop they are computed at.

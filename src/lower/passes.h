@@ -104,6 +104,9 @@ Stmt storage_flatten(const Stmt& s, LowerContext& ctx);
 // Stages marked double_buffer() get a second buffer; their attach loop fetches the next
 // iteration's data into one while the current iteration reads the other.
 Stmt inject_double_buffer(const Stmt& s, const LowerContext& ctx);
+// How a stage of that many buffers (2 or more) reads in messages: "double-buffered" or
+// "pipelined over n buffers".
+std::string buffering_phrase(int buffers);
 // Allocate nodes for intermediates at the innermost statement covering their uses
 // (shared and global ones outside the thread loops that share them).
 Stmt allocate_buffers(const Stmt& s, const LowerContext& ctx);
