@@ -8,6 +8,7 @@
 // elements, a batched (3-D) source. A planted missing wait is
 // caught; nvcc builds the kernels and their launcher for sm_90a with the instructions in
 // the PTX; every misuse is a te::Error naming what is wrong.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -315,6 +316,64 @@ TEST(Tma, MisuseIsAnErrorNamingWhatIsWrong) {
                  {"TMA copy 'cuda_tma_load_32x64_float32' from 'in.shared' into 'in.shared.shared': the source is a "
                   "shared buffer; TMA copies from global memory"});
   }
+}
+
+// Warp specialization without wgmma: row sums of a 256 x 256 float32 matrix, each block's
+// rows x 32 tiles TMA-copied 4 deep by a producer warpgroup while `threads` consumer
+// threads (one row each) add them up, waiting for a tile where they read it. Returns
+// the function (and runs it in the emulation against interpret() and C++ when `run`).
+LoweredFunc warp_specialized_row_sums(int threads, int threads_y, bool run) {
+  const int M = 256, K = 256;
+  Tensor A = placeholder({M, K}, Float(32), "A");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute(
+      {M}, [&](Expr i) { return sum(A(i, k), {k}); }, "C");
+  Schedule s = create_schedule({C});
+  Tensor AS = s.cache_read(A, "shared", {C});
+  auto [bx, rows] = s[C].split(C.axis(0), threads * threads_y);
+  auto [ty, tx] = s[C].split(rows, threads);
+  auto [ko, ki] = s[C].split(k, 32);
+  s[C].reorder({bx, ko, ty, tx, ki});
+  s[C].bind(bx, thread_axis("blockIdx.x"));
+  s[C].bind(tx, thread_axis("threadIdx.x"));
+  if (threads_y > 1) s[C].bind(ty, thread_axis(threads_y == 2 ? "threadIdx.z" : "threadIdx.y"));
+  s[AS].compute_at(s[C], ko);
+  s[AS].pipeline(4);
+  s[AS].tensorize(AS.axis(0), intrinsics::cuda_tma_load_2d(Float(32), threads * threads_y, 32));
+  s[AS].warp_specialize({0, 0});  // registers as compiled: sm_90 is enough
+  const LoweredFunc f = lower(s, {A, C}, fmt::format("row_sums_{}", threads));
+  if (!run) return f;
+  const CudaModule m = build_cuda(f);
+  EXPECT_NE(m.source().find("te_tma_produce_"), std::string::npos) << m.source();
+  EXPECT_EQ(m.source().find("setmaxnreg"), std::string::npos) << m.source();
+  cuda_test::EmulatedProgram program(cuda_test::EmulatedProgram::Paths::Ptx);
+  program.add(m);
+  std::string log;
+  EXPECT_TRUE(program.build(&log)) << log;
+  NDArray a = NDArray::empty({M, K}, Float(32));
+  for (int e = 0; e < M * K; ++e) cuda_test::set_element(a, e, double((e * 5) % 11) - 5);
+  NDArray want = NDArray::empty({M}, Float(32));
+  interpret(f, {a, want});
+  for (int i = 0; i < M; ++i) {
+    double row = 0;
+    for (int c = 0; c < K; ++c) row += double(((i * K + c) * 5) % 11) - 5;
+    EXPECT_EQ(cuda_test::element(want, i), row) << i;
+  }
+  cuda_test::EmulatedRun r = program.run(f.name, f, {a, NDArray::empty({M}, Float(32))});
+  EXPECT_EQ(r.error, 0) << r.output;
+  EXPECT_EQ(cuda_test::compare_arrays(want, r.arrays[1]), "");
+  return f;
+}
+
+TEST(Tma, WarpSpecializedCopiesEqualInterpretAndCxx) { warp_specialized_row_sums(128, 1, true); }
+
+TEST(Tma, WarpSpecializationNeedsWarpgroupsAlongX) {
+  expect_error([] { build_cuda(warp_specialized_row_sums(64, 1, false)); },
+               {"CUDA: kernel 'row_sums_64_kernel0' is warp-specialized (Stage::warp_specialize of the stage filling "
+                "'A.shared'), but its threadIdx.x extent is 64; the producer and consumers are warpgroups, so bind "
+                "loops of exactly 128 to threadIdx.x"});
+  expect_error([] { build_cuda(warp_specialized_row_sums(128, 2, false)); },
+               {"but it binds threadIdx.z (2); the consumer warpgroups are threadIdx.y, the producer one more"});
 }
 
 }  // namespace

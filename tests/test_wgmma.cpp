@@ -5,6 +5,7 @@
 // one) exactly as interpret() and plain C++ do, for every swizzle width and both 16-bit
 // types; nvcc builds it for sm_90a (wgmma in its PTX, no spills) and for sm_80; every
 // misuse is a te::Error naming what is wrong.
+#include <functional>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -82,8 +83,9 @@ NDArray small_integers(int rows, int cols, DataType t, unsigned seed) {
 }
 
 // "" when the emulated result through both paths equals interpret()'s and plain C++'s.
-std::string difference(const Gemm& g, const LoweredFunc& f) {
-  cuda_test::EmulatedProgram program(cuda_test::EmulatedProgram::Paths::Both);
+std::string difference(const Gemm& g, const LoweredFunc& f,
+                       cuda_test::EmulatedProgram::Paths paths = cuda_test::EmulatedProgram::Paths::Both) {
+  cuda_test::EmulatedProgram program(paths);
   program.add(build_cuda(f));
   std::string log;
   if (!program.build(&log)) return "build failed: " + log;
@@ -369,11 +371,17 @@ TEST(Wgmma, NvccBuildsTheReferenceScheduleAndAnEpilogueForSm90a) {
   Tensor C = ops::matmul(A, B, "C");
   Tensor D = compute(
       {512, 512}, [&](Expr i, Expr j) { return cast(BFloat(16), max(C(i, j) + bias(j), 0.0f)); }, "D");
-  Schedule plain = create_schedule({C}), fused = create_schedule({D});
+  Schedule plain = create_schedule({C}), fused = create_schedule({D}), specialized = create_schedule({D});
   ops::schedule_matmul_wgmma_cuda(plain, C);
   ops::schedule_matmul_wgmma_cuda(fused, D);
-  for (const auto& [name, source] : {std::pair{"plain", build_cuda(lower(plain, {A, B, C}, "plain")).source()},
-                                     std::pair{"fused", build_cuda(lower(fused, {A, B, bias, D}, "fused")).source()}}) {
+  ops::MatmulWgmmaOptions ws;
+  ws.warp_specialized = true;
+  ws.persistent_blocks = 8;
+  ops::schedule_matmul_wgmma_cuda(specialized, D, ws);
+  for (const auto& [name, source] :
+       {std::pair{"plain", build_cuda(lower(plain, {A, B, C}, "plain")).source()},
+        std::pair{"fused", build_cuda(lower(fused, {A, B, bias, D}, "fused")).source()},
+        std::pair{"specialized", build_cuda(lower(specialized, {A, B, bias, D}, "specialized")).source()}}) {
     SCOPED_TRACE(name);
     cuda_test::TempDir dir;
     const std::string cu = dir.path() + "/g.cu";
@@ -388,7 +396,100 @@ TEST(Wgmma, NvccBuildsTheReferenceScheduleAndAnEpilogueForSm90a) {
     EXPECT_NE(text.find("cp.async.bulk.tensor.2d"), std::string::npos);
     EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), std::string::npos);
     EXPECT_NE(text.find("p, 1, 1, 0, 1;"), std::string::npos);  // imm-trans-b: B MN-major
+    if (std::string(name) == "specialized") {
+      EXPECT_NE(text.find("setmaxnreg.dec.sync.aligned.u32 40"), std::string::npos);
+      EXPECT_NE(text.find("setmaxnreg.inc.sync.aligned.u32 232"), std::string::npos);
+      EXPECT_NE(text.find("bar.sync"), std::string::npos);  // the consumers' named barrier
+    }
   }
+}
+
+// Warp specialization (Stage::warp_specialize through MatmulWgmmaOptions): a producer
+// warpgroup issues the TMA copies on empty/full mbarriers, the consumers never meet a
+// __syncthreads in the k loop; a persistent grid and an epilogue (the consumers' named
+// barrier around C's shared tile), through the PTX path (the only one: sm_90a).
+TEST(Wgmma, WarpSpecializedGemmEqualsInterpretAndCxx) {
+  struct Case {
+    int M, N, K;
+    ops::MatmulWgmmaOptions o;
+  };
+  ops::MatmulWgmmaOptions deep, persistent;
+  deep.warp_specialized = true;  // 128 x 128 tiles, 2 consumers, 3 stages over 5 k tiles
+  persistent = deep;
+  persistent.block_m = persistent.block_n = 64;  // 1 consumer, 2 stages, 4 tiles over 2 blocks
+  persistent.tile_k = 32;
+  persistent.stages = 2;
+  persistent.persistent_blocks = 2;
+  for (const Case& c : {Case{128, 128, 320, deep}, Case{128, 128, 96, persistent}}) {
+    SCOPED_TRACE(fmt::format("{} x {} x {}, block_m {}", c.M, c.N, c.K, c.o.block_m));
+    Gemm g;
+    g.M = c.M;
+    g.N = c.N;
+    g.K = c.K;
+    g.t = BFloat(16);
+    Tensor A = placeholder({c.M, c.K}, g.t, "A"), B = placeholder({c.K, c.N}, g.t, "B");
+    Tensor C = ops::matmul(A, B, "C");
+    Schedule s = create_schedule({C});
+    ops::schedule_matmul_wgmma_cuda(s, C, c.o);
+    const LoweredFunc f = lower(s, {A, B, C}, fmt::format("wgmma_specialized_{}", c.o.block_m));
+    const std::string ir = to_string(f);
+    EXPECT_NE(ir.find(") by the producer warpgroup {"), std::string::npos) << ir;
+    EXPECT_EQ(ir.find("barrier();"), std::string::npos) << ir;  // mbarriers order the copies
+    const std::string cu = build_cuda(f).source();
+    const int consumers = c.o.block_m / 64;
+    EXPECT_NE(cu.find(fmt::format("if (threadIdx.y == {}) {{\n    te_ptx_setmaxnreg_dec<40>();", consumers)),
+              std::string::npos)
+        << cu;
+    EXPECT_NE(cu.find("te_ptx_setmaxnreg_inc<232>();"), std::string::npos) << cu;
+    const int buffers = 2 * c.o.stages;  // A's and B's
+    EXPECT_NE(cu.find(fmt::format("te_tma_init_ws_barriers(te_tma_barriers, {}, {});", buffers, 128 * consumers)),
+              std::string::npos)
+        << cu;
+    EXPECT_NE(cu.find(fmt::format("dim3(128, {}, 1)", consumers + 1)), std::string::npos) << cu;
+    EXPECT_NE(cu.find("te_tma_produce_"), std::string::npos) << cu;
+    EXPECT_NE(cu.find(fmt::format("te_tma_release(te_tma_barriers, {}, ", buffers)), std::string::npos) << cu;
+    size_t syncs = 0;  // the mbarriers' initialization only
+    for (size_t at = cu.find("__syncthreads();"); at != std::string::npos; at = cu.find("__syncthreads();", at + 1))
+      ++syncs;
+    EXPECT_EQ(syncs, 1u) << cu;
+    EXPECT_EQ(difference(g, f, cuda_test::EmulatedProgram::Paths::Ptx), "");
+  }
+}
+
+TEST(Wgmma, WarpSpecializedEpilogueEqualsInterpretAndCxx) {
+  const int M = 256, N = 128, K = 128;
+  Tensor A = placeholder({M, K}, BFloat(16), "A"), B = placeholder({K, N}, BFloat(16), "B");
+  Tensor bias = placeholder({N}, Float(32), "bias");
+  Tensor C = ops::matmul(A, B, "C");
+  Tensor D = compute(
+      {M, N}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), make_const(Float(32), 0)); }, "D");
+  Schedule s = create_schedule({D});
+  ops::MatmulWgmmaOptions o;
+  o.warp_specialized = true;
+  o.persistent_blocks = 1;  // both tiles in one block: C's shared tile is reused
+  ops::schedule_matmul_wgmma_cuda(s, D, o);
+  const LoweredFunc f = lower(s, {A, B, bias, D}, "wgmma_specialized_epilogue");
+  const CudaModule m = build_cuda(f);
+  EXPECT_NE(m.source().find("te_ptx_bar_sync(1, 256);  // the consumer warpgroups' barrier"), std::string::npos)
+      << m.source();
+  cuda_test::EmulatedProgram program(cuda_test::EmulatedProgram::Paths::Ptx);
+  program.add(m);
+  std::string log;
+  ASSERT_TRUE(program.build(&log)) << log;
+  NDArray a = small_integers(M, K, BFloat(16), 1), b = small_integers(K, N, BFloat(16), 5);
+  NDArray bias_values = NDArray::empty({N}, Float(32));
+  for (int j = 0; j < N; ++j) cuda_test::set_element(bias_values, j, double(j % 7) - 3);
+  NDArray want = NDArray::empty({M, N}, Float(32));
+  interpret(f, {a, b, bias_values, want});
+  for (int i = 0; i < M; i += 9)
+    for (int j = 0; j < N; j += 5) {
+      float acc = 0;
+      for (int k = 0; k < K; ++k) acc += small_integer(i * K + k, 1) * small_integer(k * N + j, 5);
+      ASSERT_EQ(cuda_test::element(want, i * N + j), double(std::max(acc + float(j % 7) - 3, 0.0f))) << i << ", " << j;
+    }
+  cuda_test::EmulatedRun r = program.run(f.name, f, {a, b, bias_values, NDArray::empty({M, N}, Float(32))});
+  ASSERT_EQ(r.error, 0) << r.output;
+  EXPECT_EQ(cuda_test::compare_arrays(want, r.arrays[3]), "");
 }
 
 TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
@@ -457,6 +558,107 @@ TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
   expect_error([&] { build_cuda(wgmma_gemm(x64, "x64")); },
                {"runs tensor intrinsic 'cuda_wgmma_fill_64x64_f32', which a warpgroup's 128 threads run together, "
                 "but its threadIdx.x extent is 64"});
+}
+
+// Each misuse of warp specialization is a te::Error naming the stage or kernel and the rule.
+TEST(Wgmma, WarpSpecializationMisuseIsAnError) {
+  // The reference schedule with warp specialization, then `change` on it.
+  auto specialized = [](int block_m, const std::function<void(Schedule&)>& change) {
+    Tensor A = placeholder({block_m, 128}, BFloat(16), "A"), B = placeholder({128, 64}, BFloat(16), "B");
+    Tensor C = ops::matmul(A, B, "C");
+    Schedule s = create_schedule({C});
+    ops::MatmulWgmmaOptions o;
+    o.block_m = block_m;
+    o.block_n = 64;
+    o.stages = 2;
+    o.warp_specialized = true;
+    ops::schedule_matmul_wgmma_cuda(s, C, o);
+    change(s);
+    return build_cuda(lower(s, {A, B, C}, "ws"));
+  };
+  auto stage = [](Schedule& s, const std::string& name) {
+    for (const auto& st : s.get()->stages)
+      if (st->op->name == name) return s[st->op];
+    throw std::runtime_error("no stage " + name);
+  };
+  EXPECT_NO_THROW(specialized(128, [](Schedule&) {}));
+  expect_error([&] { specialized(128, [&](Schedule& s) {
+                       stage(s, "B.shared").warp_specialize({48, 232});
+                     }); },
+               {"CUDA: in kernel 'ws_kernel0', TMA copy", "its stage gives the producer and consumer warpgroups",
+                "give them the same (warp_specialize)"});
+  expect_error(
+      [&] {
+        specialized(192, [&](Schedule& s) {
+          for (const char* name : {"A.shared", "B.shared"}) stage(s, name).warp_specialize({40, 232});
+        });
+      },
+      {"CUDA: kernel 'ws_kernel0' is warp-specialized",
+       "its producer warpgroup's 40 registers per thread and its 3 "
+       "consumer warpgroups' 232 come to 94208, above a multiprocessor's 65536"});
+  // A kernel whose B copy is TMA but not warp-specialized.
+  expect_error(
+      [&] {
+        Tensor A = placeholder({64, 128}, BFloat(16), "A"), B = placeholder({128, 64}, BFloat(16), "B");
+        Tensor C = ops::matmul(A, B, "C");
+        Schedule s = create_schedule({C});
+        ops::MatmulWgmmaOptions o;
+        o.block_m = o.block_n = 64;
+        o.stages = 2;
+        ops::schedule_matmul_wgmma_cuda(s, C, o);
+        stage(s, "A.shared").warp_specialize();
+        build_cuda(lower(s, {A, B, C}, "mixed"));
+      },
+      {"CUDA: kernel 'mixed_kernel0' is warp-specialized (Stage::warp_specialize of the stage filling 'A.shared'), but "
+       "its TMA copy into 'B.shared' is not; a producer warpgroup issues all of a kernel's TMA copies or none"});
+  // setmaxnreg needs sm_90a.
+  expect_error(
+      [&] {
+        Tensor A = placeholder({64, 128}, BFloat(16), "A"), B = placeholder({128, 64}, BFloat(16), "B");
+        Tensor C = ops::matmul(A, B, "C");
+        Schedule s = create_schedule({C});
+        ops::MatmulWgmmaOptions o;
+        o.block_m = o.block_n = 64;
+        o.warp_specialized = true;
+        ops::schedule_matmul_wgmma_cuda(s, C, o);
+        CudaOptions options;
+        options.arch = "sm_90";
+        build_cuda(lower(s, {A, B, C}, "sm90"), options);
+      },
+      {"which needs sm_90a"});
+
+  // The stage primitive and lower()'s checks.
+  Tensor A = placeholder({64, 128}, BFloat(16), "A");
+  IterVar k = reduce_axis({0, 128}, "k");
+  Tensor C = compute(
+      {64}, [&](Expr i) { return sum(cast(Float(32), A(i, k)), {k}); }, "C");
+  Schedule s = create_schedule({C});
+  Tensor AS = s.cache_read(A, "shared", {C});
+  auto [ko, ki] = s[C].split(k, 64);
+  s[AS].compute_at(s[C], ko);
+  expect_error(
+      [&] {
+        s[AS].warp_specialize({20, 232});
+      },
+      {"warp_specialize: stage 'A.shared': producer registers 20; setmaxnreg takes 24 to 256, a multiple of 8 "
+       "(or 0 to keep the compiled count)"});
+  expect_error([&] { s[AS].warp_specialize({40, 236}); }, {"consumer registers 236"});
+  expect_error([&] { s[A].warp_specialize(); }, {"warp_specialize: stage 'A' is a placeholder"});
+  expect_error([&] { s[C].warp_specialize(); }, {"warp_specialize: stage 'C' is an output"});
+  s[AS].warp_specialize();
+  expect_error(
+      [&] {
+        lower(s, {A, C}, "one_buffer");
+      },
+      {"lower: stage 'A.shared' is warp-specialized but has one buffer, so its producer could not copy ahead "
+       "of the consumers; pipeline it"});
+  s[AS].pipeline(2);
+  expect_error(
+      [&] {
+        lower(s, {A, C}, "untensorized");
+      },
+      {"lower: stage 'A.shared' is warp-specialized but not tensorized; the producer warpgroup issues TMA "
+       "copies (tensorize the stage with intrinsics::cuda_tma_load_2d)"});
 }
 
 }  // namespace

@@ -342,6 +342,41 @@ inline BeforeAfter double_buffer_example() {
   return {before, text(lower(s, {A, S}, "f"))};
 }
 
+// Row sums whose 128 x 32 tiles TMA copies 3 deep; warp_specialize gives the copies to a
+// producer warpgroup.
+inline LoweredFunc warp_specialize_func(bool specialize) {
+  // [doc:warp_specialize]
+  Tensor A = placeholder({256, 256}, Float(32), "A");
+  IterVar k = reduce_axis({0, 256}, "k");
+  Tensor C = compute(
+      {256}, [&](Expr i) { return sum(A(i, k), {k}); }, "C");  // row sums
+  Schedule s = create_schedule({C});
+  Tensor AS = s.cache_read(A, "shared", {C});
+  auto [bx, tx] = s[C].split(C.axis(0), 128);
+  auto [ko, ki] = s[C].split(k, 32);
+  s[C].reorder({bx, ko, tx, ki});
+  s[C].bind(bx, thread_axis("blockIdx.x"));
+  s[C].bind(tx, thread_axis("threadIdx.x"));  // a warpgroup: a thread per row
+  s[AS].compute_at(s[C], ko);                 // a 128 x 32 tile per step of k
+  s[AS].pipeline(3);
+  s[AS].tensorize(AS.axis(0), intrinsics::cuda_tma_load_2d(Float(32), 128, 32));
+  if (specialize) s[AS].warp_specialize();  // a producer warpgroup issues the copies
+  // [/doc]
+  (void)ki;
+  return lower(s, {A, C}, "row_sums");
+}
+
+inline BeforeAfter warp_specialize_example() {
+  return {text(warp_specialize_func(false)), text(warp_specialize_func(true))};
+}
+
+// The warp-specialized kernel's function (the helpers before it left out).
+inline std::string warp_specialize_kernel() {
+  const std::string cu = build_cuda(warp_specialize_func(true)).source();
+  const size_t begin = cu.find("extern \"C\" __global__");
+  return cu.substr(begin, cu.find("\n}\n", begin) + 3 - begin);
+}
+
 inline BeforeAfter rfactor_example() {
   // [doc:rfactor]
   Tensor A = placeholder({16}, Float(32), "A");
@@ -668,6 +703,10 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
       {"storage_align", [](Mistakes& m) { m.s[m.B].storage_align(m.B.axis(1), 32, 32); }},
       {"double_buffer", [](Mistakes& m) { m.s[m.C].double_buffer(); }},
       {"swizzle", [](Mistakes& m) { m.s[m.A].swizzle(128); }},
+      {"warp_specialize",
+       [](Mistakes& m) {
+         m.s[m.B].warp_specialize({40, 236});
+       }},
       {"skip_zeros", [](Mistakes& m) { m.s[m.C].skip_zeros(m.B); }},
       {"split_phases", [](Mistakes& m) { m.s.split_phases(m.B, {m.B.axis(0)}, 1); }},
       {"pretransform",
@@ -1106,6 +1145,8 @@ inline std::vector<Snippet> snippets() {
   pair("storage_align", storage_align_example);
   pair("double_buffer", double_buffer_example);
   pair("swizzle", swizzle_example);
+  pair("warp_specialize", warp_specialize_example);
+  out.push_back({"warp_specialize.kernel", warp_specialize_kernel});
   pair("skip_zeros", skip_zeros_example);
   pair("split_phases", split_phases_example);
   out.push_back({"pretransform.before", [] { return pretransform_example()[0]; }});

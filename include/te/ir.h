@@ -3,6 +3,7 @@
 #pragma once
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -172,6 +173,18 @@ struct TE_API AssertNode : StmtNode {
       : StmtNode(kKind), cond(std::move(c)), message(std::move(m)), body(std::move(b)) {}
 };
 
+/// Who issues a warp-specialized kernel's TMA copies (Stage::warp_specialize): a producer
+/// warpgroup the block gets besides its consumer warpgroups (the threads its loops bind),
+/// each side's registers set by `setmaxnreg` (0: as compiled).
+struct TE_API WarpSpecialization {
+  int producer_registers = 40;   ///< the producer warpgroup's registers per thread (24..256, a multiple of 8)
+  int consumer_registers = 232;  ///< the consumer warpgroups' registers per thread (24..256, a multiple of 8)
+  /// Whether both are the same.
+  bool operator==(const WarpSpecialization& o) const {
+    return producer_registers == o.producer_registers && consumer_registers == o.consumer_registers;
+  }
+};
+
 /// A tensor intrinsic applied to regions of buffers (what Stage::tensorize leaves where
 /// the matched loop nest was). Buffer i is the declaration's input i (the output last);
 /// its region starts at element offsets[i] of the (flat) buffer and steps strides[i][d]
@@ -185,15 +198,20 @@ struct TE_API TensorIntrinsicCallNode : StmtNode {
   std::vector<Expr> offsets;               ///< The element offset of each region in its buffer.
   std::vector<std::vector<Expr>> strides;  ///< Per region, the element stride of each dimension.
   Stmt body;                               ///< The declaration on those regions.
+  /// A TMA copy of a warp-specialized stage: issued by the kernel's producer warpgroup
+  /// (the CUDA backend); absent for every other call.
+  std::optional<WarpSpecialization> producer;
   /// See tensor_intrinsic_call().
   TensorIntrinsicCallNode(std::shared_ptr<const TensorIntrinsicNode> in, std::vector<Buffer> bufs,
-                          std::vector<Expr> offs, std::vector<std::vector<Expr>> str, Stmt b)
+                          std::vector<Expr> offs, std::vector<std::vector<Expr>> str, Stmt b,
+                          std::optional<WarpSpecialization> by = std::nullopt)
       : StmtNode(kKind),
         intrinsic(std::move(in)),
         buffers(std::move(bufs)),
         offsets(std::move(offs)),
         strides(std::move(str)),
-        body(std::move(b)) {}
+        body(std::move(b)),
+        producer(by) {}
 };
 
 // ---- Builders ----
@@ -222,9 +240,11 @@ TE_API Stmt evaluate(Expr value);
 TE_API Stmt barrier();
 /// Runs body if cond holds; otherwise the function fails with message.
 TE_API Stmt assert_stmt(Expr cond, std::string message, Stmt body);
-/// A tensor intrinsic on buffer regions (see TensorIntrinsicCallNode).
+/// A tensor intrinsic on buffer regions (see TensorIntrinsicCallNode); `producer`: a TMA
+/// copy the kernel's producer warpgroup issues.
 TE_API Stmt tensor_intrinsic_call(std::shared_ptr<const TensorIntrinsicNode> intrinsic, std::vector<Buffer> buffers,
-                                  std::vector<Expr> offsets, std::vector<std::vector<Expr>> strides, Stmt body);
+                                  std::vector<Expr> offsets, std::vector<std::vector<Expr>> strides, Stmt body,
+                                  std::optional<WarpSpecialization> producer = std::nullopt);
 
 /// A function parameter: a buffer (pointer + shape) or a scalar variable.
 struct TE_API Param {

@@ -13,6 +13,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -114,6 +115,8 @@ struct TE_API StageNode {
   int swizzle_bytes = 0;   ///< its CUDA shared buffer's swizzle (Stage::swizzle), 0: none
   IterVar tensorize_axis;  ///< tensorize(): the loop whose nest the intrinsic replaces
   TensorIntrinsic tensorize_intrinsic;  ///< tensorize(): the intrinsic (undefined: none)
+  /// warp_specialize(): its TMA copies are the producer warpgroup's (absent: the block's).
+  std::optional<WarpSpecialization> warp_specialization;
 };
 
 /// An input the built function takes in another layout (Schedule::pretransform).
@@ -240,6 +243,22 @@ class TE_API Stage {
   /// for the copies the code after it reads; the threads' cp.async copies are all waited
   /// for at every barrier. te::Error for a count outside 2..8, a placeholder or an output.
   void pipeline(int buffers);
+  /// Warp specialization (CUDA, sm_90a): this pipelined stage's TMA copies (pipeline(n) or
+  /// double_buffer(), tensorized with intrinsics::cuda_tma_load_2d) are issued by a
+  /// producer warpgroup the block gets besides the warpgroups its loops bind (consumers;
+  /// threadIdx.x spans 128 threads). One producer thread issues each copy as soon as the
+  /// consumers have released the buffer's last tile (an "empty" mbarrier per buffer, which
+  /// each consumer thread arrives on where the copy stands in the program); the consumers
+  /// wait for a tile only where they read it (its "full" mbarrier) and synchronize among
+  /// themselves only where their own shared accesses need it (a named barrier), so the
+  /// copies run ahead of the arithmetic without __syncthreads. `setmaxnreg` moves
+  /// registers from the producer to the consumers (`registers`; 0 keeps the compiled
+  /// count). interpret() and the CPU run the program as written. lower() checks that the
+  /// stage is pipelined and TMA-copied, and that a kernel's warp-specialized stages agree
+  /// on the registers; build_cuda that every TMA copy of such a kernel is warp-specialized
+  /// and that the registers fit the multiprocessor's 64K. te::Error for register counts
+  /// outside 24..256 or not a multiple of 8.
+  void warp_specialize(WarpSpecialization registers = {});
 
   // ---- Rewriting the reduction ----
   /// Visits only the points of this sum where `producer` can be nonzero. `producer` is an

@@ -165,6 +165,8 @@ TE_API TensorIntrinsic cuda_wgmma_store_f32(int n);
 /// condition on it. cols * t's bytes is a multiple of 16, rows and cols at most 256
 /// (te::Error otherwise). Elsewhere than sm_90 the block's threads copy the box.
 TE_API TensorIntrinsic cuda_tma_load_2d(DataType t, int rows, int cols);
+/// Whether `in` is one of cuda_tma_load_2d's intrinsics.
+TE_API bool is_cuda_tma_load(const TensorIntrinsicNode& in);
 /// @}
 }  // namespace intrinsics
 

@@ -23,7 +23,8 @@ std::string async_copy_text(HelperSet& helpers, const std::string& dst, const st
 // `kernel_text` with each __syncthreads() preceded by the wait for the thread's copies.
 std::string wait_for_async_copies_at_barriers(HelperSet& helpers, const std::string& kernel_text);
 
-// `kernel_text` with `statement` on the line before each __syncthreads().
+// `kernel_text` with `statement` on the line before each __syncthreads() (and each
+// barrier of a warp-specialized kernel's consumers, te_ptx_bar_sync(1, ...)).
 std::string before_each_barrier(const std::string& kernel_text, const std::string& statement);
 
 }  // namespace te::cuda

@@ -49,6 +49,7 @@ class Analyzer : public IRVisitor {
     collect_tma_destinations(root);
     visit_for(root);
     check_warp_buffers();
+    place_producer_warpgroup();
     place_tma_barriers();
     int64_t threads = 1;
     bool constant = true;
@@ -315,6 +316,18 @@ class Analyzer : public IRVisitor {
                          to_string(n->offsets[k])));
     if (!divergent_.empty())
       fail(fmt::format("it is inside {} on threadIdx; the whole block runs the copy together", divergent_.back()));
+    if (n->producer && result.warp_specialization && !(*n->producer == *result.warp_specialization))
+      fail(
+          fmt::format("its stage gives the producer and consumer warpgroups {} and {} registers, another "
+                      "warp-specialized stage of the kernel {} and {}; give them the same (warp_specialize)",
+                      n->producer->producer_registers, n->producer->consumer_registers,
+                      result.warp_specialization->producer_registers, result.warp_specialization->consumer_registers));
+    if (n->producer) {
+      result.warp_specialization = n->producer;
+      if (producer_copy_.empty()) producer_copy_ = dst.name();
+    } else if (block_copy_.empty()) {
+      block_copy_ = dst.name();
+    }
     const DataType t = n->offsets[1].dtype();
     // Each block's box starts on a pattern boundary: its first row is a multiple of 8.
     const int64_t align = m.swizzle ? 8 * (dst.swizzle_row() ? row_bytes : m.swizzle) : kTmaDestinationAlignment;
@@ -333,13 +346,58 @@ class Analyzer : public IRVisitor {
     result.tma_maps.push_back(m);
   }
 
+  // A warp-specialized kernel: its threads (128 along x, the warpgroups along y) are the
+  // consumers; one more warpgroup along y is the producer. Every TMA copy is the
+  // producer's, and the registers setmaxnreg moves fit the multiprocessor's.
+  void place_producer_warpgroup() {
+    if (!result.warp_specialization) return;
+    auto fail = [&](const std::string& why) {
+      throw Error(
+          fmt::format("CUDA: kernel '{}' is warp-specialized (Stage::warp_specialize of the stage filling '{}'), "
+                      "but {}",
+                      kernel_, producer_copy_, why));
+    };
+    if (!block_copy_.empty())
+      fail(
+          fmt::format("its TMA copy into '{}' is not; a producer warpgroup issues all of a kernel's TMA copies or "
+                      "none (warp-specialize that stage too)",
+                      block_copy_));
+    const int64_t* x = result.block[0].defined() ? as_const_int(result.block[0]) : nullptr;
+    if (x == nullptr || *x != 128)
+      fail(
+          fmt::format("its threadIdx.x extent is {}; the producer and consumers are warpgroups, so bind loops of "
+                      "exactly 128 to threadIdx.x (one consumer warpgroup per threadIdx.y)",
+                      result.block[0].defined() ? to_string(result.block[0]) : std::string("1 (none bound)")));
+    if (result.block[2].defined() && !is_one(result.block[2]))
+      fail(fmt::format("it binds threadIdx.z ({}); the consumer warpgroups are threadIdx.y, the producer one more",
+                       to_string(result.block[2])));
+    const int64_t* y = result.block[1].defined() ? as_const_int(result.block[1]) : nullptr;
+    if (result.block[1].defined() && y == nullptr)
+      fail(fmt::format("its threadIdx.y extent {} is not a constant; the producer warpgroup comes after the consumers",
+                       to_string(result.block[1])));
+    result.consumer_warpgroups = y ? *y : 1;
+    result.block[1] = make_const(Int(32), result.consumer_warpgroups + 1);
+    const WarpSpecialization& ws = *result.warp_specialization;
+    const int64_t registers =
+        128 * (ws.producer_registers + int64_t{ws.consumer_registers} * result.consumer_warpgroups);
+    if (ws.producer_registers != 0 && ws.consumer_registers != 0 && registers > kRegistersPerMultiprocessor)
+      fail(
+          fmt::format("its producer warpgroup's {} registers per thread and its {} consumer warpgroups' {} come to "
+                      "{}, above a multiprocessor's {}: setmaxnreg.inc would wait forever; lower the consumers' "
+                      "registers (warp_specialize)",
+                      ws.producer_registers, result.consumer_warpgroups, ws.consumer_registers, registers,
+                      kRegistersPerMultiprocessor));
+  }
+
   // TMA's mbarriers go after the buffers, in dynamic shared memory (where the emulation
-  // and the copies address shared memory).
+  // and the copies address shared memory): a "full" one per destination, and with warp
+  // specialization an "empty" one after them.
   void place_tma_barriers() {
     if (result.tma_destinations.empty()) return;
     result.tma_barrier_offset = (result.shared_bytes + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
-    result.shared_bytes =
-        result.tma_barrier_offset + kTmaBarrierBytes * static_cast<int64_t>(result.tma_destinations.size());
+    result.shared_bytes = result.tma_barrier_offset + kTmaBarrierBytes *
+                                                          static_cast<int64_t>(result.tma_destinations.size()) *
+                                                          (result.warp_specialization ? 2 : 1);
     result.dynamic_shared = true;
     if (result.shared_bytes > kMaxDynamicSharedBytes)
       throw Error(
@@ -504,6 +562,7 @@ class Analyzer : public IRVisitor {
     }
   }
 
+  std::string producer_copy_, block_copy_;  // the first TMA destination the producer (the block) fills
   std::string warp_intrinsic_;
   int group_threads_ = 32;  // the threads its intrinsics run in: a warp's 32, a warpgroup's 128
   std::map<const BufferNode*, WarpLayout> warp_layouts_;

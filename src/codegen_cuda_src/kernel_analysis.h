@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +33,8 @@ constexpr int64_t kSharedAlignment = 16;
 // pattern (8 rows of 128 bytes), where Hopper's TMA and wgmma expect its patterns; a
 // kernel with one takes its shared memory dynamically, 1024-byte aligned.
 constexpr int64_t kSwizzledAlignment = 1024;
+// The 32-bit registers of a multiprocessor (sm_70 to sm_90).
+constexpr int64_t kRegistersPerMultiprocessor = 64 * 1024;
 
 // "blockIdx.x" -> {true, 0}; "threadIdx.z" -> {false, 2}. Throws te::Error for other tags.
 struct ThreadTag {
@@ -59,6 +62,12 @@ struct KernelAnalysis {
   std::vector<TmaMap> tma_maps;
   std::vector<Buffer> tma_destinations;
   int64_t tma_barrier_offset = 0;
+  // Warp specialization (Stage::warp_specialize): the setmaxnreg registers, and the
+  // consumer warpgroups, threadIdx.y below the producer's (threadIdx.y ==
+  // consumer_warpgroups; block[1] counts it). Each TMA destination then also has an
+  // "empty" mbarrier, after the "full" ones.
+  std::optional<WarpSpecialization> warp_specialization;
+  int64_t consumer_warpgroups = 0;
 
   // Where in tma_destinations b is (-1: not a TMA destination).
   int tma_slot(const BufferNode* b) const;

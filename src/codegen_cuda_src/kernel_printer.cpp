@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <functional>
+#include <set>
 
 #include "codegen_cuda_src/async_copy.h"
 #include "codegen_cuda_src/c_types.h"
@@ -14,6 +15,7 @@
 #include "codegen_cuda_src/swizzle.h"
 #include "codegen_cuda_src/tensor_intrinsics.h"
 #include "codegen_cuda_src/tma.h"
+#include "codegen_cuda_src/warp_specialization.h"
 #include "codegen_cuda_src/wgmma_helpers.h"
 #include "expr/buffer_util.h"
 #include "expr/reads_memory.h"
@@ -81,7 +83,10 @@ class KernelPrinter {
   }
 
   KernelSource run(const ForNode* root, const std::string& name) {
-    emit_for(root, false);
+    if (analysis_.warp_specialization)
+      emit_warp_specialized(root);
+    else
+      emit_for(root, false);
     int64_t threads = 1;
     bool constant_block = true;
     KernelSource out;
@@ -105,7 +110,7 @@ class KernelPrinter {
       for (const Buffer& b : analysis_.tma_destinations) names.push_back(scope_buffer(b));
       std::string prologue;
       for (const std::string& line :
-           tma_kernel_prologue(helpers_, kDynamicSharedArray, analysis_.tma_barrier_offset, names))
+           tma_kernel_prologue(helpers_, kDynamicSharedArray, analysis_.tma_barrier_offset, names, consumer_threads()))
         prologue += "  " + line + "\n";
       body = prologue + body;
     }
@@ -124,6 +129,130 @@ class KernelPrinter {
   }
 
  private:
+  // Which threads the code being printed runs in: the whole block, or a warp-specialized
+  // kernel's producer warpgroup or consumer warpgroups.
+  enum class Side { Block, Producer, Consumer };
+
+  int64_t consumer_threads() const { return analysis_.warp_specialization ? 128 * analysis_.consumer_warpgroups : 0; }
+
+  // The kernel body as two branches (warp_specialization.h): the producer warpgroup's
+  // copies, issued by its first thread, and the consumers' program. Both branches print
+  // with the same names, each in its scope.
+  void emit_warp_specialized(const ForNode* root) {
+    const WarpSpecialization& ws = *analysis_.warp_specialization;
+    async_wgmma_ = false;
+    for (const TensorIntrinsicCallNode* n : tensor_intrinsic_calls(root->body)) async_wgmma_ |= issues_async_wgmma(n);
+    const NameTable names = names_;
+    const PrintScope scope = scope_;
+    w_.line(
+        fmt::format("// Warp specialization: threadIdx.y {} is the producer warpgroup, which issues the TMA copies;",
+                    analysis_.consumer_warpgroups));
+    w_.line("// the warpgroups below it consume the tiles.");
+    w_.open(fmt::format("if (threadIdx.y == {})", analysis_.consumer_warpgroups));
+    for (const std::string& line : producer_branch_lines(helpers_, ws)) w_.line(line);
+    w_.open("if (threadIdx.x == 0)");
+    w_.line(
+        "unsigned te_tma_filled = 0, te_tma_released = 0;  // per buffer: filled before; its empty mbarrier's parity");
+    side_ = Side::Producer;
+    emit(for_loop(root->var, root->min, root->extent, root->for_kind, producer_part(root->body), root->thread_tag),
+         false);
+    w_.close();
+    w_.close("} else {");
+    w_.indent();
+    names_ = names;
+    scope_ = scope;
+    dynamic_offset_ = 0;
+    for (const std::string& line : consumer_branch_lines(helpers_, ws)) w_.line(line);
+    side_ = Side::Consumer;
+    emit_for(root, false);
+    side_ = Side::Block;
+    w_.close();
+  }
+
+  // A consumer's wait for its wgmmas, before a release or barrier: none when none can be
+  // in flight.
+  void wait_for_wgmmas() {
+    if (!wgmma_in_flight_) return;
+    w_.line(use_wgmma_wait_all(helpers_) + "();");
+    wgmma_in_flight_ = false;
+  }
+
+  // Whether s has no warp-specialized copy (so no consumer release).
+  static bool only_block_copies(const Stmt& s) {
+    for (const TensorIntrinsicCallNode* n : tensor_intrinsic_calls(s))
+      if (n->producer) return false;
+    return true;
+  }
+
+  // Whether s is only warp-specialized copies (the consumers print releases) and the
+  // loops, lets and conditions around them.
+  static bool only_producer_copies(const Stmt& s) {
+    if (!s.defined()) return true;
+    switch (s.kind()) {
+      case StmtKind::TensorIntrinsicCall: return s.as<TensorIntrinsicCallNode>()->producer.has_value();
+      case StmtKind::Seq:
+        for (const Stmt& c : s.as<SeqNode>()->seq)
+          if (!only_producer_copies(c)) return false;
+        return true;
+      case StmtKind::For:
+        return s.as<ForNode>()->for_kind != ForKind::ThreadBinding && only_producer_copies(s.as<ForNode>()->body);
+      case StmtKind::LetStmt: return only_producer_copies(s.as<LetStmtNode>()->body);
+      case StmtKind::IfThenElse: {
+        auto* n = s.as<IfThenElseNode>();
+        return only_producer_copies(n->then_case) && only_producer_copies(n->else_case);
+      }
+      default: return false;
+    }
+  }
+
+  // wgmmas in flight across k tiles: where a consumer's releases (seq[i], the refill of
+  // the tiles the previous k tile read) come right before wgmmas that read other tiles,
+  // it releases after issuing them, waiting only for the older ones. The number of those
+  // wgmmas (0: release in place).
+  size_t wgmmas_to_release_after(const std::vector<Stmt>& seq, size_t i) const {
+    if (side_ != Side::Consumer || !async_wgmma_ || !only_producer_copies(seq[i])) return 0;
+    std::set<int> slots;
+    for (const TensorIntrinsicCallNode* n : tensor_intrinsic_calls(seq[i]))
+      slots.insert(analysis_.tma_slot(n->buffers[1]));
+    size_t run = 0;
+    for (size_t j = i + 1; j < seq.size(); ++j, ++run) {
+      auto* n = seq[j].as<TensorIntrinsicCallNode>();
+      if (n == nullptr || !issues_async_wgmma(n)) break;
+      bool reads_released = false;
+      for (const BufferNode* b : buffer_use(seq[j]).loaded) reads_released |= slots.count(analysis_.tma_slot(b)) > 0;
+      if (reads_released) break;
+    }
+    return run;
+  }
+
+  // seq[i + 1 .. i + run] (wgmmas), then seq[i]'s releases once the wgmmas before them
+  // are complete.
+  void emit_release_after_wgmmas(const std::vector<Stmt>& seq, size_t i, size_t run) {
+    for (size_t j = i + 1; j <= i + run; ++j) {
+      frames_.back().index = j;
+      emit(seq[j], true);
+    }
+    w_.line(fmt::format("{}<{}>();  // the wgmmas before these {}: they read the tiles released next",
+                        use_wgmma_wait_older(helpers_), run, run));
+    releases_safe_ = true;
+    emit(seq[i], true);
+    releases_safe_ = false;
+  }
+
+  // Consumers wait for a tile's copy where they read it (no barrier after the copy):
+  // before statement s, for the destinations it reads that were not waited for since the
+  // last loop boundary, condition or release of them.
+  void wait_for_reads(const Stmt& s) {
+    if (side_ != Side::Consumer) return;
+    unsigned mask = 0;
+    for (const BufferNode* b : buffer_use(s).loaded)
+      if (const int slot = analysis_.tma_slot(b); slot >= 0) mask |= 1u << slot;
+    mask &= ~waited_;
+    if (mask == 0) return;
+    w_.line(tma_wait_statement(helpers_, static_cast<int>(analysis_.tma_destinations.size()), mask));
+    waited_ |= mask;
+  }
+
   void flush_hoisted() {
     for (const std::string& h : printer_.take_hoisted()) w_.line(h);
   }
@@ -137,7 +266,14 @@ class KernelPrinter {
 
   void emit(const Stmt& s, bool in_seq) {
     switch (s->kind) {
-      case StmtKind::For: return emit_for(s.as<ForNode>(), in_seq);
+      case StmtKind::For: {
+        auto* n = s.as<ForNode>();
+        const int64_t* extent = as_const_int(n->extent);
+        // A loop that surely runs and releases nothing waits once before, not per iteration.
+        if ((n->for_kind == ForKind::ThreadBinding || (extent && *extent > 0)) && only_block_copies(n->body))
+          wait_for_reads(s);
+        return emit_for(n, in_seq);
+      }
       case StmtKind::LetStmt: {
         auto* n = s.as<LetStmtNode>();
         if (uses_var(n->body, n->var.get())) {
@@ -149,7 +285,7 @@ class KernelPrinter {
         }
         return emit(n->body, in_seq);
       }
-      case StmtKind::Store: return emit_store(s.as<StoreNode>());
+      case StmtKind::Store: wait_for_reads(s); return emit_store(s.as<StoreNode>());
       case StmtKind::Allocate: return emit_allocate(s.as<AllocateNode>(), in_seq);
       case StmtKind::IfThenElse: {
         auto* n = s.as<IfThenElseNode>();
@@ -157,8 +293,12 @@ class KernelPrinter {
         flush_hoisted();
         w_.open(fmt::format("if ({})", cond));
         ++guards_;
+        const unsigned waited = waited_;
         emit(n->then_case, false);
+        waited_ = waited;
         emit_else(n->else_case);
+        waited_ = 0;
+        wgmma_in_flight_ = async_wgmma_;
         --guards_;
         return;
       }
@@ -167,6 +307,11 @@ class KernelPrinter {
         frames_.push_back({&seq, 0, nullptr});
         for (size_t i = 0; i < seq.size(); ++i) {
           frames_.back().index = i;
+          if (const size_t run = wgmmas_to_release_after(seq, i)) {
+            emit_release_after_wgmmas(seq, i, run);
+            i += run;
+            continue;
+          }
           emit(seq[i], true);
         }
         frames_.pop_back();
@@ -176,6 +321,11 @@ class KernelPrinter {
       case StmtKind::Barrier:
         if (const unsigned mask = tma_reads_after_barrier())  // the copies they read land first
           w_.line(tma_wait_statement(helpers_, static_cast<int>(analysis_.tma_destinations.size()), mask));
+        if (side_ == Side::Consumer) {  // (run() puts the wgmmas' wait before it)
+          w_.line(consumer_barrier_statement(helpers_, consumer_threads()));
+          wgmma_in_flight_ = false;
+          return;
+        }
         w_.line("__syncthreads();");
         return;
       case StmtKind::Assert: {
@@ -188,12 +338,13 @@ class KernelPrinter {
       case StmtKind::TensorIntrinsicCall: {
         auto* n = s.as<TensorIntrinsicCallNode>();
         if (is_tma_load(n)) return emit_tma_load(n);
+        wait_for_reads(s);
         std::vector<std::string> lines = print_tensor_intrinsic(
             n, [this](const Expr& e) { return printer_.print_bare(e); },
             [this](const Buffer& b) { return scope_buffer(b); }, helpers_);
         flush_hoisted();
         for (const std::string& l : lines) w_.line(l);
-        used_wgmma_ |= issues_async_wgmma(n);
+        if (issues_async_wgmma(n)) used_wgmma_ = wgmma_in_flight_ = true;
         return;
       }
     }
@@ -267,7 +418,12 @@ class KernelPrinter {
     const bool varying = !as_const_int(n->min) || !as_const_int(n->extent);
     guards_ += varying;
     frames_.push_back({nullptr, 0, n});
+    const bool releases = side_ == Side::Consumer && !only_block_copies(n->body);
+    if (releases) waited_ = 0;        // the previous iteration may have released what was waited for
+    wgmma_in_flight_ = async_wgmma_;  // and issued wgmmas
     emit(n->body, false);
+    if (releases) waited_ = 0;
+    wgmma_in_flight_ = async_wgmma_;
     frames_.pop_back();
     guards_ -= varying;
     w_.close();
@@ -489,6 +645,14 @@ class KernelPrinter {
     args.col0 = printer_.print_bare(simplify(offset % cols, bounds));
     args.slot = analysis_.tma_slot(dst);
     flush_hoisted();
+    const int destinations = static_cast<int>(analysis_.tma_destinations.size());
+    if (side_ == Side::Producer) return w_.line(tma_produce_text(helpers_, n, args, destinations));
+    if (side_ == Side::Consumer) {  // in-flight wgmmas may read the buffer's last tile
+      if (!releases_safe_) wait_for_wgmmas();
+      w_.line(tma_release_statement(helpers_, destinations, args.slot));
+      waited_ &= ~(1u << args.slot);
+      return;
+    }
     w_.line(tma_load_text(helpers_, n, args));
   }
 
@@ -510,6 +674,11 @@ class KernelPrinter {
 
   void emit_allocate(const AllocateNode* n, bool in_seq) {
     const Buffer& b = n->buffer;
+    if (side_ == Side::Producer && b.scope() == MemoryScope::Shared && analysis_.dynamic_shared &&
+        !uses_buffer(n->body, b)) {  // the consumers' buffer: its place, not its name
+      next_dynamic_offset(b);
+      return emit(n->body, in_seq);
+    }
     if (uses_buffer(n->body, b)) {
       std::optional<int64_t> count = constant_elements(b);
       TE_ICHECK(count.has_value(), "CUDA: an array size the kernel analysis did not check");
@@ -523,13 +692,9 @@ class KernelPrinter {
         w_.line(fmt::format("alignas({}) {} {}[{}];  // this thread's part of a warpgroup's {} elements",
                             kArrayAlignment, c_type(b.dtype()), name, *count / 128, *count));
       } else if (b.scope() == MemoryScope::Shared && analysis_.dynamic_shared) {
-        const int64_t align = analysis_.shared_alignment(b);
-        dynamic_offset_ = (dynamic_offset_ + align - 1) / align * align;
         w_.line(fmt::format("{0}* const {1} = reinterpret_cast<{0}*>({2} + {3});  // {4} elements{5}",
-                            c_type(b.dtype()), name, kDynamicSharedArray, dynamic_offset_, *count,
+                            c_type(b.dtype()), name, kDynamicSharedArray, next_dynamic_offset(b), *count,
                             b.swizzle_bytes() ? fmt::format(", swizzled by {} bytes", b.swizzle_bytes()) : ""));
-        const int64_t bytes = *count * b.dtype().bytes();
-        dynamic_offset_ += (bytes + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
       } else {
         w_.line(fmt::format("alignas({}) {}{} {}[{}];", kArrayAlignment,
                             b.scope() == MemoryScope::Shared ? "__shared__ " : "", c_type(b.dtype()), name,
@@ -537,6 +702,16 @@ class KernelPrinter {
       }
     }
     emit(n->body, in_seq);
+  }
+
+  // Where shared buffer b starts in the dynamic shared memory: after the buffers before it.
+  int64_t next_dynamic_offset(const Buffer& b) {
+    std::optional<int64_t> count = constant_elements(b);
+    TE_ICHECK(count.has_value(), "CUDA: an array size the kernel analysis did not check");
+    const int64_t align = analysis_.shared_alignment(b);
+    const int64_t at = (dynamic_offset_ + align - 1) / align * align;
+    dynamic_offset_ = at + (*count * b.dtype().bytes() + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
+    return at;
   }
 
   const KernelAnalysis& analysis_;
@@ -549,6 +724,11 @@ class KernelPrinter {
   bool used_async_ = false;     // a cp.async was emitted
   bool used_wgmma_ = false;     // a wgmma was issued (and left in flight)
   int64_t dynamic_offset_ = 0;  // where the next shared buffer starts in dynamic shared memory
+  Side side_ = Side::Block;
+  bool async_wgmma_ = false;      // a warp-specialized kernel leaves wgmmas in flight
+  bool wgmma_in_flight_ = false;  // ... and some may be at the point being printed
+  bool releases_safe_ = false;    // the releases being printed follow their wgmmas' wait
+  unsigned waited_ = 0;           // the consumers' TMA destinations waited for (wait_for_reads)
   CodeWriter w_;
   std::vector<CudaParam> params_;
   std::vector<std::string> tma_map_names_;  // the parameter of each of analysis_.tma_maps

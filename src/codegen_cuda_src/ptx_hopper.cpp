@@ -59,6 +59,14 @@ PtxForm hopper_form(HopperInstruction instruction) {
                   : "  asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\\n\" : : \"n\"(N));\n",
               "template <int N>\n"};
     }
+    case HopperInstruction::NamedBarrierSync:
+      return {"te_ptx_bar_sync",
+              sm90,
+              "// bar.sync id, threads: waits until `threads` threads (whole warps) arrived at barrier `id`\n"
+              "// (1..15; __syncthreads() is barrier 0 over the whole block).\n",
+              "void te_ptx_bar_sync(unsigned id, unsigned threads)",
+              "  asm volatile(\"bar.sync %0, %1;\\n\" : : \"r\"(id), \"r\"(threads) : \"memory\");\n",
+              ""};
     case HopperInstruction::FenceProxyAsync:
       return {"te_ptx_fence_proxy_async",
               sm90,

@@ -23,6 +23,7 @@ enum class HopperInstruction {
   MbarrierArriveExpectTx,  // mbarrier.arrive.expect_tx.shared::cta.b64
   MbarrierTryWaitParity,   // mbarrier.try_wait.parity.shared::cta.b64
   TmaLoad2d,               // cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+  NamedBarrierSync,        // bar.sync id, threads: a barrier of some of the block's warps
 };
 
 // Registers the instruction's te_ptx_* function and returns its name.

@@ -121,14 +121,22 @@ const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n) {
   return e ? &e->spec : nullptr;
 }
 
-std::vector<const TensorIntrinsicCallNode*> tensor_intrinsic_calls(const LoweredFunc& f) {
+std::vector<const TensorIntrinsicCallNode*> tensor_intrinsic_calls(const Stmt& s) {
   FindIntrinsics find;
-  if (f.body.defined()) find.visit(f.body);
+  if (s.defined()) find.visit(s);
   return find.found;
 }
 
+std::vector<const TensorIntrinsicCallNode*> tensor_intrinsic_calls(const LoweredFunc& f) {
+  return tensor_intrinsic_calls(f.body);
+}
+
 ArchNeed arch_needed(const TensorIntrinsicCallNode* n) {
-  if (is_tma_load(n)) return {90, false, "TMA (cp.async.bulk.tensor)"};
+  if (is_tma_load(n)) {
+    const bool setmaxnreg = n->producer && (n->producer->producer_registers || n->producer->consumer_registers);
+    if (setmaxnreg) return {90, true, "warp specialization's setmaxnreg"};
+    return {90, false, "TMA (cp.async.bulk.tensor)"};
+  }
   const Entry* e = entry(n);
   if (e == nullptr) return {};
   if (const auto* w = std::get_if<WgmmaHelper>(&e->helper))

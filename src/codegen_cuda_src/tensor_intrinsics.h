@@ -53,8 +53,9 @@ struct ArchNeed {
 };
 ArchNeed arch_needed(const TensorIntrinsicCallNode* n);
 
-// Every tensor intrinsic call of f, in order.
+// Every tensor intrinsic call of f (of s), in order.
 std::vector<const TensorIntrinsicCallNode*> tensor_intrinsic_calls(const LoweredFunc& f);
+std::vector<const TensorIntrinsicCallNode*> tensor_intrinsic_calls(const Stmt& s);
 
 // te::Error naming the function, the intrinsic and the target for the first tensor
 // intrinsic that has no CUDA implementation te knows.

@@ -15,7 +15,6 @@ namespace te::cuda {
 
 namespace {
 
-constexpr const char* kTmaPrefix = "cuda_tma_load_";
 constexpr const char* kMapType = "te_tensor_map";
 
 // CUDA's name of a tensor map element type: the type itself where the driver has it, an
@@ -76,9 +75,7 @@ const char* const kEncodeText =
 
 }  // namespace
 
-bool is_tma_load(const TensorIntrinsicCallNode* n) {
-  return TensorIntrinsic(n->intrinsic).implementation("cuda").rfind(kTmaPrefix, 0) == 0;
-}
+bool is_tma_load(const TensorIntrinsicCallNode* n) { return intrinsics::is_cuda_tma_load(*n->intrinsic); }
 
 std::pair<int, int> tma_box_of(const TensorIntrinsicCallNode* n) {
   const Tensor& out = n->intrinsic->output;
@@ -115,9 +112,45 @@ std::string tma_map_param_type(HelperSet& helpers) {
 }
 
 std::vector<std::string> tma_kernel_prologue(HelperSet& helpers, const std::string& arena, int64_t offset,
-                                             const std::vector<std::string>& destination_names) {
+                                             const std::vector<std::string>& destination_names,
+                                             int64_t consumer_threads) {
   const std::string init = use_hopper_ptx(helpers, HopperInstruction::MbarrierInit);
   const std::string fence = use_hopper_ptx(helpers, HopperInstruction::FenceProxyAsync);
+  std::string names;
+  for (const std::string& d : destination_names) names += (names.empty() ? "" : ", ") + d;
+  const size_t count = destination_names.size();
+  if (consumer_threads > 0) {  // warp specialization: full and empty mbarriers
+    helpers.use_text(
+        "te_tma_init_ws_barriers",
+        fmt::format("// A warp-specialized kernel's TMA mbarriers, per shared buffer TMA fills: a full one, whose\n"
+                    "// phases complete with the producer's arrival and the box's bytes, then (after all the full\n"
+                    "// ones) an empty one, whose phases complete when every consumer thread released the buffer.\n"
+                    "{} void te_tma_init_ws_barriers(unsigned long long* barriers, int count, unsigned consumers) {{\n"
+                    "#if TE_PTX(900)\n"
+                    "  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {{\n"
+                    "    for (int i = 0; i < count; ++i) {{\n"
+                    "      {}(barriers + i, 1);\n"
+                    "      {}(barriers + count + i, consumers);\n"
+                    "    }}\n"
+                    "    {}();  // visible to the copies (the async proxy)\n"
+                    "  }}\n"
+                    "#else\n"
+                    "  (void)barriers;\n"
+                    "  (void)count;\n"
+                    "  (void)consumers;\n"
+                    "#endif\n"
+                    "}}\n",
+                    kDeviceFunction, init, init, fence));
+    return {
+        fmt::format("unsigned long long* const te_tma_barriers = reinterpret_cast<unsigned long long*>({} + {});  "
+                    "// TMA's full, then empty, mbarriers: {}",
+                    arena, offset, names),
+        "unsigned te_tma_pending = 0, te_tma_phase = 0;  // per full mbarrier: a copy to wait for; its next phase's "
+        "parity",
+        fmt::format("te_tma_init_ws_barriers(te_tma_barriers, {}, {});", count, consumer_threads),
+        "__syncthreads();",
+    };
+  }
   helpers.use_text("te_tma_init_barriers",
                    fmt::format("// The kernel's TMA mbarriers, one per shared buffer TMA fills: each phase completes\n"
                                "// with one arrival (the issuing thread's) and the box's bytes.\n"
@@ -133,9 +166,6 @@ std::vector<std::string> tma_kernel_prologue(HelperSet& helpers, const std::stri
                                "#endif\n"
                                "}}\n",
                                kDeviceFunction, init, fence));
-  std::string names;
-  for (const std::string& d : destination_names) names += (names.empty() ? "" : ", ") + d;
-  const size_t count = destination_names.size();
   return {
       fmt::format("unsigned long long* const te_tma_barriers = reinterpret_cast<unsigned long long*>({} + {});  "
                   "// TMA's mbarriers: {}",
@@ -250,23 +280,134 @@ ReadsBeforeBarrier tma_reads_before_barrier(const Stmt& s, const std::function<i
   return r;
 }
 
+namespace {
+
+// The lines (at `indent`) issuing n's box at (row0, col0) into `buffer` + offset on
+// mbarrier `barriers + slot`: one copy per column block of the destination (one when it
+// has none).
+std::string box_copies(HelperSet& helpers, const TensorIntrinsicCallNode* n, const std::string& indent) {
+  const int cols = tma_box_of(n).second;
+  const TmaMap m = tma_map_of(n);
+  const std::string copy = use_hopper_ptx(helpers, HopperInstruction::TmaLoad2d);
+  std::string copies;
+  for (int b = 0; b * m.cols < cols; ++b) {
+    const std::string at = b == 0 ? "offset" : fmt::format("offset + {}", b * m.cols);
+    copies += fmt::format("{}{}(buffer + {}, map, (int)col0{}, (int)row0, barriers + slot);\n", indent, copy,
+                          swizzled_index(helpers, n->buffers[1], at), b == 0 ? "" : fmt::format(" + {}", b * m.cols));
+  }
+  return copies;
+}
+
+// The helper's name for n's box: te_tma_<verb>_<rows>x<cols>_<type>[_sw<swizzle>].
+std::string box_helper_name(const TensorIntrinsicCallNode* n, const char* verb) {
+  const auto [rows, cols] = tma_box_of(n);
+  const TmaMap m = tma_map_of(n);
+  return fmt::format("te_tma_{}_{}x{}_{}{}", verb, rows, cols, n->buffers[1].dtype().to_string(),
+                     m.swizzle ? fmt::format("_sw{}", m.swizzle) : "");
+}
+
+// "a R x C box" and how it lands, for the helpers' comments.
+std::string box_words(const TensorIntrinsicCallNode* n) {
+  const auto [rows, cols] = tma_box_of(n);
+  const TmaMap m = tma_map_of(n);
+  const Buffer& dst = n->buffers[1];
+  return fmt::format(
+      "the {} x {} box of a row-major matrix at (row0, col0) into shared memory at element `offset` of buffer{}{}",
+      rows, cols,
+      m.swizzle ? fmt::format(", swizzled by {} bytes{}", m.swizzle, dst.swizzle_row() ? " in column blocks" : "") : "",
+      m.cols < cols ? fmt::format(" (a {} x {} box per column block)", m.rows, m.cols) : "");
+}
+
+}  // namespace
+
+std::string tma_produce_text(HelperSet& helpers, const TensorIntrinsicCallNode* n, const TmaCallText& args,
+                             int destinations) {
+  const auto [rows, cols] = tma_box_of(n);
+  const DataType t = n->buffers[1].dtype();
+  const std::string name = box_helper_name(n, "produce");
+  const std::string expect = use_hopper_ptx(helpers, HopperInstruction::MbarrierArriveExpectTx);
+  const std::string wait = use_hopper_ptx(helpers, HopperInstruction::MbarrierTryWaitParity);
+  helpers.use_text(
+      name,
+      fmt::format(
+          "// TMA by the producer warpgroup's thread (warp specialization, sm_90): {0}. Once the\n"
+          "// consumers released the buffer's last tile (its empty mbarrier, barriers[count + slot];\n"
+          "// `released` holds each one's next parity) the copy is issued; it completes on the full\n"
+          "// mbarrier barriers[slot] the consumers wait on.\n"
+          "{1} void {2}({3}* buffer, long long offset, const te_tensor_map* map, const {3}* src, long long row0,\n"
+          "    long long col0, unsigned long long* barriers, int count, int slot, unsigned& filled,\n"
+          "    unsigned& released) {{\n"
+          "  (void)src;  // the kernel's pointer: TMA reads through the map\n"
+          "#if TE_PTX(900)\n"
+          "  if ((filled >> slot) & 1u) {{\n"
+          "    while (!{4}(barriers + count + slot, (released >> slot) & 1u)) {{\n"
+          "    }}\n"
+          "    released ^= 1u << slot;\n"
+          "  }}\n"
+          "  filled |= 1u << slot;\n"
+          "  {5}(barriers + slot, {6}u);\n"
+          "{7}"
+          "#else\n"
+          "  (void)buffer;\n"
+          "  (void)offset;\n"
+          "  (void)map;\n"
+          "  (void)row0;\n"
+          "  (void)col0;\n"
+          "  (void)barriers;\n"
+          "  (void)count;\n"
+          "  (void)slot;\n"
+          "  (void)filled;\n"
+          "  (void)released;\n"
+          "  __trap();  // warp specialization needs sm_90 (te refuses other CudaOptions::arch)\n"
+          "#endif\n"
+          "}}\n",
+          box_words(n), kDeviceFunction, name, c_type(t), wait, expect, int64_t{rows} * cols * t.bytes(),
+          box_copies(helpers, n, "  ")));
+  return fmt::format("{}({}, {}, &{}, {}, {}, {}, te_tma_barriers, {}, {}, te_tma_filled, te_tma_released);", name,
+                     args.dst, args.offset, args.map, args.src, args.row0, args.col0, destinations, args.slot);
+}
+
+std::string tma_release_statement(HelperSet& helpers, int destinations, int slot) {
+  use_tma_wait(helpers);
+  const std::string arrive = use_hopper_ptx(helpers, HopperInstruction::MbarrierArrive);
+  helpers.use_text(
+      "te_tma_release",
+      fmt::format("// Warp specialization: where the producer's copy into destination `slot` stands, each\n"
+                  "// consumer thread is done with the buffer's last tile: it arrives on the buffer's\n"
+                  "// empty mbarrier (barriers[count + slot]), which the producer waits on, and the coming\n"
+                  "// copy becomes pending (one still pending is waited for first, keeping the parities\n"
+                  "// of te_tma_wait in step).\n"
+                  "{} void te_tma_release(unsigned long long* barriers, int count, int slot, unsigned& filled,\n"
+                  "                       unsigned& pending, unsigned& phase) {{\n"
+                  "#if TE_PTX(900)\n"
+                  "  te_tma_wait(barriers, slot + 1, 1u << slot, pending, phase);\n"
+                  "  if ((filled >> slot) & 1u) {}(barriers + count + slot);\n"
+                  "  filled |= 1u << slot;\n"
+                  "  pending |= 1u << slot;\n"
+                  "#else\n"
+                  "  (void)barriers;\n"
+                  "  (void)count;\n"
+                  "  (void)slot;\n"
+                  "  (void)filled;\n"
+                  "  (void)pending;\n"
+                  "  (void)phase;\n"
+                  "  __trap();  // warp specialization needs sm_90 (te refuses other CudaOptions::arch)\n"
+                  "#endif\n"
+                  "}}\n",
+                  kDeviceFunction, arrive));
+  return fmt::format("te_tma_release(te_tma_barriers, {}, {}, te_tma_filled, te_tma_pending, te_tma_phase);",
+                     destinations, slot);
+}
+
 std::string tma_load_text(HelperSet& helpers, const TensorIntrinsicCallNode* n, const TmaCallText& args) {
   const auto [rows, cols] = tma_box_of(n);
   const TmaMap m = tma_map_of(n);
   const Buffer& dst = n->buffers[1];
   const DataType t = dst.dtype();
   const std::string T = c_type(t);
-  const std::string name = fmt::format("te_tma_load_{}x{}_{}{}", rows, cols, t.to_string(),
-                                       m.swizzle ? fmt::format("_sw{}", m.swizzle) : "");
+  const std::string name = box_helper_name(n, "load");
   const std::string expect = use_hopper_ptx(helpers, HopperInstruction::MbarrierArriveExpectTx);
-  const std::string copy = use_hopper_ptx(helpers, HopperInstruction::TmaLoad2d);
-  // One copy per column block of the destination (one when it has none).
-  std::string copies;
-  for (int b = 0; b * m.cols < cols; ++b) {
-    const std::string at = b == 0 ? "offset" : fmt::format("offset + {}", b * m.cols);
-    copies += fmt::format("    {}(buffer + {}, map, (int)col0{}, (int)row0, barriers + slot);\n", copy,
-                          swizzled_index(helpers, dst, at), b == 0 ? "" : fmt::format(" + {}", b * m.cols));
-  }
+  const std::string copies = box_copies(helpers, n, "    ");
   const std::string element = swizzled_index(helpers, dst, "offset + e");
   use_tma_wait(helpers);
   helpers.use_text(

@@ -56,8 +56,11 @@ std::string tma_map_param_type(HelperSet& helpers);
 // Lines at the top of a kernel with TMA destinations: the mbarriers at `offset` of its
 // dynamic shared memory `arena`, initialized by one thread before a barrier, and each
 // thread's masks of copies to wait for and of the barriers' phase parities.
+// With warp specialization (consumer_threads > 0) each destination also has an empty
+// mbarrier, after the full ones, completing with an arrival per consumer thread.
 std::vector<std::string> tma_kernel_prologue(HelperSet& helpers, const std::string& arena, int64_t offset,
-                                             const std::vector<std::string>& destination_names);
+                                             const std::vector<std::string>& destination_names,
+                                             int64_t consumer_threads = 0);
 
 // The statement the kernel waits with, before a barrier, for its pending copies into the
 // destinations whose bits `mask` sets (those read before the next barrier).
@@ -79,6 +82,18 @@ struct TmaCallText {
   int slot = 0;
 };
 std::string tma_load_text(HelperSet& helpers, const TensorIntrinsicCallNode* n, const TmaCallText& args);
+
+// Warp specialization (TensorIntrinsicCallNode::producer): the producer thread's call
+// issuing n once the consumers released its destination (the kernel has `destinations`
+// full mbarriers, then as many empty ones; the producer's te_tma_filled and
+// te_tma_released track them).
+std::string tma_produce_text(HelperSet& helpers, const TensorIntrinsicCallNode* n, const TmaCallText& args,
+                             int destinations);
+
+// Warp specialization: the consumer thread's statement where the producer's copy into
+// destination `slot` stands: releases the buffer (its empty mbarrier) and marks the copy
+// pending (te_tma_filled, te_tma_pending, te_tma_phase).
+std::string tma_release_statement(HelperSet& helpers, int destinations, int slot);
 
 // The launcher's lines encoding tensor map `var` for `map` over the buffer at `pointer`
 // (rows_total x cols_total, C expressions); a failure returns its cudaError_t.

@@ -212,4 +212,19 @@ std::string use_wgmma_wait_all(HelperSet& helpers) {
   return "te_wgmma_wait_all";
 }
 
+std::string use_wgmma_wait_older(HelperSet& helpers) {
+  const std::string wait = use_hopper_ptx(helpers, HopperInstruction::WgmmaWaitGroup);
+  helpers.use_text("te_wgmma_wait_older",
+                   fmt::format("// Waits for this warpgroup's wgmmas but the newest N groups (those stay in flight\n"
+                               "// while the tiles the older ones read are released).\n"
+                               "template <int N>\n"
+                               "{0} void te_wgmma_wait_older() {{\n"
+                               "#if TE_PTX(900) && TE_PTX_SM90A\n"
+                               "  {1}<N>();\n"
+                               "#endif\n"
+                               "}}\n",
+                               kDeviceFunction, wait));
+  return "te_wgmma_wait_older";
+}
+
 }  // namespace te::cuda

@@ -33,4 +33,9 @@ std::string use_wgmma_helper(HelperSet& helpers, WgmmaHelper h, DataType t, int 
 // before each barrier) and returns its name.
 std::string use_wgmma_wait_all(HelperSet& helpers);
 
+// Registers te_wgmma_wait_older<N>() (all but the warpgroup's newest N wgmma groups
+// complete: a warp-specialized kernel's consumers then release the tiles those read)
+// and returns its name.
+std::string use_wgmma_wait_older(HelperSet& helpers);
+
 }  // namespace te::cuda

@@ -135,7 +135,8 @@ bool equal_stmt_node(const StmtNode* x, const StmtNode* y) {
     case StmtKind::TensorIntrinsicCall: {
       auto* a = static_cast<const TensorIntrinsicCallNode*>(x);
       auto* b = static_cast<const TensorIntrinsicCallNode*>(y);
-      if (a->intrinsic != b->intrinsic || a->buffers.size() != b->buffers.size()) return false;
+      if (a->intrinsic != b->intrinsic || a->buffers.size() != b->buffers.size() || !(a->producer == b->producer))
+        return false;
       for (size_t i = 0; i < a->buffers.size(); ++i)
         if (!a->buffers[i].same_as(b->buffers[i]) || !equal(a->offsets[i], b->offsets[i]) ||
             a->strides[i].size() != b->strides[i].size())

@@ -130,12 +130,13 @@ Stmt assert_stmt(Expr cond, std::string message, Stmt body) {
   return make_stmt<AssertNode>(std::move(cond), std::move(message), std::move(body));
 }
 Stmt tensor_intrinsic_call(std::shared_ptr<const TensorIntrinsicNode> intrinsic, std::vector<Buffer> buffers,
-                           std::vector<Expr> offsets, std::vector<std::vector<Expr>> strides, Stmt body) {
+                           std::vector<Expr> offsets, std::vector<std::vector<Expr>> strides, Stmt body,
+                           std::optional<WarpSpecialization> producer) {
   TE_ICHECK(intrinsic != nullptr && buffers.size() == offsets.size() && buffers.size() == strides.size(),
             "tensor_intrinsic_call: malformed");
   require(body, "tensor_intrinsic_call");
   return make_stmt<TensorIntrinsicCallNode>(std::move(intrinsic), std::move(buffers), std::move(offsets),
-                                            std::move(strides), std::move(body));
+                                            std::move(strides), std::move(body), producer);
 }
 
 // ---- IRVisitor ----
@@ -426,7 +427,8 @@ Stmt IRMutator::mutate_tensor_intrinsic_call(const Stmt& s, const TensorIntrinsi
   for (size_t i = 0; i < n->strides.size(); ++i) changed |= mutate_all(n->strides[i], &strides[i]);
   Stmt b = mutate(n->body);
   if (!changed && b.same_as(n->body)) return s;
-  return make_stmt<TensorIntrinsicCallNode>(n->intrinsic, n->buffers, std::move(offsets), std::move(strides), b);
+  return make_stmt<TensorIntrinsicCallNode>(n->intrinsic, n->buffers, std::move(offsets), std::move(strides), b,
+                                            n->producer);
 }
 
 // ---- substitute ----

@@ -285,7 +285,10 @@ class Printer {
             os_ << ")";
           }
         }
-        os_ << ") {\n";
+        os_ << ")";
+        // A warp-specialized copy: the producer warpgroup issues it (see the CUDA backend).
+        if (n->producer) os_ << " by the producer warpgroup";
+        os_ << " {\n";
         print_block(n->body);
         line_start();
         os_ << "}\n";

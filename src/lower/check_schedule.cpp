@@ -91,6 +91,24 @@ void check_swizzle(const StageNode& st) {
                     st.op->name, st.swizzle_bytes, scope_name(st.scope)));
 }
 
+// A warp-specialized stage is a pipelined TMA copy: its producer runs ahead into the
+// buffers the consumers are not reading.
+void check_warp_specialize(const StageNode& st) {
+  if (!st.warp_specialization) return;
+  if (st.buffers < 2)
+    throw Error(
+        fmt::format("lower: stage '{}' is warp-specialized but has one buffer, so its producer could not copy ahead "
+                    "of the consumers; pipeline it (pipeline(n) or double_buffer)",
+                    st.op->name));
+  if (!st.tensorize_intrinsic.defined() || !intrinsics::is_cuda_tma_load(*st.tensorize_intrinsic.node()))
+    throw Error(fmt::format(
+        "lower: stage '{}' is warp-specialized but {}; the producer warpgroup issues TMA copies "
+        "(tensorize the stage with intrinsics::cuda_tma_load_2d)",
+        st.op->name,
+        st.tensorize_intrinsic.defined() ? fmt::format("tensorized with '{}'", st.tensorize_intrinsic.name())
+                                         : std::string("not tensorized")));
+}
+
 }  // namespace
 
 void check_schedule(const Schedule& s) {
@@ -98,6 +116,7 @@ void check_schedule(const Schedule& s) {
     check_inlined_unscheduled(*st);
     check_double_buffer(*s.get(), *st);
     check_swizzle(*st);
+    check_warp_specialize(*st);
   }
 }
 

@@ -6,7 +6,8 @@
 // same index everywhere, one thread's by construction: a row reduction's running values,
 // a thread's slot of a shared array) need none. Only uniform control flow inside the
 // thread loops gets barriers: never under a condition or loop bound that depends on
-// the thread index.
+// the thread index. A warp-specialized TMA copy takes none: the CUDA backend orders it
+// with mbarriers.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -141,6 +142,9 @@ class SharedAccesses : public IRVisitor {
     IRVisitor::visit_store(n);
   }
   void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) override {
+    // A producer warpgroup's copy (Stage::warp_specialize) is ordered by mbarriers: the
+    // consumers wait for it where they read and release its buffer where it stands.
+    if (n->producer) return;
     ++in_intrinsic_;  // the warp's lanes share each access
     IRVisitor::visit_tensor_intrinsic_call(n);
     --in_intrinsic_;

@@ -121,7 +121,9 @@ class Tensorize : public IRMutator {
     tensorize::Binding b = tensorize::match(nest, *in, known_, where);
     std::vector<Var> vars;
     Stmt body = tensorize::instantiate(*in, b.buffers, b.offsets, b.strides, &vars);
-    return tensor_intrinsic_call(in, b.buffers, b.offsets, b.strides, body);
+    const bool main = in.get() == st_.tensorize_intrinsic.node().get();  // not the init's
+    return tensor_intrinsic_call(in, b.buffers, b.offsets, b.strides, body,
+                                 main ? st_.warp_specialization : std::nullopt);
   }
 
   static bool reduces(const IterVar& iv) { return iv->type == IterVarType::Reduce; }

@@ -18,6 +18,9 @@ std::string suffix(DataType t, const char* who) {
   throw Error(fmt::format("intrinsics::{}: tensor cores multiply float16 or bfloat16, not {}", who, t.to_string()));
 }
 
+// The name (and CUDA implementation) of every cuda_tma_load_2d intrinsic starts so.
+constexpr const char* kTmaLoadPrefix = "cuda_tma_load_";
+
 TensorIntrinsic declare(const std::string& name, const Tensor& out, const std::vector<Tensor>& strided) {
   return tensor_intrinsic(name, out, {{"cuda", name}}, strided);
 }
@@ -136,7 +139,12 @@ TensorIntrinsic cuda_tma_load_2d(DataType t, int rows, int cols) {
   Tensor s = placeholder({rows, cols}, t, "S");
   Tensor d = compute(
       {rows, cols}, [&](Expr i, Expr j) { return s(i, j); }, "D");
-  return declare(fmt::format("cuda_tma_load_{}x{}_{}", rows, cols, t.to_string()), d, {s, d});
+  return declare(fmt::format("{}{}x{}_{}", kTmaLoadPrefix, rows, cols, t.to_string()), d, {s, d});
+}
+
+bool is_cuda_tma_load(const TensorIntrinsicNode& in) {
+  auto it = in.implementations.find("cuda");
+  return it != in.implementations.end() && it->second.rfind(kTmaLoadPrefix, 0) == 0;
 }
 
 }  // namespace te::intrinsics

@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -144,6 +145,22 @@ struct WarpExchange {
   std::vector<unsigned long long> slots;
   std::vector<std::unique_ptr<BlockBarrier>> warps;
   std::vector<std::unique_ptr<BlockBarrier>> warpgroups;  // Hopper's: 4 consecutive warps
+  // bar.sync's named barriers 1..15: each, from its first use, completes with the thread
+  // count that use gave (every use must give the same).
+  std::mutex named_mutex;
+  std::map<unsigned, std::pair<unsigned, std::unique_ptr<BlockBarrier>>> named;
+  BlockBarrier& named_barrier(unsigned id, unsigned threads) {
+    std::lock_guard<std::mutex> lock(named_mutex);
+    auto& [count, barrier] = named[id];
+    if (!barrier) {
+      count = threads;
+      barrier.reset(new BlockBarrier(static_cast<int>(threads)));
+    } else if (count != threads) {
+      std::fprintf(stderr, "cuda emulation: bar.sync %u with %u threads, first used with %u\n", id, threads, count);
+      std::abort();
+    }
+    return *barrier;
+  }
 };
 inline thread_local WarpExchange* current_exchange = nullptr;
 inline thread_local unsigned linear_thread = 0;

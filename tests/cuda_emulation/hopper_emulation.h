@@ -300,6 +300,14 @@ static inline void te_ptx_setmaxnreg_dec() {
   static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
 }
 
+// bar.sync id, threads (ISA: "bar, barrier"): id 1..15 here (0 is __syncthreads()'s),
+// threads a multiple of the warp size; the barrier completes when that many arrived.
+static inline void te_ptx_bar_sync(unsigned id, unsigned threads) {
+  if (id == 0 || id > 15 || threads == 0 || threads % 32 != 0)
+    te_emu::hopper::fail("bar.sync", "the barrier is 1..15 and its thread count a nonzero multiple of 32");
+  te_emu::current_exchange->named_barrier(id, threads).arrive_and_wait();
+}
+
 // fence.proxy.async.shared::cta: the emulation has one memory proxy, nothing to order.
 static inline void te_ptx_fence_proxy_async() {}
 

@@ -579,6 +579,22 @@ std::vector<BenchCase> bench_cases() {
                  2.0 * size * size * size,
                  "HGMMA"});
   }
+  for (const int64_t size : {int64_t{4096}, int64_t{8192}}) {  // warp-specialized, persistent: 128 blocks
+    ops::MatmulWgmmaOptions o;
+    o.warp_specialized = true;
+    o.persistent_blocks = 128;
+    v.push_back(
+        {fmt::format("bgemm_wgmma_{}_warp_specialized", size),
+         matmul_wgmma_func(int(size), int(size), int(size), BFloat(16), o, fmt::format("gemm_wgmma_ws_{}", size)),
+         "matmul",
+         {{{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+          {{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+          {{"shape", {size, size}}, {"role", "output"}}},
+         json::array(),
+         2.0 * 2 * size * size + f4 * size * size,
+         2.0 * size * size * size,
+         "HGMMA"});
+  }
   {  // A fused epilogue (bias, relu, bfloat16 out) against cuBLASLt's addmm and relu.
     const int64_t size = 4096;
     v.push_back({"bgemm_wgmma_bias_relu_4096",
@@ -703,6 +719,11 @@ int main(int argc, char** argv) {
         te::write_wgmma_corpus(root / "corpus", te::BFloat(16), tma_kmajor, "bgemm_wgmma_tma_kmajor", rng));
     corpus.push_back(
         te::write_wgmma_corpus(root / "corpus", te::BFloat(16), threads_mn, "bgemm_wgmma_threads_mn", rng));
+    te::ops::MatmulWgmmaOptions specialized;  // a producer warpgroup, 3 tiles over 2 persistent blocks
+    specialized.warp_specialized = true;
+    specialized.persistent_blocks = 2;
+    corpus.push_back(
+        te::write_wgmma_corpus(root / "corpus", te::BFloat(16), specialized, "bgemm_wgmma_warp_specialized", rng));
     corpus.push_back(te::write_wgmma_epilogue_corpus(root / "corpus", "bgemm_wgmma_bias_relu", rng));
     corpus.push_back(te::write_attention_corpus(root / "corpus", te::Float(16), false, "attention_float16", rng));
     corpus.push_back(

@@ -21,8 +21,10 @@
 /// options.tma) or the threads' 16-byte cp.async copies. Per 16 of k, one wgmma per
 /// warpgroup multiplies its 64 rows of A's tile by B's tile.
 ///
-/// This is a step towards te's full Hopper GEMM: producer warps and deeper mbarrier
-/// pipelines come next; a k tile's wgmmas are waited for at the next barrier.
+/// The block's threads wait for a k tile's wgmmas at the next barrier. With
+/// options.warp_specialized, a producer warpgroup issues the TMA copies on mbarriers
+/// instead (Stage::warp_specialize), the consumer warpgroups meet no __syncthreads in
+/// the k loop, and one k tile's wgmmas stay in flight while the tile before is released.
 ///
 /// An epilogue fuses into the kernel: schedule its output instead of C, an element-wise
 /// compute reading C at its own (i, j) (a bias, an activation, a cast to bfloat16):
@@ -67,6 +69,11 @@ struct MatmulWgmmaOptions {
   /// N / block_n: the TMA copies and wgmmas run whole tiles), e.g. 128 of a 4096-square
   /// C's 1024 tiles on a 132-multiprocessor GPU. 0: a block per tile.
   int persistent_blocks = 0;
+  /// Warp specialization (Stage::warp_specialize): one more warpgroup per block issues
+  /// the TMA copies as soon as the consumers release each buffer, and setmaxnreg gives
+  /// its registers to the block_m / 64 consumer warpgroups, which never meet a
+  /// __syncthreads in the k loop. Needs tma, b_mn_major and stages of 2 or more; sm_90a.
+  bool warp_specialized = false;
 };
 
 namespace matmul_wgmma_detail {
@@ -98,12 +105,25 @@ inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, 
   }
   if (o.stages < 1 || o.stages > 8)
     fail("stages is " + text(o.stages) + "; the shared tiles are 1 (no pipeline) to 8 buffers deep");
+  if (o.warp_specialized && (!o.tma || !o.b_mn_major || o.stages < 2))
+    fail(std::string("warp_specialized needs the tiles copied by TMA (tma and b_mn_major true) into a pipeline of 2 "
+                     "or more stages; ") +
+         (!o.tma          ? "tma is false"
+          : !o.b_mn_major ? "b_mn_major is false"
+                          : "stages is " + text(o.stages)));
   const int64_t tiles = 2 * int64_t{o.tile_k} * (o.block_m + o.block_n) * o.stages;
   const int64_t c_tile = epilogue ? 4 * int64_t{o.block_m} * o.block_n : 0;
   if (tiles + c_tile > 227 * 1024)
     fail("the shared tiles need " + text(tiles) + " bytes" +
          (epilogue ? " and the epilogue's float32 tile of C " + text(c_tile) : std::string()) +
          ", above the 227 KiB of a block (sm_90)");
+}
+
+// setmaxnreg's split of a multiprocessor's 64K registers: 40 per producer thread, the
+// rest to the consumer warpgroups (at most 232 each, a multiple of 8).
+inline WarpSpecialization register_split(int consumer_warpgroups) {
+  const int consumer = (65536 / 128 - 40) / consumer_warpgroups / 8 * 8;
+  return {40, std::min(232, consumer)};
 }
 
 // The swizzle of B's MN-major tiles: the widest whose column blocks (swizzle / 2
@@ -247,6 +267,11 @@ inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const Mat
     d::fill_shared(s, BS, o, o.tile_k, o.block_n, d::mn_major_swizzle(o.block_n), false);
   else
     d::fill_shared(s, BS, o, o.block_n, o.tile_k, o.tile_k * 2, true);
+  if (o.warp_specialized) {
+    const WarpSpecialization registers = d::register_split(o.block_m / 64);
+    s[AS].warp_specialize(registers);
+    s[BS].warp_specialize(registers);
+  }
 }
 
 }  // namespace te::ops
