@@ -185,10 +185,18 @@ TEST(Wgmma, ReferenceScheduleEqualsInterpretThroughBothPaths) {
 // An epilogue fused into the kernel: D = cast(max(C + bias, 0)) in bfloat16 (and the
 // same in float32, minus the bias), C's tile in shared memory between the warpgroups'
 // stores and the threads' epilogue, through both paths, equal to interpret() and C++.
+// Warp-specialized (the PTX path only), with a persistent block over two tiles: the
+// consumers' named barrier guards C's shared tile.
 TEST(Wgmma, EpilogueEqualsInterpretAndCxxThroughBothPaths) {
-  const int M = 128, N = 128, K = 128;
-  for (DataType out_type : {BFloat(16), Float(32)}) {
-    SCOPED_TRACE(out_type.to_string());
+  const int N = 128, K = 128;
+  struct Case {
+    DataType out_type;
+    bool warp_specialized;
+  };
+  for (const Case c : {Case{BFloat(16), false}, Case{Float(32), false}, Case{Float(32), true}}) {
+    const DataType out_type = c.out_type;
+    const int M = c.warp_specialized ? 256 : 128;
+    SCOPED_TRACE(out_type.to_string() + (c.warp_specialized ? ", warp-specialized" : ""));
     Tensor A = placeholder({M, K}, BFloat(16), "A"), B = placeholder({K, N}, BFloat(16), "B");
     Tensor bias = placeholder({N}, Float(32), "bias");
     Tensor C = ops::matmul(A, B, "C");
@@ -202,6 +210,8 @@ TEST(Wgmma, EpilogueEqualsInterpretAndCxxThroughBothPaths) {
     Schedule s = create_schedule({D});
     ops::MatmulWgmmaOptions o;
     o.block_n = 64;
+    o.warp_specialized = c.warp_specialized;
+    o.persistent_blocks = c.warp_specialized ? 1 : 0;
     ops::schedule_matmul_wgmma_cuda(s, D, o);
     const LoweredFunc f = lower(s, {A, B, bias, D}, "epilogue_" + out_type.to_string());
     const std::string ir = to_string(f);
@@ -209,8 +219,12 @@ TEST(Wgmma, EpilogueEqualsInterpretAndCxxThroughBothPaths) {
     const CudaModule m = build_cuda(f);
     EXPECT_NE(m.source().find("te_wgmma_store_64x64(C_warpgroup + 0, C + "), std::string::npos) << m.source();
     EXPECT_EQ(m.kernels().size(), 1u);
+    EXPECT_EQ(m.source().find("te_ptx_bar_sync(1, 256);  // the consumer warpgroups' barrier") != std::string::npos,
+              c.warp_specialized)
+        << m.source();
 
-    cuda_test::EmulatedProgram program(cuda_test::EmulatedProgram::Paths::Both);
+    cuda_test::EmulatedProgram program(c.warp_specialized ? cuda_test::EmulatedProgram::Paths::Ptx
+                                                          : cuda_test::EmulatedProgram::Paths::Both);
     program.add(m);
     std::string log;
     ASSERT_TRUE(program.build(&log)) << log;
@@ -456,42 +470,6 @@ TEST(Wgmma, WarpSpecializedGemmEqualsInterpretAndCxx) {
   }
 }
 
-TEST(Wgmma, WarpSpecializedEpilogueEqualsInterpretAndCxx) {
-  const int M = 256, N = 128, K = 128;
-  Tensor A = placeholder({M, K}, BFloat(16), "A"), B = placeholder({K, N}, BFloat(16), "B");
-  Tensor bias = placeholder({N}, Float(32), "bias");
-  Tensor C = ops::matmul(A, B, "C");
-  Tensor D = compute(
-      {M, N}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), make_const(Float(32), 0)); }, "D");
-  Schedule s = create_schedule({D});
-  ops::MatmulWgmmaOptions o;
-  o.warp_specialized = true;
-  o.persistent_blocks = 1;  // both tiles in one block: C's shared tile is reused
-  ops::schedule_matmul_wgmma_cuda(s, D, o);
-  const LoweredFunc f = lower(s, {A, B, bias, D}, "wgmma_specialized_epilogue");
-  const CudaModule m = build_cuda(f);
-  EXPECT_NE(m.source().find("te_ptx_bar_sync(1, 256);  // the consumer warpgroups' barrier"), std::string::npos)
-      << m.source();
-  cuda_test::EmulatedProgram program(cuda_test::EmulatedProgram::Paths::Ptx);
-  program.add(m);
-  std::string log;
-  ASSERT_TRUE(program.build(&log)) << log;
-  NDArray a = small_integers(M, K, BFloat(16), 1), b = small_integers(K, N, BFloat(16), 5);
-  NDArray bias_values = NDArray::empty({N}, Float(32));
-  for (int j = 0; j < N; ++j) cuda_test::set_element(bias_values, j, double(j % 7) - 3);
-  NDArray want = NDArray::empty({M, N}, Float(32));
-  interpret(f, {a, b, bias_values, want});
-  for (int i = 0; i < M; i += 9)
-    for (int j = 0; j < N; j += 5) {
-      float acc = 0;
-      for (int k = 0; k < K; ++k) acc += small_integer(i * K + k, 1) * small_integer(k * N + j, 5);
-      ASSERT_EQ(cuda_test::element(want, i * N + j), double(std::max(acc + float(j % 7) - 3, 0.0f))) << i << ", " << j;
-    }
-  cuda_test::EmulatedRun r = program.run(f.name, f, {a, b, bias_values, NDArray::empty({M, N}, Float(32))});
-  ASSERT_EQ(r.error, 0) << r.output;
-  EXPECT_EQ(cuda_test::compare_arrays(want, r.arrays[3]), "");
-}
-
 TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
   expect_error([] { intrinsics::cuda_wgmma_m64nNk16(Float(16), 12); },
                {"intrinsics::cuda_wgmma_m64nNk16: n is 12; wgmma's tiles are 64 x n with n a multiple of 8 from 8 to "
@@ -562,8 +540,10 @@ TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
 
 // Each misuse of warp specialization is a te::Error naming the stage or kernel and the rule.
 TEST(Wgmma, WarpSpecializationMisuseIsAnError) {
-  // The reference schedule with warp specialization, then `change` on it.
-  auto specialized = [](int block_m, const std::function<void(Schedule&)>& change) {
+  // The reference schedule of a block_m x 64 x 128 GEMM (warp-specialized or not), then
+  // `change` on it, built for `arch`.
+  auto build = [](int block_m, bool specialized, const std::function<void(Schedule&)>& change, const std::string& name,
+                  const std::string& arch = "") {
     Tensor A = placeholder({block_m, 128}, BFloat(16), "A"), B = placeholder({128, 64}, BFloat(16), "B");
     Tensor C = ops::matmul(A, B, "C");
     Schedule s = create_schedule({C});
@@ -571,61 +551,52 @@ TEST(Wgmma, WarpSpecializationMisuseIsAnError) {
     o.block_m = block_m;
     o.block_n = 64;
     o.stages = 2;
-    o.warp_specialized = true;
+    o.warp_specialized = specialized;
     ops::schedule_matmul_wgmma_cuda(s, C, o);
     change(s);
-    return build_cuda(lower(s, {A, B, C}, "ws"));
+    CudaOptions options;
+    options.arch = arch;
+    return build_cuda(lower(s, {A, B, C}, name), options);
   };
   auto stage = [](Schedule& s, const std::string& name) {
     for (const auto& st : s.get()->stages)
       if (st->op->name == name) return s[st->op];
     throw std::runtime_error("no stage " + name);
   };
-  EXPECT_NO_THROW(specialized(128, [](Schedule&) {}));
-  expect_error([&] { specialized(128, [&](Schedule& s) {
-                       stage(s, "B.shared").warp_specialize({48, 232});
-                     }); },
-               {"CUDA: in kernel 'ws_kernel0', TMA copy", "its stage gives the producer and consumer warpgroups",
-                "give them the same (warp_specialize)"});
+  const auto unchanged = [](Schedule&) {};
+  EXPECT_NO_THROW(build(128, true, unchanged, "ws"));
   expect_error(
       [&] {
-        specialized(192, [&](Schedule& s) {
-          for (const char* name : {"A.shared", "B.shared"}) stage(s, name).warp_specialize({40, 232});
-        });
+        build(
+            128, true,
+            [&](Schedule& s) {
+              stage(s, "B.shared").warp_specialize({48, 232});
+            },
+            "ws");
+      },
+      {"CUDA: in kernel 'ws_kernel0', TMA copy", "its stage gives the producer and consumer warpgroups",
+       "give them the same (warp_specialize)"});
+  expect_error(
+      [&] {
+        build(
+            192, true,
+            [&](Schedule& s) {
+              for (const char* name : {"A.shared", "B.shared"}) stage(s, name).warp_specialize({40, 232});
+            },
+            "ws");
       },
       {"CUDA: kernel 'ws_kernel0' is warp-specialized",
-       "its producer warpgroup's 40 registers per thread and its 3 "
-       "consumer warpgroups' 232 come to 94208, above a multiprocessor's 65536"});
+       "its producer warpgroup's 40 registers per thread and its 3 consumer warpgroups' 232 come to 94208, above a "
+       "multiprocessor's 65536"});
   // A kernel whose B copy is TMA but not warp-specialized.
   expect_error(
       [&] {
-        Tensor A = placeholder({64, 128}, BFloat(16), "A"), B = placeholder({128, 64}, BFloat(16), "B");
-        Tensor C = ops::matmul(A, B, "C");
-        Schedule s = create_schedule({C});
-        ops::MatmulWgmmaOptions o;
-        o.block_m = o.block_n = 64;
-        o.stages = 2;
-        ops::schedule_matmul_wgmma_cuda(s, C, o);
-        stage(s, "A.shared").warp_specialize();
-        build_cuda(lower(s, {A, B, C}, "mixed"));
+        build(
+            64, false, [&](Schedule& s) { stage(s, "A.shared").warp_specialize(); }, "mixed");
       },
       {"CUDA: kernel 'mixed_kernel0' is warp-specialized (Stage::warp_specialize of the stage filling 'A.shared'), but "
        "its TMA copy into 'B.shared' is not; a producer warpgroup issues all of a kernel's TMA copies or none"});
-  // setmaxnreg needs sm_90a.
-  expect_error(
-      [&] {
-        Tensor A = placeholder({64, 128}, BFloat(16), "A"), B = placeholder({128, 64}, BFloat(16), "B");
-        Tensor C = ops::matmul(A, B, "C");
-        Schedule s = create_schedule({C});
-        ops::MatmulWgmmaOptions o;
-        o.block_m = o.block_n = 64;
-        o.warp_specialized = true;
-        ops::schedule_matmul_wgmma_cuda(s, C, o);
-        CudaOptions options;
-        options.arch = "sm_90";
-        build_cuda(lower(s, {A, B, C}, "sm90"), options);
-      },
-      {"which needs sm_90a"});
+  expect_error([&] { build(64, true, unchanged, "sm90", "sm_90"); }, {"which needs sm_90a"});  // setmaxnreg
 
   // The stage primitive and lower()'s checks.
   Tensor A = placeholder({64, 128}, BFloat(16), "A");

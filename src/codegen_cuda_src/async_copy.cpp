@@ -67,9 +67,9 @@ std::string before_each_barrier(const std::string& kernel_text, const std::strin
     const size_t indent = line.find_first_not_of(' ');
     // __syncthreads(), or a warp-specialized kernel's consumer barrier (bar.sync 1, ...).
     const std::string consumers = "te_ptx_bar_sync(1, ";
-    const bool barrier = indent != std::string::npos &&
-                         (line.compare(indent, std::string::npos, "__syncthreads();") == 0 ||
-                          line.compare(indent, consumers.size(), consumers) == 0);
+    const bool barrier =
+        indent != std::string::npos && (line.compare(indent, std::string::npos, "__syncthreads();") == 0 ||
+                                        line.compare(indent, consumers.size(), consumers) == 0);
     if (barrier) out += line.substr(0, indent) + statement + "\n";
     out += line + "\n";
   }

@@ -198,33 +198,37 @@ std::string use_wgmma_helper(HelperSet& helpers, WgmmaHelper h, DataType t, int 
 
 // Waits for the warpgroup's wgmmas: the tiles they read may then be refilled, and their
 // accumulators read.
-std::string use_wgmma_wait_all(HelperSet& helpers) {
+namespace {
+
+// Registers a wgmma.wait_group helper: `name()` (`templated`: name<N>()) waiting with
+// `count` groups left pending.
+std::string use_wgmma_wait(HelperSet& helpers, const char* name, const char* comment, bool templated,
+                           const char* count) {
   const std::string wait = use_hopper_ptx(helpers, HopperInstruction::WgmmaWaitGroup);
-  helpers.use_text("te_wgmma_wait_all",
-                   fmt::format("// Waits for this warpgroup's wgmmas (before a barrier, after which the tiles they\n"
-                               "// read may be refilled, and before their accumulators are stored).\n"
-                               "{0} void te_wgmma_wait_all() {{\n"
+  helpers.use_text(name,
+                   fmt::format("{0}{1}{2} void {3}() {{\n"
                                "#if TE_PTX(900) && TE_PTX_SM90A\n"
-                               "  {1}<0>();\n"
+                               "  {4}<{5}>();\n"
                                "#endif\n"
                                "}}\n",
-                               kDeviceFunction, wait));
-  return "te_wgmma_wait_all";
+                               comment, templated ? "template <int N>\n" : "", kDeviceFunction, name, wait, count));
+  return name;
+}
+
+}  // namespace
+
+std::string use_wgmma_wait_all(HelperSet& helpers) {
+  return use_wgmma_wait(helpers, "te_wgmma_wait_all",
+                        "// Waits for this warpgroup's wgmmas (before a barrier, after which the tiles they\n"
+                        "// read may be refilled, and before their accumulators are stored).\n",
+                        false, "0");
 }
 
 std::string use_wgmma_wait_older(HelperSet& helpers) {
-  const std::string wait = use_hopper_ptx(helpers, HopperInstruction::WgmmaWaitGroup);
-  helpers.use_text("te_wgmma_wait_older",
-                   fmt::format("// Waits for this warpgroup's wgmmas but the newest N groups (those stay in flight\n"
-                               "// while the tiles the older ones read are released).\n"
-                               "template <int N>\n"
-                               "{0} void te_wgmma_wait_older() {{\n"
-                               "#if TE_PTX(900) && TE_PTX_SM90A\n"
-                               "  {1}<N>();\n"
-                               "#endif\n"
-                               "}}\n",
-                               kDeviceFunction, wait));
-  return "te_wgmma_wait_older";
+  return use_wgmma_wait(helpers, "te_wgmma_wait_older",
+                        "// Waits for this warpgroup's wgmmas but the newest N groups (those stay in flight\n"
+                        "// while the tiles the older ones read are released).\n",
+                        true, "N");
 }
 
 }  // namespace te::cuda

@@ -549,52 +549,33 @@ std::vector<BenchCase> bench_cases() {
   v.push_back(h);
   // Warpgroup MMA (sm_90a): bf16 and fp16 in, fp32 accumulated and out, against
   // torch.matmul (cuBLAS) in the same input type.
-  for (int64_t size : {int64_t{4096}, int64_t{8192}})
-    for (DataType t : {BFloat(16), Float(16)}) {
-      if (size == 8192 && t == Float(16)) continue;
-      const std::string type = t == Float(16) ? "float16" : "bfloat16";
-      v.push_back({fmt::format("{}gemm_wgmma_{}", t == Float(16) ? "h" : "b", size),
-                   matmul_wgmma_func(int(size), int(size), int(size), t, {}, "gemm_wgmma"),
-                   "matmul",
-                   {{{"shape", {size, size}}, {"role", "input"}, {"dtype", type}},
-                    {{"shape", {size, size}}, {"role", "input"}, {"dtype", type}},
-                    {{"shape", {size, size}}, {"role", "output"}}},
-                   json::array(),
-                   2.0 * 2 * size * size + f4 * size * size,
-                   2.0 * size * size * size,
-                   "HGMMA"});
-    }
-  {  // A persistent grid of 128 blocks over 8192^2 / 128^2 = 4096 tiles.
-    ops::MatmulWgmmaOptions o;
-    o.persistent_blocks = 128;
-    const int64_t size = 8192;
-    v.push_back({"bgemm_wgmma_8192_persistent",
-                 matmul_wgmma_func(int(size), int(size), int(size), BFloat(16), o, "gemm_wgmma_persistent"),
+  auto wgmma_case = [&](const std::string& name, int64_t size, DataType t, const ops::MatmulWgmmaOptions& o,
+                        const std::string& func) {
+    const std::string type = t == Float(16) ? "float16" : "bfloat16";
+    v.push_back({name,
+                 matmul_wgmma_func(int(size), int(size), int(size), t, o, func),
                  "matmul",
-                 {{{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
-                  {{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+                 {{{"shape", {size, size}}, {"role", "input"}, {"dtype", type}},
+                  {{"shape", {size, size}}, {"role", "input"}, {"dtype", type}},
                   {{"shape", {size, size}}, {"role", "output"}}},
                  json::array(),
                  2.0 * 2 * size * size + f4 * size * size,
                  2.0 * size * size * size,
                  "HGMMA"});
-  }
-  for (const int64_t size : {int64_t{4096}, int64_t{8192}}) {  // warp-specialized, persistent: 128 blocks
-    ops::MatmulWgmmaOptions o;
-    o.warp_specialized = true;
-    o.persistent_blocks = 128;
-    v.push_back(
-        {fmt::format("bgemm_wgmma_{}_warp_specialized", size),
-         matmul_wgmma_func(int(size), int(size), int(size), BFloat(16), o, fmt::format("gemm_wgmma_ws_{}", size)),
-         "matmul",
-         {{{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
-          {{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
-          {{"shape", {size, size}}, {"role", "output"}}},
-         json::array(),
-         2.0 * 2 * size * size + f4 * size * size,
-         2.0 * size * size * size,
-         "HGMMA"});
-  }
+  };
+  for (int64_t size : {int64_t{4096}, int64_t{8192}})
+    for (DataType t : {BFloat(16), Float(16)}) {
+      if (size == 8192 && t == Float(16)) continue;
+      wgmma_case(fmt::format("{}gemm_wgmma_{}", t == Float(16) ? "h" : "b", size), size, t, {}, "gemm_wgmma");
+    }
+  ops::MatmulWgmmaOptions persistent;  // 128 blocks over 8192^2 / 128^2 = 4096 tiles
+  persistent.persistent_blocks = 128;
+  wgmma_case("bgemm_wgmma_8192_persistent", 8192, BFloat(16), persistent, "gemm_wgmma_persistent");
+  ops::MatmulWgmmaOptions specialized = persistent;  // and a producer warpgroup
+  specialized.warp_specialized = true;
+  for (const int64_t size : {int64_t{4096}, int64_t{8192}})
+    wgmma_case(fmt::format("bgemm_wgmma_{}_warp_specialized", size), size, BFloat(16), specialized,
+               fmt::format("gemm_wgmma_ws_{}", size));
   {  // A fused epilogue (bias, relu, bfloat16 out) against cuBLASLt's addmm and relu.
     const int64_t size = 4096;
     v.push_back({"bgemm_wgmma_bias_relu_4096",
@@ -609,21 +590,9 @@ std::vector<BenchCase> bench_cases() {
                  2.0 * size * size * size,
                  "HGMMA"});
   }
-  {  // The first wgmma GEMM's copies (the threads', B transposed): what TMA and MN-major B gain.
-    ops::MatmulWgmmaOptions o;
-    o.tma = o.b_mn_major = false;
-    const int64_t size = 4096;
-    v.push_back({"bgemm_wgmma_4096_threads_kmajor",
-                 matmul_wgmma_func(int(size), int(size), int(size), BFloat(16), o, "gemm_wgmma"),
-                 "matmul",
-                 {{{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
-                  {{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
-                  {{"shape", {size, size}}, {"role", "output"}}},
-                 json::array(),
-                 2.0 * 2 * size * size + f4 * size * size,
-                 2.0 * size * size * size,
-                 "HGMMA"});
-  }
+  ops::MatmulWgmmaOptions threads_kmajor;  // the first wgmma GEMM's copies (the threads', B transposed):
+  threads_kmajor.tma = threads_kmajor.b_mn_major = false;  // what TMA and MN-major B gain
+  wgmma_case("bgemm_wgmma_4096_threads_kmajor", 4096, BFloat(16), threads_kmajor, "gemm_wgmma");
   v.push_back({"grid_sample_1x256x200x200",
                grid_sample_cuda(1, 256, 200, 200),
                "grid_sample",
