@@ -29,6 +29,7 @@ struct Gemm {
   // the accumulators' scope, the threads along x that copy the tiles.
   int swizzle_a = -1, swizzle_b = -1;
   std::string accumulators = "warpgroup";
+  bool registers_a = false;  // A from registers (cuda_wgmma_m64nNk16_rs) with A's operand left in shared
   int copy_threads = 128;
 };
 
@@ -58,7 +59,8 @@ LoweredFunc wgmma_gemm(const Gemm& g, const std::string& name) {
   auto [kk, k16] = s[CF].split(ki, 16);
   s[CF].reorder({ko, kk, CF.axis(0), CF.axis(1), k16});
   s[CF].unroll(kk);
-  s[CF].tensorize(CF.axis(0), intrinsics::cuda_wgmma_m64nNk16(g.t, g.block_n));
+  s[CF].tensorize(CF.axis(0), g.registers_a ? intrinsics::cuda_wgmma_m64nNk16_rs(g.t, g.block_n)
+                                            : intrinsics::cuda_wgmma_m64nNk16(g.t, g.block_n));
   for (const auto& [S, swizzle] : {std::pair{AS, g.swizzle_a}, std::pair{BS, g.swizzle_b}}) {
     s[S].compute_at(s[CF], ko);
     if (swizzle != 0) s[S].swizzle(swizzle < 0 ? g.tile_k * 2 : swizzle);
@@ -153,9 +155,13 @@ TEST(Wgmma, ReferenceScheduleEqualsInterpretThroughBothPaths) {
   ops::MatmulWgmmaOptions persistent = small;  // 4 tiles over 2 blocks: each takes two
   persistent.tma = true;
   persistent.persistent_blocks = 2;
-  for (const Case& c : {Case{128, 128, 192, {}, Float(16)}, Case{128, 128, 96, small, BFloat(16)},
-                        Case{128, 64, 64, n32, Float(16)}, Case{64, 48, 48, n16, BFloat(16)},
-                        Case{128, 128, 128, transposed, BFloat(16)}, Case{128, 128, 96, persistent, Float(16)}}) {
+  ops::MatmulWgmmaOptions registers, registers_transposed = transposed;  // A from registers
+  registers.a_from_registers = registers_transposed.a_from_registers = true;
+  for (const Case& c :
+       {Case{128, 128, 192, {}, Float(16)}, Case{128, 128, 96, small, BFloat(16)}, Case{128, 64, 64, n32, Float(16)},
+        Case{64, 48, 48, n16, BFloat(16)}, Case{128, 128, 128, transposed, BFloat(16)},
+        Case{128, 128, 96, persistent, Float(16)}, Case{128, 128, 192, registers, BFloat(16)},
+        Case{128, 128, 128, registers_transposed, Float(16)}}) {
     SCOPED_TRACE(fmt::format("{} x {} x {} {}", c.M, c.N, c.K, c.t.to_string()));
     Gemm g;
     g.M = c.M;
@@ -178,6 +184,10 @@ TEST(Wgmma, ReferenceScheduleEqualsInterpretThroughBothPaths) {
       EXPECT_NE(cu.find("// Kernel wgmma_reference_96_kernel0: grid (2, 1, 1)"), std::string::npos) << cu;
     }
     EXPECT_EQ(cu.find("te_cp_async_16((B_shared") != std::string::npos, c.o.b_mn_major && !c.o.tma) << cu;
+    EXPECT_EQ(cu.find("te_wgmma_load_a_") != std::string::npos, c.o.a_from_registers) << cu;
+    EXPECT_EQ(cu.find("te_wgmma_wait_all();  // the wgmmas reading A.shared.warpgroup as A") != std::string::npos,
+              c.o.a_from_registers)
+        << cu;
     EXPECT_EQ(difference(g, f), "");
   }
 }
@@ -353,6 +363,32 @@ TEST(Wgmma, InFlightWgmmasAreWaitedForBeforeEachBarrier) {
   EXPECT_NE(cuda_test::compare_arrays(want, r.arrays[2]), "") << "a missing wait went unseen";
 }
 
+// A from registers: the kernel waits for the wgmmas reading a register fragment before it
+// loads the next k tile into it; without that wait the emulation (which checks, when a
+// wgmma completes, that its A registers still hold what it was issued with) fails.
+TEST(Wgmma, RegisterFragmentsAreNotRewrittenUnderInFlightWgmmas) {
+  Tensor A = placeholder({128, 192}, BFloat(16), "A"), B = placeholder({192, 128}, BFloat(16), "B");
+  Tensor C = ops::matmul(A, B, "C");
+  Schedule s = create_schedule({C});
+  ops::MatmulWgmmaOptions o;
+  o.a_from_registers = true;
+  ops::schedule_matmul_wgmma_cuda(s, C, o);
+  const LoweredFunc f = lower(s, {A, B, C}, "wgmma_registers");
+  const CudaModule m = build_cuda(f);
+  const std::string wait = "te_wgmma_wait_all();  // the wgmmas reading A.shared.warpgroup as A\n";
+  std::string planted = m.source();
+  for (size_t at = planted.find(wait); at != std::string::npos; at = planted.find(wait, at))
+    planted.replace(at, wait.size(), "\n");
+  ASSERT_NE(planted, m.source());
+  cuda_test::EmulatedProgram program(cuda_test::EmulatedProgram::Paths::Ptx);
+  program.add(CudaModule(m.name(), planted, m.launcher_params(), m.kernels(), true, false));
+  std::string log;
+  ASSERT_TRUE(program.build(&log)) << log;
+  NDArray a = small_integers(128, 192, BFloat(16), 1), b = small_integers(192, 128, BFloat(16), 5);
+  cuda_test::EmulatedRun r = program.run(f.name, f, {a, b, NDArray::empty({128, 128}, Float(32))});
+  EXPECT_NE(r.output.find("A's registers changed before the wgmma completed"), std::string::npos) << r.output;
+}
+
 TEST(Wgmma, NvccBuildsItForSm90aWithWgmmaAndForSm80) {
   const std::string nvcc = cuda_test::nvcc_path();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc not found";
@@ -392,10 +428,15 @@ TEST(Wgmma, NvccBuildsTheReferenceScheduleAndAnEpilogueForSm90a) {
   ws.warp_specialized = true;
   ws.persistent_blocks = 8;
   ops::schedule_matmul_wgmma_cuda(specialized, D, ws);
+  Schedule registers = create_schedule({C});
+  ops::MatmulWgmmaOptions rs;
+  rs.a_from_registers = true;
+  ops::schedule_matmul_wgmma_cuda(registers, C, rs);
   for (const auto& [name, source] :
        {std::pair{"plain", build_cuda(lower(plain, {A, B, C}, "plain")).source()},
         std::pair{"fused", build_cuda(lower(fused, {A, B, bias, D}, "fused")).source()},
-        std::pair{"specialized", build_cuda(lower(specialized, {A, B, bias, D}, "specialized")).source()}}) {
+        std::pair{"specialized", build_cuda(lower(specialized, {A, B, bias, D}, "specialized")).source()},
+        std::pair{"registers", build_cuda(lower(registers, {A, B, C}, "registers")).source()}}) {
     SCOPED_TRACE(name);
     cuda_test::TempDir dir;
     const std::string cu = dir.path() + "/g.cu";
@@ -409,7 +450,10 @@ TEST(Wgmma, NvccBuildsTheReferenceScheduleAndAnEpilogueForSm90a) {
     const std::string text = cuda_test::read_file(dir.path() + "/g.ptx");
     EXPECT_NE(text.find("cp.async.bulk.tensor.2d"), std::string::npos);
     EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), std::string::npos);
-    EXPECT_NE(text.find("p, 1, 1, 0, 1;"), std::string::npos);  // imm-trans-b: B MN-major
+    // imm-trans-b: B MN-major (after imm-trans-a 0, which A from registers does not take).
+    const bool registers_a = std::string(name) == "registers";
+    EXPECT_NE(text.find(registers_a ? "p, 1, 1, 1;" : "p, 1, 1, 0, 1;"), std::string::npos);
+    EXPECT_EQ(text.find("p, 1, 1, 0, 1;") != std::string::npos, !registers_a);
     if (std::string(name) == "specialized") {
       EXPECT_NE(text.find("setmaxnreg.dec.sync.aligned.u32 40"), std::string::npos);
       EXPECT_NE(text.find("setmaxnreg.inc.sync.aligned.u32 232"), std::string::npos);
@@ -427,14 +471,16 @@ TEST(Wgmma, WarpSpecializedGemmEqualsInterpretAndCxx) {
     int M, N, K;
     ops::MatmulWgmmaOptions o;
   };
-  ops::MatmulWgmmaOptions deep, persistent;
+  ops::MatmulWgmmaOptions deep, persistent, registers;
   deep.warp_specialized = true;  // 128 x 128 tiles, 2 consumers, 3 stages over 5 k tiles
+  registers = deep;
+  registers.a_from_registers = true;
   persistent = deep;
   persistent.block_m = persistent.block_n = 64;  // 1 consumer, 2 stages, 4 tiles over 2 blocks
   persistent.tile_k = 32;
   persistent.stages = 2;
   persistent.persistent_blocks = 2;
-  for (const Case& c : {Case{128, 128, 320, deep}, Case{128, 128, 96, persistent}}) {
+  for (const Case& c : {Case{128, 128, 320, deep}, Case{128, 128, 96, persistent}, Case{128, 128, 192, registers}}) {
     SCOPED_TRACE(fmt::format("{} x {} x {}, block_m {}", c.M, c.N, c.K, c.o.block_m));
     Gemm g;
     g.M = c.M;
@@ -445,7 +491,8 @@ TEST(Wgmma, WarpSpecializedGemmEqualsInterpretAndCxx) {
     Tensor C = ops::matmul(A, B, "C");
     Schedule s = create_schedule({C});
     ops::schedule_matmul_wgmma_cuda(s, C, c.o);
-    const LoweredFunc f = lower(s, {A, B, C}, fmt::format("wgmma_specialized_{}", c.o.block_m));
+    const LoweredFunc f =
+        lower(s, {A, B, C}, fmt::format("wgmma_specialized_{}{}", c.o.block_m, c.o.a_from_registers ? "_rs" : ""));
     const std::string ir = to_string(f);
     EXPECT_NE(ir.find(") by the producer warpgroup {"), std::string::npos) << ir;
     EXPECT_EQ(ir.find("barrier();"), std::string::npos) << ir;  // mbarriers order the copies
@@ -493,6 +540,17 @@ TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
   expect_error([&] { build_cuda(wgmma_gemm(local, "local")); },
                {"as a warpgroup fragment (\"wgmma accumulator\"), but 'C.local' is in local memory; give it scope "
                 "\"warpgroup\""});
+  Gemm shared_a;
+  shared_a.registers_a = true;
+  expect_error([&] { build_cuda(wgmma_gemm(shared_a, "shared_a")); },
+               {"tensor intrinsic 'cuda_wgmma_m64n64k16_f16f32_rs' takes its declaration's 'A' as a warpgroup fragment "
+                "(\"wgmma A\"), but 'A.shared' is in shared memory; give it scope \"warpgroup\""});
+  expect_error([] { intrinsics::cuda_wgmma_load_a(Float(32)); },
+               {"intrinsics::cuda_wgmma_load_a: tensor cores multiply float16 or bfloat16, not float32"});
+  expect_error([] { intrinsics::cuda_wgmma_m64nNk16_rs(BFloat(16), 12); },
+               {"intrinsics::cuda_wgmma_m64nNk16_rs: n is 12; wgmma's tiles are 64 x n"});
+  expect_error([] { intrinsics::cuda_wgmma_m64nNk16_rs_kn(Float(16), 0); },
+               {"intrinsics::cuda_wgmma_m64nNk16_rs_kn: n is 0"});
   // B MN-major ([K][N] tiles of 64 halves, 128 bytes): swizzled by 64 bytes it is two
   // column blocks of 32, and the 64 x 16 wgmma reads whole blocks; by 128 it is one.
   auto kn_gemm = [](int swizzle_b, int n) {

@@ -142,6 +142,18 @@ TE_API TensorIntrinsic cuda_wgmma_m64nNk16(DataType ab, int n);
 /// swizzle_row; TMA fills such a buffer a block at a time); n is a multiple of W / 2 and
 /// the tile starts a block's 8-row pattern. Init: cuda_wgmma_fill_f32(n).
 TE_API TensorIntrinsic cuda_wgmma_m64nNk16_kn(DataType ab, int n);
+/// A from registers: `F[i, k] = S[i, k]` over 64 x 16, S a K-major tile of a swizzled
+/// shared buffer (as cuda_wgmma_m64nNk16's A), F an ab warpgroup fragment (scope
+/// "warpgroup": each thread's 8 elements as the ISA's wgmma A register figure lays them
+/// out, warp w holding rows 16w..16w+15). ab float16 or bfloat16.
+TE_API TensorIntrinsic cuda_wgmma_load_a(DataType ab);
+/// `C[i, j] += sum_k float(A[i, k]) * float(B[j, k])` as cuda_wgmma_m64nNk16 with A a
+/// warpgroup fragment (cuda_wgmma_load_a, or any stage the warpgroup computes in that
+/// layout): one `wgmma.mma_async` with A in registers on sm_90a; elsewhere each thread
+/// sums its accumulators, A's elements by warp shuffles. Init: cuda_wgmma_fill_f32(n).
+TE_API TensorIntrinsic cuda_wgmma_m64nNk16_rs(DataType ab, int n);
+/// The same with B MN-major (ab[16, n], as cuda_wgmma_m64nNk16_kn's).
+TE_API TensorIntrinsic cuda_wgmma_m64nNk16_rs_kn(DataType ab, int n);
 /// `C[i, j] = 0.0f` over a float32[64, n] warpgroup accumulator (wgmma's init).
 TE_API TensorIntrinsic cuda_wgmma_fill_f32(int n);
 /// `D[i, j] = F[i, j]`, F a float32[64, n] warpgroup accumulator, D rows of any stride in

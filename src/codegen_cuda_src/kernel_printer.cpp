@@ -175,6 +175,19 @@ class KernelPrinter {
     if (!wgmma_in_flight_) return;
     w_.line(use_wgmma_wait_all(helpers_) + "();");
     wgmma_in_flight_ = false;
+    wgmma_registers_.clear();
+  }
+
+  // Before a write to b's fragment at `offset` (undefined: anywhere): a register fragment
+  // in-flight wgmmas read as A is not written until they complete.
+  void protect_wgmma_registers(const BufferNode* b, const Expr& offset) {
+    bool conflict = false;
+    for (const auto& [read, at] : wgmma_registers_)
+      conflict = conflict || (read == b && (!at.defined() || !offset.defined() || !can_prove(at != offset)));
+    if (!conflict) return;
+    w_.line(use_wgmma_wait_all(helpers_) + "();  // the wgmmas reading " + b->name + " as A");
+    wgmma_in_flight_ = false;
+    wgmma_registers_.clear();
   }
 
   // Whether s has no warp-specialized copy (so no consumer release).
@@ -285,7 +298,10 @@ class KernelPrinter {
         }
         return emit(n->body, in_seq);
       }
-      case StmtKind::Store: wait_for_reads(s); return emit_store(s.as<StoreNode>());
+      case StmtKind::Store:
+        wait_for_reads(s);
+        protect_wgmma_registers(s.as<StoreNode>()->buffer.get(), Expr());
+        return emit_store(s.as<StoreNode>());
       case StmtKind::Allocate: return emit_allocate(s.as<AllocateNode>(), in_seq);
       case StmtKind::IfThenElse: {
         auto* n = s.as<IfThenElseNode>();
@@ -339,12 +355,14 @@ class KernelPrinter {
         auto* n = s.as<TensorIntrinsicCallNode>();
         if (is_tma_load(n)) return emit_tma_load(n);
         wait_for_reads(s);
+        protect_wgmma_registers(n->buffers.back().get(), n->offsets.back());
         std::vector<std::string> lines = print_tensor_intrinsic(
             n, [this](const Expr& e) { return printer_.print_bare(e); },
             [this](const Buffer& b) { return scope_buffer(b); }, helpers_);
         flush_hoisted();
         for (const std::string& l : lines) w_.line(l);
         if (issues_async_wgmma(n)) used_wgmma_ = wgmma_in_flight_ = true;
+        if (const BufferNode* a = wgmma_register_operand(n)) wgmma_registers_.push_back({a, n->offsets[0]});
         return;
       }
     }
@@ -421,6 +439,8 @@ class KernelPrinter {
     const bool releases = side_ == Side::Consumer && !only_block_copies(n->body);
     if (releases) waited_ = 0;        // the previous iteration may have released what was waited for
     wgmma_in_flight_ = async_wgmma_;  // and issued wgmmas
+    for (const TensorIntrinsicCallNode* c : tensor_intrinsic_calls(n->body))  // reading these registers
+      if (const BufferNode* a = wgmma_register_operand(c)) wgmma_registers_.push_back({a, Expr()});
     emit(n->body, false);
     if (releases) waited_ = 0;
     wgmma_in_flight_ = async_wgmma_;
@@ -728,7 +748,9 @@ class KernelPrinter {
   bool async_wgmma_ = false;      // a warp-specialized kernel leaves wgmmas in flight
   bool wgmma_in_flight_ = false;  // ... and some may be at the point being printed
   bool releases_safe_ = false;    // the releases being printed follow their wgmmas' wait
-  unsigned waited_ = 0;           // the consumers' TMA destinations waited for (wait_for_reads)
+  // The register fragments (and their offsets; undefined: any) in-flight wgmmas may read as A.
+  std::vector<std::pair<const BufferNode*, Expr>> wgmma_registers_;
+  unsigned waited_ = 0;  // the consumers' TMA destinations waited for (wait_for_reads)
   CodeWriter w_;
   std::vector<CudaParam> params_;
   std::vector<std::string> tma_map_names_;  // the parameter of each of analysis_.tma_maps

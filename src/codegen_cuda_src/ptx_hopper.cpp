@@ -153,33 +153,60 @@ std::string use_hopper_ptx(HelperSet& helpers, HopperInstruction instruction) {
   return use_ptx_form(helpers, hopper_form(instruction));
 }
 
-std::string use_wgmma_ptx(HelperSet& helpers, DataType ab, int n, bool transpose_b) {
+namespace {
+
+// wgmma m64n<n>k16 with A from a descriptor (shared memory) or from registers.
+std::string use_wgmma_form(HelperSet& helpers, DataType ab, int n, bool transpose_b, bool registers_a) {
   TE_ICHECK(n >= 8 && n <= 256 && n % 8 == 0, "CUDA: wgmma's N must be a multiple of 8 in 8..256");
   TE_ICHECK(ab == Float(16) || ab == BFloat(16), "CUDA: wgmma multiplies float16 or bfloat16");
   const std::string type = ab == Float(16) ? "f16" : "bf16";
-  const std::string name = fmt::format("te_ptx_wgmma_m64n{}k16_f32_{}{}", n, type, transpose_b ? "_tb" : "");
+  const std::string name =
+      fmt::format("te_ptx_wgmma_m64n{}k16_f32_{}{}{}", n, type, registers_a ? "_rs" : "", transpose_b ? "_tb" : "");
   const int regs = n / 2;
   std::string outputs;
   for (int i = 0; i < regs; ++i)
     outputs += fmt::format("{}\"+f\"(d[{}])", i == 0 ? "" : i % 8 == 0 ? ",\n        " : ", ", i);
+  // Operands: d, then a (a descriptor, or 4 registers), b's descriptor, scale-d. A in
+  // registers takes no imm-trans-a.
+  const int a_count = registers_a ? 4 : 1;
+  const std::string a = registers_a ? "{" + operand_list(regs, 4) + "}" : fmt::format("%{}", regs);
+  const std::string inputs = registers_a ? "\"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3])" : "\"l\"(desc_a)";
   const std::string body = fmt::format(
       "  asm volatile(\n"
       "      \"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{0}, 0;\\n\"\n"
       "      \"wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} \"\n"
       "      \"{{{3}}}, \"\n"
-      "      \"%{4}, %{5}, p, 1, 1, 0, {7};\\n}}\\n\"\n"
-      "      : {6}\n"
-      "      : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));\n",
-      regs + 2, n, type, operand_list(0, regs), regs, regs + 1, outputs, transpose_b ? 1 : 0);
-  return use_ptx_form(
-      helpers,
-      {name, "TE_PTX(900) && TE_PTX_SM90A",
-       fmt::format("// wgmma m64n{0}k16, {1} inputs: d (the thread's {2} accumulators of the 64 x {0} tile)\n"
-                   "// = a (64 x 16) x b (16 x {0}) [+ d when scale_d], a K-major, b {3} in shared\n"
-                   "// memory (matrix descriptors); complete at a later wgmma.wait_group.\n",
-                   n, type, regs, transpose_b ? "MN-major (imm-trans-b)" : "K-major"),
-       fmt::format("void {}(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d)", name), body,
-       ""});
+      "      \"{4}, %{5}, p, 1, 1, {6}{7};\\n}}\\n\"\n"
+      "      : {8}\n"
+      "      : {9}, \"l\"(desc_b), \"r\"(scale_d));\n",
+      regs + a_count + 1, n, type, operand_list(0, regs), a, regs + a_count, registers_a ? "" : "0, ",
+      transpose_b ? 1 : 0, outputs, inputs);
+  const std::string b_layout = transpose_b ? "MN-major (imm-trans-b)" : "K-major";
+  const std::string comment =
+      registers_a ? fmt::format(
+                        "// wgmma m64n{0}k16, {1} inputs, A from registers: d (the thread's {2} accumulators of the\n"
+                        "// 64 x {0} tile) = a (64 x 16: the thread's 4 registers of the warpgroup's fragment) x b\n"
+                        "// (16 x {0}, {3} in shared memory) [+ d when scale_d]; complete at a later wait_group.\n",
+                        n, type, regs, b_layout)
+                  : fmt::format(
+                        "// wgmma m64n{0}k16, {1} inputs: d (the thread's {2} accumulators of the 64 x {0} tile)\n"
+                        "// = a (64 x 16) x b (16 x {0}) [+ d when scale_d], a K-major, b {3} in shared\n"
+                        "// memory (matrix descriptors); complete at a later wgmma.wait_group.\n",
+                        n, type, regs, b_layout);
+  return use_ptx_form(helpers, {name, "TE_PTX(900) && TE_PTX_SM90A", comment,
+                                fmt::format("void {}(float* d, {}, unsigned long long desc_b, int scale_d)", name,
+                                            registers_a ? "const unsigned* a" : "unsigned long long desc_a"),
+                                body, ""});
+}
+
+}  // namespace
+
+std::string use_wgmma_ptx(HelperSet& helpers, DataType ab, int n, bool transpose_b) {
+  return use_wgmma_form(helpers, ab, n, transpose_b, false);
+}
+
+std::string use_wgmma_rs_ptx(HelperSet& helpers, DataType ab, int n, bool transpose_b) {
+  return use_wgmma_form(helpers, ab, n, transpose_b, true);
 }
 
 }  // namespace te::cuda

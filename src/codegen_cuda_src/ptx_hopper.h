@@ -35,5 +35,9 @@ TE_API std::string use_hopper_ptx(HelperSet& helpers, HopperInstruction instruct
 // desc_a, unsigned long long desc_b, int scale_d)`, d the thread's n / 2 accumulators.
 // n: a multiple of 8 in 8..256; ab: float16 or bfloat16.
 TE_API std::string use_wgmma_ptx(HelperSet& helpers, DataType ab, int n, bool transpose_b = false);
+// The same with A from registers (wgmma's register fragment, 4 x .b32 per thread):
+// `te_ptx_wgmma_m64n<n>k16_f32_<f16|bf16>_rs[_tb](float* d, const unsigned* a, unsigned
+// long long desc_b, int scale_d)`.
+TE_API std::string use_wgmma_rs_ptx(HelperSet& helpers, DataType ab, int n, bool transpose_b = false);
 
 }  // namespace te::cuda

@@ -54,6 +54,10 @@ const std::map<std::string, Entry>& table() {
         {"cuda_load_matrix_b_16x8_bf16", {{{F::Memory, F::B}, {memory, b}}, H::LoadB, BFloat(16)}},
         {"cuda_store_16x8_f32", {{{F::C, F::Memory}, {c, memory}}, H::StoreC, Float(32)}},
     };
+    const FragmentShape wgmma_a{64, 16, 8};
+    for (DataType ab : {Float(16), BFloat(16)})
+      m[fmt::format("cuda_wgmma_load_a_64x16_{}", ab == Float(16) ? "f16" : "bf16")] = {
+          {{F::KMajorShared, F::WgmmaA}, {memory, wgmma_a}, 128}, WgmmaHelper::LoadA, ab, 16};
     for (int n = 8; n <= 256; n += 8) {
       const FragmentShape d{64, n, n / 2};
       for (DataType ab : {Float(16), BFloat(16)})
@@ -62,6 +66,13 @@ const std::map<std::string, Entry>& table() {
       for (DataType ab : {Float(16), BFloat(16)})
         m[fmt::format("cuda_wgmma_m64n{}k16_{}f32_kn", n, ab == Float(16) ? "f16" : "bf16")] = {
             {{F::KMajorShared, F::MNMajorShared, F::WgmmaD}, {memory, memory, d}, 128}, WgmmaHelper::MmaKn, ab, n};
+      for (DataType ab : {Float(16), BFloat(16)}) {
+        const std::string type = ab == Float(16) ? "f16" : "bf16";
+        m[fmt::format("cuda_wgmma_m64n{}k16_{}f32_rs", n, type)] = {
+            {{F::WgmmaA, F::KMajorShared, F::WgmmaD}, {wgmma_a, memory, d}, 128}, WgmmaHelper::MmaRs, ab, n};
+        m[fmt::format("cuda_wgmma_m64n{}k16_{}f32_rs_kn", n, type)] = {
+            {{F::WgmmaA, F::MNMajorShared, F::WgmmaD}, {wgmma_a, memory, d}, 128}, WgmmaHelper::MmaRsKn, ab, n};
+      }
       m[fmt::format("cuda_wgmma_fill_64x{}_f32", n)] = {{{F::WgmmaD}, {d}, 128}, WgmmaHelper::Fill, Float(32), n};
       m[fmt::format("cuda_wgmma_store_64x{}_f32", n)] = {
           {{F::WgmmaD, F::Memory}, {d, memory}, 128}, WgmmaHelper::Store, Float(32), n};
@@ -88,6 +99,7 @@ const char* fragment_name(Fragment f) {
     case Fragment::A: return "a";
     case Fragment::B: return "b";
     case Fragment::C: return "c";
+    case Fragment::WgmmaA: return "wgmma A";
     case Fragment::WgmmaD: return "wgmma accumulator";
     case Fragment::KMajorShared: return "K-major swizzled shared tile";
     case Fragment::MNMajorShared: return "MN-major swizzled shared tile";
@@ -101,6 +113,7 @@ MemoryScope fragment_scope(Fragment f) {
     case Fragment::A:
     case Fragment::B:
     case Fragment::C: return MemoryScope::Warp;
+    case Fragment::WgmmaA:
     case Fragment::WgmmaD: return MemoryScope::Warpgroup;
     case Fragment::KMajorShared:
     case Fragment::MNMajorShared:
@@ -113,7 +126,14 @@ bool issues_async_wgmma(const TensorIntrinsicCallNode* n) {
   const Entry* e = entry(n);
   if (e == nullptr) return false;
   const auto* w = std::get_if<WgmmaHelper>(&e->helper);
-  return w != nullptr && (*w == WgmmaHelper::Mma || *w == WgmmaHelper::MmaKn);
+  return w != nullptr && is_wgmma_mma(*w);
+}
+
+const BufferNode* wgmma_register_operand(const TensorIntrinsicCallNode* n) {
+  const Entry* e = entry(n);
+  if (e == nullptr) return nullptr;
+  const auto* w = std::get_if<WgmmaHelper>(&e->helper);
+  return w != nullptr && (*w == WgmmaHelper::MmaRs || *w == WgmmaHelper::MmaRsKn) ? n->buffers[0].get() : nullptr;
 }
 
 const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n) {
@@ -140,7 +160,7 @@ ArchNeed arch_needed(const TensorIntrinsicCallNode* n) {
   const Entry* e = entry(n);
   if (e == nullptr) return {};
   if (const auto* w = std::get_if<WgmmaHelper>(&e->helper))
-    return *w == WgmmaHelper::Mma || *w == WgmmaHelper::MmaKn ? ArchNeed{90, true, "wgmma.mma_async"} : ArchNeed{};
+    return is_wgmma_mma(*w) ? ArchNeed{90, true, "wgmma.mma_async"} : ArchNeed{};
   switch (std::get<TensorCoreHelper>(e->helper)) {
     case TensorCoreHelper::Mma: return {80, false, "mma.sync m16n8k16"};
     case TensorCoreHelper::LoadA:

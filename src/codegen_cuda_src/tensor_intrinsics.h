@@ -16,7 +16,7 @@ namespace te::cuda {
 // warpgroup's wgmma accumulator ("warpgroup"), a K-major tile of a swizzled shared
 // buffer (wgmma's operands: rows of exactly the swizzle's width), or an MN-major one
 // (wgmma's B as K x N: whole column blocks of the swizzle's width).
-enum class Fragment : uint8_t { Memory, A, B, C, WgmmaD, KMajorShared, MNMajorShared };
+enum class Fragment : uint8_t { Memory, A, B, C, WgmmaA, WgmmaD, KMajorShared, MNMajorShared };
 
 // A fragment's tile and the elements each thread of its group (a warp: 32; a warpgroup:
 // 128) holds.
@@ -43,6 +43,10 @@ const CudaIntrinsic* cuda_intrinsic(const TensorIntrinsicCallNode* n);
 // Whether n is a wgmma that the helper leaves in flight: the kernel must wait for it
 // before each barrier (te_wgmma_wait_all).
 bool issues_async_wgmma(const TensorIntrinsicCallNode* n);
+
+// The register fragment an in-flight wgmma of n reads as A (cuda_wgmma_m64nNk16_rs):
+// nothing may write it until the wgmma completes. Null for every other call.
+const BufferNode* wgmma_register_operand(const TensorIntrinsicCallNode* n);
 
 // The GPU architecture n's CUDA instructions need: compute capability times 10 (0: none,
 // plain code), whether arch-specific ("a"), and the instruction, in words.

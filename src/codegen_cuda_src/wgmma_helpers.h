@@ -18,12 +18,20 @@
 namespace te::cuda {
 
 enum class WgmmaHelper : uint8_t {
-  Mma,    // c += a * b, issued: te_wgmma_m64n<n>k16_<f16|bf16>(a, b, c, a_swizzle, b_swizzle)
-  MmaKn,  // c += a * b with b MN-major (K x N): te_wgmma_m64n<n>k16_<f16|bf16>_kn(a, b, c, a_swizzle,
-          // b_swizzle, b_block_bytes), b's column blocks b_block_bytes apart
-  Fill,   // c = 0: te_wgmma_fill_64x<n>(c)
-  Store,  // memory = c, after the warpgroup's wgmmas complete: te_wgmma_store_64x<n>(c, d, stride)
+  Mma,      // c += a * b, issued: te_wgmma_m64n<n>k16_<f16|bf16>(a, b, c, a_swizzle, b_swizzle)
+  MmaKn,    // c += a * b with b MN-major (K x N): te_wgmma_m64n<n>k16_<f16|bf16>_kn(a, b, c, a_swizzle,
+            // b_swizzle, b_block_bytes), b's column blocks b_block_bytes apart
+  MmaRs,    // c += a * b, a a register fragment: te_wgmma_m64n<n>k16_<f16|bf16>_rs(a, b, c, b_swizzle)
+  MmaRsKn,  // the same, b MN-major: ..._rs_kn(a, b, c, b_swizzle, b_block_bytes)
+  LoadA,    // a register fragment = a K-major shared tile: te_wgmma_load_a_<f16|bf16>(s, a, s_swizzle)
+  Fill,     // c = 0: te_wgmma_fill_64x<n>(c)
+  Store,    // memory = c, after the warpgroup's wgmmas complete: te_wgmma_store_64x<n>(c, d, stride)
 };
+
+// Whether h issues a wgmma.mma_async (left in flight).
+inline bool is_wgmma_mma(WgmmaHelper h) {
+  return h == WgmmaHelper::Mma || h == WgmmaHelper::MmaKn || h == WgmmaHelper::MmaRs || h == WgmmaHelper::MmaRsKn;
+}
 
 // Registers helper h for n output columns (and the 16-bit input type t, for Mma) and
 // returns its name.

@@ -91,26 +91,50 @@ TensorIntrinsic cuda_wgmma_fill_f32(int n) {
   return declare(fmt::format("cuda_wgmma_fill_64x{}_f32", n), c, {c});
 }
 
-TensorIntrinsic cuda_wgmma_m64nNk16(DataType ab, int n) {
-  const std::string type = suffix(ab, "cuda_wgmma_m64nNk16");
-  wgmma_n(n, "cuda_wgmma_m64nNk16");
+namespace {
+
+// `C[i, j] += sum_k float(A[i, k]) * float(B)`: B[j, k] (K-major) or B[k, j] (b_mn_major);
+// A from shared memory or (registers_a) a register fragment: the CUDA implementations tell
+// them apart by name.
+TensorIntrinsic wgmma_mma(DataType ab, int n, bool b_mn_major, bool registers_a, const char* who) {
+  const std::string type = suffix(ab, who);
+  wgmma_n(n, who);
   Tensor a = placeholder({64, 16}, ab, "A");
-  Tensor b = placeholder({n, 16}, ab, "B");
+  Tensor b = b_mn_major ? placeholder({16, n}, ab, "B") : placeholder({n, 16}, ab, "B");
   IterVar k = reduce_axis({0, 16}, "k");
   Tensor c = compute(
-      {64, n}, [&](Expr i, Expr j) { return sum(cast(Float(32), a(i, k)) * cast(Float(32), b(j, k)), {k}); }, "C");
-  return declare(fmt::format("cuda_wgmma_m64n{}k16_{}f32", n, type), c, {a, b, c}).with_init(cuda_wgmma_fill_f32(n));
+      {64, n},
+      [&](Expr i, Expr j) {
+        return sum(cast(Float(32), a(i, k)) * cast(Float(32), b_mn_major ? b(k, j) : b(j, k)), {k});
+      },
+      "C");
+  return declare(
+             fmt::format("cuda_wgmma_m64n{}k16_{}f32{}{}", n, type, registers_a ? "_rs" : "", b_mn_major ? "_kn" : ""),
+             c, {a, b, c})
+      .with_init(cuda_wgmma_fill_f32(n));
 }
 
+}  // namespace
+
+TensorIntrinsic cuda_wgmma_m64nNk16(DataType ab, int n) {
+  return wgmma_mma(ab, n, false, false, "cuda_wgmma_m64nNk16");
+}
 TensorIntrinsic cuda_wgmma_m64nNk16_kn(DataType ab, int n) {
-  const std::string type = suffix(ab, "cuda_wgmma_m64nNk16_kn");
-  wgmma_n(n, "cuda_wgmma_m64nNk16_kn");
-  Tensor a = placeholder({64, 16}, ab, "A");
-  Tensor b = placeholder({16, n}, ab, "B");
-  IterVar k = reduce_axis({0, 16}, "k");
-  Tensor c = compute(
-      {64, n}, [&](Expr i, Expr j) { return sum(cast(Float(32), a(i, k)) * cast(Float(32), b(k, j)), {k}); }, "C");
-  return declare(fmt::format("cuda_wgmma_m64n{}k16_{}f32_kn", n, type), c, {a, b, c}).with_init(cuda_wgmma_fill_f32(n));
+  return wgmma_mma(ab, n, true, false, "cuda_wgmma_m64nNk16_kn");
+}
+TensorIntrinsic cuda_wgmma_m64nNk16_rs(DataType ab, int n) {
+  return wgmma_mma(ab, n, false, true, "cuda_wgmma_m64nNk16_rs");
+}
+TensorIntrinsic cuda_wgmma_m64nNk16_rs_kn(DataType ab, int n) {
+  return wgmma_mma(ab, n, true, true, "cuda_wgmma_m64nNk16_rs_kn");
+}
+
+TensorIntrinsic cuda_wgmma_load_a(DataType ab) {
+  const std::string type = suffix(ab, "cuda_wgmma_load_a");
+  Tensor s = placeholder({64, 16}, ab, "S");
+  Tensor f = compute(
+      {64, 16}, [&](Expr i, Expr k) { return s(i, k); }, "F");
+  return declare(fmt::format("cuda_wgmma_load_a_64x16_{}", type), f, {s, f});
 }
 
 TensorIntrinsic cuda_wgmma_store_f32(int n) {

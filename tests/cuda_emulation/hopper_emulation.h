@@ -115,6 +115,10 @@ struct PendingMma {
   bool trans_b;  // imm-trans-b: B MN-major
   float (*to_float)(unsigned short);
   const char* instruction;
+  // A from registers: the warpgroup's 128 threads' 4 registers each, as issued (empty:
+  // A from desc_a), and this thread's registers, which must hold the same at completion.
+  std::vector<std::array<unsigned, 4>> a_registers;
+  const unsigned* a = nullptr;
 };
 struct WarpgroupMmas {
   std::vector<PendingMma> uncommitted;
@@ -182,15 +186,33 @@ inline float operand(const Descriptor& d, unsigned r, unsigned k, float (*to_flo
 // ISA's "Register Fragments" figure for .m64nNk16 lays D out: warp w of the warpgroup
 // holds rows 16w..16w+15; accumulator i of lane l is row 16w + l / 4 + 8 * ((i / 2) % 2),
 // column 8 * (i / 4) + 2 * (l % 4) + i % 2. Sums in float, k in order.
+//
+// A from registers (the ISA's wgmma A register figure for .m64nNk16, each warp's 16 rows as
+// mma.m16n8k16's A fragment): warp w holds rows 16w..16w+15; lane l's register j holds
+// row 16w + l / 4 + 8 (j % 2), columns 2 (l % 4) + 8 (j / 2) in its low half and that + 1
+// in its high half.
+inline float register_operand(const PendingMma& m, unsigned row, unsigned k) {
+  const unsigned lane = 32 * (row / 16) + 4 * (row % 8) + (k % 8) / 2;
+  const unsigned reg = (row % 16) / 8 + 2 * (k / 8);
+  return m.to_float(static_cast<unsigned short>(m.a_registers[lane][reg] >> (16 * (k % 2))));
+}
+
 inline void complete(const PendingMma& m) {
-  const Descriptor a = decode(m.desc_a), b = decode(m.desc_b);
+  const bool registers_a = !m.a_registers.empty();
+  if (registers_a)
+    for (int r = 0; r < 4; ++r)
+      if (m.a[r] != m.a_registers[linear_thread % 128][r])
+        fail(m.instruction,
+             "A's registers changed before the wgmma completed (ISA: they may not be modified "
+             "until wgmma.wait_group completes it)");
+  const Descriptor a = registers_a ? Descriptor{} : decode(m.desc_a), b = decode(m.desc_b);
   const unsigned t = linear_thread % 128, warp = t / 32, lane = t % 32;
   for (int i = 0; i < m.n / 2; ++i) {
     const unsigned row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
     float sum = m.scale_d ? m.d[i] : 0.0f;
     for (unsigned k = 0; k < 16; ++k)
       sum =
-          sum + operand(a, row, k, m.to_float, m.instruction) *
+          sum + (registers_a ? register_operand(m, row, k) : operand(a, row, k, m.to_float, m.instruction)) *
                     (m.trans_b ? bits_to_float(element_address_mn(b, k, col, m.instruction), m.to_float, m.instruction)
                                : operand(b, col, k, m.to_float, m.instruction));
     m.d[i] = sum;
@@ -213,7 +235,33 @@ inline void mma_async(float* d, int n, unsigned long long desc_a, unsigned long 
   for (unsigned t = 0; t < 128; ++t)
     for (int i = 0; i < 5; ++i)
       if (all.lane[t][i] != mine[i]) fail(instruction, "the warpgroup's threads give different descriptors or scale-d");
-  warpgroup_mmas.uncommitted.push_back({d, n, desc_a, desc_b, scale_d != 0, trans_b, to_float, instruction});
+  warpgroup_mmas.uncommitted.push_back(
+      {d, n, desc_a, desc_b, scale_d != 0, trans_b, to_float, instruction, {}, nullptr});
+}
+
+// The same with A from registers (a: this thread's 4 registers of the warpgroup's
+// fragment, read here from every thread of the warpgroup).
+inline void mma_async_rs(float* d, int n, const unsigned* a, unsigned long long desc_b, int scale_d, bool trans_b,
+                         float (*to_float)(unsigned short), const char* instruction) {
+  if (n < 8 || n > 256 || n % 8) fail(instruction, "N must be a multiple of 8 in 8..256");
+  if (!warpgroup_mmas.fenced)
+    fail(instruction, "no wgmma.fence since the registers were last accessed (ISA: wgmma.fence)");
+  const unsigned mine[7] = {a[0],
+                            a[1],
+                            a[2],
+                            a[3],
+                            static_cast<unsigned>(desc_b),
+                            static_cast<unsigned>(desc_b >> 32),
+                            static_cast<unsigned>(scale_d != 0)};
+  const ptx::WarpOperands<7, 128> all = ptx::exchange<7, 128>(mine, instruction);
+  std::vector<std::array<unsigned, 4>> registers(128);
+  for (unsigned t = 0; t < 128; ++t) {
+    for (int i = 4; i < 7; ++i)
+      if (all.lane[t][i] != mine[i]) fail(instruction, "the warpgroup's threads give different descriptors or scale-d");
+    for (int r = 0; r < 4; ++r) registers[t][r] = all.lane[t][r];
+  }
+  warpgroup_mmas.uncommitted.push_back(
+      {d, n, 0, desc_b, scale_d != 0, trans_b, to_float, instruction, std::move(registers), a});
 }
 
 }  // namespace te_emu::hopper
@@ -249,11 +297,24 @@ static inline void te_ptx_wgmma_fence_registers(float*, int) {}
                                         " (imm-trans-b 1)"                                                  \
                                       : "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." #type "." #type); \
   }
-#define TE_EMU_WGMMA(n)                \
-  TE_EMU_WGMMA_FORM(n, f16, , false)   \
-  TE_EMU_WGMMA_FORM(n, bf16, , false)  \
-  TE_EMU_WGMMA_FORM(n, f16, _tb, true) \
-  TE_EMU_WGMMA_FORM(n, bf16, _tb, true)
+// The form with A from registers: te_ptx_wgmma_m64n<n>k16_f32_<type>_rs<suffix>.
+#define TE_EMU_WGMMA_RS_FORM(n, type, suffix, trans_b)                                                                 \
+  static inline void te_ptx_wgmma_m64n##n##k16_f32_##type##_rs##suffix(float* d, const unsigned* a,                    \
+                                                                       unsigned long long b, int scale_d) {            \
+    te_emu::hopper::mma_async_rs(                                                                                      \
+        d, n, a, b, scale_d, trans_b, te_emu::ptx::type##_to_float,                                                    \
+        trans_b ? "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." #type "." #type " (A in registers, imm-trans-b 1)" \
+                : "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." #type "." #type " (A in registers)");              \
+  }
+#define TE_EMU_WGMMA(n)                   \
+  TE_EMU_WGMMA_FORM(n, f16, , false)      \
+  TE_EMU_WGMMA_FORM(n, bf16, , false)     \
+  TE_EMU_WGMMA_FORM(n, f16, _tb, true)    \
+  TE_EMU_WGMMA_FORM(n, bf16, _tb, true)   \
+  TE_EMU_WGMMA_RS_FORM(n, f16, , false)   \
+  TE_EMU_WGMMA_RS_FORM(n, bf16, , false)  \
+  TE_EMU_WGMMA_RS_FORM(n, f16, _tb, true) \
+  TE_EMU_WGMMA_RS_FORM(n, bf16, _tb, true)
 TE_EMU_WGMMA(8)
 TE_EMU_WGMMA(16)
 TE_EMU_WGMMA(24)
@@ -288,6 +349,7 @@ TE_EMU_WGMMA(248)
 TE_EMU_WGMMA(256)
 #undef TE_EMU_WGMMA
 #undef TE_EMU_WGMMA_FORM
+#undef TE_EMU_WGMMA_RS_FORM
 
 // setmaxnreg.{inc,dec}.sync.aligned.u32 N (ISA: "setmaxnreg"): N in 24..256, a multiple
 // of 8. Registers are not limited here.

@@ -593,6 +593,9 @@ std::vector<BenchCase> bench_cases() {
   ops::MatmulWgmmaOptions threads_kmajor;  // the first wgmma GEMM's copies (the threads', B transposed):
   threads_kmajor.tma = threads_kmajor.b_mn_major = false;  // what TMA and MN-major B gain
   wgmma_case("bgemm_wgmma_4096_threads_kmajor", 4096, BFloat(16), threads_kmajor, "gemm_wgmma");
+  ops::MatmulWgmmaOptions registers;  // A from register fragments: what the RS form costs or gains
+  registers.a_from_registers = true;
+  wgmma_case("bgemm_wgmma_4096_registers", 4096, BFloat(16), registers, "gemm_wgmma_rs");
   v.push_back({"grid_sample_1x256x200x200",
                grid_sample_cuda(1, 256, 200, 200),
                "grid_sample",
@@ -693,6 +696,9 @@ int main(int argc, char** argv) {
     specialized.persistent_blocks = 2;
     corpus.push_back(
         te::write_wgmma_corpus(root / "corpus", te::BFloat(16), specialized, "bgemm_wgmma_warp_specialized", rng));
+    te::ops::MatmulWgmmaOptions registers;  // A from register fragments (the wgmma RS form)
+    registers.a_from_registers = true;
+    corpus.push_back(te::write_wgmma_corpus(root / "corpus", te::BFloat(16), registers, "bgemm_wgmma_registers", rng));
     corpus.push_back(te::write_wgmma_epilogue_corpus(root / "corpus", "bgemm_wgmma_bias_relu", rng));
     corpus.push_back(te::write_attention_corpus(root / "corpus", te::Float(16), false, "attention_float16", rng));
     corpus.push_back(

@@ -74,6 +74,11 @@ struct MatmulWgmmaOptions {
   /// its registers to the block_m / 64 consumer warpgroups, which never meet a
   /// __syncthreads in the k loop. Needs tma, b_mn_major and stages of 2 or more; sm_90a.
   bool warp_specialized = false;
+  /// A from registers: each warpgroup loads its 64 x tile_k slice of A's tile into
+  /// register fragments (intrinsics::cuda_wgmma_load_a, 16 columns each) once the
+  /// previous k tile's wgmmas completed; the wgmmas then read A from registers
+  /// (intrinsics::cuda_wgmma_m64nNk16_rs).
+  bool a_from_registers = false;
 };
 
 namespace matmul_wgmma_detail {
@@ -257,8 +262,19 @@ inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const Mat
   auto [kk, k16] = s[CF].split(ki, 16);
   s[CF].reorder({ko, kk, CF.axis(0), CF.axis(1), k16});
   s[CF].unroll(kk);
-  s[CF].tensorize(CF.axis(0), kn ? intrinsics::cuda_wgmma_m64nNk16_kn(t, o.block_n)
-                                 : intrinsics::cuda_wgmma_m64nNk16(t, o.block_n));
+  if (o.a_from_registers) {  // the warpgroup's 64 x tile_k slice of A's tile, 16 columns a fragment
+    Tensor AF = s.cache_read(AS, "warpgroup", {CF});
+    s[AF].compute_at(s[CF], ko);
+    auto [fragment, column] = s[AF].split(AF.axis(1), 16);
+    s[AF].reorder({fragment, AF.axis(0), column});
+    s[AF].unroll(fragment);
+    s[AF].tensorize(AF.axis(0), intrinsics::cuda_wgmma_load_a(t));
+    s[CF].tensorize(CF.axis(0), kn ? intrinsics::cuda_wgmma_m64nNk16_rs_kn(t, o.block_n)
+                                   : intrinsics::cuda_wgmma_m64nNk16_rs(t, o.block_n));
+  } else {
+    s[CF].tensorize(CF.axis(0), kn ? intrinsics::cuda_wgmma_m64nNk16_kn(t, o.block_n)
+                                   : intrinsics::cuda_wgmma_m64nNk16(t, o.block_n));
+  }
 
   s[AS].compute_at(s[CF], ko);
   s[BS].compute_at(s[CF], ko);
