@@ -254,10 +254,10 @@ class TE_API Stage {
   /// copies run ahead of the arithmetic without __syncthreads. `setmaxnreg` moves
   /// registers from the producer to the consumers (`registers`; 0 keeps the compiled
   /// count). interpret() and the CPU run the program as written. lower() checks that the
-  /// stage is pipelined and TMA-copied, and that a kernel's warp-specialized stages agree
-  /// on the registers; build_cuda that every TMA copy of such a kernel is warp-specialized
-  /// and that the registers fit the multiprocessor's 64K. te::Error for register counts
-  /// outside 24..256 or not a multiple of 8.
+  /// stage is pipelined and TMA-copied; build_cuda that every TMA copy of such a kernel is
+  /// warp-specialized with the same registers, that threadIdx.x spans 128 threads and
+  /// threadIdx.z none, and that the registers fit the multiprocessor's 64K. te::Error for
+  /// register counts outside 24..256 or not a multiple of 8, a placeholder or an output.
   void warp_specialize(WarpSpecialization registers = {});
 
   // ---- Rewriting the reduction ----
