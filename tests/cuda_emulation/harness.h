@@ -200,10 +200,13 @@ class EmulatedProgram {
     // under two equivalent guards, which says nothing about what the code computes.
     // -frounding-math: GCC 12 folds `0.0f - (float)i` into `-(float)i` even at -O0,
     // giving -0.0 for i == 0 where IEEE (and nvcc) give +0.0.
+    // -fstack-reuse=none: a wgmma with A from registers checks them when it completes,
+    // which may come after the scope of the array holding them (registers outlive C++
+    // scopes on the GPU); no other variable may take its place meanwhile.
     const char* extra = std::getenv("TE_EMULATION_CXXFLAGS");
     std::string flags = fmt::format(
         "-std=c++17 -O1 -pthread -Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unknown-warning-option "
-        "-Wno-error=maybe-uninitialized -frounding-math -I {} {}",
+        "-Wno-error=maybe-uninitialized -frounding-math -fstack-reuse=none -I {} {}",
         quote(emulation_include_dir()), extra ? extra : "");
     std::string headers;
     for (const char* h : {"cuda_emulation.h", "driver_support.h", "cuda_bf16.h", "ptx_emulation.h",

@@ -116,7 +116,9 @@ struct PendingMma {
   float (*to_float)(unsigned short);
   const char* instruction;
   // A from registers: the warpgroup's 128 threads' 4 registers each, as issued (empty:
-  // A from desc_a), and this thread's registers, which must hold the same at completion.
+  // A from desc_a), and this thread's registers, which must hold the same at completion
+  // (the array may be out of its C++ scope by then: the harness compiles with
+  // -fstack-reuse=none, so its stack slot still holds the kernel's last write).
   std::vector<std::array<unsigned, 4>> a_registers;
   const unsigned* a = nullptr;
 };
