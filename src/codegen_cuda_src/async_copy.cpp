@@ -6,6 +6,7 @@
 
 #include "codegen_cuda_src/ptx_instructions.h"
 #include "codegen_cuda_src/stmt_util.h"
+#include "codegen_cuda_src/warp_specialization.h"
 
 namespace te::cuda {
 
@@ -66,10 +67,9 @@ std::string before_each_barrier(const std::string& kernel_text, const std::strin
   for (std::string line; std::getline(in, line);) {
     const size_t indent = line.find_first_not_of(' ');
     // __syncthreads(), or a warp-specialized kernel's consumer barrier (bar.sync 1, ...).
-    const std::string consumers = "te_ptx_bar_sync(1, ";
     const bool barrier =
         indent != std::string::npos && (line.compare(indent, std::string::npos, "__syncthreads();") == 0 ||
-                                        line.compare(indent, consumers.size(), consumers) == 0);
+                                        is_consumer_barrier(std::string_view(line).substr(indent)));
     if (barrier) out += line.substr(0, indent) + statement + "\n";
     out += line + "\n";
   }

@@ -172,8 +172,12 @@ class KernelPrinter {
   // A consumer's wait for its wgmmas, before a release or barrier: none when none can be
   // in flight.
   void wait_for_wgmmas() {
-    if (!wgmma_in_flight_) return;
-    w_.line(use_wgmma_wait_all(helpers_) + "();");
+    if (wgmma_in_flight_) print_wgmma_wait_all("");
+  }
+
+  // te_wgmma_wait_all() (with an optional `comment`): no wgmma is in flight after it.
+  void print_wgmma_wait_all(const std::string& comment) {
+    w_.line(use_wgmma_wait_all(helpers_) + "();" + (comment.empty() ? "" : "  // " + comment));
     wgmma_in_flight_ = false;
     wgmma_registers_.clear();
   }
@@ -184,38 +188,7 @@ class KernelPrinter {
     bool conflict = false;
     for (const auto& [read, at] : wgmma_registers_)
       conflict = conflict || (read == b && (!at.defined() || !offset.defined() || !can_prove(at != offset)));
-    if (!conflict) return;
-    w_.line(use_wgmma_wait_all(helpers_) + "();  // the wgmmas reading " + b->name + " as A");
-    wgmma_in_flight_ = false;
-    wgmma_registers_.clear();
-  }
-
-  // Whether s has no warp-specialized copy (so no consumer release).
-  static bool only_block_copies(const Stmt& s) {
-    for (const TensorIntrinsicCallNode* n : tensor_intrinsic_calls(s))
-      if (n->producer) return false;
-    return true;
-  }
-
-  // Whether s is only warp-specialized copies (the consumers print releases) and the
-  // loops, lets and conditions around them.
-  static bool only_producer_copies(const Stmt& s) {
-    if (!s.defined()) return true;
-    switch (s.kind()) {
-      case StmtKind::TensorIntrinsicCall: return s.as<TensorIntrinsicCallNode>()->producer.has_value();
-      case StmtKind::Seq:
-        for (const Stmt& c : s.as<SeqNode>()->seq)
-          if (!only_producer_copies(c)) return false;
-        return true;
-      case StmtKind::For:
-        return s.as<ForNode>()->for_kind != ForKind::ThreadBinding && only_producer_copies(s.as<ForNode>()->body);
-      case StmtKind::LetStmt: return only_producer_copies(s.as<LetStmtNode>()->body);
-      case StmtKind::IfThenElse: {
-        auto* n = s.as<IfThenElseNode>();
-        return only_producer_copies(n->then_case) && only_producer_copies(n->else_case);
-      }
-      default: return false;
-    }
+    if (conflict) print_wgmma_wait_all("the wgmmas reading " + b->name + " as A");
   }
 
   // wgmmas in flight across k tiles: where a consumer's releases (seq[i], the refill of
@@ -223,7 +196,7 @@ class KernelPrinter {
   // it releases after issuing them, waiting only for the older ones. The number of those
   // wgmmas (0: release in place).
   size_t wgmmas_to_release_after(const std::vector<Stmt>& seq, size_t i) const {
-    if (side_ != Side::Consumer || !async_wgmma_ || !only_producer_copies(seq[i])) return 0;
+    if (side_ != Side::Consumer || !async_wgmma_ || !is_producer_part(seq[i])) return 0;
     std::set<int> slots;
     for (const TensorIntrinsicCallNode* n : tensor_intrinsic_calls(seq[i]))
       slots.insert(analysis_.tma_slot(n->buffers[1]));
@@ -283,7 +256,7 @@ class KernelPrinter {
         auto* n = s.as<ForNode>();
         const int64_t* extent = as_const_int(n->extent);
         // A loop that surely runs and releases nothing waits once before, not per iteration.
-        if ((n->for_kind == ForKind::ThreadBinding || (extent && *extent > 0)) && only_block_copies(n->body))
+        if ((n->for_kind == ForKind::ThreadBinding || (extent && *extent > 0)) && !has_producer_copy(n->body))
           wait_for_reads(s);
         return emit_for(n, in_seq);
       }
@@ -436,7 +409,7 @@ class KernelPrinter {
     const bool varying = !as_const_int(n->min) || !as_const_int(n->extent);
     guards_ += varying;
     frames_.push_back({nullptr, 0, n});
-    const bool releases = side_ == Side::Consumer && !only_block_copies(n->body);
+    const bool releases = side_ == Side::Consumer && !!has_producer_copy(n->body);
     if (releases) waited_ = 0;        // the previous iteration may have released what was waited for
     wgmma_in_flight_ = async_wgmma_;  // and issued wgmmas
     for (const TensorIntrinsicCallNode* c : tensor_intrinsic_calls(n->body))  // reading these registers

@@ -401,7 +401,6 @@ std::string tma_release_statement(HelperSet& helpers, int destinations, int slot
 
 std::string tma_load_text(HelperSet& helpers, const TensorIntrinsicCallNode* n, const TmaCallText& args) {
   const auto [rows, cols] = tma_box_of(n);
-  const TmaMap m = tma_map_of(n);
   const Buffer& dst = n->buffers[1];
   const DataType t = dst.dtype();
   const std::string T = c_type(t);
@@ -413,10 +412,9 @@ std::string tma_load_text(HelperSet& helpers, const TensorIntrinsicCallNode* n, 
   helpers.use_text(
       name,
       fmt::format(
-          "// TMA: the {0} x {1} box of a row-major rows x cols matrix at (row0, col0) into shared memory\n"
-          "// at element `offset` of buffer{2}, zeros outside the matrix. On sm_90 one thread issues\n"
-          "// the copy{10}, which completes on mbarrier `slot` (te_tma_wait: bit slot of pending;\n"
-          "// a copy into the buffer still pending is waited for first); elsewhere the block's\n"
+          "// TMA: {0}, zeros outside the rows x cols matrix. On sm_90 one thread issues the copy,\n"
+          "// which completes on mbarrier `slot` (te_tma_wait: bit slot of pending; a copy into\n"
+          "// the buffer still pending is waited for first); elsewhere the block's\n"
           "// threads copy the box.\n"
           "{3} void {4}({5}* buffer, long long offset, const te_tensor_map* map, const {5}* src, long long rows,\n"
           "    long long cols, long long row0, long long col0, unsigned long long* barriers, int slot,\n"
@@ -434,8 +432,8 @@ std::string tma_load_text(HelperSet& helpers, const TensorIntrinsicCallNode* n, 
           "#else\n"
           "  const int threads = (int)(blockDim.x * blockDim.y * blockDim.z);\n"
           "  const int me = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));\n"
-          "  for (int e = me; e < {0} * {1}; e += threads) {{\n"
-          "    const long long r = row0 + e / {1}, c = col0 + e % {1};\n"
+          "  for (int e = me; e < {1} * {2}; e += threads) {{\n"
+          "    const long long r = row0 + e / {2}, c = col0 + e % {2};\n"
           "    buffer[{9}] = r >= 0 && c >= 0 && r < rows && c < cols ? src[r * cols + c] : {5}();\n"
           "  }}\n"
           "  (void)map;\n"
@@ -445,11 +443,8 @@ std::string tma_load_text(HelperSet& helpers, const TensorIntrinsicCallNode* n, 
           "  (void)phase;\n"
           "#endif\n"
           "}}\n",
-          rows, cols,
-          m.swizzle ? fmt::format(", swizzled by {} bytes{}", m.swizzle, dst.swizzle_row() ? " in column blocks" : "")
-                    : "",
-          kDeviceFunction, name, T, expect, int64_t{rows} * cols * t.bytes(), copies, element,
-          m.cols < cols ? fmt::format(" (a {} x {} box per column block)", m.rows, m.cols) : ""));
+          box_words(n), rows, cols, kDeviceFunction, name, T, expect, int64_t{rows} * cols * t.bytes(), copies,
+          element));
   return fmt::format("{}({}, {}, &{}, {}, {}, {}, {}, {}, te_tma_barriers, {}, te_tma_pending, te_tma_phase);", name,
                      args.dst, args.offset, args.map, args.src, args.rows_total, args.cols_total, args.row0, args.col0,
                      args.slot);

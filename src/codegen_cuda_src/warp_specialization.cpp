@@ -63,9 +63,44 @@ Stmt producer_part(const Stmt& s) {
   return Stmt();
 }
 
+bool has_producer_copy(const Stmt& s) {
+  for (const TensorIntrinsicCallNode* n : tensor_intrinsic_calls(s))
+    if (n->producer) return true;
+  return false;
+}
+
+bool is_producer_part(const Stmt& s) {
+  if (!s.defined()) return true;
+  switch (s.kind()) {
+    case StmtKind::TensorIntrinsicCall: return s.as<TensorIntrinsicCallNode>()->producer.has_value();
+    case StmtKind::Seq:
+      for (const Stmt& c : s.as<SeqNode>()->seq)
+        if (!is_producer_part(c)) return false;
+      return true;
+    case StmtKind::For:
+      return s.as<ForNode>()->for_kind != ForKind::ThreadBinding && is_producer_part(s.as<ForNode>()->body);
+    case StmtKind::LetStmt: return is_producer_part(s.as<LetStmtNode>()->body);
+    case StmtKind::IfThenElse: {
+      auto* n = s.as<IfThenElseNode>();
+      return is_producer_part(n->then_case) && is_producer_part(n->else_case);
+    }
+    default: return false;
+  }
+}
+
+namespace {
+// How each consumer barrier statement starts (bar.sync 1, ...).
+constexpr std::string_view kConsumerBarrierStart = "te_ptx_bar_sync(1, ";
+}  // namespace
+
 std::string consumer_barrier_statement(HelperSet& helpers, int64_t consumer_threads) {
-  return fmt::format("{}(1, {});  // the consumer warpgroups' barrier",
-                     use_hopper_ptx(helpers, HopperInstruction::NamedBarrierSync), consumer_threads);
+  const std::string name = use_hopper_ptx(helpers, HopperInstruction::NamedBarrierSync);
+  TE_ICHECK(kConsumerBarrierStart == name + "(1, ", "CUDA: the named barrier's helper is " + name);
+  return fmt::format("{}{});  // the consumer warpgroups' barrier", kConsumerBarrierStart, consumer_threads);
+}
+
+bool is_consumer_barrier(std::string_view statement) {
+  return statement.substr(0, kConsumerBarrierStart.size()) == kConsumerBarrierStart;
 }
 
 std::vector<std::string> producer_branch_lines(HelperSet& helpers, const WarpSpecialization& ws) {

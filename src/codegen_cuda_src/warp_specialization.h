@@ -7,6 +7,7 @@
 // a named barrier (the producer never reaches their barriers).
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "codegen_cuda_src/helpers.h"
 #include "te/ir.h"
@@ -19,8 +20,18 @@ namespace te::cuda {
 // their places in dynamic shared memory are decided); undefined when s has no such copy.
 Stmt producer_part(const Stmt& s);
 
+// Whether s holds a warp-specialized copy (where the consumers print a release).
+bool has_producer_copy(const Stmt& s);
+
+// Whether s is nothing but warp-specialized copies and the loops (not thread loops),
+// lets and conditions around them: what the consumers print as releases alone.
+bool is_producer_part(const Stmt& s);
+
 // The consumers' barrier (barrier 1 over their threads) in place of __syncthreads().
 std::string consumer_barrier_statement(HelperSet& helpers, int64_t consumer_threads);
+
+// Whether a printed statement is such a barrier.
+bool is_consumer_barrier(std::string_view statement);
 
 // The first lines of each branch: the producer's (registers given back, one thread then
 // issuing the copies) and the consumers' (registers taken).
