@@ -48,7 +48,10 @@ def nvcc_path():
 def compile_so(folder, arch):
     """kernel.cu -> kernel.so; returns (ok, log, spill bytes)."""
     cu, so = os.path.join(folder, "kernel.cu"), os.path.join(folder, "kernel.so")
-    cmd = [nvcc_path(), "-O3", "-std=c++17", f"-arch={arch}", "-Xcompiler", "-fPIC", "-shared",
+    # The GPU's code only: -arch=sm_90a would also compile compute_90's PTX, whose portable
+    # wgmma path takes nvcc half a minute per kernel.
+    target = [f"-arch={arch}"] if not arch.endswith("a") else ["-gencode", f"arch=compute_{arch[3:]},code={arch}"]
+    cmd = [nvcc_path(), "-O3", "-std=c++17", *target, "-Xcompiler", "-fPIC", "-shared",
            "--resource-usage", "-o", so, cu]
     r = subprocess.run(cmd, capture_output=True, text=True)
     log = r.stdout + r.stderr

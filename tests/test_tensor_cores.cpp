@@ -65,6 +65,8 @@ std::vector<GemmCase> gemm_cases() {
       {"hgemm_plain", 64, 64, 64, Float(16), plain_options()},   // no double buffer, padding or vectors
       {"hgemm_wide_warps", 64, 64, 32, Float(16), wide},
       {"bgemm_small", 64, 64, 48, BFloat(16), small_options()},
+      // C's last tiles shift inward (rows 36..63 and columns 8..63 computed twice)
+      {"hgemm_uneven", 100, 72, 48, Float(16), small_options()},
   };
 }
 
@@ -217,7 +219,8 @@ TEST_F(TensorCores, GemmInterpretedAndEmulatedAgreeWithCpp) {
       EXPECT_EQ(cuda_test::compare_arrays(out, r.arrays[2]), "") << "the emulated kernel against interpret()";
       ASSERT_EQ(r.launches.size(), 1u);
       const auto& o = c.options;
-      EXPECT_EQ(r.launches[0], (std::array<unsigned, 6>{unsigned(c.N / o.block_n), unsigned(c.M / o.block_m), 1, 32,
+      EXPECT_EQ(r.launches[0], (std::array<unsigned, 6>{unsigned((c.N + o.block_n - 1) / o.block_n),
+                                                        unsigned((c.M + o.block_m - 1) / o.block_m), 1, 32,
                                                         unsigned(o.warps_n), unsigned(o.warps_m)}));
     }
 }
@@ -413,7 +416,13 @@ TEST(TensorCoresErrors, ScheduleRefusesWhatTheIntrinsicsCannotRun) {
                 "float32"});
   expect_error([&] { schedule(Var("m"), 128, 64, Float(16), {}); }, {"M is m, not a constant"});
   expect_error([&] { schedule(100, 128, 64, Float(16), {}); },
-               {"M x N x K = 100 x 128 x 64 must be multiples of block_m x block_n x tile_k = 128 x 128 x 32"});
+               {"schedule_matmul_tensorcore_cuda: C is 100 x 128, smaller than a block_m x block_n = 128 x 128 tile "
+                "(the last tiles shift inward to stay whole); take smaller tiles"});
+  expect_error([&] { schedule(128, 132, 64, Float(16), {}); },
+               {"schedule_matmul_tensorcore_cuda: N is 132; B's rows are copied in pieces of vector = 8 elements, so "
+                "N is a multiple of 8"});
+  expect_error([&] { schedule(128, 128, 80, Float(16), {}); },
+               {"schedule_matmul_tensorcore_cuda: K is 80, not a multiple of tile_k = 32 (every k tile is whole)"});
   ops::MatmulTensorCoreOptions o;
   o.tile_k = 24;
   expect_error([&] { schedule(128, 128, 48, Float(16), o); }, {"tile_k (24) must be a multiple of 16"});

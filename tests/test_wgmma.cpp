@@ -271,7 +271,22 @@ TEST(Wgmma, ReferenceScheduleOptionsAreChecked) {
   expect_error([&] { schedule(128, 128, 64, Float(32), o); },
                {"schedule_matmul_wgmma_cuda: wgmma multiplies float16 or bfloat16 matrices; A and B are float32"});
   expect_error([&] { schedule(100, 128, 64, Float(16), o); },
-               {"M x N x K = 100 x 128 x 64 must be multiples of block_m x block_n x tile_k = 128 x 128 x 64"});
+               {"schedule_matmul_wgmma_cuda: C is 100 x 128, smaller than a block_m x block_n = 128 x 128 tile (the "
+                "last tiles shift inward to stay whole); take smaller tiles"});
+  expect_error([&] { schedule(128, 132, 64, Float(16), o); },
+               {"schedule_matmul_wgmma_cuda: N is 132; B's rows are copied in 16-byte pieces (TMA's strides), so N "
+                "is a multiple of 8"});
+  expect_error([&] { schedule(128, 128, 100, Float(16), o); },
+               {"schedule_matmul_wgmma_cuda: K is 100; A's rows are copied in 16-byte pieces (TMA's strides), so K "
+                "is a multiple of 8"});
+  for (int option = 0; option < 3; ++option) {  // K tails need TMA's zeros on both operands
+    ops::MatmulWgmmaOptions no_zeros = o;
+    (option == 0 ? no_zeros.tma : option == 1 ? no_zeros.b_mn_major : no_zeros.a_from_registers) = option == 2;
+    expect_error([&] { schedule(128, 128, 96, Float(16), no_zeros); },
+                 {"schedule_matmul_wgmma_cuda: K is 96, not a multiple of tile_k = 64; the last k tile's zeros past "
+                  "K come from TMA copies of A and of MN-major B (tma and b_mn_major true, a_from_registers false), "
+                  "so take those or a tile_k that divides K"});
+  }
   ops::MatmulWgmmaOptions bad_m = o, bad_n = o, bad_k = o, big = o;
   bad_m.block_m = 96;
   bad_n.block_n = 12;
@@ -445,6 +460,12 @@ TEST(Wgmma, NvccBuildsTheReferenceScheduleAndAnEpilogueForSm90a) {
         cuda_test::nvcc_compile(nvcc, cu, "sm_90a", "-cubin --resource-usage", dir.path() + "/a");
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << r.output;
+    // With the host pass too, as the GPU kit builds it: every helper the kernel calls exists
+    // there. (sm_90a's code only: -arch=sm_90a alone would also compile compute_90's
+    // portable path, for half a minute.)
+    cuda_test::CommandResult object =
+        cuda_test::nvcc_compile(nvcc, cu, "compute_90a -code=sm_90a", "-c", dir.path() + "/g.o");
+    EXPECT_EQ(object.status, 0) << object.output;
     cuda_test::CommandResult ptx = cuda_test::nvcc_compile(nvcc, cu, "sm_90a", "-ptx", dir.path() + "/g.ptx");
     ASSERT_EQ(ptx.status, 0) << ptx.output;
     const std::string text = cuda_test::read_file(dir.path() + "/g.ptx");
@@ -517,6 +538,81 @@ TEST(Wgmma, WarpSpecializedGemmEqualsInterpretAndCxx) {
   }
 }
 
+// C's shape need not be a multiple of the tiles: the last tiles along M and N start
+// earlier (min(tile * block, M - block)), overlapping the one before, so every TMA box
+// and wgmma stays whole and nothing is guarded. K's last tile is whole too: its TMA
+// copies fill the columns of A and rows of B past K with zeros (K = 200: half of the
+// last 16 of k), which the wgmmas multiply. Through the block's and the warp-specialized
+// pipelines, a persistent grid and an epilogue (bias, bfloat16), equal to interpret()
+// and C++.
+TEST(Wgmma, ShapesThatAreNotTileMultiplesRunWholeTiles) {
+  struct Case {
+    int M, N, K;
+    ops::MatmulWgmmaOptions o;
+    bool epilogue;
+  };
+  ops::MatmulWgmmaOptions plain, persistent, specialized, threads;
+  plain.block_n = 64;
+  persistent = plain;
+  persistent.persistent_blocks = 3;  // 2 x 3 tiles of 128 x 64
+  specialized = persistent;
+  specialized.warp_specialized = true;
+  threads = plain;  // cp.async copies and B transposed by the threads
+  threads.tma = false;
+  threads.b_mn_major = false;
+  for (const Case& c : {Case{200, 136, 136, plain, false}, Case{200, 136, 64, persistent, false},
+                        Case{136, 72, 128, threads, false}, Case{200, 136, 200, specialized, false},
+                        Case{200, 136, 72, plain, true}, Case{200, 136, 64, specialized, true}}) {
+    SCOPED_TRACE(fmt::format("{} x {} x {}{}{}{}", c.M, c.N, c.K, c.o.persistent_blocks ? ", persistent" : "",
+                             c.o.warp_specialized ? ", warp-specialized" : "", c.epilogue ? ", epilogue" : ""));
+    const DataType t = BFloat(16);
+    Tensor A = placeholder({c.M, c.K}, t, "A"), B = placeholder({c.K, c.N}, t, "B");
+    Tensor bias = placeholder({c.N}, Float(32), "bias");
+    Tensor C = ops::matmul(A, B, "C");
+    Tensor D = compute(
+        {c.M, c.N}, [&](Expr i, Expr j) { return cast(t, C(i, j) + bias(j)); }, "D");
+    Schedule s = create_schedule({c.epilogue ? D : C});
+    ops::schedule_matmul_wgmma_cuda(s, c.epilogue ? D : C, c.o);
+    const LoweredFunc f = c.epilogue ? lower(s, {A, B, bias, D}, "uneven_epilogue") : lower(s, {A, B, C}, "uneven");
+    const std::string ir = to_string(f);
+    EXPECT_NE(ir.find(fmt::format(" * 128), {})", c.M - 128)), std::string::npos) << ir;  // the last tile's rows
+    if (c.K % 64 == 0) {
+      EXPECT_EQ(ir.find("if ("), std::string::npos) << ir;  // no guard: every tile is whole
+    } else {                                                // the zeros past K, in the last k tile's copies
+      EXPECT_NE(ir.find("] = bfloat16(0.0);"), std::string::npos) << ir;
+    }
+    const auto paths =
+        c.o.warp_specialized ? cuda_test::EmulatedProgram::Paths::Ptx : cuda_test::EmulatedProgram::Paths::Both;
+    if (!c.epilogue) {
+      Gemm g;
+      g.M = c.M;
+      g.N = c.N;
+      g.K = c.K;
+      g.t = t;
+      EXPECT_EQ(difference(g, f, paths), "");
+      continue;
+    }
+    cuda_test::EmulatedProgram program(paths);
+    program.add(build_cuda(f));
+    std::string log;
+    ASSERT_TRUE(program.build(&log)) << log;
+    NDArray a = small_integers(c.M, c.K, t, 1), b = small_integers(c.K, c.N, t, 5);
+    NDArray bias_values = NDArray::empty({c.N}, Float(32));
+    for (int j = 0; j < c.N; ++j) cuda_test::set_element(bias_values, j, double(j % 7) - 3);
+    NDArray want = NDArray::empty({c.M, c.N}, t);
+    interpret(f, {a, b, bias_values, want});
+    for (int i = 0; i < c.M; ++i)
+      for (int j = 0; j < c.N; ++j) {
+        float acc = float(j % 7) - 3;
+        for (int k = 0; k < c.K; ++k) acc += small_integer(i * c.K + k, 1) * small_integer(k * c.N + j, 5);
+        ASSERT_EQ(cuda_test::element(want, i * c.N + j), double(float(bfloat16(acc)))) << i << ", " << j;
+      }
+    cuda_test::EmulatedRun r = program.run(f.name, f, {a, b, bias_values, NDArray::empty({c.M, c.N}, t)});
+    ASSERT_EQ(r.error, 0) << r.output;
+    EXPECT_EQ(cuda_test::compare_arrays(want, r.arrays[3]), "");
+  }
+}
+
 TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
   expect_error([] { intrinsics::cuda_wgmma_m64nNk16(Float(16), 12); },
                {"intrinsics::cuda_wgmma_m64nNk16: n is 12; wgmma's tiles are 64 x n with n a multiple of 8 from 8 to "
@@ -540,6 +636,13 @@ TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
   expect_error([&] { build_cuda(wgmma_gemm(local, "local")); },
                {"as a warpgroup fragment (\"wgmma accumulator\"), but 'C.local' is in local memory; give it scope "
                 "\"warpgroup\""});
+  Gemm k_tail;  // K's last tile guarded: the threads' copies leave no zeros past K for the wgmma
+  k_tail.K = 136;
+  expect_error([&] { wgmma_gemm(k_tail, "k_tail"); },
+               {"tensorize: stage 'C.warpgroup' at axis 'i.c' does not match intrinsic 'cuda_wgmma_m64n64k16_f16f32': "
+                "the nest under the axis has a condition",
+                "(only a TMA copy's bounds, and a reduction's over "
+                "TMA-filled tiles, may be guarded)"});
   Gemm shared_a;
   shared_a.registers_a = true;
   expect_error([&] { build_cuda(wgmma_gemm(shared_a, "shared_a")); },

@@ -14,6 +14,12 @@ std::string shared_address(const char* local, const char* pointer) {
   return fmt::format("  const unsigned {} = (unsigned)__cvta_generic_to_shared({});\n", local, pointer);
 }
 
+// Where a warp-specialized kernel's own calls (setmaxnreg, the consumers' named barrier)
+// have no instruction: nvcc's host pass parses the kernel, and no GPU te builds such a
+// kernel for runs it.
+constexpr const char* kWarpSpecializedOnly =
+    "  __trap();  // warp specialization needs sm_90a (te refuses other CudaOptions::arch)\n";
+
 PtxForm hopper_form(HopperInstruction instruction) {
   const std::string sm90 = "TE_PTX(900)", sm90a = "TE_PTX(900) && TE_PTX_SM90A";
   switch (instruction) {
@@ -57,7 +63,8 @@ PtxForm hopper_form(HopperInstruction instruction) {
               inc ? "void te_ptx_setmaxnreg_inc()" : "void te_ptx_setmaxnreg_dec()",
               inc ? "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\\n\" : : \"n\"(N));\n"
                   : "  asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\\n\" : : \"n\"(N));\n",
-              "template <int N>\n"};
+              "template <int N>\n",
+              kWarpSpecializedOnly};
     }
     case HopperInstruction::NamedBarrierSync:
       return {"te_ptx_bar_sync",
@@ -66,7 +73,10 @@ PtxForm hopper_form(HopperInstruction instruction) {
               "// (1..15; __syncthreads() is barrier 0 over the whole block).\n",
               "void te_ptx_bar_sync(unsigned id, unsigned threads)",
               "  asm volatile(\"bar.sync %0, %1;\\n\" : : \"r\"(id), \"r\"(threads) : \"memory\");\n",
-              ""};
+              "",
+              "  (void)id;\n"
+              "  (void)threads;\n" +
+                  std::string(kWarpSpecializedOnly)};
     case HopperInstruction::FenceProxyAsync:
       return {"te_ptx_fence_proxy_async",
               sm90,

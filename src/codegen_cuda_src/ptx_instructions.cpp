@@ -97,12 +97,20 @@ const char* const kSm90aMacro =
 std::string use_ptx_form(HelperSet& helpers, const PtxForm& f) {
   helpers.use_text("TE_PTX", kPtxMacro);
   if (f.condition.find("TE_PTX_SM90A") != std::string::npos) helpers.use_text("TE_PTX_SM90A", kSm90aMacro);
+  const std::string otherwise = f.otherwise.empty() ? ""
+                                                    : fmt::format(
+                                                          "#elif !defined(TE_PTX_EMULATED)\n"
+                                                          "{}static __device__ __forceinline__ {} {{\n"
+                                                          "{}"
+                                                          "}}\n",
+                                                          f.prefix, f.signature, f.otherwise);
   helpers.use_text(f.name, fmt::format("{0}#if {1} && !defined(TE_PTX_EMULATED)\n"
                                        "{2}static __device__ __forceinline__ {3} {{\n"
                                        "{4}"
                                        "}}\n"
+                                       "{5}"
                                        "#endif\n",
-                                       f.comment, f.condition, f.prefix, f.signature, f.body));
+                                       f.comment, f.condition, f.prefix, f.signature, f.body, otherwise));
   return f.name;
 }
 

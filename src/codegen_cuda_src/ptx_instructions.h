@@ -30,6 +30,10 @@ struct PtxForm {
   std::string signature;  // "(float* d, const unsigned* a)"; "template <int N>" forms put it in prefix
   std::string body;
   std::string prefix;  // e.g. "template <int N>\n"
+  // The body where the condition fails (nvcc's host pass, other GPUs), for forms the
+  // kernel calls directly rather than from a helper with a path of its own; empty: the
+  // form is not defined there.
+  std::string otherwise = {};
 };
 // Registers form (and the TE_PTX / TE_PTX_SM90A macros it needs) and returns its name.
 std::string use_ptx_form(HelperSet& helpers, const PtxForm& form);

@@ -132,7 +132,8 @@ std::string mma(HelperSet& helpers, DataType t, int n, bool kn, bool registers_a
   const std::string commit = use_hopper_ptx(helpers, HopperInstruction::WgmmaCommitGroup);
   const std::string registers = use_hopper_ptx(helpers, HopperInstruction::WgmmaFenceRegisters);
   if (!registers_a || !kn) helpers.use_text("te_wgmma_descriptor", kDescriptor);
-  helpers.use_text(std::string("te_wgmma_element_") + c_type, element_helper(c_type));
+  if (!registers_a || !kn)  // the portable sum reads A or B K-major from shared memory
+    helpers.use_text(std::string("te_wgmma_element_") + c_type, element_helper(c_type));
   if (kn) {
     helpers.use_text("te_wgmma_descriptor_mn", kDescriptorMn);
     helpers.use_text(std::string("te_wgmma_element_mn_") + c_type, element_mn_helper(c_type));

@@ -6,8 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
+#include "expr/analysis.h"
 #include "lower/passes.h"
+#include "te/tensorize.h"
 #include "tensorize/declaration.h"
 #include "tensorize/match.h"
 
@@ -15,9 +18,71 @@ namespace te::lowering {
 
 namespace {
 
+// Stages a TMA copy fills whole tiles of, zeros past the source (TMA's boxes are): each an
+// identity copy of a tensor of its own shape with no split or annotated loop, so the
+// guards of its nest are the source's bounds, and past them its tile holds zeros.
+std::set<const OperationNode*> zero_filled_stages(const Schedule& sched) {
+  std::set<const OperationNode*> out;
+  for (const auto& st : sched.get()->stages) {
+    const OperationNode& op = *st->op;
+    if (!st->tensorize_intrinsic.defined() || !intrinsics::is_cuda_tma_load(*st->tensorize_intrinsic.node()) ||
+        !st->relations.empty() || !st->attrs.empty() || op.kind != OpKind::Compute || !op.reduce_axis.empty())
+      continue;
+    auto* read = op.body.as<TensorReadNode>();
+    if (read == nullptr || read->indices.size() != op.axis.size() || read->op->shape.size() != op.shape.size())
+      continue;
+    bool identity = true;
+    for (size_t d = 0; d < op.axis.size(); ++d) {
+      auto* v = read->indices[d].as<VarNode>();
+      identity = identity && v == op.axis[d]->var.get() && equal(read->op->shape[d], op.shape[d]) &&
+                 is_zero(op.axis[d]->dom.min);
+    }
+    if (identity) out.insert(&op);
+  }
+  return out;
+}
+
+// Whether a sum over one axis adds only zeros where its axis runs past its extent: every
+// tensor it reads is zero-filled (above) and indexed by the axis directly (from 0, the
+// tensor's extent there), so past it every read is a zero, and the summed value is zero
+// where its reads are.
+bool sums_zeros_past_its_axis(const OperationNode& op, const std::set<const OperationNode*>& zero_filled) {
+  auto* sum = op.body.as<ReduceNode>();
+  if (sum == nullptr || sum->reducer != Reducer::Sum || sum->sources.size() != 1 || sum->condition.defined() ||
+      op.reduce_axis.size() != 1)
+    return false;
+  const IterVar& k = op.reduce_axis[0];
+  const std::vector<const TensorReadNode*> reads = tensor_reads(sum->sources[0]);
+  if (reads.empty() || !is_zero(k->dom.min)) return false;
+  for (const TensorReadNode* read : reads) {
+    if (zero_filled.count(read->op.get()) == 0) return false;
+    bool by_axis = false;
+    for (size_t d = 0; d < read->indices.size(); ++d)
+      by_axis = by_axis || (read->indices[d].as<VarNode>() == k->var.get() && equal(k->dom.extent, read->op->shape[d]));
+    if (!by_axis) return false;
+  }
+  const Expr zeros =
+      map_tensor_reads(sum->sources[0], [](const TensorReadNode* read, const Expr&) { return make_zero(read->dtype); });
+  return is_zero(simplify(zeros));
+}
+
+// The nest of a zero-filled stage's copy with each guard's other side storing zero: what
+// its TMA copy does past the source, for interpret() (the intrinsic's body).
+Stmt with_zeros_past_guards(const Stmt& s, const StoreNode& copy) {
+  if (auto* f = s.as<ForNode>())
+    return for_loop(f->var, f->min, f->extent, f->for_kind, with_zeros_past_guards(f->body, copy), f->thread_tag);
+  if (auto* c = s.as<IfThenElseNode>())
+    return if_then_else(c->cond, with_zeros_past_guards(c->then_case, copy),
+                        store(copy.buffer, make_zero(copy.value.dtype()), copy.indices));
+  return s;
+}
+
 class Tensorize : public IRMutator {
  public:
-  Tensorize(const StageNode& st, const VarBounds& known) : st_(st), known_(known) {
+  Tensorize(const StageNode& st, const VarBounds& known, const std::set<const OperationNode*>& zero_filled)
+      : st_(st), known_(known) {
+    zero_fills_ = zero_filled.count(st.op.get()) != 0;
+    reads_zeros_ = sums_zeros_past_its_axis(*st.op, zero_filled);
     where_ = fmt::format("tensorize: stage '{}' at axis '{}' does not match intrinsic '{}'", st.op->name,
                          st.tensorize_axis->var.name(), st.tensorize_intrinsic.name());
     if (const auto& init = st.tensorize_intrinsic->init)
@@ -41,6 +106,7 @@ class Tensorize : public IRMutator {
     tensorize::Nest nest;
     Stmt init;  // the reduction's init, where it falls inside the nest
     size_t init_depth = 0;
+    bool guarded = false;  // under a guard guard_allowed() accepts
     Stmt at = s;
     for (;;) {
       if (auto* f = at.as<ForNode>()) {
@@ -64,11 +130,17 @@ class Tensorize : public IRMutator {
         }
         fail_nest("holds several statements (another stage computed at a loop inside it?)");
       }
+      if (auto* c = at.as<IfThenElseNode>(); c != nullptr && !c->else_case.defined() && guard_allowed(*c)) {
+        guarded = true;
+        at = c->then_case;
+        continue;
+      }
       if (at.as<IfThenElseNode>() != nullptr)
         fail_nest(
             "has a condition (a split whose factor does not divide the extent, or a compute's where "
             "clause); tensorize needs every loop under the axis to run its full extent: choose factors "
-            "that divide the extents");
+            "that divide the extents (only a TMA copy's bounds, and a reduction's over TMA-filled tiles, "
+            "may be guarded)");
       if (auto* st = at.as<StoreNode>()) {
         nest.store = st;
         break;
@@ -82,7 +154,7 @@ class Tensorize : public IRMutator {
     if (reduce_under_axis_ && std::find(nest.reduce.begin(), nest.reduce.end(), true) == nest.reduce.end())
       return in->init ? replace(nest, in->init, init_where_) : s;
     ++replaced;
-    Stmt call = replace(nest, in, where_);
+    Stmt call = replace(nest, in, where_, guarded && zero_fills_ ? with_zeros_past_guards(s, *nest.store) : Stmt());
     if (!init.defined()) return call;
     if (in->init) {
       // The hoisted init: the data-parallel loops above it in the nest, then its own.
@@ -115,18 +187,39 @@ class Tensorize : public IRMutator {
   }
 
  private:
+  // `body`: what the call does (undefined: the declaration's computation on the region).
   Stmt replace(const tensorize::Nest& nest, const std::shared_ptr<const TensorIntrinsicNode>& in,
-               const std::string& where) {
+               const std::string& where, Stmt body = Stmt()) {
     if (in.get() != st_.tensorize_intrinsic.node().get()) ++init_replaced;
     tensorize::Binding b = tensorize::match(nest, *in, known_, where);
     std::vector<Var> vars;
-    Stmt body = tensorize::instantiate(*in, b.buffers, b.offsets, b.strides, &vars);
+    if (!body.defined()) body = tensorize::instantiate(*in, b.buffers, b.offsets, b.strides, &vars);
     const bool main = in.get() == st_.tensorize_intrinsic.node().get();  // not the init's
     return tensor_intrinsic_call(in, b.buffers, b.offsets, b.strides, body,
                                  main ? st_.warp_specialization : std::nullopt);
   }
 
   static bool reduces(const IterVar& iv) { return iv->type == IterVarType::Reduce; }
+
+  // A guard the intrinsic may run past: a zero-filled copy's (the source's bounds, past
+  // which TMA writes the zeros the call's body writes), or, in a reduction over zero-filled
+  // tiles, one on its reduction loops and no data-parallel one (the bound check of the
+  // reduction's uneven split: past it the products are 0 x 0; loops the pipeline made of
+  // the stage's are not its iter vars).
+  // (A copy's guards are directly around its store, where with_zeros_past_guards puts
+  // the zeros.)
+  bool guard_allowed(const IfThenElseNode& guard) const {
+    if (zero_fills_)
+      return guard.then_case.as<StoreNode>() != nullptr || guard.then_case.as<IfThenElseNode>() != nullptr;
+    if (!reads_zeros_) return false;
+    bool reduction = false, data_parallel = false;
+    uses_any_var(guard.cond, [&](const VarNode* v) {
+      auto it = iter_vars_.find(v);
+      if (it != iter_vars_.end()) (reduces(it->second) ? reduction : data_parallel) = true;
+      return false;
+    });
+    return reduction && !data_parallel;
+  }
 
   // The init: loops around a store, maybe under its guards (which it keeps).
   static bool only_stores(const Stmt& s) {
@@ -158,15 +251,18 @@ class Tensorize : public IRMutator {
   std::string where_, init_where_;
   std::map<const VarNode*, IterVar> iter_vars_;
   bool reduce_under_axis_ = false;  // the update's nest under the axis has reduction loops
+  bool zero_fills_ = false;         // zero_filled_stages() holds the stage
+  bool reads_zeros_ = false;        // sums_zeros_past_its_axis() holds for it
 };
 
 }  // namespace
 
 Stmt tensorize_stages(const Stmt& body, const LowerContext& ctx) {
   Stmt out = body;
+  const std::set<const OperationNode*> zero_filled = zero_filled_stages(ctx.sched);
   for (const auto& st : ctx.sched.get()->stages) {
     if (!st->tensorize_intrinsic.defined()) continue;
-    Tensorize t(*st, ctx.known);
+    Tensorize t(*st, ctx.known, zero_filled);
     out = t.mutate(out);
     if (t.replaced == 0)
       throw Error(

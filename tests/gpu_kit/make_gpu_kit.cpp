@@ -3,6 +3,7 @@
 // a folder with the kernel's .cu (with its host launcher), its arguments as .npy files and
 // the arrays interpret() leaves in them, and a manifest.json; plus bench.json, the large
 // shapes scripts/gpu_check.py times against PyTorch and cuBLAS on the GPU machine.
+#include <array>
 #include <fmt/format.h>
 #include <te/ops/attention_cuda.h>
 #include <te/ops/bev_pool.h>
@@ -284,10 +285,11 @@ json write_wgmma_epilogue_corpus(const fs::path& root, const std::string& name, 
 
 // The same at small shapes (the kit builds with -arch=sm_90a on sm_90: wgmma's path);
 // `o` picks the copies (TMA or cp.async) and B's layout (MN-major or transposed).
+// `shape` is M, N and K.
 json write_wgmma_corpus(const fs::path& root, DataType t, ops::MatmulWgmmaOptions o, const std::string& name,
-                        std::mt19937& rng) {
+                        std::mt19937& rng, std::array<int, 3> shape = {256, 192, 192}) {
   o.block_n = 64;
-  const int M = 256, N = 192, K = 192;
+  const auto [M, N, K] = shape;
   return write_gemm_corpus(root / name, matmul_wgmma_func(M, N, K, t, o, name), M, N, K, t, rng);
 }
 
@@ -549,32 +551,35 @@ std::vector<BenchCase> bench_cases() {
   v.push_back(h);
   // Warpgroup MMA (sm_90a): bf16 and fp16 in, fp32 accumulated and out, against
   // torch.matmul (cuBLAS) in the same input type.
-  auto wgmma_case = [&](const std::string& name, int64_t size, DataType t, const ops::MatmulWgmmaOptions& o,
-                        const std::string& func) {
+  // M x K times K x N.
+  auto wgmma_case = [&](const std::string& name, std::array<int64_t, 3> mnk, DataType t,
+                        const ops::MatmulWgmmaOptions& o, const std::string& func) {
     const std::string type = t == Float(16) ? "float16" : "bfloat16";
+    const auto [M, N, K] = mnk;
     v.push_back({name,
-                 matmul_wgmma_func(int(size), int(size), int(size), t, o, func),
+                 matmul_wgmma_func(int(M), int(N), int(K), t, o, func),
                  "matmul",
-                 {{{"shape", {size, size}}, {"role", "input"}, {"dtype", type}},
-                  {{"shape", {size, size}}, {"role", "input"}, {"dtype", type}},
-                  {{"shape", {size, size}}, {"role", "output"}}},
+                 {{{"shape", {M, K}}, {"role", "input"}, {"dtype", type}},
+                  {{"shape", {K, N}}, {"role", "input"}, {"dtype", type}},
+                  {{"shape", {M, N}}, {"role", "output"}}},
                  json::array(),
-                 2.0 * 2 * size * size + f4 * size * size,
-                 2.0 * size * size * size,
+                 2.0 * (M * K + K * N) + f4 * M * N,
+                 2.0 * M * N * K,
                  "HGMMA"});
   };
   for (int64_t size : {int64_t{4096}, int64_t{8192}})
     for (DataType t : {BFloat(16), Float(16)}) {
       if (size == 8192 && t == Float(16)) continue;
-      wgmma_case(fmt::format("{}gemm_wgmma_{}", t == Float(16) ? "h" : "b", size), size, t, {}, "gemm_wgmma");
+      wgmma_case(fmt::format("{}gemm_wgmma_{}", t == Float(16) ? "h" : "b", size), {size, size, size}, t, {},
+                 "gemm_wgmma");
     }
   ops::MatmulWgmmaOptions persistent;  // 128 blocks over 8192^2 / 128^2 = 4096 tiles
   persistent.persistent_blocks = 128;
-  wgmma_case("bgemm_wgmma_8192_persistent", 8192, BFloat(16), persistent, "gemm_wgmma_persistent");
+  wgmma_case("bgemm_wgmma_8192_persistent", {8192, 8192, 8192}, BFloat(16), persistent, "gemm_wgmma_persistent");
   ops::MatmulWgmmaOptions specialized = persistent;  // and a producer warpgroup
   specialized.warp_specialized = true;
   for (const int64_t size : {int64_t{4096}, int64_t{8192}})
-    wgmma_case(fmt::format("bgemm_wgmma_{}_warp_specialized", size), size, BFloat(16), specialized,
+    wgmma_case(fmt::format("bgemm_wgmma_{}_warp_specialized", size), {size, size, size}, BFloat(16), specialized,
                fmt::format("gemm_wgmma_ws_{}", size));
   {  // A fused epilogue (bias, relu, bfloat16 out) against cuBLASLt's addmm and relu.
     const int64_t size = 4096;
@@ -592,10 +597,13 @@ std::vector<BenchCase> bench_cases() {
   }
   ops::MatmulWgmmaOptions threads_kmajor;  // the first wgmma GEMM's copies (the threads', B transposed):
   threads_kmajor.tma = threads_kmajor.b_mn_major = false;  // what TMA and MN-major B gain
-  wgmma_case("bgemm_wgmma_4096_threads_kmajor", 4096, BFloat(16), threads_kmajor, "gemm_wgmma");
+  wgmma_case("bgemm_wgmma_4096_threads_kmajor", {4096, 4096, 4096}, BFloat(16), threads_kmajor, "gemm_wgmma");
+  // Not tile multiples: 4000 x 4104 in 128 x 128 tiles overlaps 96 rows and 120 columns; K's
+  // last tile is 32 of 64 wide
+  wgmma_case("bgemm_wgmma_4000x4104x4000", {4000, 4104, 4000}, BFloat(16), {}, "gemm_wgmma_uneven");
   ops::MatmulWgmmaOptions registers;  // A from register fragments: what the RS form costs or gains
   registers.a_from_registers = true;
-  wgmma_case("bgemm_wgmma_4096_registers", 4096, BFloat(16), registers, "gemm_wgmma_rs");
+  wgmma_case("bgemm_wgmma_4096_registers", {4096, 4096, 4096}, BFloat(16), registers, "gemm_wgmma_rs");
   v.push_back({"grid_sample_1x256x200x200",
                grid_sample_cuda(1, 256, 200, 200),
                "grid_sample",
@@ -696,6 +704,10 @@ int main(int argc, char** argv) {
     specialized.persistent_blocks = 2;
     corpus.push_back(
         te::write_wgmma_corpus(root / "corpus", te::BFloat(16), specialized, "bgemm_wgmma_warp_specialized", rng));
+    // C's last tiles shifted inward (200 x 136: rows from 72, columns from 72) and K's last
+    // tile 8 wide (zeros past K from TMA), warp-specialized
+    corpus.push_back(te::write_wgmma_corpus(root / "corpus", te::BFloat(16), specialized, "bgemm_wgmma_uneven", rng,
+                                            {200, 136, 200}));
     te::ops::MatmulWgmmaOptions registers;  // A from register fragments (the wgmma RS form)
     registers.a_from_registers = true;
     corpus.push_back(te::write_wgmma_corpus(root / "corpus", te::BFloat(16), registers, "bgemm_wgmma_registers", rng));

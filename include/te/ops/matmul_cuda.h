@@ -33,8 +33,10 @@
 /// of A and 16 x 8 fragments of B are loaded with ldmatrix (cache_read "warp") and
 /// multiplied. The results leave the fragments in float2 stores.
 ///
-/// M, N and K must be constants, multiples of block_m, block_n and tile_k: a tensor
-/// intrinsic always runs its whole tile (te::Error otherwise).
+/// M, N and K must be constants: a tensor intrinsic always runs its whole tile, so C is
+/// at least one block_m x block_n tile, its last tiles along M and N shifted inward to
+/// stay whole (TailStrategy::ShiftInwards: those rows and columns are computed by two
+/// blocks), N a multiple of options.vector and K of tile_k (te::Error otherwise).
 #pragma once
 #include <string>
 
@@ -193,11 +195,14 @@ inline void check(const MatmulTensorCoreOptions& o, int64_t M, int64_t N, int64_
   if (o.tile_k % 16 != 0) fail("tile_k (" + text(o.tile_k) + ") must be a multiple of 16");
   if (o.pad % 8 != 0) fail("pad (" + text(o.pad) + ") must be a multiple of 8 (ldmatrix reads 16-byte rows)");
   if (o.warps_m * o.warps_n * 32 > 1024) fail(text(o.warps_m * o.warps_n) + " warps are above 1024 threads per block");
-  if (M % o.block_m != 0 || N % o.block_n != 0 || K % o.tile_k != 0)
-    fail("M x N x K = " + text(M) + " x " + text(N) + " x " + text(K) +
-         " must be multiples of block_m x block_n x "
-         "tile_k = " +
-         text(o.block_m) + " x " + text(o.block_n) + " x " + text(o.tile_k));
+  if (M < o.block_m || N < o.block_n)  // C's last tiles shift inward to stay whole
+    fail("C is " + text(M) + " x " + text(N) + ", smaller than a block_m x block_n = " + text(o.block_m) + " x " +
+         text(o.block_n) + " tile (the last tiles shift inward to stay whole); take smaller tiles");
+  if (N % o.vector != 0)
+    fail("N is " + text(N) + "; B's rows are copied in pieces of vector = " + text(o.vector) +
+         " elements, so N is a multiple of " + text(o.vector));
+  if (K % o.tile_k != 0)
+    fail("K is " + text(K) + ", not a multiple of tile_k = " + text(o.tile_k) + " (every k tile is whole)");
   const int64_t shared =
       bytes * ((o.block_m * (o.tile_k + o.pad)) + o.tile_k * (o.block_n + o.pad)) * (o.double_buffer ? 2 : 1);
   if (shared > 48 * 1024) fail("the shared tiles need " + text(shared) + " bytes, above the 48 KB a block may declare");
@@ -238,9 +243,11 @@ inline void schedule_matmul_tensorcore_cuda(Schedule& s, const Tensor& C, const 
   Tensor AF = s.cache_read(AS, "warp", {C}), BF = s.cache_read(BS, "warp", {C});
   Tensor CF = s.cache_write(C, "warp");
 
-  // C: blocks, warps, then 16 x 8 fragments stored from the warp's accumulators.
-  auto [by, yi] = s[C].split(C.axis(0), o.block_m);
-  auto [bx, xi] = s[C].split(C.axis(1), o.block_n);
+  // C: blocks, warps, then 16 x 8 fragments stored from the warp's accumulators. A last
+  // block past M or N starts earlier, overlapping the one before (the fragments and
+  // tiles stay whole; both blocks store the same values there).
+  auto [by, yi] = s[C].split(C.axis(0), o.block_m, TailStrategy::ShiftInwards);
+  auto [bx, xi] = s[C].split(C.axis(1), o.block_n, TailStrategy::ShiftInwards);
   auto [wy, yw] = s[C].split(yi, warp_m);
   auto [wx, xw] = s[C].split(xi, warp_n);
   auto [fy, y16] = s[C].split(yw, 16);

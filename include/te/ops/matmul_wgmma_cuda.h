@@ -36,8 +36,12 @@
 /// The warpgroups then store their accumulators into a float32 block_m x block_n tile of
 /// C in shared memory, and the block's threads compute D from it, 16 bytes at a time.
 ///
-/// M, N and K must be constants, multiples of block_m, block_n and tile_k (te::Error
-/// otherwise).
+/// M, N and K must be constants; C at least one block_m x block_n tile, whose last tiles
+/// along M and N shift inward to stay whole (TailStrategy::ShiftInwards: those rows and
+/// columns are computed twice, by two blocks); N and K multiples of 8 (16-byte rows, as
+/// TMA needs). K need not be a multiple of tile_k where TMA copies A and MN-major B (the
+/// defaults, without a_from_registers): the last k tile's copies fill the columns of A
+/// and rows of B past K with zeros (te::Error otherwise).
 #pragma once
 #include <algorithm>
 #include <string>
@@ -65,8 +69,8 @@ struct MatmulWgmmaOptions {
   /// threads into K-major [N][K] tiles (intrinsics::cuda_wgmma_m64nNk16).
   bool b_mn_major = true;
   /// A persistent grid: this many blocks, each looping over the tiles of C, block b taking
-  /// the row-major tiles b, b + blocks, ...; it divides the tile count (M / block_m x
-  /// N / block_n: the TMA copies and wgmmas run whole tiles), e.g. 128 of a 4096-square
+  /// the row-major tiles b, b + blocks, ...; it divides the tile count (ceil(M / block_m)
+  /// x ceil(N / block_n): the TMA copies and wgmmas run whole tiles), e.g. 128 of a 4096-square
   /// C's 1024 tiles on a 132-multiprocessor GPU. 0: a block per tile.
   int persistent_blocks = 0;
   /// Warp specialization (Stage::warp_specialize): one more warpgroup per block issues
@@ -93,15 +97,25 @@ inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, 
     fail("block_n is " + text(o.block_n) + "; wgmma's n is a multiple of 8 from 8 to 256");
   if (o.tile_k != 16 && o.tile_k != 32 && o.tile_k != 64)
     fail("tile_k is " + text(o.tile_k) + "; rows of 16, 32 or 64 16-bit elements fill a 32, 64 or 128-byte swizzle");
-  if (M % o.block_m != 0 || N % o.block_n != 0 || K % o.tile_k != 0)
-    fail("M x N x K = " + text(M) + " x " + text(N) + " x " + text(K) + " must be multiples of block_m x block_n x " +
-         "tile_k = " + text(o.block_m) + " x " + text(o.block_n) + " x " + text(o.tile_k));
+  // C's last tiles shift inward to stay whole (TailStrategy::ShiftInwards): any M and N
+  // of at least a tile.
+  if (M < o.block_m || N < o.block_n)
+    fail("C is " + text(M) + " x " + text(N) + ", smaller than a block_m x block_n = " + text(o.block_m) + " x " +
+         text(o.block_n) + " tile (the last tiles shift inward to stay whole); take smaller tiles");
+  if (N % 8 != 0)
+    fail("N is " + text(N) + "; B's rows are copied in 16-byte pieces (TMA's strides), so N is a multiple of 8");
+  if (K % 8 != 0)
+    fail("K is " + text(K) + "; A's rows are copied in 16-byte pieces (TMA's strides), so K is a multiple of 8");
+  if (K % o.tile_k != 0 && (!o.tma || !o.b_mn_major || o.a_from_registers))
+    fail("K is " + text(K) + ", not a multiple of tile_k = " + text(o.tile_k) +
+         "; the last k tile's zeros past K come from TMA copies of A and of MN-major B (tma and b_mn_major true, " +
+         "a_from_registers false), so take those or a tile_k that divides K");
   if (o.b_mn_major && o.block_n % 16 != 0)
     fail("block_n is " + text(o.block_n) + "; B's MN-major tiles are whole column blocks of a 32, 64 or 128-byte " +
          "swizzle, so block_n is a multiple of 16 (or set b_mn_major to false)");
   if (o.persistent_blocks < 0 || o.persistent_blocks > 65535)
     fail("persistent_blocks is " + text(o.persistent_blocks) + "; 0 (a block per tile) or a grid of 1 to 65535");
-  const int64_t c_tiles = (M / o.block_m) * (N / o.block_n);
+  const int64_t c_tiles = ((M + o.block_m - 1) / o.block_m) * ((N + o.block_n - 1) / o.block_n);
   if (o.persistent_blocks > 0 && c_tiles % o.persistent_blocks != 0) {
     int64_t divisor = std::min<int64_t>(o.persistent_blocks, c_tiles);
     while (c_tiles % divisor != 0) --divisor;
@@ -193,8 +207,11 @@ struct Tiles {
   IterVar tile, rows, cols;
 };
 inline Tiles split_tiles(Schedule& s, const Tensor& T, const MatmulWgmmaOptions& o) {
-  auto [by, rows] = s[T].split(T.axis(0), o.block_m);
-  auto [bx, cols] = s[T].split(T.axis(1), o.block_n);
+  // A last tile past M or N starts earlier instead, overlapping the one before: the
+  // TMA boxes and wgmmas stay whole, and the rows or columns both compute are stored
+  // twice with the same values.
+  auto [by, rows] = s[T].split(T.axis(0), o.block_m, TailStrategy::ShiftInwards);
+  auto [bx, cols] = s[T].split(T.axis(1), o.block_n, TailStrategy::ShiftInwards);
   s[T].reorder({by, bx, rows, cols});
   if (o.persistent_blocks == 0) {
     s[T].bind(by, thread_axis("blockIdx.y"));
@@ -258,7 +275,9 @@ inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const Mat
 
   // The warpgroup's accumulators: k in shared tiles of tile_k, those in steps of 16.
   s[CF].compute_at(s[C], wg);
-  auto [ko, ki] = s[CF].split(s[CF].op()->reduce_axis[0], o.tile_k);
+  // K's last tile is whole too (TailStrategy::GuardWholeTiles): its TMA copies fill the
+  // columns of A and rows of B past K with zeros, which the wgmmas multiply.
+  auto [ko, ki] = s[CF].split(s[CF].op()->reduce_axis[0], o.tile_k, TailStrategy::GuardWholeTiles);
   auto [kk, k16] = s[CF].split(ki, 16);
   s[CF].reorder({ko, kk, CF.axis(0), CF.axis(1), k16});
   s[CF].unroll(kk);
