@@ -14,9 +14,9 @@ std::string shared_address(const char* local, const char* pointer) {
   return fmt::format("  const unsigned {} = (unsigned)__cvta_generic_to_shared({});\n", local, pointer);
 }
 
-// Where a warp-specialized kernel's own calls (setmaxnreg, the consumers' named barrier)
-// have no instruction: nvcc's host pass parses the kernel, and no GPU te builds such a
-// kernel for runs it.
+// The body of a warp-specialized kernel's own calls (setmaxnreg, the consumers' named
+// barrier) where the instruction is missing: nvcc's host pass parses the kernel, and te
+// builds such kernels for sm_90a alone, so no GPU runs this.
 constexpr const char* kWarpSpecializedOnly =
     "  __trap();  // warp specialization needs sm_90a (te refuses other CudaOptions::arch)\n";
 

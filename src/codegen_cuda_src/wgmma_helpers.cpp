@@ -131,9 +131,10 @@ std::string mma(HelperSet& helpers, DataType t, int n, bool kn, bool registers_a
   const std::string fence = use_hopper_ptx(helpers, HopperInstruction::WgmmaFence);
   const std::string commit = use_hopper_ptx(helpers, HopperInstruction::WgmmaCommitGroup);
   const std::string registers = use_hopper_ptx(helpers, HopperInstruction::WgmmaFenceRegisters);
-  if (!registers_a || !kn) helpers.use_text("te_wgmma_descriptor", kDescriptor);
-  if (!registers_a || !kn)  // the portable sum reads A or B K-major from shared memory
+  if (!registers_a || !kn) {  // A or B K-major in shared memory: its descriptor, the portable sum's reads
+    helpers.use_text("te_wgmma_descriptor", kDescriptor);
     helpers.use_text(std::string("te_wgmma_element_") + c_type, element_helper(c_type));
+  }
   if (kn) {
     helpers.use_text("te_wgmma_descriptor_mn", kDescriptorMn);
     helpers.use_text(std::string("te_wgmma_element_mn_") + c_type, element_mn_helper(c_type));
