@@ -29,6 +29,7 @@ import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -85,6 +86,34 @@ class Report:
                 f.write("\n".join(self.lines) + "\n")
 
 
+class Watchdog:
+    """Ends the run when one kernel has not returned after `limit_s` (a kernel that hangs
+    on the GPU would otherwise hold the rest of the loan): the report gets a HUNG row and
+    the --only line of every kernel not yet run, the hung one left out."""
+
+    def __init__(self, report, names, limit_s):
+        self.report, self.names, self.limit_s = report, names, limit_s
+        self.current, self.since = None, None
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def start(self, name):
+        self.current, self.since = name, time.monotonic()
+
+    def done(self):
+        self.current = None
+
+    def _watch(self):
+        while True:
+            time.sleep(1)
+            name, since = self.current, self.since
+            if name is None or time.monotonic() - since < self.limit_s:
+                continue
+            rest = self.names[self.names.index(name) + 1:]
+            self.report.add(f"| {name} | HUNG | no result after {self.limit_s:.0f} s: the run stops here |", "",
+                            f"rerun what did not run: --only {' '.join(rest)}" if rest else "nothing else to run")
+            os._exit(3)
+
+
 def tolerance(dtype, name):
     if dtype == "float16":
         return 1e-2, 1e-2
@@ -122,10 +151,11 @@ def check_kit(kit, only):
     return corpus, bench
 
 
-def run_corpus(torch, kit, corpus, compiler, only, report):
+def run_corpus(torch, kit, corpus, compiler, only, report, watchdog):
     rows = []
 
     def row(*r):
+        watchdog.done()  # the next kernel's compile may still be running
         rows.append(r)
         report.add(f"| {r[0]} | {r[1]} | {r[2]} |")
 
@@ -140,6 +170,7 @@ def run_corpus(torch, kit, corpus, compiler, only, report):
         if not ok:
             row(m["name"], "FAIL", "nvcc: " + log.strip().splitlines()[-1])
             continue
+        watchdog.start(m["name"])
         fn = getattr(ctypes.CDLL(os.path.join(folder, "kernel.so")), m["launcher"])
         fn.restype = ctypes.c_int
         args, types, buffers = [], [], []
@@ -330,13 +361,14 @@ def bench_line(r):
     return f"| {r[0]} | {r[1]:.4f} | {r[2]:.4f} | {r[2] / r[1]:.2f}x | {r[4]:.0f} | {r[5]:.0f} | {r[3]} |"
 
 
-def run_bench(torch, kit, bench, compiler, only, report, deadline):
+def run_bench(torch, kit, bench, compiler, only, report, deadline, watchdog):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     rows = []
     copy_gbs = None
 
     def row(*r):
+        watchdog.done()
         rows.append(r)
         report.add(bench_line(r))
 
@@ -351,6 +383,7 @@ def run_bench(torch, kit, bench, compiler, only, report, deadline):
         if not ok:
             row(b["name"], None, None, "nvcc failed: " + log.strip().splitlines()[-1])
             continue
+        watchdog.start(b["name"])
         fn = getattr(ctypes.CDLL(os.path.join(folder, "kernel.so")), b["launcher"])
         fn.restype = ctypes.c_int
         bufs = [make_buffer(torch, s, folder) for s in b["buffers"]]
@@ -388,6 +421,8 @@ def main():
     ap.add_argument("--out", default=default_out, help="also write the report (markdown) here, row by row")
     ap.add_argument("--only", nargs="*", default=[], help="kernel names to run")
     ap.add_argument("--budget-s", type=float, default=420, help="start no timing after this many seconds")
+    ap.add_argument("--kernel-timeout-s", type=float, default=60,
+                    help="stop the run when one kernel (its checks and timings) takes longer")
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--arch", help="sm_XX (default: the GPU's; sm_90a on sm_90)")
@@ -430,10 +465,12 @@ def main():
     report.add(f"GPU check: {torch.cuda.get_device_name()} ({arch}), driver {driver}, {datetime.date.today()}, "
                f"torch {torch.__version__}, CUDA {torch.version.cuda}", "",
                "| corpus kernel | result | note |", "|---|---|---|")
-    corpus_rows = run_corpus(torch, a.kit, corpus, compiler, a.only, report)
+    watchdog = Watchdog(report, [name for name, _ in corpus_folders + bench_folders], a.kernel_timeout_s)
+    corpus_rows = run_corpus(torch, a.kit, corpus, compiler, a.only, report, watchdog)
     report.add("", "| bench kernel | te ms | PyTorch ms | te / PyTorch speed | te GB/s | te GFLOP/s | note |",
                "|---|---|---|---|---|---|---|")
-    bench_rows, copy_gbs = run_bench(torch, a.kit, bench, compiler, a.only, report, start + a.budget_s)
+    bench_rows, copy_gbs = run_bench(torch, a.kit, bench, compiler, a.only, report, start + a.budget_s, watchdog)
+    watchdog.done()
     if copy_gbs:
         report.add("", f"device-to-device copy: {copy_gbs:.0f} GB/s (the row sum's bandwidth baseline)")
     again = [r[0] for r in corpus_rows if r[1] == "FAIL"] + [r[0] for r in bench_rows if r[1] is None]

@@ -6,6 +6,7 @@
 // missing wait of either kind, a swizzle that disagrees, a missing wgmma.fence).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -316,6 +317,34 @@ TEST(PtxHopper, PlantedMistakesAreCaught) {
   EXPECT_GT(wrong_elements_gemm(128, descriptor_mode_of(128), 1), 0) << "a missing mbarrier wait";
   EXPECT_GT(wrong_elements_gemm(64, descriptor_mode_of(128), 0), 0) << "a descriptor swizzle unlike the TMA's";
   EXPECT_GT(wrong_elements_gemm(64, 0, 0), 0) << "a swizzled tile read as core matrices";
+}
+
+// ---- setmaxnreg: the consumers take only what the block's producer released ----
+std::atomic<int> g_raised{0};
+
+// Five warpgroups (640 threads: 96 registers each at launch); the last gives back down to
+// 40, the other four raise theirs to N.
+template <int N>
+void setmaxnreg_kernel() {
+  if (threadIdx.y == 4) {
+    te_ptx_setmaxnreg_dec<40>();
+  } else {
+    te_ptx_setmaxnreg_inc<N>();
+    ++g_raised;
+  }
+}
+
+TEST(PtxHopper, SetmaxnregRaisesFromWhatTheBlockReleased) {
+  g_raised = 0;  // 4 x 128 x (104 - 96) = 4096 <= 128 x (96 - 40) = 7168
+  ASSERT_EQ(cudaLaunchKernel(setmaxnreg_kernel<104>, dim3(1), dim3(128, 5), nullptr, 0, nullptr), cudaSuccess);
+  EXPECT_EQ(g_raised.load(), 512);
+}
+
+TEST(PtxHopperDeathTest, SetmaxnregAskingMoreThanReleasedStopsTheProgram) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // 4 x 128 x (112 - 96) = 8192 > 7168: on an H200 this kernel hung.
+  EXPECT_DEATH(cudaLaunchKernel(setmaxnreg_kernel<112>, dim3(1), dim3(128, 5), nullptr, 0, nullptr),
+               "setmaxnreg.inc: the block's warps never released the registers it asks");
 }
 
 TEST(PtxHopperDeathTest, AWgmmaWithoutAFenceStopsTheProgram) {

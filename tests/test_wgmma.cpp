@@ -5,6 +5,7 @@
 // one) exactly as interpret() and plain C++ do, for every swizzle width and both 16-bit
 // types; nvcc builds it for sm_90a (wgmma in its PTX, no spills) and for sm_80; every
 // misuse is a te::Error naming what is wrong.
+#include <array>
 #include <functional>
 #include <gtest/gtest.h>
 
@@ -492,8 +493,12 @@ TEST(Wgmma, WarpSpecializedGemmEqualsInterpretAndCxx) {
     int M, N, K;
     ops::MatmulWgmmaOptions o;
   };
-  ops::MatmulWgmmaOptions deep, persistent, registers;
+  ops::MatmulWgmmaOptions deep, persistent, registers, three, four;
   deep.warp_specialized = true;  // 128 x 128 tiles, 2 consumers, 3 stages over 5 k tiles
+  three = four = deep;           // 3 and 4 consumers: setmaxnreg's split of fewer launch registers
+  three.block_m = 192;
+  four.block_m = 256;
+  three.block_n = four.block_n = 64;
   registers = deep;
   registers.a_from_registers = true;
   persistent = deep;
@@ -501,7 +506,8 @@ TEST(Wgmma, WarpSpecializedGemmEqualsInterpretAndCxx) {
   persistent.tile_k = 32;
   persistent.stages = 2;
   persistent.persistent_blocks = 2;
-  for (const Case& c : {Case{128, 128, 320, deep}, Case{128, 128, 96, persistent}, Case{128, 128, 192, registers}}) {
+  for (const Case& c : {Case{128, 128, 320, deep}, Case{128, 128, 96, persistent}, Case{128, 128, 192, registers},
+                        Case{192, 64, 192, three}, Case{256, 64, 192, four}}) {
     SCOPED_TRACE(fmt::format("{} x {} x {}, block_m {}", c.M, c.N, c.K, c.o.block_m));
     Gemm g;
     g.M = c.M;
@@ -519,10 +525,19 @@ TEST(Wgmma, WarpSpecializedGemmEqualsInterpretAndCxx) {
     EXPECT_EQ(ir.find("barrier();"), std::string::npos) << ir;  // mbarriers order the copies
     const std::string cu = build_cuda(f).source();
     const int consumers = c.o.block_m / 64;
-    EXPECT_NE(cu.find(fmt::format("if (threadIdx.y == {}) {{\n    te_ptx_setmaxnreg_dec<40>();", consumers)),
-              std::string::npos)
-        << cu;
-    EXPECT_NE(cu.find("te_ptx_setmaxnreg_inc<232>();"), std::string::npos) << cu;
+    // Registers move only inside the block: what the producer releases, shared by the
+    // consumers (one consumer already has all a thread can use).
+    const WarpSpecialization split = WarpSpecialization::balanced(consumers);
+    EXPECT_EQ(split.consumer_registers, (std::array<int, 5>{0, 0, 232, 152, 104}[consumers]));
+    if (consumers == 1) {
+      EXPECT_EQ(cu.find("te_ptx_setmaxnreg"), std::string::npos) << cu;
+    } else {
+      EXPECT_NE(cu.find(fmt::format("if (threadIdx.y == {}) {{\n    te_ptx_setmaxnreg_dec<40>();", consumers)),
+                std::string::npos)
+          << cu;
+      EXPECT_NE(cu.find(fmt::format("te_ptx_setmaxnreg_inc<{}>();", split.consumer_registers)), std::string::npos)
+          << cu;
+    }
     const int buffers = 2 * c.o.stages;  // A's and B's
     EXPECT_NE(cu.find(fmt::format("te_tma_init_ws_barriers(te_tma_barriers, {}, {});", buffers, 128 * consumers)),
               std::string::npos)
@@ -747,8 +762,34 @@ TEST(Wgmma, WarpSpecializationMisuseIsAnError) {
             "ws");
       },
       {"CUDA: kernel 'ws_kernel0' is warp-specialized",
-       "its producer warpgroup's 40 registers per thread and its 3 consumer warpgroups' 232 come to 94208, above a "
-       "multiprocessor's 65536"});
+       "its 512 threads launch with 128 registers each (ptxas's __launch_bounds__ cap); its 3 consumer warpgroups at "
+       "232 ask 39936 registers more, its producer warpgroup at 40 releases 11264, and setmaxnreg.inc takes only what "
+       "the block released: it would wait forever; give warp_specialize WarpSpecialization::balanced(3) = {40, 152}"});
+  // setmaxnreg only lowers the producer's registers and raises the consumers' from the launch's count.
+  expect_error(
+      [&] {
+        build(
+            128, true,
+            [&](Schedule& s) {
+              for (const char* name : {"A.shared", "B.shared"}) stage(s, name).warp_specialize({176, 232});
+            },
+            "ws");
+      },
+      {"its 384 threads launch with 168 registers each (ptxas's __launch_bounds__ cap), fewer than its producer "
+       "warpgroup's 176: setmaxnreg.dec cannot raise them; give warp_specialize WarpSpecialization::balanced(2) = "
+       "{40, 232}"});
+  expect_error(
+      [&] {
+        build(
+            64, true,
+            [&](Schedule& s) {
+              for (const char* name : {"A.shared", "B.shared"}) stage(s, name).warp_specialize({40, 232});
+            },
+            "ws");
+      },
+      {"its 256 threads launch with 256 registers each (ptxas's __launch_bounds__ cap), more than its consumer "
+       "warpgroups' 232: setmaxnreg.inc cannot lower them; give warp_specialize WarpSpecialization::balanced(1) = "
+       "{0, 0}"});
   // A kernel whose B copy is TMA but not warp-specialized.
   expect_error(
       [&] {
@@ -757,7 +798,7 @@ TEST(Wgmma, WarpSpecializationMisuseIsAnError) {
       },
       {"CUDA: kernel 'mixed_kernel0' is warp-specialized (Stage::warp_specialize of the stage filling 'A.shared'), but "
        "its TMA copy into 'B.shared' is not; a producer warpgroup issues all of a kernel's TMA copies or none"});
-  expect_error([&] { build(64, true, unchanged, "sm90", "sm_90"); }, {"which needs sm_90a"});  // setmaxnreg
+  expect_error([&] { build(128, true, unchanged, "sm90", "sm_90"); }, {"which needs sm_90a"});  // setmaxnreg
 
   // The stage primitive and lower()'s checks.
   Tensor A = placeholder({64, 128}, BFloat(16), "A");
@@ -775,6 +816,11 @@ TEST(Wgmma, WarpSpecializationMisuseIsAnError) {
       {"warp_specialize: stage 'A.shared': producer registers 20; setmaxnreg takes 24 to 256, a multiple of 8 "
        "(or 0 to keep the compiled count)"});
   expect_error([&] { s[AS].warp_specialize({40, 236}); }, {"consumer registers 236"});
+  expect_error(
+      [&] {
+        s[AS].warp_specialize({WarpSpecialization::kBalanced, 232});
+      },
+      {"warp_specialize: stage 'A.shared': registers {-1, 232}; give both counts, or kBalanced for both"});
   expect_error([&] { s[A].warp_specialize(); }, {"warp_specialize: stage 'A' is a placeholder"});
   expect_error([&] { s[C].warp_specialize(); }, {"warp_specialize: stage 'C' is an output"});
   s[AS].warp_specialize();

@@ -175,10 +175,24 @@ struct TE_API AssertNode : StmtNode {
 
 /// Who issues a warp-specialized kernel's TMA copies (Stage::warp_specialize): a producer
 /// warpgroup the block gets besides its consumer warpgroups (the threads its loops bind),
-/// each side's registers set by `setmaxnreg` (0: as compiled).
+/// each side's registers set by `setmaxnreg` (0: as compiled). setmaxnreg.inc takes its
+/// registers only from those the block's own warpgroups released (the CTA's pool), so the
+/// consumers can gain what the producer gives back and no more. By default (kBalanced)
+/// build_cuda takes balanced() for the kernel's consumer warpgroups.
 struct TE_API WarpSpecialization {
-  int producer_registers = 40;   ///< the producer warpgroup's registers per thread (24..256, a multiple of 8)
-  int consumer_registers = 232;  ///< the consumer warpgroups' registers per thread (24..256, a multiple of 8)
+  /// Both counts: balanced(consumer warpgroups), chosen once the kernel's warpgroups are known.
+  static constexpr int kBalanced = -1;
+  int producer_registers = kBalanced;  ///< the producer warpgroup's registers per thread (24..256, a multiple of 8)
+  int consumer_registers = kBalanced;  ///< the consumer warpgroups' registers per thread (24..256, a multiple of 8)
+  /// The registers per thread a block of `threads` starts with when its kernel uses
+  /// setmaxnreg: ptxas gives such a kernel its `__launch_bounds__` cap, 64K / threads in
+  /// multiples of 8, at most 256 (seen on an H200: 384 threads 168, 640 threads 96).
+  static int launch_registers(int64_t threads);
+  /// 40 registers for the producer and, for each of `consumer_warpgroups`, its launch
+  /// count plus an equal share of what the producer releases (232 for two consumers, 152
+  /// for three, 104 for four); one consumer already has every register a thread can
+  /// use: {0, 0} (no setmaxnreg).
+  static WarpSpecialization balanced(int consumer_warpgroups);
   /// Whether both are the same.
   bool operator==(const WarpSpecialization& o) const {
     return producer_registers == o.producer_registers && consumer_registers == o.consumer_registers;

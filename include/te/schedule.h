@@ -252,12 +252,14 @@ class TE_API Stage {
   /// wait for a tile only where they read it (its "full" mbarrier) and synchronize among
   /// themselves only where their own shared accesses need it (a named barrier), so the
   /// copies run ahead of the arithmetic without __syncthreads. `setmaxnreg` moves
-  /// registers from the producer to the consumers (`registers`; 0 keeps the compiled
-  /// count). interpret() and the CPU run the program as written. lower() checks that the
-  /// stage is pipelined and TMA-copied; build_cuda that every TMA copy of such a kernel is
-  /// warp-specialized with the same registers, that threadIdx.x spans 128 threads and
-  /// threadIdx.z none, and that the registers fit the multiprocessor's 64K. te::Error for
-  /// register counts outside 24..256 or not a multiple of 8, a placeholder or an output.
+  /// registers from the producer to the consumers (`registers`; by default
+  /// WarpSpecialization::balanced for the kernel's consumer warpgroups; 0 keeps the
+  /// compiled count). interpret() and the CPU run the program as written. lower() checks
+  /// that the stage is pipelined and TMA-copied; build_cuda that every TMA copy of such a
+  /// kernel is warp-specialized with the same registers, that threadIdx.x spans 128
+  /// threads and threadIdx.z none, and that the consumers ask no more registers than the
+  /// producer releases. te::Error for register counts outside 24..256 or not a multiple of
+  /// 8, one count balanced and the other not, a placeholder or an output.
   void warp_specialize(WarpSpecialization registers = {});
 
   // ---- Rewriting the reduction ----

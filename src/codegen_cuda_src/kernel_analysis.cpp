@@ -377,16 +377,40 @@ class Analyzer : public IRVisitor {
                        to_string(result.block[1])));
     result.consumer_warpgroups = y ? *y : 1;
     result.block[1] = make_const(Int(32), result.consumer_warpgroups + 1);
+    if (result.warp_specialization->producer_registers == WarpSpecialization::kBalanced)
+      result.warp_specialization = WarpSpecialization::balanced(static_cast<int>(result.consumer_warpgroups));
+    check_register_split(fail);
+  }
+
+  // setmaxnreg moves registers inside the block: the producer gives back down to its
+  // count, the consumers take theirs from what it gave (the CTA's pool), never from the
+  // multiprocessor's free ones; a request the pool cannot meet waits forever.
+  template <typename Fail>
+  void check_register_split(const Fail& fail) const {
     const WarpSpecialization& ws = *result.warp_specialization;
-    const int64_t registers =
-        128 * (ws.producer_registers + int64_t{ws.consumer_registers} * result.consumer_warpgroups);
-    if (ws.producer_registers != 0 && ws.consumer_registers != 0 && registers > kRegistersPerMultiprocessor)
+    const int64_t consumers = result.consumer_warpgroups;
+    const int64_t threads = 128 * (consumers + 1);
+    const int launch = WarpSpecialization::launch_registers(threads);
+    const int producer = ws.producer_registers ? ws.producer_registers : launch;
+    const int consumer = ws.consumer_registers ? ws.consumer_registers : launch;
+    const std::string start =
+        fmt::format("its {} threads launch with {} registers each (ptxas's __launch_bounds__ cap)", threads, launch);
+    const std::string advice = fmt::format("; give warp_specialize WarpSpecialization::balanced({}) = {{{}, {}}}",
+                                           consumers, WarpSpecialization::balanced(int(consumers)).producer_registers,
+                                           WarpSpecialization::balanced(int(consumers)).consumer_registers);
+    if (producer > launch)
+      fail(fmt::format("{}, fewer than its producer warpgroup's {}: setmaxnreg.dec cannot raise them{}", start,
+                       producer, advice));
+    if (consumer < launch)
+      fail(fmt::format("{}, more than its consumer warpgroups' {}: setmaxnreg.inc cannot lower them{}", start, consumer,
+                       advice));
+    const int64_t released = 128 * int64_t{launch - producer};
+    const int64_t asked = 128 * consumers * int64_t{consumer - launch};
+    if (asked > released)
       fail(
-          fmt::format("its producer warpgroup's {} registers per thread and its {} consumer warpgroups' {} come to "
-                      "{}, above a multiprocessor's {}: setmaxnreg.inc would wait forever; lower the consumers' "
-                      "registers (warp_specialize)",
-                      ws.producer_registers, result.consumer_warpgroups, ws.consumer_registers, registers,
-                      kRegistersPerMultiprocessor));
+          fmt::format("{}; its {} consumer warpgroups at {} ask {} registers more, its producer warpgroup at {} "
+                      "releases {}, and setmaxnreg.inc takes only what the block released: it would wait forever{}",
+                      start, consumers, consumer, asked, producer, released, advice));
   }
 
   // TMA's mbarriers go after the buffers, in dynamic shared memory (where the emulation

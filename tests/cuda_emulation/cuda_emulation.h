@@ -136,7 +136,7 @@ inline thread_local BlockBarrier* current_barrier = nullptr;
 
 // The values the threads of a block publish for warp shuffles, and one barrier per warp.
 struct WarpExchange {
-  explicit WarpExchange(unsigned threads) : slots(threads) {
+  explicit WarpExchange(unsigned threads) : slots(threads), thread_registers(threads, 0) {
     for (unsigned w = 0; w * 32 < threads; ++w)
       warps.emplace_back(new BlockBarrier(static_cast<int>(std::min(32u, threads - w * 32))));
     for (unsigned g = 0; g * 128 < threads; ++g)
@@ -149,6 +149,12 @@ struct WarpExchange {
   // count that use gave (every use must give the same).
   std::mutex named_mutex;
   std::map<unsigned, std::pair<unsigned, std::unique_ptr<BlockBarrier>>> named;
+  // setmaxnreg's per-block pool (hopper_emulation.h): the registers the block's warps gave
+  // back, and each thread's count (0: still the launch's).
+  std::mutex register_mutex;
+  std::condition_variable register_cv;
+  long long released_registers = 0;
+  std::vector<int> thread_registers;
   BlockBarrier& named_barrier(unsigned id, unsigned threads) {
     std::lock_guard<std::mutex> lock(named_mutex);
     auto& [count, barrier] = named[id];

@@ -354,14 +354,51 @@ TE_EMU_WGMMA(256)
 #undef TE_EMU_WGMMA_RS_FORM
 
 // setmaxnreg.{inc,dec}.sync.aligned.u32 N (ISA: "setmaxnreg"): N in 24..256, a multiple
-// of 8. Registers are not limited here.
+// of 8. "A pool of available registers is maintained per-CTA": .dec releases the warp's
+// registers above N into it, and .inc "blocks the execution until enough registers are
+// available in the CTA's register pool" (what other warps released, not the
+// multiprocessor's free registers). A thread starts with the registers ptxas gives a
+// setmaxnreg kernel, its __launch_bounds__ cap: 64K / threads in multiples of 8, at most
+// 256 (read on an H200, 2026-11-29: 384 threads 168, 640 threads 96; four consumer
+// warpgroups asking 112 each there hung). A request nothing will meet stops the program
+// here rather than hanging.
+namespace te_emu::hopper {
+inline int launch_registers() {
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  return static_cast<int>(std::min(256u, 65536u / threads / 8 * 8));
+}
+inline int& current_registers(WarpExchange& x) {
+  int& mine = x.thread_registers[linear_thread];
+  if (mine == 0) mine = launch_registers();
+  return mine;
+}
+}  // namespace te_emu::hopper
+
 template <int N>
 static inline void te_ptx_setmaxnreg_inc() {
   static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  te_emu::WarpExchange& x = *te_emu::current_exchange;
+  std::unique_lock<std::mutex> lock(x.register_mutex);
+  int& mine = te_emu::hopper::current_registers(x);
+  if (N < mine) te_emu::hopper::fail("setmaxnreg.inc", "the count is below the thread's current registers");
+  const long long more = N - mine;
+  if (!x.register_cv.wait_for(lock, std::chrono::seconds(20), [&] { return x.released_registers >= more; }))
+    te_emu::hopper::fail("setmaxnreg.inc",
+                         "the block's warps never released the registers it asks (the CTA's pool holds only what "
+                         "setmaxnreg.dec gave back): on a GPU this kernel hangs");
+  x.released_registers -= more;
+  mine = N;
 }
 template <int N>
 static inline void te_ptx_setmaxnreg_dec() {
   static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  te_emu::WarpExchange& x = *te_emu::current_exchange;
+  std::lock_guard<std::mutex> lock(x.register_mutex);
+  int& mine = te_emu::hopper::current_registers(x);
+  if (N > mine) te_emu::hopper::fail("setmaxnreg.dec", "the count is above the thread's current registers");
+  x.released_registers += mine - N;
+  mine = N;
+  x.register_cv.notify_all();
 }
 
 // bar.sync id, threads (ISA: "bar, barrier"): id 1..15 here (0 is __syncthreads()'s),

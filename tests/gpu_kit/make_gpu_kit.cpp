@@ -601,6 +601,19 @@ std::vector<BenchCase> bench_cases() {
   // Not tile multiples: 4000 x 4104 in 128 x 128 tiles overlaps 96 rows and 120 columns; K's
   // last tile is 32 of 64 wide
   wgmma_case("bgemm_wgmma_4000x4104x4000", {4000, 4104, 4000}, BFloat(16), {}, "gemm_wgmma_uneven");
+  // The fastest options measured on an H200 (2026-11-29: 1.06-1.10x cuBLAS at 8192, 0.95x
+  // at 4096): two consumer warpgroups of 64 x 256 wgmmas, 3 stages, 128 persistent blocks.
+  ops::MatmulWgmmaOptions wide = specialized;
+  wide.block_n = 256;
+  for (const int64_t size : {int64_t{4096}, int64_t{8192}})
+    wgmma_case(fmt::format("bgemm_wgmma_{}_ws_128x256", size), {size, size, size}, BFloat(16), wide,
+               fmt::format("gemm_wgmma_ws_wide_{}", size));
+  // Four consumer warpgroups: 640 threads launch with 96 registers, so setmaxnreg's split
+  // is 40 / 104 (WarpSpecialization::balanced); at 40 / 112 this kernel hung on an H200.
+  ops::MatmulWgmmaOptions four = specialized;
+  four.block_m = 256;
+  four.stages = 4;
+  wgmma_case("bgemm_wgmma_8192_ws_256x128", {8192, 8192, 8192}, BFloat(16), four, "gemm_wgmma_ws_four");
   ops::MatmulWgmmaOptions registers;  // A from register fragments: what the RS form costs or gains
   registers.a_from_registers = true;
   wgmma_case("bgemm_wgmma_4096_registers", {4096, 4096, 4096}, BFloat(16), registers, "gemm_wgmma_rs");

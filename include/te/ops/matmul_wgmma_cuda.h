@@ -138,13 +138,6 @@ inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, 
          ", above the 227 KiB of a block (sm_90)");
 }
 
-// setmaxnreg's split of a multiprocessor's 64K registers: 40 per producer thread, the
-// rest to the consumer warpgroups (at most 232 each, a multiple of 8).
-inline WarpSpecialization register_split(int consumer_warpgroups) {
-  const int consumer = (65536 / 128 - 40) / consumer_warpgroups / 8 * 8;
-  return {40, std::min(232, consumer)};
-}
-
 // The swizzle of B's MN-major tiles: the widest whose column blocks (swizzle / 2
 // elements) divide block_n.
 inline int mn_major_swizzle(int block_n) { return block_n % 64 == 0 ? 128 : block_n % 32 == 0 ? 64 : 32; }
@@ -303,9 +296,8 @@ inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const Mat
   else
     d::fill_shared(s, BS, o, o.block_n, o.tile_k, o.tile_k * 2, true);
   if (o.warp_specialized) {
-    const WarpSpecialization registers = d::register_split(o.block_m / 64);
-    s[AS].warp_specialize(registers);
-    s[BS].warp_specialize(registers);
+    s[AS].warp_specialize();  // WarpSpecialization::balanced for its block_m / 64 consumers
+    s[BS].warp_specialize();
   }
 }
 
