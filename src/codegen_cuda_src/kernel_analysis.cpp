@@ -395,9 +395,9 @@ class Analyzer : public IRVisitor {
     const int consumer = ws.consumer_registers ? ws.consumer_registers : launch;
     const std::string start =
         fmt::format("its {} threads launch with {} registers each (ptxas's __launch_bounds__ cap)", threads, launch);
+    const WarpSpecialization fits = WarpSpecialization::balanced(static_cast<int>(consumers));
     const std::string advice = fmt::format("; give warp_specialize WarpSpecialization::balanced({}) = {{{}, {}}}",
-                                           consumers, WarpSpecialization::balanced(int(consumers)).producer_registers,
-                                           WarpSpecialization::balanced(int(consumers)).consumer_registers);
+                                           consumers, fits.producer_registers, fits.consumer_registers);
     if (producer > launch)
       fail(fmt::format("{}, fewer than its producer warpgroup's {}: setmaxnreg.dec cannot raise them{}", start,
                        producer, advice));

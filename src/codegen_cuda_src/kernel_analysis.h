@@ -33,7 +33,6 @@ constexpr int64_t kSharedAlignment = 16;
 // pattern (8 rows of 128 bytes), where Hopper's TMA and wgmma expect its patterns; a
 // kernel with one takes its shared memory dynamically, 1024-byte aligned.
 constexpr int64_t kSwizzledAlignment = 1024;
-// The 32-bit registers of a multiprocessor (sm_70 to sm_90).
 
 // "blockIdx.x" -> {true, 0}; "threadIdx.z" -> {false, 2}. Throws te::Error for other tags.
 struct ThreadTag {

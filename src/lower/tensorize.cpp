@@ -130,17 +130,17 @@ class Tensorize : public IRMutator {
         }
         fail_nest("holds several statements (another stage computed at a loop inside it?)");
       }
-      if (auto* c = at.as<IfThenElseNode>(); c != nullptr && !c->else_case.defined() && guard_allowed(*c)) {
+      if (auto* c = at.as<IfThenElseNode>()) {
+        if (c->else_case.defined() || !guard_allowed(*c))
+          fail_nest(
+              "has a condition (a split whose factor does not divide the extent, or a compute's where "
+              "clause); tensorize needs every loop under the axis to run its full extent: choose factors "
+              "that divide the extents (only a TMA copy's bounds, and a reduction's over TMA-filled tiles, "
+              "may be guarded)");
         guarded = true;
         at = c->then_case;
         continue;
       }
-      if (at.as<IfThenElseNode>() != nullptr)
-        fail_nest(
-            "has a condition (a split whose factor does not divide the extent, or a compute's where "
-            "clause); tensorize needs every loop under the axis to run its full extent: choose factors "
-            "that divide the extents (only a TMA copy's bounds, and a reduction's over TMA-filled tiles, "
-            "may be guarded)");
       if (auto* st = at.as<StoreNode>()) {
         nest.store = st;
         break;

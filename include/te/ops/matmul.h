@@ -59,6 +59,17 @@ inline MatmulOperands matmul_operands(const Tensor& C, const std::string& schedu
   return {A, B, constant(A.shape()[0], "M"), constant(B.shape()[1], "N"), constant(A.shape()[1], "K")};
 }
 
+/// The tiled GEMMs' one shape rule for C (schedule_matmul_tensorcore_cuda,
+/// schedule_matmul_wgmma_cuda): their last tiles shift inward to stay whole
+/// (TailStrategy::ShiftInwards), so C must hold one block_m x block_n tile; te::Error
+/// ("<schedule>: C is ...") otherwise.
+inline void check_c_holds_a_tile(const std::string& schedule, int64_t M, int64_t N, int block_m, int block_n) {
+  if (M >= block_m && N >= block_n) return;
+  throw Error(schedule + ": C is " + std::to_string(M) + " x " + std::to_string(N) +
+              ", smaller than a block_m x block_n = " + std::to_string(block_m) + " x " + std::to_string(block_n) +
+              " tile (the last tiles shift inward to stay whole); take smaller tiles");
+}
+
 }  // namespace te::ops
 
 // Deprecated, kept for one release: this header still includes the CUDA schedules, as it

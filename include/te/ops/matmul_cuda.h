@@ -195,9 +195,7 @@ inline void check(const MatmulTensorCoreOptions& o, int64_t M, int64_t N, int64_
   if (o.tile_k % 16 != 0) fail("tile_k (" + text(o.tile_k) + ") must be a multiple of 16");
   if (o.pad % 8 != 0) fail("pad (" + text(o.pad) + ") must be a multiple of 8 (ldmatrix reads 16-byte rows)");
   if (o.warps_m * o.warps_n * 32 > 1024) fail(text(o.warps_m * o.warps_n) + " warps are above 1024 threads per block");
-  if (M < o.block_m || N < o.block_n)  // C's last tiles shift inward to stay whole
-    fail("C is " + text(M) + " x " + text(N) + ", smaller than a block_m x block_n = " + text(o.block_m) + " x " +
-         text(o.block_n) + " tile (the last tiles shift inward to stay whole); take smaller tiles");
+  check_c_holds_a_tile("schedule_matmul_tensorcore_cuda", M, N, o.block_m, o.block_n);
   if (N % o.vector != 0)
     fail("N is " + text(N) + "; B's rows are copied in pieces of vector = " + text(o.vector) +
          " elements, so N is a multiple of " + text(o.vector));
