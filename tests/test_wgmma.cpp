@@ -628,6 +628,44 @@ TEST(Wgmma, ShapesThatAreNotTileMultiplesRunWholeTiles) {
   }
 }
 
+// fastest_wgmma_options: the configuration measured fastest on an H200 (warp-specialized
+// 128 x 256 tiles, 3 stages, a persistent grid up to 132 blocks), fitted to C's shape.
+TEST(Wgmma, FastestOptionsFitTheMeasuredConfigurationToTheShape) {
+  struct Want {
+    int64_t M, N;
+    bool epilogue;
+    int block_m, block_n, stages, persistent_blocks;
+  };
+  for (const Want& w : {Want{8192, 8192, false, 128, 256, 3, 128}, Want{4096, 4096, false, 128, 256, 3, 128},
+                        Want{4096, 4096, true, 128, 256, 2, 128}, Want{200, 136, false, 128, 128, 3, 4},
+                        Want{96, 200, false, 64, 192, 3, 4}, Want{256, 256 * 67, false, 128, 256, 3, 67},
+                        Want{128 * 139, 256, false, 128, 256, 3, 0}}) {
+    SCOPED_TRACE(fmt::format("{} x {}{}", w.M, w.N, w.epilogue ? ", epilogue" : ""));
+    const ops::MatmulWgmmaOptions o = ops::fastest_wgmma_options(w.M, w.N, w.epilogue);
+    EXPECT_EQ(o.block_m, w.block_m);
+    EXPECT_EQ(o.block_n, w.block_n);
+    EXPECT_EQ(o.stages, w.stages);
+    EXPECT_EQ(o.persistent_blocks, w.persistent_blocks);  // 139 tiles: a block per tile
+    EXPECT_TRUE(o.warp_specialized && o.tma && o.b_mn_major && !o.a_from_registers);
+  }
+  // A shape that is not a tile multiple, through the emulation: 2 x 2 tiles of 128 x 256
+  // shifted inward, K's last tile half zeros, on 4 persistent warp-specialized blocks.
+  Gemm g;
+  g.M = 200;
+  g.N = 272;
+  g.K = 96;
+  g.t = BFloat(16);
+  Tensor A = placeholder({g.M, g.K}, g.t, "A"), B = placeholder({g.K, g.N}, g.t, "B");
+  Tensor C = ops::matmul(A, B, "C");
+  Schedule s = create_schedule({C});
+  ops::schedule_matmul_wgmma_cuda(s, C, ops::fastest_wgmma_options(g.M, g.N));
+  const LoweredFunc f = lower(s, {A, B, C}, "fastest");
+  const std::string cu = build_cuda(f).source();
+  EXPECT_NE(cu.find("te_ptx_setmaxnreg_inc<232>();"), std::string::npos) << cu;
+  EXPECT_NE(cu.find("dim3(4, 1, 1), dim3(128, 3, 1)"), std::string::npos) << cu;
+  EXPECT_EQ(difference(g, f, cuda_test::EmulatedProgram::Paths::Ptx), "");
+}
+
 TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
   expect_error([] { intrinsics::cuda_wgmma_m64nNk16(Float(16), 12); },
                {"intrinsics::cuda_wgmma_m64nNk16: n is 12; wgmma's tiles are 64 x n with n a multiple of 8 from 8 to "

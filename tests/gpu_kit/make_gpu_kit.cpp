@@ -603,11 +603,9 @@ std::vector<BenchCase> bench_cases() {
   wgmma_case("bgemm_wgmma_4000x4104x4000", {4000, 4104, 4000}, BFloat(16), {}, "gemm_wgmma_uneven");
   // The fastest options measured on an H200 (2026-11-29: 1.06-1.10x cuBLAS at 8192, 0.95x
   // at 4096): two consumer warpgroups of 64 x 256 wgmmas, 3 stages, 128 persistent blocks.
-  ops::MatmulWgmmaOptions wide = specialized;
-  wide.block_n = 256;
   for (const int64_t size : {int64_t{4096}, int64_t{8192}})
-    wgmma_case(fmt::format("bgemm_wgmma_{}_ws_128x256", size), {size, size, size}, BFloat(16), wide,
-               fmt::format("gemm_wgmma_ws_wide_{}", size));
+    wgmma_case(fmt::format("bgemm_wgmma_{}_ws_128x256", size), {size, size, size}, BFloat(16),
+               ops::fastest_wgmma_options(size, size), fmt::format("gemm_wgmma_ws_wide_{}", size));
   // Four consumer warpgroups: 640 threads launch with 96 registers, so setmaxnreg's split
   // is 40 / 104 (WarpSpecialization::balanced); at 40 / 112 this kernel hung on an H200.
   ops::MatmulWgmmaOptions four = specialized;

@@ -89,6 +89,19 @@ namespace matmul_wgmma_detail {
 
 [[noreturn]] inline void fail(const std::string& what) { throw Error("schedule_matmul_wgmma_cuda: " + what); }
 
+// C's tiles: the last ones along M and N shift inward, so the count rounds up.
+inline int64_t c_tile_count(int64_t M, int64_t N, const MatmulWgmmaOptions& o) {
+  return ((M + o.block_m - 1) / o.block_m) * ((N + o.block_n - 1) / o.block_n);
+}
+
+// The largest divisor of `tiles` that is at most `limit` (a persistent grid whose blocks
+// all run the same number of whole tiles).
+inline int64_t largest_divisor_at_most(int64_t tiles, int64_t limit) {
+  int64_t divisor = std::max<int64_t>(1, std::min(limit, tiles));
+  while (tiles % divisor != 0) --divisor;
+  return divisor;
+}
+
 inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, bool epilogue) {
   auto text = [](int64_t v) { return std::to_string(v); };
   if (o.block_m < 64 || o.block_m > 256 || o.block_m % 64 != 0)
@@ -113,13 +126,11 @@ inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, 
          "swizzle, so block_n is a multiple of 16 (or set b_mn_major to false)");
   if (o.persistent_blocks < 0 || o.persistent_blocks > 65535)
     fail("persistent_blocks is " + text(o.persistent_blocks) + "; 0 (a block per tile) or a grid of 1 to 65535");
-  const int64_t c_tiles = ((M + o.block_m - 1) / o.block_m) * ((N + o.block_n - 1) / o.block_n);
-  if (o.persistent_blocks > 0 && c_tiles % o.persistent_blocks != 0) {
-    int64_t divisor = std::min<int64_t>(o.persistent_blocks, c_tiles);
-    while (c_tiles % divisor != 0) --divisor;
+  const int64_t c_tiles = c_tile_count(M, N, o);
+  if (o.persistent_blocks > 0 && c_tiles % o.persistent_blocks != 0)
     fail("persistent_blocks is " + text(o.persistent_blocks) + ", which does not divide C's " + text(c_tiles) +
-         " tiles (every block runs whole tiles); take a divisor, e.g. " + text(divisor));
-  }
+         " tiles (every block runs whole tiles); take a divisor, e.g. " +
+         text(largest_divisor_at_most(c_tiles, o.persistent_blocks)));
   if (o.stages < 1 || o.stages > 8)
     fail("stages is " + text(o.stages) + "; the shared tiles are 1 (no pipeline) to 8 buffers deep");
   if (o.warp_specialized && (!o.tma || !o.b_mn_major || o.stages < 2))
@@ -230,6 +241,26 @@ inline void schedule_epilogue(Schedule& s, const Tensor& out, const MatmulWgmmaO
 }
 
 }  // namespace matmul_wgmma_detail
+
+/// The options measured fastest for an M x N C on an H200 (bench/README.md, 2026-11-29,
+/// bf16: 1.06-1.10x cuBLAS at 8192, 0.95x at 4096), as far as C's shape allows them:
+/// two consumer warpgroups (one when M < 128) of 64 x 256 wgmmas (N's multiple of 16 when
+/// N < 256), warp-specialized, 3 stages (2 for a 256-wide epilogue, whose float32 tile of
+/// C shares the 227 KiB), and a persistent grid of the largest divisor of the tile count
+/// up to `multiprocessors` (132: an H100 or H200 SXM), or a block per tile when that
+/// divisor would leave more than half of them idle.
+inline MatmulWgmmaOptions fastest_wgmma_options(int64_t M, int64_t N, bool epilogue = false,
+                                                int multiprocessors = 132) {
+  MatmulWgmmaOptions o;
+  o.block_m = M >= 128 ? 128 : 64;
+  o.block_n = N >= 256 ? 256 : static_cast<int>(std::max<int64_t>(16, N / 16 * 16));
+  o.warp_specialized = true;
+  o.stages = epilogue && o.block_n > 192 ? 2 : 3;
+  const int64_t tiles = matmul_wgmma_detail::c_tile_count(M, N, o);
+  const int64_t blocks = matmul_wgmma_detail::largest_divisor_at_most(tiles, multiprocessors);
+  o.persistent_blocks = 2 * blocks >= std::min<int64_t>(tiles, multiprocessors) ? static_cast<int>(blocks) : 0;
+  return o;
+}
 
 /// The reference warpgroup-MMA schedule of matmul's output C, or of an epilogue `out`
 /// reading it (see the file comment).
