@@ -470,7 +470,6 @@ def main():
     report.add("", "| bench kernel | te ms | PyTorch ms | te / PyTorch speed | te GB/s | te GFLOP/s | note |",
                "|---|---|---|---|---|---|---|")
     bench_rows, copy_gbs = run_bench(torch, a.kit, bench, compiler, a.only, report, start + a.budget_s, watchdog)
-    watchdog.done()
     if copy_gbs:
         report.add("", f"device-to-device copy: {copy_gbs:.0f} GB/s (the row sum's bandwidth baseline)")
     again = [r[0] for r in corpus_rows if r[1] == "FAIL"] + [r[0] for r in bench_rows if r[1] is None]

@@ -110,8 +110,6 @@ inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, 
     fail("block_n is " + text(o.block_n) + "; wgmma's n is a multiple of 8 from 8 to 256");
   if (o.tile_k != 16 && o.tile_k != 32 && o.tile_k != 64)
     fail("tile_k is " + text(o.tile_k) + "; rows of 16, 32 or 64 16-bit elements fill a 32, 64 or 128-byte swizzle");
-  // C's last tiles shift inward to stay whole (TailStrategy::ShiftInwards): any M and N
-  // of at least a tile.
   check_c_holds_a_tile("schedule_matmul_wgmma_cuda", M, N, o.block_m, o.block_n);
   if (N % 8 != 0)
     fail("N is " + text(N) + "; B's rows are copied in 16-byte pieces (TMA's strides), so N is a multiple of 8");
