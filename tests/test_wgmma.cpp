@@ -333,7 +333,12 @@ TEST(Wgmma, ReferenceScheduleOptionsAreChecked) {
                 "a block (sm_90)"});
   Tensor sum2 = compute(
       {256, 256}, [&](Expr i, Expr j) { return C(i, j) + C(j, i); }, "sum2");
-  epilogue(sum2, o);  // reads C twice: one matmul still
+  expect_error([&] { epilogue(sum2, o); },  // the block holds its own tile of C, not C(j, i)
+               {"schedule_matmul_wgmma_cuda: epilogue 'sum2' reads C(j, i), not C(i, j): an epilogue reads C at its "
+                "own element, which the block computed"});
+  Tensor twice = compute(
+      {256, 256}, [&](Expr i, Expr j) { return C(i, j) * C(i, j); }, "twice");
+  epilogue(twice, o);  // reads its own element twice: one matmul still
   Tensor C2 = ops::matmul(A, B, "C2");
   Tensor two = compute(
       {256, 256}, [&](Expr i, Expr j) { return C(i, j) + C2(i, j); }, "two");
@@ -471,12 +476,15 @@ TEST(Wgmma, NvccBuildsTheReferenceScheduleAndAnEpilogueForSm90a) {
     ASSERT_EQ(ptx.status, 0) << ptx.output;
     const std::string text = cuda_test::read_file(dir.path() + "/g.ptx");
     EXPECT_NE(text.find("cp.async.bulk.tensor.2d"), std::string::npos);
-    EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), std::string::npos);
+    // The two-argument schedule takes fastest_wgmma_options: 128 x 256, warp-specialized.
+    const bool fastest = std::string(name) == "plain" || std::string(name) == "fused";
+    EXPECT_NE(text.find(fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.bf16.bf16", fastest ? 256 : 128)),
+              std::string::npos);
     // imm-trans-b: B MN-major (after imm-trans-a 0, which A from registers does not take).
     const bool registers_a = std::string(name) == "registers";
     EXPECT_NE(text.find(registers_a ? "p, 1, 1, 1;" : "p, 1, 1, 0, 1;"), std::string::npos);
     EXPECT_EQ(text.find("p, 1, 1, 0, 1;") != std::string::npos, !registers_a);
-    if (std::string(name) == "specialized") {
+    if (fastest || std::string(name) == "specialized") {
       EXPECT_NE(text.find("setmaxnreg.dec.sync.aligned.u32 40"), std::string::npos);
       EXPECT_NE(text.find("setmaxnreg.inc.sync.aligned.u32 232"), std::string::npos);
       EXPECT_NE(text.find("bar.sync"), std::string::npos);  // the consumers' named barrier

@@ -60,6 +60,7 @@ std::optional<ops::AttentionCudaOptions> cuda_options(const ops::AttentionStages
 // Whether the tensor-core schedule takes st (not float32, shapes in whole tiles: it says
 // so by a te::Error on a copy of the schedule); else the generic rules schedule the stages.
 bool cuda_schedule_applies(const Context& cx, const ops::AttentionStages& st) {
+  if (!has_mma_sync(cx.opts.target)) return false;
   std::optional<ops::AttentionCudaOptions> o = cuda_options(st);
   if (!o) return false;
   try {

@@ -1,6 +1,7 @@
 // auto_schedule(): the rules, stage by stage (trials = 0). The order: skip structured
 // zeros, choose layouts (CPU), inline, decide where each kept stage is computed, schedule the patterns known whole
-// (attention), then schedule each other root stage together with the stages computed inside it.
+// (attention; on CUDA 16-bit matmuls on tensor cores), then schedule each other root stage together with the
+// stages computed inside it.
 #include "te/auto_schedule.h"
 
 #include <fmt/format.h>
@@ -82,6 +83,7 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
   cx.notes = std::move(notes);
   cx.kept = std::move(kept);
   cx.whole = find_attention(cx);
+  if (options.target.is_cuda()) find_gemms(cx);
   choose_inlines(cx);
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).
   if (!options.target.is_cuda()) {
@@ -90,6 +92,7 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
   } else {
     for (const Node* n : g.topo()) cx.place[n->op.get()] = Placement{};
     schedule_attention_cuda_rule(cx);
+    schedule_gemm_cuda_rule(cx);
   }
   for (const Node* n : g.topo()) {
     const OperationNode* op = n->op.get();

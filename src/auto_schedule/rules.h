@@ -98,6 +98,11 @@ void schedule_row_reduction_cpu(Context& cx, const OperationNode* op);
 // ops::attention_stages_of) that its own schedule takes whole (Context::whole): on the
 // CPU all, on CUDA those the tensor-core schedule applies to.
 std::set<const OperationNode*> find_attention(const Context& cx);
+// CUDA: marks each float16 / bfloat16 matmul that a tensor-core GEMM schedule takes (and
+// its fused epilogue) as scheduled whole (Context::whole), its operands as kept.
+void find_gemms(Context& cx);
+// CUDA: schedules each matmul find_gemms marked: wgmma for sm_90a, else mma.sync.
+void schedule_gemm_cuda_rule(Context& cx);
 // CPU: schedules each attention found with ops::schedule_attention_cpu.
 void schedule_attention_cpu_rule(Context& cx);
 // CUDA: schedules each attention found with ops::schedule_attention_cuda.

@@ -1,9 +1,11 @@
-// The target CPU as the rules see it.
+// The target as the rules see it: the CPU, and which tensor cores the GPU has.
 #include "auto_schedule/target.h"
 
 #include <fstream>
+#include <optional>
 #include <string>
 
+#include "target/target_check.h"
 #include "te/build.h"
 #include "te/runtime/c_runtime_api.h"
 
@@ -57,6 +59,16 @@ CpuTarget cpu_target(const Target& target, int threads) {
   }
   t.threads = threads > 0 ? threads : std::max(1, static_cast<int>(te_num_threads()));
   return t;
+}
+
+bool has_mma_sync(const Target& target) {
+  const std::optional<CudaArch> arch = parse_cuda_arch(target.arch);
+  return target.is_cuda() && (!arch || arch->number >= 80);
+}
+
+bool has_wgmma(const Target& target) {
+  const std::optional<CudaArch> arch = parse_cuda_arch(target.arch);
+  return target.is_cuda() && arch && arch->number == 90 && arch->specific;
 }
 
 }  // namespace te::auto_sched

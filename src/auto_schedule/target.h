@@ -1,5 +1,6 @@
-// What the CPU rules need to know about the target CPU: vector width, vector registers,
-// caches and threads. Read from te's own target query (resolved_target) and the system.
+// What the rules need to know about the target: the CPU's vector width, vector registers,
+// caches and threads (read from te's own target query, resolved_target, and the system);
+// the GPU's tensor cores.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -26,5 +27,11 @@ struct CpuTarget {
 // The CPU of target (resolved_target: the host's for "llvm"; the host's numbers for a
 // cuda target) with /sys's cache sizes; `threads` 0 means te's thread pool size.
 CpuTarget cpu_target(const Target& target, int threads);
+
+// Whether the target's GPU has the tensor cores te's schedules use (mma.sync on float16
+// and bfloat16): sm_80 or later, or a target that names no architecture.
+bool has_mma_sync(const Target& target);
+// Whether it has warpgroup MMA: sm_90a.
+bool has_wgmma(const Target& target);
 
 }  // namespace te::auto_sched

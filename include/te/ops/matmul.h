@@ -59,6 +59,41 @@ inline MatmulOperands matmul_operands(const Tensor& C, const std::string& schedu
   return {A, B, constant(A.shape()[0], "M"), constant(B.shape()[1], "N"), constant(A.shape()[1], "K")};
 }
 
+/// Whether C is exactly what matmul() builds: C[i, j] = sum over k in [0, K) of
+/// A[i, k] * B[k, j], each factor as read or widened to C's type, A (M x K) and B (K x N)
+/// of one float dtype, no condition. Written by hand or by matmul(), the same answer;
+/// a transposed operand, a partial range of k or a third factor is not one. The GEMM
+/// rule of auto_schedule takes these.
+inline bool is_matmul(const Tensor& C) {
+  const OperationNode* op = C.op().get();
+  if (op->kind != OpKind::Compute || op->axis.size() != 2 || op->reduce_axis.size() != 1 || op->inputs.size() != 2 ||
+      op->num_outputs() != 1 || op->is_scatter())
+    return false;
+  const auto* sum = op->body.as<ReduceNode>();
+  if (sum == nullptr || sum->reducer != Reducer::Sum || sum->condition.defined() || sum->sources.size() != 1)
+    return false;
+  const auto* product = sum->source().as<BinaryNode>();
+  if (product == nullptr || product->op != BinOp::Mul) return false;
+  // `factor` reads a matrix at (row, column), as it is or widened to C's type.
+  auto matrix = [&](const Expr& factor, const IterVar& row, const IterVar& column) -> const OperationNode* {
+    Expr read = factor;
+    if (const auto* widen = factor.as<CastNode>()) read = widen->value;
+    const auto* t = read.as<TensorReadNode>();
+    if (t == nullptr || t->value_index != 0 || t->indices.size() != 2 || !t->indices[0].same_as(Expr(row)) ||
+        !t->indices[1].same_as(Expr(column)) || factor.dtype() != C.dtype())
+      return nullptr;
+    return t->op.get();
+  };
+  const IterVar& k = op->reduce_axis[0];
+  const OperationNode* a = matrix(product->a, op->axis[0], k);
+  const OperationNode* b = matrix(product->b, k, op->axis[1]);
+  if (a == nullptr || b == nullptr || a->dtype != b->dtype || !a->dtype.is_float() || a->shape.size() != 2 ||
+      b->shape.size() != 2)
+    return false;
+  return is_const_int(k.dom().min, 0) && equal(k.dom().extent, a->shape[1]) && equal(k.dom().extent, b->shape[0]) &&
+         equal(op->shape[0], a->shape[0]) && equal(op->shape[1], b->shape[1]);
+}
+
 /// The tiled GEMMs' one shape rule for C (schedule_matmul_tensorcore_cuda,
 /// schedule_matmul_wgmma_cuda): their last tiles shift inward to stay whole
 /// (TailStrategy::ShiftInwards), so C must hold one block_m x block_n tile; te::Error

@@ -5,7 +5,7 @@
 ///
 ///   Tensor C = te::ops::matmul(A, B);             // A: M x K, B: K x N, float16/bfloat16
 ///   Schedule s = create_schedule({C});
-///   te::ops::schedule_matmul_wgmma_cuda(s, C);    // 128 x 128 tiles, 2 warpgroups
+///   te::ops::schedule_matmul_wgmma_cuda(s, C);    // fastest_wgmma_options for C's shape
 ///   // nvcc -arch=sm_90a for wgmma (docs/tensor_cores.md)
 ///
 /// Each block computes a block_m x block_n tile of C with block_m / 64 warpgroups
@@ -197,6 +197,25 @@ inline Tensor matmul_of(const Tensor& out) {
       fail("epilogue '" + op->name + "' is " + to_string(out.shape()[0]) + " x " + to_string(out.shape()[1]) +
            " but its matmul '" + found.name() + "' is " + to_string(found.shape()[0]) + " x " +
            to_string(found.shape()[1]) + "; an epilogue maps each element of C to one of its own");
+  // The block's threads read C's tile of the block's own (i, j): any other element of C
+  // is not there.
+  struct ReadsElsewhere : IRVisitor {
+    const OperationNode* matmul;
+    const OperationNode* epilogue;
+    std::string read;
+    void visit_tensor_read(const TensorReadNode* n) override {
+      if (n->op.get() == matmul && read.empty() &&
+          !(n->indices[0].same_as(Expr(epilogue->axis[0])) && n->indices[1].same_as(Expr(epilogue->axis[1]))))
+        read = matmul->name + "(" + to_string(n->indices[0]) + ", " + to_string(n->indices[1]) + ")";
+      IRVisitor::visit_tensor_read(n);
+    }
+  } reads;
+  reads.matmul = found.op().get();
+  reads.epilogue = op;
+  reads.visit(op->body);
+  if (!reads.read.empty())
+    fail("epilogue '" + op->name + "' reads " + reads.read + ", not " + found.name() + "(" + op->axis[0].name() + ", " +
+         op->axis[1].name() + "): an epilogue reads C at its own element, which the block computed");
   return found;
 }
 
@@ -261,8 +280,8 @@ inline MatmulWgmmaOptions fastest_wgmma_options(int64_t M, int64_t N, bool epilo
 }
 
 /// The reference warpgroup-MMA schedule of matmul's output C, or of an epilogue `out`
-/// reading it (see the file comment).
-inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const MatmulWgmmaOptions& o = {}) {
+/// reading it (see the file comment), with the tiles of `o`.
+inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const MatmulWgmmaOptions& o) {
   namespace d = matmul_wgmma_detail;
   const Tensor C = d::matmul_of(out);
   const bool epilogue = !C.same_as(out);
@@ -326,6 +345,16 @@ inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const Mat
     s[AS].warp_specialize();  // WarpSpecialization::balanced for its block_m / 64 consumers
     s[BS].warp_specialize();
   }
+}
+
+/// schedule_matmul_wgmma_cuda() with fastest_wgmma_options() for C's shape (and the
+/// epilogue, if `out` is one): warp-specialized 128 x 256 tiles on a persistent grid
+/// where C is that large. MatmulWgmmaOptions{} is the plain form instead (128 x 128,
+/// every warpgroup a consumer, a block per tile).
+inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out) {
+  const Tensor C = matmul_wgmma_detail::matmul_of(out);
+  const MatmulOperands operands = matmul_operands(C, "schedule_matmul_wgmma_cuda");
+  schedule_matmul_wgmma_cuda(s, out, fastest_wgmma_options(operands.M, operands.N, !C.same_as(out)));
 }
 
 }  // namespace te::ops
