@@ -293,6 +293,8 @@ def reference(torch, name, bufs, n_out, args=None):
         return lambda: bufs[0].sum(-1)
     if name == "matmul":
         return lambda: torch.matmul(bufs[0], bufs[1])
+    if name == "linear":  # a b^T, b N x K: a linear layer's weights
+        return lambda: F.linear(bufs[0], bufs[1])
     if name == "linear_relu":  # relu(a b + bias) in a's type: cuBLASLt's addmm, its bias converted once
         a, b, bias = bufs[:3]
         bias16 = bias.to(a.dtype)

@@ -1,6 +1,6 @@
-// CUDA: a float16 or bfloat16 matmul (ops::is_matmul: C = A B summed in float32) on tensor
-// cores, scheduled whole by te's own GEMM schedules instead of the generic register
-// tiles (which multiply on the CUDA cores):
+// CUDA: a float16 or bfloat16 GEMM (ops::matmul_form: C = A B, or a linear layer's A Bᵀ,
+// summed in float32) on tensor cores, scheduled whole by te's own GEMM schedules instead
+// of the generic register tiles (which multiply on the CUDA cores):
 //  - for sm_90a, warpgroup MMA (ops::schedule_matmul_wgmma_cuda) with the configuration
 //    measured fastest on an H200 fitted to C's shape (ops::fastest_wgmma_options); an
 //    element-wise stage that alone reads C, at its own element, runs as the kernel's
@@ -65,7 +65,7 @@ ops::MatmulTensorCoreOptions tensor_core_options(int64_t M, int64_t N, int64_t K
 std::optional<GemmPlan> gemm_plan(const Context& cx, const OperationNode* op) {
   const Node& c = cx.g.at(op);
   const Tensor C(c.op);
-  if (!ops::is_matmul(C)) return std::nullopt;
+  if (ops::matmul_form(C) == ops::MatmulForm::None) return std::nullopt;
   const DataType t = Tensor(op->inputs[0]).dtype();
   if (t != Float(16) && t != BFloat(16)) return std::nullopt;
   if (!has_mma_sync(cx.opts.target)) return std::nullopt;

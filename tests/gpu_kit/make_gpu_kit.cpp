@@ -10,6 +10,7 @@
 #include <te/ops/bev_pool_cuda.h>
 #include <te/ops/grid_sample.h>
 #include <te/ops/grid_sample_cuda.h>
+#include <te/ops/matmul.h>
 #include <te/ops/matmul_wgmma_cuda.h>
 #include <te/ops/normalization_backward.h>
 #include <te/auto_schedule.h>
@@ -222,14 +223,17 @@ json write_bev_pool_corpus(const fs::path& dir, bool backward, std::mt19937& rng
 
 // A 16-bit GEMM kernel f (M x N x K) on small integers: every sum is exact, so the GPU's
 // tensor cores must give interpret()'s results bit for bit.
-json write_gemm_corpus(const fs::path& dir, const LoweredFunc& f, int M, int N, int K, DataType t, std::mt19937& rng) {
+// B is K x N, or N x K for a linear layer (b_transposed).
+json write_gemm_corpus(const fs::path& dir, const LoweredFunc& f, int M, int N, int K, DataType t, std::mt19937& rng,
+                       bool b_transposed = false) {
   std::uniform_int_distribution<int> small(-4, 4);
   auto integers = [&](int64_t rows, int64_t cols) {
     NDArray a = NDArray::empty({rows, cols}, t);
     for (int64_t i = 0; i < rows * cols; ++i) cuda_test::set_element(a, i, small(rng));
     return a;
   };
-  std::vector<Argument> args = {integers(M, K), integers(K, N), NDArray::empty({M, N}, Float(32))};
+  std::vector<Argument> args = {integers(M, K), b_transposed ? integers(N, K) : integers(K, N),
+                                NDArray::empty({M, N}, Float(32))};
   std::map<const VarNode*, int64_t> chosen;
   return write_with_args(f, CudaOptions{}, std::move(args), chosen, dir);
 }
@@ -250,6 +254,16 @@ LoweredFunc matmul_wgmma_func(int M, int N, int K, DataType t, const ops::Matmul
   Schedule s = create_schedule({C});
   ops::schedule_matmul_wgmma_cuda(s, C, o);
   return lower(s, {A, B, C}, name);
+}
+
+// A bfloat16 linear layer, y = x wᵀ (w N x K), as auto_schedule gives it for sm_90a: the
+// wgmma GEMM with fastest_wgmma_options, w's rows the K-major B tiles.
+LoweredFunc linear_auto_func(int M, int N, int K, const std::string& name) {
+  Tensor x = placeholder({M, K}, BFloat(16), "x"), w = placeholder({N, K}, BFloat(16), "w");
+  Tensor y = ops::linear(x, w, "y");
+  AutoScheduleOptions o;
+  o.target = "cuda -arch=sm_90a";
+  return lower(auto_schedule({y}, o), {x, w, y}, name);
 }
 
 // The same with a fused epilogue: D = bfloat16(relu(A B + bias)), bias float32.
@@ -612,6 +626,19 @@ std::vector<BenchCase> bench_cases() {
   four.block_m = 256;
   four.stages = 4;
   wgmma_case("bgemm_wgmma_8192_ws_256x128", {8192, 8192, 8192}, BFloat(16), four, "gemm_wgmma_ws_four");
+  // A linear layer (w N x K, as PyTorch keeps a layer's weights) through auto_schedule,
+  // against F.linear (cuBLAS with w transposed).
+  for (const int64_t size : {int64_t{4096}, int64_t{8192}})
+    v.push_back({fmt::format("blinear_auto_{}", size),
+                 linear_auto_func(int(size), int(size), int(size), fmt::format("linear_auto_{}", size)),
+                 "linear",
+                 {{{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+                  {{"shape", {size, size}}, {"role", "input"}, {"dtype", "bfloat16"}},
+                  {{"shape", {size, size}}, {"role", "output"}}},
+                 json::array(),
+                 2.0 * 2 * size * size + f4 * size * size,
+                 2.0 * size * size * size,
+                 "HGMMA"});
   ops::MatmulWgmmaOptions registers;  // A from register fragments: what the RS form costs or gains
   registers.a_from_registers = true;
   wgmma_case("bgemm_wgmma_4096_registers", {4096, 4096, 4096}, BFloat(16), registers, "gemm_wgmma_rs");
@@ -723,6 +750,11 @@ int main(int argc, char** argv) {
     registers.a_from_registers = true;
     corpus.push_back(te::write_wgmma_corpus(root / "corpus", te::BFloat(16), registers, "bgemm_wgmma_registers", rng));
     corpus.push_back(te::write_wgmma_epilogue_corpus(root / "corpus", "bgemm_wgmma_bias_relu", rng));
+    // A linear layer through auto_schedule (sm_90a): 2 x 2 tiles of 128 x 256 shifted inward,
+    // K's last tile half zeros, w's rows K-major.
+    corpus.push_back(te::write_gemm_corpus(root / "corpus" / "blinear_auto",
+                                           te::linear_auto_func(200, 272, 96, "blinear_auto"), 200, 272, 96,
+                                           te::BFloat(16), rng, true));
     corpus.push_back(te::write_attention_corpus(root / "corpus", te::Float(16), false, "attention_float16", rng));
     corpus.push_back(
         te::write_attention_corpus(root / "corpus", te::BFloat(16), true, "attention_bfloat16_causal", rng));

@@ -35,13 +35,87 @@ inline Tensor matmul(const Tensor& A, const Tensor& B, const std::string& name =
       {A.shape()[0], B.shape()[1]}, [&](Expr i, Expr j) { return sum(widen(A(i, k)) * widen(B(k, j)), {k}); }, name);
 }
 
-/// What a schedule of matmul finds in its output C: A, B and the constant M, N, K.
+/// x · wᵀ, as a linear layer (PyTorch's F.linear without bias, TVM's nn.dense) computes it:
+/// C[i, j] = sum over k of x[i, k] * w[j, k], x is M x K, w is N x K (a layer's weights,
+/// one row per output feature), both of one float dtype (float16 and bfloat16 inputs
+/// accumulate in float32). schedule_matmul_wgmma_cuda takes it too: w's rows are the
+/// K-major tiles wgmma reads.
+inline Tensor linear(const Tensor& x, const Tensor& w, const std::string& name = "linear") {
+  if (x.ndim() != 2 || w.ndim() != 2)
+    throw Error("linear: x and w must be matrices, got " + std::to_string(x.ndim()) + " and " +
+                std::to_string(w.ndim()) + " axes");
+  if (!x.dtype().is_float() || x.dtype() != w.dtype())
+    throw Error("linear: x and w must have the same float dtype, got " + x.dtype().to_string() + " and " +
+                w.dtype().to_string());
+  const int64_t* kx = as_const_int(x.shape()[1]);
+  const int64_t* kw = as_const_int(w.shape()[1]);
+  if (kx && kw && *kx != *kw)
+    throw Error("linear: x's columns (" + std::to_string(*kx) + ") and w's columns (" + std::to_string(*kw) +
+                ") differ");
+  const DataType acc = x.dtype().bits() == 16 ? Float(32) : x.dtype();
+  IterVar k = reduce_axis({make_zero(x.shape()[1].dtype()), x.shape()[1]}, "k");
+  auto widen = [&](const Expr& e) { return e.dtype() == acc ? e : cast(acc, e); };
+  return compute(
+      {x.shape()[0], w.shape()[0]}, [&](Expr i, Expr j) { return sum(widen(x(i, k)) * widen(w(j, k)), {k}); }, name);
+}
+
+/// How a GEMM's C reads its B.
+enum class MatmulForm {
+  None,    ///< not a GEMM of the two forms below
+  AB,      ///< matmul(): C[i, j] = sum over k of A[i, k] * B[k, j], B is K x N
+  ABTrans  ///< linear(): C[i, j] = sum over k of A[i, k] * B[j, k], B is N x K
+};
+
+/// Which GEMM C is: exactly one of the forms of MatmulForm, each factor as read or
+/// widened to C's type, k over [0, K), A and B of one float dtype, no condition; written
+/// by hand or by matmul() / linear(), the same answer. A transposed A, a partial range
+/// of k or a third factor is neither. The GEMM rule of auto_schedule takes these.
+inline MatmulForm matmul_form(const Tensor& C) {
+  const OperationNode* op = C.op().get();
+  if (op->kind != OpKind::Compute || op->axis.size() != 2 || op->reduce_axis.size() != 1 || op->inputs.size() != 2 ||
+      op->num_outputs() != 1 || op->is_scatter())
+    return MatmulForm::None;
+  const auto* sum = op->body.as<ReduceNode>();
+  if (sum == nullptr || sum->reducer != Reducer::Sum || sum->condition.defined() || sum->sources.size() != 1)
+    return MatmulForm::None;
+  const auto* product = sum->source().as<BinaryNode>();
+  if (product == nullptr || product->op != BinOp::Mul) return MatmulForm::None;
+  // `factor` reads a matrix at (row, column), as it is or widened to C's type.
+  auto matrix = [&](const Expr& factor, const IterVar& row, const IterVar& column) -> const OperationNode* {
+    Expr read = factor;
+    if (const auto* widen = factor.as<CastNode>()) read = widen->value;
+    const auto* t = read.as<TensorReadNode>();
+    if (t == nullptr || t->value_index != 0 || t->indices.size() != 2 || !t->indices[0].same_as(Expr(row)) ||
+        !t->indices[1].same_as(Expr(column)) || factor.dtype() != C.dtype() || t->op->shape.size() != 2)
+      return nullptr;
+    return t->op.get();
+  };
+  const IterVar& k = op->reduce_axis[0];
+  const OperationNode* a = matrix(product->a, op->axis[0], k);
+  const OperationNode* kn = matrix(product->b, k, op->axis[1]);
+  const OperationNode* nk = matrix(product->b, op->axis[1], k);
+  const OperationNode* b = kn != nullptr ? kn : nk;
+  if (a == nullptr || b == nullptr || a->dtype != b->dtype || !a->dtype.is_float() || !is_const_int(k.dom().min, 0))
+    return MatmulForm::None;
+  const Expr& b_k = b->shape[kn != nullptr ? 0 : 1];
+  const Expr& b_n = b->shape[kn != nullptr ? 1 : 0];
+  if (!equal(k.dom().extent, a->shape[1]) || !equal(k.dom().extent, b_k) || !equal(op->shape[0], a->shape[0]) ||
+      !equal(op->shape[1], b_n))
+    return MatmulForm::None;
+  return kn != nullptr ? MatmulForm::AB : MatmulForm::ABTrans;
+}
+
+/// Whether C is matmul()'s form (MatmulForm::AB; see matmul_form()).
+inline bool is_matmul(const Tensor& C) { return matmul_form(C) == MatmulForm::AB; }
+
+/// What a schedule of matmul (or linear) finds in its output C: A, B and the constant M, N, K.
 struct MatmulOperands {
-  Tensor A;   ///< M x K
-  Tensor B;   ///< K x N
-  int64_t M;  ///< rows of A and C
-  int64_t N;  ///< columns of B and C
-  int64_t K;  ///< columns of A, rows of B
+  Tensor A;                   ///< M x K
+  Tensor B;                   ///< K x N (N x K when b_transposed)
+  int64_t M;                  ///< rows of A and C
+  int64_t N;                  ///< columns of C
+  int64_t K;                  ///< columns of A
+  bool b_transposed = false;  ///< C is linear()'s form (MatmulForm::ABTrans): B is N x K
 };
 
 /// C's operands for the schedule named `schedule`: te::Error ("<schedule>: ...") when C is
@@ -56,42 +130,13 @@ inline MatmulOperands matmul_operands(const Tensor& C, const std::string& schedu
     if (v == nullptr) throw Error(schedule + ": " + what + " is " + to_string(e) + ", not a constant");
     return *v;
   };
-  return {A, B, constant(A.shape()[0], "M"), constant(B.shape()[1], "N"), constant(A.shape()[1], "K")};
-}
-
-/// Whether C is exactly what matmul() builds: C[i, j] = sum over k in [0, K) of
-/// A[i, k] * B[k, j], each factor as read or widened to C's type, A (M x K) and B (K x N)
-/// of one float dtype, no condition. Written by hand or by matmul(), the same answer;
-/// a transposed operand, a partial range of k or a third factor is not one. The GEMM
-/// rule of auto_schedule takes these.
-inline bool is_matmul(const Tensor& C) {
-  const OperationNode* op = C.op().get();
-  if (op->kind != OpKind::Compute || op->axis.size() != 2 || op->reduce_axis.size() != 1 || op->inputs.size() != 2 ||
-      op->num_outputs() != 1 || op->is_scatter())
-    return false;
-  const auto* sum = op->body.as<ReduceNode>();
-  if (sum == nullptr || sum->reducer != Reducer::Sum || sum->condition.defined() || sum->sources.size() != 1)
-    return false;
-  const auto* product = sum->source().as<BinaryNode>();
-  if (product == nullptr || product->op != BinOp::Mul) return false;
-  // `factor` reads a matrix at (row, column), as it is or widened to C's type.
-  auto matrix = [&](const Expr& factor, const IterVar& row, const IterVar& column) -> const OperationNode* {
-    Expr read = factor;
-    if (const auto* widen = factor.as<CastNode>()) read = widen->value;
-    const auto* t = read.as<TensorReadNode>();
-    if (t == nullptr || t->value_index != 0 || t->indices.size() != 2 || !t->indices[0].same_as(Expr(row)) ||
-        !t->indices[1].same_as(Expr(column)) || factor.dtype() != C.dtype())
-      return nullptr;
-    return t->op.get();
-  };
-  const IterVar& k = op->reduce_axis[0];
-  const OperationNode* a = matrix(product->a, op->axis[0], k);
-  const OperationNode* b = matrix(product->b, k, op->axis[1]);
-  if (a == nullptr || b == nullptr || a->dtype != b->dtype || !a->dtype.is_float() || a->shape.size() != 2 ||
-      b->shape.size() != 2)
-    return false;
-  return is_const_int(k.dom().min, 0) && equal(k.dom().extent, a->shape[1]) && equal(k.dom().extent, b->shape[0]) &&
-         equal(op->shape[0], a->shape[0]) && equal(op->shape[1], b->shape[1]);
+  const bool transposed = matmul_form(C) == MatmulForm::ABTrans;
+  return {A,
+          B,
+          constant(A.shape()[0], "M"),
+          constant(B.shape()[transposed ? 0 : 1], "N"),
+          constant(A.shape()[1], "K"),
+          transposed};
 }
 
 /// The tiled GEMMs' one shape rule for C (schedule_matmul_tensorcore_cuda,

@@ -36,7 +36,10 @@
 /// M, N and K must be constants: a tensor intrinsic always runs its whole tile, so C is
 /// at least one block_m x block_n tile, its last tiles along M and N shifted inward to
 /// stay whole (TailStrategy::ShiftInwards: those rows and columns are computed by two
-/// blocks), N a multiple of options.vector and K of tile_k (te::Error otherwise).
+/// blocks), N a multiple of options.vector and K of tile_k (te::Error otherwise). A
+/// linear layer's C = x · wᵀ (te::ops::linear, w N x K) takes it too: w's tiles are
+/// transposed into [K][N] by the copy (each 16-byte piece gathers 8 rows of w, coalesced
+/// across the threads; no cp.async).
 #pragma once
 #include <string>
 
@@ -207,11 +210,15 @@ inline void check(const MatmulTensorCoreOptions& o, int64_t M, int64_t N, int64_
 }
 
 // Copies a shared tile with all the block's threads: vector-wide pieces of its rows,
-// then 32 lanes, warps_n, warps_m.
-inline void fill_shared(Schedule& s, const Tensor& S, const MatmulTensorCoreOptions& o, int64_t row_length) {
+// then 32 lanes, warps_n, warps_m. A transposed tile (linear()'s N x K B into [K][N]: a
+// piece gathers `vector` rows of B) gives neighbouring threads neighbouring columns of
+// B, so each of the piece's loads is coalesced.
+inline void fill_shared(Schedule& s, const Tensor& S, const MatmulTensorCoreOptions& o, int64_t row_length,
+                        bool transposed = false) {
   const int vec = o.vector > 1 && row_length % o.vector == 0 ? o.vector : 1;
   auto [pieces, lanes] = s[S].split(S.axis(1), vec);
-  IterVar f = s[S].fuse(S.axis(0), pieces);
+  if (transposed) s[S].reorder({pieces, S.axis(0), lanes});
+  IterVar f = transposed ? s[S].fuse(pieces, S.axis(0)) : s[S].fuse(S.axis(0), pieces);
   auto [pass, thread] = s[S].split(f, int64_t{32} * o.warps_m * o.warps_n);
   auto [warp, lane] = s[S].split(thread, 32);
   auto [wm, wn] = s[S].split(warp, o.warps_n);
@@ -230,14 +237,17 @@ inline void fill_shared(Schedule& s, const Tensor& S, const MatmulTensorCoreOpti
 /// The reference tensor-core schedule of matmul's output C (see the file comment).
 inline void schedule_matmul_tensorcore_cuda(Schedule& s, const Tensor& C, const MatmulTensorCoreOptions& o = {}) {
   namespace d = matmul_tensorcore_detail;
-  const auto [A, B, M, N, K] = matmul_operands(C, "schedule_matmul_tensorcore_cuda");
+  const auto [A, B, M, N, K, b_transposed] = matmul_operands(C, "schedule_matmul_tensorcore_cuda");
   const DataType t = A.dtype();
   if (t != Float(16) && t != BFloat(16))
     d::fail("tensor cores multiply float16 or bfloat16 matrices; A and B are " + t.to_string());
   d::check(o, M, N, K, t.bytes());
   const int warp_m = o.block_m / o.warps_m, warp_n = o.block_n / o.warps_n;
 
-  Tensor AS = s.cache_read(A, "shared", {C}), BS = s.cache_read(B, "shared", {C});
+  // B's tiles are [K][N] (ldmatrix.trans reads the fragments from them): linear()'s N x K
+  // B transposed by the copy.
+  Tensor AS = s.cache_read(A, "shared", {C});
+  Tensor BS = b_transposed ? s.cache_read(B, "shared", {C}, {1, 0}) : s.cache_read(B, "shared", {C});
   Tensor AF = s.cache_read(AS, "warp", {C}), BF = s.cache_read(BS, "warp", {C});
   Tensor CF = s.cache_write(C, "warp");
 
@@ -284,7 +294,7 @@ inline void schedule_matmul_tensorcore_cuda(Schedule& s, const Tensor& C, const 
   s[BF].unroll(bx8o);
   s[BF].tensorize(BF.axis(0), intrinsics::cuda_load_matrix_b_16x8(t));
   d::fill_shared(s, AS, o, o.tile_k);
-  d::fill_shared(s, BS, o, o.block_n);
+  d::fill_shared(s, BS, o, o.block_n, b_transposed);
 }
 
 }  // namespace te::ops

@@ -42,6 +42,10 @@
 /// TMA needs). K need not be a multiple of tile_k where TMA copies A and MN-major B (the
 /// defaults, without a_from_registers): the last k tile's copies fill the columns of A
 /// and rows of B past K with zeros (te::Error otherwise).
+///
+/// A linear layer's C = x · wᵀ (te::ops::linear: w is N x K, a row per output feature)
+/// is scheduled the same way, w's rows copied as they lie into the K-major [N][K] tiles
+/// wgmma reads (intrinsics::cuda_wgmma_m64nNk16), by TMA or the threads' 16-byte copies.
 #pragma once
 #include <algorithm>
 #include <string>
@@ -66,7 +70,8 @@ struct MatmulWgmmaOptions {
   bool tma = true;
   /// B's tiles as B lies in memory (K x N rows, in column blocks of their swizzle; wgmma
   /// reads them MN-major: intrinsics::cuda_wgmma_m64nNk16_kn); false: transposed by the
-  /// threads into K-major [N][K] tiles (intrinsics::cuda_wgmma_m64nNk16).
+  /// threads into K-major [N][K] tiles (intrinsics::cuda_wgmma_m64nNk16). linear()'s N x
+  /// K B is K-major as it lies: true (te::Error otherwise).
   bool b_mn_major = true;
   /// A persistent grid: this many blocks, each looping over the tiles of C, block b taking
   /// the row-major tiles b, b + blocks, ...; it divides the tile count (ceil(M / block_m)
@@ -102,8 +107,12 @@ inline int64_t largest_divisor_at_most(int64_t tiles, int64_t limit) {
   return divisor;
 }
 
-inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, bool epilogue) {
+inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, bool epilogue, bool b_transposed) {
   auto text = [](int64_t v) { return std::to_string(v); };
+  if (b_transposed && !o.b_mn_major)
+    fail(
+        "b_mn_major is false, which has the threads transpose a K x N B into K-major tiles; linear()'s B is N x K, "
+        "K-major as it lies: leave it true");
   if (o.block_m < 64 || o.block_m > 256 || o.block_m % 64 != 0)
     fail("block_m is " + text(o.block_m) + "; a warpgroup computes 64 rows, so block_m is 64, 128, 192 or 256");
   if (o.block_n < 8 || o.block_n > 256 || o.block_n % 8 != 0)
@@ -119,7 +128,7 @@ inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, 
     fail("K is " + text(K) + ", not a multiple of tile_k = " + text(o.tile_k) +
          "; the last k tile's zeros past K come from TMA copies of A and of MN-major B (tma and b_mn_major true, " +
          "a_from_registers false), so take those or a tile_k that divides K");
-  if (o.b_mn_major && o.block_n % 16 != 0)
+  if (o.b_mn_major && !b_transposed && o.block_n % 16 != 0)
     fail("block_n is " + text(o.block_n) + "; B's MN-major tiles are whole column blocks of a 32, 64 or 128-byte " +
          "swizzle, so block_n is a multiple of 16 (or set b_mn_major to false)");
   if (o.persistent_blocks < 0 || o.persistent_blocks > 65535)
@@ -285,15 +294,17 @@ inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const Mat
   namespace d = matmul_wgmma_detail;
   const Tensor C = d::matmul_of(out);
   const bool epilogue = !C.same_as(out);
-  const auto [A, B, M, N, K] = matmul_operands(C, "schedule_matmul_wgmma_cuda");
+  const auto [A, B, M, N, K, b_transposed] = matmul_operands(C, "schedule_matmul_wgmma_cuda");
   const DataType t = A.dtype();
   if (t != Float(16) && t != BFloat(16))
     d::fail("wgmma multiplies float16 or bfloat16 matrices; A and B are " + t.to_string());
-  d::check(o, M, N, K, epilogue);
+  d::check(o, M, N, K, epilogue, b_transposed);
 
-  const bool kn = o.b_mn_major;
+  // B's tiles: [K][N] as B lies (MN-major), or K-major [N][K]: linear()'s B as it lies,
+  // else matmul()'s transposed by the threads.
+  const bool kn = o.b_mn_major && !b_transposed;
   Tensor AS = s.cache_read(A, "shared", {C});
-  Tensor BS = kn ? s.cache_read(B, "shared", {C}) : s.cache_read(B, "shared", {C}, {1, 0});  // [K][N] or [N][K]
+  Tensor BS = kn || b_transposed ? s.cache_read(B, "shared", {C}) : s.cache_read(B, "shared", {C}, {1, 0});
   Tensor CF = s.cache_write(C, "warpgroup");
 
   // C: a warpgroup per 64 rows of a block_m x block_n block, its 64 x block_n accumulators
@@ -340,7 +351,7 @@ inline void schedule_matmul_wgmma_cuda(Schedule& s, const Tensor& out, const Mat
   if (kn)
     d::fill_shared(s, BS, o, o.tile_k, o.block_n, d::mn_major_swizzle(o.block_n), false);
   else
-    d::fill_shared(s, BS, o, o.block_n, o.tile_k, o.tile_k * 2, true);
+    d::fill_shared(s, BS, o, o.block_n, o.tile_k, o.tile_k * 2, !b_transposed);
   if (o.warp_specialized) {
     s[AS].warp_specialize();  // WarpSpecialization::balanced for its block_m / 64 consumers
     s[BS].warp_specialize();
