@@ -280,13 +280,13 @@ TEST(Wgmma, ReferenceScheduleOptionsAreChecked) {
   expect_error([&] { schedule(128, 128, 100, Float(16), o); },
                {"schedule_matmul_wgmma_cuda: K is 100; A's rows are copied in 16-byte pieces (TMA's strides), so K "
                 "is a multiple of 8"});
-  for (int option = 0; option < 3; ++option) {  // K tails need TMA's zeros on both operands
+  for (int option = 0; option < 2; ++option) {  // K tails need TMA's zeros on both operands
     ops::MatmulWgmmaOptions no_zeros = o;
-    (option == 0 ? no_zeros.tma : option == 1 ? no_zeros.b_mn_major : no_zeros.a_from_registers) = option == 2;
+    (option == 0 ? no_zeros.tma : no_zeros.b_mn_major) = false;
     expect_error([&] { schedule(128, 128, 96, Float(16), no_zeros); },
                  {"schedule_matmul_wgmma_cuda: K is 96, not a multiple of tile_k = 64; the last k tile's zeros past "
-                  "K come from TMA copies of A and of MN-major B (tma and b_mn_major true, a_from_registers false), "
-                  "so take those or a tile_k that divides K"});
+                  "K come from TMA copies of A and of B as it lies (tma and b_mn_major true), so take those or a "
+                  "tile_k that divides K"});
   }
   ops::MatmulWgmmaOptions bad_m = o, bad_n = o, bad_k = o, big = o;
   bad_m.block_m = 96;
@@ -565,9 +565,9 @@ TEST(Wgmma, WarpSpecializedGemmEqualsInterpretAndCxx) {
 // earlier (min(tile * block, M - block)), overlapping the one before, so every TMA box
 // and wgmma stays whole and nothing is guarded. K's last tile is whole too: its TMA
 // copies fill the columns of A and rows of B past K with zeros (K = 200: half of the
-// last 16 of k), which the wgmmas multiply. Through the block's and the warp-specialized
-// pipelines, a persistent grid and an epilogue (bias, bfloat16), equal to interpret()
-// and C++.
+// last 16 of k), which the wgmmas multiply, or A's register fragments load. Through the
+// block's and the warp-specialized pipelines, a persistent grid, an epilogue (bias,
+// bfloat16) and A from registers, equal to interpret() and C++.
 TEST(Wgmma, ShapesThatAreNotTileMultiplesRunWholeTiles) {
   struct Case {
     int M, N, K;
@@ -583,11 +583,15 @@ TEST(Wgmma, ShapesThatAreNotTileMultiplesRunWholeTiles) {
   threads = plain;  // cp.async copies and B transposed by the threads
   threads.tma = false;
   threads.b_mn_major = false;
-  for (const Case& c : {Case{200, 136, 136, plain, false}, Case{200, 136, 64, persistent, false},
-                        Case{136, 72, 128, threads, false}, Case{200, 136, 200, specialized, false},
-                        Case{200, 136, 72, plain, true}, Case{200, 136, 64, specialized, true}}) {
-    SCOPED_TRACE(fmt::format("{} x {} x {}{}{}{}", c.M, c.N, c.K, c.o.persistent_blocks ? ", persistent" : "",
-                             c.o.warp_specialized ? ", warp-specialized" : "", c.epilogue ? ", epilogue" : ""));
+  ops::MatmulWgmmaOptions registers = plain, registers_specialized = specialized;  // A's fragments past K:
+  registers.a_from_registers = registers_specialized.a_from_registers = true;      // loaded from TMA's zeros
+  for (const Case& c :
+       {Case{200, 136, 136, plain, false}, Case{200, 136, 64, persistent, false}, Case{136, 72, 128, threads, false},
+        Case{200, 136, 200, specialized, false}, Case{200, 136, 72, plain, true}, Case{200, 136, 64, specialized, true},
+        Case{200, 136, 88, registers, false}, Case{200, 136, 200, registers_specialized, false}}) {
+    SCOPED_TRACE(fmt::format("{} x {} x {}{}{}{}{}", c.M, c.N, c.K, c.o.persistent_blocks ? ", persistent" : "",
+                             c.o.warp_specialized ? ", warp-specialized" : "", c.epilogue ? ", epilogue" : "",
+                             c.o.a_from_registers ? ", A from registers" : ""));
     const DataType t = BFloat(16);
     Tensor A = placeholder({c.M, c.K}, t, "A"), B = placeholder({c.K, c.N}, t, "B");
     Tensor bias = placeholder({c.N}, Float(32), "bias");
@@ -702,8 +706,8 @@ TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
   expect_error([&] { wgmma_gemm(k_tail, "k_tail"); },
                {"tensorize: stage 'C.warpgroup' at axis 'i.c' does not match intrinsic 'cuda_wgmma_m64n64k16_f16f32': "
                 "the nest under the axis has a condition",
-                "(only a TMA copy's bounds, and a reduction's over "
-                "TMA-filled tiles, may be guarded)"});
+                "(only a TMA copy's bounds, a copy's of a TMA-filled tile, and a reduction's over such tiles, may "
+                "be guarded)"});
   Gemm shared_a;
   shared_a.registers_a = true;
   expect_error([&] { build_cuda(wgmma_gemm(shared_a, "shared_a")); },

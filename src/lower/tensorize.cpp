@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <set>
+#include <variant>
 
 #include "expr/analysis.h"
 #include "lower/passes.h"
@@ -18,26 +19,48 @@ namespace te::lowering {
 
 namespace {
 
-// Stages a TMA copy fills whole tiles of, zeros past the source (TMA's boxes are): each an
-// identity copy of a tensor of its own shape with no split or annotated loop, so the
-// guards of its nest are the source's bounds, and past them its tile holds zeros.
+// The tensor stage st copies element for element (an identity read of a tensor of its
+// own shape), or null.
+const OperationNode* identity_copy_source(const StageNode& st) {
+  const OperationNode& op = *st.op;
+  if (op.kind != OpKind::Compute || !op.reduce_axis.empty()) return nullptr;
+  auto* read = op.body.as<TensorReadNode>();
+  if (read == nullptr || read->indices.size() != op.axis.size() || read->op->shape.size() != op.shape.size())
+    return nullptr;
+  for (size_t d = 0; d < op.axis.size(); ++d) {
+    auto* v = read->indices[d].as<VarNode>();
+    if (v != op.axis[d]->var.get() || !equal(read->op->shape[d], op.shape[d]) || !is_zero(op.axis[d]->dom.min))
+      return nullptr;
+  }
+  return read->op.get();
+}
+
+// Stages whose tiles hold zeros past their source's bounds:
+//  - a TMA copy's (TMA's boxes are filled so): an identity copy with no split or annotated
+//    loop, so the guards of its nest are the source's bounds;
+//  - a tensorized identity copy of such a stage (wgmma's A fragments loaded from a
+//    TMA-filled tile) whose loops are at most split (and annotated): its guards are the
+//    source's bounds too (a split's guard is its axis's extent, the source's), and past
+//    them it reads the source tile's zeros.
 std::set<const OperationNode*> zero_filled_stages(const Schedule& sched) {
   std::set<const OperationNode*> out;
-  for (const auto& st : sched.get()->stages) {
-    const OperationNode& op = *st->op;
-    if (!st->tensorize_intrinsic.defined() || !intrinsics::is_cuda_tma_load(*st->tensorize_intrinsic.node()) ||
-        !st->relations.empty() || !st->attrs.empty() || op.kind != OpKind::Compute || !op.reduce_axis.empty())
-      continue;
-    auto* read = op.body.as<TensorReadNode>();
-    if (read == nullptr || read->indices.size() != op.axis.size() || read->op->shape.size() != op.shape.size())
-      continue;
-    bool identity = true;
-    for (size_t d = 0; d < op.axis.size(); ++d) {
-      auto* v = read->indices[d].as<VarNode>();
-      identity = identity && v == op.axis[d]->var.get() && equal(read->op->shape[d], op.shape[d]) &&
-                 is_zero(op.axis[d]->dom.min);
+  for (const auto& st : sched.get()->stages)
+    if (st->tensorize_intrinsic.defined() && intrinsics::is_cuda_tma_load(*st->tensorize_intrinsic.node()) &&
+        st->relations.empty() && st->attrs.empty() && identity_copy_source(*st) != nullptr)
+      out.insert(st->op.get());
+  for (bool grew = !out.empty(); grew;) {
+    grew = false;
+    for (const auto& st : sched.get()->stages) {
+      const OperationNode* source = identity_copy_source(*st);
+      if (!st->tensorize_intrinsic.defined() || source == nullptr || out.count(source) == 0 ||
+          out.count(st->op.get()) != 0)
+        continue;
+      bool splits_only = true;
+      for (const Relation& rel : st->relations) splits_only = splits_only && std::holds_alternative<SplitRelation>(rel);
+      if (!splits_only) continue;
+      out.insert(st->op.get());
+      grew = true;
     }
-    if (identity) out.insert(&op);
   }
   return out;
 }
@@ -135,8 +158,8 @@ class Tensorize : public IRMutator {
           fail_nest(
               "has a condition (a split whose factor does not divide the extent, or a compute's where "
               "clause); tensorize needs every loop under the axis to run its full extent: choose factors "
-              "that divide the extents (only a TMA copy's bounds, and a reduction's over TMA-filled tiles, "
-              "may be guarded)");
+              "that divide the extents (only a TMA copy's bounds, a copy's of a TMA-filled tile, and a "
+              "reduction's over such tiles, may be guarded)");
         guarded = true;
         at = c->then_case;
         continue;

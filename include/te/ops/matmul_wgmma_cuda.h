@@ -39,9 +39,9 @@
 /// M, N and K must be constants; C at least one block_m x block_n tile, whose last tiles
 /// along M and N shift inward to stay whole (TailStrategy::ShiftInwards: those rows and
 /// columns are computed twice, by two blocks); N and K multiples of 8 (16-byte rows, as
-/// TMA needs). K need not be a multiple of tile_k where TMA copies A and MN-major B (the
-/// defaults, without a_from_registers): the last k tile's copies fill the columns of A
-/// and rows of B past K with zeros (te::Error otherwise).
+/// TMA needs). K need not be a multiple of tile_k where TMA copies A and B as it lies (the
+/// defaults): the last k tile's copies fill the columns of A and rows of B past K with
+/// zeros, which A's register fragments (a_from_registers) load too (te::Error otherwise).
 ///
 /// A linear layer's C = x · wᵀ (te::ops::linear: w is N x K, a row per output feature)
 /// is scheduled the same way, w's rows copied as they lie into the K-major [N][K] tiles
@@ -124,10 +124,10 @@ inline void check(const MatmulWgmmaOptions& o, int64_t M, int64_t N, int64_t K, 
     fail("N is " + text(N) + "; B's rows are copied in 16-byte pieces (TMA's strides), so N is a multiple of 8");
   if (K % 8 != 0)
     fail("K is " + text(K) + "; A's rows are copied in 16-byte pieces (TMA's strides), so K is a multiple of 8");
-  if (K % o.tile_k != 0 && (!o.tma || !o.b_mn_major || o.a_from_registers))
+  if (K % o.tile_k != 0 && (!o.tma || (!o.b_mn_major && !b_transposed)))
     fail("K is " + text(K) + ", not a multiple of tile_k = " + text(o.tile_k) +
-         "; the last k tile's zeros past K come from TMA copies of A and of MN-major B (tma and b_mn_major true, " +
-         "a_from_registers false), so take those or a tile_k that divides K");
+         "; the last k tile's zeros past K come from TMA copies of A and of B as it lies (tma and b_mn_major " +
+         "true), so take those or a tile_k that divides K");
   if (o.b_mn_major && !b_transposed && o.block_n % 16 != 0)
     fail("block_n is " + text(o.block_n) + "; B's MN-major tiles are whole column blocks of a 32, 64 or 128-byte " +
          "swizzle, so block_n is a multiple of 16 (or set b_mn_major to false)");
