@@ -15,24 +15,39 @@
 
 namespace te::ops {
 
-/// C[i, j] = sum over k of A[i, k] * B[k, j]: A is M x K, B is K x N, both of one float
-/// dtype (float16 and bfloat16 inputs accumulate in float32: C is float32).
-inline Tensor matmul(const Tensor& A, const Tensor& B, const std::string& name = "matmul") {
+namespace matmul_detail {
+
+// matmul() (b_transposed false: B is K x N) or linear() (B is N x K): C = sum over k of
+// widen(A[i, k]) * widen(B's element (k, j)), 16-bit inputs widened to float32. `api`,
+// `a` and `b` name the function and its operands in the errors.
+inline Tensor gemm(const Tensor& A, const Tensor& B, bool b_transposed, const std::string& name, const char* api,
+                   const char* a, const char* b) {
+  const std::string op = std::string(api) + ": ";
   if (A.ndim() != 2 || B.ndim() != 2)
-    throw Error("matmul: A and B must be matrices, got " + std::to_string(A.ndim()) + " and " +
+    throw Error(op + a + " and " + b + " must be matrices, got " + std::to_string(A.ndim()) + " and " +
                 std::to_string(B.ndim()) + " axes");
   if (!A.dtype().is_float() || A.dtype() != B.dtype())
-    throw Error("matmul: A and B must have the same float dtype, got " + A.dtype().to_string() + " and " +
+    throw Error(op + a + " and " + b + " must have the same float dtype, got " + A.dtype().to_string() + " and " +
                 B.dtype().to_string());
   const int64_t* ka = as_const_int(A.shape()[1]);
-  const int64_t* kb = as_const_int(B.shape()[0]);
+  const int64_t* kb = as_const_int(B.shape()[b_transposed ? 1 : 0]);
   if (ka && kb && *ka != *kb)
-    throw Error("matmul: A's columns (" + std::to_string(*ka) + ") and B's rows (" + std::to_string(*kb) + ") differ");
+    throw Error(op + a + "'s columns (" + std::to_string(*ka) + ") and " + b + "'s " +
+                (b_transposed ? "columns (" : "rows (") + std::to_string(*kb) + ") differ");
   const DataType acc = A.dtype().bits() == 16 ? Float(32) : A.dtype();
   IterVar k = reduce_axis({make_zero(A.shape()[1].dtype()), A.shape()[1]}, "k");
   auto widen = [&](const Expr& e) { return e.dtype() == acc ? e : cast(acc, e); };
   return compute(
-      {A.shape()[0], B.shape()[1]}, [&](Expr i, Expr j) { return sum(widen(A(i, k)) * widen(B(k, j)), {k}); }, name);
+      {A.shape()[0], B.shape()[b_transposed ? 0 : 1]},
+      [&](Expr i, Expr j) { return sum(widen(A(i, k)) * widen(b_transposed ? B(j, k) : B(k, j)), {k}); }, name);
+}
+
+}  // namespace matmul_detail
+
+/// C[i, j] = sum over k of A[i, k] * B[k, j]: A is M x K, B is K x N, both of one float
+/// dtype (float16 and bfloat16 inputs accumulate in float32: C is float32).
+inline Tensor matmul(const Tensor& A, const Tensor& B, const std::string& name = "matmul") {
+  return matmul_detail::gemm(A, B, false, name, "matmul", "A", "B");
 }
 
 /// x · wᵀ, as a linear layer (PyTorch's F.linear without bias, TVM's nn.dense) computes it:
@@ -41,22 +56,7 @@ inline Tensor matmul(const Tensor& A, const Tensor& B, const std::string& name =
 /// accumulate in float32). schedule_matmul_wgmma_cuda takes it too: w's rows are the
 /// K-major tiles wgmma reads.
 inline Tensor linear(const Tensor& x, const Tensor& w, const std::string& name = "linear") {
-  if (x.ndim() != 2 || w.ndim() != 2)
-    throw Error("linear: x and w must be matrices, got " + std::to_string(x.ndim()) + " and " +
-                std::to_string(w.ndim()) + " axes");
-  if (!x.dtype().is_float() || x.dtype() != w.dtype())
-    throw Error("linear: x and w must have the same float dtype, got " + x.dtype().to_string() + " and " +
-                w.dtype().to_string());
-  const int64_t* kx = as_const_int(x.shape()[1]);
-  const int64_t* kw = as_const_int(w.shape()[1]);
-  if (kx && kw && *kx != *kw)
-    throw Error("linear: x's columns (" + std::to_string(*kx) + ") and w's columns (" + std::to_string(*kw) +
-                ") differ");
-  const DataType acc = x.dtype().bits() == 16 ? Float(32) : x.dtype();
-  IterVar k = reduce_axis({make_zero(x.shape()[1].dtype()), x.shape()[1]}, "k");
-  auto widen = [&](const Expr& e) { return e.dtype() == acc ? e : cast(acc, e); };
-  return compute(
-      {x.shape()[0], w.shape()[0]}, [&](Expr i, Expr j) { return sum(widen(x(i, k)) * widen(w(j, k)), {k}); }, name);
+  return matmul_detail::gemm(x, w, true, name, "linear", "x", "w");
 }
 
 /// How a GEMM's C reads its B.
