@@ -277,6 +277,35 @@ TEST(IsMatmul, TakesExactlyMatmulsForm) {
   EXPECT_FALSE(ops::is_matmul(write([&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k) * B(k, j)), {k}); })));
 }
 
+// The rule says what it chose (AutoScheduleOptions::progress), and leaves what its
+// schedules cannot take (a symbolic extent, a C smaller than any tile) to the generic rules.
+TEST(AutoScheduleGemmRule, SaysWhatItChoseAndLeavesWhatItCannotTake) {
+  AutoScheduleOptions o;
+  o.target = "cuda -arch=sm_90a";
+  o.progress = true;
+  Tensor A = placeholder({256, 64}, BFloat(16), "A"), B = placeholder({64, 512}, BFloat(16), "B");
+  Tensor C = ops::matmul(A, B, "C");
+  testing::internal::CaptureStderr();
+  auto_schedule({C}, o);
+  const std::string notes = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(has(notes,
+                  "[auto_schedule] 'C': wgmma GEMM, 128 x 256 tiles, 3 stages, warp-specialized, 4 "
+                  "persistent blocks"))
+      << notes;
+  o.progress = false;
+  Var m("m");
+  Tensor X = placeholder({m, Expr(64)}, BFloat(16), "X");
+  Tensor tiny = placeholder({8, 64}, BFloat(16), "tiny");
+  for (const auto& [name, left] : {std::pair{"symbolic", ops::matmul(X, B, "C")},
+                                   std::pair{"tiny", ops::matmul(tiny, placeholder({64, 8}, BFloat(16), "B8"), "C")}}) {
+    SCOPED_TRACE(name);
+    std::vector<Tensor> args{Tensor(left.op()->inputs[0]), Tensor(left.op()->inputs[1]), left};
+    const std::string ir = to_string(lower(auto_schedule({left}, o), args, "left"));
+    EXPECT_FALSE(has(ir, "tensor_intrinsic")) << ir;
+    EXPECT_TRUE(has(ir, "threadIdx")) << ir;
+  }
+}
+
 TEST(Linear, MisuseIsAnErrorNamingWhatIsWrong) {
   Tensor x = placeholder({128, 64}, BFloat(16), "x");
   expect_error(
