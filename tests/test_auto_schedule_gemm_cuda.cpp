@@ -320,6 +320,14 @@ TEST(Linear, MisuseIsAnErrorNamingWhatIsWrong) {
       {"linear: x and w must have the same float dtype, got bfloat16 and float16"});
   expect_error([&] { ops::linear(x, placeholder({64}, BFloat(16), "w")); },
                {"linear: x and w must be matrices, got 2 and 1 axes"});
+  IterVar k = reduce_axis({0, 128}, "k");
+  Tensor xt = compute(  // x read transposed: neither form
+      {64, 64}, [&](Expr i, Expr j) { return sum(cast(Float(32), x(k, i)) * cast(Float(32), x(k, j)), {k}); }, "xt");
+  Schedule st = create_schedule({xt});
+  expect_error([&] { ops::schedule_matmul_wgmma_cuda(st, xt); },
+               {"schedule_matmul_wgmma_cuda: 'xt' is not a matmul: C[i, j] = sum over k of A[i, k] * B[k, j] "
+                "(te::ops::matmul) or A[i, k] * B[j, k] (te::ops::linear), each factor as read or widened to C's "
+                "type"});
   Tensor y = ops::linear(x, placeholder({128, 64}, BFloat(16), "w"), "y");
   Schedule s = create_schedule({y});
   ops::MatmulWgmmaOptions o;

@@ -67,9 +67,10 @@ enum class MatmulForm {
 };
 
 /// Which GEMM C is: exactly one of the forms of MatmulForm, each factor as read or
-/// widened to C's type, k over [0, K), A and B of one float dtype, no condition; written
-/// by hand or by matmul() / linear(), the same answer. A transposed A, a partial range
-/// of k or a third factor is neither. The GEMM rule of auto_schedule takes these.
+/// widened to C's type, k over [0, K), A and B two tensors of one float dtype, no
+/// condition; written by hand or by matmul() / linear(), the same answer. A transposed
+/// A, a partial range of k, a third factor or one tensor on both sides (A · A: the
+/// schedules stage A and B apart) is neither. The GEMM rule of auto_schedule takes these.
 inline MatmulForm matmul_form(const Tensor& C) {
   const OperationNode* op = C.op().get();
   if (op->kind != OpKind::Compute || op->axis.size() != 2 || op->reduce_axis.size() != 1 || op->inputs.size() != 2 ||
@@ -119,18 +120,21 @@ struct MatmulOperands {
 };
 
 /// C's operands for the schedule named `schedule`: te::Error ("<schedule>: ...") when C is
-/// not matmul's output or an extent is not a constant.
+/// neither of matmul_form()'s forms or an extent is not a constant.
 inline MatmulOperands matmul_operands(const Tensor& C, const std::string& schedule) {
   const auto* op = C.op().get();
-  if (op->kind != OpKind::Compute || op->inputs.size() != 2 || op->reduce_axis.size() != 1)
-    throw Error(schedule + ": '" + op->name + "' is not a matmul (te::ops::matmul's output)");
+  const MatmulForm form = matmul_form(C);
+  if (form == MatmulForm::None)
+    throw Error(schedule + ": '" + op->name +
+                "' is not a matmul: C[i, j] = sum over k of A[i, k] * B[k, j] (te::ops::matmul) or A[i, k] * B[j, "
+                "k] (te::ops::linear), each factor as read or widened to C's type");
   Tensor A(op->inputs[0]), B(op->inputs[1]);
   auto constant = [&](const Expr& e, const char* what) {
     const int64_t* v = as_const_int(e);
     if (v == nullptr) throw Error(schedule + ": " + what + " is " + to_string(e) + ", not a constant");
     return *v;
   };
-  const bool transposed = matmul_form(C) == MatmulForm::ABTrans;
+  const bool transposed = form == MatmulForm::ABTrans;
   return {A,
           B,
           constant(A.shape()[0], "M"),
