@@ -76,6 +76,9 @@ TEST(Attention, Decoding) {
 TEST(Attention, DecodingWithoutTransposingKeys) {
   check_case({"one query per k/v head, 150 keys", 1, 2, 2, 1, 150, 32, true, false, 1.0f, Float(32), 64});
 }
+// The CPU schedule's blocks of 32 queries: the second overlaps the first (45 queries), and
+// key_t's rows (300 floats) are padded apart.
+TEST(Attention, CpuScheduleOverlappingQueryBlocks) { check_case({"45 queries, 300 keys", 1, 2, 1, 45, 300, 16, true}); }
 TEST(Attention, OneKeyPerBlock) { check_case({"blocks of 1", 1, 2, 1, 5, 6, 8, true, true, 1.0f, Float(32), 1}); }
 TEST(Attention, Float16) { check_case({"float16", 1, 2, 2, 8, 24, 16, true, false, 1.0f, Float(16)}); }
 TEST(Attention, BFloat16) { check_case({"bfloat16", 1, 2, 2, 8, 24, 16, false, false, 1.0f, BFloat(16)}); }
@@ -94,6 +97,19 @@ TEST(Attention, CpuScheduleUpdatesEachRowOncePerBlock) {
   // The exps are vectors of keys, not one per element of the accumulator.
   EXPECT_NE(ir.find("attention.probs[ramp("), std::string::npos) << ir;
   EXPECT_EQ(ir.find("broadcast(exp("), std::string::npos) << ir;
+}
+
+TEST(Attention, CpuSchedulePadsLongKeyRowsAndSharesKeyBlocks) {
+  Tensor Q = placeholder({1, 2, 45, 16}, Float(32), "q"), K = placeholder({1, 1, 300, 16}, Float(32), "k"),
+         V = placeholder({1, 1, 300, 16}, Float(32), "v");
+  Tensor out = ops::attention(Q, K, V);
+  Schedule s = create_schedule({out});
+  ops::schedule_attention_cpu(s, out);
+  const std::string ir = to_string(lower(s, {Q, K, V, out}, "attention"));
+  // 16 rows of 300 floats, each padded to 528 (16 floats past a multiple of 256).
+  EXPECT_NE(ir.find("allocate attention.key_t[float32 * 8448]"), std::string::npos) << ir;
+  // 2 heads x 2 blocks of 32 queries, the second starting at query 13.
+  EXPECT_NE(ir.find("parallel for (b.h.fused.i.outer.fused, 0, 4)"), std::string::npos) << ir;
 }
 
 // PyTorch's float64 matmul, softmax, matmul of the stored inputs (rounded to dtype); where

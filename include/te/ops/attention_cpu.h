@@ -17,7 +17,9 @@ namespace te::ops {
 
 /// schedule_attention_cpu()'s knobs (0: the default).
 struct AttentionCpuOptions {
-  /// Queries per work item (0: 4): they share each block of keys' loads.
+  /// Queries per work item (0: 32, or seq_q rounded down to whole register tiles when
+  /// shorter): they share each block of keys while it is in the L1 cache. A block that
+  /// does not divide seq_q overlaps the one before it (TailStrategy::ShiftInwards).
   int query_block = 0;
   /// The vector register's width in bytes (64: AVX-512; 32: AVX2; 16: NEON); 0: the
   /// host's widest (te::resolved_target).
@@ -53,22 +55,32 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   const int vector_bytes =
       o.vector_bytes > 0 ? o.vector_bytes : std::max(16, resolved_target(Target()).vector_bits / 8);
   const int lanes = vector_bytes / 4;  // float32 lanes
-  const int query_block = o.query_block > 0 ? o.query_block : 4;
-  // Vectors per query in a register tile: query_block x tile accumulators stay within
+  // A register tile is tile_rows queries x `tile` vectors: its accumulators stay within
   // the 16 registers of SSE/AVX2 or the 32 of AVX-512 / AArch64.
   const int tile = vector_bytes >= 64 ? 4 : 2;
+  const int64_t* seq_q = as_const_int(st.q.shape()[2]);
+  int query_block = o.query_block;
+  if (query_block == 0) {
+    // 32 queries read each key block 8 times as often as a single register tile's 4 (from
+    // L1, not L2), and make parallel work items of 32 · seq_k · dim multiply-adds.
+    query_block = 32;
+    if (seq_q && *seq_q < query_block) query_block = static_cast<int>(std::max<int64_t>(4, *seq_q / 4 * 4));
+  }
+  int tile_rows = 4;
+  while (query_block % tile_rows != 0) --tile_rows;
   const auto shift = TailStrategy::ShiftInwards;
 
-  // Decoding: fewer queries read each key than a block holds.
-  const int64_t* seq_q = as_const_int(st.q.shape()[2]);
+  // Decoding: fewer queries read each key than a register tile holds.
   const int64_t* heads = as_const_int(st.q.shape()[1]);
   const int64_t* kv_heads = as_const_int(st.k.shape()[1]);
-  const bool decoding = seq_q && heads && kv_heads && *seq_q * (*heads / *kv_heads) < query_block;
+  const bool decoding = seq_q && heads && kv_heads && *seq_q * (*heads / *kv_heads) < 4;
 
   if (st.queries.defined()) s[st.queries].compute_inline();
   // The output: (batch, head, block of queries) are the parallel work items.
   Stage out = s[st.out];
-  auto [qo, qi] = out.split(st.out.axis(2), query_block);
+  // (The output has no reduction of its own: an overlapping last block recomputes a few
+  // queries' values whole, in its own buffers.)
+  auto [qo, qi] = out.split(st.out.axis(2), query_block, shift);
   IterVar work = out.fuse(out.fuse(st.out.axis(0), st.out.axis(1)), qo);
   out.parallel(work);
   auto [oeo, oei] = out.split(st.out.axis(3), lanes, shift);
@@ -96,8 +108,9 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   } else {
     auto [so, si] = scores.split(st.scores.axis(3), lanes);
     auto [soo, soi] = scores.split(so, tile);
-    scores.reorder({st.scores.axis(0), st.scores.axis(1), soo, c, st.scores.axis(2), soi, si});
-    scores.unroll(st.scores.axis(2));
+    auto [sqo, sqi] = scores.split(st.scores.axis(2), tile_rows);
+    scores.reorder({st.scores.axis(0), st.scores.axis(1), sqo, soo, c, sqi, soi, si});
+    scores.unroll(sqi);
     scores.unroll(soi);
     scores.vectorize(si);
   }
@@ -114,8 +127,9 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   const IterVar jj = st.block_pv.reduce_axis(0);
   auto [vo, vi] = pv.split(st.block_pv.axis(4), lanes);
   auto [voo, voi] = pv.split(vo, tile);
-  pv.reorder({st.block_pv.axis(3), voo, jj, st.block_pv.axis(2), voi, vi});
-  pv.unroll(st.block_pv.axis(2));
+  auto [pqo, pqi] = pv.split(st.block_pv.axis(2), tile_rows);
+  pv.reorder({pqo, st.block_pv.axis(3), voo, jj, pqi, voi, vi});
+  pv.unroll(pqi);
   pv.unroll(voi);
   pv.vectorize(vi);
 
@@ -123,6 +137,12 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   if (!decoding) {
     Stage kt = s[st.key_t];
     kt.parallel(kt.fuse(st.key_t.axis(0), st.key_t.axis(1)));
+    // A block of keys is dim rows of key_t, seq_k apart: at a multiple of 4 KiB they would
+    // all fall in the same few L1 sets and evict each other. Rows 64 bytes more than a
+    // multiple of 1 KiB apart fall in distinct sets.
+    const int64_t* seq_k = as_const_int(st.key_t.shape()[3]);
+    const int bytes = st.key_t.dtype().bytes();
+    if (seq_k && *seq_k * bytes >= 1024) kt.storage_align(st.key_t.axis(2), 1024 / bytes, 64 / bytes);
   }
 }
 
