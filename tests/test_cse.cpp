@@ -151,6 +151,38 @@ TEST(Cse, LoadsNeverMoveAcrossAStoreToTheirBuffer) {
   EXPECT_EQ(c.to_vector<float>()[0], 56.0f);
 }
 
+TEST(Cse, NeighboursShareALocalOfAPureValueButNeverOfALoad) {
+  Buffer A("A", Float(32), {4}), B("B", Float(32), {4}), C("C", Float(32), {4});
+  Var x("x", Float(32));
+  auto square = [&] { return floor(Expr(x) * 2.0f) * floor(Expr(x) * 2.0f); };  // fresh nodes each time
+  auto b0_squared = [&] { return load(B, {0}) * load(B, {0}); };
+  // let x = B[1] in {A[0] = floor(x*2)^2; A[1] = floor(x*2)^2 + 1; B[0] = B[0]^2; C[0] = B[0]^2}
+  Stmt body = let_stmt(x, load(B, {1}),
+                       seq({store(A, square(), {0}), store(A, square() + 1.0f, {1}), store(B, b0_squared(), {0}),
+                            store(C, b0_squared(), {0})}));
+  Stmt out = eliminate_common_subexpressions(body);
+  // x, one floor(x*2) for both stores to A, and B[0] read twice: before and after the
+  // store to it (neighbours, equal values, but loads).
+  EXPECT_EQ(lets_of(out).size(), 4u) << out;
+  EXPECT_EQ(count_calls(out, Intrinsic::Floor), 1) << out;
+  EXPECT_EQ(count_loads(out, "B"), 3) << out;
+
+  LoweredFunc f;
+  f.name = "cse_neighbours";
+  f.body = out;
+  for (const Buffer& b : {A, B, C}) {
+    Param p;
+    p.buffer = b;
+    f.params.push_back(p);
+  }
+  NDArray a = output({4}), bb = NDArray::from_vector(std::vector<float>{3, 1.25f, 0, 0}, {4}), c = output({4});
+  run_backends(f, {a, bb, c});
+  EXPECT_EQ(a.to_vector<float>()[0], 4.0f);  // floor(2.5)^2
+  EXPECT_EQ(a.to_vector<float>()[1], 5.0f);
+  EXPECT_EQ(bb.to_vector<float>()[0], 9.0f);
+  EXPECT_EQ(c.to_vector<float>()[0], 81.0f);
+}
+
 TEST(Cse, VectorsKeepTheirLanesAndShareOnlyScalarParts) {
   Var n("n");
   Var s("s", Float(32));

@@ -9,6 +9,7 @@
 
 #include "te/auto_schedule.h"
 #include "te/te.h"
+#include "test_lower_util.h"
 #include "test_util.h"
 
 namespace te {
@@ -160,6 +161,49 @@ TEST(RowReduce, OnlineSoftmaxCausal) { check_attention(7, 7, 4, true); }
 
 // Another row reducer: the feature row of the highest-scoring key (the row values pick
 // the winner once per step; each element follows the pick).
+// One exp per step folds both sides (the side holding the new max weighs exp(0) = 1), and
+// a NaN score, wherever it comes, still makes its row NaN.
+TEST(RowReduce, OnlineSoftmaxTakesOneExpPerStepAndKeepsNaN) {
+  Tensor S = placeholder({3, 4}, Float(32), "S"), V = placeholder({4, 2}, Float(32), "V");
+  IterVar j = reduce_axis({0, 4}, "j");
+  std::vector<Tensor> r = compute_rows({3}, {2},
+                                       [&](const std::vector<Var>& row, const std::vector<Var>& el) {
+                                         return online_softmax(S(row[0], j), {V(j, el[0])}, {j});
+                                       },
+                                       {"max", "sum", "acc"}, {"i", "e"});
+  LoweredFunc f = lower(create_schedule({r[0]}), {S, V, r[0], r[1], r[2]}, "softmax_rows");
+  EXPECT_EQ(lower_test::count_exprs(f.body,
+                                    [](const Expr& e) {
+                                      const auto* c = e.as<CallNode>();
+                                      return c && c->op == Intrinsic::Exp;
+                                    }),
+            1)
+      << f;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Row 0: NaN last (after the running max); row 1: NaN first; row 2: plain.
+  NDArray s = NDArray::from_vector(std::vector<float>{0.5f, 2, 1, nan, nan, 1, 3, 0, 1, 2, 3, 4}, {3, 4}),
+          v = NDArray::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}, {4, 2});
+  for (bool jit : {false, true}) {
+    SCOPED_TRACE(jit ? "jit" : "interpret");
+    NDArray mx = NDArray::empty({3}, Float(32)), sm = NDArray::empty({3}, Float(32)),
+            acc = NDArray::empty({3, 2}, Float(32));
+    if (jit)
+      build(f)("softmax_rows")(s, v, mx, sm, acc);
+    else
+      interpret(f, {s, v, mx, sm, acc});
+    EXPECT_TRUE(std::isnan(sm.at<float>({0}))) << sm.at<float>({0});
+    EXPECT_TRUE(std::isnan(sm.at<float>({1}))) << sm.at<float>({1});
+    double want_sum = 0, want_acc = 0;
+    for (int k = 0; k < 4; ++k) {
+      want_sum += std::exp(double(k + 1) - 4.0);
+      want_acc += std::exp(double(k + 1) - 4.0) * (2 * k + 1);
+    }
+    EXPECT_EQ(mx.at<float>({2}), 4.0f);
+    EXPECT_NEAR(sm.at<float>({2}), want_sum, 1e-6);
+    EXPECT_NEAR(acc.at<float>({2, 0}), want_acc, 1e-5);
+  }
+}
+
 TEST(RowReduce, RowOfTheBestKey) {
   RowReducer best_row(
       "best_row",

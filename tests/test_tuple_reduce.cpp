@@ -345,9 +345,7 @@ TEST(TupleReduce, PrintsTheTupleAndTheLoweredUpdate) {
     let idx_old_ok = (idx.old < idx.new);
     let val_old_ok = (((val.old > val.new) || ((val.old == val.new) && idx_old_ok)) || (isnan(val.old) && (!isnan(val.new) || idx_old_ok)));
     idx[i] = select(val_old_ok, idx.old, idx.new);
-    let idx_old_ok_1 = (idx.old < idx.new);
-    let val_old_ok_1 = (((val.old > val.new) || ((val.old == val.new) && idx_old_ok_1)) || (isnan(val.old) && (!isnan(val.new) || idx_old_ok_1)));
-    val[i] = select(val_old_ok_1, val.old, val.new);
+    val[i] = select(val_old_ok, val.old, val.new);
   }
 }
 )");

@@ -300,22 +300,32 @@ void check_float_values(const char* what, const std::vector<Expr>& values) {
 // and each side's sum and acc rescaled by exp(its max - the new max).
 RowReducer online_softmax_rule(DataType t) {
   // A partial result's weight: exp(its max - the new max), and 0 for an empty one (max
-  // -inf), whose exp(-inf - -inf) would be NaN.
-  auto weight = [t](const Expr& partial_max, const Expr& new_max) {
-    return select(partial_max == min_value(t), make_zero(t), exp(partial_max - new_max));
+  // -inf), whose exp(-inf - -inf) would be NaN. The side holding the new max has weight
+  // exp(0) = 1, so one exp serves both sides: exp(-|a - b|), the same value as exp(smaller
+  // - larger) (a difference's rounding does not depend on its order). Where a - b is NaN
+  // neither side holds the max and both weights are that NaN, so a NaN score still
+  // spoils its row. (An infinite max now weighs 1 where exp(inf - inf) gave NaN: the
+  // softmax's limit.)
+  auto weight = [t](const Expr& partial_max, const Expr& holds_new_max, const Expr& other_weight) {
+    return select(partial_max == min_value(t), make_zero(t), select(holds_new_max, make_const(t, 1.0), other_weight));
   };
   return RowReducer(
       "online_softmax",
       [weight](const std::vector<Expr>& a, const std::vector<Expr>& b) {
         Expr m = max(a[0], b[0]);
-        Expr wa = weight(a[0], m), wb = weight(b[0], m);
-        return RowReducer::RowStep{{m, a[1] * wa + b[1] * wb}, {m, wa, wb}, {"max_now", "scale_old", "scale_new"}};
+        Expr difference = a[0] - b[0];
+        Expr zero = make_zero(difference.dtype());
+        Expr smaller = exp(-abs(difference));
+        Expr wa = weight(a[0], difference >= zero, smaller), wb = weight(b[0], difference <= zero, smaller);
+        return RowReducer::RowStep{{m, a[1] * wa + b[1] * wb},
+                                   {m, difference, smaller, wa, wb},
+                                   {"max_now", "max_gap", "scale_smaller", "scale_old", "scale_new"}};
       },
       [](const std::vector<Expr>& a, const std::vector<Expr>& b, const std::vector<Expr>& f) {
         std::vector<Expr> out;
         for (size_t i = 0; i < a.size(); ++i) {
           const DataType vt = a[i].dtype();
-          out.push_back(a[i] * cast(vt, f[1]) + b[i] * cast(vt, f[2]));
+          out.push_back(a[i] * cast(vt, f[3]) + b[i] * cast(vt, f[4]));
         }
         return out;
       },

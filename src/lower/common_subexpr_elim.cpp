@@ -17,6 +17,9 @@
 //   lane, LLVM's own GVN shares vector values), while its scalar parts are shared;
 // - not index arithmetic (integer + - * of variables and constants): it is cheap, and the
 //   backends read its structure (ramps, alignment, bound proofs).
+// Sibling statements that begin with locals of the same pure value (no load, no call
+// outside te: an unrolled tile's statements naming one base index) then share one local:
+// te's variables never change, so the value is the same for each of them.
 // The locals are named after what they hold (lower/cse_names.h).
 #include <algorithm>
 #include <cstring>
@@ -380,8 +383,43 @@ class Shortener : public IRMutator {
   const ExprNode* building_ = nullptr;
 };
 
+// stmts (in order) with each run of neighbours whose first local has one pure value
+// under a single local; a single statement or their sequence.
+Stmt share_leading_locals(const std::vector<Stmt>& stmts) {
+  std::vector<Stmt> out;
+  GuardRule rule;
+  for (size_t i = 0; i < stmts.size();) {
+    auto* let = stmts[i].as<LetStmtNode>();
+    size_t end = i + 1;
+    if (let != nullptr && !rule.must_stay_guarded(let->value))
+      while (end < stmts.size()) {
+        auto* next = stmts[end].as<LetStmtNode>();
+        if (next == nullptr || !equal(next->value, let->value)) break;
+        ++end;
+      }
+    if (end - i < 2) {
+      out.push_back(stmts[i++]);
+      continue;
+    }
+    std::vector<Stmt> bodies{let->body};
+    for (size_t j = i + 1; j < end; ++j) {
+      auto* next = stmts[j].as<LetStmtNode>();
+      bodies.push_back(substitute(next->body, {{next->var, let->var}}));
+    }
+    out.push_back(let_stmt(let->var, let->value, share_leading_locals(bodies)));
+    i = end;
+  }
+  return out.size() == 1 ? out[0] : seq(out);
+}
+
 class CommonSubexprElim : public IRMutator {
  protected:
+  Stmt mutate_seq(const Stmt& s, const SeqNode* n) override {
+    Stmt mutated = IRMutator::mutate_seq(s, n);
+    auto* siblings = mutated.as<SeqNode>();
+    return siblings != nullptr ? share_leading_locals(siblings->seq) : mutated;
+  }
+
   Stmt mutate_store(const Stmt& s, const StoreNode* n) override {
     Numbering num;
     GuardRule rule;
