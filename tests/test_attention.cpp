@@ -85,13 +85,20 @@ TEST(Attention, BFloat16) { check_case({"bfloat16", 1, 2, 2, 8, 24, 16, false, f
 
 // The loop nest of the CPU schedule: per block of keys, one row step (scalars) around the
 // vector update of the query's accumulator, after the block's scores and exps.
-TEST(Attention, CpuScheduleUpdatesEachRowOncePerBlock) {
-  Tensor Q = placeholder({1, 2, 64, 64}, Float(32), "q"), K = placeholder({1, 2, 128, 64}, Float(32), "k"),
-         V = placeholder({1, 2, 128, 64}, Float(32), "v");
+// The loop IR of the default CPU schedule of float32 attention, q (1, heads, seq_q, dim)
+// against k and v (1, kv_heads, seq_k, dim).
+std::string cpu_schedule_ir(int heads, int kv_heads, int seq_q, int seq_k, int dim) {
+  Tensor Q = placeholder({1, heads, seq_q, dim}, Float(32), "q"),
+         K = placeholder({1, kv_heads, seq_k, dim}, Float(32), "k"),
+         V = placeholder({1, kv_heads, seq_k, dim}, Float(32), "v");
   Tensor out = ops::attention(Q, K, V);
   Schedule s = create_schedule({out});
   ops::schedule_attention_cpu(s, out);
-  const std::string ir = to_string(lower(s, {Q, K, V, out}, "attention"));
+  return to_string(lower(s, {Q, K, V, out}, "attention"));
+}
+
+TEST(Attention, CpuScheduleUpdatesEachRowOncePerBlock) {
+  const std::string ir = cpu_schedule_ir(2, 2, 64, 128, 64);
   EXPECT_NE(ir.find("let scale_old = "), std::string::npos) << ir;
   EXPECT_NE(ir.find("attention.acc[ramp("), std::string::npos) << ir;
   // The exps are vectors of keys, not one per element of the accumulator.
@@ -100,12 +107,7 @@ TEST(Attention, CpuScheduleUpdatesEachRowOncePerBlock) {
 }
 
 TEST(Attention, CpuSchedulePadsLongKeyRowsAndSharesKeyBlocks) {
-  Tensor Q = placeholder({1, 2, 45, 16}, Float(32), "q"), K = placeholder({1, 1, 300, 16}, Float(32), "k"),
-         V = placeholder({1, 1, 300, 16}, Float(32), "v");
-  Tensor out = ops::attention(Q, K, V);
-  Schedule s = create_schedule({out});
-  ops::schedule_attention_cpu(s, out);
-  const std::string ir = to_string(lower(s, {Q, K, V, out}, "attention"));
+  const std::string ir = cpu_schedule_ir(2, 1, 45, 300, 16);
   // 16 rows of 300 floats, each padded to 528 (16 floats past a multiple of 256).
   EXPECT_NE(ir.find("allocate attention.key_t[float32 * 8448]"), std::string::npos) << ir;
   // 2 heads x 2 blocks of 32 queries, the second starting at query 13.

@@ -48,6 +48,19 @@ int count_loads(const Stmt& s, const std::string& buffer) {
 
 Schedule plain(const Tensor& t) { return create_schedule({t}); }
 
+// A function of body over the buffers, in order.
+LoweredFunc func_of(const std::string& name, const Stmt& body, const std::vector<Buffer>& buffers) {
+  LoweredFunc f;
+  f.name = name;
+  f.body = body;
+  for (const Buffer& b : buffers) {
+    Param p;
+    p.buffer = b;
+    f.params.push_back(p);
+  }
+  return f;
+}
+
 TEST(Cse, ARepeatedValueIsComputedOnceIntoANamedLocal) {
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
@@ -137,14 +150,7 @@ TEST(Cse, LoadsNeverMoveAcrossAStoreToTheirBuffer) {
   EXPECT_NE(q->seq[2].as<LetStmtNode>(), nullptr) << out;
   EXPECT_EQ(count_loads(out, "B"), 2) << out;
 
-  LoweredFunc f;
-  f.name = "cse_store_order";
-  f.body = out;
-  for (const Buffer& b : {A, B, C}) {
-    Param p;
-    p.buffer = b;
-    f.params.push_back(p);
-  }
+  LoweredFunc f = func_of("cse_store_order", out, {A, B, C});
   NDArray a = output({4}), bb = NDArray::from_vector(std::vector<float>{3, 0, 0, 0}, {4}), c = output({4});
   run_backends(f, {a, bb, c});
   EXPECT_EQ(a.to_vector<float>()[0], 12.0f);
@@ -167,14 +173,7 @@ TEST(Cse, NeighboursShareALocalOfAPureValueButNeverOfALoad) {
   EXPECT_EQ(count_calls(out, Intrinsic::Floor), 1) << out;
   EXPECT_EQ(count_loads(out, "B"), 3) << out;
 
-  LoweredFunc f;
-  f.name = "cse_neighbours";
-  f.body = out;
-  for (const Buffer& b : {A, B, C}) {
-    Param p;
-    p.buffer = b;
-    f.params.push_back(p);
-  }
+  LoweredFunc f = func_of("cse_neighbours", out, {A, B, C});
   NDArray a = output({4}), bb = NDArray::from_vector(std::vector<float>{3, 1.25f, 0, 0}, {4}), c = output({4});
   run_backends(f, {a, bb, c});
   EXPECT_EQ(a.to_vector<float>()[0], 4.0f);  // floor(2.5)^2
