@@ -311,10 +311,10 @@ RowReducer online_softmax_rule(DataType t) {
   };
   return RowReducer(
       "online_softmax",
-      [weight](const std::vector<Expr>& a, const std::vector<Expr>& b) {
+      [weight, t](const std::vector<Expr>& a, const std::vector<Expr>& b) {
         Expr m = max(a[0], b[0]);
         Expr difference = a[0] - b[0];
-        Expr zero = make_zero(difference.dtype());
+        Expr zero = make_zero(t);
         Expr smaller = exp(-abs(difference));
         Expr wa = weight(a[0], difference >= zero, smaller), wb = weight(b[0], difference <= zero, smaller);
         return RowReducer::RowStep{{m, a[1] * wa + b[1] * wb},

@@ -58,22 +58,24 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   // A register tile is tile_rows queries x `tile` vectors: its accumulators stay within
   // the 16 registers of SSE/AVX2 or the 32 of AVX-512 / AArch64.
   const int tile = vector_bytes >= 64 ? 4 : 2;
+  constexpr int kMaxTileRows = 4;
   const int64_t* seq_q = as_const_int(st.q.shape()[2]);
   int query_block = o.query_block;
   if (query_block == 0) {
     // 32 queries read each key block 8 times as often as a single register tile's 4 (from
     // L1, not L2), and make parallel work items of 32 · seq_k · dim multiply-adds.
     query_block = 32;
-    if (seq_q && *seq_q < query_block) query_block = static_cast<int>(std::max<int64_t>(4, *seq_q / 4 * 4));
+    if (seq_q && *seq_q < query_block)
+      query_block = static_cast<int>(std::max<int64_t>(kMaxTileRows, *seq_q / kMaxTileRows * kMaxTileRows));
   }
-  int tile_rows = 4;
+  int tile_rows = kMaxTileRows;
   while (query_block % tile_rows != 0) --tile_rows;
   const auto shift = TailStrategy::ShiftInwards;
 
   // Decoding: fewer queries read each key than a register tile holds.
   const int64_t* heads = as_const_int(st.q.shape()[1]);
   const int64_t* kv_heads = as_const_int(st.k.shape()[1]);
-  const bool decoding = seq_q && heads && kv_heads && *seq_q * (*heads / *kv_heads) < 4;
+  const bool decoding = seq_q && heads && kv_heads && *seq_q * (*heads / *kv_heads) < kMaxTileRows;
 
   if (st.queries.defined()) s[st.queries].compute_inline();
   // The output: (batch, head, block of queries) are the parallel work items.
