@@ -207,6 +207,48 @@ TEST(LlvmBasic, AllocationsOnStackAndHeap) {
   }
 }
 
+TEST(LlvmBasic, StackStorageIsZeroFilledUnlessEveryLoadFollowsAStore) {
+  // Per row i, a stack buffer tmp[8] written and read by `body`; the row's 8 outputs are
+  // what it reads. Storage is zero on each entry (as interpret() gives it), so a memset
+  // is needed exactly when some load may come before its element's store.
+  const int64_t rows = 6;
+  Var m("m"), i("i"), k("k");
+  Buffer A("A", Float(32), {rows * 8}), C("C", Float(32), {rows * 8});
+  Buffer tmp("tmp", Float(32), {8}, MemoryScope::Local);
+  Expr a = load(A, {i * 8 + k});
+  Stmt fill = serial(k, 0, 8, store(tmp, a, {k}));
+  Stmt read_back = serial(k, 0, 8, store(C, load(tmp, {7 - k}), {i * 8 + k}));
+  Expr positive = load(A, {i * 8}) > 0.0f;
+  struct Case {
+    const char* what;
+    Stmt body;
+    bool zero_fill;
+  };
+  const std::vector<Case> cases = {
+      {"every element stored, then read", seq({fill, read_back}), false},
+      {"one vector store, then scalar loads",
+       seq({store(tmp, load(A, {ramp(i * 8, 1, 8)}), {ramp(0, 1, 8)}), read_back}), false},
+      {"an accumulator's init, updates and read",
+       seq({store(tmp, 0.0f, {0}), serial(k, 0, 8, store(tmp, load(tmp, {0}) + a, {0})),
+            serial(k, 0, 8, store(C, load(tmp, {0}), {i * 8 + k}))}),
+       false},
+      {"both sides of an unknown condition store",
+       seq({if_then_else(positive, fill, serial(k, 0, 8, store(tmp, -a, {k}))), read_back}), false},
+      {"a load before the store", serial(k, 0, 8, seq({store(C, load(tmp, {k}), {i * 8 + k}), store(tmp, a, {k})})),
+       true},
+      {"one element never stored", seq({serial(k, 0, 7, store(tmp, a, {k})), read_back}), true},
+      {"stores under an unknown condition", seq({if_then_else(positive, fill), read_back}), true},
+      {"a loop extent it cannot know", seq({serial(k, 0, m, store(tmp, a, {k})), read_back}), true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    LoweredFunc f = make_func("rows", {buffer_param(A), buffer_param(C), scalar_param(m)},
+                              serial(i, 0, rows, allocate(tmp, c.body)));
+    EXPECT_EQ(contains(llvm_ir(f, false), "llvm.memset"), c.zero_fill);
+    expect_matches_interpreter(f, {random_array<float>({rows * 8}, 7), NDArray::empty({rows * 8}, Float(32)), 8});
+  }
+}
+
 TEST(LlvmBasic, HeapAllocationOfABadSizeFails) {
   Var m("m"), k("k");
   Buffer A("A", Int(64), {1}), tmp("tmp", Int(64), {m, m}, MemoryScope::Local);

@@ -11,6 +11,7 @@
 #include "codegen_llvm/codegen.h"
 #include "codegen_llvm/index_analysis.h"
 #include "codegen_llvm/llvm_compat.h"
+#include "expr/analysis.h"
 #include "expr/buffer_util.h"
 
 namespace te::codegen {
@@ -409,7 +410,7 @@ void CodeGen::emit_allocate(const AllocateNode* n) {
     constant = constant && c != nullptr && !__builtin_mul_overflow(bytes, *c, &bytes);
   }
   bool on_stack = constant && bytes <= kMaxStackBytes;
-  llvm::Value* raw = on_stack ? stack_allocation(bytes) : heap_allocation(buf);
+  llvm::Value* raw = on_stack ? stack_allocation(bytes, !loads_only_stored_elements(*n)) : heap_allocation(buf);
   ScopedBinding bind(buffers_, buf.get(),
                      BufferInfo{b_.CreateBitCast(raw, compat::pointer_to(memory_type(t))), t, kAllocAlignment,
                                 scope_of_[buf.get()], noalias_of_[buf.get()]});
@@ -421,12 +422,13 @@ void CodeGen::emit_allocate(const AllocateNode* n) {
   }
 }
 
-llvm::Value* CodeGen::stack_allocation(int64_t bytes) {
+llvm::Value* CodeGen::stack_allocation(int64_t bytes, bool zero_fill) {
   // In the entry block (once per call, not per loop iteration), zero-filled on every
-  // entry into the Allocate like the interpreter's storage.
+  // entry into the Allocate like the interpreter's storage, unless the body never loads
+  // an element before storing it (then no load could tell).
   uint64_t size = static_cast<uint64_t>(std::max<int64_t>(bytes, 1));
   llvm::AllocaInst* slot = entry_alloca(llvm::ArrayType::get(b_.getInt8Ty(), size), kAllocAlignment);
-  b_.CreateMemSet(slot, b_.getInt8(0), size, llvm::MaybeAlign(kAllocAlignment));
+  if (zero_fill) b_.CreateMemSet(slot, b_.getInt8(0), size, llvm::MaybeAlign(kAllocAlignment));
   return slot;
 }
 

@@ -59,6 +59,12 @@ struct BufferUse {
 BufferUse buffer_use(const Stmt& s);
 BufferUse buffer_use(const Expr& e);
 
+// Whether every element of a's buffer that a's body loads was stored by the body before
+// (the body followed iteration by iteration, its indices by value, in at most `budget`
+// steps): such storage needs no zero-fill. false when unsure: an index of unknown value, a
+// predicated store, a tensor intrinsic on the buffer, a non-constant shape, a longer run.
+bool loads_only_stored_elements(const AllocateNode& a, int64_t budget = int64_t{1} << 16);
+
 // ---- Integer evaluation ----
 // The value a variable has, or nullopt when unknown.
 using VarValue = std::function<std::optional<int64_t>(const VarNode*)>;
