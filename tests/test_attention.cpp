@@ -32,8 +32,13 @@ void check_case(const Case& c) {
 
   // float32 scores, probabilities and accumulation; half-precision outputs round once more.
   const double tol = c.dtype == Float(32) ? 2e-5 : c.dtype == Float(16) ? 2e-3 : 1.6e-2;
-  for (int schedule = 0; schedule < 3; ++schedule) {
-    SCOPED_TRACE(schedule == 0 ? "interpret, default" : schedule == 1 ? "jit, default" : "jit, cpu schedule");
+  // The CPU schedule also as for AVX2 (8 lanes) and 128-bit vectors (4 lanes), with
+  // blocks of queries that are not a power of two.
+  const char* schedules[] = {"interpret, default", "jit, default", "jit, cpu schedule",
+                             "jit, cpu schedule, 8 lanes, blocks of 24 queries",
+                             "jit, cpu schedule, 4 lanes, blocks of 6 queries"};
+  for (int schedule = 0; schedule < 5; ++schedule) {
+    SCOPED_TRACE(schedules[schedule]);
     Tensor Q = placeholder({B, H, M, D}, c.dtype, "q"), K = placeholder({B, HK, N, D}, c.dtype, "k"),
            V = placeholder({B, HK, N, D}, c.dtype, "v");
     ops::AttentionOptions o;
@@ -47,7 +52,12 @@ void check_case(const Case& c) {
     Tensor out = ops::attention(Q, K, V, o);
     args.push_back(out);
     Schedule s = create_schedule({out});
-    if (schedule == 2) ops::schedule_attention_cpu(s, out);
+    if (schedule >= 2) {
+      ops::AttentionCpuOptions co;
+      if (schedule == 3) co = {24, 32};
+      if (schedule == 4) co = {6, 16};
+      ops::schedule_attention_cpu(s, out, co);
+    }
     LoweredFunc f = lower(s, args, "attention");
     std::vector<Argument> call{as_array(q, {B, H, M, D}, c.dtype), as_array(k, {B, HK, N, D}, c.dtype),
                                as_array(v, {B, HK, N, D}, c.dtype)};
@@ -76,8 +86,7 @@ TEST(Attention, Decoding) {
 TEST(Attention, DecodingWithoutTransposingKeys) {
   check_case({"one query per k/v head, 150 keys", 1, 2, 2, 1, 150, 32, true, false, 1.0f, Float(32), 64});
 }
-// The CPU schedule's blocks of 32 queries: the second overlaps the first (45 queries), and
-// key_t's rows (300 floats) are padded apart.
+// The CPU schedule's blocks of 32 queries: the second overlaps the first (45 queries).
 TEST(Attention, CpuScheduleOverlappingQueryBlocks) { check_case({"45 queries, 300 keys", 1, 2, 1, 45, 300, 16, true}); }
 TEST(Attention, OneKeyPerBlock) { check_case({"blocks of 1", 1, 2, 1, 5, 6, 8, true, true, 1.0f, Float(32), 1}); }
 TEST(Attention, Float16) { check_case({"float16", 1, 2, 2, 8, 24, 16, true, false, 1.0f, Float(16)}); }
@@ -101,17 +110,22 @@ TEST(Attention, CpuScheduleUpdatesEachRowOncePerBlock) {
   const std::string ir = cpu_schedule_ir(2, 2, 64, 128, 64);
   EXPECT_NE(ir.find("let scale_old = "), std::string::npos) << ir;
   EXPECT_NE(ir.find("attention.acc[ramp("), std::string::npos) << ir;
-  // The exps are vectors of keys, not one per element of the accumulator.
-  EXPECT_NE(ir.find("attention.probs[ramp("), std::string::npos) << ir;
+  // The exps are vectors of queries, not one per element of the accumulator.
+  EXPECT_NE(ir.find("attention.probs.global[ramp("), std::string::npos) << ir;
   EXPECT_EQ(ir.find("broadcast(exp("), std::string::npos) << ir;
 }
 
-TEST(Attention, CpuSchedulePadsLongKeyRowsAndSharesKeyBlocks) {
+TEST(Attention, CpuScheduleLaysScoresOutKeyByKey) {
   const std::string ir = cpu_schedule_ir(2, 1, 45, 300, 16);
-  // 16 rows of 300 floats, each padded to 528 (16 floats past a multiple of 256).
-  EXPECT_NE(ir.find("allocate attention.key_t[float32 * 8448]"), std::string::npos) << ir;
   // 2 heads x 2 blocks of 32 queries, the second starting at query 13.
   EXPECT_NE(ir.find("parallel for (b.h.fused.i.outer.fused, 0, 4)"), std::string::npos) << ir;
+  // The block's queries transposed once per work item; k read as it is, not transposed.
+  EXPECT_NE(ir.find("allocate q.global[float32 * 512]"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("attention.key_t"), std::string::npos) << ir;
+  // Each query's block max and sum: vectors of queries over the keys, no lanes to add.
+  EXPECT_EQ(ir.find(".rf"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("attention.block_max[ramp("), std::string::npos) << ir;
+  EXPECT_NE(ir.find("attention.block_sum[ramp("), std::string::npos) << ir;
 }
 
 // PyTorch's float64 matmul, softmax, matmul of the stored inputs (rounded to dtype); where
@@ -196,7 +210,7 @@ TEST(Attention, AutoScheduleGivesTheFusedForm) {
   const std::string ir = to_string(f);
   EXPECT_NE(ir.find("parallel for"), std::string::npos) << ir;
   EXPECT_NE(ir.find("let scale_old = "), std::string::npos) << ir;
-  EXPECT_NE(ir.find("attention.probs[ramp("), std::string::npos) << ir;
+  EXPECT_NE(ir.find("attention.probs.global[ramp("), std::string::npos) << ir;
   const std::vector<float> qv = random_values(1 * 2 * 40 * 32, 7, 1.0f), kv = random_values(1 * 2 * 70 * 32, 8, 1.0f),
                            vv = random_values(1 * 2 * 70 * 32, 9, 1.0f);
   const Case c{"auto", 1, 2, 2, 40, 70, 32, true};
@@ -225,7 +239,7 @@ TEST(Attention, AutoScheduleInsideALargerGraph) {
   const std::vector<Tensor> args{X, K, V, Y};
   LoweredFunc fast = lower(auto_schedule({Y}), args, "f");
   const std::string ir = to_string(fast);
-  EXPECT_NE(ir.find("attention.probs[ramp("), std::string::npos) << ir;
+  EXPECT_NE(ir.find("attention.probs.global[ramp("), std::string::npos) << ir;
   LoweredFunc ref = lower(create_schedule({Y}), args, "f");
   const std::vector<float> xv = random_values(B * H * M * D, 11, 1.0f), kv = random_values(B * H * N * D, 12, 1.0f),
                            vv = random_values(B * H * N * D, 13, 1.0f);

@@ -11,7 +11,7 @@
 ///
 /// Stages (AttentionStages): `<name>.queries` (q over whole tiles of queries, when
 /// AttentionOptions::query_block asks for more queries than seq_q), `<name>.key_t` (k transposed to (batch, kv_heads,
-/// dim, seq_k): the schedules read a row of keys as a vector), `<name>.scores` (q · k per
+/// dim, seq_k): the CUDA schedule reads a row of keys as a vector), `<name>.scores` (q · k per
 /// query and key), per block of `key_block` keys `<name>.block_max`, `<name>.probs`
 /// (exp(score - block max)), `<name>.block_sum` and `<name>.block_pv` (probs · v), then
 /// `<name>.max` / `<name>.sum` / `<name>.acc` (one row reduction over the blocks, the

@@ -1,12 +1,15 @@
 /// \file
 /// The CPU schedule of te::ops::attention (header-only): FlashAttention's structure on a
 /// CPU. Blocks of queries are the parallel work items; each runs over the keys a block at
-/// a time: the block's scores (queries × keys, a register-tiled product with the keys in
-/// vector lanes, from the transposed keys), their max per query, their exps (vectors of
-/// keys) and probs · v (vectors of dim) are computed into small buffers, then each
-/// query's online-softmax step runs once per block (its max, sum and two rescale factors
-/// in scalars) and rescales the query's accumulator row (a few vectors over dim). Neither
-/// the scores nor the probabilities reach memory beyond the block.
+/// a time: the block's scores (a register-tiled product, laid out key by key with the
+/// queries in vector lanes, from a transposed copy of the block's queries and k's
+/// elements broadcast), their max per query, their exps and their sum (vector operations
+/// across queries) and probs · v (vectors of dim) are computed into small buffers, then
+/// each query's online-softmax step runs once per block (its max, sum and two rescale
+/// factors in scalars) and rescales the query's accumulator row (a few vectors over dim).
+/// Neither the scores nor the probabilities reach memory beyond the block. Decoding (fewer
+/// queries per key than a register tile's rows) takes each score as a dot product along
+/// dim instead.
 #pragma once
 #include <algorithm>
 #include <string>
@@ -17,9 +20,9 @@ namespace te::ops {
 
 /// schedule_attention_cpu()'s knobs (0: the default).
 struct AttentionCpuOptions {
-  /// Queries per work item (0: 32, or seq_q rounded down to whole register tiles when
-  /// shorter): they share each block of keys while it is in the L1 cache. A block that
-  /// does not divide seq_q overlaps the one before it (TailStrategy::ShiftInwards).
+  /// Queries per work item (0: 32), halved until seq_q holds it: they share each block of
+  /// keys while it is in the L1 cache. A block that does not divide seq_q overlaps the
+  /// one before it (TailStrategy::ShiftInwards).
   int query_block = 0;
   /// The vector register's width in bytes (64: AVX-512; 32: AVX2; 16: NEON); 0: the
   /// host's widest (te::resolved_target).
@@ -55,21 +58,25 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   const int vector_bytes =
       o.vector_bytes > 0 ? o.vector_bytes : std::max(16, resolved_target(Target()).vector_bits / 8);
   const int lanes = vector_bytes / 4;  // float32 lanes
-  // A register tile is tile_rows queries x `tile` vectors: its accumulators stay within
-  // the 16 registers of SSE/AVX2 or the 32 of AVX-512 / AArch64.
+  // Register tiles keep their accumulators within the 16 vector registers of SSE/AVX2 or
+  // (16 of) the 32 of AVX-512: probs · v's are tile_rows queries x `tile` vectors of dim;
+  // the scores' `tile_vectors` vectors of queries x `tile_keys` keys.
   const int tile = vector_bytes >= 64 ? 4 : 2;
   constexpr int kMaxTileRows = 4;
   const int64_t* seq_q = as_const_int(st.q.shape()[2]);
-  int query_block = o.query_block;
-  if (query_block == 0) {
-    // 32 queries read each key block 8 times as often as a single register tile's 4 (from
-    // L1, not L2), and make parallel work items of 32 · seq_k · dim multiply-adds.
-    query_block = 32;
-    if (seq_q && *seq_q < query_block)
-      query_block = static_cast<int>(std::max<int64_t>(kMaxTileRows, *seq_q / kMaxTileRows * kMaxTileRows));
-  }
+  // 32 queries read each key block 8 times as often as a single register tile's 4 (from
+  // L1, not L2), and make parallel work items of 32 · seq_k · dim multiply-adds. A block
+  // longer than seq_q is halved until seq_q holds it.
+  int query_block = o.query_block > 0 ? o.query_block : 32;
+  while (seq_q && query_block > 1 && *seq_q < query_block) query_block /= 2;
   int tile_rows = kMaxTileRows;
   while (query_block % tile_rows != 0) --tile_rows;
+  // The scores' vectors of queries: the largest power of two dividing the block, at most
+  // a register's lanes.
+  int query_lanes = 1;
+  while (query_lanes < lanes && query_block % (2 * query_lanes) == 0) query_lanes *= 2;
+  const int tile_vectors = std::min(2, query_block / query_lanes);
+  const int tile_keys = (vector_bytes >= 64 ? 16 : 8) / tile_vectors;
   const auto shift = TailStrategy::ShiftInwards;
 
   // Decoding: fewer queries read each key than a register tile holds.
@@ -77,7 +84,6 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   const int64_t* kv_heads = as_const_int(st.k.shape()[1]);
   const bool decoding = seq_q && heads && kv_heads && *seq_q * (*heads / *kv_heads) < kMaxTileRows;
 
-  if (st.queries.defined()) s[st.queries].compute_inline();
   // The output: (batch, head, block of queries) are the parallel work items.
   Stage out = s[st.out];
   // (The output has no reduction of its own: an overlapping last block recomputes a few
@@ -96,34 +102,58 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   auto [eo, ei] = rows.split(st.acc.axis(3), lanes);
   rows.vectorize(ei);
 
-  // Per block of keys: the scores, each key vector's loads shared by the block's queries.
-  for (const Tensor& t : {st.scores, st.block_max, st.probs, st.block_sum, st.block_pv})
-    s[t].compute_at(rows, st.block);
-  Stage scores = s[st.scores];
-  const IterVar c = st.scores.reduce_axis(0);
+  // Per block of keys.
   if (decoding) {
+    if (st.queries.defined()) s[st.queries].compute_inline();
+    for (const Tensor& t : {st.scores, st.block_max, st.probs, st.block_sum, st.block_pv})
+      s[t].compute_at(rows, st.block);
     // Few queries read each key (decoding): transposing k would cost as much as the
     // attention itself. Each score is a dot product along dim instead: vectors of dim
     // (rfactor over the lanes, k's rows read contiguously), the lanes added after.
     s[st.key_t].compute_inline();
-    attention_cpu_detail::reduce_in_lanes(s, st.scores, c, lanes, rows, st.block);
+    attention_cpu_detail::reduce_in_lanes(s, st.scores, st.scores.reduce_axis(0), lanes, rows, st.block);
+    // Each query's max and sum over the block: a vector of keys' partials (rfactor over
+    // the lanes), then the lanes' total.
+    for (const Tensor& t : {st.block_max, st.block_sum})
+      attention_cpu_detail::reduce_in_lanes(s, t, t.reduce_axis(0), lanes, rows, st.block);
+    Stage probs = s[st.probs];
+    auto [po, pi] = probs.split(st.probs.axis(3), lanes);
+    probs.vectorize(pi);
   } else {
-    auto [so, si] = scores.split(st.scores.axis(3), lanes);
-    auto [soo, soi] = scores.split(so, tile);
-    auto [sqo, sqi] = scores.split(st.scores.axis(2), tile_rows);
-    scores.reorder({st.scores.axis(0), st.scores.axis(1), sqo, soo, c, sqi, soi, si});
-    scores.unroll(sqi);
-    scores.unroll(soi);
-    scores.vectorize(si);
+    // The scores and probabilities are laid out key by key, the block's queries in vector
+    // lanes (cache_write in the order (b, h, key, query)): the block's max, exps and sum
+    // per query are then vector operations across queries, with no lanes to add up.
+    Tensor scores = s.cache_write(st.scores, "global", {0, 1, 3, 2});
+    s[st.scores].compute_inline();
+    Tensor probs = s.cache_write(st.probs, "global", {0, 1, 3, 2});
+    s[st.probs].compute_inline();
+    // The queries transposed too, once per work item: a score tile is query vectors
+    // times keys, each key's element broadcast from k as it is (no transposed copy of k).
+    Tensor queries_t = s.cache_read(st.queries.defined() ? st.queries : st.q, "global", {scores}, {0, 1, 3, 2});
+    if (st.queries.defined()) s[st.queries].compute_inline();
+    s[st.key_t].compute_inline();
+    s[queries_t].compute_at(out, work);
+    auto [tqo, tqi] = s[queries_t].split(queries_t.axis(3), query_lanes);
+    s[queries_t].vectorize(tqi);
+    for (const Tensor& t : {scores, st.block_max, probs, st.block_sum, st.block_pv}) s[t].compute_at(rows, st.block);
+    // A register tile: `tile_vectors` vectors of queries x `tile_keys` keys.
+    Stage sc = s[scores];
+    auto [sqo, sqi] = sc.split(scores.axis(3), query_lanes);
+    auto [sqoo, sqoi] = sc.split(sqo, tile_vectors);
+    auto [sko, ski] = sc.split(scores.axis(2), tile_keys);
+    sc.reorder({scores.axis(0), scores.axis(1), sqoo, sko, scores.reduce_axis(0), ski, sqoi, sqi});
+    sc.unroll(ski);
+    sc.unroll(sqoi);
+    sc.vectorize(sqi);
+    // The block's max and sum, and the exps, a vector of queries at a time.
+    for (const Tensor& t : {st.block_max, st.block_sum}) {
+      auto [qo_, qi_] = s[t].split(t.axis(2), query_lanes);
+      s[t].reorder({t.axis(0), t.axis(1), qo_, t.axis(3), t.reduce_axis(0), qi_});
+      s[t].vectorize(qi_);
+    }
+    auto [po, pi] = s[probs].split(probs.axis(3), query_lanes);
+    s[probs].vectorize(pi);
   }
-  // Each query's max and sum over the block: a vector of keys' partials (rfactor over the
-  // lanes), then the lanes' total.
-  for (const Tensor& t : {st.block_max, st.block_sum})
-    attention_cpu_detail::reduce_in_lanes(s, t, t.reduce_axis(0), lanes, rows, st.block);
-  // Their exps, a vector of keys at a time.
-  Stage probs = s[st.probs];
-  auto [po, pi] = probs.split(st.probs.axis(3), lanes);
-  probs.vectorize(pi);
   // probs · v: each query's block of dim in registers across the block's keys.
   Stage pv = s[st.block_pv];
   const IterVar jj = st.block_pv.reduce_axis(0);
@@ -134,18 +164,6 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   pv.unroll(pqi);
   pv.unroll(voi);
   pv.vectorize(vi);
-
-  // The transposed keys, once per (batch, kv head).
-  if (!decoding) {
-    Stage kt = s[st.key_t];
-    kt.parallel(kt.fuse(st.key_t.axis(0), st.key_t.axis(1)));
-    // A block of keys is dim rows of key_t, seq_k apart: at a multiple of 4 KiB they would
-    // all fall in the same few L1 sets and evict each other. Rows 64 bytes more than a
-    // multiple of 1 KiB apart fall in distinct sets.
-    const int64_t* seq_k = as_const_int(st.key_t.shape()[3]);
-    const int bytes = st.key_t.dtype().bytes();
-    if (seq_k && *seq_k * bytes >= 1024) kt.storage_align(st.key_t.axis(2), 1024 / bytes, 64 / bytes);
-  }
 }
 
 /// schedule_attention_cpu() on an output of attention() (its stages found through the graph).
