@@ -66,7 +66,7 @@ class PaperRun : public IRVisitor {
     std::optional<Elements> at = elements_of(n->indices);
     if (!at) return fail();
     if (n->atomic_add && !all_stored(*at)) return fail();  // it reads the element first
-    if (n->predicate.defined()) return;                     // lanes unknown: none counted
+    if (n->predicate.defined()) return;                    // lanes unknown: none counted
     for (int l = 0; l < at->lanes; ++l) stored_[static_cast<size_t>(at->first + l * at->stride)] = true;
   }
   void visit_if_then_else(const IfThenElseNode* n) override {
