@@ -182,6 +182,33 @@ TEST(Cse, NeighboursShareALocalOfAPureValueButNeverOfALoad) {
   EXPECT_EQ(c.to_vector<float>()[0], 81.0f);
 }
 
+TEST(Cse, BothSidesOfAnIfShareALocalOfAPureValueButNeverOfALoad) {
+  Buffer A("A", Float(32), {2}), B("B", Float(32), {3}), C("C", Float(32), {2});
+  Var x("x", Float(32));
+  auto square = [&] { return floor(Expr(x) * 2.0f) * floor(Expr(x) * 2.0f); };  // fresh nodes each time
+  auto b0_squared = [&] { return load(B, {0}) * load(B, {0}); };
+  Expr positive = load(B, {2}) > 0.0f;
+  // let x = B[1] in {if (B[2] > 0) A[0] = floor(x*2)^2 else A[1] = floor(x*2)^2 + 1;
+  //                  if (B[2] > 0) C[0] = B[0]^2 else C[1] = B[0]^2 + 1}
+  Stmt body = let_stmt(x, load(B, {1}),
+                       seq({if_then_else(positive, store(A, square(), {0}), store(A, square() + 1.0f, {1})),
+                            if_then_else(positive, store(C, b0_squared(), {0}), store(C, b0_squared() + 1.0f, {1}))}));
+  Stmt out = eliminate_common_subexpressions(body);
+  // One floor(x*2), taken before the first if; B[0] once in each side of the second.
+  EXPECT_EQ(count_calls(out, Intrinsic::Floor), 1) << out;
+  EXPECT_EQ(count_loads(out, "B"), 5) << out;  // B[1], B[2] twice, B[0] in each side
+  EXPECT_EQ(lets_of(out).size(), 4u) << out;   // x, the floor, B[0] in each side
+
+  LoweredFunc f = func_of("cse_if_sides", out, {A, B, C});
+  for (float sign : {1.0f, -1.0f}) {
+    NDArray a = output({2}), bb = NDArray::from_vector(std::vector<float>{3, 1.25f, sign}, {3}), c = output({2});
+    run_backends(f, {a, bb, c});
+    const int side = sign > 0 ? 0 : 1;
+    EXPECT_EQ(a.to_vector<float>()[side], 4.0f + side);  // floor(2.5)^2 (+ 1)
+    EXPECT_EQ(c.to_vector<float>()[side], 9.0f + side);
+  }
+}
+
 TEST(Cse, VectorsKeepTheirLanesAndShareOnlyScalarParts) {
   Var n("n");
   Var s("s", Float(32));

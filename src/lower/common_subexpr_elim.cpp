@@ -19,7 +19,8 @@
 //   backends read its structure (ramps, alignment, bound proofs).
 // Sibling statements that begin with locals of the same pure value (no load, no call
 // outside te: an unrolled tile's statements naming one base index) then share one local:
-// te's variables never change, so the value is the same for each of them.
+// te's variables never change, so the value is the same for each of them. Likewise the
+// two sides of an if/else (a guarded tail and its body) take such a local before the if.
 // The locals are named after what they hold (lower/cse_names.h).
 #include <algorithm>
 #include <cstring>
@@ -412,12 +413,28 @@ Stmt share_leading_locals(const std::vector<Stmt>& stmts) {
   return out.size() == 1 ? out[0] : seq(out);
 }
 
+// An if/else whose two sides start with a local of one pure value, with that local taken
+// before the if (once per local both sides share); else the statement as it is.
+Stmt hoist_shared_locals(const Stmt& s) {
+  auto* branch = s.as<IfThenElseNode>();
+  if (branch == nullptr || !branch->else_case.defined()) return s;
+  auto* a = branch->then_case.as<LetStmtNode>();
+  auto* b = branch->else_case.as<LetStmtNode>();
+  if (a == nullptr || b == nullptr || !equal(a->value, b->value) || GuardRule().must_stay_guarded(a->value)) return s;
+  Stmt rest = if_then_else(branch->cond, a->body, substitute(b->body, {{b->var, a->var}}));
+  return let_stmt(a->var, a->value, hoist_shared_locals(rest));
+}
+
 class CommonSubexprElim : public IRMutator {
  protected:
   Stmt mutate_seq(const Stmt& s, const SeqNode* n) override {
     Stmt mutated = IRMutator::mutate_seq(s, n);
     auto* siblings = mutated.as<SeqNode>();
     return siblings != nullptr ? share_leading_locals(siblings->seq) : mutated;
+  }
+
+  Stmt mutate_if_then_else(const Stmt& s, const IfThenElseNode* n) override {
+    return hoist_shared_locals(IRMutator::mutate_if_then_else(s, n));
   }
 
   Stmt mutate_store(const Stmt& s, const StoreNode* n) override {
