@@ -11,10 +11,12 @@
 
 #include "te/runtime/c_runtime_api.h"
 #include "te/te.h"
+#include "c_program_util.h"
 #include "test_llvm_util.h"
 
 using namespace te;
 using namespace te::llvm_test;
+using namespace te::c_program_test;
 
 namespace {
 
@@ -37,50 +39,7 @@ LoweredFunc scale_checked() {
   return make_func("scale_checked", {buffer_param(X), buffer_param(Y), scalar_param(alpha)}, body);
 }
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/te_aot_XXXXXX";
-  char* dir = mkdtemp(tmpl);
-  EXPECT_NE(dir, nullptr);
-  return dir == nullptr ? "/tmp" : dir;
-}
-
-// The folder libte_runtime was loaded from.
-std::string runtime_dir() {
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&te_parallel_for), &info) == 0 || info.dli_fname == nullptr) {
-    ADD_FAILURE() << "cannot locate libte_runtime";
-    return ".";
-  }
-  std::string path = info.dli_fname;
-  return path.substr(0, path.find_last_of('/'));
-}
-
 std::string include_dir() { return std::string(TE_TEST_DATA_DIR) + "/../../include"; }
-
-// A sanitized libte_runtime needs the sanitizer runtimes in the C program too.
-#if defined(__SANITIZE_ADDRESS__)
-const char* kSanitize = " -fsanitize=address,undefined";
-#else
-const char* kSanitize = "";
-#endif
-
-void write(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs a shell command, returning its exit status; its output goes to `log`.
-int run(const std::string& command, const std::string& log) {
-  int status = std::system((command + " > " + log + " 2>&1").c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 const char* kProgram = R"(
 #include <math.h>
@@ -143,7 +102,8 @@ TEST(Aot, PrototypesAndHeader) {
 }
 
 TEST(Aot, PlainCProgramLinksTheObjectAndTheRuntime) {
-  std::string dir = temp_dir();
+  ScratchDir scratch("te_aot");
+  const std::string& dir = scratch.path();
   export_object({vadd(), scale_checked()}, dir + "/kernels.o");
   export_header({vadd(), scale_checked()}, dir + "/kernels.h");
   write(dir + "/main.c", kProgram);
@@ -173,7 +133,8 @@ TEST(Aot, PlainCProgramLinksTheObjectAndTheRuntime) {
 }
 
 TEST(Aot, PlainCProgramLinksTheSharedLibrary) {
-  std::string dir = temp_dir();
+  ScratchDir scratch("te_aot");
+  const std::string& dir = scratch.path();
   export_library({vadd(), scale_checked()}, dir + "/libkernels.so");
   export_header({vadd(), scale_checked()}, dir + "/kernels.h");
   write(dir + "/main.c", kProgram);

@@ -20,10 +20,12 @@
 #include "cuda_emulation/harness.h"
 #include "te/runtime/c_runtime_api.h"
 #include "te/te.h"
+#include "c_program_util.h"
 #include "test_llvm_util.h"
 
 using namespace te;
 using namespace te::llvm_test;
+using namespace te::c_program_test;
 
 // ---- The functions the JIT finds in this executable (exported: ENABLE_EXPORTS) ----
 
@@ -482,42 +484,11 @@ TEST_F(CallExtern, TheCacheKeepsLibrariesApart) {
 
 // ---- Ahead of time ----
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/te_extern_XXXXXX";
-  char* dir = mkdtemp(tmpl);
-  EXPECT_NE(dir, nullptr);
-  return dir == nullptr ? "/tmp" : dir;
-}
-
-std::string runtime_dir() {
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&te_parallel_for), &info) == 0 || info.dli_fname == nullptr) return ".";
-  std::string path = info.dli_fname;
-  return path.substr(0, path.find_last_of('/'));
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-int run(const std::string& command, const std::string& log) {
-  int status = std::system((command + " > " + log + " 2>&1").c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-#if defined(__SANITIZE_ADDRESS__)
-const char* kSanitize = " -fsanitize=address,undefined";
-#else
-const char* kSanitize = "";
-#endif
-
 // The object leaves the extern function undefined; a C program that defines it links
 // the object and libte_runtime and gets what interpret() gets.
 TEST_F(CallExtern, ObjectCallsAFunctionTheProgramDefines) {
-  std::string dir = temp_dir();
+  ScratchDir scratch("te_extern");
+  const std::string& dir = scratch.path();
   LoweredFunc f = leaky_func("leaky_aot");
   export_object(f, dir + "/kernel.o", exact_options());
   export_header(f, dir + "/kernel.h");
@@ -553,7 +524,8 @@ int main(void) {
 // library defines stays undefined for the loading process: this executable exports
 // ext_leaky_relu.
 TEST_F(CallExtern, SharedLibraryLinksTheNamedLibraries) {
-  std::string dir = temp_dir();
+  ScratchDir scratch("te_extern");
+  const std::string& dir = scratch.path();
   Var n("n"), i("i");
   Buffer A("A", Float(32), {n}), C("C", Float(32), {n}), D("D", Float(32), {n});
   LoweredFunc f =
@@ -601,7 +573,8 @@ TEST_F(CallExtern, ForeignObjectsLoadNothing) {
   } catch (const Error&) {
     GTEST_SKIP() << "LLVM has no AArch64 target here";
   }
-  std::string dir = temp_dir();
+  ScratchDir scratch("te_extern");
+  const std::string& dir = scratch.path();
   export_object(leaky_func(), dir + "/k.o", cross);
   ASSERT_EQ(run("nm -u " + dir + "/k.o", dir + "/nm.log"), 0);
   EXPECT_NE(read(dir + "/nm.log").find("ext_leaky_relu"), std::string::npos);
