@@ -102,15 +102,15 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
   auto [eo, ei] = rows.split(st.acc.axis(3), lanes);
   rows.vectorize(ei);
 
-  // Per block of keys.
+  // Per block of keys. k is read as it lies: no transposed copy (key_t inlined).
+  s[st.key_t].compute_inline();
   if (decoding) {
     if (st.queries.defined()) s[st.queries].compute_inline();
     for (const Tensor& t : {st.scores, st.block_max, st.probs, st.block_sum, st.block_pv})
       s[t].compute_at(rows, st.block);
-    // Few queries read each key (decoding): transposing k would cost as much as the
-    // attention itself. Each score is a dot product along dim instead: vectors of dim
-    // (rfactor over the lanes, k's rows read contiguously), the lanes added after.
-    s[st.key_t].compute_inline();
+    // Few queries read each key (decoding): each score is a dot product along dim,
+    // vectors of dim (rfactor over the lanes, k's rows read contiguously), the lanes
+    // added after.
     attention_cpu_detail::reduce_in_lanes(s, st.scores, st.scores.reduce_axis(0), lanes, rows, st.block);
     // Each query's max and sum over the block: a vector of keys' partials (rfactor over
     // the lanes), then the lanes' total.
@@ -131,7 +131,6 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
     // times keys, each key's element broadcast from k as it is (no transposed copy of k).
     Tensor queries_t = s.cache_read(st.queries.defined() ? st.queries : st.q, "global", {scores}, {0, 1, 3, 2});
     if (st.queries.defined()) s[st.queries].compute_inline();
-    s[st.key_t].compute_inline();
     s[queries_t].compute_at(out, work);
     auto [tqo, tqi] = s[queries_t].split(queries_t.axis(3), query_lanes);
     s[queries_t].vectorize(tqi);
@@ -147,9 +146,9 @@ inline void schedule_attention_cpu(Schedule& s, const AttentionStages& st, const
     sc.vectorize(sqi);
     // The block's max and sum, and the exps, a vector of queries at a time.
     for (const Tensor& t : {st.block_max, st.block_sum}) {
-      auto [qo_, qi_] = s[t].split(t.axis(2), query_lanes);
-      s[t].reorder({t.axis(0), t.axis(1), qo_, t.axis(3), t.reduce_axis(0), qi_});
-      s[t].vectorize(qi_);
+      auto [query_vector, query_lane] = s[t].split(t.axis(2), query_lanes);
+      s[t].reorder({t.axis(0), t.axis(1), query_vector, t.axis(3), t.reduce_axis(0), query_lane});
+      s[t].vectorize(query_lane);
     }
     auto [po, pi] = s[probs].split(probs.axis(3), query_lanes);
     s[probs].vectorize(pi);
