@@ -330,6 +330,18 @@ TEST_F(CudaEmulation, Half2VectorAccessesWithTheirScalarFallback) {
     }
 }
 
+// A transposing copy reads float4s where they are aligned, element by element elsewhere:
+// the same results either way (the fused loop's tail included).
+TEST_F(CudaEmulation, TransposingCopyReadsVectorsWithTheirScalarFallback) {
+  for (auto [name, offset] :
+       std::vector<std::pair<std::string, int>>{{"transpose_vector_read", 0}, {"transpose_vector_read_offset", 1}})
+    for (int64_t n : {1, 37, 64, 200}) {
+      SCOPED_TRACE(name + " " + std::to_string(n));
+      run_and_compare(name, {NDArray::from_vector(ramp_values(n * (12 + offset), 0.1f, 1.0f), {n, 12 + offset}),
+                             NDArray::empty({12, n}, Float(32))});
+    }
+}
+
 TEST_F(CudaEmulation, PipelineOfTwoKernelsThroughScratchMemory) {
   EmulatedRun r = run_and_compare("pipeline", {floats(100, 0.05f, 0.0f), NDArray::empty({100}, Float(32))});
   ASSERT_EQ(r.launches.size(), 2u);

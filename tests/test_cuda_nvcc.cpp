@@ -241,6 +241,17 @@ TEST(CudaNvrtc, ReferenceGemmUsesVectorAccessesAndOneBarrierPerTile) {
   EXPECT_EQ(count("bar.sync"), 2) << ptx;
 }
 
+// A transposing copy's strided stores go one by one, but its reads of a row stay one
+// 128-bit load each.
+TEST(CudaNvrtc, TransposingCopyReadsRowsIn128BitLoads) {
+  if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
+  CudaModule m = build_cuda(cuda_test::transpose_vector_read_func(0, "t4"));
+  EXPECT_NE(m.source().find("const float4 te_v0 = *(const float4*)"), std::string::npos) << m.source();
+  std::string ptx = compile_ptx(m, "sm_90");
+  EXPECT_NE(ptx.find("ld.global.nc.v4.f32"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("st.global.v4.f32"), std::string::npos) << ptx;
+}
+
 // float16 pairs move as one 32-bit __half2 access each.
 TEST(CudaNvrtc, VectorizedHalfPairsUseHalf2Accesses) {
   if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";

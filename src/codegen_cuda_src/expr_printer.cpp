@@ -146,6 +146,13 @@ std::string ExprPrinter::print(const Expr& e) {
     case ExprKind::Ramp: {
       auto* n = e.as<RampNode>();
       TE_ICHECK(!lane_.empty(), "a vector expression outside of lane-by-lane code");
+      // A numbered lane of a constant stride reads as its element: base + 144, not 72 * 2.
+      const int64_t* stride = as_const_int(n->stride);
+      if (stride != nullptr && lane_.find_first_not_of("0123456789") == std::string::npos) {
+        const int64_t offset = *stride * std::stoll(lane_);
+        if (offset == 0) return print(n->base);
+        return paren(fmt::format("{} + {}", print(n->base), print(make_const(n->stride.dtype(), offset))));
+      }
       std::string step = is_one(n->stride) ? lane_ : fmt::format("{} * {}", print(n->stride), lane_);
       return paren(fmt::format("{} + {}", print(n->base), step));
     }

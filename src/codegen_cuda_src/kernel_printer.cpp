@@ -463,7 +463,7 @@ class KernelPrinter {
     const bool vectorizable =
         !n->atomic_add && !vector_type.empty() && !n->predicate.defined() && dense_ramp(n->indices[0], lanes) &&
         !printer_.index_is_checked(n->buffer, n->indices[0]) && vector_fits_swizzle(n->buffer, n->indices[0], lanes);
-    if (!vectorizable) return emit_lane_loop(n, lanes);
+    if (!vectorizable) return emit_lanes_reading_vectors(n, lanes);
     const std::string check = alignment_check(n, lanes);
     if (check.empty()) {  // a block of its own: its te_v* / te_vs names are local
       w_.open_block();
@@ -593,6 +593,48 @@ class KernelPrinter {
     printer_.set_lane("");
     printer_.set_vector_loads({});
     w_.line(fmt::format("*({}*){} = te_vs;", type, address(n->buffer, n->indices[0])));
+  }
+
+  // A store that cannot be one vector (a transposing copy's strided one) still reads its
+  // dense operands as vectors, where their addresses are aligned: one 16-byte load, not
+  // eight 2-byte ones, each lane then stored by itself.
+  void emit_lanes_reading_vectors(const StoreNode* n, int lanes) {
+    const std::vector<const LoadNode*> loads =
+        n->atomic_add || n->predicate.defined() ? std::vector<const LoadNode*>{} : vector_loads(n->value, lanes);
+    if (loads.empty()) return emit_lane_loop(n, lanes);
+    std::vector<std::string> unproven;  // each load's own vector size
+    for (const LoadNode* l : loads)
+      if (!proven_aligned(l->buffer, l->indices[0], lanes))
+        unproven.push_back(fmt::format("((unsigned long long){} % {}) == 0", address(l->buffer, l->indices[0]),
+                                       l->buffer.dtype().bytes() * lanes));
+    flush_hoisted();
+    if (unproven.empty()) {
+      w_.open_block();
+    } else {
+      w_.open(fmt::format("if ({})", fmt::join(unproven, " && ")));
+    }
+    std::map<const LoadNode*, ExprPrinter::VectorLoad> names;
+    for (const LoadNode* l : loads) {
+      std::string name = fmt::format("te_v{}", names.size());
+      const std::string load_type = use_vector_type(l->buffer.dtype(), lanes);
+      w_.line(
+          fmt::format("const {} {} = *(const {}*){};", load_type, name, load_type, address(l->buffer, l->indices[0])));
+      names[l] = {name, array_vector(l->buffer.dtype(), lanes)};
+    }
+    printer_.set_vector_loads(names);
+    for (int k = 0; k < lanes; ++k) {
+      printer_.set_lane(std::to_string(k));
+      std::string line = store_text(n);
+      flush_hoisted();
+      w_.line(line);
+    }
+    printer_.set_lane("");
+    printer_.set_vector_loads({});
+    if (unproven.empty()) return w_.close();
+    w_.close("} else {");
+    w_.indent();
+    emit_lane_loop(n, lanes);
+    w_.close();
   }
 
   // Vector stores otherwise run lane by lane; the compiler unrolls the loop.

@@ -412,6 +412,25 @@ inline LoweredFunc vector_access_func(int offset, const std::string& name, DataT
   return lower(s, {A, B, C}, name);
 }
 
+// out(c, j) = A(j, c + offset), a transposing copy: each thread reads 4 consecutive
+// elements of a row of A (one float4 load where the address is 16-byte aligned: never
+// when offset is 1) and stores them down a column of out, one by one.
+inline LoweredFunc transpose_vector_read_func(int offset, const std::string& name) {
+  Var n("n");
+  const int64_t cols = 12;
+  Tensor A = placeholder({n, cols + offset}, Float(32), "A");
+  Tensor out = compute(
+      {cols, n}, [&](Expr c, Expr j) { return A(j, c + offset) * 2.0f; }, "out");
+  Schedule s = create_schedule({out});
+  auto [co, ci] = s[out].split(out.axis(0), 4);
+  s[out].reorder({co, out.axis(1), ci});
+  s[out].vectorize(ci);
+  auto [bx, tx] = s[out].split(s[out].fuse(co, out.axis(1)), 64);
+  s[out].bind(bx, thread_axis("blockIdx.x"));
+  s[out].bind(tx, thread_axis("threadIdx.x"));
+  return lower(s, {A, out}, name);
+}
+
 // out[idx[i]] += x[i] from 64 threads a block, indices repeating: atomicAdd (small
 // integer values: the sums are exact in any order).
 inline LoweredFunc scatter_add_func() {
@@ -511,6 +530,8 @@ inline std::vector<TestModule> all_test_modules() {
       {vector_access_func(1, "vector_access_offset"), {}},
       {vector_access_func(0, "vector_access_half2", Float(16), 2), {}},
       {vector_access_func(1, "vector_access_half2_offset", Float(16), 2), {}},
+      {transpose_vector_read_func(0, "transpose_vector_read"), {}},
+      {transpose_vector_read_func(1, "transpose_vector_read_offset"), {}},
   };
   for (const RowReduceCase& c : emulated_row_reduce_cases()) modules.push_back({row_reduce_func(c), {}});
   for (const ArgRowsCase& c : emulated_arg_rows_cases()) modules.push_back({arg_rows_func(c), {}});

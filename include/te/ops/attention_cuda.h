@@ -168,9 +168,15 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
     s[vf].unroll(veo);
     s[vf].tensorize(vf.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
   }
-  // The shared copies: keys transposed (a thread per element), values in 16-byte pieces.
-  kt.reorder({st.key_t.axis(3), st.key_t.axis(2)});  // read k along dim
-  spread(s, st.key_t, kt.fuse(st.key_t.axis(3), st.key_t.axis(2)), o.warps);
+  // The shared copies: keys transposed, values in 16-byte pieces. A thread reads 8 of a
+  // key's elements (16 bytes) and stores them down a column of key_t; a warp's lanes take
+  // consecutive keys, so each store fills one row's consecutive elements (no bank conflict).
+  {
+    auto [co, ci] = kt.split(st.key_t.axis(2), 8);
+    kt.reorder({co, st.key_t.axis(3), ci});
+    kt.vectorize(ci);
+    spread(s, st.key_t, kt.fuse(co, st.key_t.axis(3)), o.warps);
+  }
   spread(s, vs, s[vs].fuse(vs.axis(2), vs.axis(3)), o.warps, 8);
   // The 16-bit tiles ldmatrix reads: rows padded (ldmatrix's eight row addresses in
   // distinct banks).
@@ -180,6 +186,10 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
     s[vs].storage_align(vs.axis(2), static_cast<int>(dim_v) + o.pad, 0);
     probs.storage_align(st.probs.axis(2), static_cast<int>(kb) + o.pad, 0);
   }
+  // The float tiles a thread per query reads along its row (the block's max, the fold of
+  // probs · v): rows 4 floats longer fall in different banks (2 queries per bank, not 16).
+  scores.storage_align(st.scores.axis(2), static_cast<int>(kb) + 4, 0);
+  pv.storage_align(st.block_pv.axis(2), static_cast<int>(dim_v) + 4, 0);
   // The next block's keys and values load while this one's are used.
   if (o.double_buffer) {
     kt.double_buffer();
