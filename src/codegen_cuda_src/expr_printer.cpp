@@ -470,6 +470,10 @@ std::string ExprPrinter::load(const LoadNode* n) {
   if (vec != vector_loads_.end() && lane_.size() == 1 && lane_[0] >= '0' && lane_[0] <= '7')
     return vec->second.array ? fmt::format("{}.v[{}]", vec->second.name, lane_)
                              : fmt::format("{}.{}", vec->second.name, "xyzw"[lane_[0] - '0']);
+  if (auto slot = fragment_slots_.find(n); slot != fragment_slots_.end()) {
+    std::string access = fmt::format("{}[{}]", buffer_name(n->buffer), slot->second);
+    return compute_type(t) != t ? fmt::format("({}){}", compute_c_type(t), access) : access;
+  }
   std::string cond = n->predicate.defined() ? print(n->predicate) : "";
   // A predicated load reads only where its predicate holds: its index is guarded too.
   if (!cond.empty()) ++guarded_;

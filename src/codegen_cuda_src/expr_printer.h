@@ -62,6 +62,9 @@ class ExprPrinter {
     bool array = false;
   };
   void set_vector_loads(std::map<const LoadNode*, VectorLoad> loads) { vector_loads_ = std::move(loads); }
+  // Loads of warp fragments a lane nest reads (lane_nest.h): each as its slot of the
+  // lane's array.
+  void set_fragment_slots(std::map<const LoadNode*, int64_t> slots) { fragment_slots_ = std::move(slots); }
   // Whether an access to buf at index goes through the run-time bounds check.
   bool index_is_checked(const Buffer& buf, const Expr& index) const;
   // buf's name in the kernel.
@@ -95,6 +98,7 @@ class ExprPrinter {
   PrintMode mode_;
   std::string lane_;
   std::map<const LoadNode*, VectorLoad> vector_loads_;
+  std::map<const LoadNode*, int64_t> fragment_slots_;
   int guarded_ = 0;
   std::vector<std::string> hoisted_;
 };

@@ -94,7 +94,8 @@ class Analyzer : public IRVisitor {
     refuse_element_access(n->buffer, "writes");
     use_buffer(n->buffer, true);
     use_extents_if_checked(n->buffer, n->indices);
-    if (thread_loops_ == 0 && reads_buffer(n->value, n->buffer)) racy_stores_.push_back(n->buffer.name());
+    if (thread_loops_ == 0 && lane_nest_depth_ == 0 && reads_buffer(n->value, n->buffer))
+      racy_stores_.push_back(n->buffer.name());
     IRVisitor::visit_store(n);
   }
 
@@ -106,6 +107,13 @@ class Analyzer : public IRVisitor {
   }
 
   void visit_for(const ForNode* n) override {
+    if (lane_nest_depth_ == 0 && n->for_kind != ForKind::ThreadBinding && !inside_lanes() && is_lane_nest(n)) {
+      lane_nest_roots_.push_back(n);  // planned once every fragment layout is known
+      ++lane_nest_depth_;
+      visit_for(n);
+      --lane_nest_depth_;
+      return;
+    }
     visit(n->min);
     if (n->for_kind != ForKind::ThreadBinding) {
       visit(n->extent);
@@ -230,7 +238,7 @@ class Analyzer : public IRVisitor {
             "CUDA: in kernel '{}', {} as a {} x {} fragment of '{}', whose rows are {} "
             "elements long: a {} buffer's rows must be a constant multiple of {}",
             kernel_, what, fs.rows, fs.cols, b.name(), to_string(n->strides[k][0]), scope_name(scope), fs.cols));
-      WarpLayout layout{f, fs, *row, name};
+      FragmentLayout layout{f, fs, *row, name};
       auto [it, inserted] = warp_layouts_.emplace(b.get(), layout);
       if (!inserted && (it->second.kind != f || it->second.row != *row || it->second.shape.cols != fs.cols))
         throw Error(
@@ -544,19 +552,21 @@ class Analyzer : public IRVisitor {
   }
 
  private:
-  struct WarpLayout {
-    Fragment kind;
-    FragmentShape shape;
-    int64_t row;
-    std::string intrinsic;
-  };
+  bool inside_lanes() const {
+    for (const auto& [tag, var] : enclosing_tags_)
+      if (tag == "threadIdx.x") return true;
+    return false;
+  }
 
   void refuse_element_access(const Buffer& b, const char* how) const {
+    if (lane_nest_depth_ > 0) return;
     if (b.scope() == MemoryScope::Warp || b.scope() == MemoryScope::Warpgroup)
       throw Error(
           fmt::format("CUDA: kernel '{}' {} {} buffer '{}' element by element; its threads hold it as "
                       "the tensor-core intrinsics lay it out, so only they may access it (tensorize the "
-                      "stages that read and write it)",
+                      "stages that read and write it), or a loop nest at warp level whose lanes each run the "
+                      "elements they hold (serial or unrolled loops, lets and stores only, outside every "
+                      "threadIdx.x loop)",
                       kernel_, how, scope_name(b.scope()), b.name()));
   }
 
@@ -574,6 +584,7 @@ class Analyzer : public IRVisitor {
             kernel_, warp_intrinsic_, group_text(group_threads_), to_string(result.block[0]), group_threads_,
             group_threads_, group_threads_ == 32 ? "warp" : "warpgroup"));
     }
+    for (const ForNode* root : lane_nest_roots_) result.lane_nests[root] = plan_lane_nest(root, warp_layouts_, kernel_);
     for (const auto& [b, count] : warp_buffers_) {
       auto it = warp_layouts_.find(b.get());
       if (it == warp_layouts_.end()) continue;  // never accessed
@@ -589,7 +600,9 @@ class Analyzer : public IRVisitor {
   std::string producer_copy_, block_copy_;  // the first TMA destination the producer (the block) fills
   std::string warp_intrinsic_;
   int group_threads_ = 32;  // the threads its intrinsics run in: a warp's 32, a warpgroup's 128
-  std::map<const BufferNode*, WarpLayout> warp_layouts_;
+  std::map<const BufferNode*, FragmentLayout> warp_layouts_;
+  std::vector<const ForNode*> lane_nest_roots_;
+  int lane_nest_depth_ = 0;  // inside a lane nest: its warp-buffer accesses are planned per lane
   std::vector<std::pair<Buffer, int64_t>> warp_buffers_;
   DataVars data_vars_;  // let-bound to values read from memory
   std::string block_text() const {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen_cuda_src/lane_nest.h"
 #include "codegen_cuda_src/tma.h"
 #include "codegen_cuda_src/value_range.h"
 #include "te/cuda.h"
@@ -59,6 +60,9 @@ struct KernelAnalysis {
   // at tma_barrier_offset of the kernel's dynamic shared memory.
   std::vector<TmaMap> tma_maps;
   std::vector<Buffer> tma_destinations;
+  // The loop nests at warp level that read or write warp fragments element by element,
+  // each as its lanes run it (lane_nest.h).
+  std::map<const ForNode*, LaneNest> lane_nests;
   int64_t tma_barrier_offset = 0;
   // Warp specialization (Stage::warp_specialize): the setmaxnreg registers, and the
   // consumer warpgroups, threadIdx.y below the producer's (threadIdx.y ==

@@ -254,6 +254,10 @@ class KernelPrinter {
     switch (s->kind) {
       case StmtKind::For: {
         auto* n = s.as<ForNode>();
+        if (auto nest = analysis_.lane_nests.find(n); nest != analysis_.lane_nests.end()) {
+          wait_for_reads(s);
+          return emit_lane_nest(nest->second);
+        }
         const int64_t* extent = as_const_int(n->extent);
         // A loop that surely runs and releases nothing waits once before, not per iteration.
         if ((n->for_kind == ForKind::ThreadBinding || (extent && *extent > 0)) && !has_producer_copy(n->body))
@@ -371,6 +375,116 @@ class KernelPrinter {
     w_.indent();
     emit(else_case, false);
     w_.close();
+  }
+
+  // A loop nest over warp fragments (lane_nest.h): each lane runs, unrolled, the steps
+  // whose elements it holds, its loops' values set from its place in the fragments.
+  void emit_lane_nest(const LaneNest& nest) {
+    w_.open_block();
+    const std::string g = names_.unique("g"), t = names_.unique("t");
+    w_.line(
+        fmt::format("// Each lane runs {} of these loops' {} steps: those on the fragment elements it holds "
+                    "(lane = 4 {} + {} in the PTX ISA's mma fragment figures).",
+                    nest.steps.size(), nest.elements, g, t));
+    std::vector<std::set<const VarNode*>> used;
+    bool uses_g = false, uses_t = false;
+    for (const LaneNest::Step& step : nest.steps) {
+      used.push_back(vars_a_step_prints(step));
+      size_t loop = 0;
+      for (const StmtNode* s : step.path) {
+        if (s->kind != StmtKind::For) continue;
+        const LaneAffine& a = step.loop_values[loop++];
+        if (!used.back().count(static_cast<const ForNode*>(s)->var.get())) continue;
+        uses_g |= a.per_g != 0;
+        uses_t |= a.per_t != 0;
+      }
+    }
+    if (uses_g) w_.line(fmt::format("const int {} = (int)(threadIdx.x >> 2);", g));
+    if (uses_t) w_.line(fmt::format("const int {} = (int)(threadIdx.x & 3u);", t));
+    // One name per loop and let of the nest, the same in every step.
+    std::set<const StmtNode*> named;
+    for (const LaneNest::Step& step : nest.steps)
+      for (const StmtNode* s : step.path) {
+        if (!named.insert(s).second) continue;
+        if (s->kind == StmtKind::For) {
+          auto* f = static_cast<const ForNode*>(s);
+          bind_var(f->var, loop_var_range(f->min, f->extent, scope_.ranges));
+        } else {
+          auto* l = static_cast<const LetStmtNode*>(s);
+          bind_var(l->var, value_range(l->value, scope_.ranges));
+          note_let(scope_.data_vars, l->var.get(), l->value);
+        }
+      }
+    for (size_t k = 0; k < nest.steps.size(); ++k) {
+      const LaneNest::Step& step = nest.steps[k];
+      const bool block = !used[k].empty();  // the step's declarations
+      if (block) w_.open_block();
+      printer_.set_fragment_slots(step.load_slots);
+      size_t loop = 0;
+      for (const StmtNode* s : step.path) {
+        if (s->kind == StmtKind::For) {
+          auto* f = static_cast<const ForNode*>(s);
+          const LaneAffine& a = step.loop_values[loop++];
+          if (used[k].count(f->var.get()))
+            w_.line(fmt::format("const {} {} = {};", printer_.compute_c_type(f->var.dtype()), var_name(f->var),
+                                lane_affine_text(a, g, t)));
+          continue;
+        }
+        auto* l = static_cast<const LetStmtNode*>(s);
+        if (!used[k].count(l->var.get())) continue;
+        std::string value = printer_.print_bare(l->value);
+        flush_hoisted();
+        w_.line(fmt::format("const {} {} = {};", printer_.compute_c_type(l->var.dtype()), var_name(l->var), value));
+      }
+      if (step.store_slot >= 0) {
+        const StoreNode* n = step.store;
+        const DataType type = n->buffer.dtype();
+        std::string value = printer_.print_bare(n->value);
+        if (printer_.compute_type(type) != type) value = fmt::format("({})({})", c_type(type), value);
+        flush_hoisted();
+        w_.line(fmt::format("{}[{}] = {};", scope_buffer(n->buffer), step.store_slot, value));
+      } else {
+        emit_store(step.store);
+      }
+      printer_.set_fragment_slots({});
+      if (block) w_.close();
+    }
+    w_.close();
+  }
+
+  // The loop and let variables a lane nest's step prints: those its store reads, but for
+  // the fragments' indices (slots now), and those the lets it needs read.
+  static std::set<const VarNode*> vars_a_step_prints(const LaneNest::Step& step) {
+    struct Finder : IRVisitor {
+      const std::map<const LoadNode*, int64_t>* slots = nullptr;
+      std::set<const VarNode*> found;
+      void visit_var(const VarNode* v) override { found.insert(v); }
+      void visit_load(const LoadNode* n) override {
+        if (!slots->count(n)) IRVisitor::visit_load(n);
+      }
+    } f;
+    f.slots = &step.load_slots;
+    f.visit(step.store->value);
+    if (step.store_slot < 0)
+      for (const Expr& i : step.store->indices) f.visit(i);
+    for (auto s = step.path.rbegin(); s != step.path.rend(); ++s)
+      if ((*s)->kind == StmtKind::LetStmt) {
+        auto* l = static_cast<const LetStmtNode*>(*s);
+        if (f.found.count(l->var.get())) f.visit(l->value);
+      }
+    return f.found;
+  }
+
+  // base + per_g * g + per_t * t as C.
+  static std::string lane_affine_text(const LaneAffine& a, const std::string& g, const std::string& t) {
+    std::vector<std::string> terms;
+    auto term = [&](int64_t k, const std::string& name) {
+      if (k != 0) terms.push_back(k == 1 ? name : fmt::format("{} * {}", k, name));
+    };
+    term(a.per_g, g);
+    term(a.per_t, t);
+    if (a.base != 0 || terms.empty()) terms.push_back(std::to_string(a.base));
+    return fmt::format("{}", fmt::join(terms, " + "));
   }
 
   void emit_for(const ForNode* n, bool in_seq) {

@@ -4,9 +4,9 @@ namespace te::cuda {
 
 namespace {
 
-class BufferUse : public IRVisitor {
+class BufferAccessFinder : public IRVisitor {
  public:
-  explicit BufferUse(const Buffer& b) : target_(b) {}
+  explicit BufferAccessFinder(const Buffer& b) : target_(b) {}
   bool found = false;
 
  protected:
@@ -57,7 +57,7 @@ bool uses_type(const LoweredFunc& f, bool (*pred)(DataType)) {
 }  // namespace
 
 bool uses_buffer(const Stmt& s, const Buffer& b) {
-  BufferUse u(b);
+  BufferAccessFinder u(b);
   u.visit(s);
   return u.found;
 }

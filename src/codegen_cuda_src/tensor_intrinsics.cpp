@@ -191,19 +191,12 @@ void check_tensor_intrinsics(const LoweredFunc& f) {
   }
 }
 
-namespace {
-
-// The first slot of a thread's part of the fragment of shape s at element `offset` of a
-// warp or warpgroup buffer with rows of `row` elements: the thread's array holds the
-// buffer's fragments in row-major order of fragments, per_lane elements each.
 Expr fragment_slot(const FragmentShape& s, const Expr& offset, int64_t row) {
   const DataType t = offset.dtype();
   auto c = [&](int64_t v) { return make_const(t, v); };
   Expr r = offset / c(row), col = offset % c(row);
   return simplify((r / c(s.rows) * c(row / s.cols) + col / c(s.cols)) * c(s.per_lane));
 }
-
-}  // namespace
 
 std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n,
                                                 const std::function<std::string(const Expr&)>& print,

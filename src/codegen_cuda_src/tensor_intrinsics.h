@@ -27,6 +27,11 @@ const char* fragment_name(Fragment f);  // "a", "b", "c", "wgmma accumulator" (o
 // The memory scope a fragment kind lives in (Warp or Warpgroup; Global for memory kinds).
 MemoryScope fragment_scope(Fragment f);
 
+// The first slot of a thread's part of the fragment of shape s holding element `offset`
+// of a warp or warpgroup buffer with rows of `row` elements: the thread's array holds the
+// buffer's fragments in row-major order of fragments, per_lane elements each.
+Expr fragment_slot(const FragmentShape& s, const Expr& offset, int64_t row);
+
 // A CUDA implementation: its operands' kinds (the declaration's inputs, then its output)
 // with the tile of each fragment, and how many threads run it together (a warp's 32 or a
 // warpgroup's 128).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cuda_emulation/extern_kernels.h"
+#include "cuda_emulation/fragment_kernels.h"
 #include "cuda_emulation/loop_builders.h"
 #include "cuda_emulation/math_bitwise_kernels.h"
 #include "cuda_emulation/reduction_kernels.h"
@@ -532,6 +533,8 @@ inline std::vector<TestModule> all_test_modules() {
       {vector_access_func(1, "vector_access_half2_offset", Float(16), 2), {}},
       {transpose_vector_read_func(0, "transpose_vector_read"), {}},
       {transpose_vector_read_func(1, "transpose_vector_read_offset"), {}},
+      {mma_epilogue_func(64, 32, 32, Float(16), "mma_epilogue"), {}},
+      {back_to_back_gemm_func(32, 32, 32, 16, BFloat(16), "back_to_back_bf16"), {}},
   };
   for (const RowReduceCase& c : emulated_row_reduce_cases()) modules.push_back({row_reduce_func(c), {}});
   for (const ArgRowsCase& c : emulated_arg_rows_cases()) modules.push_back({arg_rows_func(c), {}});

@@ -1,0 +1,98 @@
+// Kernels that use mma fragments element by element (lane nests, src/codegen_cuda_src/
+// lane_nest.h): an epilogue from the accumulators straight to global memory, and two GEMMs
+// back to back whose intermediate never leaves the registers.
+#pragma once
+#include <string>
+
+#include "te/te.h"
+
+namespace te::cuda_test {
+
+// The fragments of `F` (a cache_read of a 16-bit tensor into "warp" scope, read by the mma
+// stage `mma`) loaded under loop `at` of it: A as 16 x 16 tiles, B as 16 x 8 ones.
+inline void load_fragments(Schedule& s, const Tensor& F, bool is_a, DataType t, Stage mma, const IterVar& at) {
+  s[F].compute_at(mma, at);
+  if (is_a) {
+    auto [co, ci] = s[F].split(F.axis(1), 16);
+    s[F].reorder({co, F.axis(0), ci});
+    s[F].tensorize(F.axis(0), intrinsics::cuda_load_matrix_a_16x16(t));
+    return;
+  }
+  auto [jo, j] = s[F].split(F.axis(1), 8);
+  s[F].reorder({jo, F.axis(0), j});
+  s[F].tensorize(F.axis(0), intrinsics::cuda_load_matrix_b_16x8(t));
+}
+
+// The mma stage C (M x N, "warp" scope) under loop `at` of `consumer`: 16 x 8 tiles, k in
+// steps of 16, its operands' fragments loaded per step (A's only if `load_a`: else AF is
+// computed in "warp" scope already).
+inline void mma_stage(Schedule& s, const Tensor& C, const Tensor& AF, const Tensor& BF, DataType t, Stage consumer,
+                      const IterVar& at, bool load_a = true) {
+  s[C].set_scope("warp");
+  s[C].compute_at(consumer, at);
+  auto [ko, ki] = s[C].split(s[C].op()->reduce_axis[0], 16);
+  auto [jo, ji] = s[C].split(C.axis(1), 8);
+  s[C].reorder({ko, jo, C.axis(0), ji, ki});
+  s[C].unroll(jo);
+  s[C].tensorize(C.axis(0), intrinsics::cuda_mma_m16n8k16(t));
+  if (load_a) load_fragments(s, AF, true, t, s[C], ko);
+  load_fragments(s, BF, false, t, s[C], ko);
+}
+
+// D = max(A B + bias, 0) (A M x K, B K x N in t; bias and D float32): the accumulators'
+// epilogue runs on the registers, each lane storing its elements of D. A block of
+// `warps` warps takes 16 rows each; the fragments load straight from global memory.
+// `vectorized`: D's columns in vectors of 4 (which no lane holds: the CUDA backend
+// refuses it).
+inline LoweredFunc mma_epilogue_func(int M, int N, int K, DataType t, const std::string& name, int warps = 2,
+                                     bool vectorized = false) {
+  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B"), bias = placeholder({N}, Float(32), "bias");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
+  Tensor D = compute(
+      {M, N}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), 0.0f); }, "D");
+  Schedule s = create_schedule({D});
+  Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
+  auto [block, rows] = s[D].split(D.axis(0), 16 * warps);
+  auto [warp, row] = s[D].split(rows, 16);
+  s[D].bind(block, thread_axis("blockIdx.x"));
+  s[D].bind(warp, thread_axis("threadIdx.y"));
+  if (vectorized) s[D].vectorize(s[D].split(D.axis(1), 4).second);
+  (void)row;
+  mma_stage(s, C, AF, BF, t, s[D], warp);
+  return lower(s, {A, B, bias, D}, name);
+}
+
+// O = max(A B, 0) E (A M x K, B K x N, E N x P in t; O float32) with the intermediate
+// H = t(max(A B, 0)) in registers: the first mma's accumulators become, element by
+// element, the A fragments of the second (the layouts put each element in the same lane).
+// One warp per block of 16 rows.
+inline LoweredFunc back_to_back_gemm_func(int M, int N, int K, int P, DataType t, const std::string& name) {
+  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B"), E = placeholder({N, P}, t, "E");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
+  Tensor H = compute(
+      {M, N}, [&](Expr i, Expr j) { return cast(t, max(C(i, j), 0.0f)); }, "H");
+  IterVar n = reduce_axis({0, N}, "n");
+  Tensor O = compute(
+      {M, P}, [&](Expr i, Expr e) { return sum(cast(Float(32), H(i, n)) * cast(Float(32), E(n, e)), {n}); }, "O");
+  Schedule s = create_schedule({O});
+  Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
+  Tensor EF = s.cache_read(E, "warp", {O});
+  Tensor OF = s.cache_write(O, "warp");
+  auto [block, i] = s[O].split(O.axis(0), 16);
+  auto [eo, ei] = s[O].split(O.axis(1), 8);
+  s[O].reorder({block, eo, i, ei});
+  s[O].bind(block, thread_axis("blockIdx.x"));
+  s[O].tensorize(i, intrinsics::cuda_store_16x8_f32());
+  mma_stage(s, OF, H, EF, t, s[O], block, false);
+  s[H].set_scope("warp");  // the A operand of O's mma, made element by element from C's accumulators
+  s[H].compute_at(s[O], block);
+  mma_stage(s, C, AF, BF, t, s[O], block);
+  (void)ei;
+  return lower(s, {A, B, E, O}, name);
+}
+
+}  // namespace te::cuda_test

@@ -1,0 +1,279 @@
+// mma fragments element by element (lane nests): a loop nest at warp level that reads or
+// writes "warp" buffers runs, in each lane, the elements that lane holds. The emulation
+// runs the kernels against interpret() bit for bit, and interpret() against plain C++.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <random>
+
+#include "cuda_emulation/fragment_kernels.h"
+#include "cuda_emulation/harness.h"
+#include "te/te.h"
+#include "test_util.h"
+
+namespace te {
+namespace {
+
+// Small integers (every product and sum exact, in any order) or values in [-2, 2)
+// rounded to the 16-bit type t.
+NDArray matrix(int rows, int cols, DataType t, unsigned seed, bool integers, std::vector<float>* values) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> real(-2.0f, 2.0f);
+  std::uniform_int_distribution<int> small(-3, 3);
+  NDArray a = NDArray::empty({rows, cols}, t);
+  values->clear();
+  for (int i = 0; i < rows * cols; ++i) {
+    const float v = integers ? static_cast<float>(small(rng)) : real(rng);
+    if (t == Float(16)) {
+      static_cast<half*>(a.data())[i] = half(v);
+      values->push_back(static_cast<float>(half(v)));
+    } else {
+      static_cast<bfloat16*>(a.data())[i] = bfloat16(v);
+      values->push_back(static_cast<float>(bfloat16(v)));
+    }
+  }
+  return a;
+}
+
+// a (M x K) b (K x N) in float, k in order.
+std::vector<float> product(const std::vector<float>& a, const std::vector<float>& b, int M, int N, int K) {
+  std::vector<float> c(size_t(M) * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float acc = 0.0f;
+      for (int k = 0; k < K; ++k) {
+        volatile float p = a[size_t(i) * K + k] * b[size_t(k) * N + j];  // exact, never fused
+        acc = acc + p;
+      }
+      c[size_t(i) * N + j] = acc;
+    }
+  return c;
+}
+
+struct EpilogueCase {
+  const char* name;
+  int M, N, K, warps;
+  DataType t;
+};
+const EpilogueCase kEpilogues[] = {{"mma_epilogue", 64, 32, 32, 2, Float(16)},
+                                   {"mma_epilogue_bf16", 32, 16, 48, 1, BFloat(16)}};
+
+struct BackToBackCase {
+  const char* name;
+  int M, N, K, P;
+  DataType t;
+};
+const BackToBackCase kBackToBack[] = {{"back_to_back", 32, 32, 32, 16, Float(16)},
+                                      {"back_to_back_bf16", 16, 16, 32, 24, BFloat(16)}};
+
+class FragmentElements : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    program_ = std::make_unique<cuda_test::EmulatedProgram>();
+    try {
+      for (const EpilogueCase& c : kEpilogues)
+        add(cuda_test::mma_epilogue_func(c.M, c.N, c.K, c.t, c.name, c.warps));
+      for (const BackToBackCase& c : kBackToBack) add(cuda_test::back_to_back_gemm_func(c.M, c.N, c.K, c.P, c.t, c.name));
+    } catch (const Error& e) {
+      log_ = std::string("lower/build_cuda failed: ") + e.what();
+      return;
+    }
+    built_ = program_->build(&log_);
+  }
+  static void TearDownTestSuite() {
+    program_.reset();
+    funcs_.clear();
+  }
+  static void add(const LoweredFunc& f) {
+    funcs_.emplace_back(f.name, f);
+    program_->add(build_cuda(f));
+  }
+  static const LoweredFunc& func(const std::string& name) {
+    for (const auto& [n, f] : funcs_)
+      if (n == name) return f;
+    throw std::runtime_error("no case " + name);
+  }
+
+  static std::unique_ptr<cuda_test::EmulatedProgram> program_;
+  static std::vector<std::pair<std::string, LoweredFunc>> funcs_;
+  static std::string log_;
+  static bool built_;
+};
+
+std::unique_ptr<cuda_test::EmulatedProgram> FragmentElements::program_;
+std::vector<std::pair<std::string, LoweredFunc>> FragmentElements::funcs_;
+std::string FragmentElements::log_;
+bool FragmentElements::built_ = false;
+
+// max(A B + bias, 0) from the accumulators straight to global memory, each lane its own
+// elements: interpret() as C++ computes it, the emulated kernel as interpret().
+TEST_F(FragmentElements, EpilogueOnTheAccumulators) {
+  ASSERT_TRUE(built_) << log_;
+  for (const EpilogueCase& c : kEpilogues)
+    for (bool integers : {true, false}) {
+      SCOPED_TRACE(std::string(c.name) + (integers ? " integers" : " reals"));
+      std::vector<float> av, bv;
+      NDArray a = matrix(c.M, c.K, c.t, 7, integers, &av), b = matrix(c.K, c.N, c.t, 11, integers, &bv);
+      std::vector<float> bias_values;
+      for (int j = 0; j < c.N; ++j) bias_values.push_back(static_cast<float>(j % 5) - 2.0f);
+      NDArray bias = NDArray::from_vector(bias_values, {c.N});
+      std::vector<float> want = product(av, bv, c.M, c.N, c.K);
+      for (int i = 0; i < c.M; ++i)
+        for (int j = 0; j < c.N; ++j) {
+          float& w = want[size_t(i) * c.N + j];
+          w = std::max(w + bias_values[size_t(j)], 0.0f);
+        }
+      const LoweredFunc& f = func(c.name);
+      NDArray out = NDArray::empty({c.M, c.N}, Float(32));
+      interpret(f, {a, b, bias, out});
+      EXPECT_EQ(out.to_vector<float>(), want) << "interpret() against C++";
+      cuda_test::EmulatedRun r = program_->run(c.name, f, {a, b, bias, NDArray::empty({c.M, c.N}, Float(32))});
+      ASSERT_EQ(r.error, 0) << r.output;
+      ASSERT_EQ(r.arrays.size(), 4u);
+      EXPECT_EQ(cuda_test::compare_arrays(out, r.arrays[3]), "") << "the emulated kernel against interpret()";
+      ASSERT_EQ(r.launches.size(), 1u);
+      EXPECT_EQ(r.launches[0],
+                (std::array<unsigned, 6>{unsigned(c.M / (16 * c.warps)), 1, 1, 32, unsigned(c.warps), 1}));
+    }
+}
+
+// max(A B, 0) E with the intermediate in registers: the first mma's accumulators become
+// the second's A fragments, element by element, in the lanes that hold them.
+TEST_F(FragmentElements, BackToBackGemmKeepsTheIntermediateInRegisters) {
+  ASSERT_TRUE(built_) << log_;
+  for (const BackToBackCase& c : kBackToBack)
+    for (bool integers : {true, false}) {
+      SCOPED_TRACE(std::string(c.name) + (integers ? " integers" : " reals"));
+      std::vector<float> av, bv, ev;
+      NDArray a = matrix(c.M, c.K, c.t, 3, integers, &av), b = matrix(c.K, c.N, c.t, 5, integers, &bv);
+      NDArray e = matrix(c.N, c.P, c.t, 9, integers, &ev);
+      const LoweredFunc& f = func(c.name);
+      NDArray out = NDArray::empty({c.M, c.P}, Float(32));
+      interpret(f, {a, b, e, out});
+      if (integers) {  // H's values (at most 96 in size) are exact in either type
+        std::vector<float> h = product(av, bv, c.M, c.N, c.K);
+        for (float& x : h) x = std::max(x, 0.0f);
+        EXPECT_EQ(out.to_vector<float>(), product(h, ev, c.M, c.P, c.N)) << "interpret() against C++";
+      }
+      cuda_test::EmulatedRun r = program_->run(c.name, f, {a, b, e, NDArray::empty({c.M, c.P}, Float(32))});
+      ASSERT_EQ(r.error, 0) << r.output;
+      EXPECT_EQ(cuda_test::compare_arrays(out, r.arrays[3]), "") << "the emulated kernel against interpret()";
+    }
+}
+
+// The CUDA each lane runs: the fragments' slots as constants (registers), no shared
+// memory, the lane's row and column from threadIdx.x only where a global index needs them.
+TEST(FragmentElementsCode, SlotsAreConstantsAndNothingGoesThroughSharedMemory) {
+  const std::string epilogue = build_cuda(cuda_test::mma_epilogue_func(64, 32, 32, Float(16), "epi")).source();
+  EXPECT_EQ(epilogue.find("__shared__"), std::string::npos) << epilogue;
+  for (const char* line :
+       {"// Each lane runs 16 of these loops' 512 steps: those on the fragment elements it holds",
+        "const int g = (int)(threadIdx.x >> 2);", "const int t = (int)(threadIdx.x & 3u);", "const int32_t j = 2 * t + 9;",
+        "= te_max_f32(C[5] + bias[j], 0.0f);"})
+    EXPECT_NE(epilogue.find(line), std::string::npos) << line << "\n" << epilogue;
+  const std::string b2b = build_cuda(cuda_test::back_to_back_gemm_func(32, 32, 32, 16, Float(16), "b2b")).source();
+  EXPECT_EQ(b2b.find("__shared__"), std::string::npos) << b2b;
+  EXPECT_EQ(b2b.find("threadIdx.x >> 2"), std::string::npos) << "H's steps need no lane index:\n" << b2b;
+  for (const char* line : {"H[0] = __float2half_rn(te_max_f32(C[0], 0.0f));",
+                           "H[13] = __float2half_rn(te_max_f32(C[13], 0.0f));",
+                           // H's second 16 x 16 tile from C's third and fourth 16 x 8 ones
+                           "H[8] = __float2half_rn(te_max_f32(C[8], 0.0f));"})
+    EXPECT_NE(b2b.find(line), std::string::npos) << line << "\n" << b2b;
+}
+
+// nvcc compiles both for sm_80 and sm_90 without spills or warnings.
+TEST(FragmentElementsCode, NvccCompilesWithoutSpills) {
+  const std::string nvcc = cuda_test::nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set TE_NVCC or install the CUDA toolkit)";
+  cuda_test::TempDir dir;
+  for (const LoweredFunc& f : {cuda_test::mma_epilogue_func(64, 32, 32, Float(16), "epi"),
+                               cuda_test::back_to_back_gemm_func(32, 32, 32, 16, BFloat(16), "b2b")}) {
+    const std::string cu = dir.path() + "/" + f.name + ".cu";
+    cuda_test::write_file(cu, build_cuda(f).source());
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      SCOPED_TRACE(f.name + " " + arch);
+      cuda_test::CommandResult r = cuda_test::run_command(
+          fmt::format("{} -std=c++17 -arch={} -cubin --resource-usage -Werror all-warnings {} -o {}",
+                      cuda_test::quote(nvcc), arch, cuda_test::quote(cu), cuda_test::quote(cu + ".cubin")));
+      ASSERT_EQ(r.status, 0) << r.output;
+      EXPECT_NE(r.output.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << r.output;
+    }
+  }
+}
+
+// D = f(C(i, j), C(i, (j + 2) % 16)): the second element is another lane's.
+LoweredFunc crossing_lanes_func() {
+  const DataType t = Float(16);
+  Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, 16}, t, "B");
+  IterVar k = reduce_axis({0, 16}, "k");
+  Tensor C = compute(
+      {16, 16}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
+  Tensor D = compute(
+      {16, 16}, [&](Expr i, Expr j) { return C(i, j) - C(i, (j + 2) % 16); }, "D");
+  Schedule s = create_schedule({D});
+  Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
+  auto [block, i] = s[D].split(D.axis(0), 16);
+  s[D].bind(block, thread_axis("blockIdx.x"));
+  cuda_test::mma_stage(s, C, AF, BF, t, s[D], block);
+  return lower(s, {A, B, D}, "crossing");
+}
+
+// G = C + 1 in "warp" scope, which no intrinsic lays out, then D = G * 2.
+LoweredFunc unlaid_warp_buffer_func() {
+  const DataType t = Float(16);
+  Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, 8}, t, "B");
+  IterVar k = reduce_axis({0, 16}, "k");
+  Tensor C = compute(
+      {16, 8}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
+  Tensor G = compute(
+      {16, 8}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "G");
+  Tensor D = compute(
+      {16, 8}, [&](Expr i, Expr j) { return G(i, j) * 2.0f; }, "D");
+  Schedule s = create_schedule({D});
+  Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
+  auto [block, i] = s[D].split(D.axis(0), 16);
+  s[D].bind(block, thread_axis("blockIdx.x"));
+  s[G].set_scope("warp");
+  s[G].compute_at(s[D], block);
+  cuda_test::mma_stage(s, C, AF, BF, t, s[D], block);
+  return lower(s, {A, B, D}, "unlaid");
+}
+
+// D = C + 1 over columns split by 12: the split's tail is a condition inside the nest.
+LoweredFunc guarded_epilogue_func() {
+  const DataType t = Float(16);
+  Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, 16}, t, "B");
+  IterVar k = reduce_axis({0, 16}, "k");
+  Tensor C = compute(
+      {16, 16}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
+  Tensor D = compute(
+      {16, 16}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "D");
+  Schedule s = create_schedule({D});
+  Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
+  auto [block, i] = s[D].split(D.axis(0), 16);
+  s[D].bind(block, thread_axis("blockIdx.x"));
+  s[D].split(D.axis(1), 12);
+  cuda_test::mma_stage(s, C, AF, BF, t, s[D], block);
+  return lower(s, {A, B, D}, "guarded");
+}
+
+TEST(FragmentElementsErrors, EachLaneMayTouchOnlyTheElementsItHolds) {
+  expect_error([] { build_cuda(crossing_lanes_func()); },
+               {"CUDA: in kernel 'crossing_kernel0', one step of the loop nest over warp fragments touches 'C' at 0, "
+                "which lane 0 holds, and 'C' at 2, which lane 1 holds: a step must stay in one lane"});
+  expect_error([] { build_cuda(unlaid_warp_buffer_func()); },
+               {"CUDA: in kernel 'unlaid_kernel0', warp buffer 'G' is accessed element by element, but no tensor "
+                "intrinsic reads or writes it, so no fragment layout says which lane holds which element"});
+  // A vector of 4 columns spans two lanes' elements.
+  expect_error([] { build_cuda(cuda_test::mma_epilogue_func(16, 32, 16, Float(16), "vectors", 1, true)); },
+               {"CUDA: in kernel 'vectors_kernel0', the store to 'D' in a loop nest over warp fragments is "
+                "predicated, atomic or a vector; each lane stores its elements one by one"});
+  // A nest with a condition (the tail of a split of 16 columns by 12) is no lane nest.
+  expect_error([] { build_cuda(guarded_epilogue_func()); },
+               {"CUDA: kernel 'guarded_kernel0' reads warp buffer 'C' element by element", "only they may access it",
+                "or a loop nest at warp level whose lanes each run the elements they hold (serial or unrolled loops, "
+                "lets and stores only, outside every threadIdx.x loop)"});
+}
+
+}  // namespace
+}  // namespace te
