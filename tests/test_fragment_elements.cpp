@@ -3,6 +3,8 @@
 // runs the kernels against interpret() bit for bit, and interpret() against plain C++.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 
@@ -71,9 +73,11 @@ class FragmentElements : public ::testing::Test {
   static void SetUpTestSuite() {
     program_ = std::make_unique<cuda_test::EmulatedProgram>();
     try {
-      for (const EpilogueCase& c : kEpilogues)
-        add(cuda_test::mma_epilogue_func(c.M, c.N, c.K, c.t, c.name, c.warps));
-      for (const BackToBackCase& c : kBackToBack) add(cuda_test::back_to_back_gemm_func(c.M, c.N, c.K, c.P, c.t, c.name));
+      for (const EpilogueCase& c : kEpilogues) add(cuda_test::mma_epilogue_func(c.M, c.N, c.K, c.t, c.name, c.warps));
+      for (const BackToBackCase& c : kBackToBack)
+        add(cuda_test::back_to_back_gemm_func(c.M, c.N, c.K, c.P, c.t, c.name));
+      add(cuda_test::gemm_softmax_func(32, 32, 16, Float(16), "gemm_softmax"));
+      add(cuda_test::gemm_softmax_func(16, 8, 32, BFloat(16), "gemm_softmax_bf16"));
     } catch (const Error& e) {
       log_ = std::string("lower/build_cuda failed: ") + e.what();
       return;
@@ -161,24 +165,69 @@ TEST_F(FragmentElements, BackToBackGemmKeepsTheIntermediateInRegisters) {
     }
 }
 
+// softmax(A B) along rows in registers: each lane's part of a row's max and sum, then
+// two shuffles across the row's four lanes. The max is exact, so the exponentials are
+// interpret()'s bit for bit; the sums add in another order (within 1e-6).
+TEST_F(FragmentElements, RowSoftmaxOfTheAccumulatorsReducesAcrossTheRowsLanes) {
+  ASSERT_TRUE(built_) << log_;
+  struct Case {
+    const char* name;
+    int M, N, K;
+    DataType t;
+  };
+  for (const Case& c :
+       {Case{"gemm_softmax", 32, 32, 16, Float(16)}, Case{"gemm_softmax_bf16", 16, 8, 32, BFloat(16)}}) {
+    SCOPED_TRACE(c.name);
+    std::vector<float> av, bv;
+    NDArray a = matrix(c.M, c.K, c.t, 21, false, &av), b = matrix(c.K, c.N, c.t, 23, false, &bv);
+    const std::vector<float> s = product(av, bv, c.M, c.N, c.K);
+    const LoweredFunc& f = func(c.name);
+    NDArray out = NDArray::empty({c.M, c.N}, Float(32));
+    interpret(f, {a, b, out});
+    cuda_test::EmulatedRun r = program_->run(c.name, f, {a, b, NDArray::empty({c.M, c.N}, Float(32))});
+    ASSERT_EQ(r.error, 0) << r.output;
+    const std::vector<float> want = out.to_vector<float>(), got = r.arrays[2].to_vector<float>();
+    for (int i = 0; i < c.M; ++i) {
+      float row_max = -std::numeric_limits<float>::infinity(), row_sum = 0.0f;
+      for (int j = 0; j < c.N; ++j) row_max = std::max(row_max, s[size_t(i) * c.N + j]);
+      for (int j = 0; j < c.N; ++j) row_sum += std::exp(s[size_t(i) * c.N + j] - row_max);
+      for (int j = 0; j < c.N; ++j) {
+        const size_t x = size_t(i) * c.N + j;
+        EXPECT_NEAR(want[x], std::exp(s[x] - row_max) / row_sum, 1e-6f) << "interpret() at " << i << ", " << j;
+        EXPECT_NEAR(got[x], want[x], 1e-6f * std::abs(want[x]) + 1e-12f) << "emulated at " << i << ", " << j;
+      }
+    }
+  }
+}
+
 // The CUDA each lane runs: the fragments' slots as constants (registers), no shared
 // memory, the lane's row and column from threadIdx.x only where a global index needs them.
 TEST(FragmentElementsCode, SlotsAreConstantsAndNothingGoesThroughSharedMemory) {
   const std::string epilogue = build_cuda(cuda_test::mma_epilogue_func(64, 32, 32, Float(16), "epi")).source();
   EXPECT_EQ(epilogue.find("__shared__"), std::string::npos) << epilogue;
   for (const char* line :
-       {"// Each lane runs 16 of these loops' 512 steps: those on the fragment elements it holds",
-        "const int g = (int)(threadIdx.x >> 2);", "const int t = (int)(threadIdx.x & 3u);", "const int32_t j = 2 * t + 9;",
-        "= te_max_f32(C[5] + bias[j], 0.0f);"})
+       {"// Each lane runs 16 of these loops' 512 stores: those on the fragment elements it holds (the PTX "
+        "ISA's mma fragment layouts; lane = 4 g + t).",
+        "const int g = (int)(threadIdx.x >> 2);", "const int t = (int)(threadIdx.x & 3u);",
+        "const int32_t j = 2 * t + 9;", "= te_max_f32(C[5] + bias[j], 0.0f);"})
     EXPECT_NE(epilogue.find(line), std::string::npos) << line << "\n" << epilogue;
   const std::string b2b = build_cuda(cuda_test::back_to_back_gemm_func(32, 32, 32, 16, Float(16), "b2b")).source();
   EXPECT_EQ(b2b.find("__shared__"), std::string::npos) << b2b;
   EXPECT_EQ(b2b.find("threadIdx.x >> 2"), std::string::npos) << "H's steps need no lane index:\n" << b2b;
-  for (const char* line : {"H[0] = __float2half_rn(te_max_f32(C[0], 0.0f));",
-                           "H[13] = __float2half_rn(te_max_f32(C[13], 0.0f));",
-                           // H's second 16 x 16 tile from C's third and fourth 16 x 8 ones
-                           "H[8] = __float2half_rn(te_max_f32(C[8], 0.0f));"})
+  for (const char* line :
+       {"H[0] = __float2half_rn(te_max_f32(C[0], 0.0f));", "H[13] = __float2half_rn(te_max_f32(C[13], 0.0f));",
+        // H's second 16 x 16 tile from C's third and fourth 16 x 8 ones
+        "H[8] = __float2half_rn(te_max_f32(C[8], 0.0f));"})
     EXPECT_NE(b2b.find(line), std::string::npos) << line << "\n" << b2b;
+  const std::string softmax = build_cuda(cuda_test::gemm_softmax_func(32, 32, 16, Float(16), "sm")).source();
+  EXPECT_EQ(softmax.find("__shared__"), std::string::npos) << softmax;
+  for (const char* line :
+       {"alignas(16) float row_max[2];  // this lane's part of a warp's 16 elements (one per row "
+        "of 'S')",
+        "row_max[1] = te_max_f32(row_max[1], S[15]);",
+        "row_max[0] = te_max_f32(row_max[0], __shfl_xor_sync(0xffffffffu, row_max[0], 2));",
+        "p[14] = expf(S[14] - row_max[1]);", "row_sum[1] = row_sum[1] + __shfl_xor_sync(0xffffffffu, row_sum[1], 1);"})
+    EXPECT_NE(softmax.find(line), std::string::npos) << line << "\n" << softmax;
 }
 
 // nvcc compiles both for sm_80 and sm_90 without spills or warnings.
@@ -218,7 +267,8 @@ LoweredFunc crossing_lanes_func() {
   return lower(s, {A, B, D}, "crossing");
 }
 
-// G = C + 1 in "warp" scope, which no intrinsic lays out, then D = G * 2.
+// D = G + C with G = float(B) in "warp" scope: G is computed from global memory, not from
+// fragments, so nothing gives it a layout.
 LoweredFunc unlaid_warp_buffer_func() {
   const DataType t = Float(16);
   Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, 8}, t, "B");
@@ -226,9 +276,9 @@ LoweredFunc unlaid_warp_buffer_func() {
   Tensor C = compute(
       {16, 8}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
   Tensor G = compute(
-      {16, 8}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "G");
+      {16, 8}, [&](Expr i, Expr j) { return cast(Float(32), B(i, j)); }, "G");
   Tensor D = compute(
-      {16, 8}, [&](Expr i, Expr j) { return G(i, j) * 2.0f; }, "D");
+      {16, 8}, [&](Expr i, Expr j) { return G(i, j) + C(i, j); }, "D");
   Schedule s = create_schedule({D});
   Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
   auto [block, i] = s[D].split(D.axis(0), 16);
@@ -257,13 +307,40 @@ LoweredFunc guarded_epilogue_func() {
   return lower(s, {A, B, D}, "guarded");
 }
 
+// The row max computed inside the exponentials' row loop: its buffer is allocated inside
+// that loop, which makes the loop no lane nest.
+LoweredFunc fused_row_max_func() {
+  const DataType t = Float(16);
+  Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, 16}, t, "B");
+  IterVar k = reduce_axis({0, 16}, "k");
+  Tensor S = compute(
+      {16, 16}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "S");
+  IterVar j1 = reduce_axis({0, 16}, "j");
+  Tensor m = compute(
+      {16}, [&](Expr i) { return max(S(i, j1), {j1}); }, "row_max");
+  Tensor Y = compute(
+      {16, 16}, [&](Expr i, Expr j) { return exp(S(i, j) - m(i)); }, "Y");
+  Schedule s = create_schedule({Y});
+  Tensor AF = s.cache_read(A, "warp", {S}), BF = s.cache_read(B, "warp", {S});
+  auto [block, i] = s[Y].split(Y.axis(0), 16);
+  s[Y].bind(block, thread_axis("blockIdx.x"));
+  s[m].set_scope("warp");
+  s[m].compute_at(s[Y], i);
+  cuda_test::mma_stage(s, S, AF, BF, t, s[Y], block);
+  return lower(s, {A, B, Y}, "fused");
+}
+
 TEST(FragmentElementsErrors, EachLaneMayTouchOnlyTheElementsItHolds) {
+  expect_error([] { build_cuda(fused_row_max_func()); },
+               {"CUDA: kernel 'fused_kernel0' writes warp buffer 'row_max' element by element",
+                "or a loop nest at warp level whose lanes each run the elements they hold"});
   expect_error([] { build_cuda(crossing_lanes_func()); },
                {"CUDA: in kernel 'crossing_kernel0', one step of the loop nest over warp fragments touches 'C' at 0, "
                 "which lane 0 holds, and 'C' at 2, which lane 1 holds: a step must stay in one lane"});
   expect_error([] { build_cuda(unlaid_warp_buffer_func()); },
                {"CUDA: in kernel 'unlaid_kernel0', warp buffer 'G' is accessed element by element, but no tensor "
-                "intrinsic reads or writes it, so no fragment layout says which lane holds which element"});
+                "intrinsic reads or writes it and it is not computed from fragments that one does, so no fragment "
+                "layout says which lane holds which element"});
   // A vector of 4 columns spans two lanes' elements.
   expect_error([] { build_cuda(cuda_test::mma_epilogue_func(16, 32, 16, Float(16), "vectors", 1, true)); },
                {"CUDA: in kernel 'vectors_kernel0', the store to 'D' in a loop nest over warp fragments is "

@@ -1102,20 +1102,68 @@ inline std::string tensor_cores_cuda() {
 }
 
 inline std::string tensor_cores_error() {
-  // tensor_cores_func with C's fragments stored element by element (not tensorized).
+  // tensor_cores_func with each lane storing C's fragments itself (not tensorized), but
+  // each element of D reads two columns of C, which two lanes hold.
   Tensor A = placeholder({32, 16}, Float(16), "A"), B = placeholder({16, 8}, Float(16), "B");
   Tensor C = ops::matmul(A, B, "C");
-  Schedule s = create_schedule({C});
+  Tensor D = compute(
+      {32, 8}, [&](Expr i, Expr j) { return C(i, j) - C(i, 7 - j); }, "D");
+  Schedule s = create_schedule({D});
   Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
-  Tensor CF = s.cache_write(C, "warp");
-  auto [block, i] = s[C].split(C.axis(0), 16);
-  s[C].bind(block, thread_axis("blockIdx.x"));
-  for (const Tensor& t : {AF, BF, CF}) s[t].compute_at(s[C], block);
+  auto [block, i] = s[D].split(D.axis(0), 16);
+  s[D].bind(block, thread_axis("blockIdx.x"));
+  s[C].set_scope("warp");
+  for (const Tensor& t : {AF, BF, C}) s[t].compute_at(s[D], block);
   s[AF].tensorize(AF.axis(0), intrinsics::cuda_load_matrix_a_16x16(Float(16)));
   s[BF].tensorize(BF.axis(0), intrinsics::cuda_load_matrix_b_16x8(Float(16)));
-  s[CF].tensorize(CF.axis(0), intrinsics::cuda_mma_m16n8k16(Float(16)));
+  s[C].tensorize(C.axis(0), intrinsics::cuda_mma_m16n8k16(Float(16)));
   (void)i;
-  return error_of([&] { build_cuda(lower(s, {A, B, C}, "mma16")); });
+  return error_of([&] { build_cuda(lower(s, {A, B, D}, "mma16")); });
+}
+
+inline LoweredFunc fragment_softmax_func() {
+  // [doc:fragment_softmax]
+  // Y = softmax(A B) along rows, A 16 x 16, B 16 x 32: every stage after the mma reads
+  // and writes "warp" buffers element by element, so each lane runs them on the
+  // accumulators it holds; the row max and sum reduce across each row's four lanes.
+  Tensor A = placeholder({16, 16}, Float(16), "A"), B = placeholder({16, 32}, Float(16), "B");
+  Tensor S = ops::matmul(A, B, "S");
+  IterVar j1 = reduce_axis({0, 32}, "j"), j2 = reduce_axis({0, 32}, "j");
+  Tensor m = compute(
+      {16}, [&](Expr i) { return max(S(i, j1), {j1}); }, "row_max");
+  Tensor p = compute(
+      {16, 32}, [&](Expr i, Expr j) { return exp(S(i, j) - m(i)); }, "p");
+  Tensor l = compute(
+      {16}, [&](Expr i) { return sum(p(i, j2), {j2}); }, "row_sum");
+  Tensor Y = compute(
+      {16, 32}, [&](Expr i, Expr j) { return p(i, j) / l(i); }, "Y");
+  Schedule s = create_schedule({Y});
+  Tensor AF = s.cache_read(A, "warp", {S}), BF = s.cache_read(B, "warp", {S});
+  auto [block, i] = s[Y].split(Y.axis(0), 16);
+  s[Y].bind(block, thread_axis("blockIdx.x"));
+  for (const Tensor& t : {AF, BF, S, m, p, l}) {
+    s[t].set_scope("warp");
+    s[t].compute_at(s[Y], block);
+  }
+  auto [jo, ji] = s[S].split(S.axis(1), 8);
+  s[S].reorder({jo, S.axis(0), ji});
+  s[S].tensorize(S.axis(0), intrinsics::cuda_mma_m16n8k16(Float(16)));
+  auto [bo, bi] = s[BF].split(BF.axis(1), 8);
+  s[BF].reorder({bo, BF.axis(0), bi});
+  s[AF].tensorize(AF.axis(0), intrinsics::cuda_load_matrix_a_16x16(Float(16)));
+  s[BF].tensorize(BF.axis(0), intrinsics::cuda_load_matrix_b_16x8(Float(16)));
+  LoweredFunc f = lower(s, {A, B, Y}, "row_softmax");
+  // [/doc]
+  (void)i;
+  return f;
+}
+
+// The kernel's lane nests: the row max, from its allocation to its butterfly.
+inline std::string fragment_softmax_cuda() {
+  const std::string src = build_cuda(fragment_softmax_func()).source();
+  const size_t begin = src.find("  alignas(16) float row_max[2];");
+  const size_t end = src.find("  alignas(16) float row_sum[2];", begin);
+  return src.substr(begin, end - begin);
 }
 
 inline std::vector<Snippet> snippets() {
@@ -1158,6 +1206,7 @@ inline std::vector<Snippet> snippets() {
   out.push_back({"tensor_cores.ir", [] { return text(tensor_cores_func()); }});
   out.push_back({"tensor_cores.cuda", tensor_cores_cuda});
   out.push_back({"tensor_cores.error", tensor_cores_error});
+  out.push_back({"fragment_softmax.cuda", fragment_softmax_cuda});
   pair("bind_reduce", bind_reduce_example);
   pair("auto_schedule", auto_schedule_example);
   out.push_back({"auto_schedule.softmax", auto_schedule_softmax_example});

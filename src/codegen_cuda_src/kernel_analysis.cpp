@@ -238,16 +238,15 @@ class Analyzer : public IRVisitor {
             "CUDA: in kernel '{}', {} as a {} x {} fragment of '{}', whose rows are {} "
             "elements long: a {} buffer's rows must be a constant multiple of {}",
             kernel_, what, fs.rows, fs.cols, b.name(), to_string(n->strides[k][0]), scope_name(scope), fs.cols));
-      FragmentLayout layout{f, fs, *row, name};
+      FragmentLayout layout{f, fs, *row, false, name};
       auto [it, inserted] = warp_layouts_.emplace(b.get(), layout);
       if (!inserted && (it->second.kind != f || it->second.row != *row || it->second.shape.cols != fs.cols))
-        throw Error(
-            fmt::format("CUDA: in kernel '{}', {} buffer '{}' is a \"{}\" {} x {} fragment with rows of {} for "
-                        "'{}' but a \"{}\" {} x {} fragment with rows of {} for '{}'; threads hold the two "
-                        "differently",
-                        kernel_, scope_name(scope), b.name(), fragment_name(it->second.kind), it->second.shape.rows,
-                        it->second.shape.cols, it->second.row, it->second.intrinsic, fragment_name(f), fs.rows, fs.cols,
-                        *row, name));
+        throw Error(fmt::format(
+            "CUDA: in kernel '{}', {} buffer '{}' is a \"{}\" {} x {} fragment with rows of {} for "
+            "'{}' but a \"{}\" {} x {} fragment with rows of {} for '{}'; threads hold the two "
+            "differently",
+            kernel_, scope_name(scope), b.name(), fragment_name(it->second.kind), it->second.shape.rows,
+            it->second.shape.cols, it->second.row, it->second.origin, fragment_name(f), fs.rows, fs.cols, *row, name));
     }
   }
 
@@ -584,12 +583,21 @@ class Analyzer : public IRVisitor {
             kernel_, warp_intrinsic_, group_text(group_threads_), to_string(result.block[0]), group_threads_,
             group_threads_, group_threads_ == 32 ? "warp" : "warpgroup"));
     }
+    std::map<const BufferNode*, int64_t> counts;
+    for (const auto& [b, count] : warp_buffers_) counts[b.get()] = count;
+    infer_fragment_layouts(lane_nest_roots_, counts, &warp_layouts_);
     for (const ForNode* root : lane_nest_roots_) result.lane_nests[root] = plan_lane_nest(root, warp_layouts_, kernel_);
+    result.fragment_layouts = warp_layouts_;
     for (const auto& [b, count] : warp_buffers_) {
       auto it = warp_layouts_.find(b.get());
       if (it == warp_layouts_.end()) continue;  // never accessed
       const FragmentShape& fs = it->second.shape;
-      if (count % (fs.rows * it->second.row) != 0)
+      if (it->second.rows_only && count % fs.rows != 0)
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', {} buffer '{}' holds a value per row of {}'s fragments, but "
+                        "its {} elements are not a whole number of {}-row tiles",
+                        kernel_, scope_name(b.scope()), b.name(), it->second.origin, count, fs.rows));
+      if (!it->second.rows_only && count % (fs.rows * it->second.row) != 0)
         throw Error(
             fmt::format("CUDA: in kernel '{}', {} buffer '{}' has {} elements, not a whole number of "
                         "rows of {} x {} fragments ({} rows of {}); shape it as whole fragments",

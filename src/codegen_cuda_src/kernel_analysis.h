@@ -63,6 +63,8 @@ struct KernelAnalysis {
   // The loop nests at warp level that read or write warp fragments element by element,
   // each as its lanes run it (lane_nest.h).
   std::map<const ForNode*, LaneNest> lane_nests;
+  // How the lanes hold each warp buffer (set by intrinsics, or inferred for lane nests).
+  std::map<const BufferNode*, FragmentLayout> fragment_layouts;
   int64_t tma_barrier_offset = 0;
   // Warp specialization (Stage::warp_specialize): the setmaxnreg registers, and the
   // consumer warpgroups, threadIdx.y below the producer's (threadIdx.y ==

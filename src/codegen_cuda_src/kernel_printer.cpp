@@ -377,84 +377,54 @@ class KernelPrinter {
     w_.close();
   }
 
-  // A loop nest over warp fragments (lane_nest.h): each lane runs, unrolled, the steps
-  // whose elements it holds, its loops' values set from its place in the fragments.
+  // A loop nest over warp fragments (lane_nest.h): each lane runs, unrolled, the stores
+  // on the fragment elements it holds, its loops' values set from its place in the
+  // fragments; row reductions then combine across the row's four lanes.
   void emit_lane_nest(const LaneNest& nest) {
     w_.open_block();
-    const std::string g = names_.unique("g"), t = names_.unique("t");
     w_.line(
-        fmt::format("// Each lane runs {} of these loops' {} steps: those on the fragment elements it holds "
-                    "(lane = 4 {} + {} in the PTX ISA's mma fragment figures).",
-                    nest.steps.size(), nest.elements, g, t));
-    std::vector<std::set<const VarNode*>> used;
+        fmt::format("// Each lane runs {} of these loops' {} stores: those on the fragment elements it holds "
+                    "(the PTX ISA's mma fragment layouts; lane = 4 g + t).",
+                    nest.lane_stores, nest.stores));
     bool uses_g = false, uses_t = false;
-    for (const LaneNest::Step& step : nest.steps) {
-      used.push_back(vars_a_step_prints(step));
-      size_t loop = 0;
-      for (const StmtNode* s : step.path) {
-        if (s->kind != StmtKind::For) continue;
-        const LaneAffine& a = step.loop_values[loop++];
-        if (!used.back().count(static_cast<const ForNode*>(s)->var.get())) continue;
-        uses_g |= a.per_g != 0;
-        uses_t |= a.per_t != 0;
-      }
-    }
+    for (const LaneTree& tree : nest.trees) lane_terms(tree, &uses_g, &uses_t);
+    const std::string g = uses_g ? names_.unique("g") : "", t = uses_t ? names_.unique("t") : "";
     if (uses_g) w_.line(fmt::format("const int {} = (int)(threadIdx.x >> 2);", g));
     if (uses_t) w_.line(fmt::format("const int {} = (int)(threadIdx.x & 3u);", t));
-    // One name per loop and let of the nest, the same in every step.
-    std::set<const StmtNode*> named;
-    for (const LaneNest::Step& step : nest.steps)
-      for (const StmtNode* s : step.path) {
-        if (!named.insert(s).second) continue;
-        if (s->kind == StmtKind::For) {
-          auto* f = static_cast<const ForNode*>(s);
-          bind_var(f->var, loop_var_range(f->min, f->extent, scope_.ranges));
-        } else {
-          auto* l = static_cast<const LetStmtNode*>(s);
-          bind_var(l->var, value_range(l->value, scope_.ranges));
-          note_let(scope_.data_vars, l->var.get(), l->value);
-        }
-      }
-    for (size_t k = 0; k < nest.steps.size(); ++k) {
-      const LaneNest::Step& step = nest.steps[k];
-      const bool block = !used[k].empty();  // the step's declarations
-      if (block) w_.open_block();
-      printer_.set_fragment_slots(step.load_slots);
-      size_t loop = 0;
-      for (const StmtNode* s : step.path) {
-        if (s->kind == StmtKind::For) {
-          auto* f = static_cast<const ForNode*>(s);
-          const LaneAffine& a = step.loop_values[loop++];
-          if (used[k].count(f->var.get()))
-            w_.line(fmt::format("const {} {} = {};", printer_.compute_c_type(f->var.dtype()), var_name(f->var),
-                                lane_affine_text(a, g, t)));
-          continue;
-        }
-        auto* l = static_cast<const LetStmtNode*>(s);
-        if (!used[k].count(l->var.get())) continue;
-        std::string value = printer_.print_bare(l->value);
-        flush_hoisted();
-        w_.line(fmt::format("const {} {} = {};", printer_.compute_c_type(l->var.dtype()), var_name(l->var), value));
-      }
-      if (step.store_slot >= 0) {
-        const StoreNode* n = step.store;
-        const DataType type = n->buffer.dtype();
-        std::string value = printer_.print_bare(n->value);
-        if (printer_.compute_type(type) != type) value = fmt::format("({})({})", c_type(type), value);
-        flush_hoisted();
-        w_.line(fmt::format("{}[{}] = {};", scope_buffer(n->buffer), step.store_slot, value));
-      } else {
-        emit_store(step.store);
-      }
-      printer_.set_fragment_slots({});
-      if (block) w_.close();
-    }
+    std::set<const StmtNode*> named;  // one name per loop and let, the same in every iteration
+    for (const LaneTree& tree : nest.trees) name_lane_vars(tree, &named);
+    for (const LaneTree& tree : nest.trees) emit_lane_tree(tree, g, t);
+    for (const LaneReduction& r : nest.reductions) emit_lane_butterfly(r);
     w_.close();
   }
 
-  // The loop and let variables a lane nest's step prints: those its store reads, but for
-  // the fragments' indices (slots now), and those the lets it needs read.
-  static std::set<const VarNode*> vars_a_step_prints(const LaneNest::Step& step) {
+  void name_lane_vars(const LaneTree& tree, std::set<const StmtNode*>* named) {
+    if (named->insert(tree.stmt).second) {
+      if (tree.stmt->kind == StmtKind::For) {
+        auto* f = static_cast<const ForNode*>(tree.stmt);
+        bind_var(f->var, loop_var_range(f->min, f->extent, scope_.ranges));
+      } else if (tree.stmt->kind == StmtKind::LetStmt) {
+        auto* l = static_cast<const LetStmtNode*>(tree.stmt);
+        bind_var(l->var, value_range(l->value, scope_.ranges));
+        note_let(scope_.data_vars, l->var.get(), l->value);
+      }
+    }
+    for (const LaneTree& c : tree.children) name_lane_vars(c, named);
+  }
+
+  // Whether the loop values the tree prints use the lane's g and t.
+  static void lane_terms(const LaneTree& tree, bool* uses_g, bool* uses_t) {
+    if (tree.stmt->kind == StmtKind::For &&
+        printed_vars(tree).count(static_cast<const ForNode*>(tree.stmt)->var.get())) {
+      *uses_g |= tree.value.per_g != 0;
+      *uses_t |= tree.value.per_t != 0;
+    }
+    for (const LaneTree& c : tree.children) lane_terms(c, uses_g, uses_t);
+  }
+
+  // The variables the statements under a tree print (a fragment's load prints as its
+  // slot, not its index).
+  static std::set<const VarNode*> printed_vars(const LaneTree& tree) {
     struct Finder : IRVisitor {
       const std::map<const LoadNode*, int64_t>* slots = nullptr;
       std::set<const VarNode*> found;
@@ -463,16 +433,86 @@ class KernelPrinter {
         if (!slots->count(n)) IRVisitor::visit_load(n);
       }
     } f;
-    f.slots = &step.load_slots;
-    f.visit(step.store->value);
-    if (step.store_slot < 0)
-      for (const Expr& i : step.store->indices) f.visit(i);
-    for (auto s = step.path.rbegin(); s != step.path.rend(); ++s)
-      if ((*s)->kind == StmtKind::LetStmt) {
-        auto* l = static_cast<const LetStmtNode*>(*s);
+    std::function<void(const LaneTree&)> walk = [&](const LaneTree& t) {
+      for (const LaneTree& c : t.children) walk(c);
+      f.slots = &t.load_slots;
+      if (t.stmt->kind == StmtKind::Store) {
+        auto* s = static_cast<const StoreNode*>(t.stmt);
+        f.visit(s->value);
+        if (t.store_slot < 0)
+          for (const Expr& i : s->indices) f.visit(i);
+      } else if (t.stmt->kind == StmtKind::LetStmt) {
+        auto* l = static_cast<const LetStmtNode*>(t.stmt);
         if (f.found.count(l->var.get())) f.visit(l->value);
       }
+    };
+    walk(tree);
     return f.found;
+  }
+
+  void emit_lane_tree(const LaneTree& tree, const std::string& g, const std::string& t) {
+    switch (tree.stmt->kind) {
+      case StmtKind::For: {
+        auto* f = static_cast<const ForNode*>(tree.stmt);
+        const std::set<const VarNode*> used = printed_vars(tree);
+        bool declares = used.count(f->var.get()) != 0;  // nested loops open blocks of their own
+        for (const LaneTree& c : tree.children) declares |= c.stmt->kind == StmtKind::LetStmt;
+        if (declares) w_.open_block();
+        if (used.count(f->var.get()))
+          w_.line(fmt::format("const {} {} = {};", printer_.compute_c_type(f->var.dtype()), var_name(f->var),
+                              lane_affine_text(tree.value, g, t)));
+        for (const LaneTree& c : tree.children) emit_lane_tree(c, g, t);
+        if (declares) w_.close();
+        return;
+      }
+      case StmtKind::LetStmt: {
+        auto* l = static_cast<const LetStmtNode*>(tree.stmt);
+        if (printed_vars(tree).count(l->var.get())) {
+          printer_.set_fragment_slots(tree.load_slots);
+          std::string value = printer_.print_bare(l->value);
+          printer_.set_fragment_slots({});
+          flush_hoisted();
+          w_.line(fmt::format("const {} {} = {};", printer_.compute_c_type(l->var.dtype()), var_name(l->var), value));
+        }
+        for (const LaneTree& c : tree.children) emit_lane_tree(c, g, t);
+        return;
+      }
+      case StmtKind::Store: {
+        auto* n = static_cast<const StoreNode*>(tree.stmt);
+        printer_.set_fragment_slots(tree.load_slots);
+        if (tree.store_slot >= 0) {
+          const DataType type = n->buffer.dtype();
+          std::string value = printer_.print_bare(n->value);
+          if (printer_.compute_type(type) != type) value = fmt::format("({})({})", c_type(type), value);
+          flush_hoisted();
+          w_.line(fmt::format("{}[{}] = {};", scope_buffer(n->buffer), tree.store_slot, value));
+        } else {
+          emit_store(n);
+        }
+        printer_.set_fragment_slots({});
+        return;
+      }
+      default: TE_ICHECK(false, "a lane tree of loops, lets and stores");
+    }
+  }
+
+  // A row's four lanes combine their parts: two butterfly shuffles.
+  void emit_lane_butterfly(const LaneReduction& r) {
+    auto named = scope_.buffers.find(r.buffer);
+    const std::string element = fmt::format(
+        "{}[{}]", named != scope_.buffers.end() ? named->second : scope_.buffers_by_name.at(r.buffer->name), r.slot);
+    const DataType type = r.buffer->dtype;
+    Var mine("te_mine", type), theirs("te_theirs", type);
+    scope_.vars[mine.get()] = VarBinding{element, printer_.compute_type(type)};
+    for (int mask : {1, 2}) {
+      scope_.vars[theirs.get()] =
+          VarBinding{fmt::format("__shfl_xor_sync(0xffffffffu, {}, {})", element, mask), printer_.compute_type(type)};
+      const std::string combined = printer_.print_bare(make_binary(r.op, mine, theirs));
+      flush_hoisted();
+      w_.line(fmt::format("{} = {};", element, combined));
+    }
+    scope_.vars.erase(mine.get());
+    scope_.vars.erase(theirs.get());
   }
 
   // base + per_g * g + per_t * t as C.
@@ -835,8 +875,14 @@ class KernelPrinter {
       scope_.buffers[b.get()] = name;
       scope_.buffers_by_name[b.name()] = name;
       if (b.scope() == MemoryScope::Warp) {  // the analysis checked: a whole number of fragments
-        w_.line(fmt::format("alignas({}) {} {}[{}];  // this lane's part of a warp's {} elements", kArrayAlignment,
-                            c_type(b.dtype()), name, *count / 32, *count));
+        auto layout = analysis_.fragment_layouts.find(b.get());
+        const int64_t lane =
+            layout == analysis_.fragment_layouts.end() ? *count / 32 : lane_array_size(layout->second, *count);
+        w_.line(fmt::format("alignas({}) {} {}[{}];  // this lane's part of a warp's {} elements{}", kArrayAlignment,
+                            c_type(b.dtype()), name, lane, *count,
+                            layout != analysis_.fragment_layouts.end() && layout->second.rows_only
+                                ? fmt::format(" (one per row of {})", layout->second.origin)
+                                : ""));
       } else if (b.scope() == MemoryScope::Warpgroup) {
         w_.line(fmt::format("alignas({}) {} {}[{}];  // this thread's part of a warpgroup's {} elements",
                             kArrayAlignment, c_type(b.dtype()), name, *count / 128, *count));

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
 
 #include "expr/analysis.h"
 #include "te/error.h"
@@ -11,10 +15,11 @@ namespace te::cuda {
 
 namespace {
 
-// A lane's steps get unrolled into straight-line code; beyond this many per lane te
+// A lane's stores get unrolled into straight-line code; beyond this many per lane te
 // refuses rather than print pages of it.
-constexpr int64_t kMaxStepsPerLane = 1024;
+constexpr int64_t kMaxStoresPerLane = 1024;
 constexpr int kLanes = 32;
+constexpr uint32_t kAllLanes = 0xffffffffu;
 
 bool is_warp(const Buffer& b) { return b.scope() == MemoryScope::Warp || b.scope() == MemoryScope::Warpgroup; }
 
@@ -59,24 +64,20 @@ bool nest_statements(const StmtNode* s, bool* touches) {
   }
 }
 
-class Planner {
+// One run of a store of the nest: the loops' values and lets around it, outermost first.
+struct Run {
+  const StoreNode* store = nullptr;
+  std::vector<std::pair<const StmtNode*, int64_t>> path;  // (For, value) or (LetStmt, 0)
+};
+
+// Runs the nest's loops by value, calling `on_store` for each store with the variables'
+// values (`value` evaluates an integer expression, nullopt when it depends on something
+// else) and the run.
+class Enumerator {
  public:
-  Planner(const std::map<const BufferNode*, FragmentLayout>& layouts, const std::string& kernel)
-      : layouts_(layouts), kernel_(kernel) {}
-
-  LaneNest run(const ForNode* root) {
-    walk(root);
-    return combine();
-  }
-
- private:
-  struct Run {  // one run of a store in one lane
-    const StoreNode* store;
-    std::vector<const StmtNode*> path;
-    std::vector<int64_t> loop_values;
-    std::map<const LoadNode*, int64_t> load_slots;
-    int64_t store_slot = -1;
-  };
+  using Value = std::function<std::optional<int64_t>(const Expr&)>;
+  Enumerator(const std::string& kernel, std::function<void(const Run&, const Value&)> on_store)
+      : kernel_(kernel), on_store_(std::move(on_store)) {}
 
   void walk(const StmtNode* s) {
     switch (s->kind) {
@@ -84,35 +85,41 @@ class Planner {
         auto* n = static_cast<const ForNode*>(s);
         const std::optional<int64_t> min = value(n->min), extent = value(n->extent);
         if (!min || !extent)
-          throw Error(fmt::format("CUDA: in kernel '{}', loop '{}' reads warp fragments element by element, but its "
-                                  "bounds ({}, {}) are not constants: each lane runs its elements unrolled",
-                                  kernel_, n->var.name(), to_string(n->min), to_string(n->extent)));
-        path_.push_back(n);
+          throw Error(
+              fmt::format("CUDA: in kernel '{}', loop '{}' reads or writes warp fragments element by "
+                          "element, but its bounds ({}, {}) are not constants: each lane runs its elements "
+                          "unrolled",
+                          kernel_, n->var.name(), to_string(n->min), to_string(n->extent)));
         for (int64_t v = *min; v < *min + *extent; ++v) {
           env_[n->var.get()] = v;
+          run_.path.emplace_back(n, v);
           walk(n->body.get());
+          run_.path.pop_back();
         }
         env_.erase(n->var.get());
-        path_.pop_back();
         return;
       }
       case StmtKind::LetStmt: {
         auto* n = static_cast<const LetStmtNode*>(s);
         if (const std::optional<int64_t> v = value(n->value)) env_[n->var.get()] = *v;
-        path_.push_back(n);
+        run_.path.emplace_back(n, 0);
         walk(n->body.get());
-        path_.pop_back();
+        run_.path.pop_back();
         env_.erase(n->var.get());
         return;
       }
       case StmtKind::Seq:
         for (const Stmt& x : static_cast<const SeqNode*>(s)->seq) walk(x.get());
         return;
-      case StmtKind::Store: return run_store(static_cast<const StoreNode*>(s));
+      case StmtKind::Store:
+        run_.store = static_cast<const StoreNode*>(s);
+        on_store_(run_, [this](const Expr& e) { return value(e); });
+        return;
       default: TE_ICHECK(false, "a lane nest holds loops, lets, sequences and stores only");
     }
   }
 
+ private:
   std::optional<int64_t> value(const Expr& e) const {
     return evaluate_int(e, [this](const VarNode* v) -> std::optional<int64_t> {
       auto it = env_.find(v);
@@ -121,155 +128,404 @@ class Planner {
     });
   }
 
+  const std::string& kernel_;
+  std::function<void(const Run&, const Enumerator::Value&)> on_store_;
+  std::map<const VarNode*, int64_t> env_;
+  Run run_;
+};
+
+// The warp loads of a run: those of its lets' values, then of the store.
+std::vector<const LoadNode*> run_loads(const Run& r) {
+  std::vector<const LoadNode*> loads;
+  for (const auto& [s, v] : r.path)
+    if (s->kind == StmtKind::LetStmt)
+      for (const LoadNode* l : warp_loads(static_cast<const LetStmtNode*>(s)->value)) loads.push_back(l);
+  for (const LoadNode* l : warp_loads(r.store->value)) loads.push_back(l);
+  for (const Expr& i : r.store->indices)
+    for (const LoadNode* l : warp_loads(i)) loads.push_back(l);
+  return loads;
+}
+
+int lowest_lane(uint32_t lanes) {
+  for (int l = 0; l < kLanes; ++l)
+    if (lanes >> l & 1u) return l;
+  return -1;
+}
+
+// A lane's part of the nest before it is compared with the others': runs as trees.
+struct LaneNode {
+  const StmtNode* stmt = nullptr;
+  int64_t value = 0;
+  std::map<const LoadNode*, int64_t> load_slots;
+  int64_t store_slot = -1;
+  std::vector<LaneNode> children;
+};
+
+class Planner {
+ public:
+  Planner(const std::map<const BufferNode*, FragmentLayout>& layouts, const std::string& kernel)
+      : layouts_(layouts), kernel_(kernel) {}
+
+  LaneNest run(const ForNode* root) {
+    Enumerator e(kernel_, [this](const Run& r, const Enumerator::Value& value) { add(r, value); });
+    e.walk(root);
+    check_reductions();
+    LaneNest nest;
+    nest.stores = stores_;
+    nest.lane_stores = lane_stores_[0];
+    for (int l = 1; l < kLanes; ++l)
+      if (lane_stores_[l] != lane_stores_[0])
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', a loop nest over warp fragments gives lane 0 {} stores "
+                        "and lane {} {}: it must cover whole fragments, the same number in every lane",
+                        kernel_, lane_stores_[0], l, lane_stores_[l]));
+    nest.trees = combine(trees_, "the nest");
+    for (const auto& [key, reduction] : reductions_) nest.reductions.push_back(reduction);
+    return nest;
+  }
+
+ private:
   const FragmentLayout& layout_of(const Buffer& b) const {
     if (b.scope() == MemoryScope::Warpgroup)
-      throw Error(fmt::format("CUDA: in kernel '{}', warpgroup buffer '{}' is accessed element by element; only the "
-                              "warp fragments of mma.sync (scope \"warp\") are, so tensorize the stages that read "
-                              "and write it",
-                              kernel_, b.name()));
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', warpgroup buffer '{}' is accessed element by element; only the "
+                      "warp fragments of mma.sync (scope \"warp\") are, so tensorize the stages that read "
+                      "and write it",
+                      kernel_, b.name()));
     auto it = layouts_.find(b.get());
     if (it == layouts_.end())
-      throw Error(fmt::format("CUDA: in kernel '{}', warp buffer '{}' is accessed element by element, but no tensor "
-                              "intrinsic reads or writes it, so no fragment layout says which lane holds which "
-                              "element: give it another scope (\"local\" or \"shared\")",
-                              kernel_, b.name()));
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', warp buffer '{}' is accessed element by element, but no tensor "
+                      "intrinsic reads or writes it and it is not computed from fragments that one does, so "
+                      "no fragment layout says which lane holds which element: give it another scope "
+                      "(\"local\" or \"shared\")",
+                      kernel_, b.name()));
     return it->second;
   }
 
-  // Where the access to b at `index` of the current run lands.
-  FragmentPlace place(const Buffer& b, const Expr& index) const {
+  struct Access {
+    const Buffer* buffer;
+    int64_t element;
+    FragmentPlace place;
+  };
+
+  Access access(const Buffer& b, const Expr& index, const Enumerator::Value& value) const {
     const std::optional<int64_t> element = value(index);
     if (!element)
-      throw Error(fmt::format("CUDA: in kernel '{}', warp buffer '{}' is accessed element by element at {}, which "
-                              "the loops around the access do not fix: each lane runs the elements it holds, so "
-                              "the index must depend on those loops only (compute the stage at the warp's loop)",
-                              kernel_, b.name(), to_string(index)));
-    return fragment_place(layout_of(b), *element);
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', warp buffer '{}' is accessed element by element at {}, which "
+                      "the loops around the access do not fix: each lane runs the elements it holds, so "
+                      "the index must depend on those loops only (compute the stage at the warp's loop)",
+                      kernel_, b.name(), to_string(index)));
+    return {&b, *element, fragment_place(layout_of(b), *element)};
   }
 
-  void run_store(const StoreNode* n) {
+  static std::string lanes_text(uint32_t lanes) {
+    const int first = lowest_lane(lanes);
+    return lanes == (0xfu << first) && first % 4 == 0 ? fmt::format("lanes {} to {}", first, first + 3)
+                                                      : fmt::format("lane {}", first);
+  }
+
+  void add(const Run& r, const Enumerator::Value& value) {
+    const StoreNode* n = r.store;
     if (n->predicate.defined() || n->atomic_add || n->indices.size() != 1 || n->value.dtype().lanes() != 1)
-      throw Error(fmt::format("CUDA: in kernel '{}', the store to '{}' in a loop nest over warp fragments is "
-                              "predicated, atomic or a vector; each lane stores its elements one by one",
-                              kernel_, n->buffer.name()));
-    Run r;
-    r.store = n;
-    r.path = path_;
-    int lane = -1;
-    std::string owner_text;
-    auto claim = [&](const Buffer& b, const Expr& index, int64_t* slot) {
-      const FragmentPlace p = place(b, index);
-      if (lane >= 0 && p.lane != lane)
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', the store to '{}' in a loop nest over warp fragments is "
+                      "predicated, atomic or a vector; each lane stores its elements one by one",
+                      kernel_, n->buffer.name()));
+    // The lanes that run this store: those holding every warp element it touches.
+    uint32_t lanes = kAllLanes;
+    std::string first;
+    auto claim = [&](const Access& a) {
+      if ((lanes & a.place.lanes) == 0)
         throw Error(fmt::format(
-            "CUDA: in kernel '{}', one step of the loop nest over warp fragments touches {}, which lane {} holds, "
-            "and '{}' at {}, which lane {} holds: a step must stay in one lane (read and write the fragments at "
-            "the same element, of layouts that put it in the same lane)",
-            kernel_, owner_text, lane, b.name(), *value(index), p.lane));
-      if (lane < 0) {
-        lane = p.lane;
-        owner_text = fmt::format("'{}' at {}", b.name(), *value(index));
-      }
-      *slot = p.slot;
+            "CUDA: in kernel '{}', one step of the loop nest over warp fragments touches {}, which {} holds, and "
+            "'{}' at {}, which {} holds: a step must stay in one lane (read and write the fragments at the same "
+            "element, or along the rows a lane holds)",
+            kernel_, first, lanes_text(lanes), a.buffer->name(), a.element, lanes_text(a.place.lanes)));
+      if (first.empty()) first = fmt::format("'{}' at {}", a.buffer->name(), a.element);
+      lanes &= a.place.lanes;
     };
-    if (is_warp(n->buffer)) claim(n->buffer, n->indices[0], &r.store_slot);
-    std::vector<const LoadNode*> loads;
-    for (const StmtNode* s : path_)
-      if (s->kind == StmtKind::LetStmt)
-        for (const LoadNode* l : warp_loads(static_cast<const LetStmtNode*>(s)->value)) loads.push_back(l);
-    for (const LoadNode* l : warp_loads(n->value)) loads.push_back(l);
-    for (const LoadNode* l : warp_loads(n->indices[0])) loads.push_back(l);
-    for (const LoadNode* l : loads) {
-      if (l->predicate.defined() || l->indices.size() != 1 || l->dtype.lanes() != 1)
-        throw Error(fmt::format("CUDA: in kernel '{}', a load of warp buffer '{}' is predicated or a vector; "
-                                "each lane reads its elements one by one",
-                                kernel_, l->buffer.name()));
-      int64_t slot = 0;
-      claim(l->buffer, l->indices[0], &slot);
-      r.load_slots[l] = slot;
+    std::optional<Access> target;
+    if (is_warp(n->buffer)) {
+      target = access(n->buffer, n->indices[0], value);
+      claim(*target);
     }
-    TE_ICHECK(lane >= 0, "a store of a lane nest that touches no warp buffer");
-    for (const StmtNode* s : path_)
-      if (s->kind == StmtKind::For) r.loop_values.push_back(env_.at(static_cast<const ForNode*>(s)->var.get()));
-    if (static_cast<int64_t>(runs_[lane].size()) >= kMaxStepsPerLane)
-      throw Error(fmt::format("CUDA: in kernel '{}', a loop nest over warp fragments gives lane {} more than {} "
-                              "elements; each lane's are unrolled, so split the stage into smaller nests",
-                              kernel_, lane, kMaxStepsPerLane));
-    elements_ += 1;
-    runs_[lane].push_back(std::move(r));
+    std::map<const LoadNode*, int64_t> slots;
+    for (const LoadNode* l : run_loads(r)) {
+      if (l->predicate.defined() || l->indices.size() != 1 || l->dtype.lanes() != 1)
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', a load of warp buffer '{}' is predicated or a vector; "
+                        "each lane reads its elements one by one",
+                        kernel_, l->buffer.name()));
+      const Access a = access(l->buffer, l->indices[0], value);
+      claim(a);
+      slots[l] = a.place.slot;
+    }
+    TE_ICHECK(lanes != kAllLanes, "a store of a lane nest that touches no warp buffer");
+    if (target && lanes != target->place.lanes) note_partial(r, *target, lanes);
+    if (target) note_write(*target, lanes != target->place.lanes, r);
+    for (const LoadNode* l : run_loads(r))
+      if (l->buffer.get() != n->buffer.get() || !target || lanes == target->place.lanes) note_read(l, value);
+    ++stores_;
+    for (int l = 0; l < kLanes; ++l) {
+      if (!(lanes >> l & 1u)) continue;
+      if (++lane_stores_[l] > kMaxStoresPerLane)
+        throw Error(
+            fmt::format("CUDA: in kernel '{}', a loop nest over warp fragments gives lane {} more than {} "
+                        "stores; each lane's are unrolled, so split the stage into smaller nests",
+                        kernel_, l, kMaxStoresPerLane));
+      insert(l, r, slots, target ? target->place.slot : -1);
+    }
   }
 
-  // The lanes' runs as one list of steps: the same in every lane but for loop values
-  // affine in g and t.
-  LaneNest combine() const {
-    for (int l = 1; l < kLanes; ++l)
-      if (runs_[l].size() != runs_[0].size())
-        throw Error(fmt::format("CUDA: in kernel '{}', a loop nest over warp fragments gives lane 0 {} elements "
-                                "and lane {} {}: it must cover whole fragments, the same number in every lane",
-                                kernel_, runs_[0].size(), l, runs_[l].size()));
-    LaneNest nest;
-    nest.elements = elements_;
-    for (size_t k = 0; k < runs_[0].size(); ++k) {
-      const Run& first = runs_[0][k];
-      LaneNest::Step step;
-      step.store = first.store;
-      step.path = first.path;
-      step.load_slots = first.load_slots;
-      step.store_slot = first.store_slot;
-      for (size_t v = 0; v < first.loop_values.size(); ++v) {
-        const int64_t base = first.loop_values[v];
-        const int64_t per_t = runs_[1][k].loop_values.at(v) - base, per_g = runs_[4][k].loop_values.at(v) - base;
-        step.loop_values.push_back({base, per_g, per_t});
+  // Adds the run to lane l's tree.
+  void insert(int l, const Run& r, const std::map<const LoadNode*, int64_t>& slots, int64_t store_slot) {
+    std::vector<LaneNode>* level = &trees_[l];
+    for (const auto& [s, v] : r.path) {
+      if (level->empty() || level->back().stmt != s || level->back().value != v) {
+        LaneNode node;
+        node.stmt = s;
+        node.value = v;
+        if (s->kind == StmtKind::LetStmt)
+          for (const LoadNode* load : warp_loads(static_cast<const LetStmtNode*>(s)->value))
+            node.load_slots[load] = slots.at(load);
+        level->push_back(std::move(node));
       }
-      for (int l = 1; l < kLanes; ++l) {
-        const Run& r = runs_[l][k];
-        bool same = r.store == first.store && r.path == first.path && r.load_slots == first.load_slots &&
-                    r.store_slot == first.store_slot;
-        for (size_t v = 0; same && v < r.loop_values.size(); ++v) {
-          const LaneAffine& a = step.loop_values[v];
-          same = r.loop_values[v] == a.base + a.per_g * (l / 4) + a.per_t * (l % 4);
-        }
+      level = &level->back().children;
+    }
+    LaneNode leaf;
+    leaf.stmt = r.store;
+    leaf.store_slot = store_slot;
+    for (const LoadNode* load : warp_loads(r.store->value)) leaf.load_slots[load] = slots.at(load);
+    for (const Expr& i : r.store->indices)
+      for (const LoadNode* load : warp_loads(i)) leaf.load_slots[load] = slots.at(load);
+    level->push_back(std::move(leaf));
+  }
+
+  // A store in fewer lanes than hold its element: one lane's part of a row reduction,
+  // `W = W op x`, combined across the row's lanes after the nest.
+  void note_partial(const Run& r, const Access& target, uint32_t lanes) {
+    const StoreNode* n = r.store;
+    const auto* b = n->value.as<BinaryNode>();
+    const bool combines = b != nullptr &&
+                          (b->op == BinOp::Add || b->op == BinOp::Mul || b->op == BinOp::Min || b->op == BinOp::Max) &&
+                          (reads_element(b->a, n) || reads_element(b->b, n));
+    if (!combines)
+      throw Error(fmt::format(
+          "CUDA: in kernel '{}', the store to '{}' at {} runs in {} of the {} that hold the element: only a row "
+          "reduction (the element combined by +, *, min or max with a value of that lane) may, its lanes' parts "
+          "then combined",
+          kernel_, n->buffer.name(), target.element, lanes_text(lanes), lanes_text(target.place.lanes)));
+    const auto key = std::make_pair(n->buffer.get(), target.place.slot);
+    auto [it, inserted] = reductions_.emplace(key, LaneReduction{n->buffer.get(), target.place.slot, b->op});
+    if (!inserted && it->second.op != b->op)
+      throw Error(fmt::format("CUDA: in kernel '{}', the row reduction into '{}' combines by both {} and {}", kernel_,
+                              n->buffer.name(), binop_name(it->second.op), binop_name(b->op)));
+  }
+
+  static bool reads_element(const Expr& e, const StoreNode* n) {
+    const auto* l = e.as<LoadNode>();
+    return l != nullptr && l->buffer.get() == n->buffer.get() && l->indices.size() == 1 &&
+           l->indices[0].same_as(n->indices[0]);
+  }
+
+  // The elements a row reduction combines must start at its identity and be read only by
+  // the reduction until the nest ends (their lanes' parts combine after it).
+  void note_write(const Access& target, bool partial, const Run& r) {
+    const auto key = std::make_pair(target.buffer->get(), target.element);
+    if (partial) {
+      partial_elements_.insert(key);
+      return;
+    }
+    if (partial_elements_.count(key))
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', '{}' at {} is stored to after its row reduction in the same "
+                      "loop nest; its lanes' parts combine only after the nest",
+                      kernel_, target.buffer->name(), target.element));
+    initial_[key] = r.store->value;
+  }
+
+  void note_read(const LoadNode* l, const Enumerator::Value& value) {
+    const std::optional<int64_t> element = value(l->indices[0]);
+    if (element && partial_elements_.count({l->buffer.get(), *element}))
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', '{}' at {} is read in the loop nest of its row reduction, "
+                      "before its lanes' parts combine (after the nest)",
+                      kernel_, l->buffer.name(), *element));
+  }
+
+  void check_reductions() const {
+    for (const auto& key : partial_elements_) {
+      auto it = initial_.find(key);
+      const BufferNode* b = key.first;
+      BinOp op = BinOp::Add;
+      for (const auto& [k, r] : reductions_)
+        if (k.first == b) op = r.op;
+      if (it == initial_.end() || !is_identity(it->second, op))
+        throw Error(fmt::format(
+            "CUDA: in kernel '{}', the row reduction into '{}' at {} does not start from {} in its loop nest: each "
+            "lane reduces its part from there, and the parts combine",
+            kernel_, b->name, key.second, identity_text(op)));
+    }
+  }
+
+  static bool is_identity(const Expr& e, BinOp op) {
+    const double* f = as_const_float(e);
+    const int64_t* i = as_const_int(e);
+    if (!f && !i) return false;
+    const double v = f ? *f : static_cast<double>(*i);
+    switch (op) {
+      case BinOp::Add: return v == 0.0;
+      case BinOp::Mul: return v == 1.0;
+      case BinOp::Max:
+        return e.same_as(min_value(e.dtype())) || (f && std::isinf(v) && v < 0) ||
+               (i && *i == *as_const_int(min_value(e.dtype())));
+      case BinOp::Min: return (f && std::isinf(v) && v > 0) || (i && *i == *as_const_int(max_value(e.dtype())));
+      default: return false;
+    }
+  }
+
+  static const char* identity_text(BinOp op) {
+    switch (op) {
+      case BinOp::Add: return "0";
+      case BinOp::Mul: return "1";
+      case BinOp::Max: return "the type's lowest value";
+      default: return "the type's highest value";
+    }
+  }
+
+  // The lanes' trees as one: the same statements in every lane, loop values affine in the
+  // lane's g and t, the same slots.
+  std::vector<LaneTree> combine(const std::array<std::vector<LaneNode>, kLanes>& lanes, const std::string& where) {
+    std::vector<LaneTree> out;
+    for (size_t k = 0; k < lanes[0].size(); ++k) {
+      const LaneNode& first = lanes[0][k];
+      LaneTree t;
+      t.stmt = first.stmt;
+      t.load_slots = first.load_slots;
+      t.store_slot = first.store_slot;
+      if (first.stmt->kind == StmtKind::For)
+        t.value = {first.value, lanes[4][k].value - first.value, lanes[1][k].value - first.value};
+      std::array<std::vector<LaneNode>, kLanes> children;
+      for (int l = 0; l < kLanes; ++l) {
+        const LaneNode* node = k < lanes[l].size() ? &lanes[l][k] : nullptr;
+        const bool same = node != nullptr && node->stmt == first.stmt && node->load_slots == first.load_slots &&
+                          node->store_slot == first.store_slot && lanes[l].size() == lanes[0].size() &&
+                          node->value == t.value.base + t.value.per_g * (l / 4) + t.value.per_t * (l % 4);
         if (!same)
           throw Error(fmt::format(
-              "CUDA: in kernel '{}', the loop nest over warp fragments that stores to '{}' runs differently in lane "
-              "0 and lane {} (its {}th element): each lane must run the same steps on the elements it holds, "
-              "their loops' values differing with the lane's row and column in its fragments only",
-              kernel_, first.store->buffer.name(), l, k));
+              "CUDA: in kernel '{}', a loop nest over warp fragments runs differently in lane 0 and lane {} ({}): "
+              "each lane must run the same steps on the elements it holds, their loops' values differing with the "
+              "lane's row and column in its fragments only",
+              kernel_, l, where));
+        children[l] = node->children;
       }
-      nest.steps.push_back(std::move(step));
+      t.children = combine(children, where);
+      out.push_back(std::move(t));
     }
-    return nest;
+    return out;
   }
 
   const std::map<const BufferNode*, FragmentLayout>& layouts_;
   const std::string& kernel_;
-  std::map<const VarNode*, int64_t> env_;
-  std::vector<const StmtNode*> path_;
-  std::array<std::vector<Run>, kLanes> runs_;
-  int64_t elements_ = 0;
+  std::array<std::vector<LaneNode>, kLanes> trees_;
+  std::array<int64_t, kLanes> lane_stores_{};
+  int64_t stores_ = 0;
+  std::map<std::pair<const BufferNode*, int64_t>, LaneReduction> reductions_;  // by (buffer, slot)
+  std::set<std::pair<const BufferNode*, int64_t>> partial_elements_;           // by (buffer, element)
+  std::map<std::pair<const BufferNode*, int64_t>, Expr> initial_;
 };
 
 }  // namespace
 
 FragmentPlace fragment_place(const FragmentLayout& l, int64_t element) {
+  if (l.rows_only) {  // a row of 16-row tiles: its lanes 4 g .. 4 g + 3, slots 2 per tile
+    const int64_t r = element % 16;
+    return {0xfu << (r % 8 * 4), element / 16 * 2 + r / 8};
+  }
   const int64_t* base = as_const_int(fragment_slot(l.shape, make_const(Int(64), element), l.row));
   TE_ICHECK(base != nullptr, "a fragment's slot of a constant element is a constant");
   const int64_t r = element / l.row % l.shape.rows, c = element % l.row % l.shape.cols;
+  auto lane = [](int64_t x) { return 1u << static_cast<unsigned>(x); };
   switch (l.kind) {
     case Fragment::A:  // 16 x 16: rows g and g + 8, columns 2t, 2t + 1, then the same 8 columns on
-      return {static_cast<int>(r % 8 * 4 + c % 8 / 2), *base + c / 8 * 4 + r / 8 * 2 + c % 2};
+      return {lane(r % 8 * 4 + c % 8 / 2), *base + c / 8 * 4 + r / 8 * 2 + c % 2};
     case Fragment::B:  // 16 (k) x 8 (n): column g, rows 2t, 2t + 1, then 8 rows on
-      return {static_cast<int>(c * 4 + r % 8 / 2), *base + r / 8 * 2 + r % 2};
+      return {lane(c * 4 + r % 8 / 2), *base + r / 8 * 2 + r % 2};
     case Fragment::C:  // 16 x 8: rows g and g + 8, columns 2t, 2t + 1
-      return {static_cast<int>(r % 8 * 4 + c / 2), *base + r / 8 * 2 + c % 2};
+      return {lane(r % 8 * 4 + c / 2), *base + r / 8 * 2 + c % 2};
     default: break;
   }
   TE_ICHECK(false, "fragment_place of a layout that is not a warp's mma fragment");
   return {};
 }
 
+int64_t lane_array_size(const FragmentLayout& l, int64_t elements) {
+  return l.rows_only ? elements / 16 * 2 : elements / 32;
+}
+
 bool is_lane_nest(const ForNode* root) {
   bool touches = false;
   return nest_statements(root, &touches) && touches;
+}
+
+void infer_fragment_layouts(const std::vector<const ForNode*>& nests,
+                            const std::map<const BufferNode*, int64_t>& elements,
+                            std::map<const BufferNode*, FragmentLayout>* layouts) {
+  const std::string kernel;  // inference never throws: planning reports what stays unknown
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const ForNode* root : nests) {
+      // Per unlaid buffer stored: the laid-out loads consistent with every store so far,
+      // each as "same element" (false) or "its row" (true).
+      std::map<const BufferNode*, std::optional<std::set<std::pair<const BufferNode*, bool>>>> candidates;
+      Enumerator e(kernel, [&](const Run& r, const Enumerator::Value& value) {
+        const StoreNode* n = r.store;
+        if (!is_warp(n->buffer) || layouts->count(n->buffer.get()) || n->indices.size() != 1) return;
+        const std::optional<int64_t> w = value(n->indices[0]);
+        if (!w) return;
+        std::set<std::pair<const BufferNode*, bool>> here;
+        for (const LoadNode* l : run_loads(r)) {
+          auto it = layouts->find(l->buffer.get());
+          const std::optional<int64_t> s = l->indices.size() == 1 ? value(l->indices[0]) : std::nullopt;
+          if (it == layouts->end() || !s) continue;
+          if (*s == *w) here.insert({l->buffer.get(), false});
+          if (!it->second.rows_only && it->second.kind != Fragment::B && *s / it->second.row == *w)
+            here.insert({l->buffer.get(), true});
+        }
+        if (here.empty()) return;  // e.g. the reduction's initial value
+        auto& c = candidates[n->buffer.get()];
+        if (!c) {
+          c = here;
+          return;
+        }
+        std::set<std::pair<const BufferNode*, bool>> both;
+        for (const auto& x : *c)
+          if (here.count(x)) both.insert(x);
+        c = both;
+      });
+      try {
+        e.walk(root);
+      } catch (const Error&) {
+        continue;  // planning reports it
+      }
+      for (const auto& [b, c] : candidates) {
+        if (!c || c->empty()) continue;
+        const auto& [from, rows] = *c->begin();
+        FragmentLayout l = layouts->at(from);
+        auto count = elements.find(b);
+        if (rows) {
+          if (count == elements.end() || count->second % 16 != 0) continue;
+          l.rows_only = true;
+          l.row = 1;
+        }
+        l.origin = fmt::format("'{}'", from->name);
+        (*layouts)[b] = l;
+        changed = true;
+      }
+    }
+  }
 }
 
 LaneNest plan_lane_nest(const ForNode* root, const std::map<const BufferNode*, FragmentLayout>& layouts,

@@ -1,9 +1,12 @@
 // Warp fragments element by element. A loop nest at warp level (outside every threadIdx.x
 // loop) that reads or writes "warp" buffers by plain loads and stores, e.g. an epilogue
-// on mma accumulators (relu(C + bias) straight from the registers to global memory) or
-// the accumulators of one mma made the A operand of the next, runs in each lane as the
-// steps whose fragment elements that lane holds: no shared-memory staging, no shuffle.
+// on mma accumulators (relu(C + bias) straight from the registers to global memory), the
+// accumulators of one mma made the A operand of the next, or a softmax's row max over
+// them, runs in each lane as the steps on the fragment elements that lane holds: no
+// shared-memory staging. A row reduction over fragments ends with a butterfly across the
+// four lanes that share a row (two shuffles).
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,49 +17,72 @@
 namespace te::cuda {
 
 // How a warp's lanes hold a warp buffer: as the fragments (kind and tile) that its tensor
-// intrinsics take, in rows of `row` elements.
+// intrinsics take, in rows of `row` elements; or (rows_only) one element per row of such
+// fragments (a row's max, sum...), which the four lanes holding the row each keep.
 struct FragmentLayout {
   Fragment kind = Fragment::C;
   FragmentShape shape;
   int64_t row = 0;
-  std::string intrinsic;  // the intrinsic that laid it out (for messages)
+  bool rows_only = false;
+  std::string origin;  // the intrinsic that laid it out, or the buffer it was inferred from
 };
 
-// Where element `element` of a buffer laid out so lives: the lane (4 g + t of the PTX
-// ISA's fragment figures) and the slot of that lane's array.
+// Where element `element` of a buffer laid out so lives: the lanes holding it (a bit per
+// lane: one lane, or a row's four) and its slot in each one's array.
 struct FragmentPlace {
-  int lane = 0;
+  uint32_t lanes = 0;
   int64_t slot = 0;
 };
 FragmentPlace fragment_place(const FragmentLayout& layout, int64_t element);
 
-// A value of a nest's loop in one lane's step: base + per_g * g + per_t * t, where the
-// lane is 4 g + t.
+// The size of a lane's array for a warp buffer of `elements` elements laid out so.
+int64_t lane_array_size(const FragmentLayout& layout, int64_t elements);
+
+// A value of a nest's loop in one lane: base + per_g * g + per_t * t, where the lane is
+// 4 g + t (the PTX ISA's fragment figures).
 struct LaneAffine {
   int64_t base = 0, per_g = 0, per_t = 0;
 };
 
-// A lane nest as each lane runs it: the same steps in every lane, step k being one run of
-// a store of the nest whose warp-buffer elements the lane holds.
-struct LaneNest {
-  struct Step {
-    const StoreNode* store = nullptr;
-    std::vector<const StmtNode*> path;  // the For and LetStmt statements around the store, outermost first
-    std::vector<LaneAffine> loop_values;             // per For of path, in order
-    std::map<const LoadNode*, int64_t> load_slots;   // the warp buffers' loads
-    int64_t store_slot = -1;                         // when the store writes a warp buffer
-  };
-  std::vector<Step> steps;
-  int64_t elements = 0;  // the warp buffers' elements the nest touches, for the comment
+// A lane's part of a nest, as a tree: the nest's statements with each loop unrolled into
+// the iterations holding some of the lane's stores; the same shape in every lane.
+struct LaneTree {
+  const StmtNode* stmt = nullptr;                 // a For (one iteration), LetStmt or Store
+  LaneAffine value;                               // For: the loop variable's value
+  std::map<const LoadNode*, int64_t> load_slots;  // the warp loads of a LetStmt's value or a Store
+  int64_t store_slot = -1;                        // a Store to a warp buffer: its slot
+  std::vector<LaneTree> children;
 };
 
-// Whether root is a loop nest of For, LetStmt, Seq and Store statements only that loads or
-// stores a warp buffer (a candidate lane nest).
+// A row reduction across lanes: after the nest, slot `slot` of warp buffer `buffer`
+// combines with the other three lanes of its row by `op`.
+struct LaneReduction {
+  const BufferNode* buffer = nullptr;
+  int64_t slot = 0;
+  BinOp op = BinOp::Add;
+};
+
+struct LaneNest {
+  std::vector<LaneTree> trees;
+  std::vector<LaneReduction> reductions;
+  int64_t lane_stores = 0;  // the stores each lane runs
+  int64_t stores = 0;       // the stores of the whole nest, for the comment
+};
+
+// Whether root is a loop nest of serial or unrolled For, LetStmt, Seq and Store
+// statements only that loads or stores a warp buffer (a candidate lane nest).
 bool is_lane_nest(const ForNode* root);
 
+// Gives the warp buffers that no intrinsic lays out the layout of what the nests compute
+// them from: the fragment it reads at the same element, or the rows of the fragment it
+// reads along a row. `elements`: each warp buffer's size.
+void infer_fragment_layouts(const std::vector<const ForNode*>& nests,
+                            const std::map<const BufferNode*, int64_t>& elements,
+                            std::map<const BufferNode*, FragmentLayout>* layouts);
+
 // Plans the lane nest `root` (is_lane_nest) of kernel `kernel` over the warp buffers'
-// layouts. te::Error when a lane would touch an element another lane holds, when an
-// index is not a number the nest's loops fix, or when the lanes' steps differ in shape.
+// layouts. te::Error when a store would touch elements no lane holds together, when an
+// index is not a number the nest's loops fix, or when the lanes' parts differ in shape.
 LaneNest plan_lane_nest(const ForNode* root, const std::map<const BufferNode*, FragmentLayout>& layouts,
                         const std::string& kernel);
 

@@ -95,4 +95,35 @@ inline LoweredFunc back_to_back_gemm_func(int M, int N, int K, int P, DataType t
   return lower(s, {A, B, E, O}, name);
 }
 
+// Y = softmax(A B) along rows (A M x K, B K x N in t; Y float32), all in registers: the
+// accumulators' row max and row sum reduce across the four lanes of each row (two
+// shuffles each), the exponentials stay where the accumulators are. One warp per 16 rows.
+inline LoweredFunc gemm_softmax_func(int M, int N, int K, DataType t, const std::string& name) {
+  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor S = compute(
+      {M, N}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "S");
+  IterVar j1 = reduce_axis({0, N}, "j");
+  Tensor m = compute(
+      {M}, [&](Expr i) { return max(S(i, j1), {j1}); }, "row_max");
+  Tensor p = compute(
+      {M, N}, [&](Expr i, Expr j) { return exp(S(i, j) - m(i)); }, "p");
+  IterVar j2 = reduce_axis({0, N}, "j");
+  Tensor l = compute(
+      {M}, [&](Expr i) { return sum(p(i, j2), {j2}); }, "row_sum");
+  Tensor Y = compute(
+      {M, N}, [&](Expr i, Expr j) { return p(i, j) / l(i); }, "Y");
+  Schedule s = create_schedule({Y});
+  Tensor AF = s.cache_read(A, "warp", {S}), BF = s.cache_read(B, "warp", {S});
+  auto [block, i] = s[Y].split(Y.axis(0), 16);
+  s[Y].bind(block, thread_axis("blockIdx.x"));
+  for (const Tensor& x : {m, p, l}) {
+    s[x].set_scope("warp");
+    s[x].compute_at(s[Y], block);
+  }
+  mma_stage(s, S, AF, BF, t, s[Y], block);
+  (void)i;
+  return lower(s, {A, B, Y}, name);
+}
+
 }  // namespace te::cuda_test
