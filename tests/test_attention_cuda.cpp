@@ -119,38 +119,21 @@ std::vector<Argument> arguments(const Case& c, const Inputs& in) {
 class AttentionCuda : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    program_ =
-        std::make_unique<cuda_test::EmulatedProgram>(getenv("PTXONLY")    ? cuda_test::EmulatedProgram::Paths::Ptx
-                                                     : getenv("PORTABLE") ? cuda_test::EmulatedProgram::Paths::Portable
-                                                                          : cuda_test::EmulatedProgram::Paths::Both);
-    try {
-      for (const CudaCase& c : cases()) {
-        funcs_.push_back(lower_case(c).func);
-        program_->add(build_cuda(funcs_.back()));
-      }
-    } catch (const Error& e) {
-      log_ = std::string("lower/build_cuda failed: ") + e.what();
-      return;
-    }
-    built_ = program_->build(&log_);
+    suite_ =
+        std::make_unique<cuda_test::EmulatedSuite>(getenv("PTXONLY")    ? cuda_test::EmulatedProgram::Paths::Ptx
+                                                   : getenv("PORTABLE") ? cuda_test::EmulatedProgram::Paths::Portable
+                                                                        : cuda_test::EmulatedProgram::Paths::Both);
+    for (const CudaCase& c : cases()) suite_->add([c] { return lower_case(c).func; });
+    suite_->build();
   }
-  static void TearDownTestSuite() {
-    program_.reset();
-    funcs_.clear();
-  }
-  static std::unique_ptr<cuda_test::EmulatedProgram> program_;
-  static std::vector<LoweredFunc> funcs_;
-  static std::string log_;
-  static bool built_;
+  static void TearDownTestSuite() { suite_.reset(); }
+  static std::unique_ptr<cuda_test::EmulatedSuite> suite_;
 };
 
-std::unique_ptr<cuda_test::EmulatedProgram> AttentionCuda::program_;
-std::vector<LoweredFunc> AttentionCuda::funcs_;
-std::string AttentionCuda::log_;
-bool AttentionCuda::built_ = false;
+std::unique_ptr<cuda_test::EmulatedSuite> AttentionCuda::suite_;
 
 TEST_F(AttentionCuda, EmulatedEqualsInterpretAndTheReference) {
-  ASSERT_TRUE(built_) << log_;
+  ASSERT_TRUE(suite_->ready()) << suite_->log();
   const std::vector<CudaCase> all = cases();
   for (size_t n = 0; n < all.size(); ++n) {
     const Case& c = all[n].c;
@@ -160,11 +143,11 @@ TEST_F(AttentionCuda, EmulatedEqualsInterpretAndTheReference) {
     std::vector<Argument> call = arguments(c, in);
     const NDArray interpreted = NDArray::empty({c.batch, c.heads, c.seq_q, c.dim}, c.dtype);
     call.back() = interpreted;
-    interpret(funcs_[n], call);
+    interpret(suite_->func(all[n].func), call);
     const double tol = c.dtype == Float(16) ? 3e-3 : 2e-2;
     for (size_t i = 0; i < want.size(); ++i)
       ASSERT_NEAR(element(interpreted, i), want[i], tol * (1 + std::fabs(want[i]))) << "element " << i;
-    cuda_test::EmulatedRun r = program_->run(all[n].func, funcs_[n], arguments(c, in));
+    cuda_test::EmulatedRun r = suite_->run(all[n].func, arguments(c, in));
     ASSERT_EQ(r.error, 0) << r.output;
     // One kernel, or with split-K three: the parts, their merge, the output.
     EXPECT_EQ(r.launches.size(), all[n].options.key_splits > 1 ? 3u : 1u);

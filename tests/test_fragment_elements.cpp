@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <random>
 
 #include "cuda_emulation/fragment_kernels.h"
 #include "cuda_emulation/harness.h"
+#include "te/ops/matmul.h"
 #include "te/te.h"
 #include "test_util.h"
 
@@ -71,48 +73,26 @@ const BackToBackCase kBackToBack[] = {{"back_to_back", 32, 32, 32, 16, Float(16)
 class FragmentElements : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    program_ = std::make_unique<cuda_test::EmulatedProgram>();
-    try {
-      for (const EpilogueCase& c : kEpilogues) add(cuda_test::mma_epilogue_func(c.M, c.N, c.K, c.t, c.name, c.warps));
-      for (const BackToBackCase& c : kBackToBack)
-        add(cuda_test::back_to_back_gemm_func(c.M, c.N, c.K, c.P, c.t, c.name));
-      add(cuda_test::gemm_softmax_func(32, 32, 16, Float(16), "gemm_softmax"));
-      add(cuda_test::gemm_softmax_func(16, 8, 32, BFloat(16), "gemm_softmax_bf16"));
-    } catch (const Error& e) {
-      log_ = std::string("lower/build_cuda failed: ") + e.what();
-      return;
-    }
-    built_ = program_->build(&log_);
+    suite_ = std::make_unique<cuda_test::EmulatedSuite>();
+    for (const EpilogueCase& c : kEpilogues)
+      suite_->add([c] { return cuda_test::mma_epilogue_func(c.M, c.N, c.K, c.t, c.name, c.warps); });
+    for (const BackToBackCase& c : kBackToBack)
+      suite_->add([c] { return cuda_test::back_to_back_gemm_func(c.M, c.N, c.K, c.P, c.t, c.name); });
+    suite_->add([] { return cuda_test::gemm_softmax_func(32, 32, 16, Float(16), "gemm_softmax"); });
+    suite_->add([] { return cuda_test::gemm_softmax_func(16, 8, 32, BFloat(16), "gemm_softmax_bf16"); });
+    suite_->build();
   }
-  static void TearDownTestSuite() {
-    program_.reset();
-    funcs_.clear();
-  }
-  static void add(const LoweredFunc& f) {
-    funcs_.emplace_back(f.name, f);
-    program_->add(build_cuda(f));
-  }
-  static const LoweredFunc& func(const std::string& name) {
-    for (const auto& [n, f] : funcs_)
-      if (n == name) return f;
-    throw std::runtime_error("no case " + name);
-  }
+  static void TearDownTestSuite() { suite_.reset(); }
 
-  static std::unique_ptr<cuda_test::EmulatedProgram> program_;
-  static std::vector<std::pair<std::string, LoweredFunc>> funcs_;
-  static std::string log_;
-  static bool built_;
+  static std::unique_ptr<cuda_test::EmulatedSuite> suite_;
 };
 
-std::unique_ptr<cuda_test::EmulatedProgram> FragmentElements::program_;
-std::vector<std::pair<std::string, LoweredFunc>> FragmentElements::funcs_;
-std::string FragmentElements::log_;
-bool FragmentElements::built_ = false;
+std::unique_ptr<cuda_test::EmulatedSuite> FragmentElements::suite_;
 
 // max(A B + bias, 0) from the accumulators straight to global memory, each lane its own
 // elements: interpret() as C++ computes it, the emulated kernel as interpret().
 TEST_F(FragmentElements, EpilogueOnTheAccumulators) {
-  ASSERT_TRUE(built_) << log_;
+  ASSERT_TRUE(suite_->ready()) << suite_->log();
   for (const EpilogueCase& c : kEpilogues)
     for (bool integers : {true, false}) {
       SCOPED_TRACE(std::string(c.name) + (integers ? " integers" : " reals"));
@@ -127,11 +107,11 @@ TEST_F(FragmentElements, EpilogueOnTheAccumulators) {
           float& w = want[size_t(i) * c.N + j];
           w = std::max(w + bias_values[size_t(j)], 0.0f);
         }
-      const LoweredFunc& f = func(c.name);
+      const LoweredFunc& f = suite_->func(c.name);
       NDArray out = NDArray::empty({c.M, c.N}, Float(32));
       interpret(f, {a, b, bias, out});
       EXPECT_EQ(out.to_vector<float>(), want) << "interpret() against C++";
-      cuda_test::EmulatedRun r = program_->run(c.name, f, {a, b, bias, NDArray::empty({c.M, c.N}, Float(32))});
+      cuda_test::EmulatedRun r = suite_->run(c.name, {a, b, bias, NDArray::empty({c.M, c.N}, Float(32))});
       ASSERT_EQ(r.error, 0) << r.output;
       ASSERT_EQ(r.arrays.size(), 4u);
       EXPECT_EQ(cuda_test::compare_arrays(out, r.arrays[3]), "") << "the emulated kernel against interpret()";
@@ -144,14 +124,14 @@ TEST_F(FragmentElements, EpilogueOnTheAccumulators) {
 // max(A B, 0) E with the intermediate in registers: the first mma's accumulators become
 // the second's A fragments, element by element, in the lanes that hold them.
 TEST_F(FragmentElements, BackToBackGemmKeepsTheIntermediateInRegisters) {
-  ASSERT_TRUE(built_) << log_;
+  ASSERT_TRUE(suite_->ready()) << suite_->log();
   for (const BackToBackCase& c : kBackToBack)
     for (bool integers : {true, false}) {
       SCOPED_TRACE(std::string(c.name) + (integers ? " integers" : " reals"));
       std::vector<float> av, bv, ev;
       NDArray a = matrix(c.M, c.K, c.t, 3, integers, &av), b = matrix(c.K, c.N, c.t, 5, integers, &bv);
       NDArray e = matrix(c.N, c.P, c.t, 9, integers, &ev);
-      const LoweredFunc& f = func(c.name);
+      const LoweredFunc& f = suite_->func(c.name);
       NDArray out = NDArray::empty({c.M, c.P}, Float(32));
       interpret(f, {a, b, e, out});
       if (integers) {  // H's values (at most 96 in size) are exact in either type
@@ -159,7 +139,7 @@ TEST_F(FragmentElements, BackToBackGemmKeepsTheIntermediateInRegisters) {
         for (float& x : h) x = std::max(x, 0.0f);
         EXPECT_EQ(out.to_vector<float>(), product(h, ev, c.M, c.P, c.N)) << "interpret() against C++";
       }
-      cuda_test::EmulatedRun r = program_->run(c.name, f, {a, b, e, NDArray::empty({c.M, c.P}, Float(32))});
+      cuda_test::EmulatedRun r = suite_->run(c.name, {a, b, e, NDArray::empty({c.M, c.P}, Float(32))});
       ASSERT_EQ(r.error, 0) << r.output;
       EXPECT_EQ(cuda_test::compare_arrays(out, r.arrays[3]), "") << "the emulated kernel against interpret()";
     }
@@ -169,7 +149,7 @@ TEST_F(FragmentElements, BackToBackGemmKeepsTheIntermediateInRegisters) {
 // two shuffles across the row's four lanes. The max is exact, so the exponentials are
 // interpret()'s bit for bit; the sums add in another order (within 1e-6).
 TEST_F(FragmentElements, RowSoftmaxOfTheAccumulatorsReducesAcrossTheRowsLanes) {
-  ASSERT_TRUE(built_) << log_;
+  ASSERT_TRUE(suite_->ready()) << suite_->log();
   struct Case {
     const char* name;
     int M, N, K;
@@ -181,10 +161,10 @@ TEST_F(FragmentElements, RowSoftmaxOfTheAccumulatorsReducesAcrossTheRowsLanes) {
     std::vector<float> av, bv;
     NDArray a = matrix(c.M, c.K, c.t, 21, false, &av), b = matrix(c.K, c.N, c.t, 23, false, &bv);
     const std::vector<float> s = product(av, bv, c.M, c.N, c.K);
-    const LoweredFunc& f = func(c.name);
+    const LoweredFunc& f = suite_->func(c.name);
     NDArray out = NDArray::empty({c.M, c.N}, Float(32));
     interpret(f, {a, b, out});
-    cuda_test::EmulatedRun r = program_->run(c.name, f, {a, b, NDArray::empty({c.M, c.N}, Float(32))});
+    cuda_test::EmulatedRun r = suite_->run(c.name, {a, b, NDArray::empty({c.M, c.N}, Float(32))});
     ASSERT_EQ(r.error, 0) << r.output;
     const std::vector<float> want = out.to_vector<float>(), got = r.arrays[2].to_vector<float>();
     for (int i = 0; i < c.M; ++i) {
@@ -250,84 +230,78 @@ TEST(FragmentElementsCode, NvccCompilesWithoutSpills) {
   }
 }
 
-// D = f(C(i, j), C(i, (j + 2) % 16)): the second element is another lane's.
-LoweredFunc crossing_lanes_func() {
+// D = epilogue(B, C) with C = A B (A 16 x 16, B 16 x n, float16) on one warp, C's mma at
+// D's block loop; `more` schedules what else a case needs (at D's block and row loops).
+LoweredFunc one_warp_epilogue(
+    int n, const std::string& name, const std::function<Tensor(const Tensor& B, const Tensor& C)>& epilogue,
+    const std::function<void(Schedule&, const Tensor& D, const IterVar& block, const IterVar& row)>& more = {}) {
   const DataType t = Float(16);
-  Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, 16}, t, "B");
-  IterVar k = reduce_axis({0, 16}, "k");
-  Tensor C = compute(
-      {16, 16}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
-  Tensor D = compute(
-      {16, 16}, [&](Expr i, Expr j) { return C(i, j) - C(i, (j + 2) % 16); }, "D");
+  Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, n}, t, "B");
+  Tensor C = ops::matmul(A, B, "C");
+  Tensor D = epilogue(B, C);
   Schedule s = create_schedule({D});
   Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
-  auto [block, i] = s[D].split(D.axis(0), 16);
+  auto [block, row] = s[D].split(D.axis(0), 16);
   s[D].bind(block, thread_axis("blockIdx.x"));
+  if (more) more(s, D, block, row);
   cuda_test::mma_stage(s, C, AF, BF, t, s[D], block);
-  return lower(s, {A, B, D}, "crossing");
+  return lower(s, {A, B, D}, name);
+}
+
+// D = C(i, j) - C(i, (j + 2) % 16): the second element is another lane's.
+LoweredFunc crossing_lanes_func() {
+  return one_warp_epilogue(16, "crossing", [](const Tensor&, const Tensor& C) {
+    return compute(
+        {16, 16}, [&](Expr i, Expr j) { return C(i, j) - C(i, (j + 2) % 16); }, "D");
+  });
 }
 
 // D = G + C with G = float(B) in "warp" scope: G is computed from global memory, not from
 // fragments, so nothing gives it a layout.
 LoweredFunc unlaid_warp_buffer_func() {
-  const DataType t = Float(16);
-  Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, 8}, t, "B");
-  IterVar k = reduce_axis({0, 16}, "k");
-  Tensor C = compute(
-      {16, 8}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
-  Tensor G = compute(
-      {16, 8}, [&](Expr i, Expr j) { return cast(Float(32), B(i, j)); }, "G");
-  Tensor D = compute(
-      {16, 8}, [&](Expr i, Expr j) { return G(i, j) + C(i, j); }, "D");
-  Schedule s = create_schedule({D});
-  Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
-  auto [block, i] = s[D].split(D.axis(0), 16);
-  s[D].bind(block, thread_axis("blockIdx.x"));
-  s[G].set_scope("warp");
-  s[G].compute_at(s[D], block);
-  cuda_test::mma_stage(s, C, AF, BF, t, s[D], block);
-  return lower(s, {A, B, D}, "unlaid");
+  Tensor G;
+  return one_warp_epilogue(
+      8, "unlaid",
+      [&](const Tensor& B, const Tensor& C) {
+        G = compute(
+            {16, 8}, [&](Expr i, Expr j) { return cast(Float(32), B(i, j)); }, "G");
+        return compute(
+            {16, 8}, [&](Expr i, Expr j) { return G(i, j) + C(i, j); }, "D");
+      },
+      [&](Schedule& s, const Tensor& D, const IterVar& block, const IterVar&) {
+        s[G].set_scope("warp");
+        s[G].compute_at(s[D], block);
+      });
 }
 
 // D = C + 1 over columns split by 12: the split's tail is a condition inside the nest.
 LoweredFunc guarded_epilogue_func() {
-  const DataType t = Float(16);
-  Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, 16}, t, "B");
-  IterVar k = reduce_axis({0, 16}, "k");
-  Tensor C = compute(
-      {16, 16}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
-  Tensor D = compute(
-      {16, 16}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "D");
-  Schedule s = create_schedule({D});
-  Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
-  auto [block, i] = s[D].split(D.axis(0), 16);
-  s[D].bind(block, thread_axis("blockIdx.x"));
-  s[D].split(D.axis(1), 12);
-  cuda_test::mma_stage(s, C, AF, BF, t, s[D], block);
-  return lower(s, {A, B, D}, "guarded");
+  return one_warp_epilogue(
+      16, "guarded",
+      [](const Tensor&, const Tensor& C) {
+        return compute(
+            {16, 16}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "D");
+      },
+      [](Schedule& s, const Tensor& D, const IterVar&, const IterVar&) { s[D].split(D.axis(1), 12); });
 }
 
-// The row max computed inside the exponentials' row loop: its buffer is allocated inside
-// that loop, which makes the loop no lane nest.
+// exp(C - row_max) with the row max computed inside D's row loop: its buffer is allocated
+// inside that loop, which makes the loop no lane nest.
 LoweredFunc fused_row_max_func() {
-  const DataType t = Float(16);
-  Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, 16}, t, "B");
-  IterVar k = reduce_axis({0, 16}, "k");
-  Tensor S = compute(
-      {16, 16}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "S");
-  IterVar j1 = reduce_axis({0, 16}, "j");
-  Tensor m = compute(
-      {16}, [&](Expr i) { return max(S(i, j1), {j1}); }, "row_max");
-  Tensor Y = compute(
-      {16, 16}, [&](Expr i, Expr j) { return exp(S(i, j) - m(i)); }, "Y");
-  Schedule s = create_schedule({Y});
-  Tensor AF = s.cache_read(A, "warp", {S}), BF = s.cache_read(B, "warp", {S});
-  auto [block, i] = s[Y].split(Y.axis(0), 16);
-  s[Y].bind(block, thread_axis("blockIdx.x"));
-  s[m].set_scope("warp");
-  s[m].compute_at(s[Y], i);
-  cuda_test::mma_stage(s, S, AF, BF, t, s[Y], block);
-  return lower(s, {A, B, Y}, "fused");
+  Tensor m;
+  return one_warp_epilogue(
+      16, "fused",
+      [&](const Tensor&, const Tensor& C) {
+        IterVar j1 = reduce_axis({0, 16}, "j");
+        m = compute(
+            {16}, [&](Expr i) { return max(C(i, j1), {j1}); }, "row_max");
+        return compute(
+            {16, 16}, [&](Expr i, Expr j) { return exp(C(i, j) - m(i)); }, "D");
+      },
+      [&](Schedule& s, const Tensor& D, const IterVar&, const IterVar& row) {
+        s[m].set_scope("warp");
+        s[m].compute_at(s[D], row);
+      });
 }
 
 TEST(FragmentElementsErrors, EachLaneMayTouchOnlyTheElementsItHolds) {

@@ -161,50 +161,24 @@ std::vector<float> reference(const std::vector<float>& a, const std::vector<floa
 class TensorCores : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    program_ = std::make_unique<cuda_test::EmulatedProgram>();
-    try {
-      for (const GemmCase& c : gemm_cases()) {
-        LoweredFunc f = tensor_core_gemm(c);
-        funcs_.emplace_back(c.name, f);
-        program_->add(build_cuda(f));
-      }
-      Manual lanes_store;
-      lanes_store.tensorize_store = false;
-      for (LoweredFunc f : {manual_mma(48), manual_mma(32, {}, BFloat(16), "mma_by_hand_bf16", 16),
-                            manual_mma(32, lanes_store, Float(16), "mma_by_hand_lanes", 16)}) {
-        funcs_.emplace_back(f.name, f);
-        program_->add(build_cuda(f));
-      }
-    } catch (const Error& e) {
-      log_ = std::string("lower/build_cuda failed: ") + e.what();
-      return;
-    }
-    built_ = program_->build(&log_);
+    suite_ = std::make_unique<cuda_test::EmulatedSuite>();
+    for (const GemmCase& c : gemm_cases()) suite_->add([c] { return tensor_core_gemm(c); });
+    Manual lanes_store;
+    lanes_store.tensorize_store = false;
+    suite_->add([] { return manual_mma(48); });
+    suite_->add([] { return manual_mma(32, {}, BFloat(16), "mma_by_hand_bf16", 16); });
+    suite_->add([lanes_store] { return manual_mma(32, lanes_store, Float(16), "mma_by_hand_lanes", 16); });
+    suite_->build();
   }
-  static void TearDownTestSuite() {
-    program_.reset();
-    funcs_.clear();
-  }
+  static void TearDownTestSuite() { suite_.reset(); }
 
-  static const LoweredFunc& func(const std::string& name) {
-    for (const auto& [n, f] : funcs_)
-      if (n == name) return f;
-    throw std::runtime_error("no case " + name);
-  }
-
-  static std::unique_ptr<cuda_test::EmulatedProgram> program_;
-  static std::vector<std::pair<std::string, LoweredFunc>> funcs_;
-  static std::string log_;
-  static bool built_;
+  static std::unique_ptr<cuda_test::EmulatedSuite> suite_;
 };
 
-std::unique_ptr<cuda_test::EmulatedProgram> TensorCores::program_;
-std::vector<std::pair<std::string, LoweredFunc>> TensorCores::funcs_;
-std::string TensorCores::log_;
-bool TensorCores::built_ = false;
+std::unique_ptr<cuda_test::EmulatedSuite> TensorCores::suite_;
 
 TEST_F(TensorCores, GemmInterpretedAndEmulatedAgreeWithCpp) {
-  ASSERT_TRUE(built_) << log_;
+  ASSERT_TRUE(suite_->ready()) << suite_->log();
   for (const GemmCase& c : gemm_cases())
     for (bool integers : {true, false}) {
       SCOPED_TRACE(std::string(c.name) + (integers ? " integers" : " reals"));
@@ -212,11 +186,11 @@ TEST_F(TensorCores, GemmInterpretedAndEmulatedAgreeWithCpp) {
       NDArray a = random_matrix(c.M, c.K, c.type, 7, integers, &av);
       NDArray b = random_matrix(c.K, c.N, c.type, 11, integers, &bv);
       const std::vector<float> want = reference(av, bv, c.M, c.N, c.K);
-      const LoweredFunc& f = func(c.name);
+      const LoweredFunc& f = suite_->func(c.name);
       NDArray out = NDArray::empty({c.M, c.N}, Float(32));
       interpret(f, {a, b, out});
       EXPECT_EQ(out.to_vector<float>(), want) << "interpret() against C++";
-      cuda_test::EmulatedRun r = program_->run(c.name, f, {a, b, NDArray::empty({c.M, c.N}, Float(32))});
+      cuda_test::EmulatedRun r = suite_->run(c.name, {a, b, NDArray::empty({c.M, c.N}, Float(32))});
       ASSERT_EQ(r.error, 0) << r.output;
       ASSERT_EQ(r.arrays.size(), 3u);
       EXPECT_EQ(cuda_test::compare_arrays(out, r.arrays[2]), "") << "the emulated kernel against interpret()";
@@ -232,7 +206,7 @@ TEST_F(TensorCores, GemmInterpretedAndEmulatedAgreeWithCpp) {
 // threadIdx.x loop (the launch still has 32 lanes), two 16-bit types; C stored by the
 // store intrinsic or (mma_by_hand_lanes) by each lane, its elements one by one.
 TEST_F(TensorCores, SingleWarpKernelFromGlobalMemory) {
-  ASSERT_TRUE(built_) << log_;
+  ASSERT_TRUE(suite_->ready()) << suite_->log();
   struct Case {
     const char* name;
     int M, N;
@@ -243,11 +217,11 @@ TEST_F(TensorCores, SingleWarpKernelFromGlobalMemory) {
     SCOPED_TRACE(c.name);
     std::vector<float> av, bv;
     NDArray a = random_matrix(c.M, 16, c.t, 3, false, &av), b = random_matrix(16, c.N, c.t, 5, false, &bv);
-    const LoweredFunc& f = func(c.name);
+    const LoweredFunc& f = suite_->func(c.name);
     NDArray out = NDArray::empty({c.M, c.N}, Float(32));
     interpret(f, {a, b, out});
     EXPECT_EQ(out.to_vector<float>(), reference(av, bv, c.M, c.N, 16));
-    cuda_test::EmulatedRun r = program_->run(c.name, f, {a, b, NDArray::empty({c.M, c.N}, Float(32))});
+    cuda_test::EmulatedRun r = suite_->run(c.name, {a, b, NDArray::empty({c.M, c.N}, Float(32))});
     ASSERT_EQ(r.error, 0) << r.output;
     EXPECT_EQ(cuda_test::compare_arrays(out, r.arrays[2]), "");
     ASSERT_EQ(r.launches.size(), 1u);

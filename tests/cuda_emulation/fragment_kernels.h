@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "te/ops/matmul.h"
 #include "te/te.h"
 
 namespace te::cuda_test {
@@ -47,9 +48,7 @@ inline void mma_stage(Schedule& s, const Tensor& C, const Tensor& AF, const Tens
 inline LoweredFunc mma_epilogue_func(int M, int N, int K, DataType t, const std::string& name, int warps = 2,
                                      bool vectorized = false) {
   Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B"), bias = placeholder({N}, Float(32), "bias");
-  IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute(
-      {M, N}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
+  Tensor C = ops::matmul(A, B, "C");
   Tensor D = compute(
       {M, N}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), 0.0f); }, "D");
   Schedule s = create_schedule({D});
@@ -70,14 +69,10 @@ inline LoweredFunc mma_epilogue_func(int M, int N, int K, DataType t, const std:
 // One warp per block of 16 rows.
 inline LoweredFunc back_to_back_gemm_func(int M, int N, int K, int P, DataType t, const std::string& name) {
   Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B"), E = placeholder({N, P}, t, "E");
-  IterVar k = reduce_axis({0, K}, "k");
-  Tensor C = compute(
-      {M, N}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "C");
+  Tensor C = ops::matmul(A, B, "C");
   Tensor H = compute(
       {M, N}, [&](Expr i, Expr j) { return cast(t, max(C(i, j), 0.0f)); }, "H");
-  IterVar n = reduce_axis({0, N}, "n");
-  Tensor O = compute(
-      {M, P}, [&](Expr i, Expr e) { return sum(cast(Float(32), H(i, n)) * cast(Float(32), E(n, e)), {n}); }, "O");
+  Tensor O = ops::matmul(H, E, "O");
   Schedule s = create_schedule({O});
   Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
   Tensor EF = s.cache_read(E, "warp", {O});
@@ -100,9 +95,7 @@ inline LoweredFunc back_to_back_gemm_func(int M, int N, int K, int P, DataType t
 // shuffles each), the exponentials stay where the accumulators are. One warp per 16 rows.
 inline LoweredFunc gemm_softmax_func(int M, int N, int K, DataType t, const std::string& name) {
   Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
-  IterVar k = reduce_axis({0, K}, "k");
-  Tensor S = compute(
-      {M, N}, [&](Expr i, Expr j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); }, "S");
+  Tensor S = ops::matmul(A, B, "S");
   IterVar j1 = reduce_axis({0, N}, "j");
   Tensor m = compute(
       {M}, [&](Expr i) { return max(S(i, j1), {j1}); }, "row_max");

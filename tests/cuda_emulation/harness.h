@@ -347,6 +347,47 @@ class EmulatedProgram {
   int runs_ = 0;
 };
 
+// A test suite's lowered functions in one emulated program, by name: SetUpTestSuite adds
+// them (a failure to lower or build is kept for ready() to report), then builds once.
+class EmulatedSuite {
+ public:
+  explicit EmulatedSuite(EmulatedProgram::Paths paths = EmulatedProgram::Paths::Both) : program_(paths) {}
+
+  // Adds the function that `make` lowers, unless an earlier one failed.
+  void add(const std::function<LoweredFunc()>& make) {
+    if (!log_.empty()) return;
+    try {
+      LoweredFunc f = make();
+      program_.add(build_cuda(f));
+      funcs_.emplace_back(f.name, f);
+    } catch (const Error& e) {
+      log_ = std::string("lower/build_cuda failed: ") + e.what();
+    }
+  }
+  void build() {
+    if (log_.empty()) built_ = program_.build(&log_);
+  }
+  // Whether every function lowered and the program built; log() says why not.
+  bool ready() const { return built_; }
+  const std::string& log() const { return log_; }
+
+  const LoweredFunc& func(const std::string& name) const {
+    for (const auto& [n, f] : funcs_)
+      if (n == name) return f;
+    throw std::runtime_error("no function " + name);
+  }
+  // Runs function `name` on args (see EmulatedProgram::run).
+  EmulatedRun run(const std::string& name, const std::vector<Argument>& args) {
+    return program_.run(name, func(name), args);
+  }
+
+ private:
+  EmulatedProgram program_;
+  std::vector<std::pair<std::string, LoweredFunc>> funcs_;
+  std::string log_;
+  bool built_ = false;
+};
+
 // NaN-aware exact comparison of two arrays of the same dtype and shape; empty when equal,
 // else a description of the first differences.
 inline std::string compare_arrays(const NDArray& expected, const NDArray& actual) {
