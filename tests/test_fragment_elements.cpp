@@ -304,6 +304,41 @@ LoweredFunc fused_row_max_func() {
       });
 }
 
+// gemm_softmax's loop IR with each store to `buffer` rewritten by `edit` (what a schedule
+// cannot make, a hand-written or transformed loop IR can).
+LoweredFunc softmax_with_edited_stores(const std::string& buffer, const std::function<Expr(const StoreNode*)>& edit) {
+  struct Editor : IRMutator {
+    std::string buffer;
+    std::function<Expr(const StoreNode*)> edit;
+    Stmt mutate_store(const Stmt& s, const StoreNode* n) override {
+      if (n->buffer.name() != buffer) return IRMutator::mutate_store(s, n);
+      return store(n->buffer, edit(n), n->indices, n->predicate);
+    }
+  } editor;
+  editor.buffer = buffer;
+  editor.edit = edit;
+  LoweredFunc f = cuda_test::gemm_softmax_func(16, 16, 16, Float(16), "edited");
+  f.body = editor.mutate(f.body);
+  return f;
+}
+
+// A row reduction's lanes each start from its initial value, then combine: it must be the
+// identity, and the update a combination by +, *, min or max.
+TEST(FragmentElementsErrors, RowReductionsStartFromTheIdentityAndCombine) {
+  auto zero_start = [](const StoreNode* n) { return as_const_float(n->value) ? Expr(0.0f) : n->value; };
+  expect_error([&] { build_cuda(softmax_with_edited_stores("row_max", zero_start)); },
+               {"CUDA: in kernel 'edited_kernel0', the row reduction into 'row_max' at 0 does not start from the "
+                "type's lowest value in its loop nest: each lane reduces its part from there, and the parts combine"});
+  auto subtract = [](const StoreNode* n) {
+    const auto* b = n->value.as<BinaryNode>();
+    return b && b->op == BinOp::Add ? b->a - b->b : n->value;
+  };
+  expect_error([&] { build_cuda(softmax_with_edited_stores("row_sum", subtract)); },
+               {"CUDA: in kernel 'edited_kernel0', the store to 'row_sum' at 0 runs in lane 0 of the lanes 0 to 3 "
+                "that hold the element: only a row reduction (the element combined by +, *, min or max with a value "
+                "of that lane) may, its lanes' parts then combined"});
+}
+
 TEST(FragmentElementsErrors, EachLaneMayTouchOnlyTheElementsItHolds) {
   expect_error([] { build_cuda(fused_row_max_func()); },
                {"CUDA: kernel 'fused_kernel0' writes warp buffer 'row_max' element by element",

@@ -592,12 +592,7 @@ class Analyzer : public IRVisitor {
       auto it = warp_layouts_.find(b.get());
       if (it == warp_layouts_.end()) continue;  // never accessed
       const FragmentShape& fs = it->second.shape;
-      if (it->second.rows_only && count % fs.rows != 0)
-        throw Error(
-            fmt::format("CUDA: in kernel '{}', {} buffer '{}' holds a value per row of {}'s fragments, but "
-                        "its {} elements are not a whole number of {}-row tiles",
-                        kernel_, scope_name(b.scope()), b.name(), it->second.origin, count, fs.rows));
-      if (!it->second.rows_only && count % (fs.rows * it->second.row) != 0)
+      if (!it->second.rows_only && count % (fs.rows * it->second.row) != 0)  // (inference checked rows_only's)
         throw Error(
             fmt::format("CUDA: in kernel '{}', {} buffer '{}' has {} elements, not a whole number of "
                         "rows of {} x {} fragments ({} rows of {}); shape it as whole fragments",

@@ -5,7 +5,6 @@
 #include <array>
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <optional>
 
 #include "expr/analysis.h"
