@@ -339,6 +339,23 @@ TEST(FragmentElementsErrors, RowReductionsStartFromTheIdentityAndCombine) {
                 "of that lane) may, its lanes' parts then combined"});
 }
 
+// Every lane must run the same number of stores: a row max that reads only column 0 of
+// each row puts all of a row's updates in the lane holding that column.
+TEST(FragmentElementsErrors, EveryLaneRunsTheSameStores) {
+  auto first_column = [](const StoreNode* n) {
+    struct FirstColumn : IRMutator {
+      Expr mutate_load(const Expr& e, const LoadNode* l) override {
+        if (l->buffer.name() != "S") return IRMutator::mutate_load(e, l);
+        return load(l->buffer, {l->indices[0] / 16 * 16});
+      }
+    } m;
+    return m.mutate(n->value);
+  };
+  expect_error([&] { build_cuda(softmax_with_edited_stores("row_max", first_column)); },
+               {"CUDA: in kernel 'edited_kernel0', a loop nest over warp fragments gives lane 0 34 stores and lane 1 "
+                "2: it must cover whole fragments, the same number in every lane"});
+}
+
 TEST(FragmentElementsErrors, EachLaneMayTouchOnlyTheElementsItHolds) {
   expect_error([] { build_cuda(fused_row_max_func()); },
                {"CUDA: kernel 'fused_kernel0' writes warp buffer 'row_max' element by element",

@@ -178,7 +178,7 @@ class Planner {
             fmt::format("CUDA: in kernel '{}', a loop nest over warp fragments gives lane 0 {} stores "
                         "and lane {} {}: it must cover whole fragments, the same number in every lane",
                         kernel_, lane_stores_[0], l, lane_stores_[l]));
-    nest.trees = combine(trees_, "the nest");
+    nest.trees = combine(trees_);
     for (const auto& [key, reduction] : reductions_) nest.reductions.push_back(reduction);
     return nest;
   }
@@ -394,10 +394,20 @@ class Planner {
     }
   }
 
+  Error runs_differently(int lane) const {
+    return Error(fmt::format(
+        "CUDA: in kernel '{}', a loop nest over warp fragments runs differently in lane 0 and lane {}: each lane must "
+        "run the same steps on the elements it holds, their loops' values differing with the lane's row and column "
+        "in its fragments only",
+        kernel_, lane));
+  }
+
   // The lanes' trees as one: the same statements in every lane, loop values affine in the
   // lane's g and t, the same slots.
-  std::vector<LaneTree> combine(const std::array<std::vector<LaneNode>, kLanes>& lanes, const std::string& where) {
+  std::vector<LaneTree> combine(const std::array<std::vector<LaneNode>, kLanes>& lanes) {
     std::vector<LaneTree> out;
+    for (int l = 1; l < kLanes; ++l)
+      if (lanes[l].size() != lanes[0].size()) throw runs_differently(l);
     for (size_t k = 0; k < lanes[0].size(); ++k) {
       const LaneNode& first = lanes[0][k];
       LaneTree t;
@@ -410,17 +420,12 @@ class Planner {
       for (int l = 0; l < kLanes; ++l) {
         const LaneNode* node = k < lanes[l].size() ? &lanes[l][k] : nullptr;
         const bool same = node != nullptr && node->stmt == first.stmt && node->load_slots == first.load_slots &&
-                          node->store_slot == first.store_slot && lanes[l].size() == lanes[0].size() &&
+                          node->store_slot == first.store_slot &&
                           node->value == t.value.base + t.value.per_g * (l / 4) + t.value.per_t * (l % 4);
-        if (!same)
-          throw Error(fmt::format(
-              "CUDA: in kernel '{}', a loop nest over warp fragments runs differently in lane 0 and lane {} ({}): "
-              "each lane must run the same steps on the elements it holds, their loops' values differing with the "
-              "lane's row and column in its fragments only",
-              kernel_, l, where));
+        if (!same) throw runs_differently(l);
         children[l] = node->children;
       }
-      t.children = combine(children, where);
+      t.children = combine(children);
       out.push_back(std::move(t));
     }
     return out;
