@@ -448,7 +448,8 @@ FragmentPlace fragment_place(const FragmentLayout& l, int64_t element) {
     const int64_t r = element % 16;
     return {0xfu << (r % 8 * 4), element / 16 * 2 + r / 8};
   }
-  const int64_t* base = as_const_int(fragment_slot(l.shape, make_const(Int(64), element), l.row));
+  const Expr slot = fragment_slot(l.shape, make_const(Int(64), element), l.row);  // (kept alive for base)
+  const int64_t* base = as_const_int(slot);
   TE_ICHECK(base != nullptr, "a fragment's slot of a constant element is a constant");
   const int64_t r = element / l.row % l.shape.rows, c = element % l.row % l.shape.cols;
   auto lane = [](int64_t x) { return 1u << static_cast<unsigned>(x); };
