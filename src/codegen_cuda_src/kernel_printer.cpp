@@ -498,10 +498,8 @@ class KernelPrinter {
 
   // A row's four lanes combine their parts: two butterfly shuffles.
   void emit_lane_butterfly(const LaneReduction& r) {
-    auto named = scope_.buffers.find(r.buffer);
-    const std::string element = fmt::format(
-        "{}[{}]", named != scope_.buffers.end() ? named->second : scope_.buffers_by_name.at(r.buffer->name), r.slot);
-    const DataType type = r.buffer->dtype;
+    const std::string element = fmt::format("{}[{}]", scope_buffer(r.buffer), r.slot);
+    const DataType type = r.buffer.dtype();
     Var mine("te_mine", type), theirs("te_theirs", type);
     scope_.vars[mine.get()] = VarBinding{element, printer_.compute_type(type)};
     for (int mask : {1, 2}) {
@@ -714,6 +712,19 @@ class KernelPrinter {
     return vector_c_type(t, lanes);
   }
 
+  // Each load as one vector (te_v0, te_v1...), which the printer then reads lane by lane.
+  void declare_vector_loads(const std::vector<const LoadNode*>& loads, int lanes) {
+    std::map<const LoadNode*, ExprPrinter::VectorLoad> names;
+    for (const LoadNode* l : loads) {
+      std::string name = fmt::format("te_v{}", names.size());  // read-only buffers: ld.global.nc
+      const std::string load_type = use_vector_type(l->buffer.dtype(), lanes);
+      w_.line(
+          fmt::format("const {} {} = *(const {}*){};", load_type, name, load_type, address(l->buffer, l->indices[0])));
+      names[l] = {name, array_vector(l->buffer.dtype(), lanes)};
+    }
+    printer_.set_vector_loads(names);
+  }
+
   void emit_vector_store(const StoreNode* n, int lanes, const std::string& type) {
     // A copy into shared memory under uniform control flow: te's barriers order it.
     if (const LoadNode* src = async_copies_ && guards_ == 0 ? async_copy_source(n, lanes) : nullptr;
@@ -724,15 +735,7 @@ class KernelPrinter {
       used_async_ = true;
       return;
     }
-    std::map<const LoadNode*, ExprPrinter::VectorLoad> names;
-    for (const LoadNode* l : vector_loads(n->value, lanes)) {
-      std::string name = fmt::format("te_v{}", names.size());  // read-only buffers: ld.global.nc
-      const std::string load_type = use_vector_type(l->buffer.dtype(), lanes);
-      w_.line(
-          fmt::format("const {} {} = *(const {}*){};", load_type, name, load_type, address(l->buffer, l->indices[0])));
-      names[l] = {name, array_vector(l->buffer.dtype(), lanes)};
-    }
-    printer_.set_vector_loads(names);
+    declare_vector_loads(vector_loads(n->value, lanes), lanes);
     use_vector_type(n->buffer.dtype(), lanes);
     w_.line(fmt::format("{} te_vs;", type));
     DataType t = n->buffer.dtype();
@@ -767,15 +770,7 @@ class KernelPrinter {
     } else {
       w_.open(fmt::format("if ({})", fmt::join(unproven, " && ")));
     }
-    std::map<const LoadNode*, ExprPrinter::VectorLoad> names;
-    for (const LoadNode* l : loads) {
-      std::string name = fmt::format("te_v{}", names.size());
-      const std::string load_type = use_vector_type(l->buffer.dtype(), lanes);
-      w_.line(
-          fmt::format("const {} {} = *(const {}*){};", load_type, name, load_type, address(l->buffer, l->indices[0])));
-      names[l] = {name, array_vector(l->buffer.dtype(), lanes)};
-    }
-    printer_.set_vector_loads(names);
+    declare_vector_loads(loads, lanes);
     for (int k = 0; k < lanes; ++k) {
       printer_.set_lane(std::to_string(k));
       std::string line = store_text(n);

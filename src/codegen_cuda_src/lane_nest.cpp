@@ -251,7 +251,8 @@ class Planner {
       claim(*target);
     }
     std::map<const LoadNode*, int64_t> slots;
-    for (const LoadNode* l : run_loads(r)) {
+    const std::vector<const LoadNode*> loads = run_loads(r);
+    for (const LoadNode* l : loads) {
       if (l->predicate.defined() || l->indices.size() != 1 || l->dtype.lanes() != 1)
         throw Error(
             fmt::format("CUDA: in kernel '{}', a load of warp buffer '{}' is predicated or a vector; "
@@ -264,7 +265,7 @@ class Planner {
     TE_ICHECK(lanes != kAllLanes, "a store of a lane nest that touches no warp buffer");
     if (target && lanes != target->place.lanes) note_partial(r, *target, lanes);
     if (target) note_write(*target, lanes != target->place.lanes, r);
-    for (const LoadNode* l : run_loads(r))
+    for (const LoadNode* l : loads)
       if (l->buffer.get() != n->buffer.get() || !target || lanes == target->place.lanes) note_read(l, value);
     ++stores_;
     for (int l = 0; l < kLanes; ++l) {
@@ -317,7 +318,7 @@ class Planner {
           "then combined",
           kernel_, n->buffer.name(), target.element, lanes_text(lanes), lanes_text(target.place.lanes)));
     const auto key = std::make_pair(n->buffer.get(), target.place.slot);
-    auto [it, inserted] = reductions_.emplace(key, LaneReduction{n->buffer.get(), target.place.slot, b->op});
+    auto [it, inserted] = reductions_.emplace(key, LaneReduction{n->buffer, target.place.slot, b->op});
     if (!inserted && it->second.op != b->op)
       throw Error(fmt::format("CUDA: in kernel '{}', the row reduction into '{}' combines by both {} and {}", kernel_,
                               n->buffer.name(), binop_name(it->second.op), binop_name(b->op)));

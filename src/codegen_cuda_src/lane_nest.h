@@ -57,7 +57,7 @@ struct LaneTree {
 // A row reduction across lanes: after the nest, slot `slot` of warp buffer `buffer`
 // combines with the other three lanes of its row by `op`.
 struct LaneReduction {
-  const BufferNode* buffer = nullptr;
+  Buffer buffer;
   int64_t slot = 0;
   BinOp op = BinOp::Add;
 };
