@@ -33,6 +33,10 @@ std::vector<CudaCase> cases() {
   one_warp.warps = 1;
   ops::AttentionCudaOptions four_warps;
   four_warps.warps = 4;
+  // One tile of causal queries (two thread blocks): the same keys for every query, so
+  // auto_schedule splits the keys too.
+  ops::AttentionCudaOptions four_warps_split = four_warps;
+  four_warps_split.key_splits = 2;
   ops::AttentionCudaOptions decode;
   decode.warps = 1;
   decode.key_splits = 4;
@@ -64,9 +68,13 @@ std::vector<CudaCase> cases() {
         BFloat(16), 16},
        decode5,
        "attn_decode_causal"},
+      {{"float16 causal decoding, 5 x 256 keys in 4 parts (one tile of queries)", 1, 2, 1, 5, 256, 32, true, false,
+        1.0f, Float(16), 32},
+       decode,
+       "attn_decode_causal_split"},
       // auto_schedule recognises attention: tensor cores with 4 warps; split-K for decoding.
       {{"auto_schedule: float16 causal 64 x 64, dim 32", 1, 2, 2, 64, 64, 32, true, false, 1.0f, Float(16), 32},
-       four_warps,
+       four_warps_split,
        "attn_auto",
        true},
       {{"auto_schedule: bfloat16 decoding 1 x 512", 1, 2, 2, 1, 512, 16, false, false, 1.0f, BFloat(16), 64},
@@ -158,8 +166,10 @@ TEST_F(AttentionCuda, EmulatedEqualsInterpretAndTheReference) {
 }
 
 // nvcc builds the kernels for sm_80 and sm_90 without spills or warnings, with the tensor
-// cores' instructions in the PTX; dim 128 with 4 warps takes dynamic shared memory; the
-// split-K decoding kernels too.
+// cores' instructions in the PTX; dim 128 (70 KiB of double-buffered keys and values)
+// takes dynamic shared memory. The register form keeps everything but the keys and
+// values in registers (no float in shared memory), its rows' max and sum combined across
+// lanes by butterfly shuffles.
 TEST(AttentionCudaNvcc, CompilesWithoutSpills) {
   const std::string nvcc = cuda_test::nvcc_path();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set TE_NVCC or install the CUDA toolkit)";
@@ -168,7 +178,9 @@ TEST(AttentionCudaNvcc, CompilesWithoutSpills) {
   for (const CudaCase& c : {all[0], all[4], all[5]}) {
     const std::string cu = dir.path() + "/" + c.func + ".cu";
     const CudaModule m = build_cuda(lower_case(c).func);
-    EXPECT_EQ(m.kernels()[0].dynamic_shared, c.options.warps == 4) << c.c.name;
+    EXPECT_EQ(m.kernels()[0].dynamic_shared, c.c.dim == 128) << c.c.name;
+    const bool registers = c.options.key_splits == 1;
+    EXPECT_EQ(m.source().find("__shared__ float") == std::string::npos, registers) << c.c.name;
     cuda_test::write_file(cu, m.source());
     for (const char* arch : {"sm_80", "sm_90"}) {
       SCOPED_TRACE(std::string(c.c.name) + " " + arch);
@@ -186,6 +198,7 @@ TEST(AttentionCudaNvcc, CompilesWithoutSpills) {
     const std::string text = cuda_test::read_file(ptx);
     for (const char* instruction : {"mma.sync.aligned.m16n8k16.row.col.f32", "ldmatrix.sync.aligned", "cp.async"})
       EXPECT_NE(text.find(instruction), std::string::npos) << instruction;
+    EXPECT_EQ(text.find("shfl.sync.bfly") != std::string::npos, registers) << c.c.name;
   }
 }
 
@@ -230,8 +243,8 @@ TEST(AttentionCudaErrors, WhatTheScheduleRefuses) {
         Schedule s = create_schedule({out});
         ops::schedule_attention_cuda(s, out, split);
       },
-      {"key_splits (2) needs the same keys for every query: causal attention's differ",
-       "one query, the last, sees every key: causal = false is the same"});
+      {"key_splits (2) needs the same keys for every query: causal attention's differ unless its queries fit one "
+       "tile (AttentionOptions::query_block = 16 * warps at least seq_q, as when decoding)"});
   split.key_splits = 3;
   expect_error([&] { schedule(Float(16), 32, 32, 64, 16, 32, split); },
                {"key_splits (3) must divide the 4 blocks of 16 keys"});

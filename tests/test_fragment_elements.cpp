@@ -70,6 +70,15 @@ struct BackToBackCase {
 const BackToBackCase kBackToBack[] = {{"back_to_back", 32, 32, 32, 16, Float(16)},
                                       {"back_to_back_bf16", 16, 16, 32, 24, BFloat(16)}};
 
+struct TailCase {
+  const char* name;
+  int rows, N, column_split;
+  DataType t;
+};
+const TailCase kTails[] = {{"tail_rows", 5, 16, 0, Float(16)},
+                           {"tail_columns", 16, 16, 12, BFloat(16)},
+                           {"tail_rows_and_columns", 11, 16, 12, Float(16)}};
+
 class FragmentElements : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -80,6 +89,8 @@ class FragmentElements : public ::testing::Test {
       suite_->add([c] { return cuda_test::back_to_back_gemm_func(c.M, c.N, c.K, c.P, c.t, c.name); });
     suite_->add([] { return cuda_test::gemm_softmax_func(32, 32, 16, Float(16), "gemm_softmax"); });
     suite_->add([] { return cuda_test::gemm_softmax_func(16, 8, 32, BFloat(16), "gemm_softmax_bf16"); });
+    for (const TailCase& c : kTails)
+      suite_->add([c] { return cuda_test::tail_epilogue_func(c.rows, c.N, c.column_split, c.t, c.name); });
     suite_->build();
   }
   static void TearDownTestSuite() { suite_.reset(); }
@@ -180,6 +191,40 @@ TEST_F(FragmentElements, RowSoftmaxOfTheAccumulatorsReducesAcrossTheRowsLanes) {
   }
 }
 
+// Nests over part of the fragments: D = C + 1 for the first rows of a 16-row tile, its
+// columns split by 12 (a condition on the split's tail inside the nest). Each lane skips
+// the rows and columns it holds past their loops' ends.
+TEST_F(FragmentElements, NestsOverPartOfTheFragmentsSkipWhatIsPastTheEnd) {
+  ASSERT_TRUE(suite_->ready()) << suite_->log();
+  for (const TailCase& c : kTails) {
+    SCOPED_TRACE(c.name);
+    std::vector<float> av, bv;
+    NDArray a = matrix(16, 16, c.t, 31, true, &av), b = matrix(16, c.N, c.t, 37, true, &bv);
+    const std::vector<float> s = product(av, bv, 16, c.N, 16);
+    std::vector<float> want(s.begin(), s.begin() + size_t(c.rows) * c.N);
+    for (float& w : want) w += 1.0f;
+    NDArray out = NDArray::empty({c.rows, c.N}, Float(32));
+    interpret(suite_->func(c.name), {a, b, out});
+    EXPECT_EQ(out.to_vector<float>(), want) << "interpret() against C++";
+    // The emulated kernel writes D into an array of the whole tile's 16 rows: the rows
+    // past D's end must stay as they were.
+    const size_t size = size_t(c.rows) * c.N, tile = size_t(16) * c.N;
+    cuda_test::EmulatedRun r =
+        suite_->run(c.name, {a, b, NDArray::from_vector(std::vector<float>(tile, -7.0f), {16, c.N})});
+    ASSERT_EQ(r.error, 0) << r.output;
+    const std::vector<float> got = r.arrays[2].to_vector<float>();
+    ASSERT_EQ(got.size(), tile);
+    EXPECT_EQ(std::vector<float>(got.begin(), got.begin() + long(size)), want) << "the emulated kernel";
+    EXPECT_EQ(std::vector<float>(got.begin() + long(size), got.end()), std::vector<float>(tile - size, -7.0f))
+        << "nothing written past D's end";
+  }
+  const std::string both = build_cuda(cuda_test::tail_epilogue_func(5, 16, 12, Float(16), "both")).source();
+  for (const char* line : {"const int32_t i_inner = g;", "if (i_inner < 5) {", "const int32_t j_inner_1 = 2 * t + 8;",
+                           "if (j_inner_1 < 12) {", "const int32_t j_inner_1 = 2 * t - 4;", "if (j_inner_1 >= 0) {"})
+    EXPECT_NE(both.find(line), std::string::npos) << line << "\n" << both;
+  EXPECT_EQ(both.find("g + 8"), std::string::npos) << "rows 8 to 15 are past the end in every lane:\n" << both;
+}
+
 // The CUDA each lane runs: the fragments' slots as constants (registers), no shared
 // memory, the lane's row and column from threadIdx.x only where a global index needs them.
 TEST(FragmentElementsCode, SlotsAreConstantsAndNothingGoesThroughSharedMemory) {
@@ -274,15 +319,16 @@ LoweredFunc unlaid_warp_buffer_func() {
       });
 }
 
-// D = C + 1 over columns split by 12: the split's tail is a condition inside the nest.
-LoweredFunc guarded_epilogue_func() {
+// D = C + 1 over columns split by 6: each lane's columns (2t, 2t + 1, 2t + 8, 2t + 9)
+// fall in two of the three parts, which two differing by lane.
+LoweredFunc split_by_six_func() {
   return one_warp_epilogue(
-      16, "guarded",
+      16, "split6",
       [](const Tensor&, const Tensor& C) {
         return compute(
             {16, 16}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "D");
       },
-      [](Schedule& s, const Tensor& D, const IterVar&, const IterVar&) { s[D].split(D.axis(1), 12); });
+      [](Schedule& s, const Tensor& D, const IterVar&, const IterVar&) { s[D].split(D.axis(1), 6); });
 }
 
 // exp(C - row_max) with the row max computed inside D's row loop: its buffer is allocated
@@ -339,9 +385,9 @@ TEST(FragmentElementsErrors, RowReductionsStartFromTheIdentityAndCombine) {
                 "of that lane) may, its lanes' parts then combined"});
 }
 
-// Every lane must run the same number of stores: a row max that reads only column 0 of
-// each row puts all of a row's updates in the lane holding that column.
-TEST(FragmentElementsErrors, EveryLaneRunsTheSameStores) {
+// Every lane must run the same steps: a row max that reads only column 0 of each row puts
+// all of a row's updates in the lane holding that column.
+TEST(FragmentElementsErrors, EveryLaneRunsTheSameSteps) {
   auto first_column = [](const StoreNode* n) {
     struct FirstColumn : IRMutator {
       Expr mutate_load(const Expr& e, const LoadNode* l) override {
@@ -352,8 +398,10 @@ TEST(FragmentElementsErrors, EveryLaneRunsTheSameStores) {
     return m.mutate(n->value);
   };
   expect_error([&] { build_cuda(softmax_with_edited_stores("row_max", first_column)); },
-               {"CUDA: in kernel 'edited_kernel0', a loop nest over warp fragments gives lane 0 34 stores and lane 1 "
-                "2: it must cover whole fragments, the same number in every lane"});
+               {"CUDA: in kernel 'edited_kernel0', a loop nest over warp fragments runs differently in lane 0 and lane "
+                "1: each lane must run the same steps on the elements it holds, their loops' values differing with "
+                "the lane's row and column in its fragments only (a lane skips only iterations its values put past "
+                "the loop's range)"});
 }
 
 TEST(FragmentElementsErrors, EachLaneMayTouchOnlyTheElementsItHolds) {
@@ -371,11 +419,11 @@ TEST(FragmentElementsErrors, EachLaneMayTouchOnlyTheElementsItHolds) {
   expect_error([] { build_cuda(cuda_test::mma_epilogue_func(16, 32, 16, Float(16), "vectors", 1, true)); },
                {"CUDA: in kernel 'vectors_kernel0', the store to 'D' in a loop nest over warp fragments is "
                 "predicated, atomic or a vector; each lane stores its elements one by one"});
-  // A nest with a condition (the tail of a split of 16 columns by 12) is no lane nest.
-  expect_error([] { build_cuda(guarded_epilogue_func()); },
-               {"CUDA: kernel 'guarded_kernel0' reads warp buffer 'C' element by element", "only they may access it",
-                "or a loop nest at warp level whose lanes each run the elements they hold (serial or unrolled loops, "
-                "lets and stores only, outside every threadIdx.x loop)"});
+  // A split whose parts hold different lanes' columns in different shapes.
+  expect_error([] { build_cuda(split_by_six_func()); },
+               {"CUDA: in kernel 'split6_kernel0', a loop nest over warp fragments runs differently in lane 0 and "
+                "lane 3: each lane must run the same steps on the elements it holds",
+                "(a lane skips only iterations its values put past the loop's range)"});
 }
 
 }  // namespace

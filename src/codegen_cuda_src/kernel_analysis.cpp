@@ -564,7 +564,7 @@ class Analyzer : public IRVisitor {
           fmt::format("CUDA: kernel '{}' {} {} buffer '{}' element by element; its threads hold it as "
                       "the tensor-core intrinsics lay it out, so only they may access it (tensorize the "
                       "stages that read and write it), or a loop nest at warp level whose lanes each run the "
-                      "elements they hold (serial or unrolled loops, lets and stores only, outside every "
+                      "elements they hold (serial or unrolled loops, lets, conditions and stores only, outside every "
                       "threadIdx.x loop)",
                       kernel_, how, scope_name(b.scope()), b.name()));
   }

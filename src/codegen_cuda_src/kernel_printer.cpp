@@ -415,7 +415,7 @@ class KernelPrinter {
   // Whether the loop values the tree prints use the lane's g and t.
   static void lane_terms(const LaneTree& tree, bool* uses_g, bool* uses_t) {
     if (tree.stmt->kind == StmtKind::For &&
-        printed_vars(tree).count(static_cast<const ForNode*>(tree.stmt)->var.get())) {
+        (tree.guarded || printed_vars(tree).count(static_cast<const ForNode*>(tree.stmt)->var.get()))) {
       *uses_g |= tree.value.per_g != 0;
       *uses_t |= tree.value.per_t != 0;
     }
@@ -444,6 +444,8 @@ class KernelPrinter {
       } else if (t.stmt->kind == StmtKind::LetStmt) {
         auto* l = static_cast<const LetStmtNode*>(t.stmt);
         if (f.found.count(l->var.get())) f.visit(l->value);
+      } else if (t.stmt->kind == StmtKind::IfThenElse) {
+        f.visit(static_cast<const IfThenElseNode*>(t.stmt)->cond);
       }
     };
     walk(tree);
@@ -461,7 +463,12 @@ class KernelPrinter {
         if (used.count(f->var.get()))
           w_.line(fmt::format("const {} {} = {};", printer_.compute_c_type(f->var.dtype()), var_name(f->var),
                               lane_affine_text(tree.value, g, t)));
+        if (tree.guarded)
+          w_.open(fmt::format(
+              "if ({})",
+              lane_range_text(tree, used.count(f->var.get()) ? var_name(f->var) : lane_affine_text(tree.value, g, t))));
         for (const LaneTree& c : tree.children) emit_lane_tree(c, g, t);
+        if (tree.guarded) w_.close();
         if (declares) w_.close();
         return;
       }
@@ -475,6 +482,17 @@ class KernelPrinter {
           w_.line(fmt::format("const {} {} = {};", printer_.compute_c_type(l->var.dtype()), var_name(l->var), value));
         }
         for (const LaneTree& c : tree.children) emit_lane_tree(c, g, t);
+        return;
+      }
+      case StmtKind::IfThenElse: {  // the branch this tree node runs (its lets declare inside)
+        auto* n = static_cast<const IfThenElseNode*>(tree.stmt);
+        printer_.set_fragment_slots(tree.load_slots);
+        std::string condition = printer_.print_bare(n->cond);
+        printer_.set_fragment_slots({});
+        flush_hoisted();
+        w_.open(fmt::format(tree.value.base == 0 ? "if ({})" : "if (!({}))", condition));
+        for (const LaneTree& c : tree.children) emit_lane_tree(c, g, t);
+        w_.close();
         return;
       }
       case StmtKind::Store: {
@@ -492,7 +510,7 @@ class KernelPrinter {
         printer_.set_fragment_slots({});
         return;
       }
-      default: TE_ICHECK(false, "a lane tree of loops, lets and stores");
+      default: TE_ICHECK(false, "a lane tree of loops, lets, branches and stores");
     }
   }
 
@@ -513,16 +531,30 @@ class KernelPrinter {
     scope_.vars.erase(theirs.get());
   }
 
+  // Whether a guarded iteration is the lane's: its value within the loop's range (only
+  // the bounds some lane's value crosses are tested).
+  static std::string lane_range_text(const LaneTree& tree, const std::string& value) {
+    const LaneAffine& a = tree.value;
+    const int64_t lowest = a.base + std::min<int64_t>(a.per_g, 0) * 7 + std::min<int64_t>(a.per_t, 0) * 3;
+    const int64_t highest = a.base + std::max<int64_t>(a.per_g, 0) * 7 + std::max<int64_t>(a.per_t, 0) * 3;
+    std::vector<std::string> tests;
+    if (lowest < tree.begin) tests.push_back(fmt::format("{} >= {}", value, tree.begin));
+    if (highest >= tree.end) tests.push_back(fmt::format("{} < {}", value, tree.end));
+    return fmt::format("{}", fmt::join(tests, " && "));
+  }
+
   // base + per_g * g + per_t * t as C.
   static std::string lane_affine_text(const LaneAffine& a, const std::string& g, const std::string& t) {
     std::vector<std::string> terms;
     auto term = [&](int64_t k, const std::string& name) {
-      if (k != 0) terms.push_back(k == 1 ? name : fmt::format("{} * {}", k, name));
+      if (k != 0) terms.push_back(k == 1 ? name : k == -1 ? "-" + name : fmt::format("{} * {}", k, name));
     };
     term(a.per_g, g);
     term(a.per_t, t);
-    if (a.base != 0 || terms.empty()) terms.push_back(std::to_string(a.base));
-    return fmt::format("{}", fmt::join(terms, " + "));
+    if (terms.empty()) return std::to_string(a.base);
+    std::string text = fmt::format("{}", fmt::join(terms, " + "));
+    if (a.base != 0) text += fmt::format(" {} {}", a.base < 0 ? '-' : '+', a.base < 0 ? -a.base : a.base);
+    return text;
   }
 
   void emit_for(const ForNode* n, bool in_seq) {

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <tuple>
 
 #include "expr/analysis.h"
 #include "te/error.h"
@@ -53,6 +55,12 @@ bool nest_statements(const StmtNode* s, bool* touches) {
       for (const Stmt& x : static_cast<const SeqNode*>(s)->seq)
         if (!nest_statements(x.get(), touches)) return false;
       return true;
+    case StmtKind::IfThenElse: {
+      auto* n = static_cast<const IfThenElseNode*>(s);
+      *touches |= !warp_loads(n->cond).empty();
+      return nest_statements(n->then_case.get(), touches) &&
+             (!n->else_case.defined() || nest_statements(n->else_case.get(), touches));
+    }
     case StmtKind::Store: {
       auto* n = static_cast<const StoreNode*>(s);
       *touches |= is_warp(n->buffer) || !warp_loads(n->value).empty();
@@ -63,10 +71,16 @@ bool nest_statements(const StmtNode* s, bool* touches) {
   }
 }
 
-// One run of a store of the nest: the loops' values and lets around it, outermost first.
+// One run of a store of the nest: the loops' values, lets and branches around it,
+// outermost first.
+struct Step {
+  const StmtNode* stmt = nullptr;
+  int64_t value = 0;           // For: the loop's value; IfThenElse: 0 then, 1 else
+  int64_t begin = 0, end = 0;  // For: its range
+};
 struct Run {
   const StoreNode* store = nullptr;
-  std::vector<std::pair<const StmtNode*, int64_t>> path;  // (For, value) or (LetStmt, 0)
+  std::vector<Step> path;
 };
 
 // Runs the nest's loops by value, calling `on_store` for each store with the variables'
@@ -91,7 +105,7 @@ class Enumerator {
                           kernel_, n->var.name(), to_string(n->min), to_string(n->extent)));
         for (int64_t v = *min; v < *min + *extent; ++v) {
           env_[n->var.get()] = v;
-          run_.path.emplace_back(n, v);
+          run_.path.push_back({n, v, *min, *min + *extent});
           walk(n->body.get());
           run_.path.pop_back();
         }
@@ -101,7 +115,7 @@ class Enumerator {
       case StmtKind::LetStmt: {
         auto* n = static_cast<const LetStmtNode*>(s);
         if (const std::optional<int64_t> v = value(n->value)) env_[n->var.get()] = *v;
-        run_.path.emplace_back(n, 0);
+        run_.path.push_back({n, 0});
         walk(n->body.get());
         run_.path.pop_back();
         env_.erase(n->var.get());
@@ -110,11 +124,27 @@ class Enumerator {
       case StmtKind::Seq:
         for (const Stmt& x : static_cast<const SeqNode*>(s)->seq) walk(x.get());
         return;
+      case StmtKind::IfThenElse: {
+        auto* n = static_cast<const IfThenElseNode*>(s);
+        if (const std::optional<int64_t> holds = value(n->cond)) {  // the nest's loops decide it
+          const Stmt& body = *holds ? n->then_case : n->else_case;
+          if (body.defined()) walk(body.get());
+          return;
+        }
+        for (int64_t branch : {0, 1}) {  // both: each lane tests it at run time
+          const Stmt& body = branch == 0 ? n->then_case : n->else_case;
+          if (!body.defined()) continue;
+          run_.path.push_back({n, branch});
+          walk(body.get());
+          run_.path.pop_back();
+        }
+        return;
+      }
       case StmtKind::Store:
         run_.store = static_cast<const StoreNode*>(s);
         on_store_(run_, [this](const Expr& e) { return value(e); });
         return;
-      default: TE_ICHECK(false, "a lane nest holds loops, lets, sequences and stores only");
+      default: TE_ICHECK(false, "a lane nest holds loops, lets, branches, sequences and stores only");
     }
   }
 
@@ -133,12 +163,20 @@ class Enumerator {
   Run run_;
 };
 
-// The warp loads of a run: those of its lets' values, then of the store.
+// The value a path statement computes: a let's value, a branch's condition.
+Expr path_value(const StmtNode* s) {
+  if (s->kind == StmtKind::LetStmt) return static_cast<const LetStmtNode*>(s)->value;
+  if (s->kind == StmtKind::IfThenElse) return static_cast<const IfThenElseNode*>(s)->cond;
+  return Expr();
+}
+
+// The warp loads of a run: those of its lets' values and branches' conditions, then of
+// the store.
 std::vector<const LoadNode*> run_loads(const Run& r) {
   std::vector<const LoadNode*> loads;
-  for (const auto& [s, v] : r.path)
-    if (s->kind == StmtKind::LetStmt)
-      for (const LoadNode* l : warp_loads(static_cast<const LetStmtNode*>(s)->value)) loads.push_back(l);
+  for (const Step& step : r.path)
+    if (const Expr e = path_value(step.stmt); e.defined())
+      for (const LoadNode* l : warp_loads(e)) loads.push_back(l);
   for (const LoadNode* l : warp_loads(r.store->value)) loads.push_back(l);
   for (const Expr& i : r.store->indices)
     for (const LoadNode* l : warp_loads(i)) loads.push_back(l);
@@ -155,6 +193,7 @@ int lowest_lane(uint32_t lanes) {
 struct LaneNode {
   const StmtNode* stmt = nullptr;
   int64_t value = 0;
+  int64_t begin = 0, end = 0;  // a For's range
   std::map<const LoadNode*, int64_t> load_slots;
   int64_t store_slot = -1;
   std::vector<LaneNode> children;
@@ -171,15 +210,13 @@ class Planner {
     check_reductions();
     LaneNest nest;
     nest.stores = stores_;
-    nest.lane_stores = lane_stores_[0];
-    for (int l = 1; l < kLanes; ++l)
-      if (lane_stores_[l] != lane_stores_[0])
-        throw Error(
-            fmt::format("CUDA: in kernel '{}', a loop nest over warp fragments gives lane 0 {} stores "
-                        "and lane {} {}: it must cover whole fragments, the same number in every lane",
-                        kernel_, lane_stores_[0], l, lane_stores_[l]));
-    nest.trees = combine(trees_);
+    nest.lane_stores = *std::max_element(lane_stores_.begin(), lane_stores_.end());
+    nest.trees = combine(trees_, kAllLanes);
     for (const auto& [key, reduction] : reductions_) nest.reductions.push_back(reduction);
+    // (By name, not by address: the butterflies in the same order every run.)
+    std::sort(nest.reductions.begin(), nest.reductions.end(), [](const LaneReduction& a, const LaneReduction& b) {
+      return std::make_pair(a.buffer.name(), a.slot) < std::make_pair(b.buffer.name(), b.slot);
+    });
     return nest;
   }
 
@@ -282,14 +319,15 @@ class Planner {
   // Adds the run to lane l's tree.
   void insert(int l, const Run& r, const std::map<const LoadNode*, int64_t>& slots, int64_t store_slot) {
     std::vector<LaneNode>* level = &trees_[l];
-    for (const auto& [s, v] : r.path) {
-      if (level->empty() || level->back().stmt != s || level->back().value != v) {
+    for (const Step& step : r.path) {
+      if (level->empty() || level->back().stmt != step.stmt || level->back().value != step.value) {
         LaneNode node;
-        node.stmt = s;
-        node.value = v;
-        if (s->kind == StmtKind::LetStmt)
-          for (const LoadNode* load : warp_loads(static_cast<const LetStmtNode*>(s)->value))
-            node.load_slots[load] = slots.at(load);
+        node.stmt = step.stmt;
+        node.value = step.value;
+        node.begin = step.begin;
+        node.end = step.end;
+        if (const Expr e = path_value(step.stmt); e.defined())
+          for (const LoadNode* load : warp_loads(e)) node.load_slots[load] = slots.at(load);
         level->push_back(std::move(node));
       }
       level = &level->back().children;
@@ -395,40 +433,80 @@ class Planner {
     }
   }
 
-  Error runs_differently(int lane) const {
+  Error runs_differently(int model, int lane) const {
     return Error(fmt::format(
-        "CUDA: in kernel '{}', a loop nest over warp fragments runs differently in lane 0 and lane {}: each lane must "
-        "run the same steps on the elements it holds, their loops' values differing with the lane's row and column "
-        "in its fragments only",
-        kernel_, lane));
+        "CUDA: in kernel '{}', a loop nest over warp fragments runs differently in lane {} and lane {}: each lane "
+        "must run the same steps on the elements it holds, their loops' values differing with the lane's row and "
+        "column in its fragments only (a lane skips only iterations its values put past the loop's range)",
+        kernel_, model, lane));
   }
 
-  // The lanes' trees as one: the same statements in every lane, loop values affine in the
-  // lane's g and t, the same slots.
-  std::vector<LaneTree> combine(const std::array<std::vector<LaneNode>, kLanes>& lanes) {
+  // The lanes' trees as one: the same statements in every lane of `active`, loop values
+  // affine in the lane's g and t, the same slots. A nest may cover part of the fragments
+  // (the rows of a tile past the end of the data, a split's tail): a lane may lack a
+  // loop's iteration where its value there falls outside the loop's range (the iteration
+  // is then guarded), or run an iteration in which every deeper step is so guarded for it.
+  // The template is the lane with the most steps; every lane's steps are checked against it.
+  std::vector<LaneTree> combine(const std::array<std::vector<LaneNode>, kLanes>& lanes, uint32_t active) {
+    int first_lane = -1;
+    for (int l = 0; l < kLanes; ++l)
+      if ((active >> l & 1u) && (first_lane < 0 || lanes[l].size() > lanes[first_lane].size())) first_lane = l;
     std::vector<LaneTree> out;
-    for (int l = 1; l < kLanes; ++l)
-      if (lanes[l].size() != lanes[0].size()) throw runs_differently(l);
-    for (size_t k = 0; k < lanes[0].size(); ++k) {
-      const LaneNode& first = lanes[0][k];
+    if (first_lane < 0) return out;
+    const std::vector<LaneNode>& model = lanes[first_lane];
+    std::array<size_t, kLanes> next{};
+    auto has = [&](int l, const LaneNode& node) {
+      return (active >> l & 1u) && next[l] < lanes[l].size() && lanes[l][next[l]].stmt == node.stmt;
+    };
+    for (const LaneNode& first : model) {
       LaneTree t;
       t.stmt = first.stmt;
       t.load_slots = first.load_slots;
       t.store_slot = first.store_slot;
-      if (first.stmt->kind == StmtKind::For)
-        t.value = {first.value, lanes[4][k].value - first.value, lanes[1][k].value - first.value};
-      std::array<std::vector<LaneNode>, kLanes> children;
-      for (int l = 0; l < kLanes; ++l) {
-        const LaneNode* node = k < lanes[l].size() ? &lanes[l][k] : nullptr;
-        const bool same = node != nullptr && node->stmt == first.stmt && node->load_slots == first.load_slots &&
-                          node->store_slot == first.store_slot &&
-                          node->value == t.value.base + t.value.per_g * (l / 4) + t.value.per_t * (l % 4);
-        if (!same) throw runs_differently(l);
-        children[l] = node->children;
+      const bool is_for = first.stmt->kind == StmtKind::For;
+      const int g0 = first_lane / 4, t0 = first_lane % 4;
+      if (is_for) {  // the value's steps along t and g, from lanes beside the model that run it
+        int64_t per_t = 0, per_g = 0;
+        for (int dt = -t0; dt < 4 - t0; ++dt)
+          if (dt != 0 && has(first_lane + dt, first)) {
+            per_t = (lanes[first_lane + dt][next[first_lane + dt]].value - first.value) / dt;
+            break;
+          }
+        for (int dg = -g0; dg < 8 - g0; ++dg)
+          if (dg != 0 && has(first_lane + 4 * dg, first)) {
+            per_g = (lanes[first_lane + 4 * dg][next[first_lane + 4 * dg]].value - first.value) / dg;
+            break;
+          }
+        t.value = {first.value - per_g * g0 - per_t * t0, per_g, per_t};
+        t.begin = first.begin;
+        t.end = first.end;
+      } else if (first.stmt->kind == StmtKind::IfThenElse) {
+        t.value = {first.value, 0, 0};  // the branch, the same in every lane
       }
-      t.children = combine(children);
+      std::array<std::vector<LaneNode>, kLanes> children;
+      uint32_t running = 0;
+      for (int l = 0; l < kLanes; ++l) {
+        if (!(active >> l & 1u)) continue;
+        const int64_t value = t.value.base + t.value.per_g * (l / 4) + t.value.per_t * (l % 4);
+        const LaneNode* node = next[l] < lanes[l].size() ? &lanes[l][next[l]] : nullptr;
+        const bool same = node != nullptr && node->stmt == first.stmt && node->load_slots == first.load_slots &&
+                          node->store_slot == first.store_slot && node->value == value;
+        if (same) {
+          children[l] = node->children;
+          ++next[l];
+        } else if (is_for && (value < t.begin || value >= t.end)) {
+          t.guarded = true;  // not this lane's: past the loop's range
+          continue;
+        } else if (first.stmt->kind == StmtKind::Store) {
+          throw runs_differently(first_lane, l);
+        }  // else the lane runs this step with nothing under it: every deeper step guarded for it
+        running |= 1u << l;
+      }
+      t.children = combine(children, running);
       out.push_back(std::move(t));
     }
+    for (int l = 0; l < kLanes; ++l)
+      if ((active >> l & 1u) && next[l] != lanes[l].size()) throw runs_differently(first_lane, l);
     return out;
   }
 
@@ -518,7 +596,10 @@ void infer_fragment_layouts(const std::vector<const ForNode*>& nests,
       }
       for (const auto& [b, c] : candidates) {
         if (!c || c->empty()) continue;
-        const auto& [from, rows] = *c->begin();
+        // (By name, not by address: the same choice, and the same comment, every run.)
+        const auto& [from, rows] = *std::min_element(c->begin(), c->end(), [](const auto& x, const auto& y) {
+          return std::tie(x.first->name, x.second) < std::tie(y.first->name, y.second);
+        });
         FragmentLayout l = layouts->at(from);
         auto count = elements.find(b);
         if (rows) {

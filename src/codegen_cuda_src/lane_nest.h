@@ -45,10 +45,13 @@ struct LaneAffine {
 };
 
 // A lane's part of a nest, as a tree: the nest's statements with each loop unrolled into
-// the iterations holding some of the lane's stores; the same shape in every lane.
+// the iterations holding some of the lane's stores; the same shape in every lane, except
+// for iterations that some lanes' values put outside their loop's range (guarded).
 struct LaneTree {
-  const StmtNode* stmt = nullptr;                 // a For (one iteration), LetStmt or Store
-  LaneAffine value;                               // For: the loop variable's value
+  const StmtNode* stmt = nullptr;                 // a For (one iteration), LetStmt, IfThenElse or Store
+  LaneAffine value;                               // For: the loop variable's value; IfThenElse: 0 then, 1 else
+  int64_t begin = 0, end = 0;                     // For: its range
+  bool guarded = false;                           // For: some lanes' value falls outside [begin, end)
   std::map<const LoadNode*, int64_t> load_slots;  // the warp loads of a LetStmt's value or a Store
   int64_t store_slot = -1;                        // a Store to a warp buffer: its slot
   std::vector<LaneTree> children;
@@ -69,8 +72,8 @@ struct LaneNest {
   int64_t stores = 0;       // the stores of the whole nest, for the comment
 };
 
-// Whether root is a loop nest of serial or unrolled For, LetStmt, Seq and Store
-// statements only that loads or stores a warp buffer (a candidate lane nest).
+// Whether root is a loop nest of serial or unrolled For, LetStmt, IfThenElse, Seq and
+// Store statements only that loads or stores a warp buffer (a candidate lane nest).
 bool is_lane_nest(const ForNode* root);
 
 // Gives the warp buffers that no intrinsic lays out the layout of what the nests compute

@@ -90,6 +90,25 @@ inline LoweredFunc back_to_back_gemm_func(int M, int N, int K, int P, DataType t
   return lower(s, {A, B, E, O}, name);
 }
 
+// D = C + 1 for the first `rows` rows of C = A B (A 16 x 16, B 16 x N in t; D float32),
+// D's columns split by `column_split` (0: not split). Lane nests that cover part of the
+// fragments: the rows past D's end (each lane skips those it holds) and the split's tail
+// (a condition inside the nest, each lane testing its own columns). One warp.
+inline LoweredFunc tail_epilogue_func(int rows, int N, int column_split, DataType t, const std::string& name) {
+  Tensor A = placeholder({16, 16}, t, "A"), B = placeholder({16, N}, t, "B");
+  Tensor C = ops::matmul(A, B, "C");
+  Tensor D = compute(
+      {rows, N}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "D");
+  Schedule s = create_schedule({D});
+  Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
+  auto [block, row] = s[D].split(D.axis(0), 16, TailStrategy::GuardWholeTiles);
+  s[D].bind(block, thread_axis("blockIdx.x"));
+  if (column_split > 0) s[D].split(D.axis(1), column_split);
+  mma_stage(s, C, AF, BF, t, s[D], block);
+  (void)row;
+  return lower(s, {A, B, D}, name);
+}
+
 // Y = softmax(A B) along rows (A M x K, B K x N in t; Y float32), all in registers: the
 // accumulators' row max and row sum reduce across the four lanes of each row (two
 // shuffles each), the exponentials stay where the accumulators are. One warp per 16 rows.

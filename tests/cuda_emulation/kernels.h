@@ -536,6 +536,7 @@ inline std::vector<TestModule> all_test_modules() {
       {mma_epilogue_func(64, 32, 32, Float(16), "mma_epilogue"), {}},
       {back_to_back_gemm_func(32, 32, 32, 16, BFloat(16), "back_to_back_bf16"), {}},
       {gemm_softmax_func(32, 32, 16, Float(16), "gemm_softmax"), {}},
+      {tail_epilogue_func(11, 16, 12, Float(16), "tail_epilogue"), {}},
   };
   for (const RowReduceCase& c : emulated_row_reduce_cases()) modules.push_back({row_reduce_func(c), {}});
   for (const ArgRowsCase& c : emulated_arg_rows_cases()) modules.push_back({arg_rows_func(c), {}});

@@ -683,6 +683,21 @@ std::vector<BenchCase> bench_cases() {
                    (causal ? 2.0 : 4.0) * B * H * L * L * D,
                    "HMMA.16816.F32"});
     }
+  // The register form's tile choices, to pick from on the GPU: 4 warps with blocks of 32
+  // keys (fewer registers, more blocks per SM) and 8 warps (128 queries per block).
+  for (const auto& [warps, key_block] : {std::pair{4, 32}, std::pair{8, 64}}) {
+    const int64_t B = 4, H = 32, L = 4096, D = 128;
+    json qkv = {{"shape", {B, H, L, D}}, {"role", "input"}, {"dtype", "float16"}};
+    json out = {{"shape", {B, H, L, D}}, {"role", "output"}, {"dtype", "float16"}};
+    v.push_back({fmt::format("attention_float16_4x32x4096x128_w{}_kb{}", warps, key_block),
+                 attention_cuda(B, H, L, L, D, Float(16), false, warps, key_block, "attention"),
+                 "attention",
+                 {qkv, qkv, qkv, out},
+                 json::array(),
+                 2.0 * 4 * B * H * L * D,
+                 4.0 * B * H * L * L * D,
+                 "HMMA.16816.F32"});
+  }
   {
     const int64_t B = 4, H = 32, N = 8192, D = 128;
     json q = {{"shape", {B, H, 1, D}}, {"role", "input"}, {"dtype", "float16"}};

@@ -240,10 +240,16 @@ inline AttentionStages attention_stages(const Tensor& q, const Tensor& k, const 
       [&](const std::vector<Var>& r, const std::vector<Var>& e) {
         const Expr &b = r[0], &h = r[1], &i = r[2];
         // Causal: query i's last key is i + seq_k - seq_q; the blocks after its
-        // block are not visited (a schedule running a block of queries inside
-        // the block loop visits those any of them needs).
+        // block are not visited. With tiles of queries (query_block > 1) a tile's
+        // queries visit the blocks its last query needs: one count of blocks per
+        // tile (its warps then meet at the same barriers), the extra blocks all
+        // masked for the earlier queries (their merges change nothing).
+        // (One tile of queries, as in decoding: the same blocks for every query.)
+        const bool one_tile = o.query_block > 1 && can_prove(seq_q_tiles == qb);
+        const Expr last = o.query_block == 1 ? Expr(i) : one_tile ? qb - 1 : i / qb * qb + (qb - 1);
         const Expr needed =
-            o.causal ? max(make_zero(blocks.dtype()), min(blocks, (i + (seq_k - seq_q)) / kb + 1)) : blocks;
+            o.causal ? simplify(max(make_zero(blocks.dtype()), min(blocks, (last + (seq_k - seq_q)) / kb + 1)))
+                     : blocks;
         st.block = reduce_axis({make_zero(blocks.dtype()), needed}, "jb");
         const IterVar& jb = st.block;
         return online_softmax_merge(st.block_max(b, h, i, jb), st.block_sum(b, h, i, jb),

@@ -1,31 +1,34 @@
 /// \file
 /// The CUDA schedule of te::ops::attention on tensor cores (header-only; sm_80+, float16 or
-/// bfloat16): FlashAttention-2's structure as te's stages allow it.
+/// bfloat16): FlashAttention-2's register form.
 ///
-/// A thread block takes a tile of `warps * 16` queries of one (batch, head); its warps
-/// split the queries, 16 each. Per block of keys (the row reduction's loop over blocks):
+/// A thread block takes a tile of `warps * 16` queries of one (batch, head); each warp
+/// takes 16 of them and keeps their running state (max, sum and the output row acc) in
+/// its registers across the blocks of keys, as the mma fragments lay them out. Before the
+/// blocks, each warp loads its queries' A fragments once. Per block of keys (the row
+/// reduction's loop over blocks):
 ///  - all the block's threads copy the keys (transposed: key_t) and the values into shared
-///    memory (16-byte cp.async copies of v; the double-buffered tiles of the next block
-///    load during this one's arithmetic);
-///  - each warp multiplies its queries (copied into shared memory once, before the loop;
-///    their fragments loaded by ldmatrix per block) by the keys on tensor cores
-///    (`mma.sync.m16n8k16`) into a shared tile of scores;
-///  - a thread per query takes the block's max, the probabilities (rounded to the input
-///    type) and their sum;
-///  - each warp multiplies its probabilities by the values on tensor cores into a shared
-///    tile (probs · v);
-///  - a thread per query folds the block into its running max, sum and accumulator row
-///    (the online-softmax step, in shared memory).
-/// Causal attention visits only the blocks of keys the tile's last query needs. The output
-/// (acc / sum) leaves in the input type. AttentionCudaOptions::key_splits > 1 is flash
-/// decoding (split-K over the blocks of keys, the parts merged after).
+///    memory (16-byte copies, cp.async for v; double-buffered, the next block's tiles load
+///    during this one's arithmetic);
+///  - each warp multiplies its queries by the keys on tensor cores (`mma.sync.m16n8k16`,
+///    the keys' B fragments by ldmatrix) into its scores' accumulators;
+///  - each lane takes the block's max over the scores it holds, the probabilities (rounded
+///    to the input type) and their sum, the four lanes of a row combining by two shuffles
+///    (lane nests, docs/tensor_cores.md "Fragments element by element");
+///  - each warp multiplies the probabilities (the accumulators of the scores are, element
+///    by element, the A fragments of this mma) by the values on tensor cores;
+///  - each lane folds the block into the running state it holds (the online-softmax step).
+/// The output (acc / sum) leaves from the registers in the input type. Causal attention
+/// visits the blocks of keys the tile's last query needs (every warp of a block the same
+/// count: they meet at the copies' barriers). AttentionCudaOptions::key_splits > 1 is flash
+/// decoding (split-K over the blocks of keys, the parts merged after): its parts still keep
+/// the running state in shared memory, a thread per query.
 ///
 /// Requirements (te::Error otherwise): float16 or bfloat16 inputs, constant shapes, dim a
 /// multiple of 16 and the value dim of 8, the key block a multiple of 16 dividing seq_k,
 /// the queries in whole tiles of 16 * warps (AttentionOptions::query_block rounds them
-/// up). Above 48 KiB the shared memory is dynamic (build_cuda): dim 128 with 4 warps and
-/// blocks of 64 keys takes 181 KiB, which an H100 (227 KiB per block) gives and an A100
-/// (163 KiB) does not: there, double_buffer = false or 2 warps.
+/// up). Above 48 KiB the shared memory is dynamic (build_cuda): dim 128 with blocks of 64
+/// keys, double-buffered, takes 70 KiB.
 #pragma once
 #include <string>
 
@@ -197,6 +200,96 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
   }
 }
 
+// The register form (FlashAttention-2): under loop `warp` of the output (a warp's 16
+// queries), the warp's running state (max, sum, acc) in registers across the blocks of
+// keys, each block's scores, probabilities and probs · v made and used in registers.
+inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, Stage out, const IterVar& warp,
+                                       const AttentionCudaOptions& o, int64_t dim_v, int64_t kb) {
+  const DataType t = st.q.dtype();
+  Stage rows = s[st.acc];
+  rows.set_scope("warp");
+  rows.compute_at(out, warp);
+  rows.reorder({st.acc.axis(0), st.acc.axis(1), st.block, st.acc.axis(2), st.acc.axis(3)});
+  const IterVar& block = st.block;
+  // The warp's queries: A fragments, loaded once before the blocks (beyond seq_q, zeros:
+  // then each lane loads the elements it holds).
+  if (st.queries.defined()) {
+    s[st.queries].set_scope("warp");
+    s[st.queries].compute_at(rows, st.acc.axis(1));
+  } else {
+    Tensor qf = s.cache_read(st.q, "warp", {st.scores});
+    s[qf].compute_at(rows, st.acc.axis(1));
+    auto [qco, qc16] = s[qf].split(qf.axis(3), 16);
+    s[qf].reorder({qco, qf.axis(2), qc16});
+    s[qf].unroll(qco);
+    s[qf].tensorize(qf.axis(2), intrinsics::cuda_load_matrix_a_16x16(t));
+  }
+  // Per block of keys: the keys (transposed) and values in shared memory, copied by all
+  // the block's warps.
+  Stage kt = s[st.key_t];
+  kt.set_scope("shared");
+  kt.compute_at(rows, block);
+  Tensor vs = s.cache_read(st.v, "shared", {st.block_pv});
+  s[vs].compute_at(rows, block);
+  {
+    auto [co, ci] = kt.split(st.key_t.axis(2), 8);
+    kt.reorder({co, st.key_t.axis(3), ci});
+    kt.vectorize(ci);
+    spread(s, st.key_t, kt.fuse(co, st.key_t.axis(3)), o.warps);
+  }
+  spread(s, vs, s[vs].fuse(vs.axis(2), vs.axis(3)), o.warps, 8);
+  // The scores: mma straight into the warp's accumulators.
+  Stage scores = s[st.scores];
+  scores.set_scope("warp");
+  scores.compute_at(rows, block);
+  Tensor kf = s.cache_read(st.key_t, "warp", {st.scores});
+  {
+    const IterVar c = scores.op()->reduce_axis[0];
+    auto [co, c16] = scores.split(c, 16);
+    auto [jo, j8] = scores.split(st.scores.axis(3), 8);
+    scores.reorder({co, jo, st.scores.axis(2), j8, c16});
+    scores.unroll(co);  // (q's fragments then at constant slots)
+    scores.unroll(jo);
+    scores.tensorize(st.scores.axis(2), intrinsics::cuda_mma_m16n8k16(t));
+    s[kf].compute_at(scores, co);
+    auto [kjo, kj] = s[kf].split(kf.axis(3), 8);
+    s[kf].reorder({kjo, kf.axis(2), kj});
+    s[kf].unroll(kjo);
+    s[kf].tensorize(kf.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
+  }
+  // The block's max, probabilities and sum: each lane on the elements it holds.
+  for (const Tensor& x : {st.block_max, st.probs, st.block_sum}) {
+    s[x].set_scope("warp");
+    s[x].compute_at(rows, block);
+  }
+  // probs · v: the probabilities are the A operand as they lie; v's fragments from shared.
+  Stage pv = s[st.block_pv];
+  pv.set_scope("warp");
+  pv.compute_at(rows, block);
+  Tensor vf = s.cache_read(vs, "warp", {st.block_pv});
+  {
+    const IterVar jj = pv.op()->reduce_axis[0];
+    auto [jo, j16] = pv.split(jj, 16);
+    auto [eo, e8] = pv.split(st.block_pv.axis(4), 8);
+    pv.reorder({st.block_pv.axis(3), jo, eo, st.block_pv.axis(2), e8, j16});
+    pv.unroll(eo);
+    pv.tensorize(st.block_pv.axis(2), intrinsics::cuda_mma_m16n8k16(t));
+    s[vf].compute_at(pv, jo);
+    auto [veo, ve8] = s[vf].split(vf.axis(3), 8);
+    s[vf].reorder({veo, vf.axis(2), ve8});
+    s[vf].unroll(veo);
+    s[vf].tensorize(vf.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
+  }
+  if (o.pad > 0) {
+    kt.storage_align(st.key_t.axis(2), static_cast<int>(kb) + o.pad, 0);
+    s[vs].storage_align(vs.axis(2), static_cast<int>(dim_v) + o.pad, 0);
+  }
+  if (o.double_buffer) {
+    kt.double_buffer();
+    s[vs].double_buffer();
+  }
+}
+
 }  // namespace attention_cuda_detail
 
 /// Schedules attention's stages for CUDA tensor cores (see the file's comment).
@@ -234,25 +327,20 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
   out.reorder({bh, qo, qi, st.out.axis(3)});
   out.bind(bh, thread_axis("blockIdx.y"));
   out.bind(qo, thread_axis("blockIdx.x"));
-  d::spread(s, st.out, out.fuse(qi, st.out.axis(3)), o.warps);
-
   if (o.key_splits <= 1) {
-    // The running state (max, sum, acc) in shared memory, a thread per query.
-    Stage rows = s[st.acc];
-    rows.set_scope("shared");
-    rows.compute_at(out, qo);
-    rows.reorder({st.acc.axis(0), st.acc.axis(1), st.block, st.acc.axis(2), st.acc.axis(3)});
-    auto [rw, rl] = rows.split(st.acc.axis(2), 16);
-    rows.bind(rw, thread_axis("threadIdx.y"));
-    rows.bind(rl, thread_axis("threadIdx.x"));
-    rows.storage_align(st.acc.axis(2), static_cast<int>(dim_v) + 1, 0);
-    d::schedule_key_blocks(s, st, rows, st.block, st.acc.axis(1), o, dim, dim_v, kb);
+    // A warp per 16 queries: their running state in its registers, each lane storing the
+    // output elements it holds.
+    auto [warp, rows] = out.split(qi, 16);
+    out.bind(warp, thread_axis("threadIdx.y"));
+    (void)rows;
+    d::schedule_rows_in_registers(s, st, out, warp, o, dim_v, kb);
     return;
   }
+  d::spread(s, st.out, out.fuse(qi, st.out.axis(3)), o.warps);
   if (!as_const_int(st.acc.op()->reduce_axis[0].dom().extent))  // causal: blocks per query
     d::fail("key_splits (" + std::to_string(o.key_splits) +
-            ") needs the same keys for every query: causal attention's differ (when decoding one query, the "
-            "last, sees every key: causal = false is the same)");
+            ") needs the same keys for every query: causal attention's differ unless its queries fit one tile "
+            "(AttentionOptions::query_block = 16 * warps at least seq_q, as when decoding)");
   if ((seq_k / kb) % o.key_splits != 0)
     d::fail("key_splits (" + std::to_string(o.key_splits) + ") must divide the " + std::to_string(seq_k / kb) +
             " blocks of " + std::to_string(kb) + " keys (tensor cores take whole tiles)");
