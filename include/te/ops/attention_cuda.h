@@ -77,6 +77,46 @@ inline void spread(Schedule& s, const Tensor& t, const IterVar& f, int warps, in
   (void)pass;
 }
 
+// B fragments of the mma (keys or values, (.., k, n) in a "warp" copy `F` of a shared
+// tile) loaded under loop `at` of `consumer`: 16 x 8 tiles by ldmatrix, n unrolled.
+inline void load_b_fragments(Schedule& s, const Tensor& F, Stage consumer, const IterVar& at, DataType t) {
+  s[F].compute_at(consumer, at);
+  auto [no, n8] = s[F].split(F.axis(3), 8);
+  s[F].reorder({no, F.axis(2), n8});
+  s[F].unroll(no);
+  s[F].tensorize(F.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
+}
+
+// The block's keys (transposed: key_t) and values in shared memory under loop `block` of
+// `rows`, copied by all the block's threads; returns the values' copy. A thread reads 8
+// of a key's elements (16 bytes) and stores them down a column of key_t; a warp's lanes
+// take consecutive keys, so each store fills one row's consecutive elements (no bank
+// conflict). The values go in 16-byte pieces (cp.async). Rows are padded (ldmatrix's
+// eight row addresses in distinct banks); double-buffered, the next block's tiles load
+// while this one's are used.
+inline Tensor shared_key_value_tiles(Schedule& s, const AttentionStages& st, Stage rows, const IterVar& block,
+                                     const AttentionCudaOptions& o, int64_t dim_v, int64_t kb) {
+  Stage kt = s[st.key_t];
+  kt.set_scope("shared");
+  kt.compute_at(rows, block);
+  Tensor vs = s.cache_read(st.v, "shared", {st.block_pv});
+  s[vs].compute_at(rows, block);
+  auto [co, ci] = kt.split(st.key_t.axis(2), 8);
+  kt.reorder({co, st.key_t.axis(3), ci});
+  kt.vectorize(ci);
+  spread(s, st.key_t, kt.fuse(co, st.key_t.axis(3)), o.warps);
+  spread(s, vs, s[vs].fuse(vs.axis(2), vs.axis(3)), o.warps, 8);
+  if (o.pad > 0) {
+    kt.storage_align(st.key_t.axis(2), static_cast<int>(kb) + o.pad, 0);
+    s[vs].storage_align(vs.axis(2), static_cast<int>(dim_v) + o.pad, 0);
+  }
+  if (o.double_buffer) {
+    kt.double_buffer();
+    s[vs].double_buffer();
+  }
+  return vs;
+}
+
 // Per block of keys, under loop `block` of the stage `rows` that folds them in (the row
 // reduction, or its split-K part): the stages that make the block's scores, probabilities
 // and probs · v, on tensor cores; the tile's queries once, under `before_blocks`.
@@ -91,11 +131,7 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
   s[qs].compute_at(rows, before_blocks);
   spread(s, qs, s[qs].fuse(qs.axis(2), qs.axis(3)), o.warps, 8);
   // Per block of keys: the keys (transposed) and values in shared memory.
-  Stage kt = s[st.key_t];
-  kt.set_scope("shared");
-  kt.compute_at(rows, block);
-  Tensor vs = s.cache_read(st.v, "shared", {st.block_pv});
-  s[vs].compute_at(rows, block);
+  Tensor vs = shared_key_value_tiles(s, st, rows, block, o, dim_v, kb);
   // The scores: mma from fragments into a shared tile.
   Stage scores = s[st.scores];
   scores.set_scope("shared");
@@ -121,11 +157,7 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
     s[qf].reorder({qco, qf.axis(2), qc16});
     s[qf].unroll(qco);
     s[qf].tensorize(qf.axis(2), intrinsics::cuda_load_matrix_a_16x16(t));
-    s[kf].compute_at(s[sf], co);
-    auto [kjo, kj] = s[kf].split(kf.axis(3), 8);
-    s[kf].reorder({kjo, kf.axis(2), kj});
-    s[kf].unroll(kjo);
-    s[kf].tensorize(kf.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
+    load_b_fragments(s, kf, s[sf], co, t);
   }
   // Per query (a thread each): the block's max, the probabilities, their sum.
   // (Each sums in a register, then stores once.)
@@ -165,39 +197,17 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
     s[pvf].tensorize(pvf.axis(2), intrinsics::cuda_mma_m16n8k16(t));
     s[pf].compute_at(s[pvf], jo);
     s[pf].tensorize(pf.axis(2), intrinsics::cuda_load_matrix_a_16x16(t));
-    s[vf].compute_at(s[pvf], jo);
-    auto [veo, ve8] = s[vf].split(vf.axis(3), 8);
-    s[vf].reorder({veo, vf.axis(2), ve8});
-    s[vf].unroll(veo);
-    s[vf].tensorize(vf.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
+    load_b_fragments(s, vf, s[pvf], jo, t);
   }
-  // The shared copies: keys transposed, values in 16-byte pieces. A thread reads 8 of a
-  // key's elements (16 bytes) and stores them down a column of key_t; a warp's lanes take
-  // consecutive keys, so each store fills one row's consecutive elements (no bank conflict).
-  {
-    auto [co, ci] = kt.split(st.key_t.axis(2), 8);
-    kt.reorder({co, st.key_t.axis(3), ci});
-    kt.vectorize(ci);
-    spread(s, st.key_t, kt.fuse(co, st.key_t.axis(3)), o.warps);
-  }
-  spread(s, vs, s[vs].fuse(vs.axis(2), vs.axis(3)), o.warps, 8);
-  // The 16-bit tiles ldmatrix reads: rows padded (ldmatrix's eight row addresses in
-  // distinct banks).
+  // The other 16-bit tiles ldmatrix reads: rows padded too.
   if (o.pad > 0) {
     s[qs].storage_align(qs.axis(2), static_cast<int>(dim) + o.pad, 0);
-    kt.storage_align(st.key_t.axis(2), static_cast<int>(kb) + o.pad, 0);
-    s[vs].storage_align(vs.axis(2), static_cast<int>(dim_v) + o.pad, 0);
     probs.storage_align(st.probs.axis(2), static_cast<int>(kb) + o.pad, 0);
   }
   // The float tiles a thread per query reads along its row (the block's max, the fold of
   // probs · v): rows 4 floats longer fall in different banks (2 queries per bank, not 16).
   scores.storage_align(st.scores.axis(2), static_cast<int>(kb) + 4, 0);
   pv.storage_align(st.block_pv.axis(2), static_cast<int>(dim_v) + 4, 0);
-  // The next block's keys and values load while this one's are used.
-  if (o.double_buffer) {
-    kt.double_buffer();
-    s[vs].double_buffer();
-  }
 }
 
 // The register form (FlashAttention-2): under loop `warp` of the output (a warp's 16
@@ -226,18 +236,7 @@ inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, S
   }
   // Per block of keys: the keys (transposed) and values in shared memory, copied by all
   // the block's warps.
-  Stage kt = s[st.key_t];
-  kt.set_scope("shared");
-  kt.compute_at(rows, block);
-  Tensor vs = s.cache_read(st.v, "shared", {st.block_pv});
-  s[vs].compute_at(rows, block);
-  {
-    auto [co, ci] = kt.split(st.key_t.axis(2), 8);
-    kt.reorder({co, st.key_t.axis(3), ci});
-    kt.vectorize(ci);
-    spread(s, st.key_t, kt.fuse(co, st.key_t.axis(3)), o.warps);
-  }
-  spread(s, vs, s[vs].fuse(vs.axis(2), vs.axis(3)), o.warps, 8);
+  Tensor vs = shared_key_value_tiles(s, st, rows, block, o, dim_v, kb);
   // The scores: mma straight into the warp's accumulators.
   Stage scores = s[st.scores];
   scores.set_scope("warp");
@@ -251,11 +250,7 @@ inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, S
     scores.unroll(co);  // (q's fragments then at constant slots)
     scores.unroll(jo);
     scores.tensorize(st.scores.axis(2), intrinsics::cuda_mma_m16n8k16(t));
-    s[kf].compute_at(scores, co);
-    auto [kjo, kj] = s[kf].split(kf.axis(3), 8);
-    s[kf].reorder({kjo, kf.axis(2), kj});
-    s[kf].unroll(kjo);
-    s[kf].tensorize(kf.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
+    load_b_fragments(s, kf, scores, co, t);
   }
   // The block's max, probabilities and sum: each lane on the elements it holds.
   for (const Tensor& x : {st.block_max, st.probs, st.block_sum}) {
@@ -274,19 +269,7 @@ inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, S
     pv.reorder({st.block_pv.axis(3), jo, eo, st.block_pv.axis(2), e8, j16});
     pv.unroll(eo);
     pv.tensorize(st.block_pv.axis(2), intrinsics::cuda_mma_m16n8k16(t));
-    s[vf].compute_at(pv, jo);
-    auto [veo, ve8] = s[vf].split(vf.axis(3), 8);
-    s[vf].reorder({veo, vf.axis(2), ve8});
-    s[vf].unroll(veo);
-    s[vf].tensorize(vf.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
-  }
-  if (o.pad > 0) {
-    kt.storage_align(st.key_t.axis(2), static_cast<int>(kb) + o.pad, 0);
-    s[vs].storage_align(vs.axis(2), static_cast<int>(dim_v) + o.pad, 0);
-  }
-  if (o.double_buffer) {
-    kt.double_buffer();
-    s[vs].double_buffer();
+    load_b_fragments(s, vf, pv, jo, t);
   }
 }
 
