@@ -382,10 +382,13 @@ class KernelPrinter {
   // fragments; row reductions then combine across the row's four lanes.
   void emit_lane_nest(const LaneNest& nest) {
     w_.open_block();
+    const std::string count = nest.fewest_lane_stores == nest.lane_stores
+                                  ? std::to_string(nest.lane_stores)
+                                  : fmt::format("{} to {}", nest.fewest_lane_stores, nest.lane_stores);
     w_.line(
         fmt::format("// Each lane runs {} of these loops' {} stores: those on the fragment elements it holds "
                     "(the PTX ISA's mma fragment layouts; lane = 4 g + t).",
-                    nest.lane_stores, nest.stores));
+                    count, nest.stores));
     bool uses_g = false, uses_t = false;
     for (const LaneTree& tree : nest.trees) lane_terms(tree, &uses_g, &uses_t);
     const std::string g = uses_g ? names_.unique("g") : "", t = uses_t ? names_.unique("t") : "";

@@ -211,6 +211,7 @@ class Planner {
     LaneNest nest;
     nest.stores = stores_;
     nest.lane_stores = *std::max_element(lane_stores_.begin(), lane_stores_.end());
+    nest.fewest_lane_stores = *std::min_element(lane_stores_.begin(), lane_stores_.end());
     nest.trees = combine(trees_, kAllLanes);
     for (const auto& [key, reduction] : reductions_) nest.reductions.push_back(reduction);
     // (By name, not by address: the butterflies in the same order every run.)

@@ -68,8 +68,9 @@ struct LaneReduction {
 struct LaneNest {
   std::vector<LaneTree> trees;
   std::vector<LaneReduction> reductions;
-  int64_t lane_stores = 0;  // the stores each lane runs
-  int64_t stores = 0;       // the stores of the whole nest, for the comment
+  int64_t lane_stores = 0;         // the most stores a lane runs
+  int64_t fewest_lane_stores = 0;  // the fewest (fewer where the nest covers part of the fragments)
+  int64_t stores = 0;              // the stores of the whole nest, for the comment
 };
 
 // Whether root is a loop nest of serial or unrolled For, LetStmt, IfThenElse, Seq and
