@@ -267,6 +267,7 @@ inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, S
     auto [jo, j16] = pv.split(jj, 16);
     auto [eo, e8] = pv.split(st.block_pv.axis(4), 8);
     pv.reorder({st.block_pv.axis(3), jo, eo, st.block_pv.axis(2), e8, j16});
+    pv.unroll(jo);  // (the probabilities' fragments then at constant slots)
     pv.unroll(eo);
     pv.tensorize(st.block_pv.axis(2), intrinsics::cuda_mma_m16n8k16(t));
     load_b_fragments(s, vf, pv, jo, t);
