@@ -31,6 +31,7 @@
 /// keys, double-buffered, takes 70 KiB.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "te/ops/attention.h"
 
@@ -77,14 +78,30 @@ inline void spread(Schedule& s, const Tensor& t, const IterVar& f, int warps, in
   (void)pass;
 }
 
-// B fragments of the mma (keys or values, (.., k, n) in a "warp" copy `F` of a shared
-// tile) loaded under loop `at` of `consumer`: 16 x 8 tiles by ldmatrix, n unrolled.
-inline void load_b_fragments(Schedule& s, const Tensor& F, Stage consumer, const IterVar& at, DataType t) {
+// Fragments of the "warp" copy `F` ((.., rows, columns) of a tile) under loop `at` of
+// `consumer`: the A operand's 16 x 16 tiles (the queries) or the B operand's 16 x 8 ones
+// (keys, values; ldmatrix from shared memory), the column steps unrolled.
+inline void load_fragments(Schedule& s, const Tensor& F, bool a, Stage consumer, const IterVar& at, DataType t) {
   s[F].compute_at(consumer, at);
-  auto [no, n8] = s[F].split(F.axis(3), 8);
-  s[F].reorder({no, F.axis(2), n8});
-  s[F].unroll(no);
-  s[F].tensorize(F.axis(2), intrinsics::cuda_load_matrix_b_16x8(t));
+  auto [outer, inner] = s[F].split(F.axis(3), a ? 16 : 8);
+  s[F].reorder({outer, F.axis(2), inner});
+  s[F].unroll(outer);
+  s[F].tensorize(F.axis(2), a ? intrinsics::cuda_load_matrix_a_16x16(t) : intrinsics::cuda_load_matrix_b_16x8(t));
+}
+
+// The mma stage `m` (rows `rows`, columns `cols`, one reduction) in 16 x 8 tiles, its
+// reduction in steps of 16: the loops `outer` first, the column tiles unrolled (and the
+// reduction's steps if `unroll_k`). Returns the steps' loop (where fragments load).
+inline IterVar mma_tiles(Stage m, const IterVar& rows, const IterVar& cols, std::vector<IterVar> outer, bool unroll_k,
+                         DataType t) {
+  auto [ko, k16] = m.split(m.op()->reduce_axis[0], 16);
+  auto [no, n8] = m.split(cols, 8);
+  outer.insert(outer.end(), {ko, no, rows, n8, k16});
+  m.reorder(outer);
+  if (unroll_k) m.unroll(ko);
+  m.unroll(no);
+  m.tensorize(rows, intrinsics::cuda_mma_m16n8k16(t));
+  return ko;
 }
 
 // The block's keys (transposed: key_t) and values in shared memory under loop `block` of
@@ -146,18 +163,9 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
     scores.unroll(sjo);
     scores.tensorize(si, intrinsics::cuda_store_16x8_f32());
     s[sf].compute_at(scores, sw);
-    const IterVar c = s[sf].op()->reduce_axis[0];
-    auto [co, c16] = s[sf].split(c, 16);
-    auto [fjo, fj] = s[sf].split(sf.axis(3), 8);
-    s[sf].reorder({co, fjo, sf.axis(2), fj, c16});
-    s[sf].unroll(fjo);
-    s[sf].tensorize(sf.axis(2), intrinsics::cuda_mma_m16n8k16(t));
-    s[qf].compute_at(scores, sw);
-    auto [qco, qc16] = s[qf].split(qf.axis(3), 16);
-    s[qf].reorder({qco, qf.axis(2), qc16});
-    s[qf].unroll(qco);
-    s[qf].tensorize(qf.axis(2), intrinsics::cuda_load_matrix_a_16x16(t));
-    load_b_fragments(s, kf, s[sf], co, t);
+    const IterVar co = mma_tiles(s[sf], sf.axis(2), sf.axis(3), {}, false, t);
+    load_fragments(s, qf, true, scores, sw, t);
+    load_fragments(s, kf, false, s[sf], co, t);
   }
   // Per query (a thread each): the block's max, the probabilities, their sum.
   // (Each sums in a register, then stores once.)
@@ -189,15 +197,10 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
     pv.unroll(pjo);
     pv.tensorize(pi, intrinsics::cuda_store_16x8_f32());
     s[pvf].compute_at(pv, pw);
-    const IterVar jj = s[pvf].op()->reduce_axis[0];
-    auto [jo, j16] = s[pvf].split(jj, 16);
-    auto [fe, fe8] = s[pvf].split(pvf.axis(4), 8);
-    s[pvf].reorder({pvf.axis(3), jo, fe, pvf.axis(2), fe8, j16});
-    s[pvf].unroll(fe);
-    s[pvf].tensorize(pvf.axis(2), intrinsics::cuda_mma_m16n8k16(t));
+    const IterVar jo = mma_tiles(s[pvf], pvf.axis(2), pvf.axis(4), {pvf.axis(3)}, false, t);
     s[pf].compute_at(s[pvf], jo);
     s[pf].tensorize(pf.axis(2), intrinsics::cuda_load_matrix_a_16x16(t));
-    load_b_fragments(s, vf, s[pvf], jo, t);
+    load_fragments(s, vf, false, s[pvf], jo, t);
   }
   // The other 16-bit tiles ldmatrix reads: rows padded too.
   if (o.pad > 0) {
@@ -227,12 +230,7 @@ inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, S
     s[st.queries].set_scope("warp");
     s[st.queries].compute_at(rows, st.acc.axis(1));
   } else {
-    Tensor qf = s.cache_read(st.q, "warp", {st.scores});
-    s[qf].compute_at(rows, st.acc.axis(1));
-    auto [qco, qc16] = s[qf].split(qf.axis(3), 16);
-    s[qf].reorder({qco, qf.axis(2), qc16});
-    s[qf].unroll(qco);
-    s[qf].tensorize(qf.axis(2), intrinsics::cuda_load_matrix_a_16x16(t));
+    load_fragments(s, s.cache_read(st.q, "warp", {st.scores}), true, rows, st.acc.axis(1), t);
   }
   // Per block of keys: the keys (transposed) and values in shared memory, copied by all
   // the block's warps.
@@ -242,16 +240,8 @@ inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, S
   scores.set_scope("warp");
   scores.compute_at(rows, block);
   Tensor kf = s.cache_read(st.key_t, "warp", {st.scores});
-  {
-    const IterVar c = scores.op()->reduce_axis[0];
-    auto [co, c16] = scores.split(c, 16);
-    auto [jo, j8] = scores.split(st.scores.axis(3), 8);
-    scores.reorder({co, jo, st.scores.axis(2), j8, c16});
-    scores.unroll(co);  // (q's fragments then at constant slots)
-    scores.unroll(jo);
-    scores.tensorize(st.scores.axis(2), intrinsics::cuda_mma_m16n8k16(t));
-    load_b_fragments(s, kf, scores, co, t);
-  }
+  // (The steps over dim unrolled: q's fragments then at constant slots.)
+  load_fragments(s, kf, false, scores, mma_tiles(scores, st.scores.axis(2), st.scores.axis(3), {}, true, t), t);
   // The block's max, probabilities and sum: each lane on the elements it holds.
   for (const Tensor& x : {st.block_max, st.probs, st.block_sum}) {
     s[x].set_scope("warp");
@@ -262,16 +252,10 @@ inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, S
   pv.set_scope("warp");
   pv.compute_at(rows, block);
   Tensor vf = s.cache_read(vs, "warp", {st.block_pv});
-  {
-    const IterVar jj = pv.op()->reduce_axis[0];
-    auto [jo, j16] = pv.split(jj, 16);
-    auto [eo, e8] = pv.split(st.block_pv.axis(4), 8);
-    pv.reorder({st.block_pv.axis(3), jo, eo, st.block_pv.axis(2), e8, j16});
-    pv.unroll(jo);  // (the probabilities' fragments then at constant slots)
-    pv.unroll(eo);
-    pv.tensorize(st.block_pv.axis(2), intrinsics::cuda_mma_m16n8k16(t));
-    load_b_fragments(s, vf, pv, jo, t);
-  }
+  // (The steps over the block's keys unrolled: the probabilities' fragments then at
+  // constant slots.)
+  load_fragments(s, vf, false, pv,
+                 mma_tiles(pv, st.block_pv.axis(2), st.block_pv.axis(4), {st.block_pv.axis(3)}, true, t), t);
 }
 
 }  // namespace attention_cuda_detail
