@@ -766,6 +766,49 @@ TEST(AutoSchedule, MoreGraphs) {
   }
 }
 
+TEST(AutoSchedule, AProducerGoesInItsConsumersAxisOrder) {
+  // An NCHW convolution computed with its channels innermost (the layout rule) reads its
+  // padded input by output row: the pad stage then runs row by row too (parallel over
+  // (n, y), each row's channels inside), so a thread's rows of the convolution read the
+  // rows the same thread padded; plane by plane, half of them came from the other core.
+  const int C = 16, O = 32, H = 14, R = H;
+  Tensor x = placeholder({1, C, H, H}, Float(32), "x"), w = placeholder({O, C, 3, 3}, Float(32), "w");
+  Tensor pad = compute(
+      {1, C, H + 2, H + 2},
+      [&](Expr n, Expr c, Expr y, Expr xx) {
+        return if_then_else(y >= 1 && y <= H && xx >= 1 && xx <= H, x(n, c, y - 1, xx - 1), 0.0f);
+      },
+      "pad");
+  IterVar c = reduce_axis({0, C}, "c"), ky = reduce_axis({0, 3}, "ky"), kx = reduce_axis({0, 3}, "kx");
+  Tensor y = compute(
+      {1, O, R, R},
+      [&](Expr n, Expr o, Expr i, Expr j) {
+        return sum(pad(n, c, i + ky, j + kx) * w(o, c, ky, kx), {c, ky, kx});
+      },
+      "conv");
+  AutoScheduleOptions opts = cpu_options();
+  opts.target.vector_bits = 256;
+  const auto xv = random_values(C * H * H, 53), wv = random_values(O * C * 9, 54);
+  std::vector<float> want(static_cast<size_t>(O * R * R), 0.0f);
+  for (int o = 0; o < O; ++o)
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < R; ++j)
+        for (int cc = 0; cc < C; ++cc)
+          for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) {
+              const int yy = i + a - 1, xx = j + b - 1;
+              if (yy < 0 || yy >= H || xx < 0 || xx >= H) continue;
+              want[(static_cast<size_t>(o) * R + i) * R + j] += xv[(static_cast<size_t>(cc) * H + yy) * H + xx] *
+                                                                wv[((static_cast<size_t>(o) * C + cc) * 3 + a) * 3 + b];
+            }
+  AutoRun r = run_auto({x, w, y}, {y}, {NDArray::from_vector(xv, {1, C, H, H}), NDArray::from_vector(wv, {O, C, 3, 3})},
+                       1e-4f, opts);
+  EXPECT_TRUE(has(r.ir, "conv.global")) << r.ir;                               // computed with the channels innermost
+  EXPECT_TRUE(has(r.ir, "parallel for (i.k.fused.j.fused, 0, 256)")) << r.ir;  // pad: (n, y) rows first
+  EXPECT_FALSE(has(r.ir, "parallel for (i.j.fused")) << r.ir;                  // not (n, c) planes
+  expect_near_all(r.outputs[0], want, 1e-4f, "NCHW convolution of a padded input");
+}
+
 TEST(AutoSchedule, GroupedConvolutionRowsStayInsideAGroup) {
   // Input channel (o / 16) * 4 + c: in NCHW the register tile's rows are output channels
   // (each loaded input vector serves them all) in counts that divide the group's 16, so

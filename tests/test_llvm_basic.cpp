@@ -249,6 +249,27 @@ TEST(LlvmBasic, StackStorageIsZeroFilledUnlessEveryLoadFollowsAStore) {
   }
 }
 
+TEST(LlvmBasic, HeapStorageIsZeroFilledUnlessEveryLoadFollowsAStore) {
+  // A heap buffer (past the stack's limit) of more elements than the analysis takes steps:
+  // filled by vector stores, then read back reversed. Once every element is stored the
+  // rest of the body is not followed, so te_alloc_uninitialized serves it; with one
+  // vector left unstored, te_alloc (zero-filled) does.
+  const int64_t n = 100000;
+  Var k("k");
+  Buffer A("A", Float(32), {n}), C("C", Float(32), {n});
+  Buffer tmp("tmp", Float(32), {n}, MemoryScope::Local);
+  for (int64_t filled : {n, n - 16}) {
+    SCOPED_TRACE(filled == n ? "every element stored" : "one vector never stored");
+    Stmt fill = serial(k, 0, filled / 16, store(tmp, load(A, {ramp(k * 16, 1, 16)}) * 2.0f, {ramp(k * 16, 1, 16)}));
+    Stmt read_back = serial(k, 0, n, store(C, load(tmp, {n - 1 - k}), {k}));
+    LoweredFunc f = make_func("fill", {buffer_param(A), buffer_param(C)}, allocate(tmp, seq({fill, read_back})));
+    const std::string ir = llvm_ir(f, false);
+    EXPECT_EQ(contains(ir, "@te_alloc_uninitialized("), filled == n);
+    EXPECT_EQ(contains(ir, "@te_alloc("), filled != n);
+    expect_matches_interpreter(f, {random_array<float>({n}, 3), NDArray::empty({n}, Float(32))});
+  }
+}
+
 TEST(LlvmBasic, HeapAllocationOfABadSizeFails) {
   Var m("m"), k("k");
   Buffer A("A", Int(64), {1}), tmp("tmp", Int(64), {m, m}, MemoryScope::Local);

@@ -98,6 +98,59 @@ TEST(LlvmParallel, RuntimeServesSeveralCallersAtOnce) {
   EXPECT_EQ(failures.load(), 0);
 }
 
+// Records, per iteration, the thread that ran it; the iterations of the shares after the
+// caller's wait (up to 10 s) until iteration 0 has run, and the caller's are slow, so a
+// worker starts on its own share while the caller is still on iteration 0's.
+struct ShareRecord {
+  int64_t share_size = 0;
+  std::vector<std::thread::id> ran_on;
+  std::mutex mutex;
+  std::vector<std::pair<std::thread::id, int64_t>> first_of_thread;
+  std::atomic<bool> zero_done{false};
+};
+
+int32_t record_share(int64_t begin, int64_t end, void* closure) {
+  auto* r = static_cast<ShareRecord*>(closure);
+  {
+    std::lock_guard<std::mutex> lock(r->mutex);
+    bool seen = false;
+    for (const auto& [id, first] : r->first_of_thread) seen = seen || id == std::this_thread::get_id();
+    if (!seen) r->first_of_thread.emplace_back(std::this_thread::get_id(), begin);
+  }
+  for (int64_t k = begin; k < end; ++k) {
+    if (k < r->share_size) {
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    } else {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!r->zero_done.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    }
+    r->ran_on[static_cast<size_t>(k)] = std::this_thread::get_id();
+    if (k == 0) r->zero_done.store(true);
+  }
+  return 0;
+}
+
+TEST(LlvmParallel, EachThreadStartsOnItsOwnShare) {
+  // The chunks are dealt out in contiguous shares, the caller's first (OpenMP's static
+  // schedule: consecutive parallel loops give a thread the same part of their items, so
+  // it reads back from its own cache what it wrote), and a thread that is done takes
+  // from the others' shares. A worker's first chunk is therefore the start of a share,
+  // never the chunk after the caller's.
+  const int64_t threads = te_num_threads();
+  if (threads < 2) GTEST_SKIP() << "te's pool has one thread here";
+  const int64_t n = threads * 16 * 2;  // 16 chunks of 2 iterations per thread
+  ShareRecord r;
+  r.share_size = n / threads;
+  r.ran_on.resize(static_cast<size_t>(n));
+  ASSERT_EQ(te_parallel_for(n, record_share, &r), 0);
+  EXPECT_EQ(r.ran_on[0], std::this_thread::get_id());
+  for (const auto& [id, first] : r.first_of_thread) {
+    if (id == std::this_thread::get_id()) continue;
+    EXPECT_EQ(first % r.share_size, 0) << "a worker began at iteration " << first;
+  }
+  for (const std::thread::id& id : r.ran_on) EXPECT_NE(id, std::thread::id());
+}
+
 TEST(LlvmParallel, AForkedChildRunsOnItsOwnPool) {
   // The parent's pool is running; a forked child (an auto-tuner's worker) has none of its
   // threads, yet its parallel loops must run on as many threads, not serially or hung.
@@ -140,6 +193,14 @@ TEST(LlvmParallel, RuntimeAllocatesAlignedZeroedMemory) {
   for (int k = 0; k < 1000; ++k) ASSERT_EQ(p[k], 0);
   te_free(p);
   EXPECT_EQ(te_alloc(UINT64_MAX - 3), nullptr);
+  EXPECT_NE(std::string(te_get_last_error()).find("cannot allocate"), std::string::npos);
+  // Without the zero-fill (for buffers stored before they are loaded): aligned alike.
+  void* q = te_alloc_uninitialized(1000);
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(q) % 64, 0u);
+  te_free(q);
+  te_set_last_error("");
+  EXPECT_EQ(te_alloc_uninitialized(UINT64_MAX - 3), nullptr);
   EXPECT_NE(std::string(te_get_last_error()).find("cannot allocate"), std::string::npos);
 }
 

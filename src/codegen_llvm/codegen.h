@@ -180,8 +180,8 @@ class CodeGen {
   // buffer[index] += value per lane (active's lanes), each an atomicrmw.
   void emit_atomic_add(const BufferInfo& info, llvm::Value* value, const Expr& index, llvm::Value* active, DataType t);
   void emit_allocate(const AllocateNode* n);
-  llvm::Value* stack_allocation(int64_t bytes, bool zero_fill);  // an i8 pointer
-  llvm::Value* heap_allocation(const Buffer& buffer);            // an i8 pointer, freed by the caller
+  llvm::Value* stack_allocation(int64_t bytes, bool zero_fill);        // an i8 pointer
+  llvm::Value* heap_allocation(const Buffer& buffer, bool zero_fill);  // an i8 pointer, freed by the caller
   llvm::Align contiguous_alignment(const BufferInfo& info, const Expr& base);
   // Attaches the buffer's alias scopes to a memory access (a load, store or intrinsic).
   llvm::Value* annotate(llvm::Value* access, const BufferInfo& info);

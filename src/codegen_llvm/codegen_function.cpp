@@ -44,14 +44,15 @@ llvm::FunctionCallee CodeGen::runtime_function(const char* name) {
     type = llvm::FunctionType::get(i32, {i64, compat::pointer_to(body), i8_ptr}, false);
   } else if (n == "te_set_last_error" || n == "te_free") {
     type = llvm::FunctionType::get(b_.getVoidTy(), {i8_ptr}, false);
-  } else if (n == "te_alloc") {
+  } else if (n == "te_alloc" || n == "te_alloc_uninitialized") {
     type = llvm::FunctionType::get(i8_ptr, {i64}, false);
   }
   TE_ICHECK(type != nullptr, "runtime_function: unknown function");
   llvm::FunctionCallee callee = module_.getOrInsertFunction(name, type);
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->addFnAttr(llvm::Attribute::NoUnwind);
-    if (n == "te_alloc") f->addRetAttr(llvm::Attribute::NoAlias);  // fresh memory
+    if (n != "te_parallel_for" && n != "te_set_last_error" && n != "te_free")
+      f->addRetAttr(llvm::Attribute::NoAlias);  // fresh memory
   }
   return callee;
 }

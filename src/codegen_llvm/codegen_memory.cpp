@@ -410,7 +410,10 @@ void CodeGen::emit_allocate(const AllocateNode* n) {
     constant = constant && c != nullptr && !__builtin_mul_overflow(bytes, *c, &bytes);
   }
   bool on_stack = constant && bytes <= kMaxStackBytes;
-  llvm::Value* raw = on_stack ? stack_allocation(bytes, !loads_only_stored_elements(*n)) : heap_allocation(buf);
+  // Zero-filled like the interpreter's storage, unless the body never loads an element
+  // before storing it (then no load could tell).
+  const bool zero_fill = !loads_only_stored_elements(*n);
+  llvm::Value* raw = on_stack ? stack_allocation(bytes, zero_fill) : heap_allocation(buf, zero_fill);
   ScopedBinding bind(buffers_, buf.get(),
                      BufferInfo{b_.CreateBitCast(raw, compat::pointer_to(memory_type(t))), t, kAllocAlignment,
                                 scope_of_[buf.get()], noalias_of_[buf.get()]});
@@ -423,16 +426,15 @@ void CodeGen::emit_allocate(const AllocateNode* n) {
 }
 
 llvm::Value* CodeGen::stack_allocation(int64_t bytes, bool zero_fill) {
-  // In the entry block (once per call, not per loop iteration), zero-filled on every
-  // entry into the Allocate like the interpreter's storage, unless the body never loads
-  // an element before storing it (then no load could tell).
+  // In the entry block (once per call, not per loop iteration), zero-filled (when asked)
+  // on every entry into the Allocate.
   uint64_t size = static_cast<uint64_t>(std::max<int64_t>(bytes, 1));
   llvm::AllocaInst* slot = entry_alloca(llvm::ArrayType::get(b_.getInt8Ty(), size), kAllocAlignment);
   if (zero_fill) b_.CreateMemSet(slot, b_.getInt8(0), size, llvm::MaybeAlign(kAllocAlignment));
   return slot;
 }
 
-llvm::Value* CodeGen::heap_allocation(const Buffer& buf) {
+llvm::Value* CodeGen::heap_allocation(const Buffer& buf, bool zero_fill) {
   // The size in i64 at run time, failing cleanly on a negative extent or a size beyond
   // the address space; te_alloc zero-fills.
   llvm::Type* i64 = b_.getInt64Ty();
@@ -457,7 +459,7 @@ llvm::Value* CodeGen::heap_allocation(const Buffer& buf) {
   b_.SetInsertPoint(bad_size_bb);
   emit_fail(message);
   b_.SetInsertPoint(alloc_bb);
-  llvm::Value* raw = b_.CreateCall(runtime_function("te_alloc"), {bytes});
+  llvm::Value* raw = b_.CreateCall(runtime_function(zero_fill ? "te_alloc" : "te_alloc_uninitialized"), {bytes});
   llvm::BasicBlock* no_memory_bb = llvm::BasicBlock::Create(ctx_, "alloc.no_memory", fn);
   llvm::BasicBlock* ok_bb = llvm::BasicBlock::Create(ctx_, "alloc.ok", fn);
   b_.CreateCondBr(b_.CreateIsNull(raw), no_memory_bb, ok_bb);

@@ -49,6 +49,7 @@ llvm::orc::LLJIT& the_jit() {
     add("te_set_last_error", reinterpret_cast<const void*>(&te_set_last_error));
     add("te_get_last_error", reinterpret_cast<const void*>(&te_get_last_error));
     add("te_alloc", reinterpret_cast<const void*>(&te_alloc));
+    add("te_alloc_uninitialized", reinterpret_cast<const void*>(&te_alloc_uninitialized));
     add("te_free", reinterpret_cast<const void*>(&te_free));
     if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(std::move(runtime))))
       throw Error("build: cannot register te's runtime with the JIT: " + llvm_message(std::move(err)));

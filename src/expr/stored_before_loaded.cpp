@@ -2,7 +2,9 @@
 // storage needs no zero-fill. The body is run on paper, its loops iteration by iteration
 // with their variables' values, marking the elements each store writes and checking each
 // load's; anything not followed exactly (an index of unknown value, a predicated store, a
-// tensor intrinsic on the buffer, more steps than the budget) answers false.
+// tensor intrinsic on the buffer, more steps than the budget) answers false. Once every
+// element is stored, the rest of the body is not followed: any load it makes reads a
+// stored element (a producer's nest that fills the buffer, then its consumers'.)
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +28,11 @@ class PaperRun : public IRVisitor {
   bool run(const Stmt& body) {
     visit(body);
     return ok_;
+  }
+
+  using IRVisitor::visit;
+  void visit(const Stmt& s) override {
+    if (ok_ && stored_count_ < stored_.size()) IRVisitor::visit(s);
   }
 
  protected:
@@ -67,7 +74,11 @@ class PaperRun : public IRVisitor {
     if (!at) return fail();
     if (n->atomic_add && !all_stored(*at)) return fail();  // it reads the element first
     if (n->predicate.defined()) return;                    // lanes unknown: none counted
-    for (int l = 0; l < at->lanes; ++l) stored_[static_cast<size_t>(at->first + l * at->stride)] = true;
+    for (int l = 0; l < at->lanes; ++l) {
+      const auto e = static_cast<size_t>(at->first + l * at->stride);
+      stored_count_ += stored_[e] ? 0 : 1;
+      stored_[e] = true;
+    }
   }
   void visit_if_then_else(const IfThenElseNode* n) override {
     visit(n->cond);
@@ -77,11 +88,17 @@ class PaperRun : public IRVisitor {
     // both stored counts.
     steps_left_ -= static_cast<int64_t>(stored_.size() / 64);  // the copy's cost
     std::vector<bool> before = stored_;
+    const size_t count_before = stored_count_;
     visit(n->then_case);
     std::vector<bool> after_then = std::move(stored_);
     stored_ = std::move(before);
+    stored_count_ = count_before;
     visit(n->else_case);
-    for (size_t i = 0; i < stored_.size(); ++i) stored_[i] = stored_[i] && after_then[i];
+    stored_count_ = 0;
+    for (size_t i = 0; i < stored_.size(); ++i) {
+      stored_[i] = stored_[i] && after_then[i];
+      stored_count_ += stored_[i] ? 1 : 0;
+    }
   }
   void visit_tensor_intrinsic_call(const TensorIntrinsicCallNode* n) override {
     for (const Buffer& b : n->buffers)
@@ -151,6 +168,7 @@ class PaperRun : public IRVisitor {
 
   const BufferNode* buf_;
   std::vector<bool> stored_;
+  size_t stored_count_ = 0;  // the true elements of stored_
   int64_t steps_left_;
   bool ok_ = true;
   std::unordered_map<const VarNode*, int64_t> values_;
@@ -160,7 +178,10 @@ class PaperRun : public IRVisitor {
 }  // namespace
 
 bool loads_only_stored_elements(const AllocateNode& a, int64_t budget) {
-  std::optional<int64_t> elements = constant_elements(a.buffer, budget);
+  // The bitmap of stored elements: up to 2 MiB. (A buffer of more elements than the
+  // budget's steps can still be answered when vector stores fill it.)
+  constexpr int64_t kMaxElements = int64_t{1} << 24;
+  std::optional<int64_t> elements = constant_elements(a.buffer, kMaxElements);
   if (!elements) return false;
   return PaperRun(a.buffer.get(), *elements, budget).run(a.body);
 }

@@ -37,7 +37,10 @@ TE_API void te_set_last_error(const char* message);
 /** nbytes of zero-filled memory aligned to 64 bytes, or NULL (with the last error set)
  * when it cannot be had. Free with te_free. */
 TE_API void* te_alloc(uint64_t nbytes);
-/** Frees memory from te_alloc (NULL does nothing). */
+/** te_alloc without the zero-fill: for buffers whose code stores every element before it
+ * loads it. */
+TE_API void* te_alloc_uninitialized(uint64_t nbytes);
+/** Frees memory from te_alloc or te_alloc_uninitialized (NULL does nothing). */
 TE_API void te_free(void* p);
 
 #ifdef __cplusplus
