@@ -809,6 +809,38 @@ TEST(AutoSchedule, AProducerGoesInItsConsumersAxisOrder) {
   expect_near_all(r.outputs[0], want, 1e-4f, "NCHW convolution of a padded input");
 }
 
+TEST(AutoSchedule, ARowsLastTileShiftsInwardsRatherThanBeingGuarded) {
+  // 37 output columns in tiles of 2 vectors of 8: tiles at 0, 16 and 21 (the last one
+  // overlapping the one before), each a whole register tile, where a guarded tail would
+  // blend every accumulator update of its 16 columns and store them lane by lane.
+  const int C = 3, O = 16, W = 39, R = W - 2;
+  Tensor x = placeholder({1, C, 5, W}, Float(32), "x"), w = placeholder({O, C, 3, 3}, Float(32), "w");
+  IterVar c = reduce_axis({0, C}, "c"), ky = reduce_axis({0, 3}, "ky"), kx = reduce_axis({0, 3}, "kx");
+  Tensor y = compute(
+      {1, O, 3, R},
+      [&](Expr n, Expr o, Expr i, Expr j) {
+        return sum(x(n, c, i + ky, j + kx) * w(o, c, ky, kx), {c, ky, kx});
+      },
+      "conv37");
+  AutoScheduleOptions opts = cpu_options();
+  opts.target.vector_bits = 256;
+  const auto xv = random_values(C * 5 * W, 55), wv = random_values(O * C * 9, 56);
+  std::vector<float> want(static_cast<size_t>(O * 3 * R), 0.0f);
+  for (int o = 0; o < O; ++o)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < R; ++j)
+        for (int cc = 0; cc < C; ++cc)
+          for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b)
+              want[(static_cast<size_t>(o) * 3 + i) * R + j] += xv[(static_cast<size_t>(cc) * 5 + i + a) * W + j + b] *
+                                                                wv[((static_cast<size_t>(o) * C + cc) * 3 + a) * 3 + b];
+  AutoRun r = run_auto({x, w, y}, {y}, {NDArray::from_vector(xv, {1, C, 5, W}), NDArray::from_vector(wv, {O, C, 3, 3})},
+                       1e-4f, opts);
+  EXPECT_TRUE(has(r.ir, "min((l.outer * 16), 21)")) << r.ir;
+  EXPECT_FALSE(has(r.ir, "likely(")) << r.ir;
+  expect_near_all(r.outputs[0], want, 1e-4f, "37 columns in tiles of 16");
+}
+
 TEST(AutoSchedule, GroupedConvolutionRowsStayInsideAGroup) {
   // Input channel (o / 16) * 4 + c: in NCHW the register tile's rows are output channels
   // (each loaded input vector serves them all) in counts that divide the group's 16, so
