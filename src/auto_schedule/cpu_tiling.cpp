@@ -226,7 +226,7 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   // A last tile that would hang past the row's end shifts inwards instead, overlapping
   // the one before (its columns are computed twice, the same values stored twice): the
   // tile stays whole, where a guarded tail blends every accumulator update and stores
-  // lane by lane (DIL NCHW's 109-wide rows in tiles of 32: 1.75 -> ? ms).
+  // lane by lane (DIL NCHW's 109-wide rows in tiles of 32, one thread: 1.73 -> 1.47 ms).
   const auto tail = ve > nr && ve % nr != 0 ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf;
   auto [vo, vi] = outer.split(oax[v], nr, tail);
   IterVar ro, ri;
