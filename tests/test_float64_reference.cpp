@@ -145,4 +145,30 @@ TEST(Float64Reference, CancellingSumsAreCheckedAgainstTheOutputsMagnitude) {
   EXPECT_GE(ok, 3u);
 }
 
+// An element-wise sin(3000 x): float32's rounding of the argument (3000 x is 2e-4 off)
+// moves each output by up to 2e-4, the definition's own rounding, which every config
+// shares; against the float64 reference alone all of them were "wrong" (grid_sample's
+// coordinates, 200 pixels across, did the same). A config that matches the default
+// schedule's output is right too.
+TEST(Float64Reference, TheDefinitionsOwnRoundingIsNoConfigsFault) {
+  const int rows = 64, cols = 4096;
+  Tensor x = placeholder({rows, cols}, Float(32), "x");
+  Tensor y = compute(
+      {rows, cols}, [&](Expr i, Expr j) { return sin(x(i, j) * 3000.0f); }, "wave");
+  AutoScheduleOptions o;
+  o.threads = 2;
+  o.trials = 3;
+  o.records = temp_path("float64_own_rounding.jsonl");
+  std::vector<std::string> warnings;
+  set_log_sink([&](LogLevel level, const std::string& text) {
+    if (level == LogLevel::Warn) warnings.push_back(text);
+  });
+  (void)auto_schedule({y}, o);
+  set_log_sink(nullptr);
+  for (const std::string& w : warnings) EXPECT_EQ(w.find("auto_schedule"), std::string::npos) << w;
+  size_t ok = 0;
+  for (const autotune::Record& rec : autotune::load_records(o.records).records) ok += rec.ok;
+  EXPECT_GE(ok, 3u);
+}
+
 }  // namespace

@@ -216,9 +216,9 @@ void report_rejected(const std::vector<autotune::Record>& records, const std::st
   std::string config;
   for (const auto& [knob, label] : first->config) config += (config.empty() ? "" : " ") + knob + "=" + label;
   log_message(LogLevel::Warn,
-              fmt::format("auto_schedule '{}': {} of {} configs measured gave outputs off the float64 reference by "
-                          "more than rtol {:.2g} / atol {:.2g} (times the largest output) and were not chosen; the "
-                          "first, {}: {}",
+              fmt::format("auto_schedule '{}': {} of {} configs measured gave outputs off the float64 reference and "
+                          "off the default schedule's by more than rtol {:.2g} / atol {:.2g} (times the largest "
+                          "output) and were not chosen; the first, {}: {}",
                           name, wrong, records.size(), m.rtol, m.atol, config, first->error));
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -104,6 +105,10 @@ class TE_API LocalMeasurer : public Measurer {
 
  private:
   void prepare();  ///< arguments and the reference output, once
+  /// The reference's outputs, computed in a child process: `wide` (the float64 reference)
+  /// or, when it is empty, Task::reference as it is.
+  std::vector<NDArray> run_reference(const std::optional<LoweredFunc>& wide, std::vector<Argument> ref_args,
+                                     const std::vector<size_t>& outs);
   void start_worker();
   void stop_worker(bool kill_now);
   MeasureResult measure_one(const Config& c);
@@ -112,7 +117,8 @@ class TE_API LocalMeasurer : public Measurer {
   MeasureOptions options_;
   bool prepared_ = false;
   std::vector<Argument> args_;
-  std::vector<NDArray> reference_;  ///< one per output
+  std::vector<NDArray> reference_;             ///< one per output
+  std::vector<NDArray> reference_as_written_;  ///< with a float64 reference_: the default schedule's own
   pid_t worker_ = -1;
   int fd_ = -1;  ///< the tuner's end of the worker's socket
   int workers_started_ = 0;
@@ -132,9 +138,13 @@ class TE_API FunctionMeasurer : public Measurer {
 
 /// Runs one trial in this process (what a worker does): schedule and build the config's
 /// kernel, run it on args with the outputs cleared, compare them with reference (when not
-/// empty), then time it. Never throws: every failure is the result's error.
+/// empty), then time it. Never throws: every failure is the result's error. `as_written`
+/// (with a float64 reference): the reference schedule's outputs in their own types; an
+/// output within the tolerances of either reference is right (the definition's own
+/// float32 rounding is no config's fault).
 TE_API MeasureResult run_trial(const Task& task, const Config& config, std::vector<Argument>& args,
-                               const std::vector<NDArray>& reference, const MeasureOptions& options);
+                               const std::vector<NDArray>& reference, const MeasureOptions& options,
+                               const std::vector<NDArray>& as_written = {});
 
 /// A result as one line of JSON (how workers and MPI ranks send them), and back: a line
 /// that is not one gives a failed result saying so (never throws).
