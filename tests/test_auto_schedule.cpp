@@ -766,6 +766,26 @@ TEST(AutoSchedule, MoreGraphs) {
   }
 }
 
+// A 3x3 convolution in NCHW / OIHW (batch 1, stride 1) of an H x W input zero-padded by
+// `pad` on each side, in plain C++: out[o][i][j].
+std::vector<float> conv3x3_nchw(const std::vector<float>& x, const std::vector<float>& w, int C, int O, int H, int W,
+                                int pad) {
+  const int R = H + 2 * pad - 2, S = W + 2 * pad - 2;
+  std::vector<float> out(static_cast<size_t>(O * R * S), 0.0f);
+  for (int o = 0; o < O; ++o)
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < S; ++j)
+        for (int c = 0; c < C; ++c)
+          for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) {
+              const int y = i + a - pad, xx = j + b - pad;
+              if (y < 0 || y >= H || xx < 0 || xx >= W) continue;
+              out[(static_cast<size_t>(o) * R + i) * S + j] +=
+                  x[(static_cast<size_t>(c) * H + y) * W + xx] * w[((static_cast<size_t>(o) * C + c) * 3 + a) * 3 + b];
+            }
+  return out;
+}
+
 TEST(AutoSchedule, AProducerGoesInItsConsumersAxisOrder) {
   // An NCHW convolution computed with its channels innermost (the layout rule) reads its
   // padded input by output row: the pad stage then runs row by row too (parallel over
@@ -789,18 +809,7 @@ TEST(AutoSchedule, AProducerGoesInItsConsumersAxisOrder) {
   AutoScheduleOptions opts = cpu_options();
   opts.target.vector_bits = 256;
   const auto xv = random_values(C * H * H, 53), wv = random_values(O * C * 9, 54);
-  std::vector<float> want(static_cast<size_t>(O * R * R), 0.0f);
-  for (int o = 0; o < O; ++o)
-    for (int i = 0; i < R; ++i)
-      for (int j = 0; j < R; ++j)
-        for (int cc = 0; cc < C; ++cc)
-          for (int a = 0; a < 3; ++a)
-            for (int b = 0; b < 3; ++b) {
-              const int yy = i + a - 1, xx = j + b - 1;
-              if (yy < 0 || yy >= H || xx < 0 || xx >= H) continue;
-              want[(static_cast<size_t>(o) * R + i) * R + j] += xv[(static_cast<size_t>(cc) * H + yy) * H + xx] *
-                                                                wv[((static_cast<size_t>(o) * C + cc) * 3 + a) * 3 + b];
-            }
+  const std::vector<float> want = conv3x3_nchw(xv, wv, C, O, H, H, 1);
   AutoRun r = run_auto({x, w, y}, {y}, {NDArray::from_vector(xv, {1, C, H, H}), NDArray::from_vector(wv, {O, C, 3, 3})},
                        1e-4f, opts);
   EXPECT_TRUE(has(r.ir, "conv.global")) << r.ir;                               // computed with the channels innermost
@@ -825,15 +834,7 @@ TEST(AutoSchedule, ARowsLastTileShiftsInwardsRatherThanBeingGuarded) {
   AutoScheduleOptions opts = cpu_options();
   opts.target.vector_bits = 256;
   const auto xv = random_values(C * 5 * W, 55), wv = random_values(O * C * 9, 56);
-  std::vector<float> want(static_cast<size_t>(O * 3 * R), 0.0f);
-  for (int o = 0; o < O; ++o)
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < R; ++j)
-        for (int cc = 0; cc < C; ++cc)
-          for (int a = 0; a < 3; ++a)
-            for (int b = 0; b < 3; ++b)
-              want[(static_cast<size_t>(o) * 3 + i) * R + j] += xv[(static_cast<size_t>(cc) * 5 + i + a) * W + j + b] *
-                                                                wv[((static_cast<size_t>(o) * C + cc) * 3 + a) * 3 + b];
+  const std::vector<float> want = conv3x3_nchw(xv, wv, C, O, 5, W, 0);
   AutoRun r = run_auto({x, w, y}, {y}, {NDArray::from_vector(xv, {1, C, 5, W}), NDArray::from_vector(wv, {O, C, 3, 3})},
                        1e-4f, opts);
   EXPECT_TRUE(has(r.ir, "min((l.outer * 16), 21)")) << r.ir;

@@ -79,6 +79,22 @@ TEST(Float64Reference, ExternCallsCannotBeWidened) {
   EXPECT_FALSE(autotune::widen_floats(lower(create_schedule({y}), {x, y}, "f")));
 }
 
+// auto_schedule with a search: no warning (no config was rejected as wrong) and at least
+// 3 configs measured; the schedule.
+Schedule expect_a_search_that_accepts_its_configs(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o) {
+  std::vector<std::string> warnings;
+  set_log_sink([&](LogLevel level, const std::string& text) {
+    if (level == LogLevel::Warn) warnings.push_back(text);
+  });
+  Schedule s = auto_schedule(outputs, o);
+  set_log_sink(nullptr);
+  for (const std::string& w : warnings) EXPECT_EQ(w.find("auto_schedule"), std::string::npos) << w;
+  size_t ok = 0;
+  for (const autotune::Record& r : autotune::load_records(o.records).records) ok += r.ok;
+  EXPECT_GE(ok, 3u);
+  return s;
+}
+
 // A squared norm per row of 4M elements (Ansor's NRM): the default schedule's float32 sum
 // is 1e-3 off, so against it every reordered config was "wrong" and the search silently
 // kept the rules; against the float64 reference they are right, and the search has
@@ -97,16 +113,7 @@ TEST(Float64Reference, ASearchOfALongReductionAcceptsItsConfigs) {
   o.threads = 1;
   o.trials = 3;
   o.records = temp_path("float64_reference.jsonl");
-  std::vector<std::string> warnings;
-  set_log_sink([&](LogLevel level, const std::string& text) {
-    if (level == LogLevel::Warn) warnings.push_back(text);
-  });
-  Schedule sch = auto_schedule({s}, o);
-  set_log_sink(nullptr);
-  for (const std::string& w : warnings) EXPECT_EQ(w.find("auto_schedule"), std::string::npos) << w;
-  size_t ok = 0;
-  for (const autotune::Record& r : autotune::load_records(o.records).records) ok += r.ok;
-  EXPECT_GE(ok, 3u);
+  Schedule sch = expect_a_search_that_accepts_its_configs({s}, o);
   NDArray xs = NDArray::empty({rows, m, n}, Float(32));
   std::vector<double> exact(rows, 0.0);
   for (int64_t e = 0; e < xs.size(); ++e) {
@@ -133,16 +140,7 @@ TEST(Float64Reference, CancellingSumsAreCheckedAgainstTheOutputsMagnitude) {
   o.threads = 1;
   o.trials = 3;
   o.records = temp_path("float64_cancelling.jsonl");
-  std::vector<std::string> warnings;
-  set_log_sink([&](LogLevel level, const std::string& text) {
-    if (level == LogLevel::Warn) warnings.push_back(text);
-  });
-  (void)auto_schedule({c}, o);
-  set_log_sink(nullptr);
-  for (const std::string& w : warnings) EXPECT_EQ(w.find("auto_schedule"), std::string::npos) << w;
-  size_t ok = 0;
-  for (const autotune::Record& rec : autotune::load_records(o.records).records) ok += rec.ok;
-  EXPECT_GE(ok, 3u);
+  expect_a_search_that_accepts_its_configs({c}, o);
 }
 
 // An element-wise sin(3000 x): float32's rounding of the argument (3000 x is 2e-4 off)
@@ -159,16 +157,7 @@ TEST(Float64Reference, TheDefinitionsOwnRoundingIsNoConfigsFault) {
   o.threads = 2;
   o.trials = 3;
   o.records = temp_path("float64_own_rounding.jsonl");
-  std::vector<std::string> warnings;
-  set_log_sink([&](LogLevel level, const std::string& text) {
-    if (level == LogLevel::Warn) warnings.push_back(text);
-  });
-  (void)auto_schedule({y}, o);
-  set_log_sink(nullptr);
-  for (const std::string& w : warnings) EXPECT_EQ(w.find("auto_schedule"), std::string::npos) << w;
-  size_t ok = 0;
-  for (const autotune::Record& rec : autotune::load_records(o.records).records) ok += rec.ok;
-  EXPECT_GE(ok, 3u);
+  expect_a_search_that_accepts_its_configs({y}, o);
 }
 
 }  // namespace
