@@ -51,8 +51,7 @@ llvm::FunctionCallee CodeGen::runtime_function(const char* name) {
   llvm::FunctionCallee callee = module_.getOrInsertFunction(name, type);
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->addFnAttr(llvm::Attribute::NoUnwind);
-    if (n != "te_parallel_for" && n != "te_set_last_error" && n != "te_free")
-      f->addRetAttr(llvm::Attribute::NoAlias);  // fresh memory
+    if (n == "te_alloc" || n == "te_alloc_uninitialized") f->addRetAttr(llvm::Attribute::NoAlias);  // fresh memory
   }
   return callee;
 }

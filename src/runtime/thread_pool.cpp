@@ -1,8 +1,8 @@
 // te's parallel-for: a fixed pool of worker threads that generated code reaches
 // through the C function te_parallel_for (never OpenMP). Each call becomes a job whose
-// chunks the caller and any idle workers claim from an atomic counter, so concurrent
-// callers from several threads share the pool and each caller always makes progress
-// on its own job even when every worker is busy elsewhere.
+// chunks the caller and any idle workers claim from atomic counters (one per thread's
+// share, see Job), so concurrent callers from several threads share the pool and each
+// caller always makes progress on its own job even when every worker is busy elsewhere.
 //
 // Idle workers, and a caller waiting for the last chunks, spin a short while before they
 // sleep: a kernel's parallel loops follow each other within microseconds, and waking a
