@@ -169,16 +169,19 @@ void search_if_selected(Case& c, const std::string& group) {
   c.search_note = fmt::format("{} trials, {} records, search {:.0f} s", trials, records, s);
 }
 
-// `note` (when given) is the summary row's note, set once the row has its figures.
+// `note` (when given) is the summary row's note, set once the row has its figures; `call`
+// and `body` (when given) receive the row's call and its loop nest, for another row.
 void add_te(const std::shared_ptr<Case>& c, const std::string& group, const std::string& impl, bool baseline,
-            std::function<Lowered()> lowered, int iterations = 0, std::function<std::string()> note = nullptr) {
-  auto call = std::make_shared<std::function<void()>>();
+            std::function<Lowered()> lowered, int iterations = 0, std::function<std::string()> note = nullptr,
+            std::shared_ptr<std::function<void()>> call = nullptr, std::shared_ptr<std::string> body = nullptr) {
+  if (!call) call = std::make_shared<std::function<void()>>();
   add(
       group, impl,
       [=](benchmark::State& st) {
         if (!*call) {
           Lowered l = lowered();
           if (!l.f.body.defined()) return st.SkipWithError((impl + ": not searched in this run").c_str());
+          if (body) *body = te::to_string(l.f.body);
           *call = checked_call(*c, l);
           if (!*call) return st.SkipWithError((impl + ": wrong result").c_str());
         }
@@ -274,21 +277,43 @@ void register_auto_schedule() {
 #endif
     if (c->k.hand) add_te(c, group, "te_hand", true, [c] { return Lowered{c->k.hand(), {}}; });
     auto rules_seconds = std::make_shared<double>(0);
+    auto rules_call = std::make_shared<std::function<void()>>();
+    auto searched_call = std::make_shared<std::function<void()>>();
+    auto rules_body = std::make_shared<std::string>(), searched_body = std::make_shared<std::string>();
+    // Both lowered under one name, so that the same schedule prints the same loop nest.
     add_te(
         c, group, "te_rules", false,
         [c, rules_seconds] {
           const auto t0 = std::chrono::steady_clock::now();
           te::Schedule s = te::auto_schedule({c->k.output}, options_for_this_run(c->k));
           *rules_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          return Lowered{te::lower(s, c->k.args, "auto_rules"), s};
+          return Lowered{te::lower(s, c->k.args, "auto_te"), s};
         },
-        0, [rules_seconds] { return fmt::format("rules {:.1f} ms", *rules_seconds * 1e3); });
+        0, [rules_seconds] { return fmt::format("rules {:.1f} ms", *rules_seconds * 1e3); }, rules_call, rules_body);
+    // The searched row's note: the search, and the searched config against the rules' timed
+    // side by side (the ratio of two rows timed minutes apart says less on a shared machine).
+    auto versus_rules = std::make_shared<std::string>();
     add_te(
         c, group, "te_searched", false,
         [c] {
-          return c->searched ? Lowered{te::lower(*c->searched, c->k.args, "auto_searched"), *c->searched} : Lowered{};
+          return c->searched ? Lowered{te::lower(*c->searched, c->k.args, "auto_te"), *c->searched} : Lowered{};
         },
-        0, [c] { return c->search_note; });
+        0,
+        [c, rules_call, searched_call, rules_body, searched_body, versus_rules] {
+          if (versus_rules->empty()) {
+            if (!*rules_call)
+              *versus_rules = "te_rules not run";
+            else if (*rules_body == *searched_body)
+              *versus_rules = "the rules' own loop nest";
+            else {
+              SideBySide r = side_by_side(*rules_call, *searched_call);
+              *versus_rules = fmt::format("side by side: {:.2f}x the rules', faster in {} of {} rounds", r.median_ratio,
+                                          r.rounds - r.a_faster, r.rounds);
+            }
+          }
+          return c->search_note + "; " + *versus_rules;
+        },
+        searched_call, searched_body);
   }
 }
 

@@ -22,6 +22,40 @@ double time_call(const std::function<void()>& fn) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+SideBySide side_by_side(const std::function<void()>& a, const std::function<void()>& b, int rounds,
+                        double min_round_s) {
+  // Seconds per call over at least min_round_s of calls.
+  auto per_call = [min_round_s](const std::function<void()>& fn) {
+    int calls = 0;
+    double total = 0;
+    while (total < min_round_s || calls == 0) {
+      total += time_call(fn);
+      ++calls;
+    }
+    return total / calls;
+  };
+  a();  // warm both (first-touch pages, caches)
+  b();
+  SideBySide out;
+  std::vector<double> ratios;
+  for (int round = 0; round < rounds; ++round) {
+    double ta = 0, tb = 0;
+    if (round % 2 == 0) {
+      ta = per_call(a);
+      tb = per_call(b);
+    } else {
+      tb = per_call(b);
+      ta = per_call(a);
+    }
+    ratios.push_back(ta / tb);
+    out.a_faster += ta < tb;
+  }
+  std::sort(ratios.begin(), ratios.end());
+  out.rounds = rounds;
+  if (!ratios.empty()) out.median_ratio = ratios[ratios.size() / 2];
+  return out;
+}
+
 double process_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);

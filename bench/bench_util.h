@@ -41,6 +41,16 @@ double time_call(const std::function<void()>& fn);
 // CPU seconds this process has used so far (all its threads).
 double process_cpu_seconds();
 
+// Two implementations timed side by side, as auto_schedule's duel does: `rounds` rounds,
+// each timing both (which goes first alternates) for at least min_round_s each. Ratios
+// are per round (a's time over b's), so a slow stretch of the machine slows both.
+struct SideBySide {
+  double median_ratio = 1.0;  // a's time / b's time, the median over the rounds
+  int a_faster = 0, rounds = 0;
+};
+SideBySide side_by_side(const std::function<void()>& a, const std::function<void()>& b, int rounds = 9,
+                        double min_round_s = 0.02);
+
 // How a group's figures read.
 struct GroupInfo {
   double work = 0;          // per call, in `unit`s (0: no throughput column)

@@ -543,13 +543,41 @@ TEST(AutoScheduleSearch, DuelTimesBothConfigsInThisProcess) {
   auto_sched::DuelResult d = auto_sched::duel_in_process(task, vector, scalar);
   EXPECT_GT(d.chosen_s, 0);
   EXPECT_GT(d.rules_s, 0);
-  EXPECT_EQ(d.keep_chosen, d.chosen_s * 1.03 < d.rules_s);
   ASSERT_EQ(d.records.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(d.records[i].key, "duel/B/in_process");  // kept out of the search's ranking
     EXPECT_TRUE(d.records[i].ok);
-    EXPECT_EQ(d.records[i].times.size(), 7u);
+    EXPECT_EQ(d.records[i].times.size(), 9u);
   }
+  // The verdict is the rounds' (the records hold them in order, for a read-back).
+  EXPECT_EQ(d.rounds.rounds, 9);
+  EXPECT_EQ(d.rounds.keep_chosen, auto_sched::compare_rounds(d.records[0].times, d.records[1].times).keep_chosen);
   EXPECT_EQ(d.records[0].config, (std::vector<std::pair<std::string, std::string>>{{"vector", "1"}}));
   EXPECT_EQ(d.records[1].config, (std::vector<std::pair<std::string, std::string>>{{"vector", "0"}}));
+}
+
+// The duel's verdict is round by round: a lead of 3% at the median is not enough when the
+// rules won two rounds (a drift the median hides), nor is winning every round by less.
+TEST(AutoScheduleSearch, DuelKeepsOnlyALeadEveryRoundButOneAgreesOn) {
+  using auto_sched::compare_rounds;
+  const std::vector<double> rules = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+  auto_sched::DuelRounds steady = compare_rounds({0.95, 0.96, 0.94, 0.95, 0.95, 0.96, 0.95, 0.94, 0.95}, rules);
+  EXPECT_TRUE(steady.keep_chosen);
+  EXPECT_EQ(steady.won, 9);
+  EXPECT_EQ(steady.rounds, 9);
+  EXPECT_NEAR(steady.median_ratio, 0.95, 1e-12);
+  // One round lost: still kept.
+  EXPECT_TRUE(compare_rounds({0.95, 0.96, 0.94, 1.05, 0.95, 0.96, 0.95, 0.94, 0.95}, rules).keep_chosen);
+  // Two lost: the same median, not kept.
+  auto_sched::DuelRounds drifting = compare_rounds({0.95, 1.02, 0.94, 1.05, 0.95, 0.96, 0.95, 0.94, 0.95}, rules);
+  EXPECT_FALSE(drifting.keep_chosen);
+  EXPECT_EQ(drifting.won, 7);
+  EXPECT_NEAR(drifting.median_ratio, 0.95, 1e-12);
+  // Every round won, by 2%: within the margin.
+  EXPECT_FALSE(compare_rounds({0.98, 0.98, 0.98, 0.98, 0.98, 0.98, 0.98, 0.98, 0.98}, rules).keep_chosen);
+  // The ratios are per round: a slow round slows both configs and costs the chosen nothing.
+  EXPECT_TRUE(compare_rounds({0.95, 1.9, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95},
+                             {1.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0})
+                  .keep_chosen);
+  EXPECT_FALSE(compare_rounds({}, {}).keep_chosen);
 }

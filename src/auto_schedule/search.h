@@ -16,11 +16,21 @@ namespace te::auto_sched {
 autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
                            const autotune::ConfigSpace& space);
 
+// The verdict on a duel's rounds (the chosen config's and the rules' seconds, round by
+// round): keep the chosen config when it won every round but one and the median of its
+// per-round time ratios is more than 3% below 1. Exported for its tests only.
+struct DuelRounds {
+  bool keep_chosen = false;
+  int rounds = 0, won = 0;    // rounds compared; rounds the chosen config was faster in
+  double median_ratio = 1.0;  // chosen / rules, the median over the rounds
+};
+TE_API DuelRounds compare_rounds(const std::vector<double>& chosen, const std::vector<double>& rules);
+
 // The chosen config and the rules' timed here, side by side (in_process_duel.cpp);
 // exported for its tests only.
 struct DuelResult {
-  bool keep_chosen = false;  // faster than the rules' config by more than 3%
-  double chosen_s = 0, rules_s = 0;
+  DuelRounds rounds;                      // the verdict (rounds.keep_chosen)
+  double chosen_s = 0, rules_s = 0;       // the medians
   std::vector<autotune::Record> records;  // both configs' times (duel_key), for the records
 };
 // The key the duel's records are kept under: the search's, "/in_process" appended (its
