@@ -497,6 +497,45 @@ TEST(AutoSchedule, FullVectorSumUsesRfactor) {
   }
 }
 
+// A norm: a long reduction to one point, read by its square root. It stays at the root,
+// split into parallel parts that walk their rows in memory order (inside the square
+// root's loop it ran on one thread), with four vectors of partial sums.
+TEST(AutoSchedule, ANormRunsInParallelPartsThatWalkRowsInOrder) {
+  const int rows = 96, cols = 160;
+  Tensor a = placeholder({1, rows, cols}, Float(32), "a");
+  IterVar i = reduce_axis({0, rows}, "i"), j = reduce_axis({0, cols}, "j");
+  Tensor squares = compute(
+      {1},
+      [&](Expr b) {
+        return sum(a(b, i, j) * a(b, i, j), {i, j});
+      },
+      "squares");
+  Tensor norm = compute(
+      {1}, [&](Expr b) { return sqrt(squares(b)); }, "norm");
+  auto av = random_values(rows * cols, 22);
+  AutoRun r = run_auto({a, norm}, {norm}, {NDArray::from_vector(av, {1, rows, cols})}, 1e-5f);
+  double want = 0;
+  for (float v : av) want += double(v) * v;
+  expect_near_all(r.outputs[0], {float(std::sqrt(want))}, 1e-5f, "norm vs C++");
+  EXPECT_TRUE(has(r.ir, "parallel for")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "squares.rf.rf")) << r.ir;
+  const size_t part_rows = r.ir.find("for (i.inner"), columns = r.ir.find("for (j.outer");
+  ASSERT_NE(part_rows, std::string::npos) << r.ir;
+  EXPECT_LT(part_rows, columns) << r.ir;
+  // The rules' count of vector accumulators: 4 for this long reduction, 1 for a short one.
+  auto rule_vectors = [](const Tensor& out, const std::string& stage) {
+    for (const AutoScheduleDecision& d : auto_schedule_decisions({out}, cpu_options()))
+      if (d.name == stage + ".accumulator_vectors") return d.rule_value;
+    return int64_t{-1};
+  };
+  EXPECT_EQ(rule_vectors(norm, "squares"), 4);
+  Tensor x = placeholder({33, 256}, Float(32), "x");
+  IterVar k = reduce_axis({0, 256}, "k");
+  Tensor rowsum = compute(
+      {33}, [&](Expr row) { return sum(x(row, k), {k}); }, "rowsum");
+  EXPECT_EQ(rule_vectors(rowsum, "rowsum"), 1);
+}
+
 TEST(AutoSchedule, RowSumsOfManyRows) {
   const int rows = 33, cols = 70;
   Tensor x = placeholder({rows, cols}, Float(32), "x");

@@ -30,18 +30,20 @@ bool builtin_reducer(const OperationNode* op) {
 // Splits op's innermost reduction into vectors through rfactor; returns the factored
 // tensor (undefined when the rule does not apply). The factored stage's loops: its data
 // axes, the reductions, then the lanes (vectorized).
-Tensor vectorize_reduction(Context& cx, const OperationNode* op, bool annotate) {
+Tensor vectorize_reduction(Context& cx, const OperationNode* op, bool annotate, int64_t rule_vectors) {
   IterVar k = contiguous_reduce_axis(cx.g, op);
   const int lanes = cx.cpu.lanes(op->dtype);
   if (!k.defined() || !builtin_reducer(op) || lanes < 2) return Tensor();
   int64_t ext = const_extent(k);
   if (ext >= 0 && ext < 2 * lanes) return Tensor();
-  // Searchable: how many vectors of partial sums (independent adds in flight; one vector
-  // each lane's in-order sum, as the rules keep it).
-  std::vector<int64_t> more;
-  for (int64_t v : {2, 4})
-    if (ext < 0 || ext >= 2 * lanes * v) more.push_back(v);
-  const int64_t vectors = cx.choose(op, "accumulator_vectors", 1, more);
+  // Searchable: how many vectors of partial sums (independent adds in flight; each is
+  // added up lane by lane at the end, so a short reduction keeps one).
+  auto fits = [&](int64_t v) { return v == 1 || ext < 0 || ext >= 2 * lanes * v; };
+  if (!fits(rule_vectors)) rule_vectors = 1;
+  std::vector<int64_t> others;
+  for (int64_t v : {1, 2, 4})
+    if (v != rule_vectors && fits(v)) others.push_back(v);
+  const int64_t vectors = cx.choose(op, "accumulator_vectors", rule_vectors, others);
   Stage st = cx.stage(op);
   auto [ko, ki] = st.split(k, lanes * vectors);
   (void)ko;

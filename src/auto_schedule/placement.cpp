@@ -8,7 +8,8 @@
 //  - a costly per-pixel stage that the consumer reuses across an axis it does not depend
 //    on (grid_sample's coordinates across channels) goes outside that axis.
 // Otherwise the stage is computed at the root, and so is any other reduction with reuse
-// (its tiling needs its own loops).
+// (its tiling needs its own loops) or with too few points for the threads (its parallel
+// parts need their own loops).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -117,6 +118,10 @@ void choose_placements(Context& cx) {
     // reads: at a consumer's loop it would run a point at a time (a transposed
     // convolution's phases, read back in place by their copy).
     if (n.is_reduction() && has_tiling_reuse(g, op)) continue;
+    // So does a long reduction with too few points for the threads (a norm, read by its
+    // square root): at the root its rule splits it into parallel parts, where inside its
+    // consumer's loop it would run on one thread.
+    if (n.is_reduction() && needs_parallel_parts(cx, op)) continue;
     // The loop: fixing the axes the direct reads use, and no more than the loops the
     // consumers inside the anchor are computed at.
     std::vector<int> outer;

@@ -91,6 +91,9 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
 bool tile_lane_partials_cpu(Context& cx, const OperationNode* op);
 // CPU: a reduction without reuse at the root (row sums, a full sum, a matrix-vector product).
 void schedule_reduction_cpu(Context& cx, const OperationNode* op);
+// CPU: whether a reduction has too few points to keep the threads busy and a reduction
+// long enough to split into parallel parts (schedule_reduction_cpu does, at the root).
+bool needs_parallel_parts(const Context& cx, const OperationNode* op);
 // CPU: a row reduction (compute_rows) at the root: parallel over its rows, its innermost
 // element axis vectorized inside its reduction loops.
 void schedule_row_reduction_cpu(Context& cx, const OperationNode* op);
@@ -138,8 +141,9 @@ namespace te::auto_sched {
 // CPU: splits op's innermost contiguous reduction axis into vectors through rfactor;
 // returns the factored tensor, undefined when the rule does not apply. `annotate`:
 // order the factored stage's loops (the lanes last) and vectorize them now (not when
-// it is itself factored next: rfactor rebuilds its loops).
-Tensor vectorize_reduction(Context& cx, const OperationNode* op, bool annotate);
+// it is itself factored next: rfactor rebuilds its loops). `vectors`: the rule's count of
+// vector accumulators (searchable as accumulator_vectors).
+Tensor vectorize_reduction(Context& cx, const OperationNode* op, bool annotate, int64_t vectors = 1);
 // A factored stage's loops: its data axes, the reductions, then the lanes (vectorized).
 void order_lanes_last(Stage rs, const Tensor& rf);
 }  // namespace te::auto_sched
