@@ -7,6 +7,9 @@
 // (bench/auto_schedule_torch.py in a child process at the same thread count), and Halide's
 // autoschedulers Adams2019 and Mullapudi2016 where Halide is found. The te rows'
 // vs_ ratios are against each baseline; every output is checked against the default's.
+// The te_searched row's note says whether the search kept the rules' loop nest, and if
+// not, how the searched and the rules' kernels compare timed side by side in 9 rounds
+// (the two rows' own times are minutes apart).
 //
 // The search runs at registration, before any kernel of this run executes, for each
 // kernel the --benchmark_filter selects: $TE_BENCH_AUTO_TRIALS trials (default 64; 0: no

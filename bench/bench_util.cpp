@@ -1,6 +1,7 @@
 #include "bench_util.h"
 
 #include <fmt/format.h>
+#include <te/autotune/records.h>
 #include <te/runtime/c_runtime_api.h>
 
 #include <algorithm>
@@ -50,9 +51,8 @@ SideBySide side_by_side(const std::function<void()>& a, const std::function<void
     ratios.push_back(ta / tb);
     out.a_faster += ta < tb;
   }
-  std::sort(ratios.begin(), ratios.end());
   out.rounds = rounds;
-  if (!ratios.empty()) out.median_ratio = ratios[ratios.size() / 2];
+  if (!ratios.empty()) out.median_ratio = te::autotune::median_time(ratios);
   return out;
 }
 

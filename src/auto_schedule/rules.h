@@ -141,9 +141,9 @@ namespace te::auto_sched {
 // CPU: splits op's innermost contiguous reduction axis into vectors through rfactor;
 // returns the factored tensor, undefined when the rule does not apply. `annotate`:
 // order the factored stage's loops (the lanes last) and vectorize them now (not when
-// it is itself factored next: rfactor rebuilds its loops). `vectors`: the rule's count of
-// vector accumulators (searchable as accumulator_vectors).
-Tensor vectorize_reduction(Context& cx, const OperationNode* op, bool annotate, int64_t vectors = 1);
+// it is itself factored next: rfactor rebuilds its loops). `rule_vectors`: the rules' count
+// of vector accumulators (the search's accumulator_vectors; 1 where the axis is too short).
+Tensor vectorize_reduction(Context& cx, const OperationNode* op, bool annotate, int64_t rule_vectors = 1);
 // A factored stage's loops: its data axes, the reductions, then the lanes (vectorized).
 void order_lanes_last(Stage rs, const Tensor& rf);
 }  // namespace te::auto_sched
