@@ -335,6 +335,48 @@ TEST(AutoScheduleSearch, TunerSkipsConfigsWithTheSameCode) {
   EXPECT_EQ(r.best->get("y"), 5);
 }
 
+// Lowering a candidate is the search's own cost. Where nearly the whole space lowers to
+// one code (three knobs the kernel ignores, 32768 configs), a batch stops looking after
+// its share of lowerings, and the search ends: it does not lower the whole space.
+TEST(AutoScheduleSearch, ABatchLowersAtMostItsShareOfCandidates) {
+  autotune::ConfigSpace space;
+  space.define_range("x", 0, 31);
+  space.define_range("y", 0, 31);
+  space.define_range("z", 0, 31);
+  size_t lowerings = 0;
+  auto features = [&](const autotune::Config& c) -> std::optional<std::vector<float>> {
+    ++lowerings;
+    return std::vector<float>{float(c["x"]), float(c["y"]), float(c["z"])};
+  };
+  // Two codes: the config (1, 2, 3) and every other.
+  auto code = [](const autotune::Config& c) -> std::optional<uint64_t> {
+    return uint64_t(c["x"] == 1 && c["y"] == 2 && c["z"] == 3);
+  };
+  auto_sched::SearchTunerOptions o;
+  o.seed = 3;
+  o.lowerings_per_batch = 300;
+  auto_sched::SearchTuner tuner(space, features, o, code);
+  autotune::FunctionMeasurer measurer([&](const autotune::Config&) {
+    autotune::MeasureResult r;
+    r.ok = true;
+    r.times = {1e-3};
+    return r;
+  });
+  autotune::Task task;
+  task.key = "one_code";
+  task.space = space;
+  autotune::TuneOptions t;
+  t.n_trial = 64;
+  t.progress = false;
+  autotune::TuneResult r = autotune::tune(task, tuner, measurer, t);
+  EXPECT_LE(r.records.size(), 2u);
+  EXPECT_GE(r.records.size(), 1u);
+  // The first batch: its share and one ranking's worth past it; the next finds nothing new
+  // in its share either, and the search ends.
+  EXPECT_LE(lowerings, 2 * (300u + 128u)) << "lowered " << lowerings << " of 32768 configs";
+  EXPECT_EQ(tuner.lowered(), lowerings);
+}
+
 TEST(AutoScheduleSearch, SearchedSgemmIsCorrectAndResumesFromItsRecords) {
   const int M = 64, N = 64, K = 64;
   Gemm g = gemm(M, N, K);

@@ -436,6 +436,24 @@ inline BeforeAfter split_phases_example() {
   return {before, text(lower(s, {x, w, out}, "f"))};
 }
 
+inline BeforeAfter cache_read_phases_example() {
+  // [doc:cache_read_phases]
+  Tensor x = placeholder({18}, Float(32), "x");
+  Tensor w = placeholder({3}, Float(32), "w");
+  IterVar r = reduce_axis({0, 3}, "r");
+  Tensor out = compute(
+      {8}, [&](Expr i) { return sum(x(i * 2 + r) * w(r), {r}); }, "out");  // stride 2
+  Schedule s = create_schedule({out});
+  s[out].reorder({r, out.axis(0)});
+  s[out].unroll(r);
+  s[out].vectorize(out.axis(0));
+  std::string before = text(lower(s, {x, w, out}, "f"));
+  Tensor xp = s.cache_read_phases(x, "global", {out}, 0, 2);  // "x.phases"[phase, coarse]
+  // [/doc]
+  (void)xp;
+  return {before, text(lower(s, {x, w, out}, "f"))};
+}
+
 inline std::vector<std::string> pretransform_example() {
   // [doc:pretransform]
   Tensor x = placeholder({1, 2, 4, 4}, Float(32), "x");
@@ -709,6 +727,7 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
        }},
       {"skip_zeros", [](Mistakes& m) { m.s[m.C].skip_zeros(m.B); }},
       {"split_phases", [](Mistakes& m) { m.s.split_phases(m.B, {m.B.axis(0)}, 1); }},
+      {"cache_read_phases", [](Mistakes& m) { m.s.cache_read_phases(m.B, "global", {m.C}, 2, 2); }},
       {"pretransform",
        [](Mistakes& m) {
          m.s.pretransform(m.B, {1, 0});
@@ -1197,6 +1216,7 @@ inline std::vector<Snippet> snippets() {
   out.push_back({"warp_specialize.kernel", warp_specialize_kernel});
   pair("skip_zeros", skip_zeros_example);
   pair("split_phases", split_phases_example);
+  pair("cache_read_phases", cache_read_phases_example);
   out.push_back({"pretransform.before", [] { return pretransform_example()[0]; }});
   out.push_back({"pretransform.after", [] { return pretransform_example()[1]; }});
   out.push_back({"pretransform.pack", [] { return pretransform_example()[2]; }});

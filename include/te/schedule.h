@@ -322,6 +322,15 @@ class TE_API Schedule {
   /// contiguous; the copy's axes follow that order.
   Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers,
                     const std::vector<int>& storage_order = {});
+  /// A copy of t, as cache_read's, with dimension `dim` stored by phase: the copy
+  /// ("A.phases") has t's dimensions with dim's x replaced by two, x % stride ("phase")
+  /// then x / stride ("coarse"), and its readers read t(.., x, ..) there. A read at
+  /// x = stride * w + r (a stride-2 convolution's padded input along its output row w)
+  /// becomes a read at (r % stride, w + r / stride): contiguous along w, where it was
+  /// strided, for a reader vectorized over w. The values are the same. te::Error as for
+  /// cache_read, and when dim is not a dimension of t or stride is less than 2.
+  Tensor cache_read_phases(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers, int dim,
+                           int stride);
   /// A new stage that computes t's expression into `scope`; t's stage then copies it out.
   /// Returns the new tensor ("C.local"). t's stage must not be scheduled yet.
   /// `storage_order` (as for cache_read) lays the new stage out otherwise: {0, 2, 3, 1}

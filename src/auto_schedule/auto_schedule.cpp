@@ -1,7 +1,8 @@
 // auto_schedule(): the rules, stage by stage (trials = 0). The order: skip structured
-// zeros, choose layouts (CPU), inline, decide where each kept stage is computed, schedule the patterns known whole
-// (attention; on CUDA 16-bit matmuls on tensor cores), then schedule each other root stage together with the
-// stages computed inside it.
+// zeros, choose layouts and read strided inputs by phase (CPU), inline, decide where each
+// kept stage is computed, schedule the patterns known whole (attention; on CUDA 16-bit
+// matmuls on tensor cores), then schedule each other root stage together with the stages
+// computed inside it.
 #include "te/auto_schedule.h"
 
 #include <fmt/format.h>
@@ -77,7 +78,10 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
   const CpuTarget cpu = cpu_target(options.target, options.threads);
   // The rewrites of the definitions first: the other rules see the graph they leave.
   std::vector<Tensor> current = options.skip_zeros ? skip_structured_zeros(s, outputs, options, cpu, notes) : outputs;
-  if (!options.target.is_cuda()) current = choose_layouts(s, current, cpu, options.constant_inputs, notes, kept);
+  if (!options.target.is_cuda()) {
+    current = choose_layouts(s, current, cpu, options.constant_inputs, notes, kept);
+    current = read_strided_inputs_by_phase(s, current, cpu, choices, notes, kept);
+  }
   Graph g(current);
   Context cx{s, g, options, cpu, {}, {}, {}, {}, choices};
   cx.notes = std::move(notes);

@@ -65,6 +65,22 @@ int64_t const_value(const Expr& e) {
 
 int64_t const_extent(const IterVar& iv) { return const_value(iv.dom().extent); }
 
+int64_t const_elements(const std::vector<Expr>& shape) {
+  int64_t n = 1;
+  for (const Expr& e : shape) {
+    const int64_t c = const_value(e);
+    if (c < 0) return -1;
+    n *= c;
+  }
+  return n;
+}
+
+int64_t const_evaluations(const OperationNode& op) {
+  int64_t n = const_elements(op.shape);
+  for (const IterVar& r : op.reduce_axis) n = const_extent(r) > 0 && n > 0 ? n * const_extent(r) : -1;
+  return n;
+}
+
 Graph::Graph(const std::vector<Tensor>& outputs) {
   std::vector<Operation> ops = topo_sort(outputs);
   for (const Operation& op : ops) {

@@ -63,5 +63,10 @@ int float_cost(const Expr& e);
 int64_t const_extent(const IterVar& iv);
 // The constant value of e, or -1.
 int64_t const_value(const Expr& e);
+// The element count of a constant shape, or -1 when an extent is not constant.
+int64_t const_elements(const std::vector<Expr>& shape);
+// The body evaluations of op: its points times its reduction's steps (a convolution's
+// multiply-adds), or -1 when an extent is not constant.
+int64_t const_evaluations(const OperationNode& op);
 
 }  // namespace te::auto_sched

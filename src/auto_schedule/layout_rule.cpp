@@ -20,20 +20,6 @@ namespace te::auto_sched {
 
 namespace {
 
-// Multiply-adds per weight element above which packing the weights per call is noise.
-constexpr int64_t kMacsPerPackedElement = 64;
-
-// The element count of a constant shape; -1 when an extent is not constant.
-int64_t elements(const std::vector<Expr>& shape) {
-  int64_t n = 1;
-  for (const Expr& e : shape) {
-    const int64_t c = const_value(e);
-    if (c < 0) return -1;
-    n *= c;
-  }
-  return n;
-}
-
 struct Plan {
   size_t channel = 0;  // the output axis that goes innermost
   const TensorReadNode* weights = nullptr;
@@ -54,8 +40,7 @@ std::optional<Plan> plan_layout(const OperationNode& op, const CpuTarget& cpu, c
   const int64_t lanes = cpu.lanes(op.dtype);
   const int64_t row = const_extent(op.axis.back());
   if (lanes < 4 || row <= 0 || row % lanes == 0 || row >= 4 * lanes) return std::nullopt;
-  int64_t macs = elements(op.shape);
-  for (const IterVar& r : op.reduce_axis) macs = const_extent(r) > 0 && macs > 0 ? macs * const_extent(r) : -1;
+  const int64_t macs = const_evaluations(op);
   if (macs <= 0) return std::nullopt;
   std::optional<Plan> best;
   int64_t best_extent = 0;
@@ -77,12 +62,12 @@ std::optional<Plan> plan_layout(const OperationNode& op, const CpuTarget& cpu, c
       for (size_t k : dims) coarse = coarse && !varies_within_rows(r->indices[k], c, lanes);
       if (coarse) continue;
       const auto* v = r->indices[dims[0]].as<VarNode>();
-      const int64_t size = elements(r->op->shape);
+      const int64_t size = const_elements(r->op->shape);
       // Weights whose last dimension is the channel are read as they are; others are packed.
       const bool packed_already = dims[0] + 1 == r->indices.size();
-      ok =
-          ok && !p.weights && dims.size() == 1 && v == c.var().get() && r->op->kind == OpKind::Placeholder &&
-          (packed_already || is_constant(r->op.get(), constants) || (size > 0 && size * kMacsPerPackedElement <= macs));
+      ok = ok && !p.weights && dims.size() == 1 && v == c.var().get() && r->op->kind == OpKind::Placeholder &&
+           (packed_already || is_constant(r->op.get(), constants) ||
+            (size > 0 && size * kEvaluationsPerCopiedElement <= macs));
       p.weights = r;
       p.weight_dim = dims[0];
     }

@@ -67,6 +67,18 @@ std::vector<Tensor> skip_structured_zeros(Schedule& s, const std::vector<Tensor>
 std::vector<Tensor> choose_layouts(Schedule& s, const std::vector<Tensor>& outputs, const CpuTarget& cpu,
                                    const std::vector<Tensor>& constants, std::vector<std::string>& notes,
                                    std::set<const OperationNode*>& kept);
+// Body evaluations of a reader per element of its input above which a copy of that input
+// made on every call (weights packed, an input stored by phase) costs nothing measurable.
+constexpr int64_t kEvaluationsPerCopiedElement = 64;
+// CPU: a reduction whose vector axis (its last) reads an input at a constant stride along
+// it (a stride-2 convolution's padded input, NCHW, along the output row), which costs
+// two loads and a shuffle per vector, reads a copy of that input stored by phase
+// (Schedule::cache_read_phases; the copy goes into `kept`) instead: one load per vector.
+// Only where the copy is small next to the reduction's arithmetic; the search may turn it
+// off ("<stage>.read_by_phase"). Returns the outputs' tensors in s now.
+std::vector<Tensor> read_strided_inputs_by_phase(Schedule& s, const std::vector<Tensor>& outputs, const CpuTarget& cpu,
+                                                 Decisions& choices, std::vector<std::string>& notes,
+                                                 std::set<const OperationNode*>& kept);
 // Whether choose_layouts would compute op with a channel axis innermost.
 bool moves_channels_innermost(const OperationNode& op, const CpuTarget& cpu, const std::vector<Tensor>& constants);
 // Marks element-wise producers that are cheap or read without reuse as inlined.

@@ -44,6 +44,7 @@ SearchTuner::SearchTuner(autotune::ConfigSpace space, FeatureFn features, Search
 }
 
 bool SearchTuner::fresh_code(const Config& c) {
+  features_of(c);  // lowered once, and counted: the code is of the same lowering
   std::optional<uint64_t> code = code_(c);
   if (!code || codes_.insert(*code).second) return true;  // one that does not lower fails when measured
   ++duplicates_;
@@ -117,13 +118,14 @@ void SearchTuner::contribute(SearchHistory& h) {
 std::vector<Config> SearchTuner::propose(size_t n) {
   if (!code_) return propose_ranked(n);
   // Duplicates drop out of a batch: ask again for the rest (the skipped and the chosen
-  // are excluded) until n distinct codes, the space runs out, or so many candidates were
-  // lowered that the rest of the space is likely the same code.
+  // are excluded) until n distinct codes, the space runs out, or the batch has lowered
+  // its share of candidates (then the rest of the space is likely the same code; a batch
+  // with none new ends the search).
   std::vector<Config> out;
-  for (size_t examined = 0; out.size() < n && examined < 64 * n + 256;) {
+  const size_t lowered_before = lowered();
+  while (out.size() < n && lowered() - lowered_before < options_.lowerings_per_batch) {
     std::vector<Config> batch = propose_ranked(n - out.size());
     if (batch.empty()) break;
-    examined += batch.size();
     for (const Config& c : batch) {
       excluded_.insert(c.index());
       if (fresh_code(c)) out.push_back(c);

@@ -41,6 +41,10 @@ struct TE_API SearchTunerOptions {
   double explore = 0.25;    // share of each batch that is random
   size_t candidates = 128;  // configs ranked per batch
   size_t parents = 8;       // best measured configs that candidates are bred from
+  // Candidates lowered (for their features and code) per batch at most. Lowering is the
+  // search's own cost, 1-25 ms a candidate: where most of the space lowers to code already
+  // measured, an uncapped batch lowered up to the whole space looking for a new one.
+  size_t lowerings_per_batch = 512;
   // Earlier searches' measurements (null: none): the model ranks from the first batch,
   // fitted on them and, as they come, on this search's own.
   const SearchHistory* history = nullptr;
@@ -65,6 +69,8 @@ class TE_API SearchTuner : public autotune::Tuner {  // exported for its tests o
   // Distinct codes proposed or measured, and the configs skipped as the same code as one.
   size_t distinct_codes() const { return codes_.size(); }
   size_t duplicates_skipped() const { return duplicates_; }
+  // Candidates lowered so far (features_ called).
+  size_t lowered() const { return cache_.size(); }
 
  protected:
   std::vector<autotune::Config> propose(size_t n) override;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "expr/analysis.h"
+#include "expr/simplify_internal.h"
 #include "schedule/graph_queries.h"
 #include "schedule/messages.h"
 #include "schedule/operation_builders.h"
@@ -9,6 +10,7 @@
 #include "schedule/stage_lookup.h"
 #include "schedule/storage_order.h"
 #include "te/schedule.h"
+#include "te/simplify.h"
 
 namespace te {
 
@@ -49,6 +51,46 @@ void refuse_multi_output(const OperationNode& op, const char* primitive) {
                     primitive, quote(op.name), op.num_outputs(), primitive));
 }
 
+// The stages of `readers`, each checked to read src (t's operation) as an input.
+std::vector<std::shared_ptr<StageNode>> reader_stages_of(const ScheduleNode& s, const Tensor& t, const Operation& src,
+                                                         const std::vector<Tensor>& readers, const char* primitive) {
+  if (readers.empty()) throw Error(fmt::format("{}: no readers given for tensor {}", primitive, quote(t.name())));
+  refuse_multi_output(*src, primitive);
+  std::vector<std::shared_ptr<StageNode>> stages;
+  for (const Tensor& r : readers) {
+    auto rs = stage_of(s, r, primitive);
+    if (!sched::reads(rs->op, src.get()))
+      throw Error(fmt::format("{}: stage {} does not read tensor {}", primitive, quote(rs->op->name), quote(t.name())));
+    if (rs->op->scatter_base == src)
+      throw Error(
+          fmt::format("{}: tensor {} is the base of scatter {}, which fills its output in place "
+                      "rather than reading it",
+                      primitive, quote(t.name()), quote(rs->op->name)));
+    stages.push_back(rs);
+  }
+  return stages;
+}
+
+// A read of a copy by phase at index x = stride * a + b (a: the terms whose coefficient
+// stride divides, and the constant's multiple of stride) is a read at phase b % stride,
+// coarse a + b / stride: exact in floor arithmetic, and constant phases once b is.
+std::pair<Expr, Expr> phase_and_coarse(const Expr& x, int64_t stride) {
+  const simp::Linear lin = simp::linear_of(simplify(x));
+  simp::Linear a(lin.type), b(lin.type);
+  for (const simp::Term& term : lin.terms) {
+    if (term.coeff % stride == 0) {
+      a.add_term(term.atom, term.coeff / stride);
+    } else {
+      b.add_term(term.atom, term.coeff);
+    }
+  }
+  const int64_t phase_const = ((lin.constant % stride) + stride) % stride;
+  a.add_const((lin.constant - phase_const) / stride);
+  b.add_const(phase_const);
+  const Expr s = make_const(lin.type, stride), rest = simp::linear_to_expr(b);
+  return {simplify(rest % s), simplify(simp::linear_to_expr(a) + rest / s)};
+}
+
 }  // namespace
 
 Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers,
@@ -56,21 +98,8 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
   ScheduleNode& s = *node_;
   auto src_stage = stage_of(s, t, "cache_read");
   MemoryScope m = scope_of(scope, t, "cache_read");
-  if (readers.empty()) throw Error(fmt::format("cache_read: no readers given for tensor {}", quote(t.name())));
   Operation src = src_stage->op;
-  refuse_multi_output(*src, "cache_read");
-  std::vector<std::shared_ptr<StageNode>> reader_stages;
-  for (const Tensor& r : readers) {
-    auto rs = stage_of(s, r, "cache_read");
-    if (!sched::reads(rs->op, src.get()))
-      throw Error(fmt::format("cache_read: stage {} does not read tensor {}", quote(rs->op->name), quote(t.name())));
-    if (rs->op->scatter_base == src)
-      throw Error(
-          fmt::format("cache_read: tensor {} is the base of scatter {}, which fills its output in place "
-                      "rather than reading it",
-                      quote(t.name()), quote(rs->op->name)));
-    reader_stages.push_back(rs);
-  }
+  std::vector<std::shared_ptr<StageNode>> reader_stages = reader_stages_of(s, t, src, readers, "cache_read");
 
   // The copy's axis p is t's dimension order[p].
   const std::vector<size_t> order = sched::storage_order_of(storage_order, src->shape.size(), t, "cache_read");
@@ -148,6 +177,76 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope, const st
   st->leaf_iter_vars = op->axis;
   insert_stage(s, sched::stage_index(s, st.get()), cache, m);
   sched::propagate_replacements(s, {{op.get(), next}});
+  return Tensor(cache);
+}
+
+}  // namespace te
+
+namespace te {
+
+Tensor Schedule::cache_read_phases(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers,
+                                   int dim, int stride) {
+  ScheduleNode& s = *node_;
+  auto src_stage = stage_of(s, t, "cache_read_phases");
+  MemoryScope m = scope_of(scope, t, "cache_read_phases");
+  Operation src = src_stage->op;
+  const size_t ndim = src->shape.size();
+  if (dim < 0 || static_cast<size_t>(dim) >= ndim)
+    throw Error(fmt::format("cache_read_phases: dimension {} is not a dimension of tensor {} (it has {})", dim,
+                            quote(t.name()), ndim));
+  if (stride < 2)
+    throw Error(fmt::format("cache_read_phases: stride {} for tensor {} must be at least 2", stride, quote(t.name())));
+  if (m == MemoryScope::Warp || m == MemoryScope::Warpgroup)
+    throw Error(
+        fmt::format("cache_read_phases: scope {} for tensor {} is a tensor-core fragment, which has its "
+                    "intrinsic's layout; use \"global\", \"shared\" or \"local\"",
+                    quote(scope), quote(t.name())));
+  std::vector<std::shared_ptr<StageNode>> reader_stages = reader_stages_of(s, t, src, readers, "cache_read_phases");
+
+  // The copy: t's axes with dim's replaced by (phase, coarse). The coarse axis rounds up;
+  // its last row's positions past t's end repeat t's last element (no reader reads them).
+  const size_t d = static_cast<size_t>(dim);
+  const Expr extent = src->shape[d];
+  const DataType it = extent.dtype().bits() > 32 ? Int(64) : Int(32);
+  const Expr s_ = make_const(it, stride);
+  std::vector<Expr> shape;
+  std::vector<IterVar> axis;
+  std::vector<Expr> index;
+  for (size_t k = 0; k < ndim; ++k) {
+    if (k != d) {
+      Var v(fmt::format("ax{}", axis.size()), it);
+      axis.emplace_back(Range::from_min_extent(make_zero(it), src->shape[k]), v, IterVarType::DataPar);
+      shape.push_back(src->shape[k]);
+      index.push_back(v);
+      continue;
+    }
+    const Expr coarse_extent = simplify((extent + make_const(it, stride - 1)) / s_);
+    Var phase("phase", it), coarse("coarse", it);
+    axis.emplace_back(Range::from_min_extent(make_zero(it), s_), phase, IterVarType::DataPar);
+    axis.emplace_back(Range::from_min_extent(make_zero(it), coarse_extent), coarse, IterVarType::DataPar);
+    shape.push_back(s_);
+    shape.push_back(coarse_extent);
+    const Expr x = coarse * s_ + phase;
+    const bool whole = is_zero(simplify(extent % s_));
+    index.push_back(whole ? x : min(x, extent - make_const(it, 1)));
+  }
+  Expr body(std::make_shared<TensorReadNode>(src->dtype, src, index));
+  Operation cache = sched::make_compute(t.name() + ".phases", shape, axis, body);
+  insert_stage(s, sched::stage_index(s, src_stage.get()) + 1, cache, m);
+
+  sched::redirect_reads(s, reader_stages, src, cache, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> out;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      if (k != d) {
+        out.push_back(indices[k]);
+        continue;
+      }
+      auto [phase, coarse] = phase_and_coarse(indices[k], stride);
+      out.push_back(phase);
+      out.push_back(coarse);
+    }
+    return out;
+  });
   return Tensor(cache);
 }
 

@@ -34,6 +34,12 @@ std::vector<size_t> storage_order_of(const std::vector<int>& order, size_t ndim,
 
 void redirect_reads(ScheduleNode& s, std::vector<std::shared_ptr<StageNode>> readers, const Operation& src,
                     const Operation& dst, const std::vector<size_t>& order) {
+  redirect_reads(s, std::move(readers), src, dst,
+                 [&](const std::vector<Expr>& indices) { return permuted(indices, order); });
+}
+
+void redirect_reads(ScheduleNode& s, std::vector<std::shared_ptr<StageNode>> readers, const Operation& src,
+                    const Operation& dst, const IndexMap& dst_indices) {
   // Readers are rewritten producers first, each also redirected to the rewritten
   // versions of the readers it reads (T2 = A + T1 with both listed must read the new T1).
   std::sort(readers.begin(), readers.end(),
@@ -42,7 +48,7 @@ void redirect_reads(ScheduleNode& s, std::vector<std::shared_ptr<StageNode>> rea
   auto read_dst = [&](const Expr& b) {
     return map_tensor_reads(b, [&](const TensorReadNode* r, const Expr& e) -> Expr {
       if (r->op != src) return e;
-      return Expr(std::make_shared<TensorReadNode>(r->dtype, dst, permuted(r->indices, order), r->value_index));
+      return Expr(std::make_shared<TensorReadNode>(r->dtype, dst, dst_indices(r->indices), r->value_index));
     });
   };
   std::map<const OperationNode*, Operation> redirect, repl;

@@ -1,6 +1,7 @@
 // Storage orders (a tensor's dimensions laid out in another order: cache_read,
 // cache_write, pretransform) and redirecting a tensor's readers to a permuted copy.
 #pragma once
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -25,5 +26,9 @@ std::vector<T> permuted(const std::vector<T>& v, const std::vector<size_t>& orde
 // dimension order[p]; the readers' own readers follow (propagate_replacements).
 void redirect_reads(ScheduleNode& s, std::vector<std::shared_ptr<StageNode>> readers, const Operation& src,
                     const Operation& dst, const std::vector<size_t>& order);
+// The same with any map from src's indices to dst's (a copy laid out by phase).
+using IndexMap = std::function<std::vector<Expr>(const std::vector<Expr>&)>;
+void redirect_reads(ScheduleNode& s, std::vector<std::shared_ptr<StageNode>> readers, const Operation& src,
+                    const Operation& dst, const IndexMap& dst_indices);
 
 }  // namespace te::sched
