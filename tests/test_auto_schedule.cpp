@@ -645,6 +645,40 @@ TEST(AutoSchedule, LeavesTheOriginalGraphAlone) {
   (void)lower(s1, {A, B, C}, "first");
 }
 
+TEST(AutoSchedule, ARowOfFourVectorsIsOneTile) {
+  // An NHWC convolution with 32 output channels, 8-lane vectors: the register tile is the
+  // whole row of 4 vectors, so each input pixel is broadcast once for all
+  // 32 channels rather than once per half row.
+  const int H = 12, CI = 3, CO = 32, K = 3, R = H - K + 1;
+  Tensor x = placeholder({1, H, H, CI}, Float(32), "x"), w = placeholder({K, K, CI, CO}, Float(32), "w");
+  IterVar ky = reduce_axis({0, K}, "ky"), kx = reduce_axis({0, K}, "kx"), c = reduce_axis({0, CI}, "c");
+  Tensor y = compute(
+      {1, R, R, CO},
+      [&](Expr n, Expr i, Expr j, Expr o) {
+        return sum(x(n, i + ky, j + kx, c) * w(ky, kx, c, o), {ky, kx, c});
+      },
+      "conv");
+  AutoScheduleOptions opts = cpu_options();
+  opts.target.vector_bits = 256;
+  std::map<std::string, int64_t> rule;
+  for (const AutoScheduleDecision& d : auto_schedule_decisions({y}, opts)) rule[d.name] = d.rule_value;
+  EXPECT_EQ(rule["conv.tile_vectors"], 4);
+  const auto xv = random_values(H * H * CI, 51), wv = random_values(K * K * CI * CO, 52);
+  AutoRun r = run_auto(
+      {x, w, y}, {y}, {NDArray::from_vector(xv, {1, H, H, CI}), NDArray::from_vector(wv, {K, K, CI, CO})}, 1e-4f, opts);
+  std::vector<float> want(static_cast<size_t>(R * R * CO), 0.0f);
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < R; ++j)
+      for (int o = 0; o < CO; ++o)
+        for (int a = 0; a < K; ++a)
+          for (int b = 0; b < K; ++b)
+            for (int cc = 0; cc < CI; ++cc)
+              want[(static_cast<size_t>(i) * R + j) * CO + o] +=
+                  xv[(static_cast<size_t>(i + a) * H + j + b) * CI + cc] *
+                  wv[((static_cast<size_t>(a) * K + b) * CI + cc) * CO + o];
+  expect_near_all(r.outputs[0], want, 1e-4f, "conv");
+}
+
 TEST(AutoSchedule, ShortImageRowsAreOneTileAndWindowGradientsVectorize) {
   // 28-wide output rows with 8-lane vectors: the register tile covers the whole row
   // (16 + 8 + 4 lanes) rather than 16 columns and a guarded scalar tail. The input

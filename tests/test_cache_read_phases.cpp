@@ -67,7 +67,8 @@ std::vector<float> conv_reference(const StridedConv& c, const std::vector<float>
             for (int kw = 0; kw < c.K; ++kw) {
               const int ih = oh * c.S + kh - c.P, iw = ow * c.S + kw - c.P;
               if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W) continue;
-              acc += double(x[(size_t(ci) * c.H + ih) * c.W + iw]) * w[((size_t(co) * c.CI + ci) * c.K + kh) * c.K + kw];
+              acc +=
+                  double(x[(size_t(ci) * c.H + ih) * c.W + iw]) * w[((size_t(co) * c.CI + ci) * c.K + kh) * c.K + kw];
             }
         out[(size_t(co) * c.OH + oh) * c.OW + ow] = float(acc);
       }
@@ -183,7 +184,8 @@ TEST(CacheReadPhases, OddExtentsNegativeOffsetsAndStrideThree) {
 
 TEST(CacheReadPhases, MisuseNamesTheTensorAndWhatIsWrong) {
   const StridedConv c = strided_conv(2, 2, 8, 8, 3, 2, 1);
-  Tensor other = compute({2}, [&](Expr i) { return c.w(i, 0, 0, 0); }, "other");
+  Tensor other = compute(
+      {2}, [&](Expr i) { return c.w(i, 0, 0, 0); }, "other");
   Schedule s = create_schedule({c.out, other});
   expect_error([&] { s.cache_read_phases(c.pad, "global", {c.out}, 4, 2); },
                {"cache_read_phases: dimension 4 is not a dimension of tensor 'pad' (it has 4)"});
@@ -194,8 +196,7 @@ TEST(CacheReadPhases, MisuseNamesTheTensorAndWhatIsWrong) {
                {"cache_read_phases", "'warp'", "tensor-core fragment"});
   expect_error([&] { s.cache_read_phases(c.pad, "texture", {c.out}, 3, 2); },
                {"cache_read_phases", "unknown memory scope", "'texture'"});
-  expect_error([&] { s.cache_read_phases(c.pad, "global", {}, 3, 2); },
-               {"cache_read_phases", "no readers", "'pad'"});
+  expect_error([&] { s.cache_read_phases(c.pad, "global", {}, 3, 2); }, {"cache_read_phases", "no readers", "'pad'"});
   expect_error([&] { s.cache_read_phases(c.pad, "global", {other}, 3, 2); },
                {"cache_read_phases", "'other' does not read tensor 'pad'"});
   Tensor stranger = placeholder({4}, Float(32), "stranger");

@@ -168,9 +168,12 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   int64_t nr = ve >= 0 && ve < lanes ? ve : width(nv);
   if (ve >= 0 && ve % nr != 0 && nv == 2 && ve % lanes == 0) nr = lanes;  // no tail rather than a wide one
   nv = static_cast<int>((nr + lanes - 1) / lanes);
-  if (ve >= 0 && ve <= 4 * lanes && ve % nr != 0) {
+  if (ve >= 0 && ve <= 4 * lanes && ve > nr) {
     // The whole row: no tail (the vectorize pass cuts 28 lanes into 16 + 8 + 4); a tail
-    // would run its columns as guarded scalar code (a 28-wide row: 12 of 28 columns).
+    // would run its columns as guarded scalar code (a 28-wide row: 12 of 28 columns). And
+    // each value read the same across the columns (a convolution's input pixel, against
+    // 64 output channels) is loaded once per tile, not once per half row: C3D 1.10-1.15x,
+    // C2D 1.07-1.09x (NHWC, 64 channels, Xeon).
     nv = static_cast<int>((ve + lanes - 1) / lanes);
     nr = ve;
   }

@@ -48,8 +48,8 @@ std::optional<StridedRead> strided_input(const OperationNode& op, const CpuTarge
     if (dims.empty()) continue;
     const int64_t step = dims.size() == 1 ? step_along(r->indices[static_cast<size_t>(dims[0])], x) : 0;
     const int64_t size = const_elements(r->op->shape);
-    const bool pays = step >= 2 && r->op->num_outputs() == 1 && size > 0 &&
-                      size * kEvaluationsPerCopiedElement <= evaluations;
+    const bool pays =
+        step >= 2 && r->op->num_outputs() == 1 && size > 0 && size * kEvaluationsPerCopiedElement <= evaluations;
     const bool same = !found || (found->input.op() == r->op && found->dim == dims[0] && found->stride == step);
     if (!pays || !same) return std::nullopt;
     found = StridedRead{Tensor(r->op, r->value_index), dims[0], static_cast<int>(step)};
