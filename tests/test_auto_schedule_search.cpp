@@ -4,6 +4,8 @@
 // from their records without measuring again.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <optional>
 #include <unistd.h>
 #include <te/auto_schedule.h>
@@ -215,6 +217,28 @@ TEST(AutoScheduleSearch, CostModelRanksByWhatItLearned) {
   EXPECT_GT(double(concordant) / pairs, 0.9) << concordant << " of " << pairs;
 }
 
+namespace {
+
+// Tunes `tuner` on a made-up task `key` whose configs take time(config) seconds each.
+autotune::TuneResult tune_synthetic(autotune::Tuner& tuner, const autotune::ConfigSpace& space, const std::string& key,
+                                    size_t trials, const std::function<double(const autotune::Config&)>& time) {
+  autotune::FunctionMeasurer measurer([&](const autotune::Config& c) {
+    autotune::MeasureResult r;
+    r.ok = true;
+    r.times = {time(c)};
+    return r;
+  });
+  autotune::Task task;
+  task.key = key;
+  task.space = space;
+  autotune::TuneOptions t;
+  t.n_trial = trials;
+  t.progress = false;
+  return autotune::tune(task, tuner, measurer, t);
+}
+
+}  // namespace
+
 TEST(AutoScheduleSearch, TunerFindsTheOptimumOfASyntheticSpace) {
   // 16 x 16 configs whose cost is a bowl around (11, 5); the features are the knob values.
   autotune::ConfigSpace space;
@@ -230,19 +254,7 @@ TEST(AutoScheduleSearch, TunerFindsTheOptimumOfASyntheticSpace) {
   auto_sched::SearchTunerOptions o;
   o.seed = 3;
   auto_sched::SearchTuner tuner(space, features, o);
-  autotune::FunctionMeasurer measurer([&](const autotune::Config& c) {
-    autotune::MeasureResult r;
-    r.ok = true;
-    r.times = {cost(c)};
-    return r;
-  });
-  autotune::Task task;
-  task.key = "bowl";
-  task.space = space;
-  autotune::TuneOptions t;
-  t.n_trial = 48;  // under a fifth of the space
-  t.progress = false;
-  autotune::TuneResult r = autotune::tune(task, tuner, measurer, t);
+  autotune::TuneResult r = tune_synthetic(tuner, space, "bowl", 48, cost);  // under a fifth of the space
   ASSERT_TRUE(r.best);
   EXPECT_EQ((*r.best)["x"], 11);
   EXPECT_EQ((*r.best)["y"], 5);
@@ -267,19 +279,8 @@ TEST(AutoScheduleSearch, TunerLearnsAcrossTasks) {
     return scale * (1 + dx * dx + 2 * dy * dy);
   };
   auto search = [&](double scale, size_t trials, auto_sched::SearchTuner& tuner) {
-    autotune::FunctionMeasurer measurer([&](const autotune::Config& c) {
-      autotune::MeasureResult r;
-      r.ok = true;
-      r.times = {bowl(c, scale)};
-      return r;
-    });
-    autotune::Task task;
-    task.key = "bowl_" + std::to_string(scale);
-    task.space = space;
-    autotune::TuneOptions t;
-    t.n_trial = trials;
-    t.progress = false;
-    return autotune::tune(task, tuner, measurer, t);
+    return tune_synthetic(tuner, space, "bowl_" + std::to_string(scale), trials,
+                          [&](const autotune::Config& c) { return bowl(c, scale); });
   };
   auto_sched::SearchHistory history;
   auto_sched::SearchTunerOptions first;
@@ -312,19 +313,9 @@ TEST(AutoScheduleSearch, TunerSkipsConfigsWithTheSameCode) {
   auto_sched::SearchTunerOptions o;
   o.seed = 5;
   auto_sched::SearchTuner tuner(space, features, o, code);
-  autotune::FunctionMeasurer measurer([&](const autotune::Config& c) {
-    autotune::MeasureResult r;
-    r.ok = true;
-    r.times = {1e-3 * (1 + std::abs(double(c["y"] - 5)))};
-    return r;
+  autotune::TuneResult r = tune_synthetic(tuner, space, "same_code", 40, [](const autotune::Config& c) {
+    return 1e-3 * (1 + std::abs(double(c["y"] - 5)));
   });
-  autotune::Task task;
-  task.key = "same_code";
-  task.space = space;
-  autotune::TuneOptions t;
-  t.n_trial = 40;
-  t.progress = false;
-  autotune::TuneResult r = autotune::tune(task, tuner, measurer, t);
   std::set<int64_t> ys;
   for (const auto& rec : r.records) ys.insert(space.from_labels(rec.config)->get("y"));
   EXPECT_EQ(r.records.size(), 16u) << "only 16 configs lower to distinct code";
@@ -356,19 +347,7 @@ TEST(AutoScheduleSearch, ABatchLowersAtMostItsShareOfCandidates) {
   o.seed = 3;
   o.lowerings_per_batch = 300;
   auto_sched::SearchTuner tuner(space, features, o, code);
-  autotune::FunctionMeasurer measurer([&](const autotune::Config&) {
-    autotune::MeasureResult r;
-    r.ok = true;
-    r.times = {1e-3};
-    return r;
-  });
-  autotune::Task task;
-  task.key = "one_code";
-  task.space = space;
-  autotune::TuneOptions t;
-  t.n_trial = 64;
-  t.progress = false;
-  autotune::TuneResult r = autotune::tune(task, tuner, measurer, t);
+  autotune::TuneResult r = tune_synthetic(tuner, space, "one_code", 64, [](const autotune::Config&) { return 1e-3; });
   EXPECT_LE(r.records.size(), 2u);
   EXPECT_GE(r.records.size(), 1u);
   // The first batch: its share and one ranking's worth past it; the next finds nothing new

@@ -31,7 +31,8 @@ int64_t step_along(const Expr& index, const IterVar& x) {
 }
 
 // The input op's reduction reads at a constant stride of 2 or more along its vector axis
-// x (every read of it alike), when a copy of it by phase pays; nullopt otherwise.
+// x, when that is the only input read along x (each read at the same stride, in the same
+// dimension) and a copy of it by phase pays; nullopt otherwise.
 std::optional<StridedRead> strided_input(const OperationNode& op, const CpuTarget& cpu) {
   const auto* red = op.body.as<ReduceNode>();
   if (!red || op.num_outputs() != 1 || op.is_scatter() || op.is_row_reduction() || !op.dtype.is_float() ||

@@ -35,7 +35,7 @@ struct Context {
   // Stages a pattern rule schedules whole (attention on the CPU): never inlined, kept at
   // the root, left alone by the other rules.
   std::set<const OperationNode*> whole;
-  // Copies a layout rule made (packed weights): never inlined.
+  // Copies a layout rule made (packed weights, inputs by phase): never inlined.
   std::set<const OperationNode*> kept;
   std::vector<std::string> notes;  // one line per decision (printed with options.progress)
   Decisions& choices;              // the rules' values, or the search's

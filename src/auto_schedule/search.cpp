@@ -411,10 +411,10 @@ Schedule search(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o
   Config best_config = chosen_config(ranked, rules_choice);
   if (options.progress)
     std::fprintf(stderr,
-                 "[auto_schedule] best of %zu configs, %zu distinct loop nests (%zu candidates skipped: the same "
-                 "code as one measured) (%.4f ms%s): %s\n",
-                 ranked.size(), tuner.distinct_codes(), tuner.duplicates_skipped(), ranked.front().second * 1e3,
-                 choice_note(best_config, ranked), best_config.to_string().c_str());
+                 "[auto_schedule] best of %zu configs, %zu distinct loop nests (%zu candidates lowered, %zu of them "
+                 "skipped: the same code as one measured) (%.4f ms%s): %s\n",
+                 ranked.size(), tuner.distinct_codes(), tuner.lowered(), tuner.duplicates_skipped(),
+                 ranked.front().second * 1e3, choice_note(best_config, ranked), best_config.to_string().c_str());
   // The last word is this process's: the choice against the rules, timed side by side.
   if (best_config.index() != rules_choice.index() && r.measured > 0 &&
       (options.time_budget_s <= 0 ||

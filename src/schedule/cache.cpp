@@ -180,10 +180,6 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope, const st
   return Tensor(cache);
 }
 
-}  // namespace te
-
-namespace te {
-
 Tensor Schedule::cache_read_phases(const Tensor& t, const std::string& scope, const std::vector<Tensor>& readers,
                                    int dim, int stride) {
   ScheduleNode& s = *node_;
