@@ -26,7 +26,8 @@ struct StridedRead {
 // not a constant.
 int64_t step_along(const Expr& index, const IterVar& x) {
   const Expr next = substitute(index, {{x.var(), x.var() + make_const(x.var().dtype(), 1)}});
-  const int64_t* step = as_const_int(simplify(next - index));
+  const Expr difference = simplify(next - index);  // kept alive: as_const_int points into it
+  const int64_t* step = as_const_int(difference);
   return step ? *step : 0;
 }
 

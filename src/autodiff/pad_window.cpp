@@ -63,13 +63,17 @@ std::optional<Expr> read_padded(const Gather& g, const Expr& term, const std::ve
   for (size_t c = 0; c < g.ranges.size(); ++c) {
     const Gather::RangeCheck& rc = g.ranges[c];
     const size_t d = static_cast<size_t>(dim[c]);
-    const int64_t* min = as_const_int(simplify(rc.min));
-    const int64_t* extent = as_const_int(simplify(rc.extent));
+    // The simplified expressions kept alive: as_const_int points into them.
+    const Expr min_e = simplify(rc.min), extent_e = simplify(rc.extent);
+    const int64_t* min = as_const_int(min_e);
+    const int64_t* extent = as_const_int(extent_e);
     const int64_t* size = as_const_int(h.shape()[d]);
     if (!min || !extent || !size || *min != 0 || *extent != *size) return std::nullopt;
     const lowering::IntSet reach = lowering::eval_set(rc.value, relax, {});
-    const int64_t* lo = reach.min.defined() ? as_const_int(simplify(reach.min)) : nullptr;
-    const int64_t* hi = reach.max.defined() ? as_const_int(simplify(reach.max)) : nullptr;
+    const Expr lo_e = reach.min.defined() ? simplify(reach.min) : Expr();
+    const Expr hi_e = reach.max.defined() ? simplify(reach.max) : Expr();
+    const int64_t* lo = lo_e.defined() ? as_const_int(lo_e) : nullptr;
+    const int64_t* hi = hi_e.defined() ? as_const_int(hi_e) : nullptr;
     if (!lo || !hi) return std::nullopt;
     before[d] = std::max<int64_t>(before[d], -*lo);
     after[d] = std::max<int64_t>(after[d], *hi - (*size - 1));

@@ -134,7 +134,8 @@ class VirtualThreadFinder : public IRMutator {
     auto it = vthreads_.find(n->var.get());
     if (it == vthreads_.end()) return r;
     const auto* f = r.as<ForNode>();
-    const int64_t* count = as_const_int(simplify(f->extent));
+    const Expr extent = simplify(f->extent);  // kept alive: as_const_int points into it
+    const int64_t* count = as_const_int(extent);
     if (count == nullptr)
       throw Error(
           fmt::format("lower: axis '{}' of stage '{}' is bound to vthread, but its extent {} is not a "

@@ -187,8 +187,11 @@ class LaneWidener : public IRMutator {
     if (buf->shape.size() != 1) return false;
     const int64_t* size = as_const_int(buf->shape[0]);
     const lowering::IntSet range = lowering::eval_set(index, relax_, {});
-    const int64_t* lo = range.min.defined() ? as_const_int(simplify(range.min)) : nullptr;
-    const int64_t* hi = range.max.defined() ? as_const_int(simplify(range.max)) : nullptr;
+    // The simplified bounds kept alive: as_const_int points into them.
+    const Expr lo_e = range.min.defined() ? simplify(range.min) : Expr();
+    const Expr hi_e = range.max.defined() ? simplify(range.max) : Expr();
+    const int64_t* lo = lo_e.defined() ? as_const_int(lo_e) : nullptr;
+    const int64_t* hi = hi_e.defined() ? as_const_int(hi_e) : nullptr;
     return size && lo && hi && *lo >= 0 && *hi < *size;
   }
   Stmt mutate_for(const Stmt& s, const ForNode* n) override {
@@ -285,7 +288,8 @@ Stmt vectorize_loop(const ForNode* f) {
       if (Stmt blended = widen.blend_private_store(guard); blended.defined()) return simplify(widen.mutate(blended));
       if (!all.defined()) return left_to_backend(f, "its guard is not monotonic in the lane");
       // (Where the last lane is known, one branch is left: a tile past the extent.)
-      if (const int64_t* known = as_const_int(simplify(all)))
+      const Expr last_lane = simplify(all);  // kept alive: as_const_int points into it
+      if (const int64_t* known = as_const_int(last_lane))
         return *known ? simplify(widen.mutate(guard->then_case)) : serial;
       Stmt vec = widen.mutate(guard->then_case);
       return if_then_else(is_likely ? likely(all) : all, simplify(vec), serial);

@@ -86,7 +86,8 @@ class Matcher {
   Binding run() {
     check_loops();
     for (const ForNode* f : nest_.loops) {
-      const int64_t* mn = as_const_int(simplify(f->min, known_));
+      const Expr min = simplify(f->min, known_);  // kept alive: as_const_int points into it
+      const int64_t* mn = as_const_int(min);
       if (mn != nullptr) known_[f->var.get()] = Interval{*mn, *mn + *as_const_int(simplify(f->extent, known_)) - 1};
     }
     decl_buffers_ = declaration_buffers(in_);
