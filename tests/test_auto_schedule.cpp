@@ -478,6 +478,40 @@ TEST(AutoSchedule, FusedTransposeAddRelu) {
   // The transposed read's contiguous axis runs innermost, unrolled: no gathers.
   EXPECT_FALSE(has(r.ir, "A[ramp(")) << r.ir;
   EXPECT_FALSE(has(r.ir, "for (i.inner")) << r.ir;
+  EXPECT_FALSE(has(r.ir, "tensor_intrinsic")) << r.ir;  // it adds, so it is no plain transpose
+}
+
+// A copy that only transposes (an NHWC result back to NCHW) goes by blocks of lanes x
+// lanes transposed in registers (intrinsics::transpose), the last ones shifted inwards;
+// the search may keep the unrolled copy instead (transpose_blocks = 0).
+TEST(AutoSchedule, APlainTransposeGoesByBlocksTransposedInRegisters) {
+  const int H = 3, W = 21, C = 37;
+  Tensor g = placeholder({1, H, W, C}, Float(32), "g");
+  Tensor out = compute(
+      {1, C, H, W}, [&](Expr n, Expr c, Expr h, Expr w) { return g(n, h, w, c); }, "out");
+  auto gv = random_values(H * W * C, 22);
+  std::vector<float> want(gv.size());
+  for (int c = 0; c < C; ++c)
+    for (int h = 0; h < H; ++h)
+      for (int w = 0; w < W; ++w) want[size_t((c * H + h) * W + w)] = gv[size_t((h * W + w) * C + c)];
+  AutoRun r = run_auto({g, out}, {out}, {NDArray::from_vector(gv, {1, H, W, C})}, 0);
+  expect_near_all(r.outputs[0], want, 0, "NHWC -> NCHW vs C++");
+  EXPECT_TRUE(has(r.ir, "tensor_intrinsic transpose_")) << r.ir;
+  Schedule s = auto_schedule_with({out}, cpu_options(), {{"out.transpose_blocks", 0}});
+  std::string ir = to_string(lower(s, {g, out}, "f").body);
+  EXPECT_FALSE(has(ir, "tensor_intrinsic")) << ir;
+  // A copy of an inlined sum adds: no plain transpose (found by the graph fuzzer).
+  Tensor h = placeholder({1, H, W, C}, Float(32), "h");
+  Tensor sum = compute(
+      {1, H, W, C}, [&](Expr n, Expr y, Expr x, Expr c) { return g(n, y, x, c) + h(n, y, x, c); }, "sum");
+  Tensor summed = compute(
+      {1, C, H, W}, [&](Expr n, Expr c, Expr y, Expr x) { return sum(n, y, x, c); }, "summed");
+  AutoRun added = run_auto({g, h, summed}, {summed},
+                           {NDArray::from_vector(gv, {1, H, W, C}), NDArray::from_vector(gv, {1, H, W, C})}, 0);
+  for (float& x : want) x *= 2;
+  expect_near_all(added.outputs[0], want, 0, "NHWC sum -> NCHW vs C++");
+  EXPECT_FALSE(has(added.ir, "allocate sum")) << added.ir;
+  EXPECT_FALSE(has(added.ir, "tensor_intrinsic")) << added.ir;
 }
 
 TEST(AutoSchedule, FullVectorSumUsesRfactor) {

@@ -90,6 +90,15 @@ TE_API TensorIntrinsic x86_dot_16x4_u8s8();
 /// without it is a te::Error instead of a fallback (for code that must be the instruction).
 TE_API TensorIntrinsic x86_vnni_dot_16x4_u8s8();
 
+/// `T[i, j] = S[j, i]` over an n x n block of t (any scalar type of 8, 16, 32 or 64 bits; n
+/// a power of two from 2 to 64), S and T rows of any stride (blocks of larger tensors):
+/// the LLVM implementation loads S's n rows as n vectors, transposes them in registers
+/// (log2(n) rounds of n two-vector shuffles) and stores T's n rows, where a loop would
+/// move one element at a time. auto_schedule uses it for a copy that transposes (an
+/// NCHW result computed with its channels innermost, copied back), with n the target's
+/// vector lanes. te::Error for another type or n.
+TE_API TensorIntrinsic transpose(DataType t, int n);
+
 /// \name CUDA tensor cores (docs/tensor_cores.md)
 /// A warp's 32 threads run these together: the tensorized stage is computed outside every
 /// threadIdx.x loop, in a kernel whose threadIdx.x extent is 32 (each threadIdx.y/z is one

@@ -29,10 +29,30 @@ void CodeGen::emit_tensor_intrinsic(const TensorIntrinsicCallNode* n) {
     std::vector<llvm::Value*> strides;
     for (const Expr& s : n->strides[i]) strides.push_back(to_i64(emit(s), s.dtype()));
     regions.strides.push_back(strides);
+    regions.types.push_back(elem);
+    const Tensor& decl = i < in.inputs.size() ? in.inputs[i] : in.output;
+    std::vector<int64_t> shape;
+    for (const Expr& e : decl.shape()) shape.push_back(*as_const_int(e));
+    regions.shapes.push_back(shape);
   }
   TensorIntrinsicTarget target{&module_, options_.subtarget, options_.cpu};
   emitter(b_, regions, target,
           [&](const std::string& why) { fail_build(fmt::format("tensor intrinsic '{}': {}", in.name, why)); });
+}
+
+TensorIntrinsicEmitter find_tensor_intrinsic_emitter(const std::string& name) {
+  struct Entry {
+    const char* name;
+    TensorIntrinsicEmitter emit;
+  };
+  static const Entry kEmitters[] = {
+      {"x86_dot_16x4_u8s8", emit_x86_dot_16x4_u8s8},
+      {"x86_vnni_dot_16x4_u8s8", emit_x86_vnni_dot_16x4_u8s8},
+      {"transpose", emit_transpose},
+  };
+  for (const Entry& e : kEmitters)
+    if (name == e.name) return e.emit;
+  return nullptr;
 }
 
 bool TensorIntrinsicTarget::has(const char* arch, const char* feature) const {

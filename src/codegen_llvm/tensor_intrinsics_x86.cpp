@@ -126,17 +126,20 @@ void dot_generic(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& r, const
   b.CreateAlignedStore(b.CreateAdd(acc, acc_sum), cp, llvm::Align(4));
 }
 
+}  // namespace
+
 // The declarations' regions are dense (no free strides): only the pointers matter.
-void x86_dot_16x4_u8s8(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& regions, const TensorIntrinsicTarget& target,
-                       const std::function<void(const std::string&)>&) {
+void emit_x86_dot_16x4_u8s8(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& regions,
+                            const TensorIntrinsicTarget& target, const std::function<void(const std::string&)>&) {
   if (target.has("x86", "avx512vnni"))
     dot_vnni(b, regions.ptrs, target);
   else
     dot_generic(b, regions.ptrs, target);
 }
 
-void x86_vnni_dot_16x4_u8s8(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& regions,
-                            const TensorIntrinsicTarget& target, const std::function<void(const std::string&)>& fail) {
+void emit_x86_vnni_dot_16x4_u8s8(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& regions,
+                                 const TensorIntrinsicTarget& target,
+                                 const std::function<void(const std::string&)>& fail) {
   if (!target.has("x86", "avx512vnni"))
     fail(
         fmt::format("needs the CPU feature avx512vnni (vpdpbusd), which the target CPU '{}' lacks; build for "
@@ -144,22 +147,6 @@ void x86_vnni_dot_16x4_u8s8(llvm::IRBuilder<>& b, const TensorIntrinsicRegions& 
                     "which falls back to generic vector code",
                     target.cpu));
   dot_vnni(b, regions.ptrs, target);
-}
-
-}  // namespace
-
-TensorIntrinsicEmitter find_tensor_intrinsic_emitter(const std::string& name) {
-  struct Entry {
-    const char* name;
-    TensorIntrinsicEmitter emit;
-  };
-  static const Entry kEmitters[] = {
-      {"x86_dot_16x4_u8s8", x86_dot_16x4_u8s8},
-      {"x86_vnni_dot_16x4_u8s8", x86_vnni_dot_16x4_u8s8},
-  };
-  for (const Entry& e : kEmitters)
-    if (name == e.name) return e.emit;
-  return nullptr;
 }
 
 }  // namespace te::codegen

@@ -141,5 +141,25 @@ TensorIntrinsic x86_vnni_dot_16x4_u8s8() {
   return intrin;
 }
 
+TensorIntrinsic transpose(DataType t, int n) {
+  if (t.lanes() != 1 || t.is_bool() || t.is_handle() ||
+      (t.bits() != 8 && t.bits() != 16 && t.bits() != 32 && t.bits() != 64))
+    throw Error(fmt::format("intrinsics::transpose: the elements must be scalars of 8, 16, 32 or 64 bits, not {}",
+                            t.to_string()));
+  if (n < 2 || n > 64 || (n & (n - 1)) != 0)
+    throw Error(
+        fmt::format("intrinsics::transpose: the block must be n x n with n a power of two from 2 to 64, "
+                    "not {}",
+                    n));
+  // Both tiles have rows of any stride (a block of larger tensors); the implementation
+  // (src/codegen_llvm/tensor_intrinsic_transpose.cpp) reads the element type and n from
+  // the declaration.
+  Tensor src = placeholder({n, n}, t, "S");
+  Tensor dst = compute(
+      {n, n}, [&](Expr i, Expr j) { return src(j, i); }, "T");
+  return tensor_intrinsic(fmt::format("transpose_{}x{}_{}", n, n, t.to_string()), dst, {{"llvm", "transpose"}},
+                          {src, dst});
+}
+
 }  // namespace intrinsics
 }  // namespace te
