@@ -122,10 +122,13 @@ TEST(Attention, CpuScheduleLaysScoresOutKeyByKey) {
   // The block's queries transposed once per work item; k read as it is, not transposed.
   EXPECT_NE(ir.find("allocate q.global[float32 * 512]"), std::string::npos) << ir;
   EXPECT_EQ(ir.find("attention.key_t"), std::string::npos) << ir;
-  // Each query's block max and sum: vectors of queries over the keys, no lanes to add.
-  EXPECT_EQ(ir.find(".rf"), std::string::npos) << ir;
+  // Each query's block max and sum: vectors of queries over the keys, no lanes to add;
+  // 4 running vectors per vector of queries (independent chains), then their total.
+  EXPECT_NE(ir.find("allocate attention.block_max.rf[float32 * 128]"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("allocate attention.block_sum.rf[float32 * 128]"), std::string::npos) << ir;
   EXPECT_NE(ir.find("attention.block_max[ramp("), std::string::npos) << ir;
   EXPECT_NE(ir.find("attention.block_sum[ramp("), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("attention.block_max.rf[(("), std::string::npos) << ir;  // no scalar partials
 }
 
 // PyTorch's float64 matmul, softmax, matmul of the stored inputs (rounded to dtype); where

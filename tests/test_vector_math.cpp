@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "te/te.h"
@@ -84,19 +86,28 @@ TEST(VectorMath, ExpSpecialValuesAreExact) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> xs = {0.0f,    -0.0f, inf,   -inf, nan,   200.0f, -200.0f, 89.0f,
                            -105.0f, 1.0f,  -1.0f, 2.0f, 10.0f, -10.0f, 50.0f,   -50.0f};
-  Function f = build(vector_exp(Float(32), 16))("vexp");
-  NDArray out = NDArray::empty({16}, Float(32));
-  f(NDArray::from_vector(xs, {16}), out);
-  std::vector<float> y = out.to_vector<float>();
-  EXPECT_EQ(y[0], 1.0f);
-  EXPECT_EQ(y[1], 1.0f);
-  EXPECT_EQ(y[2], inf);
-  EXPECT_EQ(y[3], 0.0f);
-  EXPECT_TRUE(std::isnan(y[4]));
-  EXPECT_EQ(y[5], inf);
-  EXPECT_EQ(y[6], 0.0f);
-  EXPECT_EQ(y[7], inf);
-  EXPECT_EQ(y[8], 0.0f);
+  // The host's code (vscalefps on AVX-512) and the generic one (AVX2 on x86).
+  std::vector<std::pair<std::string, BuildOptions>> builds = {{"host", BuildOptions{}}};
+#if defined(__x86_64__)
+  builds.emplace_back("x86-64-v3", BuildOptions{});
+  builds.back().second.target = Target("llvm -mcpu=x86-64-v3");
+#endif
+  for (const auto& [name, options] : builds) {
+    SCOPED_TRACE(name);
+    Function f = build(vector_exp(Float(32), 16), options)("vexp");
+    NDArray out = NDArray::empty({16}, Float(32));
+    f(NDArray::from_vector(xs, {16}), out);
+    std::vector<float> y = out.to_vector<float>();
+    EXPECT_EQ(y[0], 1.0f);
+    EXPECT_EQ(y[1], 1.0f);
+    EXPECT_EQ(y[2], inf);
+    EXPECT_EQ(y[3], 0.0f);
+    EXPECT_TRUE(std::isnan(y[4]));
+    EXPECT_EQ(y[5], inf);
+    EXPECT_EQ(y[6], 0.0f);
+    EXPECT_EQ(y[7], inf);
+    EXPECT_EQ(y[8], 0.0f);
+  }
 }
 
 TEST(VectorMath, HalfExpMatchesLibmRoundedToHalf) {

@@ -24,9 +24,11 @@ llvm::Value* CodeGen::emit_vector_exp(llvm::Value* x) {
     return b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::fma, {vt}), {a, m, add});
   };
   // The clamp keeps n in range; the selects at the end give the true results outside it.
-  llvm::Value* xc = b_.CreateCall(
-      compat::intrinsic(&module_, llvm::Intrinsic::maxnum, {vt}),
-      {b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::minnum, {vt}), {x, c(88.8)}), c(-104.0)});
+  // As compare-and-selects (x86's minps / maxps, one instruction each: a NaN becomes the
+  // bound, and the last select restores it) rather than minnum / maxnum, whose NaN rule
+  // costs a compare and a blend each.
+  llvm::Value* below = b_.CreateSelect(b_.CreateFCmpOLT(x, c(88.8)), x, c(88.8));
+  llvm::Value* xc = b_.CreateSelect(b_.CreateFCmpOGT(below, c(-104.0)), below, c(-104.0));
   llvm::Value* n = b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::roundeven, {vt}),
                                  {b_.CreateFMul(xc, c(1.44269504088896341))});
   llvm::Value* r = fma(n, c(-0.693359375), xc);
@@ -39,7 +41,8 @@ llvm::Value* CodeGen::emit_vector_exp(llvm::Value* x) {
   llvm::Value* y = nullptr;
   if (vt->getNumElements() == 16 &&
       TensorIntrinsicTarget{&module_, options_.subtarget, options_.cpu}.has("x86", "avx512f")) {
-    // e * 2^n, all lanes (mask), the current rounding mode (4).
+    // e * 2^n, all lanes (mask), the current rounding mode (4). Past expf's overflow
+    // threshold n is 128 and e at least 1, so the product is already infinity.
     y = b_.CreateCall(compat::intrinsic(&module_, llvm::Intrinsic::x86_avx512_mask_scalef_ps_512),
                       {e, n, llvm::UndefValue::get(vt), b_.getInt16(0xffff), b_.getInt32(4)});
   } else {
@@ -48,8 +51,8 @@ llvm::Value* CodeGen::emit_vector_exp(llvm::Value* x) {
     llvm::Value* half = b_.CreateAShr(ni, ci(1));
     auto pow2 = [&](llvm::Value* k) { return b_.CreateBitCast(b_.CreateShl(b_.CreateAdd(k, ci(127)), ci(23)), vt); };
     y = b_.CreateFMul(b_.CreateFMul(e, pow2(half)), pow2(b_.CreateSub(ni, half)));
+    y = b_.CreateSelect(b_.CreateFCmpOGT(x, c(88.72283935546875)), llvm::ConstantFP::getInfinity(vt), y);
   }
-  y = b_.CreateSelect(b_.CreateFCmpOGT(x, c(88.72283935546875)), llvm::ConstantFP::getInfinity(vt), y);
   y = b_.CreateSelect(b_.CreateFCmpOLT(x, c(-103.972084045410)), llvm::ConstantFP::get(vt, 0.0), y);
   return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, y);
 }
