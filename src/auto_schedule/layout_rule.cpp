@@ -134,9 +134,7 @@ std::vector<Tensor> choose_layouts(Schedule& s, const std::vector<Tensor>& outpu
     notes.push_back(fmt::format("{}: computed as '{}' with '{}' innermost, {}, then copied back", op->name,
                                 inner.name(), channel, reading));
   }
-  std::vector<Tensor> current;
-  for (const Tensor& t : outputs) current.emplace_back(s[t].op(), t.value_index());
-  return current;
+  return outputs_in(s, outputs);
 }
 
 }  // namespace te::auto_sched

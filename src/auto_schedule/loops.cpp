@@ -36,4 +36,10 @@ bool varies_within_rows(const Expr& index, const IterVar& x, int64_t rows) {
   return uses_var(split, inner.get());
 }
 
+std::vector<Tensor> outputs_in(const Schedule& s, const std::vector<Tensor>& outputs) {
+  std::vector<Tensor> current;
+  for (const Tensor& t : outputs) current.emplace_back(s[t].op(), t.value_index());
+  return current;
+}
+
 }  // namespace te::auto_sched

@@ -74,9 +74,7 @@ std::vector<Tensor> read_strided_inputs_by_phase(Schedule& s, const std::vector<
     notes.push_back(fmt::format("{}: reads '{}' by phase as '{}' (stride {} along '{}')", op->name, read->input.name(),
                                 copy.name(), read->stride, op->axis.back().name()));
   }
-  std::vector<Tensor> current;  // a reader read by phase is a new operation
-  for (const Tensor& t : outputs) current.emplace_back(s[t].op(), t.value_index());
-  return current;
+  return outputs_in(s, outputs);
 }
 
 }  // namespace te::auto_sched

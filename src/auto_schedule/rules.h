@@ -146,6 +146,9 @@ std::string axis_names(const std::vector<IterVar>& v);
 // convolution's input channel (co / 32) * 16 + rc does not for runs of 8 (or any divisor
 // of 32), so every row of such a tile, or every lane of such a vector, reads the same.
 bool varies_within_rows(const Expr& index, const IterVar& x, int64_t rows);
+// The outputs as s's stages compute them now: a definition rewrite (cache_write, reads
+// by phase, skipped zeros) replaces an output's operation.
+std::vector<Tensor> outputs_in(const Schedule& s, const std::vector<Tensor>& outputs);
 
 }  // namespace te::auto_sched
 

@@ -41,9 +41,7 @@ std::vector<Tensor> skip_structured_zeros(Schedule& s, const std::vector<Tensor>
       break;  // the stage's operation is a new one now
     }
   }
-  std::vector<Tensor> current;
-  for (const Tensor& t : outputs) current.emplace_back(s[t].op(), t.value_index());
-  return current;
+  return outputs_in(s, outputs);
 }
 
 }  // namespace te::auto_sched
