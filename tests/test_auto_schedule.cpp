@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <sstream>
 #include <string>
@@ -512,6 +513,29 @@ TEST(AutoSchedule, APlainTransposeGoesByBlocksTransposedInRegisters) {
   expect_near_all(added.outputs[0], want, 0, "NHWC sum -> NCHW vs C++");
   EXPECT_FALSE(has(added.ir, "allocate sum")) << added.ir;
   EXPECT_FALSE(has(added.ir, "tensor_intrinsic")) << added.ir;
+}
+
+// Other element types: blocks of the type's lanes (64 bytes on AVX-512), bool by the
+// unrolled copy (the intrinsic takes no bool).
+TEST(AutoSchedule, TransposeBlocksOfEveryElementType) {
+  const int R = 70, C = 67;
+  for (DataType t : {UInt(8), Int(16), Float(64), Bool()}) {
+    SCOPED_TRACE(t.to_string());
+    Tensor a = placeholder({C, R}, t, "a");
+    Tensor out = compute(
+        {R, C}, [&](Expr i, Expr j) { return a(j, i); }, "out");
+    LoweredFunc f = lower(auto_schedule({out}, cpu_options()), {a, out}, "f");
+    const std::string ir = to_string(f.body);
+    EXPECT_EQ(has(ir, "tensor_intrinsic"), !t.is_bool()) << ir;
+    NDArray in = NDArray::empty({C, R}, t), got = NDArray::empty({R, C}, t), want = NDArray::empty({R, C}, t);
+    auto* bytes = static_cast<uint8_t*>(in.data());
+    const size_t size = static_cast<size_t>(t.is_bool() ? 1 : t.bits() / 8);
+    for (size_t k = 0; k < static_cast<size_t>(in.size()) * size; ++k)
+      bytes[k] = t.is_bool() ? static_cast<uint8_t>(k % 3 == 0) : static_cast<uint8_t>(k * 7 + 1);
+    build(f)("f").call({in, got});
+    interpret(lower(create_schedule({out}), {a, out}, "g"), {in, want});
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), static_cast<size_t>(got.size()) * size), 0);
+  }
 }
 
 TEST(AutoSchedule, FullVectorSumUsesRfactor) {

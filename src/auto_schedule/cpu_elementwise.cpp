@@ -66,7 +66,9 @@ int transposed_axis(const Graph& g, const OperationNode* op, int v) {
 // NCHW from an NHWC result): the copy is then blocks of intrinsics::transpose.
 bool is_plain_transpose(const Graph& g, const OperationNode* op, int v, int t) {
   const auto* r = op->body.as<TensorReadNode>();
-  if (!r || r->dtype != op->dtype || op->num_outputs() != 1 || r->indices.empty() || g.inlined.count(r->op.get()))
+  // (intrinsics::transpose takes scalars of 8 to 64 bits, not bool.)
+  if (!r || r->dtype != op->dtype || op->dtype.is_bool() || op->num_outputs() != 1 || r->indices.empty() ||
+      g.inlined.count(r->op.get()))
     return false;
   const VarNode* tv = op->axis[static_cast<size_t>(t)].var().get();
   const VarNode* vv = op->axis[static_cast<size_t>(v)].var().get();
