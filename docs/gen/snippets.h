@@ -423,6 +423,23 @@ inline BeforeAfter skip_zeros_example() {
   return {before, text(lower(s, {x, w, out}, "f"))};
 }
 
+inline BeforeAfter skip_padding_example() {
+  // [doc:skip_padding]
+  Tensor x = placeholder({16}, Float(32), "x");
+  Tensor w = placeholder({7}, Float(32), "w");
+  // x with 3 zeros on each side (C3D's depth: 16 planes, a window of 7, stride 2)
+  Tensor pad = compute(
+      {22}, [&](Expr y) { return if_then_else(y >= 3 && y < 19, x(y - 3), 0.0f); }, "pad");
+  IterVar r = reduce_axis({0, 7}, "r");
+  Tensor out = compute(
+      {8}, [&](Expr i) { return sum(pad(2 * i + r) * w(r), {r}); }, "out");
+  Schedule s = create_schedule({out});
+  std::string before = text(lower(s, {x, w, out}, "f"));
+  s[out].skip_padding(pad);  // r from max(3 - 2i, 0) to min(19 - 2i, 7): 50 of 56 taps
+  // [/doc]
+  return {before, text(lower(s, {x, w, out}, "f"))};
+}
+
 inline BeforeAfter split_phases_example() {
   auto [x, w, d, out] = transposed_conv_1d();
   // [doc:split_phases]
@@ -726,6 +743,7 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
          m.s[m.B].warp_specialize({40, 236});
        }},
       {"skip_zeros", [](Mistakes& m) { m.s[m.C].skip_zeros(m.B); }},
+      {"skip_padding", [](Mistakes& m) { m.s[m.S].skip_padding(m.B); }},
       {"split_phases", [](Mistakes& m) { m.s.split_phases(m.B, {m.B.axis(0)}, 1); }},
       {"cache_read_phases", [](Mistakes& m) { m.s.cache_read_phases(m.B, "global", {m.C}, 2, 2); }},
       {"pretransform",
@@ -1215,6 +1233,7 @@ inline std::vector<Snippet> snippets() {
   pair("warp_specialize", warp_specialize_example);
   out.push_back({"warp_specialize.kernel", warp_specialize_kernel});
   pair("skip_zeros", skip_zeros_example);
+  pair("skip_padding", skip_padding_example);
   pair("split_phases", split_phases_example);
   pair("cache_read_phases", cache_read_phases_example);
   out.push_back({"pretransform.before", [] { return pretransform_example()[0]; }});

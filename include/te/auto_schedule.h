@@ -61,11 +61,12 @@ struct TE_API AutoScheduleOptions {
   uint64_t seed = 0;
   /// Print what the rules decided (one line per stage) and the search's progress on stderr.
   bool progress = false;
-  /// Sums that multiply a producer's structured zeros (a transposed convolution's input
-  /// with zeros inserted between its pixels) skip those products (Stage::skip_zeros). The
-  /// result is unchanged unless a factor multiplied by an inserted zero is infinite or NaN
-  /// (0 * inf is NaN as written; skipped, as PyTorch's transposed convolution skips it).
-  /// false: every product as written.
+  /// Sums that multiply a producer's structured zeros skip those products: a transposed
+  /// convolution's input with zeros inserted between its pixels (Stage::skip_zeros), and
+  /// on the CPU a convolution's zero padding in its long outer window loops
+  /// (Stage::skip_padding). The result is unchanged unless a factor multiplied by such a
+  /// zero is infinite or NaN (0 * inf is NaN as written; skipped, as PyTorch's
+  /// convolutions skip it). false: every product as written.
   bool skip_zeros = true;
   /// Inputs (placeholders of the graph) whose values the caller sets once and reuses over
   /// many calls: a model's weights. The rules may then ask for one in another layout

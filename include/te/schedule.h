@@ -275,6 +275,19 @@ class TE_API Stage {
   /// NaN), and equals what PyTorch's transposed convolution gives, which never multiplies
   /// the zeros. Call it before scheduling r; te::Error when the pattern is not there.
   void skip_zeros(const Tensor& producer);
+  /// Visits only the taps of this sum where `producer`, zero outside a box (a zero
+  /// padding: an element-wise compute `if_then_else(cond, value, 0)` whose cond bounds an
+  /// axis y by tests y >= lo, y < hi, ...), can be nonzero. Where this stage reads
+  /// `producer` at y = k * r + e (r a reduction axis, k a constant, e free of reduction
+  /// axes: a strided or dilated convolution's window), r becomes an axis of the same name
+  /// over the taps that keep y inside: [max(min, ceil((lo - e) / k)), ...), bounds in the
+  /// stage's axes, so its loop does no work on the padding (a 7-deep window over 16 padded
+  /// planes, stride 2: 50 of 56 taps). `axes`: the reduction axes to narrow (default:
+  /// every one the cond bounds); narrow the ones whose loops run outside the axes their
+  /// bounds use (a loop inside them runs to the largest bound, each point guarded). The
+  /// terms skipped are 0 times the other factors, as with skip_zeros. Call it before
+  /// scheduling those axes; te::Error when the pattern is not there.
+  void skip_padding(const Tensor& producer, const std::vector<IterVar>& axes = {});
 
   // ---- Intrinsics ----
   /// Replaces the loop nest under `axis` (axis included) by `intrinsic` (TVM's tensorize;

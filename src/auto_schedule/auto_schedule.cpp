@@ -108,6 +108,7 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
       schedule_root_cpu(cx, op);
     }
   }
+  if (!options.target.is_cuda()) skip_padding_taps(cx);
   if (options.progress)
     for (const std::string& line : cx.notes) std::fprintf(stderr, "[auto_schedule] %s\n", line.c_str());
   return cx.s;

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "auto_schedule/graph.h"
+#include "lower/int_set.h"
 
 namespace te::auto_sched {
 
@@ -85,13 +86,19 @@ const char* const kNames[kCount] = {"float_ops",
                                     "stores"};
 
 // A loop's trip count: its constant extent, or the constant side of min(c, rest) (a tail
-// loop), else 1.
-double trip_count(const Expr& extent) {
+// loop), or the largest value of an extent of the outer loops' variables (`outer`: a
+// window narrowed to the taps inside a padding), else 1.
+double trip_count(const Expr& extent, const lowering::RelaxMap& outer) {
   int64_t c = const_value(extent);
   if (c >= 0) return double(c);
   if (const auto* b = extent.as<BinaryNode>(); b && b->op == BinOp::Min) {
     int64_t l = const_value(b->a), r = const_value(b->b);
     if (l >= 0 || r >= 0) return double(std::max(l, r));
+  }
+  const lowering::IntSet range = lowering::eval_set(extent, outer, {});
+  if (range.max.defined()) {
+    const int64_t most = const_value(simplify(range.max));
+    if (most >= 0) return double(most);
   }
   return 1;
 }
@@ -183,7 +190,7 @@ class NestWalker : public IRVisitor {
 
  protected:
   void visit_for(const ForNode* n) override {
-    double trips = trip_count(n->extent);
+    double trips = trip_count(n->extent, outer_);
     if (n->for_kind == ForKind::Parallel && parallel_depth_ == 0) outer_parallel = std::max(outer_parallel, trips);
     if (n->for_kind == ForKind::Parallel) ++parallel_depth_;
     if (n->for_kind == ForKind::Unrolled) f[kUnrolledBody] += trips;
@@ -196,7 +203,9 @@ class NestWalker : public IRVisitor {
       f[kLoopIters] += iters_;
       loops_.push_back({n->var, trips});
     }
+    outer_[n->var.get()] = Range::from_min_extent(n->min, n->extent);
     IRVisitor::visit_for(n);
+    outer_.erase(n->var.get());
     if (vector) {
       vector_lanes_ /= trips;
     } else {
@@ -244,6 +253,7 @@ class NestWalker : public IRVisitor {
  private:
   double iters_ = 1, vector_lanes_ = 1;
   int parallel_depth_ = 0;
+  lowering::RelaxMap outer_;  // the enclosing loops' ranges
   std::vector<Loop> loops_;
 };
 

@@ -120,6 +120,10 @@ void find_gemms(Context& cx);
 void schedule_gemm_cuda_rule(Context& cx);
 // CPU: schedules each attention found with ops::schedule_attention_cpu.
 void schedule_attention_cpu_rule(Context& cx);
+// CPU, after the tiling: a sum over a zero-padded producer narrows the reduction loops
+// that run outside the axes their bounds use to the taps inside the padding
+// (Stage::skip_padding); decision "<op>.skip_padding".
+void skip_padding_taps(Context& cx);
 // CUDA: schedules each attention found with ops::schedule_attention_cuda.
 void schedule_attention_cuda_rule(Context& cx);
 // CPU: an element-wise root stage and the stages computed in its loops.

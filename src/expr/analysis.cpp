@@ -292,6 +292,23 @@ class IntEvaluator {
 
 }  // namespace
 
+std::vector<Expr> conjuncts(const Expr& e) {
+  const auto* b = e.as<BinaryNode>();
+  if (b == nullptr || b->op != BinOp::And) return {e};
+  std::vector<Expr> parts = conjuncts(b->a), right = conjuncts(b->b);
+  parts.insert(parts.end(), right.begin(), right.end());
+  return parts;
+}
+
+std::optional<LinearIn> linear_in(const Expr& e, const Var& v, const VarBounds& known) {
+  const DataType t = v.dtype();
+  Expr rest = simplify(substitute(e, {{v, make_zero(t)}}), known);
+  const Expr slope = simplify(substitute(e, {{v, make_const(t, 1)}}) - rest, known);
+  const int64_t* coef = as_const_int(slope);
+  if (coef == nullptr || !is_zero(simplify(e - (v * make_const(t, *coef) + rest), known))) return std::nullopt;
+  return LinearIn{*coef, rest};
+}
+
 std::optional<int64_t> evaluate_int(const Expr& e, const VarValue& value_of) { return IntEvaluator(value_of).eval(e); }
 
 }  // namespace te

@@ -12,6 +12,7 @@
 
 #include "te/export.h"
 #include "te/ir.h"
+#include "te/simplify.h"
 
 namespace te {
 
@@ -64,6 +65,18 @@ BufferUse buffer_use(const Expr& e);
 // steps): such storage needs no zero-fill. false when unsure: an index of unknown value, a
 // predicated store, a tensor intrinsic on the buffer, a non-constant shape, a longer run.
 bool loads_only_stored_elements(const AllocateNode& a, int64_t budget = int64_t{1} << 16);
+
+// ---- Conditions and linear forms ----
+// The conjuncts of `a && b && ...`, left to right; {e} when e is no conjunction.
+std::vector<Expr> conjuncts(const Expr& e);
+// e as coef * v + rest, coef a constant and rest free of v (e - (coef * v + rest)
+// simplifies to 0 under `known`); nullopt when e is not of that form (v multiplied by a
+// variable, divided, under a min).
+struct LinearIn {
+  int64_t coef;
+  Expr rest;
+};
+std::optional<LinearIn> linear_in(const Expr& e, const Var& v, const VarBounds& known = {});
 
 // ---- Integer evaluation ----
 // The value a variable has, or nullopt when unknown.

@@ -147,12 +147,10 @@ class Partitioner : public IRMutator {
     if (!g.defined()) return std::nullopt;
     DataType t = n->var.dtype();
     g = simplify(g, known_);
-    Expr g0 = simplify(substitute(g, {{n->var, make_zero(t)}}), known_);
-    Expr g1 = simplify(substitute(g, {{n->var, make_const(t, 1)}}), known_);
-    Expr slope = simplify(g1 - g0, known_);
-    const int64_t* coef = as_const_int(slope);
-    if (!coef || *coef == 0) return std::nullopt;
-    if (!is_zero(simplify(g - (n->var * make_const(t, *coef) + g0), known_))) return std::nullopt;
+    const std::optional<LinearIn> linear = linear_in(g, n->var, known_);
+    if (!linear || linear->coef == 0) return std::nullopt;
+    const int64_t* coef = &linear->coef;
+    const Expr& g0 = linear->rest;
     // g = coef * x + g0 with g0 free of x: the guard holds for every inner iteration
     // when coef * x + max(g0) < 0.
     Expr rest_max = eval_set(g0, c.inner, known_).max;

@@ -141,11 +141,10 @@ void constrain_by_extent(const Expr& e, VarBounds& vb) {
     if (!vb.count(v.get())) vb[v.get()] = Interval{0, kShapeVarMax};
   if (vars.size() != 1 || e.dtype() != Int(32)) return;
   const Var& v = vars[0];
-  Expr d = simplify(substitute(e, {{v, make_zero(v.dtype())}}));
-  Expr slope = simplify(substitute(e, {{v, make_const(v.dtype(), 1)}}) - d);
-  const int64_t* coef = as_const_int(slope);
-  const int64_t* off = as_const_int(d);
-  if (!coef || !off || *coef <= 0 || !is_zero(simplify(e - (v * slope + d)))) return;
+  const std::optional<LinearIn> linear = linear_in(e, v);
+  const int64_t* off = linear ? as_const_int(linear->rest) : nullptr;
+  if (!off || linear->coef <= 0) return;
+  const int64_t* coef = &linear->coef;
   int64_t top = (int64_t{INT32_MAX} - *off) / *coef;
   Interval& iv = vb[v.get()];
   iv.max = std::max<int64_t>(0, std::min(iv.max, top));

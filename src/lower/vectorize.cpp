@@ -174,14 +174,6 @@ class LaneWidener : public IRMutator {
   }
 
  private:
-  static std::vector<Expr> conjuncts(const Expr& e) {
-    const auto* b = e.as<BinaryNode>();
-    if (b == nullptr || b->op != BinOp::And) return {e};
-    std::vector<Expr> parts = conjuncts(b->a), right = conjuncts(b->b);
-    parts.insert(parts.end(), right.begin(), right.end());
-    return parts;
-  }
-
   // Whether index stays inside buf (flat, of constant size) at every lane.
   bool within_buffer(const Expr& index, const Buffer& buf) const {
     if (buf->shape.size() != 1) return false;
@@ -226,15 +218,11 @@ Expr all_lanes_condition(const Expr& cond, const ForNode* f, int lanes) {
   const auto* b = cond.as<BinaryNode>();
   if (!b || !is_comparison(b->op) || b->op == BinOp::EQ || b->op == BinOp::NE) return Expr();
   if (!b->a.dtype().is_integer() || !b->a.dtype().is_scalar()) return Expr();
-  Expr d = simplify(b->a - b->b);
+  const std::optional<LinearIn> d = linear_in(simplify(b->a - b->b), f->var);
+  if (!d) return Expr();
   DataType t = f->var.dtype();
-  Expr d0 = simplify(substitute(d, {{f->var, make_zero(t)}}));
-  Expr d1 = simplify(substitute(d, {{f->var, make_const(t, 1)}}));
-  Expr slope = simplify(d1 - d0);
-  const int64_t* coef = as_const_int(slope);
-  if (!coef || !is_zero(simplify(d - (f->var * make_const(t, *coef) + d0)))) return Expr();
   // a - b grows with v when coef > 0: "<"/"<=" are hardest at the last lane.
-  bool last = (*coef > 0) == (b->op == BinOp::LT || b->op == BinOp::LE);
+  bool last = (d->coef > 0) == (b->op == BinOp::LT || b->op == BinOp::LE);
   Expr at = last ? simplify(f->min + make_const(t, lanes - 1)) : f->min;
   return simplify(substitute(cond, {{f->var, at}}));
 }

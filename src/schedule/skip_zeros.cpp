@@ -19,18 +19,9 @@ namespace te {
 
 using sched::quote;
 
+namespace sched {
+
 namespace {
-
-// One reduction axis visited by steps of its residue class.
-struct Lattice {
-  IterVar axis;   // the original reduction axis r
-  Expr first;     // r0: the first r of the class (an expression of the stage's axes)
-  int64_t step;   // S
-  IterVar steps;  // t: r = r0 + S * t
-  Expr inside;    // r0 + S * t < end, or undefined when it always holds
-};
-
-using Plan = std::vector<Lattice>;
 
 bool is_factor_of(const Expr& e, const TensorReadNode* read) {
   if (e.get() == read) return true;
@@ -38,15 +29,6 @@ bool is_factor_of(const Expr& e, const TensorReadNode* read) {
   if (const auto* b = e.as<BinaryNode>(); b && b->op == BinOp::Mul)
     return is_factor_of(b->a, read) || is_factor_of(b->b, read);
   return false;
-}
-
-void conjuncts(const Expr& e, std::vector<Expr>& out) {
-  if (const auto* b = e.as<BinaryNode>(); b && b->op == BinOp::And) {
-    conjuncts(b->a, out);
-    conjuncts(b->b, out);
-  } else {
-    out.push_back(e);
-  }
 }
 
 // The condition of a producer body `if_then_else(cond, value, 0)` (or a select), or
@@ -57,6 +39,63 @@ Expr zero_else_condition(const Expr& body) {
   if (const auto* s = body.as<SelectNode>()) return is_zero(s->false_value) ? s->cond : Expr();
   return Expr();
 }
+
+}  // namespace
+
+ZeroFactor zero_factor_tests(const ScheduleNode& sch, const StageNode& st, const Tensor& producer) {
+  const Operation& op = st.op;
+  const std::string who = quote(op->name);
+  auto refuse = [](std::string why) { return ZeroFactor{std::move(why), {}}; };
+  if (!producer.defined()) return refuse(fmt::format("undefined producer tensor given for stage {}", who));
+  auto pst = find_stage(sch, producer.op().get());
+  if (!pst) return refuse(fmt::format("tensor {} is not part of this schedule", quote(producer.name())));
+  const Operation& prod = pst->op;
+  const auto* red = op->kind == OpKind::Compute ? op->body.as<ReduceNode>() : nullptr;
+  if (!red || op->is_scatter() || op->is_row_reduction() || red->reducer != Reducer::Sum || red->sources.size() != 1)
+    return refuse(fmt::format("stage {} is not a sum; only a sum's zero terms can be skipped", who));
+  if (prod->kind != OpKind::Compute || prod->body.as<ReduceNode>())
+    return refuse(
+        fmt::format("{} is not an element-wise compute if_then_else(cond, value, 0)", quote(producer.name())));
+  Expr cond = zero_else_condition(prod->bodies()[static_cast<size_t>(producer.value_index())]);
+  if (!cond.defined())
+    return refuse(fmt::format("{} is not of the form if_then_else(cond, value, 0): it has no zeros to skip",
+                              quote(producer.name())));
+  const Expr& source = red->sources[0];
+  const TensorReadNode* read = nullptr;
+  for (const TensorReadNode* r : tensor_reads(source)) {
+    if (r->op != prod || r->value_index != producer.value_index()) continue;
+    if (read)
+      return refuse(
+          fmt::format("stage {} reads {} more than once; its zeros are skipped at one read", who, quote(prod->name)));
+    read = r;
+  }
+  if (!read) return refuse(fmt::format("stage {} does not read {}", who, quote(prod->name)));
+  if (!is_factor_of(source, read))
+    return refuse(
+        fmt::format("the value stage {} sums is not a product with {} as a factor, so the points skipped would not "
+                    "add zero",
+                    who, quote(prod->name)));
+  std::vector<std::pair<Var, Expr>> at_read;
+  for (size_t d = 0; d < prod->axis.size(); ++d) at_read.emplace_back(prod->axis[d].var(), read->indices[d]);
+  ZeroFactor out;
+  for (const Expr& test : conjuncts(cond)) out.tests.push_back(substitute(test, at_read));
+  return out;
+}
+
+bool is_untouched_leaf(const StageNode& st, const IterVar& r) {
+  if (index_of(st.leaf_iter_vars, r) < 0 || st.attrs.count(r.get())) return false;
+  for (const Relation& rel : st.relations) {
+    if (const auto* s = std::get_if<SplitRelation>(&rel); s && s->parent.same_as(r)) return false;
+    if (const auto* f = std::get_if<FuseRelation>(&rel); f && (f->outer.same_as(r) || f->inner.same_as(r)))
+      return false;
+    if (const auto* g = std::get_if<SingletonRelation>(&rel); g && g->iv.same_as(r)) return false;
+  }
+  return true;
+}
+
+}  // namespace sched
+
+namespace {
 
 // For a conjunct `m(q, S) == 0` (m: % or truncmod, S > 1 constant): q and S.
 bool residue_test(const Expr& e, Expr& q, int64_t& step) {
@@ -72,56 +111,28 @@ bool residue_test(const Expr& e, Expr& q, int64_t& step) {
   return true;
 }
 
-bool is_untouched_leaf(const StageNode& st, const IterVar& r) {
-  if (sched::index_of(st.leaf_iter_vars, r) < 0 || st.attrs.count(r.get())) return false;
-  for (const Relation& rel : st.relations) {
-    if (const auto* s = std::get_if<SplitRelation>(&rel); s && s->parent.same_as(r)) return false;
-    if (const auto* f = std::get_if<FuseRelation>(&rel); f && (f->outer.same_as(r) || f->inner.same_as(r)))
-      return false;
-    if (const auto* g = std::get_if<SingletonRelation>(&rel); g && g->iv.same_as(r)) return false;
-  }
-  return true;
-}
+// One reduction axis visited by steps of its residue class.
+struct Lattice {
+  IterVar axis;   // the original reduction axis r
+  Expr first;     // r0: the first r of the class (an expression of the stage's axes)
+  int64_t step;   // S
+  IterVar steps;  // t: r = r0 + S * t
+  Expr inside;    // r0 + S * t < end, or undefined when it always holds
+};
+
+using Plan = std::vector<Lattice>;
 
 std::variant<Plan, std::string> plan(const ScheduleNode& sch, const StageNode& st, const Tensor& producer) {
   const Operation& op = st.op;
   const std::string who = quote(op->name);
-  if (!producer.defined()) return fmt::format("undefined producer tensor given for stage {}", who);
-  auto pst = sched::find_stage(sch, producer.op().get());
-  if (!pst) return fmt::format("tensor {} is not part of this schedule", quote(producer.name()));
-  const Operation& prod = pst->op;
-  const auto* red = op->kind == OpKind::Compute ? op->body.as<ReduceNode>() : nullptr;
-  if (!red || op->is_scatter() || op->is_row_reduction() || red->reducer != Reducer::Sum || red->sources.size() != 1)
-    return fmt::format("stage {} is not a sum; only a sum's zero terms can be skipped", who);
-  if (prod->kind != OpKind::Compute || prod->body.as<ReduceNode>())
-    return fmt::format("{} is not an element-wise compute if_then_else(cond, value, 0)", quote(producer.name()));
-  Expr cond = zero_else_condition(prod->bodies()[static_cast<size_t>(producer.value_index())]);
-  if (!cond.defined())
-    return fmt::format("{} is not of the form if_then_else(cond, value, 0): it has no zeros to skip",
-                       quote(producer.name()));
-  const Expr& source = red->sources[0];
-  const TensorReadNode* read = nullptr;
-  for (const TensorReadNode* r : tensor_reads(source)) {
-    if (r->op != prod || r->value_index != producer.value_index()) continue;
-    if (read) return fmt::format("stage {} reads {} more than once; skip_zeros needs one read", who, quote(prod->name));
-    read = r;
-  }
-  if (!read) return fmt::format("stage {} does not read {}", who, quote(prod->name));
-  if (!is_factor_of(source, read))
-    return fmt::format(
-        "the value stage {} sums is not a product with {} as a factor, so the points skipped would not "
-        "add zero",
-        who, quote(prod->name));
-  std::vector<std::pair<Var, Expr>> at_read;
-  for (size_t d = 0; d < prod->axis.size(); ++d) at_read.emplace_back(prod->axis[d].var(), read->indices[d]);
-  std::vector<Expr> tests;
-  conjuncts(cond, tests);
+  sched::ZeroFactor factor = sched::zero_factor_tests(sch, st, producer);
+  if (!factor.refusal.empty()) return factor.refusal;
+  const std::vector<Expr>& tests = factor.tests;
   Plan out;
   for (const Expr& test : tests) {
     Expr q;
     int64_t step = 0;
     if (!residue_test(test, q, step)) continue;
-    q = substitute(q, at_read);
     const IterVar* axis = nullptr;
     int used = 0;
     for (const IterVar& r : op->reduce_axis)
@@ -135,12 +146,11 @@ std::variant<Plan, std::string> plan(const ScheduleNode& sch, const StageNode& s
     if (taken) continue;
     // q = q0 + k * r with k = +-1.
     const Var& rv = axis->var();
-    Expr k = simplify(substitute(q, {{rv, make_const(rv.dtype(), 1)}}) - substitute(q, {{rv, make_zero(rv.dtype())}}));
-    const int64_t* kc = as_const_int(k);
-    if (!kc || (*kc != 1 && *kc != -1)) continue;
-    Expr q0 = simplify(q - k * rv);
-    if (uses_var(q0, rv.get())) continue;
-    if (!is_untouched_leaf(st, *axis))
+    const std::optional<LinearIn> linear = linear_in(q, rv);
+    if (!linear || (linear->coef != 1 && linear->coef != -1)) continue;
+    const int64_t* kc = &linear->coef;
+    const Expr& q0 = linear->rest;
+    if (!sched::is_untouched_leaf(st, *axis))
       return fmt::format("reduction axis {} of stage {} is already split, fused or annotated; call skip_zeros first",
                          quote(axis->name()), who);
     const int64_t* min = as_const_int(axis->dom().min);
@@ -161,7 +171,7 @@ std::variant<Plan, std::string> plan(const ScheduleNode& sch, const StageNode& s
     return fmt::format(
         "the condition of {} has no test `y % S == 0` (S > 1 constant) of an axis y that stage {} reads at "
         "r + e or e - r for one of its reduction axes r",
-        quote(prod->name), who);
+        quote(producer.op()->name), who);
   return out;
 }
 
