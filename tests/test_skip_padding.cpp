@@ -113,7 +113,8 @@ TEST(SkipPadding, StridedConvolutionVisitsOnlyTheTapsInsideItsInput) {
 }
 
 // Windows read backwards (k = -1), dilated (k = D), strides, and paddings wider than the
-// window (outputs whose whole window is padding: an empty loop, the sum 0).
+// window (outputs whose whole window is padding: an empty loop, the sum 0); the sum at
+// the root, or in a copy per output with its weights copied at the same loop.
 TEST(SkipPadding, EveryWindowShapeAgreesWithTheDefinitionBitForBit) {
   std::mt19937 rng(7);
   int jit_runs = 0;
@@ -126,7 +127,14 @@ TEST(SkipPadding, EveryWindowShapeAgreesWithTheDefinitionBitForBit) {
                                     << (flipped ? " flipped" : ""));
     Conv1d c = conv1d(N, K, S, D, P, flipped);
     Schedule s = create_schedule({c.out});
-    s[c.out].skip_padding(c.pad);
+    if (trial % 2 == 0) {
+      s[c.out].skip_padding(c.pad);
+    } else {  // the sum in a copy per output, its weights copied at the same loop
+      Tensor local = s.cache_write(c.out, "local");
+      s[local].compute_at(s[c.out], c.out.axis(0));
+      s[local].skip_padding(c.pad);
+      s[s.cache_read(c.w, "global", {local})].compute_at(s[c.out], c.out.axis(0));
+    }
     std::vector<float> x = uniform_floats(size_t(N), trial), w = uniform_floats(size_t(K), trial + 1000);
     const bool jit = trial % 8 == 0;
     jit_runs += jit;
@@ -192,8 +200,10 @@ TEST(SkipPadding, TiledThreeDimensionalConvolution) {
   st.unroll(rc);
   st.unroll(wi);
   st.vectorize(out.axis(3));
-  std::vector<float> xv = uniform_floats(size_t(D) * H * H * CI, 5), wv = uniform_floats(size_t(K) * K * K * CI * CO, 6);
-  Outputs o = run({x, w, out}, s, {NDArray::from_vector(xv, {D, H, H, CI}), NDArray::from_vector(wv, {K, K, K, CI, CO})});
+  std::vector<float> xv = uniform_floats(size_t(D) * H * H * CI, 5),
+                     wv = uniform_floats(size_t(K) * K * K * CI * CO, 6);
+  Outputs o =
+      run({x, w, out}, s, {NDArray::from_vector(xv, {D, H, H, CI}), NDArray::from_vector(wv, {K, K, K, CI, CO})});
   EXPECT_TRUE(has(o.ir, "for (rd, 0, (min((8 - (i_1 * 2)), 5) - max((2 - (i_1 * 2)), 0)))")) << o.ir;
   EXPECT_TRUE(has(o.ir, "for (rw, 0, 5)")) << o.ir;
   EXPECT_FALSE(has(o.ir, "likely")) << o.ir;  // no guard: the bounds use outer loops only
@@ -217,6 +227,31 @@ TEST(SkipPadding, NarrowedLoopInsideTheAxisItsBoundsUse) {
   for (size_t i = 0; i < o.interpreted.size(); ++i) {
     ASSERT_EQ(o.interpreted[i], o.as_written[i]) << "element " << i;
     ASSERT_NEAR(o.jit[i], o.interpreted[i], 1e-6) << "element " << i;
+  }
+}
+
+// A stage computed at an output loop outside a narrowed axis (a copy of the weights per
+// output) holds the taps that output's window visits: its region follows the narrowed
+// bounds at that output (found by the search on C2D, where such a copy read rows past
+// its region before).
+TEST(SkipPadding, StagesComputedOutsideTheNarrowedLoopHoldItsTaps) {
+  for (bool flipped : {false, true}) {
+    Conv1d c = conv1d(12, 7, 2, 1, 3, flipped);
+    Schedule s = create_schedule({c.out});
+    // As auto_schedule's tiles are made: the sum in a local copy computed per output,
+    // its weights copied at the same loop.
+    Tensor local = s.cache_write(c.out, "local");
+    s[local].compute_at(s[c.out], c.out.axis(0));
+    s[local].skip_padding(c.pad);
+    Tensor wc = s.cache_read(c.w, "global", {local});
+    s[wc].compute_at(s[c.out], c.out.axis(0));
+    std::vector<float> x = uniform_floats(12, 31), w = uniform_floats(7, 32);
+    Outputs o = run({c.x, c.w, c.out}, s, {NDArray::from_vector(x, {12}), NDArray::from_vector(w, {7})});
+    std::vector<double> want = reference(c, x, w);
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(o.interpreted[i], o.as_written[i]) << "element " << i << "\n" << o.ir;
+      ASSERT_NEAR(o.jit[i], want[i], 1e-5) << "element " << i;
+    }
   }
 }
 
@@ -261,7 +296,11 @@ TEST(SkipPadding, Errors) {
          edges, {}, {"no padding to skip"});
   // The bound of r uses another reduction axis.
   refuse(compute(
-             {2}, [&](Expr i) { return sum(edges(r + q) * a(i), {r, q}); }, "s"),
+             {2},
+             [&](Expr i) {
+               return sum(edges(r + q) * a(i), {r, q});
+             },
+             "s"),
          edges, {r}, {"bounds no index that stage 's' reads at k * r + e for its reduction axis 'r'"});
   refuse(compute(
              {4}, [&](Expr i) { return sum(edges(i + r) + a(i), {r}); }, "s"),
@@ -316,8 +355,8 @@ TEST(SkipPadding, AutoScheduleNarrowsTheLongWindowsOutsideTheTile) {
   o.threads = 1;
   Schedule s = auto_schedule({c.out}, o);
   std::vector<float> xv = uniform_floats(size_t(16) * 8 * 8, 11), wv = uniform_floats(size_t(343) * 16, 12);
-  Outputs got = run({c.x, c.w, c.out}, s,
-                    {NDArray::from_vector(xv, {16, 8, 8, 1}), NDArray::from_vector(wv, {7, 7, 7, 1, 16})});
+  Outputs got =
+      run({c.x, c.w, c.out}, s, {NDArray::from_vector(xv, {16, 8, 8, 1}), NDArray::from_vector(wv, {7, 7, 7, 1, 16})});
   EXPECT_TRUE(has(got.ir, "for (rd, 0, (min(")) << got.ir;
   EXPECT_TRUE(has(got.ir, "for (rh, 0, 7)")) << got.ir;  // its output rows are in the tile
   EXPECT_FALSE(has(got.ir, "likely")) << got.ir;

@@ -107,13 +107,18 @@ class ReadIndexCollector : public IRVisitor {
   const OperationNode* op_;
 };
 
+RelaxMap axes_of(const StageNode& st) {
+  RelaxMap axes;
+  for (const IterVar& iv : st.op->axis) axes[iv.var().get()] = iv.dom();
+  return axes;
+}
+
 // A loop's extent as regions see it. A reduction's extent may use its stage's data axes
 // (a causal mask's keys per query): over a region, it runs to its largest value over
 // their domains (lowering keeps each point to its own; see build_loop_nests).
 Expr region_extent(const StageNode& st, const IterVar& leaf, const Range& r, const VarBounds& known) {
   if (leaf.type() != IterVarType::Reduce || st.op->axis.empty()) return r.extent;
-  RelaxMap axes;
-  for (const IterVar& iv : st.op->axis) axes[iv.var().get()] = iv.dom();
+  const RelaxMap axes = axes_of(st);
   if (!uses_any(r.extent, axes)) return r.extent;
   const IntSet ends = eval_set(r.extent, axes, known);
   return ends.max.defined() && !uses_any(ends.max, axes) ? simplify(ends.max, known) : r.extent;
@@ -142,7 +147,11 @@ std::vector<IntSet> region_read(const ScheduleNode& s, const StageNode& producer
     if (is_one(r.extent)) {
       leaf_val[leaf.get()] = r.min;
     } else if (need_relax(consumer, leaf, found, producer.scope)) {
-      leaf_val[leaf.get()] = is_zero(r.min) ? Expr(leaf.var()) : simplify(r.min + leaf.var(), known);
+      // (A lower bound in the stage's axes is rewritten in their values below: `known`
+      // holds their loop variables' ranges, not their values'.)
+      leaf_val[leaf.get()] = is_zero(r.min)                       ? Expr(leaf.var())
+                             : uses_any(r.min, axes_of(consumer)) ? r.min + leaf.var()
+                                                                  : simplify(r.min + leaf.var(), known);
       relax[leaf.var().get()] = Range::from_min_extent(0, region_extent(consumer, leaf, r, known_shapes));
     } else {
       leaf_val[leaf.get()] = leaf_value(s, consumer, leaf, b);
@@ -162,7 +171,11 @@ std::vector<IntSet> region_read(const ScheduleNode& s, const StageNode& producer
   auto values = pass_up_values(consumer, leaf_val, b, known);
   std::vector<std::pair<Var, Expr>> roots;
   for (const IterVar& iv : consumer.op->axis) roots.emplace_back(iv.var(), values.at(iv.get()));
-  for (const IterVar& iv : consumer.op->reduce_axis) roots.emplace_back(iv.var(), values.at(iv.get()));
+  // A reduction axis's value starts at its lower bound, which may use the stage's axes
+  // (a window narrowed to the taps inside a padding): those are rewritten in the loops'
+  // values too, as build_loop_nests does.
+  for (const IterVar& iv : consumer.op->reduce_axis)
+    roots.emplace_back(iv.var(), substitute(values.at(iv.get()), roots));
 
   ReadIndexCollector reads(producer.op.get());
   reads.visit(consumer.op->body);
@@ -214,7 +227,11 @@ void infer_root(const ScheduleNode& s, const StageNode& st, BoundMap& b, const V
     // So do reads whose ends depend on tensor values (data-dependent reduction bounds).
     if (!lo.defined() || !sched::reads_of(lo).empty() || can_prove(lo < dom.min, known)) lo = dom.min;
     if (!hi.defined() || !sched::reads_of(hi).empty() || can_prove(hi > dmax, known)) hi = dmax;
-    b.set(op->axis[d], Range::from_min_extent(simplify(lo, known), simplify(hi - lo + 1, known)));
+    // (No point reads it at all where every window read is empty: a window wholly in a
+    // padding that skip_padding narrowed to nothing.)
+    Expr extent = simplify(hi - lo + 1, known);
+    if (const int64_t* e = as_const_int(extent); e && *e < 0) extent = make_zero(extent.dtype());
+    b.set(op->axis[d], Range::from_min_extent(simplify(lo, known), extent));
   }
 }
 

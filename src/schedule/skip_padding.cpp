@@ -80,7 +80,8 @@ std::optional<IterVar> narrowed_axis(const IterVar& r, const std::vector<Expr>& 
 }
 
 std::variant<std::vector<Narrowed>, std::string> plan_narrowing(const ScheduleNode& sch, const StageNode& st,
-                                                      const Tensor& producer, const std::vector<IterVar>& axes) {
+                                                                const Tensor& producer,
+                                                                const std::vector<IterVar>& axes) {
   const sched::ZeroFactor factor = sched::zero_factor_tests(sch, st, producer);
   if (!factor.refusal.empty()) return factor.refusal;
   const std::string who = quote(st.op->name);
@@ -144,8 +145,8 @@ void Stage::skip_padding(const Tensor& producer, const std::vector<IterVar>& axe
       (*list)[static_cast<size_t>(sched::index_of(*list, n.axis))] = n.taps;
   }
   Expr cond = red->condition.defined() ? substitute(red->condition, subst) : Expr();
-  Expr body(std::make_shared<ReduceNode>(red->dtype, Reducer::Sum, substitute(red->sources[0], subst), reduce_axes,
-                                         cond));
+  Expr body(
+      std::make_shared<ReduceNode>(red->dtype, Reducer::Sum, substitute(red->sources[0], subst), reduce_axes, cond));
   sched::replace_definition(*schedule_, st, sched::with_bodies(st.op, {body}));
 }
 
