@@ -255,11 +255,43 @@ TEST(SkipPadding, StagesComputedOutsideTheNarrowedLoopHoldItsTaps) {
   }
 }
 
+// A copy of the padding (a cache_read, an input read by phase) has its zeros: its
+// condition is the padding's at the copy's index. Here the copy reverses the padded row.
+TEST(SkipPadding, ACopyOfThePaddingHasItsZeros) {
+  Conv1d c = conv1d(11, 5, 2, 1, 2, false);
+  const int L = 11 + 2 * 2;
+  Tensor reversed = compute(
+      {L}, [&](Expr y) { return c.pad(L - 1 - y); }, "reversed");
+  IterVar r = reduce_axis({0, 5}, "r");
+  Tensor out = compute(
+      {c.OW()}, [&](Expr i) { return sum(reversed(L - 1 - (2 * i + r)) * c.w(r), {r}); }, "out");
+  Schedule s = create_schedule({out});
+  s[out].skip_padding(reversed);
+  std::vector<float> x = uniform_floats(11, 41), w = uniform_floats(5, 42);
+  Outputs o = run({c.x, c.w, out}, s, {NDArray::from_vector(x, {11}), NDArray::from_vector(w, {5})});
+  EXPECT_TRUE(has(o.ir, "for (r, 0, (min(")) << o.ir;
+  std::vector<double> want = reference(c, x, w);
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(o.interpreted[i], o.as_written[i]) << "element " << i;
+    ASSERT_NEAR(o.jit[i], want[i], 1e-5) << "element " << i;
+  }
+}
+
 TEST(SkipPadding, Errors) {
   Conv1d c = conv1d(8, 3, 1, 1, 1, false);
   auto fresh = [&] { return create_schedule({c.out}); };
   expect_error([&] { fresh()[c.out].skip_padding(Tensor()); }, {"skip_padding: undefined producer tensor", "'out'"});
   expect_error([&] { fresh()[c.out].skip_padding(c.x); }, {"skip_padding: 'x' is not an element-wise compute"});
+  {
+    Tensor doubled = compute(
+        {8 + 2}, [&](Expr y) { return c.pad(y) * 2.0f; }, "doubled");
+    IterVar q = reduce_axis({0, 3}, "q");
+    Tensor s2 = compute(
+        {8}, [&](Expr i) { return sum(doubled(i + q) * c.w(q), {q}); }, "s2");
+    Schedule s = create_schedule({s2});
+    expect_error([&] { s[s2].skip_padding(doubled); },
+                 {"'doubled' is not of the form if_then_else(cond, value, 0), nor a copy of one"});
+  }
   expect_error([&] { fresh()[c.pad].skip_padding(c.x); }, {"stage 'pad' is not a sum"});
   expect_error([&] { fresh()[c.out].skip_padding(c.pad, {c.out.axis(0)}); },
                {"skip_padding: 'i' is not a reduction axis of stage 'out'"});

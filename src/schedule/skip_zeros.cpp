@@ -1,5 +1,6 @@
 // skip_zeros: rewrites a sum's reduction axes so that it visits only the points where a
-// producer of the form if_then_else(... && y % S == 0 && ..., value, 0) can be nonzero.
+// producer of the form if_then_else(... && y % S == 0 && ..., value, 0) (or a copy of one)
+// can be nonzero.
 // Read at y = r + e (r a reduction axis), the test holds for one residue of r modulo S:
 // r = r0 + S * t with r0 the first such r, and t the new axis "<r>.nz".
 #include <fmt/format.h>
@@ -31,12 +32,23 @@ bool is_factor_of(const Expr& e, const TensorReadNode* read) {
   return false;
 }
 
-// The condition of a producer body `if_then_else(cond, value, 0)` (or a select), or
-// undefined.
-Expr zero_else_condition(const Expr& body) {
+// The condition of a producer `if_then_else(cond, value, 0)` (or a select) in its axes,
+// or of the one it copies (a cache_read, inputs by phase: `copy(i) = p(f(i))` gives
+// cond(f(i))); undefined when it has no such form.
+Expr zero_else_condition(const Operation& op, int value_index) {
+  if (op->kind != OpKind::Compute || op->is_scatter() || op->is_row_reduction()) return Expr();
+  const Expr body = op->bodies()[static_cast<size_t>(value_index)];  // (bodies() is a copy)
   if (const auto* c = body.as<CallNode>(); c && c->op == Intrinsic::IfThenElse && c->args.size() == 3)
     return is_zero(c->args[2]) ? c->args[0] : Expr();
   if (const auto* s = body.as<SelectNode>()) return is_zero(s->false_value) ? s->cond : Expr();
+  if (const auto* read = body.as<TensorReadNode>();
+      read && read->op->kind == OpKind::Compute && !read->op->body.as<ReduceNode>()) {
+    Expr cond = zero_else_condition(read->op, read->value_index);
+    if (!cond.defined()) return cond;
+    std::vector<std::pair<Var, Expr>> at_read;
+    for (size_t d = 0; d < read->op->axis.size(); ++d) at_read.emplace_back(read->op->axis[d].var(), read->indices[d]);
+    return substitute(cond, at_read);
+  }
   return Expr();
 }
 
@@ -56,10 +68,11 @@ ZeroFactor zero_factor_tests(const ScheduleNode& sch, const StageNode& st, const
   if (prod->kind != OpKind::Compute || prod->body.as<ReduceNode>())
     return refuse(
         fmt::format("{} is not an element-wise compute if_then_else(cond, value, 0)", quote(producer.name())));
-  Expr cond = zero_else_condition(prod->bodies()[static_cast<size_t>(producer.value_index())]);
+  Expr cond = zero_else_condition(prod, producer.value_index());
   if (!cond.defined())
-    return refuse(fmt::format("{} is not of the form if_then_else(cond, value, 0): it has no zeros to skip",
-                              quote(producer.name())));
+    return refuse(
+        fmt::format("{} is not of the form if_then_else(cond, value, 0), nor a copy of one: it has no zeros to skip",
+                    quote(producer.name())));
   const Expr& source = red->sources[0];
   const TensorReadNode* read = nullptr;
   for (const TensorReadNode* r : tensor_reads(source)) {
