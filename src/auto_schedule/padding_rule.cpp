@@ -7,6 +7,8 @@
 // do windows of 4 taps or fewer (see long_window).
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "auto_schedule/rules.h"
 #include "expr/analysis.h"
 #include "lower/stage_graph.h"
@@ -53,7 +55,7 @@ bool pads_itself(const Operation& op) {
 void skip_padding_taps(Context& cx) {
   if (!cx.opts.skip_zeros) return;
   const std::vector<Stage> stages = cx.s.stages();
-  const BoundMap extents = infer_bound(cx.s);
+  std::optional<BoundMap> extents;  // bound inference only for a sum over a padding
   for (const Stage& stage : stages) {
     const StageNode& st = *stage.get();
     const Operation op = st.op;
@@ -64,8 +66,9 @@ void skip_padding_taps(Context& cx) {
       std::vector<IterVar> axes;
       for (const IterVar& r : op->reduce_axis) {
         const sched::PaddingPlan plan = sched::plan_skip_padding(*cx.s.get(), st, producer, r);
-        if (plan.refusal.empty() && long_window(r) && runs_outside_its_bounds(st, r, plan.taps.dom(), extents))
-          axes.push_back(r);
+        if (!plan.refusal.empty() || !long_window(r)) continue;
+        if (!extents) extents = infer_bound(cx.s);
+        if (runs_outside_its_bounds(st, r, plan.taps.dom(), *extents)) axes.push_back(r);
       }
       if (axes.empty() || cx.choose(op.get(), "skip_padding", 1, {0, 1}) == 0) continue;
       Stage(stage).skip_padding(producer, axes);
