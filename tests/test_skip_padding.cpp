@@ -308,6 +308,17 @@ TEST(SkipPadding, Errors) {
     expect_error([&] { s[c.out].skip_padding(c.pad); },
                  {"stage 'pad' is computed at reduction axis 'r' of stage 'out'", "before compute_at"});
   }
+  {
+    // A narrowed loop has bounds of the outputs: unrolling it is refused when lowering.
+    Schedule s = fresh();
+    s[c.out].skip_padding(c.pad);
+    s[c.out].unroll(s[c.out]->op->reduce_axis[0]);
+    expect_error(
+        [&] {
+          (void)lower(s, {c.x, c.w, c.out}, "f");
+        },
+        {"stage 'out' unrolls axis 'r', whose extent", "is not a constant"});
+  }
   Tensor a = placeholder({8}, Float(32), "a");
   IterVar r = reduce_axis({0, 4}, "r"), q = reduce_axis({0, 2}, "q");
   Tensor holes = compute(
