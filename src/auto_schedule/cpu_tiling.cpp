@@ -220,9 +220,17 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   const int64_t bytes = red->dtype.bytes();
   int64_t nc = std::max<int64_t>(nr, (cx.cpu.l2_bytes / 2) / std::max<int64_t>(1, length * bytes) / nr * nr);
   nc = std::min<int64_t>(nc, 512 / nr * nr > 0 ? 512 / nr * nr : nr);
+  // The row's tiles in blocks of equal size: 4 tiles where 3 fit make two blocks of 2, not
+  // one of 3 and a guarded one of 1 (a 128-channel 3x3 convolution on a 1 MB L2: 80
+  // GFLOP/s as 3 + 1 tiles, 160-200 as 2 + 2).
+  int64_t block_tiles = std::max<int64_t>(1, nc / nr);
+  if (ve > 0) {
+    const int64_t tiles = (ve + nr - 1) / nr, blocks = (tiles + block_tiles - 1) / block_tiles;
+    block_tiles = (tiles + blocks - 1) / blocks;
+  }
   std::vector<int64_t> panel_options;
   for (int64_t p : {1, 2, 4, 8, 16, 32, 64}) panel_options.push_back(p);
-  const int64_t panels = cx.choose(red, "column_panels", std::max<int64_t>(1, nc / nr), panel_options);
+  const int64_t panels = cx.choose(red, "column_panels", block_tiles, panel_options);
 
   // Outer stage.
   const auto& oax = outer.op()->axis;
@@ -239,12 +247,35 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   else if (r >= 0)
     std::tie(ro, ri) = outer.split(oax[static_cast<size_t>(r)], mr);
   std::vector<IterVar> order, parallel_candidates;
-  for (size_t d = 0; d < v; ++d)
-    if (!is_row(d)) order.push_back(oax[d]);
   IterVar vb, vp = vo;
   bool blocked = ve < 0 || (ve + nr - 1) / nr > panels;
   if (blocked) std::tie(vb, vp) = outer.split(vo, panels);
+  // A column block stays in the L2 across the outer axes that no read along the columns
+  // uses (a convolution's output rows, for its weights' block): those go inside the
+  // block loop, as GEMM's loop over A's rows goes inside its loop over B's panels (a
+  // 3x3 convolution with 256 x 256 channels at 14 x 14: its 2.4 MB of weights read once,
+  // not once per output row).
+  auto reused_across = [&](size_t d) {
+    for (const Read& rd : reads) {
+      bool along_v = false, used = false;
+      for (const Expr& i : rd.indices) {
+        along_v = along_v || uses_var(i, red->axis[v].var().get());
+        used = used || uses_var(i, red->axis[d].var().get());
+      }
+      if (along_v && used) return false;
+    }
+    return true;
+  };
+  bool any_reused = false;
+  for (size_t d = 0; d < v; ++d)
+    any_reused = any_reused || (!is_row(d) && const_extent(red->axis[d]) != 1 && reused_across(d));
+  // (Asked whenever such an axis exists, blocked or not: the search may block the columns.)
+  const bool blocks_outside = any_reused && cx.choose(red, "blocks_outside", 1, {0, 1}) == 1 && vb.defined();
+  for (size_t d = 0; d < v; ++d)
+    if (!is_row(d) && !(blocks_outside && reused_across(d))) order.push_back(oax[d]);
   if (vb.defined()) order.push_back(vb);
+  for (size_t d = 0; d < v; ++d)
+    if (!is_row(d) && blocks_outside && reused_across(d)) order.push_back(oax[d]);
   if (ro.defined()) order.push_back(ro);
   const size_t outer_loops = order.size();
   order.push_back(vp);
@@ -310,8 +341,16 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   const int64_t re = r >= 0 ? const_extent(red->axis[static_cast<size_t>(r)]) : -1;
   // Asked whenever such an input exists, blocked or not: the search may block the columns.
   const OperationNode* panel = taps ? nullptr : reused_panel_input(cx, red, r, v);
+  // The copy pays where the block's rows lie a page or more apart in the input (a
+  // 1024-wide matmul's B: each row on its own page, the rows aliasing in the L1's sets;
+  // sgemm 1024 1.5x faster copied); rows closer than that stream from the L2 as they lie,
+  // and the copy is a pass more (a 3x3 convolution's 128 x 128 weights, rows of 512
+  // bytes: 1.2x slower copied).
   std::string copied;
-  if (panel && (re < 0 || re / mr >= 4) && cx.choose(red, "copy_block", 1, {0, 1}) == 1 && block_loop.defined()) {
+  const int64_t row_elements = panel && !panel->shape.empty() ? const_value(panel->shape.back()) : -1;
+  const bool far_rows = row_elements < 0 || row_elements * panel->dtype.bytes() >= 4096;
+  if (panel && (re < 0 || re / mr >= 4) && cx.choose(red, "copy_block", far_rows ? 1 : 0, {0, 1}) == 1 &&
+      block_loop.defined()) {
     Tensor in(cx.g.at(panel).op, 0);
     Tensor copy = cx.s.cache_read(in, "global", {Tensor(inner.op(), 0)});
     Stage cs = cx.s[copy];

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include <unistd.h>
+
 #include "target/target_check.h"
 #include "te/build.h"
 #include "te/runtime/c_runtime_api.h"
@@ -57,6 +59,15 @@ CpuTarget cpu_target(const Target& target, int threads) {
     if (level == "1" && type != "Instruction") t.l1_bytes = size;
     if (level == "2") t.l2_bytes = size;
   }
+  // Some VMs list no caches under /sys; glibc's sysconf reads them from cpuid then (the
+  // defaults, a smaller CPU's, would cut GEMM panels to a third of the L2 this one has).
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  if (read_line(base + "0/level").empty()) {
+    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l1 > 0) t.l1_bytes = l1;
+    if (l2 > 0) t.l2_bytes = l2;
+  }
+#endif
   t.threads = threads > 0 ? threads : std::max(1, static_cast<int>(te_num_threads()));
   return t;
 }
