@@ -1,8 +1,9 @@
 // The single-operator benchmark of the Ansor paper (OSDI'20, figure 6), batch 1, written
 // as TE the way TVM's python/tvm/meta_schedule/testing/te_workload.py writes it (NHWC /
 // NLC / NDHWC activations, (K..., CI, CO) weights, padding as a stage of its own): C1D,
-// C2D, C3D, GMM, GRP, DIL, DEP, T2D, CAP, NRM; and the convolutions again in PyTorch's
-// NCHW / OIHW layout. bench/bench_auto_schedule.cpp runs them as the "auto/ansor_*"
+// C2D, C3D, GMM, GRP, DIL, DEP, T2D, CAP, NRM; the convolutions again in PyTorch's
+// NCHW / OIHW layout; a small (32 channels, 28x28) and a deep (256 channels, 14x14) 3x3
+// convolution in both. bench/bench_auto_schedule.cpp runs them as the "auto/ansor_*"
 // groups (te default, rules, searched, PyTorch in the same run). `shrink` > 1 divides
 // the spatial extents and channel counts (for tests: tests/test_auto_schedule_ansor_cuda.cpp
 // runs the suite on the CUDA emulation).
@@ -138,6 +139,37 @@ inline SuiteKernel ansor_c2d_small(bool nchw, int shrink = 1) {
       {1, OH, OH, C},
       [&](Expr n, Expr h, Expr ww, Expr co) {
         return sum(x(n, h + rh, ww + rw, rc) * w(rh, rw, rc, co), {rh, rw, rc});
+      },
+      name);
+  return flop_kernel(name, {x, w}, out, flops, {w});
+}
+
+// A ResNet stage-4 convolution beside the suite's: 3x3, padding 1, 256 -> 256 channels at
+// 14x14: 2.4 MB of weights, more than a core's L2, against 200 KB of input.
+inline SuiteKernel ansor_c2d_deep(bool nchw, int shrink = 1) {
+  using namespace te;
+  using namespace ansor_detail;
+  const int H = scaled(14, shrink, 6), C = scaled(256, shrink, 8), K = 3, P = 1, OH = out_extent(H, K, 1, P);
+  IterVar rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"), rc = reduce_axis({0, C}, "rc");
+  const std::string name = nchw ? "ansor_c2d_deep_nchw" : "ansor_c2d_deep";
+  const double flops = 2.0 * OH * OH * C * K * K * C;
+  if (nchw) {
+    Tensor x = placeholder({1, C, H, H}, Float(32), "x"), w = placeholder({C, C, K, K}, Float(32), "w");
+    Tensor pad = pad_spatial(x, {2, 3}, P, P);
+    Tensor out = compute(
+        {1, C, OH, OH},
+        [&](Expr n, Expr co, Expr h, Expr ww) {
+          return sum(pad(n, rc, h + rh, ww + rw) * w(co, rc, rh, rw), {rc, rh, rw});
+        },
+        name);
+    return flop_kernel(name, {x, w}, out, flops, {w});
+  }
+  Tensor x = placeholder({1, H, H, C}, Float(32), "x"), w = placeholder({K, K, C, C}, Float(32), "w");
+  Tensor pad = pad_spatial(x, {1, 2}, P, P);
+  Tensor out = compute(
+      {1, OH, OH, C},
+      [&](Expr n, Expr h, Expr ww, Expr co) {
+        return sum(pad(n, h + rh, ww + rw, rc) * w(rh, rw, rc, co), {rh, rw, rc});
       },
       name);
   return flop_kernel(name, {x, w}, out, flops, {w});
@@ -317,7 +349,8 @@ inline SuiteKernel ansor_nrm(int shrink = 1) {
   return ansor_detail::flop_kernel("ansor_nrm", {a}, out, 2.0 * M * N);
 }
 
-// The suite: the ten in TVM's layouts, then the convolutions in PyTorch's NCHW.
+// The suite: the ten in TVM's layouts, the convolutions in PyTorch's NCHW, then a small
+// and a deep 3x3 convolution in both layouts.
 inline std::vector<SuiteKernel> ansor_suite(int shrink = 1) {
   const int s = shrink;
   return {ansor_c1d(s),
@@ -336,7 +369,9 @@ inline std::vector<SuiteKernel> ansor_suite(int shrink = 1) {
           ansor_dep(true, s),
           ansor_t2d(true, s),
           ansor_c2d_small(false, s),
-          ansor_c2d_small(true, s)};
+          ansor_c2d_small(true, s),
+          ansor_c2d_deep(false, s),
+          ansor_c2d_deep(true, s)};
 }
 
 }  // namespace te_bench

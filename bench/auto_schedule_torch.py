@@ -36,6 +36,9 @@ def ansor(name):
     if op == "c2d_small":
         x, w = r(1, 32, 28, 28), r(32, 32, 3, 3)
         return lambda: F.conv2d(x, w)
+    if op == "c2d_deep":
+        x, w = r(1, 256, 14, 14), r(256, 256, 3, 3)
+        return lambda: F.conv2d(x, w, padding=1)
     if op in ("c2d", "dil"):
         x, w = r(1, 3, 224, 224), r(64, 3, 7, 7)
         return lambda: F.conv2d(x, w, stride=2, padding=3, dilation=2 if op == "dil" else 1)

@@ -56,6 +56,8 @@ const std::map<std::string, TorchCall>& torch_calls() {
       {"ansor_t2d_nchw", conv(2, false, {0, 1, 2, 3}, 2, 1, 1, 1, true)},
       {"ansor_c2d_small", conv(2, true, {3, 2, 0, 1}, 1, 0)},
       {"ansor_c2d_small_nchw", conv(2, false, {0, 1, 2, 3}, 1, 0)},
+      {"ansor_c2d_deep", conv(2, true, {3, 2, 0, 1}, 1, 1)},
+      {"ansor_c2d_deep_nchw", conv(2, false, {0, 1, 2, 3}, 1, 1)},
   };
   return calls;
 }
