@@ -43,9 +43,8 @@ Linear linear(int batch, int rows, int in, int out) {
   l.X = placeholder({batch, rows, in}, Float(32), "X");
   l.W = placeholder({in, out}, Float(32), "W");
   IterVar k = reduce_axis({0, in}, "k");
-  l.Y = compute(
-      {batch, rows, out}, [&](Expr b, Expr i, Expr j) { return sum(l.X(b, i, k) * l.W(k, j), {k}); }, "Y",
-      {"b", "i", "j"});
+  l.Y = compute({batch, rows, out}, [&](Expr b, Expr i, Expr j) { return sum(l.X(b, i, k) * l.W(k, j), {k}); }, "Y",
+                {"b", "i", "j"});
   return l;
 }
 
@@ -94,12 +93,9 @@ TEST(AutoScheduleBlocks, BlockLoopGoesOutsideTheAxesItsBlockServes) {
   NDArray xv = NDArray::from_vector(x, {3, 20, 37}), wv = NDArray::from_vector(w, {37, 200});
   for (int n : {1, 2})
     for (int64_t outside : {1, 0}) {
-      const std::map<std::string, int64_t> forced = {{"Y.column_panels", 1},
-                                                     {"Y.tile_vectors", 1},
-                                                     {"Y.tile_rows", 4},
-                                                     {"Y.items_per_thread", 1},
-                                                     {"Y.copy_block", 0},
-                                                     {"Y.blocks_outside", outside}};
+      const std::map<std::string, int64_t> forced = {{"Y.column_panels", 1}, {"Y.tile_vectors", 1},
+                                                     {"Y.tile_rows", 4},     {"Y.items_per_thread", 1},
+                                                     {"Y.copy_block", 0},    {"Y.blocks_outside", outside}};
       AutoScheduleOptions o = threads(n);
       // Asked only of a blocked row (column_panels = 1 of several tiles): the rules' own
       // value is checked with the others forced.
