@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <te/te.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +44,22 @@ void register_peak(const Peak& peak) {
 
 }  // namespace te_bench
 
+// On one thread, the process (te, OpenBLAS, Halide, and the PyTorch and C++ peers it
+// starts, which inherit the mask) stays on the CPU it started on: on a shared VM one vCPU
+// can run memory-bound code 20-25% slower than the other for minutes while its FMA peak is
+// the same (a neighbour on the core's other hyperthread), so a ratio is only fair when
+// both sides ran on the same one. TE_BENCH_NO_PIN=1 leaves the scheduler free. Returns the
+// CPU, or -1 when not pinned.
+static int pin_to_current_cpu() {
+  if (std::getenv("TE_BENCH_NO_PIN")) return -1;
+  const int cpu = sched_getcpu();
+  if (cpu < 0) return -1;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return sched_setaffinity(0, sizeof(one), &one) == 0 ? cpu : -1;
+}
+
 static std::string self_exe(const char* argv0) {
   std::vector<char> buf(4096);
   ssize_t len = readlink("/proc/self/exe", buf.data(), buf.size() - 1);
@@ -79,6 +96,7 @@ int main(int argc, char** argv) {
 #endif
 
   const int threads = te_bench::threads();
+  const int pinned_cpu = threads == 1 ? pin_to_current_cpu() : -1;
   // Peers use the run's threads too.
   setenv("HL_NUM_THREADS", std::to_string(threads).c_str(), 1);
   te_bench::Peak peak = te_bench::measure_peak(threads, 1.0);
@@ -87,6 +105,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(nargs, args.data())) return 1;
   std::string machine = fmt::format("{}; te compiles for {}; {} thread(s); FMA peak {:.0f} GFLOP/s ({}-lane)",
                                     te_bench::cpu_model(), te::host_cpu(), threads, peak.gflops, peak.lanes);
+  if (pinned_cpu >= 0) machine += fmt::format("; pinned to CPU {}", pinned_cpu);
   benchmark::AddCustomContext("te_machine", machine);
 #ifdef TE_BENCH_HALIDE
   benchmark::AddCustomContext("halide_target", te_bench::halide::target());

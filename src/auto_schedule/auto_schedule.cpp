@@ -52,7 +52,7 @@ void schedule_root_cpu(Context& cx, const OperationNode* op) {
       if (tile_lane_partials_cpu(cx, op)) return;
       Tensor t(n.op);
       Tensor local = cx.s.cache_write(t, "local");
-      tile_reduction_cpu(cx, cx.s[t], cx.s[local], op, {});
+      tile_reduction_cpu(cx, cx.s[t], cx.s[local], op, attached_to(cx, op));
     } else {
       schedule_reduction_cpu(cx, op);
     }
@@ -61,7 +61,7 @@ void schedule_root_cpu(Context& cx, const OperationNode* op) {
   if (const OperationNode* red = tile_of(cx, op)) {
     Stage inner = cx.stage(red);
     inner.set_scope("local");
-    tile_reduction_cpu(cx, cx.stage(op), inner, red, {});
+    tile_reduction_cpu(cx, cx.stage(op), inner, red, attached_to(cx, op));
     return;
   }
   schedule_elementwise_cpu(cx, op, attached_to(cx, op));

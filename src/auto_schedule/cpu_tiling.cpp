@@ -127,7 +127,6 @@ constexpr int64_t kUnrolledFmas = 512;
 
 void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNode* red,
                         const std::vector<const OperationNode*>& attached) {
-  (void)attached;
   const size_t n = red->axis.size();
   const size_t v = n - 1;
   const int lanes = cx.cpu.lanes(red->dtype);
@@ -288,11 +287,11 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
 
   // Parallel: the outer loops, fused until there are a few work items per thread.
   std::vector<IterVar> fused;
-  int64_t items = 1;
+  int64_t items = 1, last_extent = -1;
   const int64_t want = int64_t{cx.cpu.threads} * cx.choose(red, "items_per_thread", 4, {1, 2, 8, 16});
   for (size_t i = 0; i < outer_loops && items < want; ++i) {
     fused.push_back(order[i]);
-    int64_t e;
+    int64_t& e = last_extent;
     if (order[i].same_as(vb)) {
       e = ve < 0 ? -1 : ((ve + nr - 1) / nr + panels - 1) / panels;
     } else if (order[i].same_as(ro)) {
@@ -303,12 +302,38 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     }
     items = e < 0 ? want : items * e;
   }
+  // With stages computed per work item (a padding: the rows an item reads), the last
+  // fused loop is cut into runs of consecutive iterations: an item of 7 output rows of a
+  // 3x3 convolution pads 9 input rows, where items of one row would pad 3 each. The run
+  // is the shortest of at least 1 / `want` of the loop that gives no thread more
+  // iterations than the best split does (28 rows on two threads: runs of 7, four items,
+  // not runs of 4, seven items, one thread doing four of them).
+  if (!attached.empty() && !fused.empty() && last_extent > 0 && items > want) {
+    const int64_t before = items / last_extent, threads = cx.cpu.threads;
+    auto most_per_thread = [&](int64_t run) {
+      const int64_t parts = before * ((last_extent + run - 1) / run);
+      return std::min((parts + threads - 1) / threads * run, before * last_extent);
+    };
+    int64_t run = -1;
+    for (int64_t r = std::max<int64_t>(1, (items + want - 1) / want / before); r <= last_extent; ++r)
+      if (run < 0 || most_per_thread(r) < most_per_thread(run)) run = r;
+    if (run > 1) {
+      auto [part, rest] = outer.split(fused.back(), run);
+      if (fused.back().same_as(vb)) vb = rest;  // the block loop is the inner part now
+      fused.back() = part;
+    }
+  }
   IterVar block_loop = vb;  // the column-block loop, or the parallel loop that ends with it
   if (!fused.empty()) {
     IterVar work = fuse_range(outer, fused);
     if (cx.cpu.threads > 1) outer.parallel(work);
     const bool block_fused = std::any_of(fused.begin(), fused.end(), [&](const IterVar& x) { return x.same_as(vb); });
     if (block_fused) block_loop = fused.back().same_as(vb) ? work : IterVar();
+  }
+
+  for (const OperationNode* a : attached) {
+    const IterVar at = fused.empty() ? order.front() : outer.leaf_iter_vars().front();
+    schedule_attached_cpu(cx, a, outer, at);
   }
 
   // Inner stage: the register tile.
@@ -375,10 +400,14 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
                   axis_names(fused)));
 }
 
-bool tile_lane_partials_cpu(Context& cx, const OperationNode* op) {
+bool has_short_rows(const Context& cx, const OperationNode* op) {
   const int lanes = cx.cpu.lanes(op->dtype);
   const int64_t row = const_extent(op->axis.back());
-  if (lanes < 4 || row < 0 || row * 2 > lanes) return false;
+  return lanes >= 4 && row >= 0 && row * 2 <= lanes;
+}
+
+bool tile_lane_partials_cpu(Context& cx, const OperationNode* op) {
+  if (!has_short_rows(cx, op)) return false;
   const Tensor partials = vectorize_reduction(cx, op, false);
   if (!partials.defined()) return false;
   // The partials are a reduction of their own, with the lanes as their contiguous axis:
@@ -395,7 +424,7 @@ bool tile_lane_partials_cpu(Context& cx, const OperationNode* op) {
   IterVar work = fuse_range(sum, sum.op()->axis);
   if (cx.cpu.threads > 1) sum.parallel(work);
   cx.note(fmt::format("'{}': rows of {} are shorter than half a vector: lanes along the reduction ('{}'), tiled",
-                      op->name, row, partials.name()));
+                      op->name, const_extent(op->axis.back()), partials.name()));
   return true;
 }
 

@@ -51,6 +51,19 @@ std::vector<int> axes_used(const Graph& g, const OperationNode* anchor, const Op
   return out;
 }
 
+// Whether schedule_root_cpu tiles op with tile_reduction_cpu (at the root, or as its
+// element-wise consumer's register tile), the rule that computes work-item stages.
+bool tiled_by_rule(const Context& cx, const OperationNode* op) {
+  const Node& n = cx.g.at(op);
+  const Placement& p = cx.place.at(op);
+  return n.is_compute() && n.is_reduction() && !op->is_row_reduction() && !op->is_scatter() && op->num_outputs() == 1 &&
+         !cx.whole.count(op) && has_tiling_reuse(cx.g, op) && !has_short_rows(cx, op) &&
+         (p.kind == Placement::Kind::Root || p.tile);
+}
+
+// The rules' value of "<pad>.work_items".
+constexpr int64_t kPadPerWorkItem = 0;
+
 }  // namespace
 
 bool has_tiling_reuse(const Graph& g, const OperationNode* op) {
@@ -92,6 +105,17 @@ void choose_placements(Context& cx) {
       const OperationNode* a = cp.kind == Placement::Kind::At ? cp.anchor : c;
       if (anchor && a != anchor) same = false;
       anchor = a;
+    }
+    // A padding that one tiled convolution reads (the reduction itself, or the register
+    // tile of its element-wise consumer): padded in a pass of its own, or per parallel
+    // work item of the tiling, the rows that item reads (decision "<pad>.work_items").
+    if (same && consumers.size() == 1 && pads_itself(n.op) && tiled_by_rule(cx, consumers[0]) &&
+        cx.choose(op, "work_items", kPadPerWorkItem, {0, 1}) == 1) {
+      p.kind = Placement::Kind::At;
+      p.anchor = anchor;
+      p.work_item = true;
+      cx.note(fmt::format("compute '{}' per work item of '{}'", op->name, consumers[0]->name));
+      continue;
     }
     // Not inside a scatter: its rule keeps its loop order, in which the stage's point
     // would be recomputed.

@@ -24,6 +24,9 @@ struct Placement {
   // At: a reduction computed as the anchor's register tile (a matmul and its
   // element-wise epilogue): the anchor is tiled as the reduction would be.
   bool tile = false;
+  // At: computed once per parallel work item of the anchor's tiling (a convolution's
+  // padding: the rows one item reads), at the loop tile_reduction_cpu makes.
+  bool work_item = false;
 };
 
 struct Context {
@@ -101,6 +104,12 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
 // tile_reduction_cpu tiles any reduction, the lanes added after. False (nothing done)
 // when the rule does not apply.
 bool tile_lane_partials_cpu(Context& cx, const OperationNode* op);
+// CPU: whether tile_lane_partials_cpu takes this tiled reduction (rows shorter than half
+// a vector).
+bool has_short_rows(const Context& cx, const OperationNode* op);
+// Whether op is a padding itself, `if_then_else(cond, x, 0)` or a select, rather than a
+// copy of one.
+bool pads_itself(const Operation& op);
 // CPU: a reduction without reuse at the root (row sums, a full sum, a matrix-vector product).
 void schedule_reduction_cpu(Context& cx, const OperationNode* op);
 // CPU: whether a reduction has too few points to keep the threads busy and a reduction

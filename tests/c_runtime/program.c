@@ -1,5 +1,6 @@
 /* A C program on te's C runtime alone: parallel loops (one failing), the last error and
- * aligned memory. Prints "ok" when every check holds. */
+ * aligned memory (zero-filled or not, a large freed block reused). Prints "ok" when every
+ * check holds. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +43,17 @@ int main(void) {
   if (te_alloc(UINT64_MAX) != NULL || strstr(te_get_last_error(), "cannot allocate") == NULL)
     return printf("te_alloc(too much)\n"), 1;
   te_free(v);
+  /* The uninitialized kind (what a kernel's stored-before-loaded buffers take), a large
+   * block dirtied, freed and taken again zero-filled. */
+  unsigned char* u = (unsigned char*)te_alloc_uninitialized(1 << 20);
+  if (u == NULL || ((uintptr_t)u % 64) != 0) return printf("te_alloc_uninitialized\n"), 1;
+  memset(u, 0xab, 1 << 20);
+  te_free(u);
+  unsigned char* z = (unsigned char*)te_alloc(1 << 20);
+  for (int i = 0; z != NULL && i < (1 << 20); ++i)
+    if (z[i] != 0) return printf("te_alloc: byte %d not zero\n", i), 1;
+  te_free(z);
+  te_workspace_release();
   printf("ok %d threads\n", te_num_threads());
   return 0;
 }

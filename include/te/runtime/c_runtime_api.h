@@ -35,13 +35,18 @@ TE_API const char* te_get_last_error(void);
 TE_API void te_set_last_error(const char* message);
 
 /** nbytes of zero-filled memory aligned to 64 bytes, or NULL (with the last error set)
- * when it cannot be had. Free with te_free. */
+ * when it cannot be had. Free with te_free. A thread keeps the large blocks (64 KiB and
+ * more; at most 8 blocks and 256 MiB) it frees and hands them out again, so that the
+ * buffers a kernel allocates on every call do not fault in fresh pages each time. */
 TE_API void* te_alloc(uint64_t nbytes);
 /** te_alloc without the zero-fill: for buffers whose code stores every element before it
  * loads it. */
 TE_API void* te_alloc_uninitialized(uint64_t nbytes);
 /** Frees memory from te_alloc or te_alloc_uninitialized (NULL does nothing). */
 TE_API void te_free(void* p);
+/** Returns to the system the blocks the calling thread keeps for reuse (a thread's are
+ * returned when it exits). */
+TE_API void te_workspace_release(void);
 
 #ifdef __cplusplus
 }
