@@ -19,57 +19,72 @@ using namespace te;
 
 namespace {
 
-// A 3x3 convolution, padding 1, NHWC with (3, 3, C, K) weights, the padding a stage of its
-// own as TVM writes it.
+// A convolution (R x R window, stride S, padding P), NHWC with (R, R, C, K) weights, the
+// padding a stage of its own as TVM writes it.
 struct Conv {
-  int H, C, K;
+  int H, C, K, R, S, P, OH;
   Tensor x, w, pad, y;
 };
 
-Conv conv3x3(int H, int C, int K) {
-  Conv c{H, C, K, {}, {}, {}, {}};
+Conv conv(int H, int C, int K, int R = 3, int S = 1, int P = 1) {
+  Conv c{H, C, K, R, S, P, (H + 2 * P - R) / S + 1, {}, {}, {}, {}};
   c.x = placeholder({1, H, H, C}, Float(32), "x");
-  c.w = placeholder({3, 3, C, K}, Float(32), "w");
+  c.w = placeholder({R, R, C, K}, Float(32), "w");
   c.pad = compute(
-      {1, H + 2, H + 2, C},
+      {1, H + 2 * P, H + 2 * P, C},
       [&](Expr n, Expr i, Expr j, Expr ch) {
-        return if_then_else(i >= 1 && i <= H && j >= 1 && j <= H, c.x(n, i - 1, j - 1, ch), 0.0f);
+        return if_then_else(i >= P && i < H + P && j >= P && j < H + P, c.x(n, i - P, j - P, ch), 0.0f);
       },
       "pad");
-  IterVar rh = reduce_axis({0, 3}, "rh"), rw = reduce_axis({0, 3}, "rw"), rc = reduce_axis({0, C}, "rc");
+  IterVar rh = reduce_axis({0, R}, "rh"), rw = reduce_axis({0, R}, "rw"), rc = reduce_axis({0, C}, "rc");
   c.y = compute(
-      {1, H, H, K},
-      [&](Expr n, Expr i, Expr j, Expr k) { return sum(c.pad(n, i + rh, j + rw, rc) * c.w(rh, rw, rc, k), {rh, rw, rc}); },
+      {1, c.OH, c.OH, K},
+      [&](Expr n, Expr i, Expr j, Expr k) {
+        return sum(c.pad(n, i * S + rh, j * S + rw, rc) * c.w(rh, rw, rc, k), {rh, rw, rc});
+      },
       "y");
   return c;
 }
 
 std::vector<float> reference(const Conv& c, const std::vector<float>& x, const std::vector<float>& w) {
-  std::vector<float> y(static_cast<size_t>(c.H) * c.H * c.K);
-  for (int i = 0; i < c.H; ++i)
-    for (int j = 0; j < c.H; ++j)
+  std::vector<float> y(static_cast<size_t>(c.OH) * c.OH * c.K);
+  for (int i = 0; i < c.OH; ++i)
+    for (int j = 0; j < c.OH; ++j)
       for (int k = 0; k < c.K; ++k) {
         double s = 0;
-        for (int a = 0; a < 3; ++a)
-          for (int b = 0; b < 3; ++b)
+        for (int a = 0; a < c.R; ++a)
+          for (int b = 0; b < c.R; ++b)
             for (int ch = 0; ch < c.C; ++ch) {
-              const int si = i + a - 1, sj = j + b - 1;
+              const int si = i * c.S + a - c.P, sj = j * c.S + b - c.P;
               if (si < 0 || si >= c.H || sj < 0 || sj >= c.H) continue;
-              s += double(x[(static_cast<size_t>(si) * c.H + sj) * c.C + ch]) * w[((a * 3 + b) * c.C + ch) * c.K + k];
+              s += double(x[(static_cast<size_t>(si) * c.H + sj) * c.C + ch]) *
+                   w[((static_cast<size_t>(a) * c.R + b) * c.C + ch) * c.K + k];
             }
-        y[(static_cast<size_t>(i) * c.H + j) * c.K + k] = static_cast<float>(s);
+        y[(static_cast<size_t>(i) * c.OH + j) * c.K + k] = static_cast<float>(s);
       }
   return y;
+}
+
+// The JIT's and interpret()'s results of f against the reference.
+void expect_matches(const Conv& c, const LoweredFunc& f, const std::string& what) {
+  const std::vector<float> x = uniform_floats(static_cast<size_t>(c.H) * c.H * c.C, 1);
+  const std::vector<float> w = uniform_floats(static_cast<size_t>(c.R) * c.R * c.C * c.K, 2);
+  const std::vector<float> want = reference(c, x, w);
+  NDArray xv = NDArray::from_vector(x, {1, c.H, c.H, c.C}), wv = NDArray::from_vector(w, {c.R, c.R, c.C, c.K});
+  NDArray jit = NDArray::empty({1, c.OH, c.OH, c.K}, Float(32)), ref = NDArray::empty({1, c.OH, c.OH, c.K}, Float(32));
+  build(f)(f.name)(xv, wv, jit);
+  interpret(f, {xv, wv, ref});
+  const std::vector<float> got = jit.to_vector<float>(), interpreted = ref.to_vector<float>();
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], 1e-4f * (1 + std::abs(want[i]))) << "JIT, " << what << ", at " << i;
+    ASSERT_NEAR(interpreted[i], want[i], 1e-4f * (1 + std::abs(want[i]))) << "interpret, " << what << ", at " << i;
+  }
 }
 
 }  // namespace
 
 TEST(AutoSchedulePadItems, PaddingComputedPerWorkItemWhenAsked) {
-  Conv c = conv3x3(28, 8, 32);
-  const std::vector<float> x = uniform_floats(static_cast<size_t>(28) * 28 * 8, 1);
-  const std::vector<float> w = uniform_floats(static_cast<size_t>(9) * 8 * 32, 2);
-  const std::vector<float> want = reference(c, x, w);
-  NDArray xv = NDArray::from_vector(x, {1, 28, 28, 8}), wv = NDArray::from_vector(w, {3, 3, 8, 32});
+  Conv c = conv(28, 8, 32);
   for (int threads : {1, 2})
     for (int64_t per_item : {0, 1}) {
       AutoScheduleOptions o;
@@ -90,17 +105,26 @@ TEST(AutoSchedulePadItems, PaddingComputedPerWorkItemWhenAsked) {
         ASSERT_TRUE(std::regex_search(ir, m, std::regex(R"(parallel for \([^,]+, 0, (\d+)\))"))) << ir;
         EXPECT_EQ(m[1].str(), "4") << ir;
       }
-      NDArray jit = NDArray::empty({1, 28, 28, 32}, Float(32)), ref = NDArray::empty({1, 28, 28, 32}, Float(32));
-      build(f)("conv")(xv, wv, jit);
-      interpret(f, {xv, wv, ref});
-      const std::vector<float> got = jit.to_vector<float>(), interpreted = ref.to_vector<float>();
-      for (size_t i = 0; i < want.size(); ++i) {
-        ASSERT_NEAR(got[i], want[i], 1e-4f * (1 + std::abs(want[i])))
-            << "JIT, " << threads << " threads, work_items " << per_item << ", at " << i;
-        ASSERT_NEAR(interpreted[i], want[i], 1e-4f * (1 + std::abs(want[i])))
-            << "interpret, " << threads << " threads, work_items " << per_item << ", at " << i;
-      }
+      expect_matches(c, f, std::to_string(threads) + " threads, work_items " + std::to_string(per_item));
     }
+}
+
+// A 7x7 window with stride 2 and padding 3 (C2D's), whose window loops the rules also
+// narrow to the taps inside the input (skip_padding): per work item, the same values.
+TEST(AutoSchedulePadItems, PerWorkItemWithANarrowedWindow) {
+  Conv c = conv(30, 3, 16, 7, 2, 3);
+  for (int threads : {1, 2}) {
+    AutoScheduleOptions o;
+    o.threads = threads;
+    bool narrowed = false;
+    for (const AutoScheduleDecision& d : auto_schedule_decisions({c.y}, o))
+      narrowed = narrowed || (d.name == "y.local.skip_padding" && d.rule_value == 1);
+    EXPECT_TRUE(narrowed) << threads << " threads";
+    // (auto_schedule_with refuses a decision the rules do not ask for in that config.)
+    LoweredFunc f = lower(auto_schedule_with({c.y}, o, {{"pad.work_items", 1}, {"y.local.skip_padding", 1}}),
+                          {c.x, c.w, c.y}, "conv7");
+    expect_matches(c, f, std::to_string(threads) + " threads");
+  }
 }
 
 // Not asked where the reader is no tiled reduction: a padding that an element-wise stage
@@ -116,6 +140,5 @@ TEST(AutoSchedulePadItems, NotAskedWithoutATiledReader) {
   Tensor y = compute(
       {1, 16, 16, 8}, [&](Expr n, Expr i, Expr j, Expr ch) { return pad(n, i, j, ch) + pad(n, i + 2, j + 2, ch); },
       "y");
-  for (const AutoScheduleDecision& d : auto_schedule_decisions({y}))
-    EXPECT_NE(d.name, "pad.work_items");
+  for (const AutoScheduleDecision& d : auto_schedule_decisions({y})) EXPECT_NE(d.name, "pad.work_items");
 }

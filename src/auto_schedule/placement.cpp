@@ -113,7 +113,6 @@ void choose_placements(Context& cx) {
         cx.choose(op, "work_items", kPadPerWorkItem, {0, 1}) == 1) {
       p.kind = Placement::Kind::At;
       p.anchor = anchor;
-      p.work_item = true;
       cx.note(fmt::format("compute '{}' per work item of '{}'", op->name, consumers[0]->name));
       continue;
     }

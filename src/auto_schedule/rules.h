@@ -24,9 +24,8 @@ struct Placement {
   // At: a reduction computed as the anchor's register tile (a matmul and its
   // element-wise epilogue): the anchor is tiled as the reduction would be.
   bool tile = false;
-  // At: computed once per parallel work item of the anchor's tiling (a convolution's
-  // padding: the rows one item reads), at the loop tile_reduction_cpu makes.
-  bool work_item = false;
+  // (An At stage whose anchor holds a register tile is computed once per parallel work
+  // item of the tiling, at the loop tile_reduction_cpu makes: a convolution's padding.)
 };
 
 struct Context {
