@@ -291,7 +291,7 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
   const int64_t want = int64_t{cx.cpu.threads} * cx.choose(red, "items_per_thread", 4, {1, 2, 8, 16});
   for (size_t i = 0; i < outer_loops && items < want; ++i) {
     fused.push_back(order[i]);
-    int64_t& e = last_extent;
+    int64_t e;
     if (order[i].same_as(vb)) {
       e = ve < 0 ? -1 : ((ve + nr - 1) / nr + panels - 1) / panels;
     } else if (order[i].same_as(ro)) {
@@ -301,6 +301,7 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
       e = const_extent(order[i]);
     }
     items = e < 0 ? want : items * e;
+    last_extent = e;
   }
   // With stages computed per work item (a padding: the rows an item reads), the last
   // fused loop is cut into runs of consecutive iterations: an item of 7 output rows of a
@@ -314,9 +315,11 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
       const int64_t parts = before * ((last_extent + run - 1) / run);
       return std::min((parts + threads - 1) / threads * run, before * last_extent);
     };
-    int64_t run = -1;
-    for (int64_t r = std::max<int64_t>(1, (items + want - 1) / want / before); r <= last_extent; ++r)
-      if (run < 0 || most_per_thread(r) < most_per_thread(run)) run = r;
+    int64_t run = -1, fewest = 0;
+    for (int64_t r = std::max<int64_t>(1, (items + want - 1) / want / before); r <= last_extent; ++r) {
+      const int64_t most = most_per_thread(r);
+      if (run < 0 || most < fewest) run = r, fewest = most;
+    }
     if (run > 1) {
       auto [part, rest] = outer.split(fused.back(), run);
       if (fused.back().same_as(vb)) vb = rest;  // the block loop is the inner part now
@@ -324,17 +327,15 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     }
   }
   IterVar block_loop = vb;  // the column-block loop, or the parallel loop that ends with it
+  IterVar work;             // the parallel loop (the outer loops fused)
   if (!fused.empty()) {
-    IterVar work = fuse_range(outer, fused);
+    work = fuse_range(outer, fused);
     if (cx.cpu.threads > 1) outer.parallel(work);
     const bool block_fused = std::any_of(fused.begin(), fused.end(), [&](const IterVar& x) { return x.same_as(vb); });
     if (block_fused) block_loop = fused.back().same_as(vb) ? work : IterVar();
   }
 
-  for (const OperationNode* a : attached) {
-    const IterVar at = fused.empty() ? order.front() : outer.leaf_iter_vars().front();
-    schedule_attached_cpu(cx, a, outer, at);
-  }
+  for (const OperationNode* a : attached) schedule_attached_cpu(cx, a, outer, work.defined() ? work : order.front());
 
   // Inner stage: the register tile.
   inner.compute_at(outer, vp);

@@ -44,9 +44,10 @@ static const uint64_t kKeepAtMost = (uint64_t)256 << 20;
 /* A block: its capacity in the first bytes, the caller's memory one alignment unit on. */
 static uint64_t* header_of(void* p) { return (uint64_t*)((char*)p - kAlignment); }
 
+static uint64_t capacity(void* p) { return *header_of(p); }
+
 typedef struct {
   void* block[kKeptBlocks]; /* the callers' pointers; NULL: a free slot */
-  uint64_t bytes;           /* their capacities' sum */
   int registered;           /* whether the thread-exit hook knows this cache */
 } KeptBlocks;
 
@@ -56,42 +57,49 @@ static pthread_key_t g_exit_key;
 static int g_exit_key_made;
 static pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
 
+/* Returns k's block in slot i to the system. */
+static void drop(KeptBlocks* k, int i) {
+  TE_UNPOISON(k->block[i], capacity(k->block[i]));
+  free(header_of(k->block[i]));
+  k->block[i] = NULL;
+}
+
 static void release(KeptBlocks* k) {
-  for (int i = 0; i < kKeptBlocks; ++i) {
-    if (k->block[i] != NULL) {
-      TE_UNPOISON(k->block[i], *header_of(k->block[i]));
-      free(header_of(k->block[i]));
-    }
-    k->block[i] = NULL;
-  }
-  k->bytes = 0;
+  for (int i = 0; i < kKeptBlocks; ++i)
+    if (k->block[i] != NULL) drop(k, i);
 }
 
 static void release_at_thread_exit(void* k) { release((KeptBlocks*)k); }
 
 static void make_exit_key(void) { g_exit_key_made = pthread_key_create(&g_exit_key, release_at_thread_exit) == 0; }
 
-/* The smallest kept block that holds `rounded` bytes without wasting more than as much
- * again, taken out of the cache; NULL when there is none. */
-static void* take_kept(uint64_t rounded) {
+/* The slot of the smallest kept block that holds `at_least` bytes and at most `at_most`
+ * (-1: none). */
+static int smallest_kept(uint64_t at_least, uint64_t at_most) {
   int best = -1;
   for (int i = 0; i < kKeptBlocks; ++i) {
     if (t_kept.block[i] == NULL) continue;
-    const uint64_t c = *header_of(t_kept.block[i]);
-    if (c >= rounded && c / 2 <= rounded && (best < 0 || c < *header_of(t_kept.block[best]))) best = i;
+    const uint64_t c = capacity(t_kept.block[i]);
+    if (c >= at_least && c <= at_most && (best < 0 || c < capacity(t_kept.block[best]))) best = i;
   }
-  if (best < 0) return NULL;
-  void* p = t_kept.block[best];
-  t_kept.block[best] = NULL;
-  t_kept.bytes -= *header_of(p);
-  TE_UNPOISON(p, *header_of(p));
+  return best;
+}
+
+/* The smallest kept block that holds `rounded` bytes without wasting more than as much
+ * again, taken out of the cache; NULL when there is none. */
+static void* take_kept(uint64_t rounded) {
+  const int i = smallest_kept(rounded, 2 * rounded + 1);
+  if (i < 0) return NULL;
+  void* p = t_kept.block[i];
+  t_kept.block[i] = NULL;
+  TE_UNPOISON(p, capacity(p));
   return p;
 }
 
-/* Keeps p's block if it is large and fits the budget (making room by dropping a smaller
- * kept block); returns whether it did. */
+/* Keeps p's block if it is large and fits the budget (making room by dropping smaller
+ * kept blocks, smallest first); returns whether it did. */
 static int keep(void* p) {
-  const uint64_t c = *header_of(p);
+  const uint64_t c = capacity(p);
   if (c < kKeepFrom || c > kKeepAtMost) return 0;
   pthread_once(&g_exit_key_once, make_exit_key);
   if (!g_exit_key_made) return 0;
@@ -99,31 +107,24 @@ static int keep(void* p) {
     if (pthread_setspecific(g_exit_key, &t_kept) != 0) return 0;
     t_kept.registered = 1;
   }
-  int slot = -1, smallest = -1;
-  for (int i = 0; i < kKeptBlocks; ++i) {
-    if (t_kept.block[i] == NULL) {
-      if (slot < 0) slot = i;
-    } else if (smallest < 0 || *header_of(t_kept.block[i]) < *header_of(t_kept.block[smallest])) {
-      smallest = i;
+  for (;;) {
+    int slot = -1;
+    uint64_t bytes = 0;
+    for (int i = kKeptBlocks - 1; i >= 0; --i) {
+      if (t_kept.block[i] == NULL)
+        slot = i;
+      else
+        bytes += capacity(t_kept.block[i]);
     }
+    if (slot >= 0 && bytes + c <= kKeepAtMost) {
+      t_kept.block[slot] = p;
+      TE_POISON(p, c);
+      return 1;
+    }
+    const int smallest = smallest_kept(0, c - 1);
+    if (smallest < 0) return 0;
+    drop(&t_kept, smallest);
   }
-  /* Full, or over the budget: the smallest kept block makes room when it is smaller. */
-  while (slot < 0 || t_kept.bytes + c > kKeepAtMost) {
-    if (smallest < 0 || *header_of(t_kept.block[smallest]) >= c) return 0;
-    t_kept.bytes -= *header_of(t_kept.block[smallest]);
-    TE_UNPOISON(t_kept.block[smallest], *header_of(t_kept.block[smallest]));
-    free(header_of(t_kept.block[smallest]));
-    t_kept.block[smallest] = NULL;
-    slot = smallest;
-    smallest = -1;
-    for (int i = 0; i < kKeptBlocks; ++i)
-      if (t_kept.block[i] != NULL && (smallest < 0 || *header_of(t_kept.block[i]) < *header_of(t_kept.block[smallest])))
-        smallest = i;
-  }
-  t_kept.block[slot] = p;
-  t_kept.bytes += c;
-  TE_POISON(p, c);
-  return 1;
 }
 
 void* te_alloc_uninitialized(uint64_t nbytes) {
