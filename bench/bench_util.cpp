@@ -231,7 +231,13 @@ bool selected_by_filter(const std::string& group) {
 }
 
 std::vector<double> command_samples(const std::string& command) {
-  const std::string cmd = command + " 2>/dev/null";
+  // The baseline's malloc keeps what it frees (glibc otherwise maps large blocks afresh
+  // and trims its heap): PyTorch allocates its outputs and intermediates on every call,
+  // and on a VM where a page touched for the first time costs 12 us (this project's
+  // machines), its fastest call was 13x slower in some runs than in others (a conv's 3.2
+  // MB output: 20 ms or 1.5 ms; attention's 67 MB of scores: 1.08 s or 99 ms). te's
+  // kernels keep their scratch memory (te_alloc); the baseline gets the same chance.
+  const std::string cmd = "MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=4294967296 " + command + " 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {};
   std::string text;

@@ -96,11 +96,13 @@ TEST(Attention, BFloat16) { check_case({"bfloat16", 1, 2, 2, 8, 24, 16, false, f
 // vector update of the query's accumulator, after the block's scores and exps.
 // The loop IR of the default CPU schedule of float32 attention, q (1, heads, seq_q, dim)
 // against k and v (1, kv_heads, seq_k, dim).
-std::string cpu_schedule_ir(int heads, int kv_heads, int seq_q, int seq_k, int dim) {
+std::string cpu_schedule_ir(int heads, int kv_heads, int seq_q, int seq_k, int dim, bool causal = false) {
   Tensor Q = placeholder({1, heads, seq_q, dim}, Float(32), "q"),
          K = placeholder({1, kv_heads, seq_k, dim}, Float(32), "k"),
          V = placeholder({1, kv_heads, seq_k, dim}, Float(32), "v");
-  Tensor out = ops::attention(Q, K, V);
+  ops::AttentionOptions o;
+  o.causal = causal;
+  Tensor out = ops::attention(Q, K, V, o);
   Schedule s = create_schedule({out});
   ops::schedule_attention_cpu(s, out);
   return to_string(lower(s, {Q, K, V, out}, "attention"));
@@ -129,6 +131,20 @@ TEST(Attention, CpuScheduleLaysScoresOutKeyByKey) {
   EXPECT_NE(ir.find("attention.block_max[ramp("), std::string::npos) << ir;
   EXPECT_NE(ir.find("attention.block_sum[ramp("), std::string::npos) << ir;
   EXPECT_EQ(ir.find("attention.block_max.rf[(("), std::string::npos) << ir;  // no scalar partials
+}
+
+// Causal: the blocks of keys a tile of queries sees wholly below its diagonal run without
+// the mask (loop partitioning on the mask's likely()); only the diagonal block keeps it.
+TEST(Attention, CpuScheduleMasksOnlyTheDiagonalBlock) {
+  const std::string ir = cpu_schedule_ir(1, 1, 256, 256, 16, true);
+  // Tiles of 32 queries, blocks of 64 keys: tile t sees blocks 0 .. t / 2, the last masked.
+  const size_t unmasked = ir.find("for (jb, 0, (b.h.fused.i.outer.fused / 2))");
+  const size_t masked = ir.find("for (jb, (b.h.fused.i.outer.fused / 2), 1)");
+  ASSERT_NE(unmasked, std::string::npos) << ir;
+  ASSERT_NE(masked, std::string::npos) << ir;
+  EXPECT_LT(unmasked, masked) << ir;
+  const size_t first_mask = ir.find("select(likely(");
+  EXPECT_GT(first_mask, masked) << ir;
 }
 
 // PyTorch's float64 matmul, softmax, matmul of the stored inputs (rounded to dtype); where

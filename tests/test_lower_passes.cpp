@@ -217,6 +217,48 @@ TEST(LowerPasses, PartitionOnALowerBoundGuardsTheHead) {
   EXPECT_TRUE(partition_loops(shared).same_as(shared));
 }
 
+// A select(likely(cond), a, b) partitions its loop as a guard does: the blocks where cond
+// holds for every inner iteration take a (a causal mask below its diagonal), the rest keep
+// the select.
+TEST(LowerPasses, PartitionOnALikelySelectTakesItsFirstValue) {
+  Var b("b"), j("j");
+  Buffer A = buf("A", {16});
+  Expr at = b * 4 + j;
+  Stmt loop = for_loop(
+      b, 0, 4, ForKind::Serial,
+      for_loop(j, 0, 4, ForKind::Serial,
+               store(A, select(likely(at <= 9), make_const(Float(32), 1.0), make_const(Float(32), -1.0)), {at})));
+  Stmt out = partition_loops(loop);
+  EXPECT_EQ(run(out, {A}, 16), run(loop, {A}, 16));
+  EXPECT_EQ(to_string(out),
+            "for (b, 0, 2) {\n"
+            "  for (j, 0, 4) {\n"
+            "    A[((b * 4) + j)] = 1.0f;\n"
+            "  }\n"
+            "}\n"
+            "for (b, 2, 2) {\n"
+            "  for (j, 0, 4) {\n"
+            "    A[((b * 4) + j)] = select((((b * 4) + j) <= 9), 1.0f, -1.0f);\n"
+            "  }\n"
+            "}\n");
+  // A condition on a let's variable has no split point outside the let: the loop stays
+  // whole.
+  Var t("t");
+  Stmt in_let = for_loop(
+      b, 0, 4, ForKind::Serial,
+      for_loop(
+          j, 0, 4, ForKind::Serial,
+          store(A, let(t, j, select(likely(b * 4 + t <= 9), make_const(Float(32), 1.0), make_const(Float(32), -1.0))),
+                {at})));
+  Stmt kept = partition_loops(in_let);
+  EXPECT_EQ(run(kept, {A}, 16), run(in_let, {A}, 16));
+  EXPECT_EQ(to_string(kept).rfind("for (b, 0, 4)", 0), 0u) << to_string(kept);
+  // A select without likely() stays where it is.
+  Stmt plain = for_loop(b, 0, 4, ForKind::Serial,
+                        store(A, select(b <= 1, make_const(Float(32), 1.0), make_const(Float(32), -1.0)), {b}));
+  EXPECT_TRUE(partition_loops(plain).same_as(plain));
+}
+
 TEST(LowerPasses, VectorizeHandWrittenLoops) {
   Var n("n"), x("x"), i("i");
   Buffer A = buf("A", {n});

@@ -73,6 +73,7 @@ TE_API std::vector<std::string> lower_pass_names();
 // ---- The loop IR passes lower() ends with; they also work on hand-written loop IR ----
 /// Splits a loop whose body is guarded by likely(cond), cond linear in the loop variable,
 /// into a guard-free main loop and a guarded remainder (not thread-bound or vectorized loops).
+/// A select(likely(cond), a, b) counts as such a guard: the main loop takes a.
 TE_API Stmt partition_loops(const Stmt& s);
 /// Replaces each unrolled loop of constant extent by copies of its body.
 TE_API Stmt unroll_loops(const Stmt& s);

@@ -1,6 +1,7 @@
-// Pass "loop_partition": a loop whose body is guarded by likely(cond), with cond linear
-// in the loop variable, splits into the part where cond provably holds for every
-// iteration of the loops inside (the guard removed) and the rest (the guard kept).
+// Pass "loop_partition": a loop whose body is guarded by likely(cond) (an if, or a
+// select's condition), with cond linear in the loop variable, splits into the part where
+// cond provably holds for every iteration of the loops inside (the guard removed, the
+// select's first value taken) and the rest (the guard kept).
 // Conditions on threadIdx variables of enclosing loops are left alone: a split point
 // that differs between threads would make their control flow diverge.
 #include <optional>
@@ -39,20 +40,35 @@ class CandidateFinder : public IRVisitor {
     IRVisitor::visit_let_stmt(n);
     opaque_.erase(n->var.get());
   }
+  // (A select inside a let may test the let's variable, which has no value out here.)
+  void visit_let(const LetNode* n) override {
+    opaque_[n->var.get()] = Range();
+    IRVisitor::visit_let(n);
+    opaque_.erase(n->var.get());
+  }
   void visit_if_then_else(const IfThenElseNode* n) override {
-    const auto* call = n->cond.as<CallNode>();
-    if (call && call->op == Intrinsic::Likely) {
-      const Expr& c = call->args[0];
-      RelaxMap xm{{x_.get(), Range()}};
-      bool is_frozen = false;
-      for (const Expr& f : frozen_) is_frozen = is_frozen || equal(f, n->cond);
-      if (!is_frozen && uses_any(c, xm) && !uses_any(c, thread_vars_) && !uses_any(c, opaque_))
-        found.push_back({n->cond, c, inner_});
-    }
+    consider(n->cond);
     IRVisitor::visit_if_then_else(n);
+  }
+  // select(likely(c), a, b), as Halide's partitioning takes it too: a causal mask, whose
+  // blocks below the diagonal need no mask.
+  void visit_select(const SelectNode* n) override {
+    consider(n->cond);
+    IRVisitor::visit_select(n);
   }
 
  private:
+  void consider(const Expr& cond) {
+    const auto* call = cond.as<CallNode>();
+    if (!call || call->op != Intrinsic::Likely) return;
+    const Expr& c = call->args[0];
+    RelaxMap xm{{x_.get(), Range()}};
+    bool is_frozen = false;
+    for (const Expr& f : frozen_) is_frozen = is_frozen || equal(f, cond);
+    if (!is_frozen && uses_any(c, xm) && !uses_any(c, thread_vars_) && !uses_any(c, opaque_))
+      found.push_back({cond, c, inner_});
+  }
+
   const Var& x_;
   const RelaxMap& thread_vars_;
   const std::vector<Expr>& frozen_;
@@ -93,6 +109,11 @@ class GuardRemover : public IRMutator {
     for (const Expr& g : guards_)
       if (equal(n->cond, g)) return mutate(n->then_case);
     return IRMutator::mutate_if_then_else(s, n);
+  }
+  Expr mutate_select(const Expr& e, const SelectNode* n) override {
+    for (const Expr& g : guards_)
+      if (equal(n->cond, g)) return mutate(n->true_value);
+    return IRMutator::mutate_select(e, n);
   }
 
  private:
@@ -229,11 +250,23 @@ class Partitioner : public IRMutator {
   std::vector<Expr> frozen_;
 };
 
+// A select's likely() has done its work once the loops are partitioned: the later passes
+// (vectorization, common subexpressions, the CUDA printer) see the plain condition, as in
+// code that never had it.
+class LikelySelectStripper : public IRMutator {
+ protected:
+  Expr mutate_select(const Expr& e, const SelectNode* n) override {
+    const auto* call = n->cond.as<CallNode>();
+    if (!call || call->op != Intrinsic::Likely) return IRMutator::mutate_select(e, n);
+    return select(call->args[0], mutate(n->true_value), mutate(n->false_value));
+  }
+};
+
 }  // namespace
 
 Stmt partition_loops(const Stmt& s, const VarBounds& known) {
   Partitioner p(known);
-  return p.mutate(s);
+  return LikelySelectStripper().mutate(p.mutate(s));
 }
 
 }  // namespace lowering
