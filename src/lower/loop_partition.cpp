@@ -106,17 +106,18 @@ class GuardRemover : public IRMutator {
 
  protected:
   Stmt mutate_if_then_else(const Stmt& s, const IfThenElseNode* n) override {
-    for (const Expr& g : guards_)
-      if (equal(n->cond, g)) return mutate(n->then_case);
-    return IRMutator::mutate_if_then_else(s, n);
+    return removed(n->cond) ? mutate(n->then_case) : IRMutator::mutate_if_then_else(s, n);
   }
   Expr mutate_select(const Expr& e, const SelectNode* n) override {
-    for (const Expr& g : guards_)
-      if (equal(n->cond, g)) return mutate(n->true_value);
-    return IRMutator::mutate_select(e, n);
+    return removed(n->cond) ? mutate(n->true_value) : IRMutator::mutate_select(e, n);
   }
 
  private:
+  bool removed(const Expr& cond) const {
+    for (const Expr& g : guards_)
+      if (equal(cond, g)) return true;
+    return false;
+  }
   const std::vector<Expr>& guards_;
 };
 
