@@ -206,16 +206,28 @@ TEST(AttentionGolden, Float16) { check_golden("float16", true, Float(16)); }
 TEST(AttentionGolden, BFloat16) { check_golden("bfloat16", false, BFloat(16)); }
 
 // Decoding (fewer queries per key than a block of queries): no transposed copy of k; each
-// score a vector dot product along dim, the lanes added after.
+// score a vector dot product along dim, the lanes of 16 keys' partials transposed in
+// registers and added as vectors; v read in one pass per block (dim's 4 vectors held).
 TEST(Attention, CpuScheduleForDecodingReadsKeysInRows) {
   Tensor Q = placeholder({1, 8, 1, 64}, Float(32), "q"), K = placeholder({1, 8, 512, 64}, Float(32), "k"),
          V = placeholder({1, 8, 512, 64}, Float(32), "v");
   Tensor out = ops::attention(Q, K, V);
   Schedule s = create_schedule({out});
-  ops::schedule_attention_cpu(s, out);
+  ops::schedule_attention_cpu(s, out, {0, 64});
   const std::string ir = to_string(lower(s, {Q, K, V, out}, "attention"));
   EXPECT_EQ(ir.find("attention.key_t"), std::string::npos) << ir;
   EXPECT_NE(ir.find("attention.scores.rf[ramp("), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tensor_intrinsic transpose_16x16_float32(attention.scores.rf["), std::string::npos) << ir;
+  EXPECT_NE(ir.find("attention.scores[ramp("), std::string::npos) << ir;
+  const size_t pv = ir.find("for (jj, 0, 64)");
+  ASSERT_NE(pv, std::string::npos) << ir;
+  EXPECT_EQ(ir.find("for (jj, 0, 64)", pv + 1), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("e.outer.outer"), std::string::npos) << ir;
+}
+// Decoding where the blocks of keys are whole (the lanes' sums by transposed blocks) and
+// where they are not (seq_k 200: the last block partial, the lanes added one by one).
+TEST(Attention, DecodingInWholeBlocks) {
+  check_case({"one query per k/v head, 256 keys", 1, 4, 2, 1, 256, 48, true, false, 1.0f, Float(32), 32});
 }
 
 // auto_schedule recognises te::ops::attention and gives it its fused CPU schedule.
