@@ -148,11 +148,26 @@ TEST(AutoSchedule, ShortNchwRowsAreComputedChannelsInnermost) {
     EXPECT_TRUE(has(r.ir, "allocate conv.global")) << r.ir;  // computed as NHWC
     expect_same_values(r, 1e-4f);
   }
-  // Rows a whole number of vectors: left as they are.
+  // Rows a whole number of vectors, read through the window: channels innermost too.
   Conv wide = conv_nchw(4, 32, 34);
   AutoScheduleOptions o;
   o.target = Target("llvm -vector-bits=256");
   Results r = run(wide, auto_schedule({wide.out}, o));
-  EXPECT_FALSE(has(r.ir, "w.global")) << r.ir;
+  EXPECT_TRUE(has(r.ir, "allocate conv.global")) << r.ir;
   expect_same_values(r, 1e-4f);
+}
+
+TEST(AutoSchedule, RowsReadPlainlyKeepTheirLayout) {
+  // A 1x1 convolution (a matrix product per pixel): its rows of 32 pixels are read as they
+  // lie, whole vectors, with no window: left as they are.
+  Tensor x = placeholder({1, 8, 4, 32}, Float(32), "x"), w = placeholder({32, 8}, Float(32), "w");
+  IterVar rc = reduce_axis({0, 8}, "rc");
+  Tensor y = compute(
+      {1, 32, 4, 32}, [&](Expr n, Expr co, Expr h, Expr ww) { return sum(x(n, rc, h, ww) * w(co, rc), {rc}); },
+      "conv1x1");
+  AutoScheduleOptions o;
+  o.target = Target("llvm -vector-bits=256");
+  const std::string ir = to_string(lower(auto_schedule({y}, o), {x, w, y}, "conv1x1"));
+  EXPECT_FALSE(has(ir, "conv1x1.global")) << ir;
+  EXPECT_FALSE(has(ir, "w.global")) << ir;
 }
