@@ -88,15 +88,9 @@ const OperationNode* reused_panel_input(const Context& cx, const OperationNode* 
 // a plane of their own. {-1, -1} when there are none.
 std::pair<int, int> window_row_pair(const Context& cx, const OperationNode* red, const std::vector<Read>& reads,
                                     size_t v, int vectors) {
-  std::vector<Var> reduced;
-  for (const IterVar& k : red->reduce_axis) reduced.push_back(k.var());
   auto windowed = [&](size_t d) {
     const int64_t e = const_extent(red->axis[d]);
-    if (e < 2 || e > 8) return false;
-    for (const Read& rd : reads)
-      for (const Expr& i : rd.indices)
-        if (uses_var(i, red->axis[d].var().get()) && uses_any_of(i, reduced)) return true;
-    return false;
+    return e >= 2 && e <= 8 && reads_window_along(reads, *red, red->axis[d]);
   };
   // Some read must be the same for every point of the pair (a weight gradient's output
   // gradient), or the rows reuse nothing (a transposed convolution's phases each read

@@ -37,19 +37,6 @@ bool is_constant(const OperationNode* op, const std::vector<Tensor>& constants) 
   return false;
 }
 
-// Whether some read indexes the output's last axis together with a reduction axis (a
-// convolution's input at w * stride + kw).
-bool reads_rows_through_window(const OperationNode& op, const ReduceNode& red) {
-  const VarNode* row = op.axis.back().var().get();
-  for (const TensorReadNode* r : tensor_reads(red.source()))
-    for (const Expr& index : r->indices) {
-      if (!uses_var(index, row)) continue;
-      for (const IterVar& k : op.reduce_axis)
-        if (uses_var(index, k.var().get())) return true;
-    }
-  return false;
-}
-
 std::optional<Plan> plan_layout(const OperationNode& op, const CpuTarget& cpu, const std::vector<Tensor>& constants) {
   const auto* red = op.body.as<ReduceNode>();
   if (!red || op.num_outputs() != 1 || op.is_scatter() || op.is_row_reduction() || !op.dtype.is_float() ||
@@ -58,7 +45,8 @@ std::optional<Plan> plan_layout(const OperationNode& op, const CpuTarget& cpu, c
   const int64_t lanes = cpu.lanes(op.dtype);
   const int64_t row = const_extent(op.axis.back());
   if (lanes < 4 || row <= 0) return std::nullopt;
-  if ((row % lanes == 0 || row >= 4 * lanes) && !reads_rows_through_window(op, *red)) return std::nullopt;
+  if ((row % lanes == 0 || row >= 4 * lanes) && !reads_window_along(reads_in(red->source()), op, op.axis.back()))
+    return std::nullopt;
   const int64_t macs = const_evaluations(op);
   if (macs <= 0) return std::nullopt;
   std::optional<Plan> best;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "auto_schedule/rules.h"
+#include "expr/analysis.h"
 #include "te/simplify.h"
 
 namespace te::auto_sched {
@@ -34,6 +35,15 @@ bool varies_within_rows(const Expr& index, const IterVar& x, int64_t rows) {
   VarBounds bounds{{inner.get(), {0, rows - 1}}, {outer.get(), {0, extent < 0 ? int64_t{1} << 24 : extent / rows}}};
   Expr split = simplify(substitute(index, {{x.var(), outer * make_const(x.var().dtype(), rows) + inner}}), bounds);
   return uses_var(split, inner.get());
+}
+
+bool reads_window_along(const std::vector<Read>& reads, const OperationNode& red, const IterVar& axis) {
+  std::vector<Var> reduced;
+  for (const IterVar& k : red.reduce_axis) reduced.push_back(k.var());
+  for (const Read& r : reads)
+    for (const Expr& index : r.indices)
+      if (uses_var(index, axis.var().get()) && uses_any_of(index, reduced)) return true;
+  return false;
 }
 
 std::vector<Tensor> outputs_in(const Schedule& s, const std::vector<Tensor>& outputs) {

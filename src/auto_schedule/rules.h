@@ -158,6 +158,9 @@ std::string axis_names(const std::vector<IterVar>& v);
 // convolution's input channel (co / 32) * 16 + rc does not for runs of 8 (or any divisor
 // of 32), so every row of such a tile, or every lane of such a vector, reads the same.
 bool varies_within_rows(const Expr& index, const IterVar& x, int64_t rows);
+// Whether one of `reads` indexes `axis` together with one of red's reduction axes: a
+// window sliding along the axis (a convolution's input at y * stride + kh).
+bool reads_window_along(const std::vector<Read>& reads, const OperationNode& red, const IterVar& axis);
 // The outputs as s's stages compute them now: a definition rewrite (cache_write, reads
 // by phase, skipped zeros) replaces an output's operation.
 std::vector<Tensor> outputs_in(const Schedule& s, const std::vector<Tensor>& outputs);
