@@ -45,6 +45,27 @@ Conv conv_nchw(int CI, int CO, int H) {
   return c;
 }
 
+// A 3x3 NHWC convolution padded by 1, as TVM writes it: x (1, H, H, CI), w (3, 3, CI, CO).
+Conv conv_nhwc(int CI, int CO, int H) {
+  Conv c;
+  c.x = placeholder({1, H, H, CI}, Float(32), "x");
+  c.w = placeholder({3, 3, CI, CO}, Float(32), "w");
+  Tensor pad = compute(
+      {1, H + 2, H + 2, CI},
+      [&](Expr n, Expr y, Expr xx, Expr ci) {
+        return if_then_else(y >= 1 && y <= H && xx >= 1 && xx <= H, c.x(n, y - 1, xx - 1, ci), 0.0f);
+      },
+      "pad");
+  IterVar rc = reduce_axis({0, CI}, "rc"), rh = reduce_axis({0, 3}, "rh"), rw = reduce_axis({0, 3}, "rw");
+  c.out = compute(
+      {1, H, H, CO},
+      [&](Expr n, Expr h, Expr ww, Expr co) {
+        return sum(pad(n, h + rh, ww + rw, rc) * c.w(rh, rw, rc, co), {rh, rw, rc});
+      },
+      "conv");
+  return c;
+}
+
 // A transposed convolution in NCHW as TVM writes it (zeros inserted between the input's
 // pixels, the flipped kernel), weights (CI, CO, 4, 4), stride 2, padding 1.
 Conv conv_transpose_nchw(int CI, int CO, int H) {
@@ -69,22 +90,33 @@ Conv conv_transpose_nchw(int CI, int CO, int H) {
   return c;
 }
 
-// w laid out in `order` (the packed array's dimension p is w's dimension order[p]), in
-// plain C++.
+// w laid out in `order` (the packed array's dimension p is w's dimension order[p]) and,
+// with block > 0, the last of them blocked ([ceil(e / block)][...][block], zeros past the
+// extent e), in plain C++.
 std::vector<float> permute(const std::vector<float>& w, const std::vector<int64_t>& shape,
-                           const std::vector<int>& order) {
+                           const std::vector<int>& order, int64_t block = 0) {
   const size_t n = shape.size();
   std::vector<int64_t> stride(n, 1);
   for (size_t d = n - 1; d > 0; --d) stride[d - 1] = stride[d] * shape[d];
+  const int64_t last = shape[static_cast<size_t>(order.back())];
+  const int64_t blocks = block > 0 ? (last + block - 1) / block : 1, width = block > 0 ? block : last;
   std::vector<float> out;
-  std::vector<int64_t> idx(n, 0);  // the packed array's index, row-major
-  for (size_t e = 0; e < w.size(); ++e) {
-    int64_t src = 0;
-    for (size_t p = 0; p < n; ++p) src += idx[p] * stride[static_cast<size_t>(order[p])];
-    out.push_back(w[static_cast<size_t>(src)]);
-    for (size_t p = n; p-- > 0;) {
-      if (++idx[p] < shape[static_cast<size_t>(order[p])]) break;
-      idx[p] = 0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    std::vector<int64_t> idx(n, 0);  // the packed array's index within the block, row-major
+    for (bool more = true; more;) {
+      const int64_t along = b * width + idx[n - 1];
+      int64_t src = 0;
+      for (size_t p = 0; p + 1 < n; ++p) src += idx[p] * stride[static_cast<size_t>(order[p])];
+      src += along * stride[static_cast<size_t>(order.back())];
+      out.push_back(along < last ? w[static_cast<size_t>(src)] : 0.0f);
+      more = false;
+      for (size_t p = n; p-- > 0;) {
+        if (++idx[p] < (p + 1 == n ? width : shape[static_cast<size_t>(order[p])])) {
+          more = true;
+          break;
+        }
+        idx[p] = 0;
+      }
     }
   }
   return out;
@@ -96,8 +128,9 @@ struct Outputs {
 };
 
 // s's function on the weights packed by its pack function (checked against `permute`),
-// and the default schedule on the original weights.
-Outputs run(const Conv& c, const Schedule& s) {
+// and the default schedule on the original weights; the JIT's only with `jit` (a
+// schedule made for another CPU is interpreted).
+Outputs run(const Conv& c, const Schedule& s, bool jit = true) {
   Outputs r;
   LoweredFunc f = lower(s, {c.x, c.w, c.out}, "kernel");
   r.ir = to_string(f.body);
@@ -112,14 +145,14 @@ Outputs run(const Conv& c, const Schedule& s) {
     const Pretransform& p = s.pretransforms()[0];
     taken = NDArray::empty(shape_of(p.taken), Float(32));
     build(lower_pretransform(s, c.w, "pack"))("pack").call({w, taken});
-    EXPECT_EQ(taken.to_vector<float>(), permute(w.to_vector<float>(), ws, p.storage_order));
+    EXPECT_EQ(taken.to_vector<float>(), permute(w.to_vector<float>(), ws, p.storage_order, p.inner_block));
   }
   auto call = [&](const NDArray& weights, auto&& fn) {
     NDArray out = NDArray::empty(shape_of(c.out), Float(32));
     fn(std::vector<Argument>{x, weights, out});
     return out.to_vector<float>();
   };
-  r.jit = call(taken, [&](const std::vector<Argument>& a) { build(f)("kernel").call(a); });
+  if (jit) r.jit = call(taken, [&](const std::vector<Argument>& a) { build(f)("kernel").call(a); });
   r.interpreted = call(taken, [&](const std::vector<Argument>& a) { interpret(f, a); });
   LoweredFunc plain = lower(create_schedule({c.out}), {c.x, c.w, c.out}, "plain");
   r.reference = call(w, [&](const std::vector<Argument>& a) { interpret(plain, a); });
@@ -150,6 +183,56 @@ TEST(Pretransform, TheFunctionTakesThePackedLayout) {
   Outputs r = run(c, s);
   EXPECT_EQ(r.interpreted, r.reference);
   expect_close(r.jit, r.reference, 1e-5f, r.ir);
+}
+
+TEST(Pretransform, BlockedByColumns) {
+  // OIHW as HWIO, its 20 output channels in blocks of 8 (the last one padded with zeros):
+  // [3][3][3][8][8], each block's columns contiguous.
+  Conv c = conv_nchw(8, 20, 7);
+  Schedule s = create_schedule({c.out});
+  Tensor taken = s.pretransform(c.w, {2, 3, 1, 0}, 8);
+  EXPECT_EQ(taken.name(), "w_2310_b8");
+  EXPECT_EQ(shape_of(taken), (std::vector<int64_t>{3, 3, 3, 8, 8}));
+  ASSERT_EQ(s.pretransforms().size(), 1u);
+  EXPECT_EQ(s.pretransforms()[0].inner_block, 8);
+  Outputs r = run(c, s);
+  EXPECT_TRUE(has(r.ir, "w_2310_b8[")) << r.ir;
+  EXPECT_EQ(r.interpreted, r.reference);
+  expect_close(r.jit, r.reference, 1e-5f, r.ir);
+  // The identity order with a block: the layout changes all the same.
+  Conv d = conv_nhwc(4, 24, 6);
+  Schedule t = create_schedule({d.out});
+  EXPECT_EQ(t.pretransform(d.w, {0, 1, 2, 3}, 16).name(), "w_0123_b16");
+  Outputs q = run(d, t);
+  EXPECT_EQ(q.interpreted, q.reference);
+  expect_close(q.jit, q.reference, 1e-5f, q.ir);
+}
+
+TEST(Pretransform, AutoScheduleBlocksConstantWeightsByTheTilesColumns) {
+  // 128 output channels: more than a register tile spans (at most 4 vectors), so the
+  // rules tile them by 2 vectors and take the constant HWIO weights in blocks of as many
+  // columns; 32 channels fit one tile and stay as they are.
+  for (const std::string target : {"llvm -mcpu=x86-64-v3", "llvm -mcpu=x86-64-v4", "llvm"}) {
+    SCOPED_TRACE(target);
+    const int64_t lanes = resolved_target(Target(target)).vector_bits / 32;
+    Conv c = conv_nhwc(8, 128, 6);
+    AutoScheduleOptions o;
+    o.target = Target(target);
+    o.constant_inputs = {c.w};
+    Schedule s = auto_schedule({c.out}, o);
+    ASSERT_EQ(s.pretransforms().size(), 1u);
+    EXPECT_EQ(s.pretransforms()[0].storage_order, (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(s.pretransforms()[0].inner_block, 2 * lanes);
+    Outputs r = run(c, s, /*jit=*/target == "llvm");
+    expect_close(r.interpreted, r.reference, 1e-4f, r.ir);
+    if (target == "llvm") expect_close(r.jit, r.reference, 1e-4f, r.ir);
+    AutoScheduleOptions per_call = o;
+    per_call.constant_inputs.clear();
+    EXPECT_TRUE(auto_schedule({c.out}, per_call).pretransforms().empty());
+    Conv narrow = conv_nhwc(8, 32, 6);
+    o.constant_inputs = {narrow.w};
+    EXPECT_TRUE(auto_schedule({narrow.out}, o).pretransforms().empty());
+  }
 }
 
 TEST(Pretransform, CopiesKeepIt) {
@@ -220,6 +303,16 @@ TEST(Pretransform, SearchWithConstantWeights) {
   Schedule again = auto_schedule({c.out}, o);
   EXPECT_EQ(to_string(lower(again, {c.x, c.w, c.out}, "k").body), to_string(lower(s, {c.x, c.w, c.out}, "k").body));
   std::remove(o.records.c_str());
+  // Weights taken blocked: the search's reference and arguments take them blocked too.
+  Conv wide = conv_nhwc(8, 128, 6);
+  o.constant_inputs = {wide.w};
+  o.trials = 3;
+  Schedule b = auto_schedule({wide.out}, o);
+  ASSERT_EQ(b.pretransforms().size(), 1u);
+  EXPECT_GT(b.pretransforms()[0].inner_block, 0);
+  Outputs q = run(wide, b);
+  expect_close(q.jit, q.reference, 1e-4f, q.ir);
+  std::remove(o.records.c_str());
 }
 
 TEST(Pretransform, CudaTakesThePackedLayoutToo) {
@@ -246,6 +339,17 @@ TEST(Pretransform, Errors) {
   expect_error([&] { s.pretransform(c.w, {0, 1, 2}); }, {"pretransform", "[0, 1, 2]", "'w'", "permutation of its 4"});
   expect_error([&] { s.pretransform(c.w, {0, 1, 2, 3}); }, {"pretransform", "'w'", "its own", "nothing to transform"});
   expect_error([&] { s.pretransform(c.w, {}); }, {"pretransform", "'w'", "its own"});
+  expect_error([&] { s.pretransform(c.w, {1, 2, 3, 0}, -4); }, {"pretransform", "inner block of input 'w'", "-4"});
+  Tensor scalar = placeholder({}, Float(32), "scalar");
+  Tensor scaled = compute(
+      {4}, [&](Expr i) { return c.x(0, 0, 0, i) * scalar(); }, "scaled");
+  Schedule t = create_schedule({scaled});
+  expect_error([&] { t.pretransform(scalar, {}, 2); }, {"pretransform", "'scalar'", "no dimension to block"});
+  expect_error(
+      [&] {
+        s.pretransform(c.w, {1, 2, 3, 0}, 4);
+      },
+      {"pretransform", "inner block 4", "'w'", "dimension 0 (extent 4)", "nothing to block"});
   Tensor other = placeholder({4}, Float(32), "other");
   expect_error([&] { s.pretransform(other, {0}); }, {"pretransform", "'other'", "not part of this schedule"});
   Tensor taken = s.pretransform(c.w, {1, 2, 3, 0});

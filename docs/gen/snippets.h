@@ -492,6 +492,25 @@ inline std::vector<std::string> pretransform_example() {
   return {before, text(conv), text(pack)};
 }
 
+inline std::vector<std::string> pretransform_blocked_example() {
+  Tensor x = placeholder({1, 2, 4, 4}, Float(32), "x");
+  Tensor w = placeholder({8, 2, 3, 3}, Float(32), "w");  // OIHW
+  IterVar rc = reduce_axis({0, 2}, "rc"), rh = reduce_axis({0, 3}, "rh"), rw = reduce_axis({0, 3}, "rw");
+  Tensor out = compute(
+      {1, 8, 2, 2},
+      [&](Expr n, Expr co, Expr h, Expr ww) {
+        return sum(x(n, rc, h + rh, ww + rw) * w(co, rc, rh, rw), {rc, rh, rw});
+      },
+      "out");
+  Schedule s = create_schedule({out});
+  // [doc:pretransform_blocked]
+  Tensor w_blocked = s.pretransform(w, {2, 3, 1, 0}, 4);  // "w_2310_b4": [2][3][3][2][4]
+  LoweredFunc pack = lower_pretransform(s, w, "pack_w");
+  // [/doc]
+  (void)w_blocked;
+  return {text(lower(s, {x, w, out}, "conv")), text(pack)};
+}
+
 // ---- auto_schedule (docs/auto_schedule.md) ----
 
 inline BeforeAfter auto_schedule_example() {
@@ -1239,6 +1258,8 @@ inline std::vector<Snippet> snippets() {
   out.push_back({"pretransform.before", [] { return pretransform_example()[0]; }});
   out.push_back({"pretransform.after", [] { return pretransform_example()[1]; }});
   out.push_back({"pretransform.pack", [] { return pretransform_example()[2]; }});
+  out.push_back({"pretransform.blocked_conv", [] { return pretransform_blocked_example()[0]; }});
+  out.push_back({"pretransform.blocked_pack", [] { return pretransform_blocked_example()[1]; }});
   pair("tensorize", tensorize_example);
   out.push_back({"tensorize.error", tensorize_error});
   out.push_back({"tensorize.declare", tensorize_declaration});

@@ -124,6 +124,10 @@ struct TE_API Pretransform {
   Tensor input;                    ///< the placeholder as the computation defines it
   Tensor taken;                    ///< the placeholder the function takes in its place
   std::vector<int> storage_order;  ///< taken's dimension p is input's dimension storage_order[p]
+  /// > 0: the last dimension of the order is blocked by this many elements: taken's
+  /// first dimension is that dimension's block, its last the element in the block
+  /// (taken has one dimension more than input).
+  int64_t inner_block = 0;
 };
 
 /// The data of a Schedule.
@@ -378,9 +382,15 @@ class TE_API Schedule {
   /// the function lower_pretransform() makes. Every read of input becomes a read of the
   /// returned placeholder ("<input>_<order>", e.g. "w_1230") at the permuted indices;
   /// lower() puts that placeholder in input's place in the parameter list (list either).
+  /// With `inner_block` > 0 the last dimension of the order is also blocked by that many
+  /// elements, the blocks outermost: {0, 1, 2, 3} with 32 takes HWIO weights of 256
+  /// output channels as [8][H][W][I][32] ("w_0123_b32"), so that a register tile's 32
+  /// columns read one contiguous panel (oneDNN's blocked weight formats); a last block
+  /// that is not whole is padded with zeros.
   /// te::Error when input is not a placeholder that a stage reads, is already
-  /// pretransformed, or the order is not a permutation other than the identity.
-  Tensor pretransform(const Tensor& input, const std::vector<int>& storage_order);
+  /// pretransformed, the order is not a permutation, the order is the identity with no
+  /// block, or the block is negative or not shorter than its dimension's constant extent.
+  Tensor pretransform(const Tensor& input, const std::vector<int>& storage_order, int64_t inner_block = 0);
   /// The inputs taken pretransformed, in the order pretransform() was called.
   const std::vector<Pretransform>& pretransforms() const { return node_->pretransforms; }
 

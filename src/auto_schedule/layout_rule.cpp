@@ -13,6 +13,9 @@
 // are small next to the arithmetic (a 3x3 convolution's, not a transposed one's 8 MB),
 // unless the weights are constant (AutoScheduleOptions::constant_inputs): then the
 // function takes them packed (Schedule::pretransform), and the caller packs them once.
+// Constant weights whose last dimension is the output's innermost axis (channels
+// innermost already, or moved there) are also blocked by the register tile's columns
+// where that axis is longer than one tile (weight_column_block).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -110,6 +113,49 @@ std::vector<int> weight_order(const std::vector<Expr>& shape, size_t channel) {
   return order;
 }
 
+// The block of constant weights' columns (their last dimension, the output's innermost
+// axis, `row` long) that one register tile reads: the rules' default column tile (two
+// vectors, or one where two would leave a tail), or 0 where one tile spans the whole row.
+// Taken blocked ([row / block][...][block]), each tile's weights are one contiguous
+// panel: a 3x3 convolution's 256 output channels as HWIO are rows of 1 KB, of which a
+// tile reads 128 bytes, the 9 taps' rows 256 KB apart (the same L2 sets).
+int64_t weight_column_block(int64_t row, int64_t lanes) {
+  if (row <= 4 * lanes) return 0;
+  return row % (2 * lanes) != 0 && row % lanes == 0 ? lanes : 2 * lanes;
+}
+
+// A constant input that the reduction `op` reads with its innermost axis as the last
+// index (and nowhere else), and with some other axis of op not at all (reused across
+// it): a convolution's HWIO weights in NHWC. The last of them, or nullptr.
+const TensorReadNode* blockable_weights(const OperationNode& op, const std::vector<Tensor>& constants) {
+  const auto* red = op.body.as<ReduceNode>();
+  if (!red || op.num_outputs() != 1 || op.is_scatter() || op.is_row_reduction() || !op.dtype.is_float() ||
+      op.axis.size() < 2)
+    return nullptr;
+  const VarNode* inner = op.axis.back().var().get();
+  const TensorReadNode* found = nullptr;
+  for (const TensorReadNode* r : tensor_reads(red->source())) {
+    if (r->op->kind != OpKind::Placeholder || !is_constant(r->op.get(), constants) || r->indices.empty()) continue;
+    const auto* last = r->indices.back().as<VarNode>();
+    bool elsewhere = false, reused = false;
+    for (size_t k = 0; k + 1 < r->indices.size(); ++k) elsewhere = elsewhere || uses_var(r->indices[k], inner);
+    for (size_t d = 0; d + 1 < op.axis.size(); ++d) {
+      bool used = false;
+      for (const Expr& i : r->indices) used = used || uses_var(i, op.axis[d].var().get());
+      reused = reused || (!used && const_extent(op.axis[d]) > 1);
+    }
+    if (last == inner && !elsewhere && reused) found = r;
+  }
+  return found;
+}
+
+// 0, 1, ..., n - 1.
+std::vector<int> identity_order(size_t n) {
+  std::vector<int> order;
+  for (size_t d = 0; d < n; ++d) order.push_back(static_cast<int>(d));
+  return order;
+}
+
 }  // namespace
 
 bool moves_channels_innermost(const OperationNode& op, const CpuTarget& cpu, const std::vector<Tensor>& constants) {
@@ -122,15 +168,29 @@ std::vector<Tensor> choose_layouts(Schedule& s, const std::vector<Tensor>& outpu
   for (const Stage& st : s.stages()) {
     const Operation op = st.op();
     if (op->kind != OpKind::Compute || !st->relations.empty()) continue;
+    const int64_t lanes = cpu.lanes(op->dtype);
     std::optional<Plan> plan = plan_layout(*op, cpu, constants);
-    if (!plan) continue;
+    if (!plan) {
+      // Already channels innermost: constant weights blocked by the register tile's columns.
+      const TensorReadNode* w = blockable_weights(*op, constants);
+      const int64_t block = w ? weight_column_block(const_extent(op->axis.back()), lanes) : 0;
+      if (block == 0 || const_value(w->op->shape.back()) <= block) continue;
+      Tensor weights(w->op, w->value_index);
+      Tensor taken = s.pretransform(weights, identity_order(w->indices.size()), block);
+      notes.push_back(fmt::format("{}: taking '{}' pretransformed as '{}' (blocks of {} columns)", op->name,
+                                  weights.name(), taken.name(), block));
+      continue;
+    }
     Tensor weights(plan->weights->op, plan->weights->value_index), t(op, 0);
     const std::string channel = op->axis[plan->channel].name();
     std::string reading = fmt::format("reading '{}' as it is", weights.name());
     const std::vector<int> packing = weight_order(plan->weights->op->shape, plan->weight_dim);
     const bool as_is = plan->weight_dim + 1 == plan->weights->indices.size();
-    if (!as_is && is_constant(weights.op().get(), constants)) {
-      Tensor taken = s.pretransform(weights, packing);
+    const bool constant = is_constant(weights.op().get(), constants);
+    int64_t block = weight_column_block(const_extent(op->axis[plan->channel]), lanes);
+    if (const_value(plan->weights->op->shape[plan->weight_dim]) <= block) block = 0;
+    if (constant && (!as_is || block > 0)) {
+      Tensor taken = s.pretransform(weights, packing, block);
       reading = fmt::format("taking '{}' pretransformed as '{}'", weights.name(), taken.name());
     } else if (!as_is) {
       Tensor packed = s.cache_read(weights, "global", {t}, packing);

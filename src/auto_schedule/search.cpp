@@ -245,7 +245,8 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
   const std::vector<Pretransform> pretransforms = rules.pretransforms();
   std::string taken;
   for (const Pretransform& p : pretransforms)
-    taken += fmt::format("/{}:{}", p.input.name(), fmt::join(p.storage_order, ","));
+    taken += fmt::format("/{}:{}{}", p.input.name(), fmt::join(p.storage_order, ","),
+                         p.inner_block > 0 ? fmt::format(":b{}", p.inner_block) : "");
   task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}{}{}", outputs[0].name(), digest(text),
                          options.target.str(), options.threads, options.skip_zeros ? "" : "/keep_zeros",
                          taken.empty() ? "" : "/pretransformed" + taken);
@@ -256,7 +257,7 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
   };
   task.reference = [outputs, args, name, pretransforms] {
     Schedule s = create_schedule(outputs);
-    for (const Pretransform& p : pretransforms) s.pretransform(p.input, p.storage_order);
+    for (const Pretransform& p : pretransforms) s.pretransform(p.input, p.storage_order, p.inner_block);
     return lower(s, args, name + "_default");
   };
   task.make_args = [args = sched::taken_args(*rules.get(), args), seed = options.seed] {

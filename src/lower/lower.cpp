@@ -84,15 +84,23 @@ LoweredFunc lower_pretransform(const Schedule& schedule, const Tensor& input, co
         fmt::format("lower_pretransform: tensor '{}' is not an input the schedule takes pretransformed "
                     "(Schedule::pretransform)",
                     input.defined() ? input.name() : "<undefined>"));
-  // taken(i_0, ..., i_n) = input at index[order[k]] = i_k; one pass: parallel over the
-  // outermost dimension on a CPU, a thread per element on a GPU.
+  // taken(i_0, ..., i_n) = input at index[order[k]] = i_k; blocked: taken(o, i_0, ...,
+  // i_n) with the last dimension's index o * block + i_n, zero past its extent. One pass:
+  // parallel over the outermost dimension on a CPU, a thread per element on a GPU.
   const Tensor src = p->input;
+  const int64_t block = p->inner_block;
   Tensor out = compute(
       p->taken.shape(),
-      [&](const std::vector<Var>& i) {
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> i(v.begin() + (block > 0 ? 1 : 0), v.end());
+        if (block > 0) i.back() = v.front() * make_const(Int(32), block) + i.back();
         std::vector<Expr> index(i.size());
         for (size_t k = 0; k < i.size(); ++k) index[static_cast<size_t>(p->storage_order[k])] = i[k];
-        return src(index);
+        if (block == 0) return src(index);
+        const size_t last = static_cast<size_t>(p->storage_order.back());
+        const int64_t extent = *as_const_int(src.shape()[last]);  // constant: checked by pretransform
+        if (extent % block == 0) return src(index);
+        return if_then_else(index[last] < make_const(Int(32), extent), src(index), make_const(src.dtype(), 0.0));
       },
       p->taken.name());
   Schedule s = create_schedule({out});

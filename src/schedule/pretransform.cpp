@@ -14,7 +14,7 @@ namespace te {
 
 using sched::quote;
 
-Tensor Schedule::pretransform(const Tensor& input, const std::vector<int>& storage_order) {
+Tensor Schedule::pretransform(const Tensor& input, const std::vector<int>& storage_order, int64_t inner_block) {
   ScheduleNode& s = *node_;
   if (!input.defined()) throw Error("pretransform: undefined tensor");
   auto src_stage = sched::find_stage(s, input.op().get());
@@ -31,7 +31,21 @@ Tensor Schedule::pretransform(const Tensor& input, const std::vector<int>& stora
   const std::vector<size_t> order = sched::storage_order_of(storage_order, src->shape.size(), input, "pretransform");
   bool identity = true;
   for (size_t p = 0; p < order.size(); ++p) identity = identity && order[p] == p;
-  if (identity)
+  if (inner_block < 0)
+    throw Error(fmt::format("pretransform: the inner block of input {} is {}; it must be positive (0: no block)",
+                            quote(input.name()), inner_block));
+  const size_t blocked = order.empty() ? 0 : order.back();
+  if (inner_block > 0) {
+    if (order.empty())
+      throw Error(fmt::format("pretransform: input {} has no dimension to block", quote(input.name())));
+    const int64_t* extent = as_const_int(src->shape[blocked]);
+    if (!extent || *extent <= inner_block)
+      throw Error(fmt::format(
+          "pretransform: the inner block {} of input {} is not shorter than its dimension {} (extent {}): nothing "
+          "to block",
+          inner_block, quote(input.name()), blocked, to_string(src->shape[blocked])));
+  }
+  if (identity && inner_block == 0)
     throw Error(
         fmt::format("pretransform: the storage order of input {} is its own (empty or the identity): "
                     "nothing to transform",
@@ -45,12 +59,28 @@ Tensor Schedule::pretransform(const Tensor& input, const std::vector<int>& stora
 
   std::string name = input.name() + "_";
   for (size_t d : order) name += std::to_string(d);
-  Tensor taken = placeholder(sched::permuted(src->shape, order), src->dtype, name);
+  std::vector<Expr> shape = sched::permuted(src->shape, order);
+  if (inner_block > 0) {
+    // [blocks][the order's dimensions, the blocked one now the block's length]
+    name += fmt::format("_b{}", inner_block);
+    const int64_t extent = *as_const_int(src->shape[blocked]);
+    shape.insert(shape.begin(), make_const(Int(32), (extent + inner_block - 1) / inner_block));
+    shape.back() = make_const(Int(32), inner_block);
+  }
+  Tensor taken = placeholder(shape, src->dtype, name);
   auto taken_stage = sched::make_stage(taken.op());
   s.stages.insert(s.stages.begin() + static_cast<std::ptrdiff_t>(sched::stage_index(s, src_stage.get()) + 1),
                   taken_stage);
-  sched::redirect_reads(s, readers, src, taken.op(), order);
-  s.pretransforms.push_back({input, taken, std::vector<int>(order.begin(), order.end())});
+  sched::redirect_reads(s, readers, src, taken.op(), [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> at = sched::permuted(indices, order);
+    if (inner_block > 0) {
+      const Expr b = make_const(at.back().dtype(), inner_block);
+      at.insert(at.begin(), at.back() / b);
+      at.back() = at.back() % b;
+    }
+    return at;
+  });
+  s.pretransforms.push_back({input, taken, std::vector<int>(order.begin(), order.end()), inner_block});
   return taken;
 }
 
