@@ -5,6 +5,7 @@
 // fused multiply-adds; the pack function is checked against a plain C++ permutation;
 // auto_schedule takes AutoScheduleOptions::constant_inputs pretransformed where its
 // layout rule packs weights, in the rules and in a search; every misuse is a te::Error.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <te/auto_schedule.h>
 #include <te/te.h>
@@ -210,8 +211,9 @@ TEST(Pretransform, BlockedByColumns) {
 
 TEST(Pretransform, AutoScheduleBlocksConstantWeightsByTheTilesColumns) {
   // 128 output channels: more than a register tile spans (at most 4 vectors), so the
-  // rules tile them by 2 vectors and take the constant HWIO weights in blocks of as many
-  // columns; 32 channels fit one tile and stay as they are.
+  // rules take the constant HWIO weights in blocks of 4 vectors' columns and tile them by
+  // a width that divides the block (2 vectors), each tile's weights one contiguous vector
+  // load; 32 channels fit one tile and stay as they are.
   for (const std::string target : {"llvm -mcpu=x86-64-v3", "llvm -mcpu=x86-64-v4", "llvm"}) {
     SCOPED_TRACE(target);
     const int64_t lanes = resolved_target(Target(target)).vector_bits / 32;
@@ -222,8 +224,9 @@ TEST(Pretransform, AutoScheduleBlocksConstantWeightsByTheTilesColumns) {
     Schedule s = auto_schedule({c.out}, o);
     ASSERT_EQ(s.pretransforms().size(), 1u);
     EXPECT_EQ(s.pretransforms()[0].storage_order, (std::vector<int>{0, 1, 2, 3}));
-    EXPECT_EQ(s.pretransforms()[0].inner_block, 2 * lanes);
+    EXPECT_EQ(s.pretransforms()[0].inner_block, 4 * lanes);
     Outputs r = run(c, s, /*jit=*/target == "llvm");
+    EXPECT_TRUE(has(r.ir, s.pretransforms()[0].taken.name() + "[ramp(")) << r.ir;
     expect_close(r.interpreted, r.reference, 1e-4f, r.ir);
     if (target == "llvm") expect_close(r.jit, r.reference, 1e-4f, r.ir);
     AutoScheduleOptions per_call = o;
@@ -232,6 +235,29 @@ TEST(Pretransform, AutoScheduleBlocksConstantWeightsByTheTilesColumns) {
     Conv narrow = conv_nhwc(8, 32, 6);
     o.constant_inputs = {narrow.w};
     EXPECT_TRUE(auto_schedule({narrow.out}, o).pretransforms().empty());
+  }
+}
+
+TEST(Pretransform, WideTilesStayInsideTheWeightsBlocks) {
+  // A transposed convolution's phases have 4 coarse pixels per row: the rules widen its
+  // register tile to 4 vectors, the whole block of its constant weights, never to 3
+  // (which would straddle two blocks and gather every weight vector lane by lane).
+  const int64_t lanes = resolved_target(Target()).vector_bits / 32;
+  Conv c = conv_transpose_nchw(16, static_cast<int>(8 * lanes), 4);
+  AutoScheduleOptions o;
+  o.constant_inputs = {c.w};
+  Schedule s = auto_schedule({c.out}, o);
+  ASSERT_EQ(s.pretransforms().size(), 1u);
+  EXPECT_EQ(s.pretransforms()[0].inner_block, 4 * lanes);
+  Outputs r = run(c, s);
+  EXPECT_TRUE(has(r.ir, fmt::format("{}[ramp(", s.pretransforms()[0].taken.name()))) << r.ir;
+  EXPECT_FALSE(has(r.ir, "ramp(0, 1, " + std::to_string(4 * lanes) + ") / ")) << r.ir;
+  expect_close(r.interpreted, r.reference, 1e-4f, r.ir);
+  expect_close(r.jit, r.reference, 1e-4f, r.ir);
+  // Every width the search may choose divides the block.
+  for (const AutoScheduleDecision& d : auto_schedule_decisions({c.out}, o)) {
+    if (d.name.find("tile_vectors") == std::string::npos) continue;
+    for (int64_t w : d.options) EXPECT_EQ(4 % w, 0) << d.name << " offers " << w << " vectors";
   }
 }
 

@@ -71,7 +71,7 @@ struct TE_API AutoScheduleOptions {
   /// Inputs (placeholders of the graph) whose values the caller sets once and reuses over
   /// many calls: a model's weights. The rules may then ask for one in another layout
   /// (Schedule::pretransform: an NCHW convolution's OIHW weights as HWIO, whatever their
-  /// size; weights of many output channels blocked by the register tile's columns)
+  /// size; weights of many output channels blocked by 4 vectors of columns)
   /// rather than pack it on every call. The schedule's pretransforms() says which;
   /// the caller lays each out once with the function lower_pretransform() makes and
   /// passes that array in the input's place.

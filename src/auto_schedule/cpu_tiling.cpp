@@ -114,6 +114,18 @@ std::pair<int, int> window_row_pair(const Context& cx, const OperationNode* red,
   return {-1, -1};
 }
 
+// The block of a read of weights that the layout rule takes blocked by columns
+// (Schedule::pretransform with an inner block) and that this tile reads along `column`
+// as their last index; 0 when none is.
+int64_t column_block_of(const Schedule& s, const std::vector<Read>& reads, const IterVar& column) {
+  for (const Pretransform& p : s.pretransforms())
+    for (const Read& rd : reads)
+      if (p.inner_block > 0 && rd.op == p.taken.op().get() && !rd.indices.empty() &&
+          uses_var(rd.indices.back(), column.var().get()))
+        return p.inner_block;
+  return 0;
+}
+
 // The most vector multiply-adds a register tile's unrolled reduction body holds.
 constexpr int64_t kUnrolledFmas = 512;
 
@@ -170,13 +182,19 @@ void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNo
     nv = static_cast<int>((ve + lanes - 1) / lanes);
     nr = ve;
   }
+  // Weights taken blocked by columns (the layout rule's pretransform): tiles as wide as
+  // divide the block, so that each reads one block's contiguous rows.
+  const int64_t block = column_block_of(cx.s, reads, red->axis[v]);
+  auto fits_block = [&](int64_t vectors) { return block == 0 || block % (vectors * lanes) == 0; };
   if (ve < 0 || ve >= 2 * lanes) {
     // A short row axis (a transposed convolution's 4 coarse pixels per phase) would leave
     // accumulators idle at 2 vectors: the tile is as many vectors wide as fill them.
     const int64_t re = r >= 0 ? const_extent(red->axis[static_cast<size_t>(r)]) : -1;
-    while (re > 0 && nv < 4 && re * (nv + 1) <= cx.cpu.accumulators() && (ve < 0 || nv * lanes < ve)) ++nv;
+    for (int w = nv + 1; re > 0 && w <= 4 && re * w <= cx.cpu.accumulators() && (ve < 0 || (w - 1) * lanes < ve); ++w)
+      if (fits_block(w)) nv = w;
     std::vector<int64_t> counts;
-    for (int64_t w = 1; w <= 4 && (ve < 0 || (w - 1) * lanes < ve); ++w) counts.push_back(w);
+    for (int64_t w = 1; w <= 4 && (ve < 0 || (w - 1) * lanes < ve); ++w)
+      if (fits_block(w)) counts.push_back(w);
     nv = static_cast<int>(cx.choose(red, "tile_vectors", nv, counts));
     nr = width(nv);
   }

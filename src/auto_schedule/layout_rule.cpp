@@ -114,14 +114,15 @@ std::vector<int> weight_order(const std::vector<Expr>& shape, size_t channel) {
 }
 
 // The block of constant weights' columns (their last dimension, the output's innermost
-// axis, `row` long) that one register tile reads: the rules' default column tile (two
-// vectors, or one where two would leave a tail), or 0 where one tile spans the whole row.
-// Taken blocked ([row / block][...][block]), each tile's weights are one contiguous
-// panel: a 3x3 convolution's 256 output channels as HWIO are rows of 1 KB, of which a
-// tile reads 128 bytes, the 9 taps' rows 256 KB apart (the same L2 sets).
+// axis, `row` long): 4 vectors, the widest register tile (cpu_tiling keeps its tiles to
+// widths that divide it: 1, 2 or 4 vectors, so that no tile straddles two blocks), where
+// the row is a whole number of blocks longer than one; else 0. Taken blocked
+// ([row / block][...][block]), each tile's weights are one contiguous panel: a 3x3
+// convolution's 256 output channels as HWIO are rows of 1 KB, of which a tile reads 128
+// bytes, the 9 taps' rows 256 KB apart (the same cache sets).
 int64_t weight_column_block(int64_t row, int64_t lanes) {
-  if (row <= 4 * lanes) return 0;
-  return row % (2 * lanes) != 0 && row % lanes == 0 ? lanes : 2 * lanes;
+  const int64_t block = 4 * lanes;
+  return row > block && row % block == 0 ? block : 0;
 }
 
 // A constant input that the reduction `op` reads with its innermost axis as the last
@@ -174,7 +175,7 @@ std::vector<Tensor> choose_layouts(Schedule& s, const std::vector<Tensor>& outpu
       // Already channels innermost: constant weights blocked by the register tile's columns.
       const TensorReadNode* w = blockable_weights(*op, constants);
       const int64_t block = w ? weight_column_block(const_extent(op->axis.back()), lanes) : 0;
-      if (block == 0 || const_value(w->op->shape.back()) <= block) continue;
+      if (block == 0 || const_value(w->op->shape.back()) != const_extent(op->axis.back())) continue;
       Tensor weights(w->op, w->value_index);
       Tensor taken = s.pretransform(weights, identity_order(w->indices.size()), block);
       notes.push_back(fmt::format("{}: taking '{}' pretransformed as '{}' (blocks of {} columns)", op->name,
@@ -188,7 +189,7 @@ std::vector<Tensor> choose_layouts(Schedule& s, const std::vector<Tensor>& outpu
     const bool as_is = plan->weight_dim + 1 == plan->weights->indices.size();
     const bool constant = is_constant(weights.op().get(), constants);
     int64_t block = weight_column_block(const_extent(op->axis[plan->channel]), lanes);
-    if (const_value(plan->weights->op->shape[plan->weight_dim]) <= block) block = 0;
+    if (const_value(plan->weights->op->shape[plan->weight_dim]) % std::max<int64_t>(block, 1) != 0) block = 0;
     if (constant && (!as_is || block > 0)) {
       Tensor taken = s.pretransform(weights, packing, block);
       reading = fmt::format("taking '{}' pretransformed as '{}'", weights.name(), taken.name());
