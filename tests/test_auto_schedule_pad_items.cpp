@@ -142,3 +142,24 @@ TEST(AutoSchedulePadItems, NotAskedWithoutATiledReader) {
       "y");
   for (const AutoScheduleDecision& d : auto_schedule_decisions({y})) EXPECT_NE(d.name, "pad.work_items");
 }
+
+// Narrowed windows make the work items uneven (a 7-tap window with stride 2 over rows
+// padded by 3: the edge rows do 4 to 6 of the 7 taps): on more than one thread the
+// tiling then makes 8 items per thread rather than 4, so that the idle thread takes over
+// part of the busy one's. 3-tap windows (never narrowed) and one thread keep 4.
+TEST(AutoSchedulePadItems, MoreItemsPerThreadWhereNarrowedWindowsMakeThemUneven) {
+  auto items_rule = [](const Conv& c, int threads) {
+    AutoScheduleOptions o;
+    o.threads = threads;
+    for (const AutoScheduleDecision& d : auto_schedule_decisions({c.y}, o))
+      if (d.name == "y.items_per_thread") return d.rule_value;
+    return int64_t{-1};
+  };
+  Conv wide = conv(30, 3, 16, 7, 2, 3), narrow = conv(28, 8, 32);
+  EXPECT_EQ(items_rule(wide, 2), 8);
+  EXPECT_EQ(items_rule(wide, 1), 4);
+  EXPECT_EQ(items_rule(narrow, 2), 4);
+  AutoScheduleOptions o;
+  o.threads = 2;
+  expect_matches(wide, lower(auto_schedule({wide.y}, o), {wide.x, wide.w, wide.y}, "conv7"), "8 items per thread");
+}
