@@ -45,9 +45,6 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
   const std::string target = target_string(task.target);
 
   // Resume: this key's records for this target count as measured.
-  // The distinct configs measured, resumed ones included: n_trial counts these, so that a
-  // run that measured a config twice is not resumed as unfinished.
-  std::set<uint64_t> distinct;
   if (!options.records_path.empty()) {
     RecordFile file = read_records_file(options.records_path);
     if (!file.warnings.empty())
@@ -74,6 +71,7 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
                    task.key.c_str());
     tuner.update(configs, costs);
     // Configs, not lines: a config measured twice (auto_schedule's close calls) is one.
+    std::set<uint64_t> distinct;
     for (const Config& c : configs) distinct.insert(c.index());
     result.resumed = distinct.size();
     if (options.progress && result.resumed)
@@ -113,11 +111,8 @@ TuneResult tune(const Task& task, Tuner& tuner, Measurer& measurer, const TuneOp
     if (!options.records_path.empty()) append_records_file(options.records_path, records);
     result.records.insert(result.records.end(), records.begin(), records.end());
     tuner.update(configs, costs);
-    const size_t before = distinct.size();
-    for (const Config& c : configs) distinct.insert(c.index());
-    done = distinct.size();
+    done += configs.size();
     result.measured += configs.size();
-    if (done == before) break;  // the tuner proposes only configs measured already
     if (options.progress) {
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       double per_trial = elapsed / double(result.measured);

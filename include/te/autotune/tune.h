@@ -15,10 +15,8 @@ namespace te::autotune {
 
 /// Options of tune().
 struct TE_API TuneOptions {
-  /// Distinct configs measured for this key and the task's target in all, counting those
-  /// already in the records file: a resumed run measures only the rest. A config the tuner
-  /// proposes again is measured again but counts once; a batch of such configs only ends
-  /// the run.
+  /// Configs measured for this key and the task's target in all, counting those already in the
+  /// records file: a resumed run measures only the rest.
   size_t n_trial = 64;
   /// Configs per round of the tuner (0: 8, at least the measurer's parallelism).
   size_t batch_size = 0;
