@@ -150,13 +150,6 @@ const TensorReadNode* blockable_weights(const OperationNode& op, const std::vect
   return found;
 }
 
-// 0, 1, ..., n - 1.
-std::vector<int> identity_order(size_t n) {
-  std::vector<int> order;
-  for (size_t d = 0; d < n; ++d) order.push_back(static_cast<int>(d));
-  return order;
-}
-
 }  // namespace
 
 bool moves_channels_innermost(const OperationNode& op, const CpuTarget& cpu, const std::vector<Tensor>& constants) {
@@ -177,7 +170,8 @@ std::vector<Tensor> choose_layouts(Schedule& s, const std::vector<Tensor>& outpu
       const int64_t block = w ? weight_column_block(const_extent(op->axis.back()), lanes) : 0;
       if (block == 0 || const_value(w->op->shape.back()) != const_extent(op->axis.back())) continue;
       Tensor weights(w->op, w->value_index);
-      Tensor taken = s.pretransform(weights, identity_order(w->indices.size()), block);
+      const size_t dims = w->indices.size();
+      Tensor taken = s.pretransform(weights, moved_last(dims, dims - 1), block);  // their own order, blocked
       notes.push_back(fmt::format("{}: taking '{}' pretransformed as '{}' (blocks of {} columns)", op->name,
                                   weights.name(), taken.name(), block));
       continue;
