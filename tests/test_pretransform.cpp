@@ -356,6 +356,14 @@ TEST(Pretransform, CudaTakesThePackedLayoutToo) {
   CudaModule pack = build_cuda(lower_pretransform(s, c.w, "pack_w", Target("cuda")));
   EXPECT_EQ(pack.launcher_params()[1].name, "w_2310");
   EXPECT_TRUE(has(pack.source(), "threadIdx.x")) << pack.source();
+  // Blocked by columns as well (20 channels in blocks of 8, the last one padded).
+  Conv d = conv_nchw(8, 20, 10);
+  Schedule t = auto_schedule({d.out}, o);
+  t.pretransform(d.w, {2, 3, 1, 0}, 8);
+  CudaModule blocked = build_cuda(lower(t, {d.x, d.w, d.out}, "conv"));
+  EXPECT_EQ(blocked.launcher_params()[1].name, "w_2310_b8");
+  EXPECT_TRUE(has(blocked.source(), "w_2310_b8[")) << blocked.source();
+  EXPECT_TRUE(has(build_cuda(lower_pretransform(t, d.w, "pack_w", Target("cuda"))).source(), "threadIdx.x"));
 }
 
 TEST(Pretransform, Errors) {

@@ -138,7 +138,7 @@ bool long_window_over_padding(const Context& cx, const OperationNode* red, const
     if (!pads_itself(cx.g.at(rd.op).op)) continue;
     for (const Expr& i : rd.indices)
       for (const IterVar& k : red->reduce_axis)
-        if (const_extent(k) > 4 && uses_var(i, k.var().get()))
+        if (long_window(k) && uses_var(i, k.var().get()))
           for (const IterVar& a : red->axis)
             if (uses_var(i, a.var().get())) return true;
   }

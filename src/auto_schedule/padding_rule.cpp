@@ -32,6 +32,8 @@ bool runs_outside_its_bounds(const StageNode& st, const IterVar& r, const Range&
   return true;
 }
 
+}  // namespace
+
 // A window of more than 4 taps. Shorter ones cost more narrowed than they skip: LLVM
 // unrolls a constant loop of 3 whole and no loop of varying count (GRP and CAP, 3 taps of
 // which 1 in 84 and 1 in 24 are padding: 1.13x and 1.09x slower narrowed), while
@@ -40,8 +42,6 @@ bool long_window(const IterVar& r) {
   const int64_t* extent = as_const_int(r.dom().extent);
   return extent != nullptr && *extent > 4;
 }
-
-}  // namespace
 
 bool pads_itself(const Operation& op) {
   if (op->kind != OpKind::Compute || op->num_outputs() != 1) return false;

@@ -109,6 +109,8 @@ bool has_short_rows(const Context& cx, const OperationNode* op);
 // Whether op is a padding itself, `if_then_else(cond, x, 0)` or a select, rather than a
 // copy of one.
 bool pads_itself(const Operation& op);
+// Whether a reduction axis is a window the padding rule narrows (more than 4 taps).
+bool long_window(const IterVar& r);
 // CPU: a reduction without reuse at the root (row sums, a full sum, a matrix-vector product).
 void schedule_reduction_cpu(Context& cx, const OperationNode* op);
 // CPU: whether a reduction has too few points to keep the threads busy and a reduction
