@@ -79,8 +79,9 @@ TEST(Float64Reference, ExternCallsCannotBeWidened) {
   EXPECT_FALSE(autotune::widen_floats(lower(create_schedule({y}), {x, y}, "f")));
 }
 
-// auto_schedule with a search: no warning (no config was rejected as wrong) and at least
-// 3 configs measured; the schedule.
+// auto_schedule with a search: no warning (no config was rejected as wrong), every
+// config measured accepted, and at least 2 of them (a search ends early when its tuner
+// finds no loop nest it has not measured); the schedule.
 Schedule expect_a_search_that_accepts_its_configs(const std::vector<Tensor>& outputs, const AutoScheduleOptions& o) {
   std::vector<std::string> warnings;
   set_log_sink([&](LogLevel level, const std::string& text) {
@@ -90,8 +91,10 @@ Schedule expect_a_search_that_accepts_its_configs(const std::vector<Tensor>& out
   set_log_sink(nullptr);
   for (const std::string& w : warnings) EXPECT_EQ(w.find("auto_schedule"), std::string::npos) << w;
   size_t ok = 0;
-  for (const autotune::Record& r : autotune::load_records(o.records).records) ok += r.ok;
-  EXPECT_GE(ok, 3u);
+  const std::vector<autotune::Record> records = autotune::load_records(o.records).records;
+  for (const autotune::Record& r : records) ok += r.ok;
+  EXPECT_EQ(ok, records.size());
+  EXPECT_GE(ok, 2u);
   return s;
 }
 
