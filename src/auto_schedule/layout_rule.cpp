@@ -40,11 +40,19 @@ bool is_constant(const OperationNode* op, const std::vector<Tensor>& constants) 
   return false;
 }
 
-std::optional<Plan> plan_layout(const OperationNode& op, const CpuTarget& cpu, const std::vector<Tensor>& constants) {
+// The sum of op when the layout rules may lay it out: one float output of 2 or more
+// axes, a reduction that is neither a scatter nor a row statistic; else nullptr.
+const ReduceNode* layout_candidate(const OperationNode& op) {
   const auto* red = op.body.as<ReduceNode>();
   if (!red || op.num_outputs() != 1 || op.is_scatter() || op.is_row_reduction() || !op.dtype.is_float() ||
       op.axis.size() < 2)
-    return std::nullopt;
+    return nullptr;
+  return red;
+}
+
+std::optional<Plan> plan_layout(const OperationNode& op, const CpuTarget& cpu, const std::vector<Tensor>& constants) {
+  const ReduceNode* red = layout_candidate(op);
+  if (!red) return std::nullopt;
   const int64_t lanes = cpu.lanes(op.dtype);
   const int64_t row = const_extent(op.axis.back());
   if (lanes < 4 || row <= 0) return std::nullopt;
@@ -129,10 +137,8 @@ int64_t weight_column_block(int64_t row, int64_t lanes) {
 // index (and nowhere else), and with some other axis of op not at all (reused across
 // it): a convolution's HWIO weights in NHWC. The last of them, or nullptr.
 const TensorReadNode* blockable_weights(const OperationNode& op, const std::vector<Tensor>& constants) {
-  const auto* red = op.body.as<ReduceNode>();
-  if (!red || op.num_outputs() != 1 || op.is_scatter() || op.is_row_reduction() || !op.dtype.is_float() ||
-      op.axis.size() < 2)
-    return nullptr;
+  const ReduceNode* red = layout_candidate(op);
+  if (!red) return nullptr;
   const VarNode* inner = op.axis.back().var().get();
   const TensorReadNode* found = nullptr;
   for (const TensorReadNode* r : tensor_reads(red->source())) {
