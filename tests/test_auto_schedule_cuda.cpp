@@ -36,12 +36,13 @@ std::vector<Case> make_cases() {
   o.target = "cuda";
   o.cuda_threads_per_block = 64;  // fewer OS threads for the emulation
   std::vector<Case> cases;
-  auto add = [&](std::string name, std::vector<Tensor> args, size_t inputs) {
+  auto add = [&](std::string name, std::vector<Tensor> args, size_t inputs,
+                 const std::map<std::string, int64_t>& decisions = {}) {
     std::vector<Tensor> outs(args.begin() + static_cast<std::ptrdiff_t>(inputs), args.end());
     Case c{name,
            args,
            inputs,
-           lower(auto_schedule(outs, o), args, name),
+           lower(auto_schedule_with(outs, o, decisions), args, name),
            lower(create_schedule(outs), args, name + "_ref"),
            ""};
     std::ostringstream text;
@@ -70,6 +71,29 @@ std::vector<Case> make_cases() {
     Tensor s = compute(
         {1}, [&](Expr) { return sum(x(k), {k}); }, "total");
     add("vector_sum", {x, s}, 1);
+  }
+  {
+    // A whole tensor's norm: one point, 96 x 300 squares.
+    Tensor x = placeholder({96, 300}, Float(32), "x");
+    IterVar i = reduce_axis({0, 96}, "i"), j = reduce_axis({0, 300}, "j");
+    Tensor squares = compute(
+        {1},
+        [&](Expr) {
+          return sum(x(i, j) * x(i, j), {i, j});
+        },
+        "squares");
+    Tensor norm = compute(
+        {1}, [&](Expr b) { return sqrt(squares(b)); }, "norm");
+    add("norm", {x, norm}, 1);
+    add("norm_7_parts", {x, norm}, 1, {{"squares.grid_parts", 7}});
+  }
+  {
+    // Three long row sums.
+    Tensor x = placeholder({3, 5000}, Float(32), "x");
+    IterVar k = reduce_axis({0, 5000}, "k");
+    Tensor sums = compute(
+        {3}, [&](Expr r) { return sum(x(r, k), {k}); }, "row_sums");
+    add("row_sums", {x, sums}, 1);
   }
   {
     const int M = 19, N = 23;
@@ -187,6 +211,37 @@ TEST_F(AutoScheduleCuda, SoftmaxRowsAreCrossThreadReductions) {
 }
 
 TEST_F(AutoScheduleCuda, VectorSum) { check("vector_sum", 1e-4f); }
+
+// Few points with long sums: one block per point would leave most of a GPU idle, so the
+// outermost reduction axis is cut into parts (rfactor), a block per part and point, and a
+// second kernel adds the parts; at least 16 steps per thread (64 threads here) in a part.
+TEST_F(AutoScheduleCuda, FewLongSumsAreCutIntoPartsOverBlocks) {
+  check("norm", 1e-4f);  // 96 rows cut into 28 parts, the last shorter
+  check("norm_7_parts", 1e-4f);
+  check("row_sums", 1e-4f);  // 5000 steps in 4 parts
+  for (const char* name : {"norm", "row_sums"}) EXPECT_TRUE(has(get(name).ir, ".rf")) << get(name).ir;
+  AutoScheduleOptions o;
+  o.target = "cuda";
+  o.cuda_threads_per_block = 64;
+  auto parts_of = [&](const char* name, const std::string& stage) {
+    const Case& c = get(name);
+    std::vector<Tensor> outs(c.args.begin() + static_cast<std::ptrdiff_t>(c.inputs), c.args.end());
+    for (const AutoScheduleDecision& d : auto_schedule_decisions(outs, o))
+      if (d.name == stage + ".grid_parts") return std::make_pair(d.rule_value, d.options);
+    return std::make_pair(int64_t{0}, std::vector<int64_t>{});
+  };
+  EXPECT_EQ(parts_of("norm", "squares"), std::make_pair(int64_t{28}, std::vector<int64_t>{7, 14, 28}));
+  EXPECT_EQ(parts_of("row_sums", "row_sums"), std::make_pair(int64_t{4}, std::vector<int64_t>{2, 4}));
+  // Enough points for a block each (and the 3000 steps of the vector sum too few for
+  // parts of 16 x 256 steps): one block per point.
+  o.cuda_threads_per_block = 256;
+  EXPECT_EQ(parts_of("vector_sum", "total").first, 0);
+  Tensor many = placeholder({200, 5000}, Float(32), "many");
+  IterVar k = reduce_axis({0, 5000}, "k");
+  Tensor sums = compute(
+      {200}, [&](Expr r) { return sum(many(r, k), {k}); }, "sums");
+  for (const AutoScheduleDecision& d : auto_schedule_decisions({sums}, o)) EXPECT_NE(d.name, "sums.grid_parts");
+}
 TEST_F(AutoScheduleCuda, TransposeAddRelu) {
   check("transpose_add_relu", 0);
   EXPECT_FALSE(has(get("transpose_add_relu").ir, "allocate T")) << get("transpose_add_relu").ir;

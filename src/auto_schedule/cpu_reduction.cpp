@@ -13,33 +13,19 @@
 
 namespace te::auto_sched {
 
-namespace {
-
-int64_t product(const std::vector<IterVar>& v) {
-  int64_t p = 1;
-  for (const IterVar& iv : v) {
-    int64_t e = const_extent(iv);
-    if (e < 0) return -1;
-    p *= e;
-  }
-  return p;
-}
-
 bool long_reduction(const OperationNode* op) {
-  const int64_t length = product(op->reduce_axis);
+  const int64_t length = const_points(op->reduce_axis);
   return length < 0 || length >= 4096;
 }
 
-}  // namespace
-
 bool needs_parallel_parts(const Context& cx, const OperationNode* op) {
-  const int64_t points = product(op->axis);
+  const int64_t points = const_points(op->axis);
   return cx.cpu.threads > 1 && points >= 0 && points < int64_t{cx.cpu.threads} * 4 && long_reduction(op);
 }
 
 void schedule_reduction_cpu(Context& cx, const OperationNode* op) {
   const int threads = cx.cpu.threads;
-  const int64_t points = product(op->axis);
+  const int64_t points = const_points(op->axis);
   const bool few = needs_parallel_parts(cx, op);
   // A long reduction per point keeps 4 vector accumulators: one is a chain of dependent
   // adds, latency-bound at a quarter of the adds a core can issue (NRM's 4M squares).

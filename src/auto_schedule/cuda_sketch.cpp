@@ -5,9 +5,8 @@
 //    column axes, blocks over the rest; the inputs that the tile reuses (those that do not
 //    depend on every output axis) are staged through shared memory, one tile of the
 //    reduction (8 steps) at a time, fetched by all the block's threads together.
-//  - A long reduction (>= 256 steps or symbolic): one block per output point, the
-//    innermost reduction axis split over the block's threads and combined by a
-//    cross-thread reduction (warp shuffles, then shared memory).
+//  - A long reduction (>= 256 steps or symbolic): cross-thread reductions, one block per
+//    output point, or per part and point where the points are few (cuda_reduction.cpp).
 //  - A short reduction: one thread per output point.
 //  - A row reduction (compute_rows): one thread per row.
 #include <fmt/format.h>
@@ -21,16 +20,6 @@
 namespace te::auto_sched {
 
 namespace {
-
-int64_t reduce_length(const OperationNode* op) {
-  int64_t n = 1;
-  for (const IterVar& k : op->reduce_axis) {
-    int64_t e = const_extent(k);
-    if (e < 0) return -1;
-    n *= e;
-  }
-  return n;
-}
 
 void thread_per_point(Context& cx, Stage st) {
   if (st.op()->axis.empty()) {
@@ -233,15 +222,9 @@ void schedule_root_cuda(Context& cx, const OperationNode* op) {
     tile_reduction_cuda(cx, op);
     return;
   }
-  const int64_t length = reduce_length(op);
+  const int64_t length = const_points(op->reduce_axis);
   if (length < 0 || length >= 256 || op->axis.empty()) {
-    // One block per output point; the threads split the innermost reduction.
-    if (!op->axis.empty()) st.bind(fuse_range(st, op->axis), thread_axis("blockIdx.x"));  // 0-d: one block
-    auto [ko, ki] = st.split(op->reduce_axis.back(), cx.opts.cuda_threads_per_block);
-    (void)ko;
-    st.bind(ki, thread_axis("threadIdx.x"));
-    cx.note(fmt::format("'{}' (cuda): one block per point, cross-thread reduction over '{}'", op->name,
-                        op->reduce_axis.back().name()));
+    schedule_long_reduction_cuda(cx, op);
     return;
   }
   thread_per_point(cx, st);

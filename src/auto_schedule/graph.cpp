@@ -75,6 +75,16 @@ int64_t const_elements(const std::vector<Expr>& shape) {
   return n;
 }
 
+int64_t const_points(const std::vector<IterVar>& axes) {
+  int64_t n = 1;
+  for (const IterVar& iv : axes) {
+    const int64_t c = const_extent(iv);
+    if (c < 0) return -1;
+    n *= c;
+  }
+  return n;
+}
+
 int64_t const_evaluations(const OperationNode& op) {
   int64_t n = const_elements(op.shape);
   for (const IterVar& r : op.reduce_axis) n = const_extent(r) > 0 && n > 0 ? n * const_extent(r) : -1;

@@ -65,6 +65,9 @@ int64_t const_extent(const IterVar& iv);
 int64_t const_value(const Expr& e);
 // The element count of a constant shape, or -1 when an extent is not constant.
 int64_t const_elements(const std::vector<Expr>& shape);
+// The point count of axes (the product of their extents; 1 for none), or -1 when an
+// extent is not constant.
+int64_t const_points(const std::vector<IterVar>& axes);
 // The body evaluations of op: its points times its reduction's steps (a convolution's
 // multiply-adds), or -1 when an extent is not constant.
 int64_t const_evaluations(const OperationNode& op);

@@ -111,6 +111,10 @@ bool has_short_rows(const Context& cx, const OperationNode* op);
 bool pads_itself(const Operation& op);
 // Whether a reduction axis is a window the padding rule narrows (more than 4 taps).
 bool long_window(const IterVar& r);
+// CPU: a reduction of 4096 steps or more (or symbolic) per point: its vector partial sums
+// keep 4 accumulators, as one would be a chain of dependent adds, latency-bound at a
+// quarter of the adds a core can issue.
+bool long_reduction(const OperationNode* op);
 // CPU: a reduction without reuse at the root (row sums, a full sum, a matrix-vector product).
 void schedule_reduction_cpu(Context& cx, const OperationNode* op);
 // CPU: whether a reduction has too few points to keep the threads busy and a reduction
@@ -134,6 +138,11 @@ void schedule_attention_cpu_rule(Context& cx);
 // that run outside the axes their bounds use to the taps inside the padding
 // (Stage::skip_padding); decision "<op>.skip_padding".
 void skip_padding_taps(Context& cx);
+// CUDA: a long reduction without reuse to tile, by cross-thread reductions: one block per
+// output point, or, where the points are few and their sums long, the reduction cut into
+// parts (rfactor; decision "<op>.grid_parts"), a block per part and point, then a block
+// per point adding the parts.
+void schedule_long_reduction_cuda(Context& cx, const OperationNode* op);
 // CUDA: schedules each attention found with ops::schedule_attention_cuda.
 void schedule_attention_cuda_rule(Context& cx);
 // CPU: an element-wise root stage and the stages computed in its loops.
