@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ansor_suite.h"
 #include "test_util.h"
 
 using namespace te;
@@ -91,7 +92,7 @@ TEST(AutoSchedulePadItems, PaddingComputedPerWorkItemWhenAsked) {
       o.threads = threads;
       bool asked = false;
       for (const AutoScheduleDecision& d : auto_schedule_decisions({c.y}, o))
-        if (d.name == "pad.work_items") asked = d.rule_value == 0 && d.options == std::vector<int64_t>{0, 1};
+        if (d.name == "pad.work_items") asked = d.rule_value == 1 && d.options == std::vector<int64_t>{0, 1};
       EXPECT_TRUE(asked) << threads << " threads";
       LoweredFunc f = lower(auto_schedule_with({c.y}, o, {{"pad.work_items", per_item}}), {c.x, c.w, c.y}, "conv");
       const std::string ir = to_string(f);
@@ -107,6 +108,28 @@ TEST(AutoSchedulePadItems, PaddingComputedPerWorkItemWhenAsked) {
       }
       expect_matches(c, f, std::to_string(threads) + " threads, work_items " + std::to_string(per_item));
     }
+}
+
+// The rules pad per work item where the convolution reads the padding through short
+// windows only (3x3; a grouped convolution's 16 input channels are no window), and in a
+// pass of their own where a long window makes the items' rows overlap (7 taps: C2D's
+// and DIL's) or where the "padding" is a transposed convolution's inserted zeros (read
+// at x / 2, its reader visiting the nonzeros only).
+TEST(AutoSchedulePadItems, RulesPadPerWorkItemThroughShortWindowsOnly) {
+  auto rule = [](const Tensor& y, int threads, const std::string& pad) {
+    AutoScheduleOptions o;
+    o.threads = threads;
+    for (const AutoScheduleDecision& d : auto_schedule_decisions({y}, o))
+      if (d.name == pad + ".work_items") return d.rule_value;
+    return int64_t{-1};
+  };
+  for (int threads : {1, 2}) {
+    EXPECT_EQ(rule(conv(28, 32, 32).y, threads, "pad"), 1) << threads;
+    EXPECT_EQ(rule(te_bench::ansor_grp(false).output, threads, "pad"), 1) << threads;
+    EXPECT_EQ(rule(conv(30, 3, 16, 7, 2, 3).y, threads, "pad"), 0) << threads;
+    EXPECT_EQ(rule(te_bench::ansor_c2d(false, 2).output, threads, "pad"), 0) << threads;  // DIL
+    EXPECT_EQ(rule(te_bench::ansor_t2d(false).output, threads, "dilated"), 0) << threads;
+  }
 }
 
 // A 7x7 window with stride 2 and padding 3 (C2D's), whose window loops the rules also

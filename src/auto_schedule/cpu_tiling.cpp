@@ -126,29 +126,25 @@ int64_t column_block_of(const Schedule& s, const std::vector<Read>& reads, const
   return 0;
 }
 
-// Whether the reduction reads a zero padding through a window of more than 4 taps along
-// one of its output axes (C3D's depth: 7 taps, stride 2, over 16 planes padded by 3).
-// The padding rule narrows such windows to the taps inside the input, so the items at
-// the edges do less work (C3D's 8 output planes do 4 to 7 taps each: two threads with 4
-// planes each do 24 and 26); smaller items let the idle thread take over the rest of
-// the busy one's (C3D on two threads, Zen 5: 27.2 -> 26.2 ms with 8 items per thread;
-// C2D, DIL and the 3x3 convolutions the same within 1%).
-bool long_window_over_padding(const Context& cx, const OperationNode* red, const std::vector<Read>& reads) {
-  for (const Read& rd : reads) {
-    if (!pads_itself(cx.g.at(rd.op).op)) continue;
-    for (const Expr& i : rd.indices)
-      for (const IterVar& k : red->reduce_axis)
-        if (long_window(k) && uses_var(i, k.var().get()))
-          for (const IterVar& a : red->axis)
-            if (uses_var(i, a.var().get())) return true;
-  }
-  return false;
-}
-
 // The most vector multiply-adds a register tile's unrolled reduction body holds.
 constexpr int64_t kUnrolledFmas = 512;
 
 }  // namespace
+
+bool long_window_over_padding(const Context& cx, const OperationNode* red, const std::vector<Read>& reads) {
+  for (const Read& rd : reads) {
+    const Operation& pad = cx.g.at(rd.op).op;
+    if (!pads_itself(pad)) continue;
+    for (size_t d = 0; d < rd.indices.size(); ++d) {
+      if (!pads_along(pad, d)) continue;  // (a grouped convolution's 16 channels are no window)
+      for (const IterVar& k : red->reduce_axis)
+        if (long_window(k) && uses_var(rd.indices[d], k.var().get()))
+          for (const IterVar& a : red->axis)
+            if (uses_var(rd.indices[d], a.var().get())) return true;
+    }
+  }
+  return false;
+}
 
 void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNode* red,
                         const std::vector<const OperationNode*>& attached) {

@@ -49,6 +49,13 @@ bool pads_itself(const Operation& op) {
   return op->body.as<SelectNode>() != nullptr;
 }
 
+bool pads_along(const Operation& op, size_t dim) {
+  if (!pads_itself(op) || dim >= op->axis.size()) return false;
+  const auto* c = op->body.as<CallNode>();
+  const Expr& cond = c ? c->args[0] : op->body.as<SelectNode>()->cond;
+  return uses_var(cond, op->axis[dim].var().get());
+}
+
 void skip_padding_taps(Context& cx) {
   if (!cx.opts.skip_zeros) return;
   const std::vector<Stage> stages = cx.s.stages();
