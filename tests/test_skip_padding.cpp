@@ -396,7 +396,8 @@ TEST(SkipPadding, AutoScheduleNarrowsTheLongWindowsOutsideTheTile) {
   Conv3d c = conv3d(16, 8, 1, 16, 7, 2, 3);
   AutoScheduleOptions o;
   o.threads = 1;
-  Schedule s = auto_schedule({c.out}, o);
+  // (The padding in a pass of its own: per work item, its last item's rows are guarded.)
+  Schedule s = auto_schedule_with({c.out}, o, {{"pad.work_items", 0}});
   std::vector<float> xv = uniform_floats(size_t(16) * 8 * 8, 11), wv = uniform_floats(size_t(343) * 16, 12);
   Outputs got =
       run({c.x, c.w, c.out}, s, {NDArray::from_vector(xv, {16, 8, 8, 1}), NDArray::from_vector(wv, {7, 7, 7, 1, 16})});

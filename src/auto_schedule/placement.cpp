@@ -81,11 +81,14 @@ bool translates_its_input(const OperationNode& pad) {
 // own is one more parallel loop, whose fork and join cost as much as a small
 // convolution's arithmetic on two threads (Zen 5, side by side: GRP 88 -> 70 us, C1D
 // 17.0 -> 14.5 us, CAP 205 -> 174 us, DEP NCHW 118 -> 105 us; one thread the same or
-// 1-3% faster). Not through long windows (C2D, DIL: 7 taps, the items' rows overlapping
-// by 6 or 12: DIL on two threads 544 -> 617 us), nor for inserted zeros (T2D, one
-// thread: 376 -> 453 us).
+// 1-3% faster). Through long windows (C2D, DIL: 7 taps) on one thread only: its 4 items
+// pad a few rows more than a quarter each, read while in cache (C2D 1070 -> 1020 us, DIL
+// 980 -> 950 us, C3D within 1%), where two threads' 16 items of 7 rows overlap by 6 or
+// 12 rows each (DIL 544 -> 617 us). Never for inserted zeros (T2D, one thread: 376 ->
+// 453 us).
 int64_t pad_per_work_item(const Context& cx, const OperationNode* pad, const OperationNode* conv) {
-  return translates_its_input(*pad) && !long_window_over_padding(cx, conv, cx.g.effective_reads(conv)) ? 1 : 0;
+  if (!translates_its_input(*pad)) return 0;
+  return cx.cpu.threads == 1 || !long_window_over_padding(cx, conv, cx.g.effective_reads(conv)) ? 1 : 0;
 }
 
 }  // namespace
