@@ -112,8 +112,8 @@ TEST(AutoSchedulePadItems, PaddingComputedPerWorkItemWhenAsked) {
 
 // The rules pad per work item where the convolution reads the padding through short
 // windows only (3x3; a grouped convolution's 16 input channels are no window), and in a
-// pass of their own where a long window makes many items' rows overlap (7 taps: C2D's
-// and DIL's, on more than one thread) or where the "padding" is a transposed
+// pass of their own where a long window makes the items' rows overlap much (7 taps: C2D's
+// and DIL's on more than one thread, C3D's 7 of 22 planes on any) or where the "padding" is a transposed
 // convolution's inserted zeros (read at x / 2, its reader visiting the nonzeros only).
 TEST(AutoSchedulePadItems, RulesPadPerWorkItemThroughShortWindowsOnly) {
   auto rule = [](const Tensor& y, int threads, const std::string& pad) {
@@ -126,9 +126,13 @@ TEST(AutoSchedulePadItems, RulesPadPerWorkItemThroughShortWindowsOnly) {
   for (int threads : {1, 2}) {
     EXPECT_EQ(rule(conv(28, 32, 32).y, threads, "pad"), 1) << threads;
     EXPECT_EQ(rule(te_bench::ansor_grp(false).output, threads, "pad"), 1) << threads;
-    // Long windows: per work item on one thread only (4 items, a few rows of overlap each).
-    EXPECT_EQ(rule(conv(30, 3, 16, 7, 2, 3).y, threads, "pad"), threads == 1 ? 1 : 0) << threads;
+    // Long windows: per work item on one thread only (4 items, a few rows of overlap
+    // each), where a window spans at most 1/16 of the padded extent (230 rows: C2D's 7,
+    // DIL's 13), not 7 of 36 rows, nor C3D's 7 of 22 planes.
+    EXPECT_EQ(rule(te_bench::ansor_c2d(false).output, threads, "pad"), threads == 1 ? 1 : 0) << threads;
     EXPECT_EQ(rule(te_bench::ansor_c2d(false, 2).output, threads, "pad"), threads == 1 ? 1 : 0) << threads;  // DIL
+    EXPECT_EQ(rule(conv(30, 3, 16, 7, 2, 3).y, threads, "pad"), 0) << threads;
+    EXPECT_EQ(rule(te_bench::ansor_c3d().output, threads, "pad"), 0) << threads;
     EXPECT_EQ(rule(te_bench::ansor_t2d(false).output, threads, "dilated"), 0) << threads;
   }
 }
