@@ -10,6 +10,7 @@
 #include <te/te.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -88,6 +89,18 @@ std::vector<Case> make_cases() {
     add("norm_7_parts", {x, norm}, 1, {{"squares.grid_parts", 7}});
   }
   {
+    // Tuple reductions over few long rows: argmax (index and value) and Welford's mean,
+    // m2 and count, their parts combined by the reducers' own rules.
+    Tensor x = placeholder({2, 9000}, Float(32), "x");
+    IterVar k = reduce_axis({0, 9000}, "k");
+    std::vector<Tensor> best = compute_tuple({2}, [&](Expr r) { return argmax(x(r, k), {k}); }, {"idx", "val"});
+    add("argmax_parts", {x, best[0], best[1]}, 1);
+    IterVar k2 = reduce_axis({0, 9000}, "k2");
+    std::vector<Tensor> stats =
+        compute_tuple({2}, [&](Expr r) { return welford(x(r, k2), {k2}); }, {"mean", "m2", "count"});
+    add("welford_parts", {x, stats[0], stats[1], stats[2]}, 1);
+  }
+  {
     // Three long row sums.
     Tensor x = placeholder({3, 5000}, Float(32), "x");
     IterVar k = reduce_axis({0, 5000}, "k");
@@ -160,9 +173,11 @@ class AutoScheduleCuda : public ::testing::Test {
     for (size_t i = 0; i < c.args.size(); ++i) {
       std::vector<int64_t> shape;
       for (const Expr& e : c.args[i].shape()) shape.push_back(*as_const_int(e));
-      NDArray a = NDArray::empty(shape, Float(32));
-      auto* p = static_cast<float*>(a.data());
-      for (int64_t k = 0; k < a.size(); ++k) p[k] = i < c.inputs ? dist(rng) : 0.0f;
+      NDArray a = NDArray::empty(shape, c.args[i].dtype());  // inputs float32; outputs float32 or int32
+      if (i < c.inputs)
+        for (int64_t k = 0; k < a.size(); ++k) static_cast<float*>(a.data())[k] = dist(rng);
+      else
+        std::memset(a.data(), 0, static_cast<size_t>(a.size()) * a.dtype().bytes());
       args.emplace_back(a);
       same.emplace_back(a.copy());
       ref.emplace_back(a.copy());
@@ -171,12 +186,17 @@ class AutoScheduleCuda : public ::testing::Test {
     interpret(c.reference, ref);
     EmulatedRun r = program_->run(c.name, c.fast, args);
     ASSERT_EQ(r.error, 0) << r.output;
+    auto values = [](const NDArray& a) {
+      std::vector<double> v(static_cast<size_t>(a.size()));
+      for (size_t k = 0; k < v.size(); ++k)
+        v[k] = a.dtype() == Int(32) ? static_cast<const int32_t*>(a.data())[k] : static_cast<const float*>(a.data())[k];
+      return v;
+    };
     for (size_t i = c.inputs; i < c.args.size(); ++i) {
-      auto got = r.arrays[i].to_vector<float>(), want = same[i].array().to_vector<float>();
-      auto slow = ref[i].array().to_vector<float>();
+      auto got = values(r.arrays[i]), want = values(same[i].array()), slow = values(ref[i].array());
       for (size_t k = 0; k < got.size(); ++k) {
         ASSERT_EQ(got[k], want[k]) << name << " element " << k << " (emulation vs interpret)";
-        ASSERT_LE(std::fabs(got[k] - slow[k]), tol * std::max(1.0f, std::fabs(slow[k])))
+        ASSERT_LE(std::fabs(got[k] - slow[k]), tol * std::max(1.0, std::fabs(slow[k])))
             << name << " element " << k << " (vs the default schedule)\n"
             << c.ir;
       }
@@ -219,7 +239,10 @@ TEST_F(AutoScheduleCuda, FewLongSumsAreCutIntoPartsOverBlocks) {
   check("norm", 1e-4f);  // 96 rows cut into 28 parts, the last shorter
   check("norm_7_parts", 1e-4f);
   check("row_sums", 1e-4f);  // 5000 steps in 4 parts
-  for (const char* name : {"norm", "row_sums"}) EXPECT_TRUE(has(get(name).ir, ".rf")) << get(name).ir;
+  check("argmax_parts", 0);  // 9000 steps in 8 parts: the first largest element's index
+  check("welford_parts", 1e-4f);
+  for (const char* name : {"norm", "row_sums", "argmax_parts", "welford_parts"})
+    EXPECT_TRUE(has(get(name).ir, ".rf")) << get(name).ir;
   AutoScheduleOptions o;
   o.target = "cuda";
   o.cuda_threads_per_block = 64;

@@ -4,7 +4,7 @@
 // points are too few to give the GPU's multiprocessors a block each and every point sums
 // many elements, the outermost reduction axis is first cut into parts (rfactor): one
 // kernel of points x parts blocks, each summing its part that way, then one block per
-// point adds its parts. (NRM, 4M squares into one point, ran as one block: 0.11x PyTorch
+// point combines its parts. (NRM, 4M squares into one point, ran as one block: 0.11x PyTorch
 // on an H200.)
 #include <fmt/format.h>
 
@@ -71,14 +71,14 @@ void schedule_long_reduction_cuda(Context& cx, const OperationNode* op) {
   p.reorder(order);
   p.bind(fuse_range(p, partial.op()->axis), thread_axis("blockIdx.x"));
   threads_split(p, order.back(), tpb);
-  // The second: a block per point adds its parts, a warp's multiple of threads.
+  // The second: a block per point combines its parts, a warp's multiple of threads.
   Stage total = cx.s[t];
   if (!total.op()->axis.empty()) total.bind(fuse_range(total, total.op()->axis), thread_axis("blockIdx.x"));
   threads_split(total, total.op()->reduce_axis.front(),
                 static_cast<int>(std::min<int64_t>(tpb, (parts + 31) / 32 * 32)));
   cx.note(
       fmt::format("'{}' (cuda): {} point(s), {} steps each: '{}' cut into {} parts ('{}', a block per part and "
-                  "point), then a block per point adds them",
+                  "point), then a block per point combines them",
                   op->name, const_points(op->axis), const_points(op->reduce_axis), op->reduce_axis.front().name(),
                   parts, partial.name()));
 }

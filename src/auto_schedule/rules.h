@@ -151,7 +151,7 @@ void skip_padding_taps(Context& cx);
 // CUDA: a long reduction without reuse to tile, by cross-thread reductions: one block per
 // output point, or, where the points are few and their sums long, the reduction cut into
 // parts (rfactor; decision "<op>.grid_parts"), a block per part and point, then a block
-// per point adding the parts.
+// per point combining the parts (a sum's, an argmax's, a Welford's own combine).
 void schedule_long_reduction_cuda(Context& cx, const OperationNode* op);
 // CUDA: schedules each attention found with ops::schedule_attention_cuda.
 void schedule_attention_cuda_rule(Context& cx);
