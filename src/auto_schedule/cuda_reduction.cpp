@@ -33,7 +33,7 @@ void threads_split(Stage st, const IterVar& axis, int threads) {
 // point keeps the GPU busy or the sum is too short to share.
 int64_t parts_for(Context& cx, const OperationNode* op) {
   const int64_t points = const_points(op->axis), length = const_points(op->reduce_axis);
-  if (points < 0 || length < 0 || points * 4 > kBlocksWanted) return 0;
+  if (points <= 0 || length < 0 || points * 4 > kBlocksWanted) return 0;  // (0: an empty output)
   const int64_t most =
       std::min(const_extent(op->reduce_axis.front()), length / (kStepsPerThread * cx.opts.cuda_threads_per_block));
   const int64_t rule = std::min(most, (kBlocksWanted + points - 1) / points);
