@@ -131,21 +131,6 @@ constexpr int64_t kUnrolledFmas = 512;
 
 }  // namespace
 
-bool long_window_over_padding(const Context& cx, const OperationNode* red, const std::vector<Read>& reads) {
-  for (const Read& rd : reads) {
-    const Operation& pad = cx.g.at(rd.op).op;
-    if (!pads_itself(pad)) continue;
-    for (size_t d = 0; d < rd.indices.size(); ++d) {
-      if (!pads_along(pad, d)) continue;  // (a grouped convolution's 16 channels are no window)
-      for (const IterVar& k : red->reduce_axis)
-        if (long_window(k) && uses_var(rd.indices[d], k.var().get()))
-          for (const IterVar& a : red->axis)
-            if (uses_var(rd.indices[d], a.var().get())) return true;
-    }
-  }
-  return false;
-}
-
 void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNode* red,
                         const std::vector<const OperationNode*>& attached) {
   const size_t n = red->axis.size();

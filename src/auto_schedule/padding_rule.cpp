@@ -7,6 +7,7 @@
 // do windows of 4 taps or fewer (see long_window).
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <optional>
 
 #include "auto_schedule/rules.h"
@@ -54,6 +55,52 @@ bool pads_along(const Operation& op, size_t dim) {
   const auto* c = op->body.as<CallNode>();
   const Expr& cond = c ? c->args[0] : op->body.as<SelectNode>()->cond;
   return uses_var(cond, op->axis[dim].var().get());
+}
+
+namespace {
+
+// A read of a zero padding along a dimension it pads: the padding, the dimension, the index.
+struct PaddedIndex {
+  const OperationNode* pad;
+  size_t dim;
+  Expr index;
+};
+
+std::vector<PaddedIndex> padded_indices(const Context& cx, const std::vector<Read>& reads) {
+  std::vector<PaddedIndex> out;
+  for (const Read& rd : reads)
+    for (size_t d = 0; d < rd.indices.size(); ++d)  // (a grouped convolution's 16 channels are no window)
+      if (pads_along(cx.g.at(rd.op).op, d)) out.push_back({rd.op, d, rd.indices[d]});
+  return out;
+}
+
+}  // namespace
+
+bool long_window_over_padding(const Context& cx, const OperationNode* red, const std::vector<Read>& reads) {
+  for (const PaddedIndex& p : padded_indices(cx, reads))
+    for (const IterVar& k : red->reduce_axis)
+      if (long_window(k) && uses_var(p.index, k.var().get()))
+        for (const IterVar& a : red->axis)
+          if (uses_var(p.index, a.var().get())) return true;
+  return false;
+}
+
+bool windows_narrow_next_to_padding(const Context& cx, const OperationNode* pad, const OperationNode* red,
+                                    const std::vector<Read>& reads) {
+  for (const PaddedIndex& p : padded_indices(cx, reads)) {
+    if (p.pad != pad) continue;
+    int64_t span = 1;
+    for (const IterVar& k : red->reduce_axis) {
+      if (!uses_var(p.index, k.var().get())) continue;
+      const std::optional<LinearIn> form = linear_in(p.index, k.var());
+      const int64_t taps = const_extent(k);
+      if (!form || taps < 0) return false;
+      span += (taps - 1) * std::abs(form->coef);
+    }
+    const int64_t extent = const_value(pad->shape[p.dim]);
+    if (extent < 0 || span * 16 > extent) return false;
+  }
+  return true;
 }
 
 void skip_padding_taps(Context& cx) {

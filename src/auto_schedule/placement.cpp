@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "auto_schedule/rules.h"
 #include "expr/analysis.h"
@@ -77,31 +76,6 @@ bool translates_its_input(const OperationNode& pad) {
   return true;
 }
 
-// Whether, along every dimension the padding pads, the windows through which `conv`
-// reads it span at most 1/16 of the padded extent: one thread's 4 work items, a quarter
-// of the rows each, then pad less than a quarter again of their neighbours' rows (C2D:
-// 7 of 230 rows; C3D's depth: 7 of 22 planes).
-bool windows_narrow_next_to_padding(const Context& cx, const OperationNode* pad, const OperationNode* conv) {
-  const Operation& padding = cx.g.at(pad).op;
-  for (const Read& rd : cx.g.effective_reads(conv)) {
-    if (rd.op != pad) continue;
-    for (size_t d = 0; d < rd.indices.size(); ++d) {
-      if (!pads_along(padding, d)) continue;
-      int64_t span = 1;
-      for (const IterVar& k : conv->reduce_axis) {
-        if (!uses_var(rd.indices[d], k.var().get())) continue;
-        const std::optional<LinearIn> form = linear_in(rd.indices[d], k.var());
-        const int64_t taps = const_extent(k);
-        if (!form || taps < 0) return false;
-        span += (taps - 1) * std::abs(form->coef);
-      }
-      const int64_t extent = const_value(pad->shape[d]);
-      if (extent < 0 || span * 16 > extent) return false;
-    }
-  }
-  return true;
-}
-
 // The rules' value of "<pad>.work_items" for a padding that `conv` (tiled) reads: per
 // work item where it reads the padding through short windows only (3x3): a pass of its
 // own is one more parallel loop, whose fork and join cost as much as a small
@@ -115,8 +89,9 @@ bool windows_narrow_next_to_padding(const Context& cx, const OperationNode* pad,
 // inserted zeros (T2D, one thread: 376 -> 453 us).
 int64_t pad_per_work_item(const Context& cx, const OperationNode* pad, const OperationNode* conv) {
   if (!translates_its_input(*pad)) return 0;
-  if (!long_window_over_padding(cx, conv, cx.g.effective_reads(conv))) return 1;
-  return cx.cpu.threads == 1 && windows_narrow_next_to_padding(cx, pad, conv) ? 1 : 0;
+  const std::vector<Read> reads = cx.g.effective_reads(conv);
+  if (!long_window_over_padding(cx, conv, reads)) return 1;
+  return cx.cpu.threads == 1 && windows_narrow_next_to_padding(cx, pad, conv, reads) ? 1 : 0;
 }
 
 }  // namespace

@@ -114,13 +114,20 @@ bool pads_along(const Operation& op, size_t dim);
 // Whether a reduction axis is a window the padding rule narrows (more than 4 taps).
 bool long_window(const IterVar& r);
 // Whether the reduction reads a zero padding through such a window along one of its
-// output axes, in a dimension the padding pads (C3D's depth: 7 taps, stride 2, over 16 planes padded by 3): the padding
-// rule narrows it to the taps inside the input, so the work items at the edges do less
-// (C3D's 8 output planes do 4 to 7 taps each; the tiling then makes smaller items, 8
-// per thread, that the idle thread takes part of the busy one's share in: two threads,
-// Zen 5, 27.2 -> 26.2 ms; C2D, DIL and the 3x3 convolutions the same within 1%); and
-// work items that pad their own rows would pad most of their neighbours' again.
+// output axes, in a dimension the padding pads (C3D's depth: 7 taps, stride 2, over 16
+// planes padded by 3): the padding rule narrows it to the taps inside the input, so the
+// work items at the edges do less (C3D's 8 output planes do 4 to 7 taps each; the tiling
+// then makes smaller items, 8 per thread, that the idle thread takes part of the busy
+// one's share in: two threads, Zen 5, 27.2 -> 26.2 ms; C2D, DIL and the 3x3
+// convolutions the same within 1%); and work items that pad their own rows would pad
+// most of their neighbours' again.
 bool long_window_over_padding(const Context& cx, const OperationNode* red, const std::vector<Read>& reads);
+// Whether, along every dimension `pad` pads, the windows through which the reduction
+// reads it (`reads`: its effective reads) span at most 1/16 of the padded extent: one
+// thread's 4 work items, a quarter of the rows each, then pad less than a quarter again
+// of their neighbours' rows (C2D: 7 of 230 rows; C3D's depth: 7 of 22 planes).
+bool windows_narrow_next_to_padding(const Context& cx, const OperationNode* pad, const OperationNode* red,
+                                    const std::vector<Read>& reads);
 // CPU: a reduction of 4096 steps or more (or symbolic) per point: its vector partial sums
 // keep 4 accumulators, as one would be a chain of dependent adds, latency-bound at a
 // quarter of the adds a core can issue.
