@@ -126,8 +126,6 @@ void expect_near_all(const std::vector<float>& got, const std::vector<float>& wa
   }
 }
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
 std::vector<float> matmul_ref(const std::vector<float>& a, const std::vector<float>& b, int M, int N, int K) {
   std::vector<float> c(static_cast<size_t>(M) * N, 0.0f);
   for (int i = 0; i < M; ++i)

@@ -18,6 +18,8 @@
 
 #include "cuda_emulation/harness.h"
 
+#include "test_util.h"
+
 namespace te {
 namespace {
 
@@ -212,8 +214,6 @@ std::unique_ptr<EmulatedProgram> AutoScheduleCuda::program_;
 std::vector<Case> AutoScheduleCuda::cases_;
 bool AutoScheduleCuda::built_ = false;
 std::string AutoScheduleCuda::log_;
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 TEST_F(AutoScheduleCuda, MatmulUsesSharedMemoryAndThreadTiles) {
   check("matmul_relu", 1e-5f);

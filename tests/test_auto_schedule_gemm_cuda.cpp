@@ -135,8 +135,6 @@ std::vector<Case> AutoScheduleGemmCuda::cases_;
 bool AutoScheduleGemmCuda::built_ = false;
 std::string AutoScheduleGemmCuda::log_;
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
 int kernels(const std::string& cuda) {
   int n = 0;
   for (size_t at = cuda.find("__global__"); at != std::string::npos; at = cuda.find("__global__", at + 1)) ++n;

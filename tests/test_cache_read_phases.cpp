@@ -17,8 +17,6 @@ using namespace te;
 
 namespace {
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
 // Whether a line of ir that updates `acc` loads a vector with a stride of 2.
 bool strided_update(const std::string& ir, const std::string& acc) {
   std::istringstream lines(ir);

@@ -13,59 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "conv3x3_cases.h"
 #include "test_util.h"
 
 using namespace te;
 
 namespace {
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
-std::vector<int64_t> shape_of(const Tensor& t) {
-  std::vector<int64_t> s;
-  for (const Expr& e : t.shape()) s.push_back(*as_const_int(e));
-  return s;
-}
-
-// A 3x3 unpadded NCHW convolution: x (1, CI, H, H), w (CO, CI, 3, 3).
-struct Conv {
-  Tensor x, w, out;
-};
-
-Conv conv_nchw(int CI, int CO, int H) {
-  Conv c;
-  c.x = placeholder({1, CI, H, H}, Float(32), "x");
-  c.w = placeholder({CO, CI, 3, 3}, Float(32), "w");
-  IterVar rc = reduce_axis({0, CI}, "rc"), rh = reduce_axis({0, 3}, "rh"), rw = reduce_axis({0, 3}, "rw");
-  c.out = compute(
-      {1, CO, H - 2, H - 2},
-      [&](Expr n, Expr co, Expr h, Expr ww) {
-        return sum(c.x(n, rc, h + rh, ww + rw) * c.w(co, rc, rh, rw), {rc, rh, rw});
-      },
-      "conv");
-  return c;
-}
-
-// A 3x3 NHWC convolution padded by 1, as TVM writes it: x (1, H, H, CI), w (3, 3, CI, CO).
-Conv conv_nhwc(int CI, int CO, int H) {
-  Conv c;
-  c.x = placeholder({1, H, H, CI}, Float(32), "x");
-  c.w = placeholder({3, 3, CI, CO}, Float(32), "w");
-  Tensor pad = compute(
-      {1, H + 2, H + 2, CI},
-      [&](Expr n, Expr y, Expr xx, Expr ci) {
-        return if_then_else(y >= 1 && y <= H && xx >= 1 && xx <= H, c.x(n, y - 1, xx - 1, ci), 0.0f);
-      },
-      "pad");
-  IterVar rc = reduce_axis({0, CI}, "rc"), rh = reduce_axis({0, 3}, "rh"), rw = reduce_axis({0, 3}, "rw");
-  c.out = compute(
-      {1, H, H, CO},
-      [&](Expr n, Expr h, Expr ww, Expr co) {
-        return sum(pad(n, h + rh, ww + rw, rc) * c.w(rh, rw, rc, co), {rh, rw, rc});
-      },
-      "conv");
-  return c;
-}
+// x (1, CI, H, H) or (1, H, H, CI) and its weights; the output.
+using Conv = Conv3x3;
+Conv conv_nchw(int CI, int CO, int H) { return conv3x3_nchw(1, CI, CO, H, H); }
+Conv conv_nhwc(int CI, int CO, int H) { return conv3x3_nhwc_padded(CI, CO, H, H); }
 
 // A transposed convolution in NCHW as TVM writes it (zeros inserted between the input's
 // pixels, the flipped kernel), weights (CI, CO, 4, 4), stride 2, padding 1.

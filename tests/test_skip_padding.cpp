@@ -89,8 +89,6 @@ Outputs run(const std::vector<Tensor>& args, const Schedule& s, const std::vecto
   return o;
 }
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
 }  // namespace
 
 TEST(SkipPadding, StridedConvolutionVisitsOnlyTheTapsInsideItsInput) {

@@ -98,8 +98,6 @@ Outputs run(const TransposedConv& c, const Schedule& s, const std::vector<float>
   return o;
 }
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
 }  // namespace
 
 TEST(SkipZeros, TransposedConvolutionVisitsOnlyItsNonzeroTaps) {

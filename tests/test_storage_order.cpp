@@ -17,8 +17,6 @@ using namespace te;
 
 namespace {
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
 // A 3x3 unpadded NCHW convolution: x (1, CI, H, H), w (CO, CI, 3, 3).
 struct Conv {
   Tensor x, w, out;

@@ -36,6 +36,9 @@ inline std::string temp_path(const std::string& name) {
   return p;
 }
 
+// Whether `what` occurs in `text` (a printed loop nest or kernel).
+inline bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
 // n floats drawn uniformly from [lo, hi) by a generator seeded with `seed`.
 inline std::vector<float> uniform_floats(size_t n, uint32_t seed, float lo = -1, float hi = 1) {
   std::mt19937 rng(seed);

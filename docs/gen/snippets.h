@@ -511,6 +511,27 @@ inline std::vector<std::string> pretransform_blocked_example() {
   return {text(lower(s, {x, w, out}, "conv")), text(pack)};
 }
 
+inline std::vector<std::string> winograd_example() {
+  // [doc:winograd]
+  Tensor x = placeholder({1, 4, 4, 2}, Float(32), "x");  // NHWC
+  Tensor w = placeholder({3, 3, 2, 2}, Float(32), "w");  // HWIO
+  IterVar rh = reduce_axis({0, 3}, "rh"), rw = reduce_axis({0, 3}, "rw"), rc = reduce_axis({0, 2}, "rc");
+  Tensor out = compute(
+      {1, 2, 2, 2},
+      [&](Expr n, Expr h, Expr ww, Expr co) {
+        return sum(x(n, h + rh, ww + rw, rc) * w(rh, rw, rc, co), {rh, rw, rc});
+      },
+      "out");
+  Schedule s = create_schedule({out});
+  WinogradStages wg = s.winograd(out);                              // out.wino_weights, _rows, _input, _product
+  Tensor u = s.precompute(wg.weights);                              // "out_wino_weights": the caller transforms w once
+  LoweredFunc conv = lower(s, {x, w, out}, "conv");                 // w's place: out_wino_weights
+  LoweredFunc transform = lower_pretransform(s, w, "transform_w");  // transform_w(w, out_wino_weights)
+  // [/doc]
+  (void)u;
+  return {text(conv), text(transform)};
+}
+
 // ---- auto_schedule (docs/auto_schedule.md) ----
 
 inline BeforeAfter auto_schedule_example() {
@@ -769,6 +790,8 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
        [](Mistakes& m) {
          m.s.pretransform(m.B, {1, 0});
        }},
+      {"winograd", [](Mistakes& m) { m.s.winograd(m.S); }},
+      {"precompute", [](Mistakes& m) { m.s.precompute(m.C); }},
   };
 }
 
@@ -1260,6 +1283,8 @@ inline std::vector<Snippet> snippets() {
   out.push_back({"pretransform.pack", [] { return pretransform_example()[2]; }});
   out.push_back({"pretransform.blocked_conv", [] { return pretransform_blocked_example()[0]; }});
   out.push_back({"pretransform.blocked_pack", [] { return pretransform_blocked_example()[1]; }});
+  out.push_back({"winograd.conv", [] { return winograd_example()[0]; }});
+  out.push_back({"winograd.transform", [] { return winograd_example()[1]; }});
   pair("tensorize", tensorize_example);
   out.push_back({"tensorize.error", tensorize_error});
   out.push_back({"tensorize.declare", tensorize_declaration});

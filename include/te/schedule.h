@@ -119,15 +119,31 @@ struct TE_API StageNode {
   std::optional<WarpSpecialization> warp_specialization;
 };
 
-/// An input the built function takes in another layout (Schedule::pretransform).
+/// An input the built function takes in another layout (Schedule::pretransform) or
+/// transformed by a computation (Schedule::precompute), or both: taken = input, first
+/// computed by `computed` if defined, then laid out by storage_order / inner_block.
 struct TE_API Pretransform {
-  Tensor input;                    ///< the placeholder as the computation defines it
-  Tensor taken;                    ///< the placeholder the function takes in its place
+  Tensor input;  ///< the placeholder as the computation defines it
+  Tensor taken;  ///< the placeholder the function takes in its place
+  /// precompute(): the stage computed from input alone whose values the function takes
+  /// (its definition, no longer a stage of the schedule); undefined for a layout only.
+  Tensor computed;
   std::vector<int> storage_order;  ///< taken's dimension p is input's dimension storage_order[p]
   /// > 0: the last dimension of the order is blocked by this many elements: taken's
   /// first dimension is that dimension's block, its last the element in the block
   /// (taken has one dimension more than input).
   int64_t inner_block = 0;
+};
+
+/// The stages Schedule::winograd() makes, in the order they are computed.
+struct TE_API WinogradStages {
+  Tensor weights;     ///< "<conv>.wino_weights": G g Gᵀ per channel pair, [4][4][the weights' other dims]
+  Tensor input_rows;  ///< "<conv>.wino_rows": Bᵀ d along the rows of each tile row
+  Tensor input;       ///< "<conv>.wino_input": Bᵀ d B per tile, [4][4][the input's other dims][channels]
+  Tensor product;     ///< "<conv>.wino_product": the 16 products summed over the input channels
+  /// "<conv>.wino_output": Aᵀ m A with the output channels innermost, which conv copies,
+  /// where conv's innermost axis is not an output channel (NCHW); undefined otherwise.
+  Tensor output;
 };
 
 /// The data of a Schedule.
@@ -373,6 +389,24 @@ class TE_API Schedule {
   /// row of an NCHW image). t's stage must not be scheduled yet. Returns the new tensor.
   Tensor split_phases(const Tensor& t, const std::vector<IterVar>& axes, int stride,
                       const IterVar& innermost = IterVar());
+  /// Computes a 3x3 stride-1 convolution by Winograd's minimal filtering F(2x2, 3x3)
+  /// (Lavin and Gray, 2016): per 2x2 outputs and channel pair, 16 products where the
+  /// direct sum does 36. conv's body must be `sum(d(.., h + rh + c, .., w + rw + c', ..,
+  /// rc, ..) * g(.., rh, .., rw, .., rc, ..), {rh, rw, rc})` (either factor first), rh and
+  /// rw of 3 taps, h and w axes of conv, the weights' other indices axes of conv that the
+  /// input does not use (the output channels), the input's others axes of conv or
+  /// constants: an NHWC or NCHW convolution, padded or not. Four stages come before
+  /// conv's (WinogradStages): the weights transformed (a stage of the weights alone:
+  /// precompute() it when they are constant), the input tiles transformed in two passes,
+  /// then for each of the 16 tile positions a matrix product over the input channels,
+  /// channels innermost; conv's stage becomes Aᵀ m A, each output read from its tile
+  /// (through a fifth stage with the output channels innermost when conv's are not).
+  /// Output rows or columns of odd extent compute a last tile half outside and read zeros
+  /// past the input. The result equals the convolution up to rounding (the transforms add
+  /// and subtract inputs and halve weights: errors a few times a direct sum's). conv's
+  /// stage must not be scheduled yet, nor other stages computed at its loops; float types
+  /// only. te::Error naming what differs otherwise.
+  WinogradStages winograd(const Tensor& conv);
 
   /// The function built from this schedule takes `input` (a placeholder) already laid
   /// out in `storage_order` (its dimensions, outermost first): {1, 2, 3, 0} takes OIHW
@@ -391,6 +425,19 @@ class TE_API Schedule {
   /// pretransformed, the order is not a permutation, the order is the identity with no
   /// block, or the block is negative or not shorter than its dimension's constant extent.
   Tensor pretransform(const Tensor& input, const std::vector<int>& storage_order, int64_t inner_block = 0);
+  /// The function built from this schedule takes t's values, computed once by the
+  /// caller, instead of the input t is computed from: t is a stage that reads one input
+  /// (a placeholder) and nothing else, and that input's only reader (a convolution's
+  /// weights transformed for Winograd, winograd(): a model's weights are constant, the
+  /// transform need not run on every call). t's readers read the returned placeholder
+  /// ("<t>" with '.' as '_') and t's stage leaves the schedule; lower() puts the
+  /// placeholder in the input's place in the parameter list; lower_pretransform(input)
+  /// makes the function that computes it. pretransform() of the returned placeholder then
+  /// lays it out as well (one function does both). te::Error when t is not part of the
+  /// schedule, is an input or an output, reads anything but one input, shares that
+  /// input with another reader, is scheduled or has stages computed at its loops, or
+  /// the input is taken pretransformed already.
+  Tensor precompute(const Tensor& t);
   /// The inputs taken pretransformed, in the order pretransform() was called.
   const std::vector<Pretransform>& pretransforms() const { return node_->pretransforms; }
 

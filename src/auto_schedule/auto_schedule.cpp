@@ -15,6 +15,7 @@
 #include "auto_schedule/rules.h"
 #include "auto_schedule/features.h"
 #include "auto_schedule/search.h"
+#include "schedule/stage_lookup.h"
 #include "te/error.h"
 #include "te/runtime/c_runtime_api.h"
 
@@ -79,13 +80,18 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
   // The rewrites of the definitions first: the other rules see the graph they leave.
   std::vector<Tensor> current = options.skip_zeros ? skip_structured_zeros(s, outputs, options, cpu, notes) : outputs;
   if (!options.target.is_cuda()) {
-    current = choose_layouts(s, current, cpu, options.constant_inputs, notes, kept);
+    std::vector<Tensor> constants = options.constant_inputs;
+    current = use_winograd(s, current, options, constants, notes);
+    current = choose_layouts(s, current, cpu, constants, notes, kept);
     current = read_strided_inputs_by_phase(s, current, cpu, choices, notes, kept);
   }
   Graph g(current);
   Context cx{s, g, options, cpu, {}, {}, {}, {}, choices};
   cx.notes = std::move(notes);
-  cx.kept = std::move(kept);
+  // The kept stages as they are now: a later rewrite (a pretransform of what they read)
+  // gives a stage a new operation.
+  for (const OperationNode* op : kept)
+    if (auto st = sched::find_stage(*s.get(), op)) cx.kept.insert(st->op.get());
   cx.whole = find_attention(cx);
   if (options.target.is_cuda()) find_gemms(cx);
   choose_inlines(cx);

@@ -245,19 +245,28 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
   const std::vector<Pretransform> pretransforms = rules.pretransforms();
   std::string taken;
   for (const Pretransform& p : pretransforms)
-    taken += fmt::format("/{}:{}{}", p.input.name(), fmt::join(p.storage_order, ","),
-                         p.inner_block > 0 ? fmt::format(":b{}", p.inner_block) : "");
-  task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}{}{}", outputs[0].name(), digest(text),
+    taken += fmt::format("/{}{}:{}{}", p.input.name(), p.computed.defined() ? "=" + p.computed.name() : "",
+                         fmt::join(p.storage_order, ","), p.inner_block > 0 ? fmt::format(":b{}", p.inner_block) : "");
+  task.key = fmt::format("auto_schedule/{}/{:016x}/{}/threads={}{}{}{}", outputs[0].name(), digest(text),
                          options.target.str(), options.threads, options.skip_zeros ? "" : "/keep_zeros",
-                         taken.empty() ? "" : "/pretransformed" + taken);
+                         options.winograd ? "" : "/direct", taken.empty() ? "" : "/pretransformed" + taken);
   task.build = [outputs, options, args, name](const Config& c) {
     QuietWarnings quiet;
     Decisions d(values_of(c));
     return lower(apply_rules(outputs, options, d), args, name);
   };
-  task.reference = [outputs, args, name, pretransforms] {
+  task.reference = [outputs, args, name, pretransforms, options] {
+    // The rules' rewrites of the definition that change what the function takes
+    // (Winograd's precomputed weights), then the same layouts.
     Schedule s = create_schedule(outputs);
-    for (const Pretransform& p : pretransforms) s.pretransform(p.input, p.storage_order, p.inner_block);
+    std::vector<Tensor> constants = options.constant_inputs;
+    std::vector<std::string> notes;
+    use_winograd(s, outputs, options, constants, notes);
+    for (const Pretransform& p : pretransforms) {
+      if (p.storage_order.empty() && p.inner_block == 0) continue;
+      const Pretransform* computed = sched::find_pretransform(*s.get(), p.input);
+      s.pretransform(computed ? computed->taken : p.input, p.storage_order, p.inner_block);
+    }
     return lower(s, args, name + "_default");
   };
   task.make_args = [args = sched::taken_args(*rules.get(), args), seed = options.seed] {

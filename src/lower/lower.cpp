@@ -84,15 +84,18 @@ LoweredFunc lower_pretransform(const Schedule& schedule, const Tensor& input, co
         fmt::format("lower_pretransform: tensor '{}' is not an input the schedule takes pretransformed "
                     "(Schedule::pretransform)",
                     input.defined() ? input.name() : "<undefined>"));
-  // taken(i_0, ..., i_n) = input at index[order[k]] = i_k; blocked: taken(o, i_0, ...,
-  // i_n) with the last dimension's index o * block + i_n, zero past its extent. One pass:
-  // parallel over the outermost dimension on a CPU, a thread per element on a GPU.
-  const Tensor src = p->input;
+  // taken(i_0, ..., i_n) = src at index[order[k]] = i_k (no order: the same index), src
+  // the input or the stage computed from it (precompute), inlined unless it is a
+  // reduction; blocked: taken(o, i_0, ..., i_n) with the last dimension's index
+  // o * block + i_n, zero past its extent. One pass per stage: parallel over the
+  // outermost dimension on a CPU, a thread per element on a GPU.
+  const Tensor src = p->computed.defined() ? p->computed : p->input;
   const int64_t block = p->inner_block;
   Tensor out = compute(
       p->taken.shape(),
       [&](const std::vector<Var>& v) {
         std::vector<Expr> i(v.begin() + (block > 0 ? 1 : 0), v.end());
+        if (p->storage_order.empty()) return src(i);
         if (block > 0) i.back() = v.front() * make_const(Int(32), block) + i.back();
         std::vector<Expr> index(i.size());
         for (size_t k = 0; k < i.size(); ++k) index[static_cast<size_t>(p->storage_order[k])] = i[k];
@@ -104,15 +107,18 @@ LoweredFunc lower_pretransform(const Schedule& schedule, const Tensor& input, co
       },
       p->taken.name());
   Schedule s = create_schedule({out});
-  Stage st = s[out];
-  if (target.is_cuda()) {
-    auto [blocks, threads] = st.split(st.fuse(st.leaf_iter_vars()), 256);
-    st.bind(blocks, thread_axis("blockIdx.x"));
-    st.bind(threads, thread_axis("threadIdx.x"));
-  } else if (out.ndim() > 1) {
-    st.parallel(out.axis(0));
+  if (p->computed.defined() && !src.op()->body.as<ReduceNode>()) s[src].compute_inline();
+  for (Stage st : s.stages()) {
+    if (st->op->kind != OpKind::Compute || st->attach_type == AttachType::Inline) continue;
+    if (target.is_cuda()) {
+      auto [blocks, threads] = st.split(st.fuse(st->op->axis), 256);
+      st.bind(blocks, thread_axis("blockIdx.x"));
+      st.bind(threads, thread_axis("threadIdx.x"));
+    } else if (st->op->axis.size() > 1) {
+      st.parallel(st->op->axis[0]);
+    }
   }
-  return lower(s, {src, out}, name);
+  return lower(s, {p->input, out}, name);
 }
 
 }  // namespace te

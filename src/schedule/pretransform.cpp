@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "schedule/graph_queries.h"
 #include "schedule/messages.h"
 #include "schedule/stage_lookup.h"
@@ -25,7 +27,13 @@ Tensor Schedule::pretransform(const Tensor& input, const std::vector<int>& stora
         fmt::format("pretransform: tensor {} is computed; only an input (a placeholder) is taken in another layout "
                     "(cache_read with a storage order lays out a computed tensor)",
                     quote(input.name())));
-  if (const Pretransform* p = sched::find_pretransform(s, input))
+  // The placeholder a precompute() made is laid out by the same function that computes it.
+  Pretransform* computed = nullptr;
+  for (Pretransform& p : s.pretransforms)
+    if (p.computed.defined() && p.taken.op() == input.op() && p.storage_order.empty() && p.inner_block == 0)
+      computed = &p;
+  const Pretransform* p = sched::find_pretransform(s, input);
+  if (p && !computed)
     throw Error(fmt::format("pretransform: input {} is already taken pretransformed (as {})", quote(input.name()),
                             quote(p->taken.name())));
   const std::vector<size_t> order = sched::storage_order_of(storage_order, src->shape.size(), input, "pretransform");
@@ -80,7 +88,70 @@ Tensor Schedule::pretransform(const Tensor& input, const std::vector<int>& stora
     }
     return at;
   });
-  s.pretransforms.push_back({input, taken, std::vector<int>(order.begin(), order.end()), inner_block});
+  if (computed) {
+    computed->taken = taken;
+    computed->storage_order.assign(order.begin(), order.end());
+    computed->inner_block = inner_block;
+  } else {
+    s.pretransforms.push_back({input, taken, Tensor(), std::vector<int>(order.begin(), order.end()), inner_block});
+  }
+  return taken;
+}
+
+Tensor Schedule::precompute(const Tensor& t) {
+  ScheduleNode& s = *node_;
+  if (!t.defined()) throw Error("precompute: undefined tensor");
+  auto st = sched::find_stage(s, t.op().get());
+  if (!st) throw Error(fmt::format("precompute: tensor {} is not part of this schedule", quote(t.name())));
+  const Operation op = st->op;
+  const std::string who = quote(op->name);
+  if (op->kind != OpKind::Compute)
+    throw Error(fmt::format("precompute: tensor {} is an input; only a stage computed from one is precomputed", who));
+  if (st->is_output) throw Error(fmt::format("precompute: stage {} is an output of the schedule", who));
+  if (op->is_scatter() || op->is_row_reduction() || op->num_outputs() != 1)
+    throw Error(fmt::format(
+        "precompute: stage {} is a scatter, a row reduction or a multi-output compute; only a compute of one "
+        "value is precomputed",
+        who));
+  const std::vector<Operation> inputs = sched::reads_of(*op);
+  if (inputs.size() != 1 || inputs[0]->kind != OpKind::Placeholder) {
+    std::string names;
+    for (const Operation& in : inputs) names += (names.empty() ? "" : ", ") + quote(in->name);
+    throw Error(fmt::format("precompute: stage {} reads {}; it must read one input (a placeholder) and nothing else",
+                            who, names.empty() ? "nothing" : names));
+  }
+  const Operation src = inputs[0];
+  for (const auto& other : s.stages) {
+    if (other.get() != st.get() && sched::reads(other->op, src.get()))
+      throw Error(fmt::format(
+          "precompute: input {} is read by stage {} as well as by {}; the function could not take {}'s values in "
+          "its place",
+          quote(src->name), quote(other->op->name), who, who));
+    if (other->attach_type == AttachType::Scope && other->attach_op == st->origin_op)
+      throw Error(fmt::format("precompute: stage {} is computed at a loop of stage {}, which leaves the schedule",
+                              quote(other->op->name), who));
+  }
+  if (!st->relations.empty() || !st->attrs.empty() || st->attach_type != AttachType::Root)
+    throw Error(fmt::format(
+        "precompute: stage {} already has a schedule, which precompute would drop (lower_pretransform schedules "
+        "it)",
+        who));
+  if (const Pretransform* p = sched::find_pretransform(s, Tensor(src, 0)))
+    throw Error(fmt::format("precompute: input {} is already taken pretransformed (as {})", quote(p->input.name()),
+                            quote(p->taken.name())));
+
+  std::string name = op->name;
+  std::replace(name.begin(), name.end(), '.', '_');
+  Tensor taken = placeholder(op->shape, op->dtype, name);
+  std::vector<std::shared_ptr<StageNode>> readers;
+  for (const auto& other : s.stages)
+    if (sched::reads(other->op, op.get())) readers.push_back(other);
+  const size_t at = sched::stage_index(s, st.get());
+  s.stages[at] = sched::make_stage(taken.op());
+  std::vector<size_t> identity(op->shape.size());
+  for (size_t d = 0; d < identity.size(); ++d) identity[d] = d;
+  sched::redirect_reads(s, readers, op, taken.op(), identity);
+  s.pretransforms.push_back({Tensor(src, 0), taken, Tensor(op, 0), {}, 0});
   return taken;
 }
 

@@ -1,0 +1,74 @@
+// Rule (CPU): a 3x3 stride-1 float convolution with many input and output channels, the
+// channels innermost (NHWC), is computed by Winograd's F(2x2, 3x3) (Schedule::winograd):
+// per 2x2 outputs and channel pair 16 multiplications where the direct sum does 36, the
+// rest a matrix product per tile position that the tiling rules schedule as any other.
+// Its transforms cost a few additions per input and output element and weight, next to
+// the product's 16 x in_channels x out_channels per tile: with fewer than kMinChannels
+// channels on either side they would not pay. Constant weights
+// (AutoScheduleOptions::constant_inputs) are transformed once by the caller
+// (Schedule::precompute), and the transformed weights are then constant for the layout
+// rule. Not a search decision: the search's configs all take the same arguments. It runs
+// after the zeros rule, before the layouts.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "auto_schedule/rules.h"
+#include "schedule/graph_queries.h"
+#include "schedule/winograd.h"
+
+namespace te::auto_sched {
+
+namespace {
+
+constexpr int64_t kMinChannels = 16;
+
+bool is_among(const Tensor& t, const std::vector<Tensor>& list) {
+  return std::any_of(list.begin(), list.end(), [&](const Tensor& c) { return c.op() == t.op(); });
+}
+
+// Whether the input's channels are its innermost dimension and an output channel is the
+// convolution's innermost axis (NHWC): the transforms then read and write vectors of
+// channels. Across NCHW rows they transpose as they go: on a Zen 5, 2-3x slower than the
+// direct convolution for 32-64 channels and no faster at 256.
+bool channels_innermost(const OperationNode& op, const sched::WinogradPlan::Convolution& c) {
+  if (static_cast<size_t>(c.input_channel_dim) + 1 != c.input->indices.size()) return false;
+  const Var last = op.axis.back().var();
+  for (const Expr& i : c.weights->indices)
+    if (const auto* v = i.as<VarNode>(); v && v == last.get()) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<Tensor> use_winograd(Schedule& s, const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
+                                 std::vector<Tensor>& constants, std::vector<std::string>& notes) {
+  if (!options.winograd || options.target.is_cuda()) return outputs;
+  std::vector<Operation> convolutions;
+  for (const Stage& st : s.stages()) {
+    const sched::WinogradPlan plan = sched::plan_winograd(*s.get(), *st.get());
+    if (plan.refusal.empty() && st.op()->dtype == Float(32) && plan.in_channels >= kMinChannels &&
+        plan.out_channels >= kMinChannels && channels_innermost(*st.op(), plan.conv))
+      convolutions.push_back(st.op());
+  }
+  for (const Operation& op : convolutions) {
+    const Tensor conv(s[Tensor(op, 0)]->op, 0);
+    const Tensor weights(sched::plan_winograd(*s.get(), *s[conv].get()).conv.weights->op, 0);
+    WinogradStages wg = s.winograd(conv);
+    // Weights another stage reads too stay an argument: transformed on every call.
+    bool shared = false;
+    for (const Stage& st : s.stages())
+      shared = shared || (st.op() != wg.weights.op() && sched::reads(st.op(), weights.op().get()));
+    std::string how = fmt::format("{}: Winograd F(2x2, 3x3) ({}, {}, {}, {})", op->name, wg.weights.name(),
+                                  wg.input_rows.name(), wg.input.name(), wg.product.name());
+    if (is_among(weights, constants) && weights.is_placeholder() && !shared) {
+      const Tensor taken = s.precompute(wg.weights);
+      constants.push_back(taken);
+      how += fmt::format("; the constant {} transformed once by the caller ({})", weights.name(), taken.name());
+    }
+    notes.push_back(how);
+  }
+  return outputs_in(s, outputs);
+}
+
+}  // namespace te::auto_sched
