@@ -9,7 +9,10 @@
 #include <te/auto_schedule.h>
 #include <te/te.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -178,6 +181,59 @@ TEST(Winograd, ScheduledLikeAnyStages) {
   Outputs r = run(c, s);
   EXPECT_TRUE(has(r.ir, "parallel")) << r.ir;
   expect_all_close(c, r);
+}
+
+TEST(Winograd, RandomShapesMatchTheConvolution) {
+  // Layouts, batches, channel counts from 1, odd and even output sizes down to one tile.
+  std::mt19937 rng(50);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int k = 0; k < 16; ++k) {
+    const bool nchw = pick(0, 1) == 1;
+    const int CI = pick(1, 9), CO = pick(1, 9), H = pick(3, 10), W = pick(3, 10);
+    Conv c = nchw ? conv_nchw(pick(1, 2), CI, CO, H, W, pick(0, 1) == 1) : conv_nhwc(CI, CO, H, W);
+    Schedule s = create_schedule({c.out});
+    WinogradStages wg = s.winograd(c.out);
+    const bool precomputed = pick(0, 1) == 1;
+    if (precomputed) s.precompute(wg.weights);
+    const std::string what = fmt::format("case {}: {} N={} CI={} CO={} H={} W={}{}", k, nchw ? "NCHW" : "NHWC", c.N, CI,
+                                         CO, H, W, precomputed ? ", weights precomputed" : "");
+    LoweredFunc f = lower(s, {c.x, c.w, c.out}, "kernel");
+    std::vector<float> xv = uniform_floats(size_t(size_of(c.x)), uint32_t(k)),
+                       wv = uniform_floats(size_t(size_of(c.w)), uint32_t(k + 100));
+    NDArray weights = NDArray::from_vector(wv, shape_of(c.w)), out = NDArray::empty(shape_of(c.out), Float(32));
+    if (precomputed) {
+      NDArray u = NDArray::empty(shape_of(s.pretransforms()[0].taken), Float(32));
+      interpret(lower_pretransform(s, c.w, "transform"), {weights, u});
+      weights = u;
+    }
+    interpret(f, {NDArray::from_vector(xv, shape_of(c.x)), weights, out});
+    SCOPED_TRACE(what);
+    expect_close(out.to_vector<float>(), reference(c, xv, wv), CI, what);
+  }
+}
+
+TEST(Winograd, PrecomputeAReduction) {
+  // A stage that sums its input: the function computing it keeps it a stage of its own.
+  Tensor w = placeholder({6, 5}, Float(32), "w");
+  Tensor x = placeholder({6}, Float(32), "x");
+  IterVar r = reduce_axis({0, 5}, "r");
+  Tensor rows = compute(
+      {6}, [&](Expr i) { return sum(w(i, r), {r}); }, "rows");
+  Tensor y = compute(
+      {6}, [&](Expr i) { return x(i) * rows(i); }, "y");
+  Schedule s = create_schedule({y});
+  Tensor taken = s.precompute(rows);
+  EXPECT_EQ(taken.name(), "rows");
+  LoweredFunc sums = lower_pretransform(s, w, "sums");
+  std::vector<float> wv = uniform_floats(30, 3), xv = uniform_floats(6, 4);
+  NDArray t = NDArray::empty({6}, Float(32)), out = NDArray::empty({6}, Float(32));
+  build(sums)("sums").call({NDArray::from_vector(wv, {6, 5}), t});
+  build(lower(s, {x, w, y}, "f"))("f").call({NDArray::from_vector(xv, {6}), t, out});
+  for (int i = 0; i < 6; ++i) {
+    double row = 0;
+    for (int j = 0; j < 5; ++j) row += wv[size_t(i * 5 + j)];
+    EXPECT_NEAR(out.to_vector<float>()[size_t(i)], xv[size_t(i)] * row, 1e-5) << i;
+  }
 }
 
 // G g Gᵀ of one 3x3 filter in plain C++.
