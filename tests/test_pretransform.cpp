@@ -244,6 +244,7 @@ TEST(Pretransform, AutoScheduleTakesConstantWeightsPacked) {
   Conv c = conv_nchw(16, 32, 28);
   AutoScheduleOptions o;
   o.constant_inputs = {c.w};
+  o.winograd = false;  // the direct sum's packed weights (Winograd's: test_winograd.cpp)
   Schedule s = auto_schedule({c.out}, o);
   ASSERT_EQ(s.pretransforms().size(), 1u);
   EXPECT_EQ(s.pretransforms()[0].storage_order, (std::vector<int>{2, 3, 1, 0}));  // OIHW as HWIO
@@ -251,7 +252,9 @@ TEST(Pretransform, AutoScheduleTakesConstantWeightsPacked) {
   EXPECT_EQ(r.interpreted, r.reference);
   expect_close(r.jit, r.reference, 1e-4f, r.ir);
   // Without the option the same rule packs the (small) weights per call instead.
-  Schedule per_call = auto_schedule({c.out});
+  AutoScheduleOptions direct;
+  direct.winograd = false;
+  Schedule per_call = auto_schedule({c.out}, direct);
   EXPECT_TRUE(per_call.pretransforms().empty());
   EXPECT_TRUE(has(to_string(lower(per_call, {c.x, c.w, c.out}, "conv").body), "w.global")) << "packed per call";
 }
@@ -275,6 +278,7 @@ TEST(Pretransform, SearchWithConstantWeights) {
   Conv c = conv_nchw(16, 32, 14);
   AutoScheduleOptions o;
   o.constant_inputs = {c.w};
+  o.winograd = false;  // the direct sum's packed weights (Winograd's: test_winograd.cpp)
   o.trials = 3;
   o.records = testing::TempDir() + "/pretransform_search.jsonl";
   std::remove(o.records.c_str());

@@ -141,6 +141,7 @@ TEST(AutoSchedule, ShortNchwRowsAreComputedChannelsInnermost) {
     AutoScheduleOptions o;
     o.target = Target(target);
     o.threads = 2;
+    o.winograd = false;  // the direct sum's layout (Winograd's: test_winograd.cpp)
     Results r = run(c, auto_schedule({c.out}, o));
     EXPECT_TRUE(has(r.ir, "allocate w.global")) << r.ir;     // the weights packed
     EXPECT_TRUE(has(r.ir, "allocate conv.global")) << r.ir;  // computed as NHWC

@@ -68,9 +68,8 @@ struct TE_API AutoScheduleOptions {
   /// zero is infinite or NaN (0 * inf is NaN as written; skipped, as PyTorch's
   /// convolutions skip it). false: every product as written.
   bool skip_zeros = true;
-  /// CPU: 3x3 stride-1 float32 convolutions of 16 or more input and output channels, the
-  /// channels innermost (NHWC), are computed by Winograd's F(2x2, 3x3)
-  /// (Schedule::winograd; NCHW too when scheduled by hand): 2.25x fewer multiplications,
+  /// CPU: 3x3 stride-1 float32 convolutions of 16 or more input and output channels are
+  /// computed by Winograd's F(2x2, 3x3) (Schedule::winograd): 2.25x fewer multiplications,
   /// the result within a few rounding errors of the direct sum's, not equal to it bit for
   /// bit. Their constant weights (constant_inputs) are then taken transformed
   /// (Schedule::precompute; lower_pretransform makes the function that transforms them).

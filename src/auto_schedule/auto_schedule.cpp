@@ -81,7 +81,7 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
   std::vector<Tensor> current = options.skip_zeros ? skip_structured_zeros(s, outputs, options, cpu, notes) : outputs;
   if (!options.target.is_cuda()) {
     std::vector<Tensor> constants = options.constant_inputs;
-    current = use_winograd(s, current, options, constants, notes);
+    current = use_winograd(s, current, options, constants, notes, kept);
     current = choose_layouts(s, current, cpu, constants, notes, kept);
     current = read_strided_inputs_by_phase(s, current, cpu, choices, notes, kept);
   }

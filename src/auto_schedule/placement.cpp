@@ -94,6 +94,12 @@ int64_t pad_per_work_item(const Context& cx, const OperationNode* pad, const Ope
   return cx.cpu.threads == 1 && windows_narrow_next_to_padding(cx, pad, conv, reads) ? 1 : 0;
 }
 
+// Whether op copies one read whose last index is not op's last axis.
+bool transposing_copy(const OperationNode& op) {
+  const auto* r = op.body.as<TensorReadNode>();
+  return r && !op.axis.empty() && !r->indices.empty() && r->indices.back().as<VarNode>() != op.axis.back().var().get();
+}
+
 }  // namespace
 
 bool has_tiling_reuse(const Graph& g, const OperationNode* op) {
@@ -126,6 +132,12 @@ void choose_placements(Context& cx) {
     // A stage scheduled whole by a pattern rule stays at the root.
     if (n.output || n.is_scatter_part() || cx.whole.count(op)) continue;
     std::vector<const OperationNode*> consumers = g.effective_consumers(op);
+    // So do a kept stage that transposes as it copies (Winograd's NCHW input taken
+    // channels last) and one that such a copy reads (Winograd's outputs channels
+    // innermost, copied to NCHW): at the root the copy's rule transposes by blocks in
+    // registers, where inside a loop it would go element by element.
+    if (cx.kept.count(op) && (transposing_copy(*op) || (consumers.size() == 1 && transposing_copy(*consumers[0]))))
+      continue;
     if (consumers.empty()) continue;
     // One anchor for all consumers.
     const OperationNode* anchor = nullptr;

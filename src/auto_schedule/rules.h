@@ -60,14 +60,15 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
 std::vector<Tensor> skip_structured_zeros(Schedule& s, const std::vector<Tensor>& outputs,
                                           const AutoScheduleOptions& options, const CpuTarget& cpu,
                                           std::vector<std::string>& notes);
-// CPU: 3x3 stride-1 float32 convolutions of 16 or more input and output channels, the
-// channels innermost in the input and the output (NHWC),
+// CPU: 3x3 stride-1 float32 convolutions of 16 or more input and output channels
 // computed by Winograd's F(2x2, 3x3) (Schedule::winograd) unless options.winograd is
 // false; weights among `constants` transformed once by the caller (Schedule::precompute),
-// the transformed weights' placeholder added to `constants`. Notes each; returns the
-// outputs' tensors in s now.
+// the transformed weights' placeholder added to `constants`; an NCHW input's copy with
+// the channels last and the outputs' stage with them innermost go into `kept`. Notes
+// each; returns the outputs' tensors in s now.
 std::vector<Tensor> use_winograd(Schedule& s, const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
-                                 std::vector<Tensor>& constants, std::vector<std::string>& notes);
+                                 std::vector<Tensor>& constants, std::vector<std::string>& notes,
+                                 std::set<const OperationNode*>& kept);
 // CPU: a reduction whose output rows are short for the vectors (an NCHW convolution's
 // rows of 26 pixels) while one of its channel axes is long is computed with that axis
 // innermost (cache_write with a storage order), reading its small weights packed the

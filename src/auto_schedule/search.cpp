@@ -261,7 +261,8 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
     Schedule s = create_schedule(outputs);
     std::vector<Tensor> constants = options.constant_inputs;
     std::vector<std::string> notes;
-    use_winograd(s, outputs, options, constants, notes);
+    std::set<const OperationNode*> kept;
+    use_winograd(s, outputs, options, constants, notes, kept);
     for (const Pretransform& p : pretransforms) {
       if (p.storage_order.empty() && p.inner_block == 0) continue;
       const Pretransform* computed = sched::find_pretransform(*s.get(), p.input);
