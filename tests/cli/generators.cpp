@@ -127,3 +127,18 @@ TE_COMPUTE(conv_nchw) {
       "Y");
   return {{X, W, Y}};
 }
+
+// A 3x3 NHWC convolution, 16 to 16 channels, 10x10, no padding: te auto-schedule computes
+// it by Winograd's F(2x2, 3x3), and with --constant-inputs W takes W transformed.
+TE_COMPUTE(conv_winograd) {
+  Tensor X = placeholder({1, 10, 10, 16}, Float(32), "X");
+  Tensor W = placeholder({3, 3, 16, 16}, Float(32), "W");
+  IterVar r = reduce_axis({0, 3}, "r"), q = reduce_axis({0, 3}, "q"), c = reduce_axis({0, 16}, "c");
+  Tensor Y = compute(
+      {1, 8, 8, 16},
+      [&](Expr n, Expr y, Expr x, Expr o) {
+        return sum(X(n, y + r, x + q, c) * W(r, q, c, o), {r, q, c});
+      },
+      "Y");
+  return {{X, W, Y}};
+}

@@ -70,7 +70,7 @@ TEST_F(CliTest, ListsKernelsAndTheirParts) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out,
             "bf16_scale cpu\ngpu_only cuda\ntile_scale cpu\nvadd cpu cuda\nrowsum tuning task rowsum/64\n"
-            "conv_nchw compute (X, W, Y)\nmatmul compute (A, B, bias, C)\n");
+            "conv_nchw compute (X, W, Y)\nconv_winograd compute (X, W, Y)\nmatmul compute (A, B, bias, C)\n");
 }
 
 TEST_F(CliTest, MissingOrBrokenLibraryIsOneLine) {
@@ -83,12 +83,14 @@ TEST_F(CliTest, MissingOrBrokenLibraryIsOneLine) {
 }
 
 TEST_F(CliTest, UnknownKernelNamesTheOnesThereAre) {
-  expect_error(te("lower", "nope"),
-               "generator: no kernel 'nope'; this generator has: bf16_scale, conv_nchw, gpu_only, matmul, rowsum, "
-               "tile_scale, vadd");
-  expect_error(te("build", "nope -o out"),
-               "generator: no kernel 'nope'; this generator has: bf16_scale, conv_nchw, gpu_only, matmul, rowsum, "
-               "tile_scale, vadd");
+  expect_error(
+      te("lower", "nope"),
+      "generator: no kernel 'nope'; this generator has: bf16_scale, conv_nchw, conv_winograd, gpu_only, matmul, "
+      "rowsum, tile_scale, vadd");
+  expect_error(
+      te("build", "nope -o out"),
+      "generator: no kernel 'nope'; this generator has: bf16_scale, conv_nchw, conv_winograd, gpu_only, matmul, "
+      "rowsum, tile_scale, vadd");
   expect_error(te("tune", "vadd --records r.jsonl"), "generator: no tuning task 'vadd'; this generator has: rowsum");
 }
 
@@ -663,9 +665,46 @@ TEST_F(CliTest, AutoScheduleTakesConstantInputsPretransformed) {
   }
 }
 
+// A 3x3 convolution with 16 channels each way: Winograd's F(2x2, 3x3), its constant
+// weights transformed once by the function written beside the kernel (G g Gᵀ, then
+// blocked by columns); the two give the convolution's values.
+TEST_F(CliTest, AutoScheduleWritesTheWinogradWeightTransform) {
+  Result r = te("auto-schedule", "conv_winograd -q --constant-inputs W --no-shared -o out");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "out/conv_winograd.o\nout/conv_winograd.h\nout/conv_winograd_pretransform_W.o\n"
+            "out/conv_winograd_pretransform_W.h\n");
+  const std::string header = read(dir_ / "out/conv_winograd_pretransform_W.h");
+  EXPECT_NE(header.find("conv_winograd_pretransform_W(float* W, float* Y_wino_weights"), std::string::npos) << header;
+
+  load_generator_library(TE_CLI_GENERATORS);
+  GeneratedKernel k = auto_schedule_kernel("conv_winograd", AutoScheduleOptions(), {"W"});
+  ASSERT_EQ(k.cpu_pretransforms.size(), 1u);
+  EXPECT_NE(to_string(k.cpu.body).find("Y.wino_product"), std::string::npos) << k.cpu.body;
+  std::vector<float> x(10 * 10 * 16), w(3 * 3 * 16 * 16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 11) - 5);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 7) - 3);
+  std::vector<int64_t> taken_shape;
+  for (const Expr& e : k.cpu.params[1].buffer->shape) taken_shape.push_back(*as_const_int(e));
+  NDArray taken = NDArray::empty(taken_shape, Float(32)), y = NDArray::empty({1, 8, 8, 16}, Float(32));
+  interpret(k.cpu_pretransforms[0], {NDArray::from_vector(w, {3, 3, 16, 16}), taken});
+  interpret(k.cpu, {NDArray::from_vector(x, {1, 10, 10, 16}), taken, y});
+  const std::vector<float> got = y.to_vector<float>();
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j)
+      for (int o = 0; o < 16; ++o) {
+        float acc = 0;
+        for (int p = 0; p < 3; ++p)
+          for (int q = 0; q < 3; ++q)
+            for (int c = 0; c < 16; ++c) acc += x[((i + p) * 10 + j + q) * 16 + c] * w[((p * 3 + q) * 16 + c) * 16 + o];
+        // Small integers: the transforms' halves and sums stay exact.
+        ASSERT_EQ(got[size_t((i * 8 + j) * 16 + o)], acc) << i << " " << j << " " << o;
+      }
+}
+
 TEST_F(CliTest, AutoScheduleErrorsAreOneLine) {
   expect_error(te("auto-schedule", "vadd -o out"),
-               "generator: no computation 'vadd'; this generator has: conv_nchw, matmul");
+               "generator: no computation 'vadd'; this generator has: conv_nchw, conv_winograd, matmul");
   expect_error(te("auto-schedule", "matmul --records missing.jsonl -o out"),
                "generator: kernel 'matmul': auto_schedule: the records file 'missing.jsonl' does not exist; with "
                "trials = 0 the records are only read (give trials > 0 to search and write them)");
