@@ -405,6 +405,13 @@ TEST(Winograd, Errors) {
                },
                "weights_at_h"),
            {"'weights_at_h'", "weights 'w' are read at k in dimension 0", "output channel"});
+  not_conv(compute(
+               {1, 4, 4, 4},
+               [&](Expr n, Expr co, Expr h, Expr ww) {
+                 return sum(x(n, rc, h + rh - 1, ww + rw) * w(co, rc, rh, rw), {rc, rh, rw});
+               },
+               "shifted"),
+           {"'shifted'", "its input 'x' is read at", "before its start"});
   Tensor xi = placeholder({1, 4, 6, 6}, Int(32), "xi"), wi = placeholder({4, 4, 3, 3}, Int(32), "wi");
   not_conv(compute(
                {1, 4, 4, 4},

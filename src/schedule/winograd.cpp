@@ -101,6 +101,11 @@ std::optional<std::string> match(const OperationNode& op, const ReduceNode& red,
     if (!taps || *taps != kTaps || !is_zero(tap->dom().min))
       return fmt::format("its window {} has {} taps; Winograd F(2x2, 3x3) takes 3", quote(tap->name()),
                          to_string(tap->dom().extent));
+    // A window that starts before the input (h + rh - 1: a padding by index) would read
+    // the tiles' first rows outside it; a padding stage pads instead.
+    if (*constant < 0)
+      return fmt::format("its input {} is read at {} in dimension {}, before its start; pad it with a stage",
+                         quote(input->op->name), to_string(e), d);
     c.taps[windows] = *tap;
     c.input_dim[windows] = static_cast<int>(d);
     c.offset[windows] = *constant;
