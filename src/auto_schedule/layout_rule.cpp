@@ -26,6 +26,12 @@
 
 namespace te::auto_sched {
 
+bool is_constant(const OperationNode* op, const std::vector<Tensor>& constants) {
+  for (const Tensor& t : constants)
+    if (t.op().get() == op) return true;
+  return false;
+}
+
 namespace {
 
 struct Plan {
@@ -33,12 +39,6 @@ struct Plan {
   const TensorReadNode* weights = nullptr;
   size_t weight_dim = 0;  // the weights' dimension the channel indexes
 };
-
-bool is_constant(const OperationNode* op, const std::vector<Tensor>& constants) {
-  for (const Tensor& t : constants)
-    if (t.op().get() == op) return true;
-  return false;
-}
 
 // The sum of op when the layout rules may lay it out: one float output of 2 or more
 // axes, a reduction that is neither a scatter nor a row statistic; else nullptr.

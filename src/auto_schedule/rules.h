@@ -60,6 +60,9 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
 std::vector<Tensor> skip_structured_zeros(Schedule& s, const std::vector<Tensor>& outputs,
                                           const AutoScheduleOptions& options, const CpuTarget& cpu,
                                           std::vector<std::string>& notes);
+// Whether op is one of `constants` (AutoScheduleOptions::constant_inputs, or a placeholder
+// the rules added to them).
+bool is_constant(const OperationNode* op, const std::vector<Tensor>& constants);
 // CPU: 3x3 stride-1 float32 convolutions of 16 or more input and output channels
 // computed by Winograd's F(2x2, 3x3) (Schedule::winograd) unless options.winograd is
 // false; weights among `constants` transformed once by the caller (Schedule::precompute),

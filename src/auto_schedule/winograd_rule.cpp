@@ -12,8 +12,6 @@
 // take the same arguments. It runs after the zeros rule, before the layouts.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "auto_schedule/rules.h"
 #include "schedule/graph_queries.h"
 #include "schedule/winograd.h"
@@ -23,10 +21,6 @@ namespace te::auto_sched {
 namespace {
 
 constexpr int64_t kMinChannels = 16;
-
-bool is_among(const Tensor& t, const std::vector<Tensor>& list) {
-  return std::any_of(list.begin(), list.end(), [&](const Tensor& c) { return c.op() == t.op(); });
-}
 
 }  // namespace
 
@@ -42,6 +36,8 @@ std::vector<Tensor> use_winograd(Schedule& s, const std::vector<Tensor>& outputs
       convolutions.push_back(st.op());
   }
   for (const Operation& op : convolutions) {
+    // Planned again: rewriting an earlier convolution gives a later one that reads it a
+    // new operation.
     const Tensor conv(s[Tensor(op, 0)]->op, 0);
     const sched::WinogradPlan plan = sched::plan_winograd(*s.get(), *s[conv].get());
     const Tensor weights(plan.conv.weights->op, 0), input(plan.conv.input->op, plan.conv.input->value_index);
@@ -72,7 +68,7 @@ std::vector<Tensor> use_winograd(Schedule& s, const std::vector<Tensor>& outputs
     bool shared = false;
     for (const Stage& st : s.stages())
       shared = shared || (st.op() != wg.weights.op() && sched::reads(st.op(), weights.op().get()));
-    if (is_among(weights, constants) && weights.is_placeholder() && !shared) {
+    if (is_constant(weights.op().get(), constants) && weights.is_placeholder() && !shared) {
       const Tensor taken = s.precompute(wg.weights);
       constants.push_back(taken);
       how += fmt::format("; the constant {} transformed once by the caller ({})", weights.name(), taken.name());
