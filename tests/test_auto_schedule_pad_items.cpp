@@ -145,6 +145,7 @@ TEST(AutoSchedulePadItems, PerWorkItemWithANarrowedWindow) {
   for (int threads : {1, 2}) {
     AutoScheduleOptions o;
     o.threads = threads;
+    o.winograd = false;  // the direct sum (winograd_1d would compute this window)
     bool narrowed = false;
     for (const AutoScheduleDecision& d : auto_schedule_decisions({c.y}, o))
       narrowed = narrowed || (d.name == "y.local.skip_padding" && d.rule_value == 1);
@@ -180,6 +181,7 @@ TEST(AutoSchedulePadItems, MoreItemsPerThreadWhereNarrowedWindowsMakeThemUneven)
   auto items_rule = [](const Conv& c, int threads) {
     AutoScheduleOptions o;
     o.threads = threads;
+    o.winograd = false;  // the direct sum (winograd_1d would compute the 7-tap window)
     for (const AutoScheduleDecision& d : auto_schedule_decisions({c.y}, o))
       if (d.name == "y.items_per_thread") return d.rule_value;
     return int64_t{-1};
@@ -190,5 +192,6 @@ TEST(AutoSchedulePadItems, MoreItemsPerThreadWhereNarrowedWindowsMakeThemUneven)
   EXPECT_EQ(items_rule(narrow, 2), 4);
   AutoScheduleOptions o;
   o.threads = 2;
+  o.winograd = false;
   expect_matches(wide, lower(auto_schedule({wide.y}, o), {wide.x, wide.w, wide.y}, "conv7"), "8 items per thread");
 }

@@ -532,6 +532,27 @@ inline std::vector<std::string> winograd_example() {
   return {text(conv), text(transform)};
 }
 
+inline std::string winograd_1d_example() {
+  // [doc:winograd_1d]
+  Tensor x = placeholder({1, 11, 2}, Float(32), "x");  // NLC
+  Tensor w = placeholder({5, 2, 3}, Float(32), "w");   // taps, in, out channels
+  IterVar r = reduce_axis({0, 5}, "r"), rc = reduce_axis({0, 2}, "rc");
+  Tensor out = compute(
+      {1, 4, 3},
+      [&](Expr n, Expr l, Expr co) {
+        return sum(x(n, l * 2 + r, rc) * w(r, rc, co), {r, rc});
+      },
+      "out");
+  Schedule s = create_schedule({out});
+  // 5 taps at stride 2: 3 on the even points, 2 on the odd; F(2, 3) + F(2, 2), 7 products
+  // per 2 outputs where the direct sum does 10.
+  WinogradStages wg = s.winograd_1d(out, r, 2);  // out.wino_weights, _input, _product
+  s.precompute(wg.weights);
+  LoweredFunc conv = lower(s, {x, w, out}, "conv");
+  // [/doc]
+  return text(conv);
+}
+
 // ---- auto_schedule (docs/auto_schedule.md) ----
 
 inline BeforeAfter auto_schedule_example() {
@@ -791,6 +812,7 @@ inline std::vector<std::pair<std::string, std::function<void(Mistakes&)>>> mista
          m.s.pretransform(m.B, {1, 0});
        }},
       {"winograd", [](Mistakes& m) { m.s.winograd(m.S); }},
+      {"winograd_1d", [](Mistakes& m) { m.s.winograd_1d(m.S, m.k); }},
       {"precompute", [](Mistakes& m) { m.s.precompute(m.C); }},
   };
 }
@@ -1285,6 +1307,7 @@ inline std::vector<Snippet> snippets() {
   out.push_back({"pretransform.blocked_pack", [] { return pretransform_blocked_example()[1]; }});
   out.push_back({"winograd.conv", [] { return winograd_example()[0]; }});
   out.push_back({"winograd.transform", [] { return winograd_example()[1]; }});
+  out.push_back({"winograd_1d.conv", winograd_1d_example});
   pair("tensorize", tensorize_example);
   out.push_back({"tensorize.error", tensorize_error});
   out.push_back({"tensorize.declare", tensorize_declaration});

@@ -138,7 +138,7 @@ struct TE_API Pretransform {
 /// The stages Schedule::winograd() makes, in the order they are computed.
 struct TE_API WinogradStages {
   Tensor weights;     ///< "<conv>.wino_weights": G g Gᵀ per channel pair, [4][4][the weights' other dims]
-  Tensor input_rows;  ///< "<conv>.wino_rows": Bᵀ d along the rows of each tile row
+  Tensor input_rows;  ///< "<conv>.wino_rows": Bᵀ d along the rows of each tile row (undefined: winograd_1d)
   Tensor input;       ///< "<conv>.wino_input": Bᵀ d B per tile, [4][4][the input's other dims][channels]
   Tensor product;     ///< "<conv>.wino_product": the 16 products summed over the input channels
   /// "<conv>.wino_output": Aᵀ m A with the output channels innermost, which conv copies,
@@ -407,6 +407,26 @@ class TE_API Schedule {
   /// stage must not be scheduled yet, nor other stages computed at its loops; float types
   /// only. te::Error naming what differs otherwise.
   WinogradStages winograd(const Tensor& conv);
+  /// Computes one window of a convolution by Winograd's minimal filtering in one
+  /// dimension, F(m, r) with m = outputs_per_tile, whatever its stride and dilation: a
+  /// strided window reads the input by phases (stride 2: even and odd points), each phase
+  /// a stride-1 window of its own taps r_p, and m outputs cost the sum over phases of
+  /// m + r_p - 1 products per step of the other reduction axes where the direct sum does
+  /// m * r (a 7-tap stride-2 window, m = 4: 13 against 28). conv's body must be
+  /// `sum(d(.., s * x + dl * window + c, ..) * g(.., window, ..), {.., window, ..})` (either
+  /// factor first): x an axis of conv that no other index uses, s and dl constants >= 1,
+  /// c >= 0 (pad with a stage before), the window's taps contiguous within each phase
+  /// (dilation 1, or a dilation the stride divides). The other reduction axes (the other
+  /// windows, the channels) stay a sum in the transformed domain, so few input channels
+  /// pay. Stages before conv's (WinogradStages, input_rows undefined): the weights
+  /// transformed along the window, ν first (precompute() them when constant); the input
+  /// transformed per tile of m outputs, ν innermost (a vector of constants times each
+  /// input point); the products summed, ν first and the output channels last; conv
+  /// becomes Aᵀ m of its tile (through `output`, channels innermost, when conv's are
+  /// not). A last tile past x's extent reads zeros past the input. The result equals
+  /// the convolution up to rounding (interpolation at 0, ±1, ±2, ±1/2, ±3, ±1/3 and
+  /// infinity: at most 12 points per phase). te::Error naming what differs otherwise.
+  WinogradStages winograd_1d(const Tensor& conv, const IterVar& window, int outputs_per_tile = 4);
 
   /// The function built from this schedule takes `input` (a placeholder) already laid
   /// out in `storage_order` (its dimensions, outermost first): {1, 2, 3, 0} takes OIHW

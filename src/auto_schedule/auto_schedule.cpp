@@ -79,9 +79,10 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
   const CpuTarget cpu = cpu_target(options.target, options.threads);
   // The rewrites of the definitions first: the other rules see the graph they leave.
   std::vector<Tensor> current = options.skip_zeros ? skip_structured_zeros(s, outputs, options, cpu, notes) : outputs;
+  std::vector<Winograd1dStages> winograd_rows;
   if (!options.target.is_cuda()) {
     std::vector<Tensor> constants = options.constant_inputs;
-    current = use_winograd(s, current, options, constants, notes, kept);
+    current = use_winograd(s, current, options, constants, notes, kept, winograd_rows);
     current = choose_layouts(s, current, cpu, constants, notes, kept);
     current = read_strided_inputs_by_phase(s, current, cpu, choices, notes, kept);
   }
@@ -93,12 +94,19 @@ Schedule apply_rules(const std::vector<Tensor>& outputs, const AutoScheduleOptio
   for (const OperationNode* op : kept)
     if (auto st = sched::find_stage(*s.get(), op)) cx.kept.insert(st->op.get());
   cx.whole = find_attention(cx);
+  for (Winograd1dStages& w : winograd_rows) {
+    w.product = sched::find_stage(*s.get(), w.product)->op.get();
+    w.output = sched::find_stage(*s.get(), w.output)->op.get();
+    w.input = sched::find_stage(*s.get(), w.input)->op.get();
+    cx.whole.insert({w.product, w.output, w.input});
+  }
   if (options.target.is_cuda()) find_gemms(cx);
   choose_inlines(cx);
   // CUDA: every kept stage is its own kernel (its rules bind each stage's loops).
   if (!options.target.is_cuda()) {
     choose_placements(cx);
     schedule_attention_cpu_rule(cx);
+    for (const Winograd1dStages& w : winograd_rows) schedule_winograd_1d_cpu(cx, w);
   } else {
     for (const Node* n : g.topo()) cx.place[n->op.get()] = Placement{};
     schedule_attention_cuda_rule(cx);

@@ -126,9 +126,6 @@ int64_t column_block_of(const Schedule& s, const std::vector<Read>& reads, const
   return 0;
 }
 
-// The most vector multiply-adds a register tile's unrolled reduction body holds.
-constexpr int64_t kUnrolledFmas = 512;
-
 }  // namespace
 
 void tile_reduction_cpu(Context& cx, Stage outer, Stage inner, const OperationNode* red,

@@ -14,6 +14,11 @@
 namespace te::auto_sched {
 
 // Where a kept (non-inlined) stage is computed.
+// The most vector multiply-adds a register tile's unrolled reduction body holds: a 7x7x3
+// window times a 16-register tile is thousands of instructions, more than the CPU's
+// decoded-uop cache holds, and the loop would then run at the decoders' pace.
+constexpr int64_t kUnrolledFmas = 512;
+
 struct Placement {
   enum class Kind { Root, At } kind = Kind::Root;
   // At: the root stage whose loop nest holds it (its "anchor").
@@ -69,9 +74,27 @@ bool is_constant(const OperationNode* op, const std::vector<Tensor>& constants);
 // the transformed weights' placeholder added to `constants`; an NCHW input's copy with
 // the channels last and the outputs' stage with them innermost go into `kept`. Notes
 // each; returns the outputs' tensors in s now.
+// Then the convolutions left whose one window, computed by Winograd's F(m, r) in one
+// dimension (Schedule::winograd_1d: strided and dilated windows by phases), saves 1.8x or
+// more of the multiplications, where the other reduction axes sum 16 or more steps and
+// there are 16 or more output channels (C2D's 7x7 stride-2 windows over 3 channels: 13
+// products per 4 outputs where the direct sum does 28); their products and output
+// transforms go into `rows`, their input transforms into `kept`.
+struct Winograd1dStages {
+  const OperationNode* product = nullptr;  // the transformed products (WinogradStages::product)
+  const OperationNode* output = nullptr;   // the output transform: conv, or WinogradStages::output
+  const OperationNode* input = nullptr;    // the input transform (WinogradStages::input)
+  int input_tile_dim = -1;                 // the input transform's axis over the tiles
+  int64_t outputs = 0;                     // m: outputs per tile
+};
 std::vector<Tensor> use_winograd(Schedule& s, const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
                                  std::vector<Tensor>& constants, std::vector<std::string>& notes,
-                                 std::set<const OperationNode*>& kept);
+                                 std::set<const OperationNode*>& kept, std::vector<Winograd1dStages>& rows);
+// CPU: a winograd_1d convolution scheduled whole (use_winograd's `rows`, marked in
+// Context::whole): its output transform parallel over the rows, each tile's m outputs
+// unrolled over vectors of channels, and the products of a row computed there in
+// register tiles over the tiles and channels, so they stay in the L1 and L2.
+void schedule_winograd_1d_cpu(Context& cx, const Winograd1dStages& w);
 // CPU: a reduction whose output rows are short for the vectors (an NCHW convolution's
 // rows of 26 pixels) while one of its channel axes is long is computed with that axis
 // innermost (cache_write with a storage order), reading its small weights packed the

@@ -262,7 +262,8 @@ autotune::Task search_task(const std::vector<Tensor>& outputs, const AutoSchedul
     std::vector<Tensor> constants = options.constant_inputs;
     std::vector<std::string> notes;
     std::set<const OperationNode*> kept;
-    use_winograd(s, outputs, options, constants, notes, kept);
+    std::vector<Winograd1dStages> rows;
+    use_winograd(s, outputs, options, constants, notes, kept, rows);
     for (const Pretransform& p : pretransforms) {
       if (p.storage_order.empty() && p.inner_block == 0) continue;
       const Pretransform* computed = sched::find_pretransform(*s.get(), p.input);

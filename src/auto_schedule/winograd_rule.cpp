@@ -12,6 +12,9 @@
 // take the same arguments. It runs after the zeros rule, before the layouts.
 #include <fmt/format.h>
 
+#include <optional>
+#include <utility>
+
 #include "auto_schedule/rules.h"
 #include "schedule/graph_queries.h"
 #include "schedule/winograd.h"
@@ -22,11 +25,86 @@ namespace {
 
 constexpr int64_t kMinChannels = 16;
 
+// winograd_1d: the most points a phase interpolates at (F(6, 4) and F(3, 7): errors
+// about 1e-4 on C2D's and DIL's outputs of up to 20, against 2e-5 for F(4, 4); at 10
+// points, F(4, 7), 3e-4); the fewest taps (measured on 7-tap windows; 3x3 windows of
+// many channels take F(2x2, 3x3) above); the least saving worth the transforms; the
+// least steps of the other reduction axes and output channels that hide them; and the
+// most points of the other windows: C3D's 7x7 (its products read 49 rows of transformed
+// input per output row, which do not stay in the L1) ran no faster than its direct sum
+// on a Zen 5, where C2D's and DIL's one other window of 7 ran 1.3-1.6x faster.
+constexpr int64_t kMaxPhasePoints = 9;
+constexpr int64_t kMinTaps = 5;
+constexpr int64_t kMinSavingX100 = 180;
+constexpr int64_t kMinSteps = 16;
+constexpr int64_t kMaxOtherWindowPoints = 16;
+
+int64_t extent_product(const std::vector<IterVar>& axes) {
+  int64_t n = 1;
+  for (const IterVar& a : axes) n *= const_extent(a);
+  return n;
+}
+
+// The window of st that winograd_1d saves most on, with its plan (the most outputs per
+// tile within kMaxPhasePoints), where the saving and the sizes pay; nullopt otherwise.
+std::optional<std::pair<IterVar, sched::Winograd1dPlan>> window_for_winograd_1d(const Schedule& s, const Stage& st) {
+  const OperationNode& op = *st.op();
+  if (op.kind != OpKind::Compute || op.dtype != Float(32)) return std::nullopt;
+  std::optional<std::pair<IterVar, sched::Winograd1dPlan>> best;
+  for (const IterVar& window : op.reduce_axis) {
+    for (int64_t m : {6, 4, 3, 2}) {
+      const sched::Winograd1dPlan plan = sched::plan_winograd_1d(*s.get(), *st.get(), window, m);
+      if (!plan.refusal.empty()) continue;
+      int64_t most_taps = 0;
+      for (const auto& taps : plan.phase_taps)
+        most_taps = std::max<int64_t>(most_taps, static_cast<int64_t>(taps.size()));
+      if (m + most_taps - 1 > kMaxPhasePoints) continue;
+      // The other reduction axes, and those of them that are windows (read by the input
+      // together with an axis of op).
+      std::vector<IterVar> others, windows, channels;
+      for (const IterVar& r : op.reduce_axis) {
+        if (r.var().get() == window.var().get()) continue;
+        others.push_back(r);
+        bool slides = false;
+        for (const Expr& i : plan.input->indices)
+          for (const IterVar& a : op.axis) slides = slides || (uses_var(i, r.var()) && uses_var(i, a.var()));
+        if (slides) windows.push_back(r);
+      }
+      for (const IterVar& a : op.axis) {
+        bool by_weights = false, by_input = false;
+        for (const Expr& i : plan.weights->indices) by_weights = by_weights || uses_var(i, a.var());
+        for (const Expr& i : plan.input->indices) by_input = by_input || uses_var(i, a.var());
+        if (by_weights && !by_input) channels.push_back(a);
+      }
+      const int64_t steps = extent_product(others);
+      if (plan.taps >= kMinTaps && plan.multiplications_saved_x100 >= kMinSavingX100 && steps >= kMinSteps &&
+          extent_product(windows) <= kMaxOtherWindowPoints && extent_product(channels) >= kMinSteps &&
+          (!best || plan.multiplications_saved_x100 >= best->second.multiplications_saved_x100))
+        best = std::make_pair(window, plan);
+      break;  // the most outputs that fit
+    }
+  }
+  return best;
+}
+
+// Weights that only `transform` reads, constant and an input, are transformed once by the
+// caller (Schedule::precompute); the transformed placeholder joins `constants`.
+void precompute_constant_weights(Schedule& s, const Tensor& weights, const Tensor& transform,
+                                 std::vector<Tensor>& constants, std::string& how) {
+  bool shared = false;
+  for (const Stage& st : s.stages())
+    shared = shared || (st.op() != transform.op() && sched::reads(st.op(), weights.op().get()));
+  if (!is_constant(weights.op().get(), constants) || !weights.is_placeholder() || shared) return;
+  const Tensor taken = s.precompute(transform);
+  constants.push_back(taken);
+  how += fmt::format("; the constant {} transformed once by the caller ({})", weights.name(), taken.name());
+}
+
 }  // namespace
 
 std::vector<Tensor> use_winograd(Schedule& s, const std::vector<Tensor>& outputs, const AutoScheduleOptions& options,
                                  std::vector<Tensor>& constants, std::vector<std::string>& notes,
-                                 std::set<const OperationNode*>& kept) {
+                                 std::set<const OperationNode*>& kept, std::vector<Winograd1dStages>& rows) {
   if (!options.winograd || options.target.is_cuda()) return outputs;
   std::vector<Operation> convolutions;
   for (const Stage& st : s.stages()) {
@@ -65,14 +143,37 @@ std::vector<Tensor> use_winograd(Schedule& s, const std::vector<Tensor>& outputs
     }
     how += ")";
     // Weights another stage reads too stay an argument: transformed on every call.
-    bool shared = false;
-    for (const Stage& st : s.stages())
-      shared = shared || (st.op() != wg.weights.op() && sched::reads(st.op(), weights.op().get()));
-    if (is_constant(weights.op().get(), constants) && weights.is_placeholder() && !shared) {
-      const Tensor taken = s.precompute(wg.weights);
-      constants.push_back(taken);
-      how += fmt::format("; the constant {} transformed once by the caller ({})", weights.name(), taken.name());
+    precompute_constant_weights(s, weights, wg.weights, constants, how);
+    notes.push_back(how);
+  }
+  // One window in one dimension (after the 2-D rewrites, which leave no such sum).
+  std::vector<Operation> windowed;
+  for (const Stage& st : s.stages())
+    if (window_for_winograd_1d(s, st)) windowed.push_back(st.op());
+  for (const Operation& op : windowed) {
+    const Tensor conv(s[Tensor(op, 0)]->op, 0);
+    const auto found = window_for_winograd_1d(s, s[conv]);
+    if (!found) continue;
+    const auto& [window, plan] = *found;
+    const Tensor weights(plan.weights->op, plan.weights->value_index);
+    const WinogradStages wg = s.winograd_1d(conv, window, static_cast<int>(plan.outputs));
+    std::string phases;
+    for (const auto& taps : plan.phase_taps)
+      if (!taps.empty()) phases += fmt::format("{}F({}, {})", phases.empty() ? "" : " + ", plan.outputs, taps.size());
+    std::string how = fmt::format(
+        "{}: Winograd {} along '{}' (stride {}, dilation {}), {} products per {} outputs "
+        "where the direct sum does {} ({}, {}, {}",
+        op->name, phases, window.name(), plan.stride, plan.dilation, plan.points, plan.outputs,
+        plan.outputs * plan.taps, wg.weights.name(), wg.input.name(), wg.product.name());
+    kept.insert(wg.input.op().get());
+    if (wg.output.defined()) {
+      kept.insert(wg.output.op().get());
+      how += fmt::format(", {}", wg.output.name());
     }
+    how += ")";
+    rows.push_back({wg.product.op().get(), wg.output.defined() ? wg.output.op().get() : s[conv]->op.get(),
+                    wg.input.op().get(), plan.input_dim, plan.outputs});
+    precompute_constant_weights(s, weights, wg.weights, constants, how);
     notes.push_back(how);
   }
   return outputs_in(s, outputs);

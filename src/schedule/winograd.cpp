@@ -21,6 +21,8 @@ using sched::quote;
 
 namespace {
 
+using sched::as_var;
+using sched::axis_of;
 using sched::WinogradPlan;
 using Convolution = WinogradPlan::Convolution;
 constexpr int kTaps = 3;     // r: the filter's taps per dimension
@@ -42,14 +44,6 @@ Expr filter_row(const Expr& k, const Point& at) {
                 select(k == 1, (at(0) + at(1) + at(2)) * half, select(k == 2, (at(0) - at(1) + at(2)) * half, at(2))));
 }
 Expr output_row(const Expr& k, const Point& at) { return select(k == 0, at(0) + at(1) + at(2), at(1) - at(2) - at(3)); }
-
-const VarNode* as_var(const Expr& e) { return e.as<VarNode>(); }
-
-int axis_of(const OperationNode& op, const VarNode* v) {
-  for (size_t d = 0; d < op.axis.size(); ++d)
-    if (op.axis[d].var().get() == v) return static_cast<int>(d);
-  return -1;
-}
 
 // Why (input, weights) is not the pattern, or nullopt and `c` filled.
 std::optional<std::string> match(const OperationNode& op, const ReduceNode& red, const TensorReadNode* input,
@@ -146,19 +140,12 @@ std::optional<std::string> match(const OperationNode& op, const ReduceNode& red,
 
 // Why op's body is not the pattern (empty: it is, `c` filled).
 std::string find_convolution(const OperationNode& op, Convolution& c) {
-  const auto* red = op.body.as<ReduceNode>();
-  if (!red || red->reducer != Reducer::Sum || red->sources.size() != 1) return "its body is not a sum of one value";
-  if (red->condition.defined()) return "its sum has a condition (a where)";
+  const ReduceNode* red = nullptr;
+  const TensorReadNode *a = nullptr, *b = nullptr;
+  if (std::string why = sched::sum_of_two_reads(op, red, a, b); !why.empty()) return why;
   if (red->axis.size() != 3)
     return fmt::format("its sum has {} reduction axes; it needs 3 (two windows and the input channels)",
                        red->axis.size());
-  const auto* mul = red->source().as<BinaryNode>();
-  const TensorReadNode* a = mul ? mul->a.as<TensorReadNode>() : nullptr;
-  const TensorReadNode* b = mul ? mul->b.as<TensorReadNode>() : nullptr;
-  if (!mul || mul->op != BinOp::Mul || !a || !b) return "its sum is not of a product of two tensor reads";
-  for (const IterVar& r : red->axis)
-    if (!as_const_int(r.dom().extent) || !is_zero(r.dom().min))
-      return fmt::format("its reduction axis {} has no constant extent from 0", quote(r.name()));
   std::optional<std::string> why = match(op, *red, a, b, c);
   if (!why) return "";
   Convolution swapped;
@@ -173,6 +160,46 @@ std::string find_convolution(const OperationNode& op, Convolution& c) {
 
 namespace sched {
 
+const VarNode* as_var(const Expr& e) { return e.as<VarNode>(); }
+
+int axis_of(const OperationNode& op, const VarNode* v) {
+  for (size_t d = 0; d < op.axis.size(); ++d)
+    if (op.axis[d].var().get() == v) return static_cast<int>(d);
+  return -1;
+}
+
+std::string unrewritable_stage(const ScheduleNode& s, const StageNode& st) {
+  const OperationNode& op = *st.op;
+  const std::string who = quote(op.name);
+  if (op.kind != OpKind::Compute) return fmt::format("stage {} is a placeholder", who);
+  if (op.is_scatter() || op.is_row_reduction() || op.num_outputs() != 1)
+    return fmt::format("stage {} is a scatter, a row reduction or a multi-output compute", who);
+  if (!op.dtype.is_float() || op.dtype.lanes() != 1)
+    return fmt::format("stage {} is of type {}; Winograd's transforms need a float type", who, op.dtype.to_string());
+  if (!st.relations.empty() || !st.attrs.empty())
+    return fmt::format("stage {} already has a loop schedule, which winograd would drop; rewrite it first", who);
+  for (const auto& other : s.stages)
+    if (other->attach_type == AttachType::Scope && other->attach_op == st.origin_op)
+      return fmt::format("stage {} is computed at a loop of stage {}, which winograd removes", quote(other->op->name),
+                         who);
+  return "";
+}
+
+std::string sum_of_two_reads(const OperationNode& op, const ReduceNode*& red, const TensorReadNode*& a,
+                             const TensorReadNode*& b) {
+  red = op.body.as<ReduceNode>();
+  if (!red || red->reducer != Reducer::Sum || red->sources.size() != 1) return "its body is not a sum of one value";
+  if (red->condition.defined()) return "its sum has a condition (a where)";
+  const auto* mul = red->source().as<BinaryNode>();
+  a = mul ? mul->a.as<TensorReadNode>() : nullptr;
+  b = mul ? mul->b.as<TensorReadNode>() : nullptr;
+  if (!mul || mul->op != BinOp::Mul || !a || !b) return "its sum is not of a product of two tensor reads";
+  for (const IterVar& r : red->axis)
+    if (!as_const_int(r.dom().extent) || !is_zero(r.dom().min))
+      return fmt::format("its reduction axis {} has no constant extent from 0", quote(r.name()));
+  return "";
+}
+
 WinogradPlan plan_winograd(const ScheduleNode& s, const StageNode& st) {
   WinogradPlan plan;
   const OperationNode& op = *st.op;
@@ -181,19 +208,7 @@ WinogradPlan plan_winograd(const ScheduleNode& s, const StageNode& st) {
     plan.refusal = std::move(why);
     return plan;
   };
-  if (op.kind != OpKind::Compute) return refuse(fmt::format("stage {} is a placeholder", who));
-  if (op.is_scatter() || op.is_row_reduction() || op.num_outputs() != 1)
-    return refuse(fmt::format("stage {} is a scatter, a row reduction or a multi-output compute", who));
-  if (!op.dtype.is_float() || op.dtype.lanes() != 1)
-    return refuse(
-        fmt::format("stage {} is of type {}; Winograd's transforms need a float type", who, op.dtype.to_string()));
-  if (!st.relations.empty() || !st.attrs.empty())
-    return refuse(
-        fmt::format("stage {} already has a loop schedule, which winograd would drop; rewrite it first", who));
-  for (const auto& other : s.stages)
-    if (other->attach_type == AttachType::Scope && other->attach_op == st.origin_op)
-      return refuse(fmt::format("stage {} is computed at a loop of stage {}, which winograd removes",
-                                quote(other->op->name), who));
+  if (std::string why = unrewritable_stage(s, st); !why.empty()) return refuse(why);
   Convolution& c = plan.conv;
   if (std::string why = find_convolution(op, c); !why.empty())
     return refuse(fmt::format("stage {} is not a 3x3 stride-1 convolution: {}", who, why));
