@@ -21,8 +21,7 @@ namespace {
 
 // The axis x of `output` that it reads the products at x / m along (the tile), and that
 // dimension of the products; {-1, -1} when there is none.
-std::pair<int, int> tile_axes(const Context& cx, const OperationNode* output, const OperationNode* product,
-                              int64_t m) {
+std::pair<int, int> tile_axes(const Context& cx, const OperationNode* output, const OperationNode* product, int64_t m) {
   for (const Read& r : cx.g.effective_reads(output)) {
     if (r.op != product) continue;
     for (size_t p = 0; p < r.indices.size(); ++p) {
@@ -50,15 +49,21 @@ void schedule_winograd_1d_cpu(Context& cx, const Winograd1dStages& w) {
   Stage out = cx.stage(op);
   const std::vector<IterVar> oax = op->axis;
   const int64_t channels = const_extent(oax[v]);
-  const int64_t block = channels > 0 && channels <= 4 * lanes ? channels : 4 * lanes;
-  const int vectors = static_cast<int>((block + lanes - 1) / lanes);
+  // The register tile's columns: the whole row of channels up to 4 vectors (the search
+  // may take fewer vectors, and more rows).
+  const int rule_vectors = static_cast<int>(channels > 0 && channels <= 4 * lanes ? (channels + lanes - 1) / lanes : 4);
+  std::vector<int64_t> vector_options;
+  for (int64_t n : {1, 2, 4})
+    if (n <= rule_vectors) vector_options.push_back(n);
+  const int vectors = static_cast<int>(cx.choose(w.product, "tile_vectors", rule_vectors, vector_options));
+  const int64_t block = vectors == rule_vectors && channels > 0 && channels <= 4 * lanes ? channels : vectors * lanes;
   auto [t, i] = out.split(oax[static_cast<size_t>(x)], w.outputs);
   // One vector of channels at a time: the tile's points (17 for C2D) stay in registers
   // across its m outputs, where a block of 4 vectors would hold 4 times as many.
   const int64_t out_block = channels > 0 && channels < lanes ? channels : lanes;
-  auto [cb, c] = out.split(oax[v], out_block, channels > out_block && channels % out_block
-                                                  ? TailStrategy::ShiftInwards
-                                                  : TailStrategy::GuardWithIf);
+  auto [cb, c] =
+      out.split(oax[v], out_block,
+                channels > out_block && channels % out_block ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
   std::vector<IterVar> rows, order;
   for (size_t d = 0; d < v; ++d)
     if (static_cast<int>(d) != x) rows.push_back(oax[d]);
@@ -84,8 +89,8 @@ void schedule_winograd_1d_cpu(Context& cx, const Winograd1dStages& w) {
   for (int64_t r : {1, 2, 3, 4, 6, 8})
     if (r <= tiles && r * vectors <= cx.cpu.accumulators()) row_options.push_back(r);
   const int64_t mr = cx.choose(w.product, "tile_rows", std::min<int64_t>(rule_rows, 4), row_options);
-  auto [pcb, pc] = ps.split(pax[pv], block, channels > block && channels % block ? TailStrategy::ShiftInwards
-                                                                                  : TailStrategy::GuardWithIf);
+  auto [pcb, pc] = ps.split(
+      pax[pv], block, channels > block && channels % block ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
   auto [to, ti] = ps.split(pax[pt], mr);
   std::vector<IterVar> porder;
   for (size_t d = 0; d < pv; ++d)
@@ -123,10 +128,10 @@ void schedule_winograd_1d_cpu(Context& cx, const Winograd1dStages& w) {
   if (cx.cpu.threads > 1) in.parallel(items);
   in.vectorize(iax.back());
 
-  cx.note(fmt::format("'{}': rows {} in parallel, {} outputs per tile unrolled over {} channels; '{}' at each row, "
-                      "register tile {} x {} ('{}' x '{}')",
-                      op->name, axis_names(rows), w.outputs, block, product.name(), mr, block, pax[pt].name(),
-                      pax[pv].name()));
+  cx.note(fmt::format(
+      "'{}': rows {} in parallel, {} outputs per tile unrolled over {} channels; '{}' at each row, "
+      "register tile {} x {} ('{}' x '{}')",
+      op->name, axis_names(rows), w.outputs, block, product.name(), mr, block, pax[pt].name(), pax[pv].name()));
 }
 
 }  // namespace te::auto_sched

@@ -10,9 +10,9 @@
 namespace te::sched {
 
 struct TE_API MinimalFilter {
-  int outputs = 0;  // m
-  int taps = 0;     // r
-  int points = 0;   // N = m + r - 1
+  int outputs = 0;                          // m
+  int taps = 0;                             // r
+  int points = 0;                           // N = m + r - 1
   std::vector<std::vector<double>> output;  // Aᵀ: m x N
   std::vector<std::vector<double>> filter;  // G: N x r
   std::vector<std::vector<double>> input;   // Bᵀ: N x N

@@ -46,8 +46,8 @@ std::optional<std::string> match(const OperationNode& op, const IterVar& k, cons
                                  const TensorReadNode* weights, Winograd1dPlan& p) {
   const std::vector<int> in_dims = dims_using(*input, k.var()), w_dims = dims_using(*weights, k.var());
   if (in_dims.size() != 1)
-    return fmt::format("its input {} reads the window {} in {} dimensions; a window reads one",
-                       quote(input->op->name), quote(k.name()), in_dims.size());
+    return fmt::format("its input {} reads the window {} in {} dimensions; a window reads one", quote(input->op->name),
+                       quote(k.name()), in_dims.size());
   const int dim = in_dims[0];
   const Expr& e = input->indices[static_cast<size_t>(dim)];
   // stride * x + dilation * k + offset
@@ -59,19 +59,18 @@ std::optional<std::string> match(const OperationNode& op, const IterVar& k, cons
   const std::optional<LinearIn> in_axis = axes_used == 1 ? linear_in(in_tap->rest, x->var()) : std::nullopt;
   const int64_t* offset = in_axis ? as_const_int(in_axis->rest) : nullptr;
   if (!in_tap || in_tap->coef < 1 || !in_axis || in_axis->coef < 1 || !offset)
-    return fmt::format(
-        "its input {} is read at {} in dimension {}, not at stride * axis + dilation * {} + constant",
-        quote(input->op->name), to_string(e), dim, k.name());
+    return fmt::format("its input {} is read at {} in dimension {}, not at stride * axis + dilation * {} + constant",
+                       quote(input->op->name), to_string(e), dim, k.name());
   if (*offset < 0)
     return fmt::format("its input {} is read at {} in dimension {}, before its start; pad it with a stage",
                        quote(input->op->name), to_string(e), dim);
   for (size_t d = 0; d < input->indices.size(); ++d)
     if (static_cast<int>(d) != dim && uses_var(input->indices[d], x->var()))
-      return fmt::format("its input {} reads the axis {} in dimension {} too", quote(input->op->name),
-                         quote(x->name()), d);
+      return fmt::format("its input {} reads the axis {} in dimension {} too", quote(input->op->name), quote(x->name()),
+                         d);
   if (w_dims.size() != 1 || as_var(weights->indices[static_cast<size_t>(w_dims[0])]) != k.var().get())
-    return fmt::format("its weights {} are not read at the window {} itself in one dimension",
-                       quote(weights->op->name), quote(k.name()));
+    return fmt::format("its weights {} are not read at the window {} itself in one dimension", quote(weights->op->name),
+                       quote(k.name()));
   if (!dims_using(*weights, x->var()).empty())
     return fmt::format("its weights {} read the axis {}", quote(weights->op->name), quote(x->name()));
   p.input = input;
@@ -120,7 +119,8 @@ Expr table(const Expr& k, const std::vector<double>& values, DataType t) {
   }
   Expr e = make_const(t, common);
   for (size_t i = values.size(); i-- > 0;)
-    if (values[i] != common) e = select(k == make_const(k.dtype(), static_cast<int64_t>(i)), make_const(t, values[i]), e);
+    if (values[i] != common)
+      e = select(k == make_const(k.dtype(), static_cast<int64_t>(i)), make_const(t, values[i]), e);
   return e;
 }
 
@@ -146,7 +146,8 @@ Winograd1dPlan plan_winograd_1d(const ScheduleNode& s, const StageNode& st, cons
   for (const IterVar& r : red->axis)
     if (window.defined() && r.var().get() == window.var().get()) k = &r;
   if (!k)
-    return refuse(fmt::format("{} is not a reduction axis of stage {}", window.defined() ? quote(window.name()) : "an undefined axis", who));
+    return refuse(fmt::format("{} is not a reduction axis of stage {}",
+                              window.defined() ? quote(window.name()) : "an undefined axis", who));
   if (outputs_per_tile < 2)
     return refuse(fmt::format("outputs_per_tile is {}; a tile has 2 or more outputs", outputs_per_tile));
   std::optional<std::string> why = match(op, *k, a, b, plan);
@@ -164,7 +165,8 @@ Winograd1dPlan plan_winograd_1d(const ScheduleNode& s, const StageNode& st, cons
     return refuse(fmt::format("stage {}'s axis {} and the input's dimension {} need constant extents (axis from 0)",
                               who, quote(x.name()), plan.input_dim));
   plan.taps = *as_const_int(k->dom().extent);
-  if (plan.taps < 2) return refuse(fmt::format("the window {} has {} tap(s); nothing to save", quote(k->name()), plan.taps));
+  if (plan.taps < 2)
+    return refuse(fmt::format("the window {} has {} tap(s); nothing to save", quote(k->name()), plan.taps));
   plan.outputs = outputs_per_tile;
   plan.tiles = (*extent + plan.outputs - 1) / plan.outputs;
   plan.input_extent = *input_extent;
@@ -175,19 +177,20 @@ Winograd1dPlan plan_winograd_1d(const ScheduleNode& s, const StageNode& st, cons
     const int64_t at = plan.dilation * t, phase = at % plan.stride, place = at / plan.stride;
     std::vector<int64_t>& taps = plan.phase_taps[static_cast<size_t>(phase)];
     if (place != static_cast<int64_t>(taps.size()))
-      return refuse(fmt::format(
-          "the window {} (dilation {}, stride {}) leaves holes between the taps of a phase; Winograd takes "
-          "dilation 1 or a dilation that the stride divides",
-          quote(k->name()), plan.dilation, plan.stride));
+      return refuse(
+          fmt::format("the window {} (dilation {}, stride {}) leaves holes between the taps of a phase; Winograd takes "
+                      "dilation 1 or a dilation that the stride divides",
+                      quote(k->name()), plan.dilation, plan.stride));
     taps.push_back(t);
   }
   for (const auto& taps : plan.phase_taps) {
     if (taps.empty()) continue;
     const int64_t points = plan.outputs + static_cast<int64_t>(taps.size()) - 1;
     if (points > kMaxFilterPoints)
-      return refuse(fmt::format("F({}, {}) needs {} points, more than the {} whose float rounding stays small; fewer "
-                                "outputs_per_tile",
-                                plan.outputs, taps.size(), points, kMaxFilterPoints));
+      return refuse(
+          fmt::format("F({}, {}) needs {} points, more than the {} whose float rounding stays small; fewer "
+                      "outputs_per_tile",
+                      plan.outputs, taps.size(), points, kMaxFilterPoints));
     plan.points += points;
   }
   plan.multiplications_saved_x100 = 100 * plan.outputs * plan.taps / plan.points;
@@ -249,14 +252,17 @@ WinogradStages Schedule::winograd_1d(const Tensor& conv, const IterVar& window, 
     }
   Expr u_body = by_index(u_axes[0].var(), points, [&](int nu) {
     const auto [p, j] = nu_of[static_cast<size_t>(nu)];
-    return combination(filters[static_cast<size_t>(p)].filter[static_cast<size_t>(j)], [&](int q) {
-      std::vector<Expr> at(g_dims);
-      for (size_t k = 0; k < g_dims; ++k)
-        at[k] = static_cast<int>(k) == plan.weight_dim
-                    ? num(plan.phase_taps[static_cast<size_t>(p)][static_cast<size_t>(q)])
-                    : Expr(u_axes[static_cast<size_t>(u_dim_of_weight[k])].var());
-      return g(at);
-    }, ft);
+    return combination(
+        filters[static_cast<size_t>(p)].filter[static_cast<size_t>(j)],
+        [&](int q) {
+          std::vector<Expr> at(g_dims);
+          for (size_t k = 0; k < g_dims; ++k)
+            at[k] = static_cast<int>(k) == plan.weight_dim
+                        ? num(plan.phase_taps[static_cast<size_t>(p)][static_cast<size_t>(q)])
+                        : Expr(u_axes[static_cast<size_t>(u_dim_of_weight[k])].var());
+          return g(at);
+        },
+        ft);
   });
   Operation u = sched::make_compute(base + "weights", u_shape, u_axes, u_body);
 
@@ -277,7 +283,8 @@ WinogradStages Schedule::winograd_1d(const Tensor& conv, const IterVar& window, 
   int64_t window_points = 0;  // e in [0, window_points)
   for (size_t p = 0; p < plan.phase_taps.size(); ++p)
     if (filters[p].points > 0)
-      window_points = std::max<int64_t>(window_points, plan.stride * (filters[p].points - 1) + static_cast<int64_t>(p) + 1);
+      window_points =
+          std::max<int64_t>(window_points, plan.stride * (filters[p].points - 1) + static_cast<int64_t>(p) + 1);
   auto coefficient = [&](int nu, int64_t e) {
     const auto [p, j] = nu_of[static_cast<size_t>(nu)];
     if (e < p || (e - p) % plan.stride != 0) return 0.0;
@@ -308,7 +315,8 @@ WinogradStages Schedule::winograd_1d(const Tensor& conv, const IterVar& window, 
   // reduction axes of V U.
   std::vector<bool> output_channel(op->axis.size(), false);
   for (size_t k = 0; k < g_dims; ++k)
-    if (output_channel_dim(k)) output_channel[static_cast<size_t>(axis_of(*op, as_var(plan.weights->indices[k])))] = true;
+    if (output_channel_dim(k))
+      output_channel[static_cast<size_t>(axis_of(*op, as_var(plan.weights->indices[k])))] = true;
   const size_t x_axis = static_cast<size_t>(plan.axis);
   std::vector<IterVar> m_axes{axis("nu", num(points))};
   std::vector<Expr> m_shape{num(points)};
@@ -351,15 +359,19 @@ WinogradStages Schedule::winograd_1d(const Tensor& conv, const IterVar& window, 
       std::vector<double> coef(static_cast<size_t>(points));
       for (int nu = 0; nu < points; ++nu) {
         const auto [p, j] = nu_of[static_cast<size_t>(nu)];
-        coef[static_cast<size_t>(nu)] = filters[static_cast<size_t>(p)].output[static_cast<size_t>(i)][static_cast<size_t>(j)];
+        coef[static_cast<size_t>(nu)] =
+            filters[static_cast<size_t>(p)].output[static_cast<size_t>(i)][static_cast<size_t>(j)];
       }
-      return combination(coef, [&](int nu) {
-        std::vector<Expr> at(m_axes.size());
-        at[0] = num(nu);
-        for (size_t k = 0; k < at_x.size(); ++k)
-          at[static_cast<size_t>(m_dim_of_axis[k])] = k == x_axis ? at_x[k] / num(m) : at_x[k];
-        return m_t(at);
-      }, ft);
+      return combination(
+          coef,
+          [&](int nu) {
+            std::vector<Expr> at(m_axes.size());
+            at[0] = num(nu);
+            for (size_t k = 0; k < at_x.size(); ++k)
+              at[static_cast<size_t>(m_dim_of_axis[k])] = k == x_axis ? at_x[k] / num(m) : at_x[k];
+            return m_t(at);
+          },
+          ft);
     });
   };
   std::vector<Expr> conv_at;
