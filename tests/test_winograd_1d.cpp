@@ -117,8 +117,7 @@ std::vector<float> reference(const Conv& c, const std::vector<float>& x, const s
     return c.nchw ? ((size_t(co) * c.CI + ci) * c.K + a) * c.K + b : ((size_t(a) * c.K + b) * c.CI + ci) * c.CO + co;
   };
   auto oi = [&](int n, int co, int h, int ww) {
-    return c.nchw ? ((size_t(n) * c.CO + co) * c.OH + h) * c.OW + ww
-                  : ((size_t(n) * c.OH + h) * c.OW + ww) * c.CO + co;
+    return c.nchw ? ((size_t(n) * c.CO + co) * c.OH + h) * c.OW + ww : ((size_t(n) * c.OH + h) * c.OW + ww) * c.CO + co;
   };
   std::vector<float> out(size_t(c.N) * c.CO * c.OH * c.OW);
   for (int n = 0; n < c.N; ++n)
@@ -258,14 +257,17 @@ TEST(Winograd1d, ErrorsNameWhatDiffers) {
   Schedule s = create_schedule({c.out});
   expect_error([&] { s.winograd_1d(Tensor(), window(c, "rw")); }, {"winograd_1d: undefined tensor"});
   Tensor other = placeholder({4}, Float(32), "other");
-  expect_error([&] { s.winograd_1d(other, window(c, "rw")); }, {"winograd_1d: tensor 'other' is not part of this schedule"});
+  expect_error([&] { s.winograd_1d(other, window(c, "rw")); },
+               {"winograd_1d: tensor 'other' is not part of this schedule"});
   expect_error([&] { s.winograd_1d(c.out, c.out.op()->axis[1]); },
                {"winograd_1d: 'j' is not a reduction axis of stage 'conv'"});
-  expect_error([&] { s.winograd_1d(c.out, window(c, "rw"), 1); }, {"outputs_per_tile is 1; a tile has 2 or more outputs"});
+  expect_error([&] { s.winograd_1d(c.out, window(c, "rw"), 1); },
+               {"outputs_per_tile is 1; a tile has 2 or more outputs"});
   expect_error([&] { s.winograd_1d(c.out, window(c, "rc")); },
                {"stage 'conv' does not read a window 'rc'",
                 "its input 'pad' is read at rc in dimension 3, not at stride * axis + dilation * rc + constant"});
-  expect_error([&] { s.winograd_1d(c.pad, window(c, "rw")); }, {"stage 'pad' is not a convolution: its body is not a sum"});
+  expect_error([&] { s.winograd_1d(c.pad, window(c, "rw")); },
+               {"stage 'pad' is not a convolution: its body is not a sum"});
   expect_error([&] { s.winograd_1d(c.x, window(c, "rw")); }, {"stage 'x' is a placeholder"});
   // F(8, 4): 11 points, fine; F(10, 4): 13, too many.
   expect_error([&] { s.winograd_1d(c.out, window(c, "rw"), 10); },
@@ -279,7 +281,11 @@ TEST(Winograd1d, ErrorsNameWhatDiffers) {
   Tensor x = placeholder({10, 3}, Float(32), "x"), w = placeholder({3, 3, 4}, Float(32), "w");
   IterVar r = reduce_axis({0, 3}, "r"), ci = reduce_axis({0, 3}, "ci");
   Tensor y = compute(
-      {8, 4}, [&](Expr i, Expr co) { return sum(x(i + r - 1, ci) * w(r, ci, co), {r, ci}); }, "y");
+      {8, 4},
+      [&](Expr i, Expr co) {
+        return sum(x(i + r - 1, ci) * w(r, ci, co), {r, ci});
+      },
+      "y");
   Schedule sy = create_schedule({y});
   expect_error([&] { sy.winograd_1d(y, r); }, {"is read at", "before its start; pad it with a stage"});
   Schedule ss = create_schedule({c.out});
@@ -305,6 +311,23 @@ TEST(Winograd1d, AutoScheduleTakesStridedSevenTapWindows) {
     Outputs r = run(c, s);
     EXPECT_TRUE(has(r.ir, "parallel")) << r.ir;
     expect_all_close(c, r, fmt::format("{} dilation {}", nchw ? "NCHW" : "NHWC", dilation));
+  }
+}
+
+TEST(Winograd1d, ManyStepsPutTheTilesOutsideThePoints) {
+  // 7 taps x 12 channels left to sum (more than 64): a row's tiles go outside its points
+  // (C3D's order); 7 x 3 keep the points outside.
+  for (int CI : {3, 12}) {
+    Conv c = make_conv(false, 1, CI, 16, 26, 26, 7, 2, 1, 3);
+    AutoScheduleOptions o;
+    o.threads = 1;
+    int64_t outside = -1;
+    for (const AutoScheduleDecision& d : auto_schedule_decisions({c.out}, o))
+      if (d.name == "conv.wino_product.tiles_outside") outside = d.rule_value;
+    EXPECT_EQ(outside, CI == 12 ? 1 : 0) << CI;
+    for (int64_t choice : {0, 1})
+      expect_all_close(c, run(c, auto_schedule_with({c.out}, o, {{"conv.wino_product.tiles_outside", choice}})),
+                       fmt::format("{} channels, tiles outside {}", CI, choice));
   }
 }
 

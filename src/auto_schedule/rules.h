@@ -75,11 +75,12 @@ bool is_constant(const OperationNode* op, const std::vector<Tensor>& constants);
 // the channels last and the outputs' stage with them innermost go into `kept`. Notes
 // each; returns the outputs' tensors in s now.
 // Then the convolutions left whose one window, computed by Winograd's F(m, r) in one
-// dimension (Schedule::winograd_1d: strided and dilated windows by phases), saves 1.8x or
-// more of the multiplications, where the other reduction axes sum 16 or more steps and
-// there are 16 or more output channels (C2D's 7x7 stride-2 windows over 3 channels: 13
-// products per 4 outputs where the direct sum does 28); their products and output
-// transforms go into `rows`, their input transforms into `kept`.
+// dimension (Schedule::winograd_1d: strided and dilated windows by phases), a window of
+// 5 or more taps, saves 1.8x or more of the multiplications, where the other reduction
+// axes sum 16 or more steps, the other windows span at most 16 points, and there are 16
+// or more output channels (C2D's 7x7
+// stride-2 windows over 3 channels: 17 products per 6 outputs where the direct sum does
+// 42); their stages go into `rows` (scheduled whole), their input transforms into `kept`.
 struct Winograd1dStages {
   const OperationNode* product = nullptr;  // the transformed products (WinogradStages::product)
   const OperationNode* output = nullptr;   // the output transform: conv, or WinogradStages::output
