@@ -148,10 +148,11 @@ void schedule_winograd_1d_cpu(Context& cx, const Winograd1dStages& w) {
   if (cx.cpu.threads > 1) in.parallel(items);
   in.vectorize(iax.back());
 
-  cx.note(fmt::format(
-      "'{}': rows {} in parallel, {} outputs per tile unrolled over {} channels; '{}' at each row, "
-      "register tile {} x {} ('{}' x '{}')",
-      op->name, axis_names(rows), w.outputs, block, product.name(), mr, block, pax[pt].name(), pax[pv].name()));
+  cx.note(
+      fmt::format("'{}': rows {} in parallel, {} outputs per tile unrolled over vectors of channels; '{}' at each row, "
+                  "register tile {} x {} ('{}' x '{}'), {}",
+                  op->name, axis_names(rows), w.outputs, product.name(), mr, block, pax[pt].name(), pax[pv].name(),
+                  tiles_outside ? "the tiles outside the points" : "the points outside the tiles"));
 }
 
 }  // namespace te::auto_sched

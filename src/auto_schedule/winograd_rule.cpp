@@ -39,12 +39,6 @@ constexpr int64_t kMinSavingX100 = 180;
 constexpr int64_t kMinSteps = 16;
 constexpr int64_t kMaxOtherWindowPoints = 16;
 
-int64_t extent_product(const std::vector<IterVar>& axes) {
-  int64_t n = 1;
-  for (const IterVar& a : axes) n *= const_extent(a);
-  return n;
-}
-
 // The window of st that winograd_1d saves most on, with its plan (the most outputs per
 // tile within kMaxPhasePoints), where the saving and the sizes pay; nullopt otherwise.
 std::optional<std::pair<IterVar, sched::Winograd1dPlan>> window_for_winograd_1d(const Schedule& s, const Stage& st) {
@@ -54,31 +48,9 @@ std::optional<std::pair<IterVar, sched::Winograd1dPlan>> window_for_winograd_1d(
   for (const IterVar& window : op.reduce_axis) {
     for (int64_t m : {6, 4, 3, 2}) {
       const sched::Winograd1dPlan plan = sched::plan_winograd_1d(*s.get(), *st.get(), window, m);
-      if (!plan.refusal.empty()) continue;
-      int64_t most_taps = 0;
-      for (const auto& taps : plan.phase_taps)
-        most_taps = std::max<int64_t>(most_taps, static_cast<int64_t>(taps.size()));
-      if (m + most_taps - 1 > kMaxPhasePoints) continue;
-      // The other reduction axes, and those of them that are windows (read by the input
-      // together with an axis of op).
-      std::vector<IterVar> others, windows, channels;
-      for (const IterVar& r : op.reduce_axis) {
-        if (r.var().get() == window.var().get()) continue;
-        others.push_back(r);
-        bool slides = false;
-        for (const Expr& i : plan.input->indices)
-          for (const IterVar& a : op.axis) slides = slides || (uses_var(i, r.var()) && uses_var(i, a.var()));
-        if (slides) windows.push_back(r);
-      }
-      for (const IterVar& a : op.axis) {
-        bool by_weights = false, by_input = false;
-        for (const Expr& i : plan.weights->indices) by_weights = by_weights || uses_var(i, a.var());
-        for (const Expr& i : plan.input->indices) by_input = by_input || uses_var(i, a.var());
-        if (by_weights && !by_input) channels.push_back(a);
-      }
-      const int64_t steps = extent_product(others);
-      if (plan.taps >= kMinTaps && plan.multiplications_saved_x100 >= kMinSavingX100 && steps >= kMinSteps &&
-          extent_product(windows) <= kMaxOtherWindowPoints && extent_product(channels) >= kMinSteps &&
+      if (!plan.refusal.empty() || plan.most_phase_points > kMaxPhasePoints) continue;
+      if (plan.taps >= kMinTaps && plan.multiplications_saved_x100 >= kMinSavingX100 && plan.other_steps >= kMinSteps &&
+          plan.other_window_points <= kMaxOtherWindowPoints && plan.out_channels >= kMinSteps &&
           (!best || plan.multiplications_saved_x100 >= best->second.multiplications_saved_x100))
         best = std::make_pair(window, plan);
       break;  // the most outputs that fit

@@ -128,6 +128,14 @@ Expr table(const Expr& k, const std::vector<double>& values, DataType t) {
 
 namespace sched {
 
+bool reads_output_channel(const Winograd1dPlan& plan, const OperationNode& op, size_t k) {
+  const VarNode* var = as_var(plan.weights->indices[k]);
+  if (!var || axis_of(op, var) < 0) return false;
+  for (const Expr& i : plan.input->indices)
+    if (uses_var(i, var)) return false;
+  return true;
+}
+
 Winograd1dPlan plan_winograd_1d(const ScheduleNode& s, const StageNode& st, const IterVar& window,
                                 int64_t outputs_per_tile) {
   Winograd1dPlan plan;
@@ -192,8 +200,24 @@ Winograd1dPlan plan_winograd_1d(const ScheduleNode& s, const StageNode& st, cons
                       "outputs_per_tile",
                       plan.outputs, taps.size(), points, kMaxFilterPoints));
     plan.points += points;
+    plan.most_phase_points = std::max(plan.most_phase_points, points);
   }
   plan.multiplications_saved_x100 = 100 * plan.outputs * plan.taps / plan.points;
+  for (const IterVar& r : red->axis) {
+    if (r.var().get() == k->var().get()) continue;
+    const int64_t e = *as_const_int(r.dom().extent);
+    plan.other_steps *= e;
+    bool slides = false;
+    for (const Expr& i : plan.input->indices)
+      for (const IterVar& a : op.axis) slides = slides || (uses_var(i, r.var()) && uses_var(i, a.var()));
+    if (slides) plan.other_window_points *= e;
+  }
+  for (size_t d = 0; d < plan.weights->indices.size(); ++d)
+    if (reads_output_channel(plan, op, d)) {
+      const int64_t* e =
+          as_const_int(op.axis[static_cast<size_t>(axis_of(op, as_var(plan.weights->indices[d])))]->dom.extent);
+      plan.out_channels *= e ? *e : 0;
+    }
   return plan;
 }
 
@@ -228,15 +252,7 @@ WinogradStages Schedule::winograd_1d(const Tensor& conv, const IterVar& window, 
   }
   const int points = static_cast<int>(nu_of.size());
 
-  // The weights' dimensions read at an output channel: an axis of conv that the input
-  // does not read.
-  auto output_channel_dim = [&](size_t k) {
-    const VarNode* var = as_var(plan.weights->indices[k]);
-    if (!var || axis_of(*op, var) < 0) return false;
-    for (const Expr& i : plan.input->indices)
-      if (uses_var(i, var)) return false;
-    return true;
-  };
+  auto output_channel_dim = [&](size_t k) { return sched::reads_output_channel(plan, *op, k); };
   // U(ν, g's other dims, the output channels last) = (G g)[ν]: g along the window
   // transformed, phase by phase; the products read it as vectors of output channels.
   std::vector<IterVar> u_axes{axis("nu", num(points))};
