@@ -219,8 +219,8 @@ TEST(LlvmLower, PaddingTestSharedByTheLanesIsABranch) {
   Var n("n");
   Tensor A = placeholder({n, 3}, Float(32), "A");
   Tensor B = compute(
-      {n + 4, 3},
-      [&](Expr h, Expr c) { return if_then_else(h >= 2 && h < n + 2, A(h - 2, c), make_zero(Float(32))); }, "B");
+      {n + 4, 3}, [&](Expr h, Expr c) { return if_then_else(h >= 2 && h < n + 2, A(h - 2, c), make_zero(Float(32))); },
+      "B");
   Schedule s = create_schedule({B});
   s[B].vectorize(B.axis(1));
   LoweredFunc f = lower(s, {A, B}, "pad_channels");

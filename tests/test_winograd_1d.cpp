@@ -314,6 +314,68 @@ TEST(Winograd1d, AutoScheduleTakesStridedSevenTapWindows) {
   }
 }
 
+TEST(Winograd1d, AutoScheduleTakesAThreeDimensionalWindow) {
+  // C3D's 7x7x7 stride-2 window over 3 channels (NDHWC): the width window by phases, the
+  // depth and height windows and the channels (147 steps) left a sum per point.
+  const int D = 6, H = 14, CI = 3, CO = 16, K = 7, S = 2, P = 3, OD = 3, OH = 7;
+  Tensor x = placeholder({1, D, H, H, CI}, Float(32), "x"), w = placeholder({K, K, K, CI, CO}, Float(32), "w");
+  Tensor pad = compute(
+      {1, D + 2 * P, H + 2 * P, H + 2 * P, CI},
+      [&](const std::vector<Var>& v) {
+        Expr inside = v[1] >= P && v[1] < D + P && v[2] >= P && v[2] < H + P && v[3] >= P && v[3] < H + P;
+        return if_then_else(inside, x(v[0], v[1] - P, v[2] - P, v[3] - P, v[4]), make_zero(Float(32)));
+      },
+      "pad");
+  IterVar rd = reduce_axis({0, K}, "rd"), rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"),
+          rc = reduce_axis({0, CI}, "rc");
+  Tensor out = compute(
+      {1, OD, OH, OH, CO},
+      [&](const std::vector<Var>& v) {
+        return sum(pad(v[0], v[1] * S + rd, v[2] * S + rh, v[3] * S + rw, rc) * w(rd, rh, rw, rc, v[4]),
+                   {rd, rh, rw, rc});
+      },
+      "conv3");
+  AutoScheduleOptions o;
+  o.threads = 2;
+  o.constant_inputs = {w};
+  Schedule s = auto_schedule({out}, o);
+  ASSERT_EQ(s.pretransforms().size(), 1u);
+  // ν (F(6, 4) + F(6, 3): 17 points), the weights' other dimensions (rd, rh, rc), the output
+  // channels.
+  EXPECT_EQ(shape_of(s.pretransforms()[0].taken), (std::vector<int64_t>{17, 7, 7, 3, CO}));
+  LoweredFunc f = lower(s, {x, w, out}, "conv3");
+  const std::string ir = to_string(f.body);
+  EXPECT_TRUE(has(ir, "conv3.wino_product[")) << ir;
+  std::vector<float> xv = uniform_floats(size_t(D * H * H * CI), 3),
+                     wv = uniform_floats(size_t(K * K * K * CI * CO), 4);
+  NDArray xa = NDArray::from_vector(xv, shape_of(x)), wa = NDArray::from_vector(wv, shape_of(w));
+  NDArray taken = NDArray::empty(shape_of(s.pretransforms()[0].taken), Float(32));
+  build(lower_pretransform(s, w, "transform"))("transform").call({wa, taken});
+  NDArray jit = NDArray::empty(shape_of(out), Float(32)), interpreted = NDArray::empty(shape_of(out), Float(32));
+  build(f)("conv3").call({xa, taken, jit});
+  interpret(f, {xa, taken, interpreted});
+  const std::vector<float> got = jit.to_vector<float>(), again = interpreted.to_vector<float>();
+  size_t i = 0;
+  for (int d = 0; d < OD; ++d)
+    for (int y = 0; y < OH; ++y)
+      for (int xo = 0; xo < OH; ++xo)
+        for (int co = 0; co < CO; ++co, ++i) {
+          double want = 0;
+          for (int kd = 0; kd < K; ++kd)
+            for (int kh = 0; kh < K; ++kh)
+              for (int kw = 0; kw < K; ++kw)
+                for (int ci = 0; ci < CI; ++ci) {
+                  const int id = d * S + kd - P, iy = y * S + kh - P, ix = xo * S + kw - P;
+                  if (id < 0 || id >= D || iy < 0 || iy >= H || ix < 0 || ix >= H) continue;
+                  want += double(xv[size_t(((id * H + iy) * H + ix) * CI + ci)]) *
+                          wv[size_t((((kd * K + kh) * K + kw) * CI + ci) * CO + co)];
+                }
+          // Rounding of the transforms' constants (up to 16 or so) over 1029 products.
+          ASSERT_NEAR(got[i], want, 2e-5 * K * K * K * CI) << "jit, element " << i << "\n" << ir;
+          ASSERT_NEAR(again[i], want, 2e-5 * K * K * K * CI) << "interpreted, element " << i;
+        }
+}
+
 TEST(Winograd1d, ManyStepsPutTheTilesOutsideThePoints) {
   // 7 taps x 12 channels left to sum (more than 64): a row's tiles go outside its points
   // (C3D's order); 7 x 3 keep the points outside.

@@ -63,7 +63,6 @@ struct Winograd1dPlan {
   int64_t multiplications_saved_x100 = 0;        // 100 * m * r / points: direct products per transformed one
   int64_t most_phase_points = 0;                 // the largest m + r_p - 1
   int64_t other_steps = 1;                       // the product of the other reduction axes' extents
-  int64_t other_window_points = 1;               // of those the input reads together with an axis of the stage
   int64_t out_channels = 1;                      // the product of the output-channel axes' extents
 };
 Winograd1dPlan plan_winograd_1d(const ScheduleNode& s, const StageNode& stage, const IterVar& window,

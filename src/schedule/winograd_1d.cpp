@@ -207,10 +207,6 @@ Winograd1dPlan plan_winograd_1d(const ScheduleNode& s, const StageNode& st, cons
     if (r.var().get() == k->var().get()) continue;
     const int64_t e = *as_const_int(r.dom().extent);
     plan.other_steps *= e;
-    bool slides = false;
-    for (const Expr& i : plan.input->indices)
-      for (const IterVar& a : op.axis) slides = slides || (uses_var(i, r.var()) && uses_var(i, a.var()));
-    if (slides) plan.other_window_points *= e;
   }
   for (size_t d = 0; d < plan.weights->indices.size(); ++d)
     if (reads_output_channel(plan, op, d)) {
