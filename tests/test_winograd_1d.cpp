@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ansor_suite.h"
 #include "conv3x3_cases.h"  // shape_of
 #include "schedule/minimal_filter.h"
 #include "test_util.h"
@@ -315,37 +316,24 @@ TEST(Winograd1d, AutoScheduleTakesStridedSevenTapWindows) {
 }
 
 TEST(Winograd1d, AutoScheduleTakesAThreeDimensionalWindow) {
-  // C3D's 7x7x7 stride-2 window over 3 channels (NDHWC): the width window by phases, the
-  // depth and height windows and the channels (147 steps) left a sum per point.
-  const int D = 6, H = 14, CI = 3, CO = 16, K = 7, S = 2, P = 3, OD = 3, OH = 7;
-  Tensor x = placeholder({1, D, H, H, CI}, Float(32), "x"), w = placeholder({K, K, K, CI, CO}, Float(32), "w");
-  Tensor pad = compute(
-      {1, D + 2 * P, H + 2 * P, H + 2 * P, CI},
-      [&](const std::vector<Var>& v) {
-        Expr inside = v[1] >= P && v[1] < D + P && v[2] >= P && v[2] < H + P && v[3] >= P && v[3] < H + P;
-        return if_then_else(inside, x(v[0], v[1] - P, v[2] - P, v[3] - P, v[4]), make_zero(Float(32)));
-      },
-      "pad");
-  IterVar rd = reduce_axis({0, K}, "rd"), rh = reduce_axis({0, K}, "rh"), rw = reduce_axis({0, K}, "rw"),
-          rc = reduce_axis({0, CI}, "rc");
-  Tensor out = compute(
-      {1, OD, OH, OH, CO},
-      [&](const std::vector<Var>& v) {
-        return sum(pad(v[0], v[1] * S + rd, v[2] * S + rh, v[3] * S + rw, rc) * w(rd, rh, rw, rc, v[4]),
-                   {rd, rh, rw, rc});
-      },
-      "conv3");
+  // C3D's 7x7x7 stride-2 window over 3 channels (NDHWC; the Ansor suite's at a quarter
+  // of its size): the width window by phases, the depth and height windows and the
+  // channels (147 steps) left a sum per point.
+  const te_bench::SuiteKernel k = te_bench::ansor_c3d(4);
+  const Tensor &x = k.args[0], &w = k.args[1], &out = k.output;
+  const int D = 4, H = 56, CI = 3, CO = 16, K = 7, S = 2, P = 3, OD = 2, OH = 28;
+  ASSERT_EQ(shape_of(out), (std::vector<int64_t>{1, OD, OH, OH, CO}));
   AutoScheduleOptions o;
   o.threads = 2;
   o.constant_inputs = {w};
   Schedule s = auto_schedule({out}, o);
   ASSERT_EQ(s.pretransforms().size(), 1u);
-  // ν (F(6, 4) + F(6, 3): 17 points), the weights' other dimensions (rd, rh, rc), the output
-  // channels.
+  // ν (F(6, 4) + F(6, 3): 17 points), the weights' other dimensions (rd, rh, rc), the
+  // output channels.
   EXPECT_EQ(shape_of(s.pretransforms()[0].taken), (std::vector<int64_t>{17, 7, 7, 3, CO}));
   LoweredFunc f = lower(s, {x, w, out}, "conv3");
   const std::string ir = to_string(f.body);
-  EXPECT_TRUE(has(ir, "conv3.wino_product[")) << ir;
+  EXPECT_TRUE(has(ir, "ansor_c3d.wino_product[")) << ir;
   std::vector<float> xv = uniform_floats(size_t(D * H * H * CI), 3),
                      wv = uniform_floats(size_t(K * K * K * CI * CO), 4);
   NDArray xa = NDArray::from_vector(xv, shape_of(x)), wa = NDArray::from_vector(wv, shape_of(w));
