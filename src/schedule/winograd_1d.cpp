@@ -203,11 +203,9 @@ Winograd1dPlan plan_winograd_1d(const ScheduleNode& s, const StageNode& st, cons
     plan.most_phase_points = std::max(plan.most_phase_points, points);
   }
   plan.multiplications_saved_x100 = 100 * plan.outputs * plan.taps / plan.points;
-  for (const IterVar& r : red->axis) {
-    if (r.var().get() == k->var().get()) continue;
-    const int64_t e = *as_const_int(r.dom().extent);
-    plan.other_steps *= e;
-  }
+  for (const IterVar& r : red->axis)
+    if (r.var().get() != k->var().get())
+      plan.other_steps *= *as_const_int(r.dom().extent);  // sum_of_two_reads: constant
   for (size_t d = 0; d < plan.weights->indices.size(); ++d)
     if (reads_output_channel(plan, op, d)) {
       const int64_t* e =
@@ -248,7 +246,6 @@ WinogradStages Schedule::winograd_1d(const Tensor& conv, const IterVar& window, 
   }
   const int points = static_cast<int>(nu_of.size());
 
-  auto output_channel_dim = [&](size_t k) { return sched::reads_output_channel(plan, *op, k); };
   // U(ν, g's other dims, the output channels last) = (G g)[ν]: g along the window
   // transformed, phase by phase; the products read it as vectors of output channels.
   std::vector<IterVar> u_axes{axis("nu", num(points))};
@@ -256,7 +253,7 @@ WinogradStages Schedule::winograd_1d(const Tensor& conv, const IterVar& window, 
   std::vector<int> u_dim_of_weight(g_dims, -1);
   for (int pass = 0; pass < 2; ++pass)
     for (size_t k = 0; k < g_dims; ++k) {
-      if (static_cast<int>(k) == plan.weight_dim || output_channel_dim(k) != (pass == 1)) continue;
+      if (static_cast<int>(k) == plan.weight_dim || sched::reads_output_channel(plan, *op, k) != (pass == 1)) continue;
       const VarNode* v = as_var(plan.weights->indices[k]);
       u_dim_of_weight[k] = static_cast<int>(u_axes.size());
       u_axes.push_back(axis(v ? v->name : "k" + std::to_string(k), g.shape()[k]));
@@ -327,7 +324,7 @@ WinogradStages Schedule::winograd_1d(const Tensor& conv, const IterVar& window, 
   // reduction axes of V U.
   std::vector<bool> output_channel(op->axis.size(), false);
   for (size_t k = 0; k < g_dims; ++k)
-    if (output_channel_dim(k))
+    if (sched::reads_output_channel(plan, *op, k))
       output_channel[static_cast<size_t>(axis_of(*op, as_var(plan.weights->indices[k])))] = true;
   const size_t x_axis = static_cast<size_t>(plan.axis);
   std::vector<IterVar> m_axes{axis("nu", num(points))};
