@@ -27,6 +27,7 @@ struct GemmCase {
   int M, N, K;
   DataType type;
   ops::MatmulTensorCoreOptions options;
+  bool linear = false;  // ops::linear: B is N x K, its fragments by cuda_load_matrix_bt_8x16
 };
 
 ops::MatmulTensorCoreOptions small_options() {
@@ -67,11 +68,13 @@ std::vector<GemmCase> gemm_cases() {
       {"bgemm_small", 64, 64, 48, BFloat(16), small_options()},
       // C's last tiles shift inward (rows 36..63 and columns 8..63 computed twice)
       {"hgemm_uneven", 100, 72, 48, Float(16), small_options()},
+      {"hgemm_linear", 100, 72, 48, Float(16), small_options(), true},
+      {"bgemm_linear_plain", 64, 64, 64, BFloat(16), plain_options(), true},  // unpadded rows of B
   };
 }
 
 LoweredFunc tensor_core_gemm(const GemmCase& c) {
-  return cuda_test::matmul_tensorcore_func(c.M, c.N, c.K, c.type, c.options, c.name);
+  return cuda_test::matmul_tensorcore_func(c.M, c.N, c.K, c.type, c.options, c.name, c.linear);
 }
 
 // The intrinsics by hand, one warp per block, fragments straight from global memory (no
@@ -84,17 +87,18 @@ struct Manual {
   bool lanes_loop = false;       // C's 8-column fragments over threadIdx.x (the store inside it)
   int shared_lanes = 0;          // A through shared memory copied by this many threadIdx.x
   bool bind_blocks = true;       // else no kernel at all
+  bool b_rows = false;           // B given N x 16 (ops::linear), its fragments by cuda_load_matrix_bt_8x16
 };
 
 LoweredFunc manual_mma(int M, const Manual& m = {}, DataType t = Float(16), const std::string& name = "mma_by_hand",
                        int N = 8) {
-  Tensor A = placeholder({M, 16}, t, "A"), B = placeholder({16, N}, t, "B");
-  Tensor C = ops::matmul(A, B, "C");
+  Tensor A = placeholder({M, 16}, t, "A"), B = m.b_rows ? placeholder({N, 16}, t, "B") : placeholder({16, N}, t, "B");
+  Tensor C = m.b_rows ? ops::linear(A, B, "C") : ops::matmul(A, B, "C");
   Schedule s = create_schedule({C});
   Tensor AS;
   if (m.shared_lanes > 0) AS = s.cache_read(A, "shared", {C});
   Tensor AF = s.cache_read(m.shared_lanes > 0 ? AS : A, m.a_scope, {C});
-  Tensor BF = s.cache_read(B, "warp", {C});
+  Tensor BF = s.cache_read(B, "warp", {C}, m.b_rows ? std::vector<int>{1, 0} : std::vector<int>{});
   Tensor CF = s.cache_write(C, "warp");
   auto [bo, i] = s[C].split(C.axis(0), 16);
   auto [jo, j] = s[C].split(C.axis(1), 8);
@@ -111,7 +115,8 @@ LoweredFunc manual_mma(int M, const Manual& m = {}, DataType t = Float(16), cons
   s[BF].compute_at(s[C], m.lanes_loop ? jo : bo);
   auto [bjo, bj] = s[BF].split(BF.axis(1), 8);
   s[BF].reorder({bjo, BF.axis(0), bj});
-  s[BF].tensorize(BF.axis(0), intrinsics::cuda_load_matrix_b_16x8(t));
+  s[BF].tensorize(BF.axis(0),
+                  m.b_rows ? intrinsics::cuda_load_matrix_bt_8x16(t) : intrinsics::cuda_load_matrix_b_16x8(t));
   if (m.shared_lanes > 0) {
     s[AS].compute_at(s[C], bo);
     IterVar f = s[AS].fuse(AS.axis(0), AS.axis(1));
@@ -143,6 +148,14 @@ NDArray random_matrix(int rows, int cols, DataType t, unsigned seed, bool intege
   return t == Float(16) ? NDArray::from_vector(h, {rows, cols}) : NDArray::from_vector(b, {rows, cols});
 }
 
+// The rows x cols matrix m transposed.
+std::vector<float> transposed(const std::vector<float>& m, int rows, int cols) {
+  std::vector<float> t(m.size());
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) t[size_t(j) * rows + i] = m[size_t(i) * cols + j];
+  return t;
+}
+
 // C = A B with k in order, each step rounded to float: the declaration's sums.
 std::vector<float> reference(const std::vector<float>& a, const std::vector<float>& b, int M, int N, int K) {
   std::vector<float> c(size_t(M) * N, 0.0f);
@@ -168,6 +181,9 @@ class TensorCores : public ::testing::Test {
     suite_->add([] { return manual_mma(48); });
     suite_->add([] { return manual_mma(32, {}, BFloat(16), "mma_by_hand_bf16", 16); });
     suite_->add([lanes_store] { return manual_mma(32, lanes_store, Float(16), "mma_by_hand_lanes", 16); });
+    Manual b_rows;
+    b_rows.b_rows = true;
+    suite_->add([b_rows] { return manual_mma(32, b_rows, BFloat(16), "mma_by_hand_b_rows", 24); });
     suite_->build();
   }
   static void TearDownTestSuite() { suite_.reset(); }
@@ -184,8 +200,9 @@ TEST_F(TensorCores, GemmInterpretedAndEmulatedAgreeWithCpp) {
       SCOPED_TRACE(std::string(c.name) + (integers ? " integers" : " reals"));
       std::vector<float> av, bv;
       NDArray a = random_matrix(c.M, c.K, c.type, 7, integers, &av);
-      NDArray b = random_matrix(c.K, c.N, c.type, 11, integers, &bv);
-      const std::vector<float> want = reference(av, bv, c.M, c.N, c.K);
+      NDArray b = c.linear ? random_matrix(c.N, c.K, c.type, 11, integers, &bv)
+                           : random_matrix(c.K, c.N, c.type, 11, integers, &bv);
+      const std::vector<float> want = reference(av, c.linear ? transposed(bv, c.N, c.K) : bv, c.M, c.N, c.K);
       const LoweredFunc& f = suite_->func(c.name);
       NDArray out = NDArray::empty({c.M, c.N}, Float(32));
       interpret(f, {a, b, out});
@@ -204,23 +221,27 @@ TEST_F(TensorCores, GemmInterpretedAndEmulatedAgreeWithCpp) {
 
 // The intrinsics by hand: fragments loaded from global memory by each lane's loads, no
 // threadIdx.x loop (the launch still has 32 lanes), two 16-bit types; C stored by the
-// store intrinsic or (mma_by_hand_lanes) by each lane, its elements one by one.
+// store intrinsic or (mma_by_hand_lanes) by each lane, its elements one by one; B given
+// N x 16 (mma_by_hand_b_rows: a linear layer's weight, as it lies).
 TEST_F(TensorCores, SingleWarpKernelFromGlobalMemory) {
   ASSERT_TRUE(suite_->ready()) << suite_->log();
   struct Case {
     const char* name;
     int M, N;
     DataType t;
+    bool b_rows = false;
   };
-  for (const Case& c : {Case{"mma_by_hand", 48, 8, Float(16)}, Case{"mma_by_hand_bf16", 32, 16, BFloat(16)},
-                        Case{"mma_by_hand_lanes", 32, 16, Float(16)}}) {
+  for (const Case& c :
+       {Case{"mma_by_hand", 48, 8, Float(16)}, Case{"mma_by_hand_bf16", 32, 16, BFloat(16)},
+        Case{"mma_by_hand_lanes", 32, 16, Float(16)}, Case{"mma_by_hand_b_rows", 32, 24, BFloat(16), true}}) {
     SCOPED_TRACE(c.name);
     std::vector<float> av, bv;
-    NDArray a = random_matrix(c.M, 16, c.t, 3, false, &av), b = random_matrix(16, c.N, c.t, 5, false, &bv);
+    NDArray a = random_matrix(c.M, 16, c.t, 3, false, &av);
+    NDArray b = c.b_rows ? random_matrix(c.N, 16, c.t, 5, false, &bv) : random_matrix(16, c.N, c.t, 5, false, &bv);
     const LoweredFunc& f = suite_->func(c.name);
     NDArray out = NDArray::empty({c.M, c.N}, Float(32));
     interpret(f, {a, b, out});
-    EXPECT_EQ(out.to_vector<float>(), reference(av, bv, c.M, c.N, 16));
+    EXPECT_EQ(out.to_vector<float>(), reference(av, c.b_rows ? transposed(bv, c.N, 16) : bv, c.M, c.N, 16));
     cuda_test::EmulatedRun r = suite_->run(c.name, {a, b, NDArray::empty({c.M, c.N}, Float(32))});
     ASSERT_EQ(r.error, 0) << r.output;
     EXPECT_EQ(cuda_test::compare_arrays(out, r.arrays[2]), "");
@@ -292,6 +313,22 @@ TEST(TensorCoresNvrtc, MmaSyncAndLdmatrixInThePtx) {
   }
 }
 
+// A linear layer's B (N x K) is copied as it lies, in 16-byte cp.async pieces (no copy
+// that transposes it element by element), and its fragments read by ldmatrix without
+// .trans.
+TEST(TensorCoresNvrtc, LinearWeightsByLdmatrixWithoutTranspose) {
+  if (!nvrtc_available()) GTEST_SKIP() << "te was built without NVRTC";
+  const GemmCase c = gemm_cases()[7];
+  ASSERT_TRUE(c.linear);
+  const std::string source = build_cuda(tensor_core_gemm(c)).source();
+  EXPECT_NE(source.find("te_cp_async_16((B_shared"), std::string::npos) << source;
+  EXPECT_NE(source.find("te_ldmatrix_bt_f16(B_shared"), std::string::npos) << source;
+  const std::string ptx = compile_ptx(build_cuda(tensor_core_gemm(c)), "sm_90");
+  EXPECT_NE(ptx.find("ldmatrix.sync.aligned.m8n8.x2.shared.b16"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("ldmatrix.sync.aligned.m8n8.x2.trans"), std::string::npos);
+  EXPECT_EQ(ptx.find("ld.shared.u16"), std::string::npos) << "no element-wise fallback";
+}
+
 // nvcc for sm_80 and sm_90 without a warning and without spills (ptxas's resource usage);
 // the SASS has HMMA where cuobjdump is installed (not on te's CPU machines: the GPU kit
 // checks it there).
@@ -299,7 +336,7 @@ TEST(TensorCoresNvcc, CompilesWithoutSpills) {
   const std::string nvcc = cuda_test::nvcc_path();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set TE_NVCC or install the CUDA toolkit)";
   cuda_test::TempDir dir;
-  for (const GemmCase& c : {gemm_cases()[0], gemm_cases()[5]}) {
+  for (const GemmCase& c : {gemm_cases()[0], gemm_cases()[5], gemm_cases()[7]}) {
     const std::string cu = dir.path() + "/" + c.name + ".cu";
     cuda_test::write_file(cu, build_cuda(tensor_core_gemm(c)).source());
     for (const char* arch : {"sm_80", "sm_90"}) {

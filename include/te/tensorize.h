@@ -121,6 +121,11 @@ TE_API TensorIntrinsic cuda_load_matrix_a_16x16(DataType t);
 /// `F[k, j] = S[k, j]`, S: t[16, 8] (k-major, as a row-major K x N matrix's tile), F the
 /// "b" fragment: `ldmatrix.x2.trans` from shared memory, else each lane's loads.
 TE_API TensorIntrinsic cuda_load_matrix_b_16x8(DataType t);
+/// `F[k, j] = S[j, k]`, S: t[8, 16] rows of any stride, row j holding column j of B (k
+/// contiguous: a tile of a linear layer's [out, in] weight or of attention's keys, copied
+/// as they lie), F the "b" fragment: `ldmatrix.x2` (no transpose) from shared memory,
+/// else each lane's loads. With it a B stored N x K needs no transposing copy.
+TE_API TensorIntrinsic cuda_load_matrix_bt_8x16(DataType t);
 /// `D[i, j] = F[i, j]`, F a float32[16, 8] accumulator fragment, D rows of any stride in
 /// global or shared memory: each lane stores its two pairs (float2 where aligned).
 TE_API TensorIntrinsic cuda_store_16x8_f32();

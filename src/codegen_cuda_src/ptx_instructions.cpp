@@ -57,6 +57,15 @@ Form form(PtxInstruction instruction) {
               "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\\n\"\n"
               "               : \"=r\"(d[0]), \"=r\"(d[1]), \"=r\"(d[2]), \"=r\"(d[3])\n"
               "               : \"r\"(address));\n"};
+    case PtxInstruction::LdmatrixX2:
+      return {"te_ptx_ldmatrix_x2", 750,
+              "// ldmatrix x2: two 8 x 8 matrices of 16-bit elements from shared memory; lanes 0-15\n"
+              "// give the addresses of their rows, lane l receives row l / 4, pair l % 4 of each.\n",
+              "(unsigned* d, const void* row)",
+              "  const unsigned address = (unsigned)__cvta_generic_to_shared(row);\n"
+              "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\\n\"\n"
+              "               : \"=r\"(d[0]), \"=r\"(d[1])\n"
+              "               : \"r\"(address));\n"};
     case PtxInstruction::LdmatrixX2Trans:
       return {"te_ptx_ldmatrix_x2_trans", 750,
               "// ldmatrix x2.trans: two 8 x 8 matrices, transposed; lanes 0-15 give the addresses of\n"

@@ -12,6 +12,7 @@ enum class PtxInstruction {
   MmaF16,           // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
   MmaBF16,          // mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
   LdmatrixX4,       // ldmatrix.sync.aligned.m8n8.x4.shared.b16
+  LdmatrixX2,       // ldmatrix.sync.aligned.m8n8.x2.shared.b16
   LdmatrixX2Trans,  // ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
   CpAsync16,        // cp.async.cg.shared.global, 16 bytes
   CpAsyncWaitAll,   // cp.async.wait_all

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "codegen_cuda_src/ptx_instructions.h"
 
 namespace te::cuda {
@@ -57,27 +59,30 @@ std::string mma(const Type16& t, const std::string& name, const std::string& ptx
       t.from_bits);
 }
 
-std::string load_a(const Type16& t, const std::string& name) {
-  return fmt::format(
-      "// The \"a\" fragment of a 16 x 16 tile (row stride `stride`): each lane loads its 8 elements.\n"
-      "{0} void {1}(const {2}* s, long long stride, {2}* f) {{\n"
-      "{3}"
-      "#pragma unroll\n"
-      "  for (int i = 0; i < 8; ++i)\n"
-      "    f[i] = s[(long long)(te_g + ((i >> 1) & 1) * 8) * stride + 2 * te_t + (i & 1) + (i >> 2) * 8];\n"
-      "}}\n",
-      kDeviceFunction, name, t.c, kLane);
-}
+// A fragment that each lane loads: `count` elements, element i from s[`index`] (`comment`
+// says which tile).
+struct LaneLoads {
+  const char* comment;
+  int count;
+  const char* index;
+};
 
-std::string load_b(const Type16& t, const std::string& name) {
+const LaneLoads kLoadA = {"The \"a\" fragment of a 16 x 16 tile (row stride `stride`)", 8,
+                          "(long long)(te_g + ((i >> 1) & 1) * 8) * stride + 2 * te_t + (i & 1) + (i >> 2) * 8"};
+const LaneLoads kLoadB = {"The \"b\" fragment of a 16 (k) x 8 tile (row stride `stride`)", 4,
+                          "(long long)(2 * te_t + (i & 1) + (i >> 1) * 8) * stride + te_g"};
+const LaneLoads kLoadBT = {"The \"b\" fragment of an 8 (n) x 16 (k) tile, b stored transposed (row stride `stride`)", 4,
+                           "(long long)te_g * stride + 2 * te_t + (i & 1) + (i >> 1) * 8"};
+
+std::string lane_loads(const Type16& t, const std::string& name, const LaneLoads& load) {
   return fmt::format(
-      "// The \"b\" fragment of a 16 (k) x 8 tile (row stride `stride`): each lane loads its 4 elements.\n"
+      "// {4}: each lane loads its {5} elements.\n"
       "{0} void {1}(const {2}* s, long long stride, {2}* f) {{\n"
       "{3}"
       "#pragma unroll\n"
-      "  for (int i = 0; i < 4; ++i) f[i] = s[(long long)(2 * te_t + (i & 1) + (i >> 1) * 8) * stride + te_g];\n"
+      "  for (int i = 0; i < {5}; ++i) f[i] = s[{6}];\n"
       "}}\n",
-      kDeviceFunction, name, t.c, kLane);
+      kDeviceFunction, name, t.c, kLane, load.comment, load.count, load.index);
 }
 
 // An ldmatrix form: the fragment it loads, the instruction, and the row each lane gives
@@ -93,6 +98,10 @@ const Ldmatrix kLdmatrixA = {"a", PtxInstruction::LdmatrixX4,
                              "(long long)((lane & 7u) + ((lane >> 3) & 1u) * 8u) * stride + (lane >> 4) * 8u"};
 // x2.trans for "b": lanes 0-15 give the rows k.
 const Ldmatrix kLdmatrixB = {"b", PtxInstruction::LdmatrixX2Trans, "(long long)(lane & 15u) * stride"};
+// x2 for "b" stored transposed: lanes 0-7 give the rows n of its first 8 k, lanes 8-15
+// of the next 8.
+const Ldmatrix kLdmatrixBT = {"b", PtxInstruction::LdmatrixX2,
+                              "(long long)(lane & 7u) * stride + ((lane >> 3) & 1u) * 8u"};
 
 // A fragment from shared memory through ldmatrix (sm_75+) when its rows are 16-byte
 // aligned (`aligned`: the code generator proved it), else `fallback`, each lane's loads.
@@ -113,6 +122,28 @@ std::string ldmatrix(const Type16& t, const std::string& name, const std::string
       "  {3}(s, stride, f);\n"
       "}}\n",
       kDeviceFunction, name, t.c, fallback, form.fragment, ptx, form.row);
+}
+
+// The helpers that load a fragment: each lane's loads (`lanes`), or ldmatrix (`form`)
+// falling back to those (`fallback`).
+struct FragmentLoad {
+  std::string prefix;  // the helper's name before the type's suffix
+  const LaneLoads* lanes = nullptr;
+  const Ldmatrix* form = nullptr;
+  TensorCoreHelper fallback = TensorCoreHelper::LoadA;
+};
+
+const std::map<TensorCoreHelper, FragmentLoad>& fragment_loads() {
+  using H = TensorCoreHelper;
+  static const std::map<H, FragmentLoad> loads = {
+      {H::LoadA, {"te_load_matrix_a_", &kLoadA}},
+      {H::LoadB, {"te_load_matrix_b_", &kLoadB}},
+      {H::LoadBT, {"te_load_matrix_bt_", &kLoadBT}},
+      {H::LdmatrixA, {"te_ldmatrix_a_", nullptr, &kLdmatrixA, H::LoadA}},
+      {H::LdmatrixB, {"te_ldmatrix_b_", nullptr, &kLdmatrixB, H::LoadB}},
+      {H::LdmatrixBT, {"te_ldmatrix_bt_", nullptr, &kLdmatrixBT, H::LoadBT}},
+  };
+  return loads;
 }
 
 std::string store_c(const std::string& name) {
@@ -162,25 +193,20 @@ std::string use_tensor_core_helper(HelperSet& helpers, TensorCoreHelper h, DataT
       helpers.use_text(name, mma(ty, name, ptx));
     } break;
     case TensorCoreHelper::LoadA:
-      name = "te_load_matrix_a_" + ty.sfx;
-      helpers.use_text(name, load_a(ty, name));
-      break;
-    case TensorCoreHelper::LdmatrixA: {
-      std::string fallback = use_tensor_core_helper(helpers, TensorCoreHelper::LoadA, t);
-      name = "te_ldmatrix_a_" + ty.sfx;
-      helpers.use_text(name, ldmatrix(ty, name, fallback, kLdmatrixA, use_ptx(helpers, kLdmatrixA.instruction)));
-      break;
-    }
     case TensorCoreHelper::LoadB:
-      name = "te_load_matrix_b_" + ty.sfx;
-      helpers.use_text(name, load_b(ty, name));
-      break;
-    case TensorCoreHelper::LdmatrixB: {
-      std::string fallback = use_tensor_core_helper(helpers, TensorCoreHelper::LoadB, t);
-      name = "te_ldmatrix_b_" + ty.sfx;
-      helpers.use_text(name, ldmatrix(ty, name, fallback, kLdmatrixB, use_ptx(helpers, kLdmatrixB.instruction)));
-      break;
-    }
+    case TensorCoreHelper::LoadBT: {
+      const FragmentLoad& load = fragment_loads().at(h);
+      name = load.prefix + ty.sfx;
+      helpers.use_text(name, lane_loads(ty, name, *load.lanes));
+    } break;
+    case TensorCoreHelper::LdmatrixA:
+    case TensorCoreHelper::LdmatrixB:
+    case TensorCoreHelper::LdmatrixBT: {
+      const FragmentLoad& load = fragment_loads().at(h);
+      std::string fallback = use_tensor_core_helper(helpers, load.fallback, t);
+      name = load.prefix + ty.sfx;
+      helpers.use_text(name, ldmatrix(ty, name, fallback, *load.form, use_ptx(helpers, load.form->instruction)));
+    } break;
     case TensorCoreHelper::StoreC:
       name = "te_store_matrix_c";
       helpers.use_text(name, store_c(name));

@@ -11,13 +11,15 @@
 namespace te::cuda {
 
 enum class TensorCoreHelper : uint8_t {
-  Mma,        // c += a * b (16-bit inputs, float accumulators)
-  LoadA,      // the "a" fragment, each lane loading its elements
-  LdmatrixA,  // the same from shared memory through ldmatrix.x4 (sm_75+), else LoadA
-  LoadB,      // the "b" fragment from a k-major tile
-  LdmatrixB,  // the same through ldmatrix.x2.trans
-  StoreC,     // the "c" fragment to memory
-  FillC,      // the "c" fragment set to 0
+  Mma,         // c += a * b (16-bit inputs, float accumulators)
+  LoadA,       // the "a" fragment, each lane loading its elements
+  LdmatrixA,   // the same from shared memory through ldmatrix.x4 (sm_75+), else LoadA
+  LoadB,       // the "b" fragment from a k-major tile
+  LdmatrixB,   // the same through ldmatrix.x2.trans
+  LoadBT,      // the "b" fragment from a tile stored transposed (a row per column of b)
+  LdmatrixBT,  // the same through ldmatrix.x2
+  StoreC,      // the "c" fragment to memory
+  FillC,       // the "c" fragment set to 0
 };
 
 // Registers helper h (and the helpers it calls) for the 16-bit type t (ignored for

@@ -52,6 +52,8 @@ const std::map<std::string, Entry>& table() {
         {"cuda_load_matrix_a_16x16_bf16", {{{F::Memory, F::A}, {memory, a}}, H::LoadA, BFloat(16)}},
         {"cuda_load_matrix_b_16x8_f16", {{{F::Memory, F::B}, {memory, b}}, H::LoadB, Float(16)}},
         {"cuda_load_matrix_b_16x8_bf16", {{{F::Memory, F::B}, {memory, b}}, H::LoadB, BFloat(16)}},
+        {"cuda_load_matrix_bt_8x16_f16", {{{F::Memory, F::B}, {memory, b}}, H::LoadBT, Float(16)}},
+        {"cuda_load_matrix_bt_8x16_bf16", {{{F::Memory, F::B}, {memory, b}}, H::LoadBT, BFloat(16)}},
         {"cuda_store_16x8_f32", {{{F::C, F::Memory}, {c, memory}}, H::StoreC, Float(32)}},
     };
     const FragmentShape wgmma_a{64, 16, 8};
@@ -165,8 +167,10 @@ ArchNeed arch_needed(const TensorIntrinsicCallNode* n) {
     case TensorCoreHelper::Mma: return {80, false, "mma.sync m16n8k16"};
     case TensorCoreHelper::LoadA:
     case TensorCoreHelper::LoadB:  // from shared memory: ldmatrix (print_tensor_intrinsic)
+    case TensorCoreHelper::LoadBT:
     case TensorCoreHelper::LdmatrixA:
     case TensorCoreHelper::LdmatrixB:
+    case TensorCoreHelper::LdmatrixBT:
       return n->buffers[0].scope() == MemoryScope::Shared ? ArchNeed{75, false, "ldmatrix"} : ArchNeed{};
     case TensorCoreHelper::StoreC:
     case TensorCoreHelper::FillC: break;
@@ -249,8 +253,12 @@ std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n
   // ldmatrix reads shared memory only; its rows must start at 16-byte boundaries, which
   // the kernel's own (16-byte aligned) arrays give for offsets and a stride in whole
   // 8-element steps.
-  if ((h == TensorCoreHelper::LoadA || h == TensorCoreHelper::LoadB) && n->buffers[0].scope() == MemoryScope::Shared) {
-    h = h == TensorCoreHelper::LoadA ? TensorCoreHelper::LdmatrixA : TensorCoreHelper::LdmatrixB;
+  const std::map<TensorCoreHelper, TensorCoreHelper> by_ldmatrix = {
+      {TensorCoreHelper::LoadA, TensorCoreHelper::LdmatrixA},
+      {TensorCoreHelper::LoadB, TensorCoreHelper::LdmatrixB},
+      {TensorCoreHelper::LoadBT, TensorCoreHelper::LdmatrixBT}};
+  if (by_ldmatrix.count(h) && n->buffers[0].scope() == MemoryScope::Shared) {
+    h = by_ldmatrix.at(h);
     const Expr& offset = n->offsets[0];
     const int64_t* stride = as_const_int(n->strides[0][0]);
     const bool aligned = n->buffers[0].dtype().bytes() == 2 && stride != nullptr && *stride % 8 == 0 &&

@@ -62,6 +62,14 @@ TensorIntrinsic cuda_load_matrix_b_16x8(DataType t) {
   return declare(name, f, {s, f});
 }
 
+TensorIntrinsic cuda_load_matrix_bt_8x16(DataType t) {
+  const std::string name = "cuda_load_matrix_bt_8x16_" + suffix(t, "cuda_load_matrix_bt_8x16");
+  Tensor s = placeholder({8, 16}, t, "S");
+  Tensor f = compute(
+      {16, 8}, [&](Expr k, Expr j) { return s(j, k); }, "F");
+  return declare(name, f, {s, f});
+}
+
 TensorIntrinsic cuda_store_16x8_f32() {
   static const TensorIntrinsic intrin = [] {
     Tensor f = placeholder({16, 8}, Float(32), "F");

@@ -89,11 +89,12 @@ inline LoweredFunc matmul_reference_func(int M, int N, int K, const ops::MatmulC
   return lower(s, {A, B, C}, name);
 }
 
-// te::ops::matmul of 16-bit matrices with the tensor-core schedule (float32 out).
+// te::ops::matmul of 16-bit matrices (linear: ops::linear, B N x K) with the tensor-core
+// schedule (float32 out).
 inline LoweredFunc matmul_tensorcore_func(int M, int N, int K, DataType t, const ops::MatmulTensorCoreOptions& o,
-                                          const std::string& name) {
-  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
-  Tensor C = ops::matmul(A, B, "C");
+                                          const std::string& name, bool linear = false) {
+  Tensor A = placeholder({M, K}, t, "A"), B = linear ? placeholder({N, K}, t, "B") : placeholder({K, N}, t, "B");
+  Tensor C = linear ? ops::linear(A, B, "C") : ops::matmul(A, B, "C");
   Schedule s = create_schedule({C});
   ops::schedule_matmul_tensorcore_cuda(s, C, o);
   return lower(s, {A, B, C}, name);

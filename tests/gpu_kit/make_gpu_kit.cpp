@@ -239,11 +239,14 @@ json write_gemm_corpus(const fs::path& dir, const LoweredFunc& f, int M, int N, 
 }
 
 // The tensor-core GEMM (mma.sync, fp16 and bf16) at small shapes.
-json write_tensor_core_corpus(const fs::path& root, DataType t, const std::string& name, std::mt19937& rng) {
+// `linear`: a linear layer's y = x wᵀ (w N x K), w's fragments by ldmatrix without .trans.
+json write_tensor_core_corpus(const fs::path& root, DataType t, const std::string& name, std::mt19937& rng,
+                              bool linear = false) {
   ops::MatmulTensorCoreOptions o;
   o.block_m = o.block_n = 64;
   const int M = 128, N = 192, K = 96;
-  return write_gemm_corpus(root / name, cuda_test::matmul_tensorcore_func(M, N, K, t, o, name), M, N, K, t, rng);
+  return write_gemm_corpus(root / name, cuda_test::matmul_tensorcore_func(M, N, K, t, o, name, linear), M, N, K, t, rng,
+                           linear);
 }
 
 // The warpgroup-MMA GEMM (schedule_matmul_wgmma_cuda) of 16-bit matrices.
@@ -741,6 +744,7 @@ int main(int argc, char** argv) {
     corpus.push_back(te::write_bev_pool_corpus(root / "corpus" / "bev_pool_backward_small", true, rng));
     corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::Float(16), "hgemm_tensor_cores", rng));
     corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::BFloat(16), "bgemm_tensor_cores", rng));
+    corpus.push_back(te::write_tensor_core_corpus(root / "corpus", te::Float(16), "hlinear_tensor_cores", rng, true));
     // TMA copies and MN-major B (the default), then each alone: a failure names its part.
     te::ops::MatmulWgmmaOptions threads_kmajor, tma_kmajor, threads_mn;
     threads_kmajor.tma = tma_kmajor.b_mn_major = threads_kmajor.b_mn_major = threads_mn.tma = false;

@@ -7,11 +7,12 @@
 /// its registers across the blocks of keys, as the mma fragments lay them out. Before the
 /// blocks, each warp loads its queries' A fragments once. Per block of keys (the row
 /// reduction's loop over blocks):
-///  - all the block's threads copy the keys (transposed: key_t) and the values into shared
-///    memory (16-byte copies, cp.async for v; double-buffered, the next block's tiles load
-///    during this one's arithmetic);
+///  - all the block's threads copy the keys and the values, as they lie, into shared
+///    memory (16-byte cp.async copies; double-buffered, the next block's tiles load during
+///    this one's arithmetic);
 ///  - each warp multiplies its queries by the keys on tensor cores (`mma.sync.m16n8k16`,
-///    the keys' B fragments by ldmatrix) into its scores' accumulators;
+///    the keys' B fragments by ldmatrix, a key's row being a column of B) into its
+///    scores' accumulators;
 ///  - each lane takes the block's max over the scores it holds, the probabilities (rounded
 ///    to the input type) and their sum, the four lanes of a row combining by two shuffles
 ///    (lane nests, docs/tensor_cores.md "Fragments element by element");
@@ -78,15 +79,22 @@ inline void spread(Schedule& s, const Tensor& t, const IterVar& f, int warps, in
   (void)pass;
 }
 
+// What a "warp" copy holds: the A operand's 16 x 16 tiles (the queries), the B operand's
+// 16 x 8 ones read from a tile laid out as B (the values) or from one holding B's
+// columns as rows (the keys).
+enum class Operand { A, B, BFromRows };
+
 // Fragments of the "warp" copy `F` ((.., rows, columns) of a tile) under loop `at` of
-// `consumer`: the A operand's 16 x 16 tiles (the queries) or the B operand's 16 x 8 ones
-// (keys, values; ldmatrix from shared memory), the column steps unrolled.
-inline void load_fragments(Schedule& s, const Tensor& F, bool a, Stage consumer, const IterVar& at, DataType t) {
+// `consumer` (ldmatrix from shared memory), the column steps unrolled.
+inline void load_fragments(Schedule& s, const Tensor& F, Operand operand, Stage consumer, const IterVar& at,
+                           DataType t) {
   s[F].compute_at(consumer, at);
-  auto [outer, inner] = s[F].split(F.axis(3), a ? 16 : 8);
+  auto [outer, inner] = s[F].split(F.axis(3), operand == Operand::A ? 16 : 8);
   s[F].reorder({outer, F.axis(2), inner});
   s[F].unroll(outer);
-  s[F].tensorize(F.axis(2), a ? intrinsics::cuda_load_matrix_a_16x16(t) : intrinsics::cuda_load_matrix_b_16x8(t));
+  s[F].tensorize(F.axis(2), operand == Operand::A   ? intrinsics::cuda_load_matrix_a_16x16(t)
+                            : operand == Operand::B ? intrinsics::cuda_load_matrix_b_16x8(t)
+                                                    : intrinsics::cuda_load_matrix_bt_8x16(t));
 }
 
 // The mma stage `m` (rows `rows`, columns `cols`, one reduction) in 16 x 8 tiles, its
@@ -104,32 +112,22 @@ inline IterVar mma_tiles(Stage m, const IterVar& rows, const IterVar& cols, std:
   return ko;
 }
 
-// The block's keys (transposed: key_t) and values in shared memory under loop `block` of
-// `rows`, copied by all the block's threads; returns the values' copy. A thread reads 8
-// of a key's elements (16 bytes) and stores them down a column of key_t; a warp's lanes
-// take consecutive keys, so each store fills one row's consecutive elements (no bank
-// conflict). The values go in 16-byte pieces (cp.async). Rows are padded (ldmatrix's
-// eight row addresses in distinct banks); double-buffered, the next block's tiles load
-// while this one's are used.
+// The block's keys and values in shared memory under loop `block` of `rows`, as they lie
+// in k and v (key_t, the keys transposed, is inlined: the scores' fragments read the
+// keys' rows as B's columns), copied by all the block's threads in 16-byte pieces
+// (cp.async); returns the values' copy. Rows are padded (ldmatrix's eight row addresses
+// in distinct banks); double-buffered, the next block's tiles load while this one's are
+// used.
 inline Tensor shared_key_value_tiles(Schedule& s, const AttentionStages& st, Stage rows, const IterVar& block,
-                                     const AttentionCudaOptions& o, int64_t dim_v, int64_t kb) {
-  Stage kt = s[st.key_t];
-  kt.set_scope("shared");
-  kt.compute_at(rows, block);
+                                     const AttentionCudaOptions& o, int64_t dim, int64_t dim_v) {
+  Tensor ks = s.cache_read(st.k, "shared", {st.key_t});
+  s[st.key_t].compute_inline();
   Tensor vs = s.cache_read(st.v, "shared", {st.block_pv});
-  s[vs].compute_at(rows, block);
-  auto [co, ci] = kt.split(st.key_t.axis(2), 8);
-  kt.reorder({co, st.key_t.axis(3), ci});
-  kt.vectorize(ci);
-  spread(s, st.key_t, kt.fuse(co, st.key_t.axis(3)), o.warps);
-  spread(s, vs, s[vs].fuse(vs.axis(2), vs.axis(3)), o.warps, 8);
-  if (o.pad > 0) {
-    kt.storage_align(st.key_t.axis(2), static_cast<int>(kb) + o.pad, 0);
-    s[vs].storage_align(vs.axis(2), static_cast<int>(dim_v) + o.pad, 0);
-  }
-  if (o.double_buffer) {
-    kt.double_buffer();
-    s[vs].double_buffer();
+  for (const auto& [tile, row] : {std::pair{ks, dim}, std::pair{vs, dim_v}}) {
+    s[tile].compute_at(rows, block);
+    spread(s, tile, s[tile].fuse(tile.axis(2), tile.axis(3)), o.warps, 8);
+    if (o.pad > 0) s[tile].storage_align(tile.axis(2), static_cast<int>(row) + o.pad, 0);
+    if (o.double_buffer) s[tile].double_buffer();
   }
   return vs;
 }
@@ -147,8 +145,8 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
   Tensor qf = s.cache_read(qs, "warp", {st.scores});
   s[qs].compute_at(rows, before_blocks);
   spread(s, qs, s[qs].fuse(qs.axis(2), qs.axis(3)), o.warps, 8);
-  // Per block of keys: the keys (transposed) and values in shared memory.
-  Tensor vs = shared_key_value_tiles(s, st, rows, block, o, dim_v, kb);
+  // Per block of keys: the keys and values in shared memory.
+  Tensor vs = shared_key_value_tiles(s, st, rows, block, o, dim, dim_v);
   // The scores: mma from fragments into a shared tile.
   Stage scores = s[st.scores];
   scores.set_scope("shared");
@@ -164,8 +162,8 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
     scores.tensorize(si, intrinsics::cuda_store_16x8_f32());
     s[sf].compute_at(scores, sw);
     const IterVar co = mma_tiles(s[sf], sf.axis(2), sf.axis(3), {}, false, t);
-    load_fragments(s, qf, true, scores, sw, t);
-    load_fragments(s, kf, false, s[sf], co, t);
+    load_fragments(s, qf, Operand::A, scores, sw, t);
+    load_fragments(s, kf, Operand::BFromRows, s[sf], co, t);
   }
   // Per query (a thread each): the block's max, the probabilities, their sum.
   // (Each sums in a register, then stores once.)
@@ -200,7 +198,7 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
     const IterVar jo = mma_tiles(s[pvf], pvf.axis(2), pvf.axis(4), {pvf.axis(3)}, false, t);
     s[pf].compute_at(s[pvf], jo);
     s[pf].tensorize(pf.axis(2), intrinsics::cuda_load_matrix_a_16x16(t));
-    load_fragments(s, vf, false, s[pvf], jo, t);
+    load_fragments(s, vf, Operand::B, s[pvf], jo, t);
   }
   // The other 16-bit tiles ldmatrix reads: rows padded too.
   if (o.pad > 0) {
@@ -217,7 +215,7 @@ inline void schedule_key_blocks(Schedule& s, const AttentionStages& st, Stage ro
 // queries), the warp's running state (max, sum, acc) in registers across the blocks of
 // keys, each block's scores, probabilities and probs · v made and used in registers.
 inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, Stage out, const IterVar& warp,
-                                       const AttentionCudaOptions& o, int64_t dim_v, int64_t kb) {
+                                       const AttentionCudaOptions& o, int64_t dim, int64_t dim_v) {
   const DataType t = st.q.dtype();
   Stage rows = s[st.acc];
   rows.set_scope("warp");
@@ -230,18 +228,19 @@ inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, S
     s[st.queries].set_scope("warp");
     s[st.queries].compute_at(rows, st.acc.axis(1));
   } else {
-    load_fragments(s, s.cache_read(st.q, "warp", {st.scores}), true, rows, st.acc.axis(1), t);
+    load_fragments(s, s.cache_read(st.q, "warp", {st.scores}), Operand::A, rows, st.acc.axis(1), t);
   }
-  // Per block of keys: the keys (transposed) and values in shared memory, copied by all
-  // the block's warps.
-  Tensor vs = shared_key_value_tiles(s, st, rows, block, o, dim_v, kb);
+  // Per block of keys: the keys and values in shared memory, copied by all the block's
+  // warps.
+  Tensor vs = shared_key_value_tiles(s, st, rows, block, o, dim, dim_v);
   // The scores: mma straight into the warp's accumulators.
   Stage scores = s[st.scores];
   scores.set_scope("warp");
   scores.compute_at(rows, block);
   Tensor kf = s.cache_read(st.key_t, "warp", {st.scores});
   // (The steps over dim unrolled: q's fragments then at constant slots.)
-  load_fragments(s, kf, false, scores, mma_tiles(scores, st.scores.axis(2), st.scores.axis(3), {}, true, t), t);
+  load_fragments(s, kf, Operand::BFromRows, scores,
+                 mma_tiles(scores, st.scores.axis(2), st.scores.axis(3), {}, true, t), t);
   // The block's max, probabilities and sum: each lane on the elements it holds.
   for (const Tensor& x : {st.block_max, st.probs, st.block_sum}) {
     s[x].set_scope("warp");
@@ -254,7 +253,7 @@ inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, S
   Tensor vf = s.cache_read(vs, "warp", {st.block_pv});
   // (The steps over the block's keys unrolled: the probabilities' fragments then at
   // constant slots.)
-  load_fragments(s, vf, false, pv,
+  load_fragments(s, vf, Operand::B, pv,
                  mma_tiles(pv, st.block_pv.axis(2), st.block_pv.axis(4), {st.block_pv.axis(3)}, true, t), t);
 }
 
@@ -301,7 +300,7 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
     auto [warp, rows] = out.split(qi, 16);
     out.bind(warp, thread_axis("threadIdx.y"));
     (void)rows;
-    d::schedule_rows_in_registers(s, st, out, warp, o, dim_v, kb);
+    d::schedule_rows_in_registers(s, st, out, warp, o, dim, dim_v);
     return;
   }
   d::spread(s, st.out, out.fuse(qi, st.out.axis(3)), o.warps);

@@ -38,8 +38,8 @@
 /// stay whole (TailStrategy::ShiftInwards: those rows and columns are computed by two
 /// blocks), N a multiple of options.vector and K of tile_k (te::Error otherwise). A
 /// linear layer's C = x · wᵀ (te::ops::linear, w N x K) takes it too: w's tiles are
-/// transposed into [K][N] by the copy (each 16-byte piece gathers 8 rows of w, coalesced
-/// across the threads; no cp.async).
+/// copied as they lie (rows of K, 16-byte cp.async pieces) and their fragments loaded by
+/// intrinsics::cuda_load_matrix_bt_8x16 (ldmatrix without .trans).
 #pragma once
 #include <string>
 
@@ -188,7 +188,7 @@ namespace matmul_tensorcore_detail {
 
 [[noreturn]] inline void fail(const std::string& what) { throw Error("schedule_matmul_tensorcore_cuda: " + what); }
 
-inline void check(const MatmulTensorCoreOptions& o, int64_t M, int64_t N, int64_t K, int64_t bytes) {
+inline void check(const MatmulTensorCoreOptions& o, int64_t M, int64_t N, int64_t K, int64_t bytes, bool b_transposed) {
   auto text = [](int64_t v) { return std::to_string(v); };
   if (o.block_m < 1 || o.block_n < 1 || o.warps_m < 1 || o.warps_n < 1 || o.tile_k < 1 || o.pad < 0 || o.vector < 1)
     fail("every tile size and warp count must be >= 1 (pad >= 0)");
@@ -199,26 +199,22 @@ inline void check(const MatmulTensorCoreOptions& o, int64_t M, int64_t N, int64_
   if (o.pad % 8 != 0) fail("pad (" + text(o.pad) + ") must be a multiple of 8 (ldmatrix reads 16-byte rows)");
   if (o.warps_m * o.warps_n * 32 > 1024) fail(text(o.warps_m * o.warps_n) + " warps are above 1024 threads per block");
   check_c_holds_a_tile("schedule_matmul_tensorcore_cuda", M, N, o.block_m, o.block_n);
-  if (N % o.vector != 0)
+  if (!b_transposed && N % o.vector != 0)
     fail("N is " + text(N) + "; B's rows are copied in pieces of vector = " + text(o.vector) +
          " elements, so N is a multiple of " + text(o.vector));
   if (K % o.tile_k != 0)
     fail("K is " + text(K) + ", not a multiple of tile_k = " + text(o.tile_k) + " (every k tile is whole)");
-  const int64_t shared =
-      bytes * ((o.block_m * (o.tile_k + o.pad)) + o.tile_k * (o.block_n + o.pad)) * (o.double_buffer ? 2 : 1);
+  const int64_t b_tile = b_transposed ? o.block_n * (o.tile_k + o.pad) : o.tile_k * (o.block_n + o.pad);
+  const int64_t shared = bytes * ((o.block_m * (o.tile_k + o.pad)) + b_tile) * (o.double_buffer ? 2 : 1);
   if (shared > 48 * 1024) fail("the shared tiles need " + text(shared) + " bytes, above the 48 KB a block may declare");
 }
 
 // Copies a shared tile with all the block's threads: vector-wide pieces of its rows,
-// then 32 lanes, warps_n, warps_m. A transposed tile (linear()'s N x K B into [K][N]: a
-// piece gathers `vector` rows of B) gives neighbouring threads neighbouring columns of
-// B, so each of the piece's loads is coalesced.
-inline void fill_shared(Schedule& s, const Tensor& S, const MatmulTensorCoreOptions& o, int64_t row_length,
-                        bool transposed = false) {
+// then 32 lanes, warps_n, warps_m.
+inline void fill_shared(Schedule& s, const Tensor& S, const MatmulTensorCoreOptions& o, int64_t row_length) {
   const int vec = o.vector > 1 && row_length % o.vector == 0 ? o.vector : 1;
   auto [pieces, lanes] = s[S].split(S.axis(1), vec);
-  if (transposed) s[S].reorder({pieces, S.axis(0), lanes});
-  IterVar f = transposed ? s[S].fuse(pieces, S.axis(0)) : s[S].fuse(S.axis(0), pieces);
+  IterVar f = s[S].fuse(S.axis(0), pieces);
   auto [pass, thread] = s[S].split(f, int64_t{32} * o.warps_m * o.warps_n);
   auto [warp, lane] = s[S].split(thread, 32);
   auto [wm, wn] = s[S].split(warp, o.warps_n);
@@ -241,14 +237,16 @@ inline void schedule_matmul_tensorcore_cuda(Schedule& s, const Tensor& C, const 
   const DataType t = A.dtype();
   if (t != Float(16) && t != BFloat(16))
     d::fail("tensor cores multiply float16 or bfloat16 matrices; A and B are " + t.to_string());
-  d::check(o, M, N, K, t.bytes());
+  d::check(o, M, N, K, t.bytes(), b_transposed);
   const int warp_m = o.block_m / o.warps_m, warp_n = o.block_n / o.warps_n;
 
-  // B's tiles are [K][N] (ldmatrix.trans reads the fragments from them): linear()'s N x K
-  // B transposed by the copy.
+  // B's tiles as B lies: [K][N] (ldmatrix.trans reads the fragments from them), or
+  // linear()'s [N][K] (ldmatrix reads them, each row a column of the fragment; the
+  // fragment's copy is laid out [K][N], as the mma takes it).
   Tensor AS = s.cache_read(A, "shared", {C});
-  Tensor BS = b_transposed ? s.cache_read(B, "shared", {C}, {1, 0}) : s.cache_read(B, "shared", {C});
-  Tensor AF = s.cache_read(AS, "warp", {C}), BF = s.cache_read(BS, "warp", {C});
+  Tensor BS = s.cache_read(B, "shared", {C});
+  const std::vector<int> fragment_order = b_transposed ? std::vector<int>{1, 0} : std::vector<int>{};
+  Tensor AF = s.cache_read(AS, "warp", {C}), BF = s.cache_read(BS, "warp", {C}, fragment_order);
   Tensor CF = s.cache_write(C, "warp");
 
   // C: blocks, warps, then 16 x 8 fragments stored from the warp's accumulators. A last
@@ -292,9 +290,10 @@ inline void schedule_matmul_tensorcore_cuda(Schedule& s, const Tensor& C, const 
   auto [bx8o, bx8] = s[BF].split(BF.axis(1), 8);
   s[BF].reorder({bx8o, BF.axis(0), bx8});
   s[BF].unroll(bx8o);
-  s[BF].tensorize(BF.axis(0), intrinsics::cuda_load_matrix_b_16x8(t));
+  s[BF].tensorize(BF.axis(0),
+                  b_transposed ? intrinsics::cuda_load_matrix_bt_8x16(t) : intrinsics::cuda_load_matrix_b_16x8(t));
   d::fill_shared(s, AS, o, o.tile_k);
-  d::fill_shared(s, BS, o, o.block_n, b_transposed);
+  d::fill_shared(s, BS, o, b_transposed ? o.tile_k : o.block_n);
 }
 
 }  // namespace te::ops
