@@ -388,6 +388,8 @@ TEST(TensorCoresErrors, IntrinsicsAndInits) {
   expect_error([] { intrinsics::cuda_mma_m16n8k16(Float(32)); },
                {"intrinsics::cuda_mma_m16n8k16: tensor cores multiply float16 or bfloat16, not float32"});
   expect_error([] { intrinsics::cuda_load_matrix_b_16x8(Int(8)); }, {"not int8"});
+  expect_error([] { intrinsics::cuda_load_matrix_bt_8x16(Float(32)); },
+               {"intrinsics::cuda_load_matrix_bt_8x16: tensor cores multiply float16 or bfloat16, not float32"});
   TensorIntrinsic copy = intrinsics::cuda_store_16x8_f32();
   expect_error([&] { copy.with_init(intrinsics::cuda_fill_16x8_f32()); },
                {"TensorIntrinsic::with_init: 'cuda_store_16x8_f32' is not a reduction"});
