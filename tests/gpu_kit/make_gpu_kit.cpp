@@ -686,6 +686,24 @@ std::vector<BenchCase> bench_cases() {
                    (causal ? 2.0 : 4.0) * B * H * L * L * D,
                    "HMMA.16816.F32"});
     }
+  // The same with CUDA's fast float32 intrinsics (CudaOptions::fast_math: exp by __expf,
+  // as FlashAttention is built with --use_fast_math): the exponentials' share of the loop.
+  {
+    const int64_t B = 4, H = 32, L = 4096, D = 128;
+    json qkv = {{"shape", {B, H, L, D}}, {"role", "input"}, {"dtype", "float16"}};
+    json out = {{"shape", {B, H, L, D}}, {"role", "output"}, {"dtype", "float16"}};
+    CudaOptions fast;
+    fast.fast_math = true;
+    v.push_back({"attention_float16_4x32x4096x128_fast",
+                 attention_cuda(B, H, L, L, D, Float(16), false, 4, 64, "attention"),
+                 "attention",
+                 {qkv, qkv, qkv, out},
+                 json::array(),
+                 2.0 * 4 * B * H * L * D,
+                 4.0 * B * H * L * L * D,
+                 "HMMA.16816.F32",
+                 fast});
+  }
   // The register form's tile choices, to pick from on the GPU: 4 warps with blocks of 32
   // keys (fewer registers, more blocks per SM) and 8 warps (128 queries per block).
   for (const auto& [warps, key_block] : {std::pair{4, 32}, std::pair{8, 64}}) {
