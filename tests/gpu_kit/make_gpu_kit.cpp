@@ -311,9 +311,10 @@ json write_wgmma_corpus(const fs::path& root, DataType t, ops::MatmulWgmmaOption
 }
 
 // te::ops::attention on tensor cores (schedule_attention_cuda), (batch, heads, seq, dim)
-// q, k and v in t.
-LoweredFunc attention_cuda(int64_t batch, int64_t heads, int64_t seq_q, int64_t seq_k, int64_t dim, DataType t,
-                           bool causal, int warps, int key_block, const std::string& name, int key_splits = 1) {
+// q, k and v in t. The shapes are int (32-bit index arithmetic, as a user's literals give:
+// every buffer has fewer than 2^31 elements).
+LoweredFunc attention_cuda(int batch, int heads, int seq_q, int seq_k, int dim, DataType t, bool causal, int warps,
+                           int key_block, const std::string& name, int key_splits = 1) {
   Tensor q = placeholder({batch, heads, seq_q, dim}, t, "q");
   Tensor k = placeholder({batch, heads, seq_k, dim}, t, "k"), v = placeholder({batch, heads, seq_k, dim}, t, "v");
   ops::AttentionOptions o;
