@@ -88,6 +88,7 @@ struct Manual {
   int shared_lanes = 0;          // A through shared memory copied by this many threadIdx.x
   bool bind_blocks = true;       // else no kernel at all
   bool b_rows = false;           // B given N x 16 (ops::linear), its fragments by cuda_load_matrix_bt_8x16
+  bool bt_on_k_rows = false;     // cuda_load_matrix_bt_8x16 on B given 16 x N (which it does not match)
 };
 
 LoweredFunc manual_mma(int M, const Manual& m = {}, DataType t = Float(16), const std::string& name = "mma_by_hand",
@@ -115,8 +116,8 @@ LoweredFunc manual_mma(int M, const Manual& m = {}, DataType t = Float(16), cons
   s[BF].compute_at(s[C], m.lanes_loop ? jo : bo);
   auto [bjo, bj] = s[BF].split(BF.axis(1), 8);
   s[BF].reorder({bjo, BF.axis(0), bj});
-  s[BF].tensorize(BF.axis(0),
-                  m.b_rows ? intrinsics::cuda_load_matrix_bt_8x16(t) : intrinsics::cuda_load_matrix_b_16x8(t));
+  s[BF].tensorize(BF.axis(0), m.b_rows || m.bt_on_k_rows ? intrinsics::cuda_load_matrix_bt_8x16(t)
+                                                         : intrinsics::cuda_load_matrix_b_16x8(t));
   if (m.shared_lanes > 0) {
     s[AS].compute_at(s[C], bo);
     IterVar f = s[AS].fuse(AS.axis(0), AS.axis(1));
@@ -388,6 +389,12 @@ TEST(TensorCoresErrors, IntrinsicsAndInits) {
   expect_error([] { intrinsics::cuda_mma_m16n8k16(Float(32)); },
                {"intrinsics::cuda_mma_m16n8k16: tensor cores multiply float16 or bfloat16, not float32"});
   expect_error([] { intrinsics::cuda_load_matrix_b_16x8(Int(8)); }, {"not int8"});
+  // B's rows as columns: the intrinsic does not match a B laid out K x N.
+  Manual bt_on_k_rows;
+  bt_on_k_rows.bt_on_k_rows = true;
+  expect_error([&] { manual_mma(16, bt_on_k_rows); },
+               {"does not match intrinsic 'cuda_load_matrix_bt_8x16_f16': the access to 'B' (the declaration's 'S') "
+                "moves by 8 elements per iteration of loop"});
   expect_error([] { intrinsics::cuda_load_matrix_bt_8x16(Float(32)); },
                {"intrinsics::cuda_load_matrix_bt_8x16: tensor cores multiply float16 or bfloat16, not float32"});
   TensorIntrinsic copy = intrinsics::cuda_store_16x8_f32();
