@@ -183,6 +183,12 @@ std::string fill_c(const std::string& name) {
 
 }  // namespace
 
+std::optional<TensorCoreHelper> ldmatrix_helper(TensorCoreHelper lane_loads) {
+  for (const auto& [h, load] : fragment_loads())
+    if (load.form != nullptr && load.fallback == lane_loads) return h;
+  return std::nullopt;
+}
+
 std::string use_tensor_core_helper(HelperSet& helpers, TensorCoreHelper h, DataType t) {
   const Type16 ty = type16(t);
   std::string name;

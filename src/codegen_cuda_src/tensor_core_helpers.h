@@ -3,6 +3,7 @@
 // (the layouts of PTX's m16n8k16 figures) and a memory region as a pointer and a row
 // stride in elements. The lane is threadIdx.x (the kernel's threadIdx.x extent is 32).
 #pragma once
+#include <optional>
 #include <string>
 
 #include "codegen_cuda_src/helpers.h"
@@ -21,6 +22,10 @@ enum class TensorCoreHelper : uint8_t {
   StoreC,      // the "c" fragment to memory
   FillC,       // the "c" fragment set to 0
 };
+
+// The helper that loads what `lane_loads` (LoadA, LoadB, LoadBT) loads through ldmatrix,
+// falling back to it; nullopt for another helper.
+std::optional<TensorCoreHelper> ldmatrix_helper(TensorCoreHelper lane_loads);
 
 // Registers helper h (and the helpers it calls) for the 16-bit type t (ignored for
 // StoreC and FillC) and returns its name.

@@ -253,12 +253,9 @@ std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n
   // ldmatrix reads shared memory only; its rows must start at 16-byte boundaries, which
   // the kernel's own (16-byte aligned) arrays give for offsets and a stride in whole
   // 8-element steps.
-  const std::map<TensorCoreHelper, TensorCoreHelper> by_ldmatrix = {
-      {TensorCoreHelper::LoadA, TensorCoreHelper::LdmatrixA},
-      {TensorCoreHelper::LoadB, TensorCoreHelper::LdmatrixB},
-      {TensorCoreHelper::LoadBT, TensorCoreHelper::LdmatrixBT}};
-  if (by_ldmatrix.count(h) && n->buffers[0].scope() == MemoryScope::Shared) {
-    h = by_ldmatrix.at(h);
+  const std::optional<TensorCoreHelper> ldmatrix = ldmatrix_helper(h);
+  if (ldmatrix && n->buffers[0].scope() == MemoryScope::Shared) {
+    h = *ldmatrix;
     const Expr& offset = n->offsets[0];
     const int64_t* stride = as_const_int(n->strides[0][0]);
     const bool aligned = n->buffers[0].dtype().bytes() == 2 && stride != nullptr && *stride % 8 == 0 &&
