@@ -671,55 +671,38 @@ std::vector<BenchCase> bench_cases() {
   // Attention: prefill (batch 4, 32 heads, 4096 x 4096, dim 128; causal and not; float16
   // and bfloat16) and decoding (one query against 8192 keys, split-K in 16 parts), against PyTorch's
   // scaled_dot_product_attention (its flash backend where it applies).
+  // Prefill at 4 x 32 x 4096 x 128: `warps` warps per block, blocks of `key_block` keys.
+  auto prefill = [&](const std::string& name, DataType t, bool causal, int warps, int key_block,
+                     CudaOptions options = {}) {
+    const int64_t B = 4, H = 32, L = 4096, D = 128;
+    const std::string type = t == Float(16) ? "float16" : "bfloat16";
+    json qkv = {{"shape", {B, H, L, D}}, {"role", "input"}, {"dtype", type}};
+    json out = {{"shape", {B, H, L, D}}, {"role", "output"}, {"dtype", type}};
+    v.push_back({name,
+                 attention_cuda(B, H, L, L, D, t, causal, warps, key_block, "attention"),
+                 causal ? "attention_causal" : "attention",
+                 {qkv, qkv, qkv, out},
+                 json::array(),
+                 2.0 * 4 * B * H * L * D,
+                 (causal ? 2.0 : 4.0) * B * H * L * L * D,
+                 "HMMA.16816.F32",
+                 options});
+  };
   for (DataType t : {Float(16), BFloat(16)})
-    for (bool causal : {false, true}) {
-      const int64_t B = 4, H = 32, L = 4096, D = 128;
-      const std::string type = t == Float(16) ? "float16" : "bfloat16";
-      json qkv = {{"shape", {B, H, L, D}}, {"role", "input"}, {"dtype", type}};
-      json out = {{"shape", {B, H, L, D}}, {"role", "output"}, {"dtype", type}};
-      const std::string name = fmt::format("attention_{}_4x32x4096x128{}", type, causal ? "_causal" : "");
-      v.push_back({name,
-                   attention_cuda(B, H, L, L, D, t, causal, 4, 64, "attention"),
-                   causal ? "attention_causal" : "attention",
-                   {qkv, qkv, qkv, out},
-                   json::array(),
-                   2.0 * 4 * B * H * L * D,
-                   (causal ? 2.0 : 4.0) * B * H * L * L * D,
-                   "HMMA.16816.F32"});
-    }
+    for (bool causal : {false, true})
+      prefill(
+          fmt::format("attention_{}_4x32x4096x128{}", t == Float(16) ? "float16" : "bfloat16", causal ? "_causal" : ""),
+          t, causal, 4, 64);
   // The same with CUDA's fast float32 intrinsics (CudaOptions::fast_math: exp by __expf,
   // as FlashAttention is built with --use_fast_math): the exponentials' share of the loop.
-  {
-    const int64_t B = 4, H = 32, L = 4096, D = 128;
-    json qkv = {{"shape", {B, H, L, D}}, {"role", "input"}, {"dtype", "float16"}};
-    json out = {{"shape", {B, H, L, D}}, {"role", "output"}, {"dtype", "float16"}};
-    CudaOptions fast;
-    fast.fast_math = true;
-    v.push_back({"attention_float16_4x32x4096x128_fast",
-                 attention_cuda(B, H, L, L, D, Float(16), false, 4, 64, "attention"),
-                 "attention",
-                 {qkv, qkv, qkv, out},
-                 json::array(),
-                 2.0 * 4 * B * H * L * D,
-                 4.0 * B * H * L * L * D,
-                 "HMMA.16816.F32",
-                 fast});
-  }
+  CudaOptions fast;
+  fast.fast_math = true;
+  prefill("attention_float16_4x32x4096x128_fast", Float(16), false, 4, 64, fast);
   // The register form's tile choices, to pick from on the GPU: 4 warps with blocks of 32
   // keys (fewer registers, more blocks per SM) and 8 warps (128 queries per block).
-  for (const auto& [warps, key_block] : {std::pair{4, 32}, std::pair{8, 64}}) {
-    const int64_t B = 4, H = 32, L = 4096, D = 128;
-    json qkv = {{"shape", {B, H, L, D}}, {"role", "input"}, {"dtype", "float16"}};
-    json out = {{"shape", {B, H, L, D}}, {"role", "output"}, {"dtype", "float16"}};
-    v.push_back({fmt::format("attention_float16_4x32x4096x128_w{}_kb{}", warps, key_block),
-                 attention_cuda(B, H, L, L, D, Float(16), false, warps, key_block, "attention"),
-                 "attention",
-                 {qkv, qkv, qkv, out},
-                 json::array(),
-                 2.0 * 4 * B * H * L * D,
-                 4.0 * B * H * L * L * D,
-                 "HMMA.16816.F32"});
-  }
+  for (const auto& [warps, key_block] : {std::pair{4, 32}, std::pair{8, 64}})
+    prefill(fmt::format("attention_float16_4x32x4096x128_w{}_kb{}", warps, key_block), Float(16), false, warps,
+            key_block);
   {
     const int64_t B = 4, H = 32, N = 8192, D = 128;
     json q = {{"shape", {B, H, 1, D}}, {"role", "input"}, {"dtype", "float16"}};
