@@ -381,18 +381,33 @@ class KernelPrinter {
   // on the fragment elements it holds, its loops' values set from its place in the
   // fragments; row reductions then combine across the row's four lanes.
   void emit_lane_nest(const LaneNest& nest) {
+    // A wgmma writes its accumulators, and reads its A registers, until it completes.
+    if (nest.threads == 128 && wgmma_in_flight_)
+      print_wgmma_wait_all("the fragments' wgmmas, before each thread's own");
     w_.open_block();
     const std::string count = nest.fewest_lane_stores == nest.lane_stores
                                   ? std::to_string(nest.lane_stores)
                                   : fmt::format("{} to {}", nest.fewest_lane_stores, nest.lane_stores);
-    w_.line(
-        fmt::format("// Each lane runs {} of these loops' {} stores: those on the fragment elements it holds "
-                    "(the PTX ISA's mma fragment layouts; lane = 4 g + t).",
-                    count, nest.stores));
-    bool uses_g = false, uses_t = false;
-    for (const LaneTree& tree : nest.trees) lane_terms(tree, &uses_g, &uses_t);
+    const bool group = nest.threads == 128;
+    if (group) {
+      w_.line(fmt::format("// Each thread runs {} of these loops' {} stores: those on the fragment elements it holds",
+                          count, nest.stores));
+      w_.line(
+          "// (the PTX ISA's wgmma fragment layouts; thread = 32 w + 4 g + t, warp w holding rows 16 w to 16 w + 15).");
+    } else {
+      w_.line(
+          fmt::format("// Each lane runs {} of these loops' {} stores: those on the fragment elements it holds "
+                      "(the PTX ISA's mma fragment layouts; lane = 4 g + t).",
+                      count, nest.stores));
+    }
+    bool uses_g = false, uses_t = false, uses_w = false;
+    for (const LaneTree& tree : nest.trees) lane_terms(tree, &uses_g, &uses_t, &uses_w);
     const std::string g = uses_g ? names_.unique("g") : "", t = uses_t ? names_.unique("t") : "";
-    if (uses_g) w_.line(fmt::format("const int {} = (int)(threadIdx.x >> 2);", g));
+    lane_warp_ = uses_w ? names_.unique("w") : "";
+    if (uses_w) w_.line(fmt::format("const int {} = (int)(threadIdx.x >> 5);", lane_warp_));
+    if (uses_g)
+      w_.line(fmt::format(
+          group ? "const int {} = (int)((threadIdx.x >> 2) & 7u);" : "const int {} = (int)(threadIdx.x >> 2);", g));
     if (uses_t) w_.line(fmt::format("const int {} = (int)(threadIdx.x & 3u);", t));
     std::set<const StmtNode*> named;  // one name per loop and let, the same in every iteration
     for (const LaneTree& tree : nest.trees) name_lane_vars(tree, &named);
@@ -416,13 +431,14 @@ class KernelPrinter {
   }
 
   // Whether the loop values the tree prints use the lane's g and t.
-  static void lane_terms(const LaneTree& tree, bool* uses_g, bool* uses_t) {
+  static void lane_terms(const LaneTree& tree, bool* uses_g, bool* uses_t, bool* uses_w) {
     if (tree.stmt->kind == StmtKind::For &&
         (tree.guarded || printed_vars(tree).count(static_cast<const ForNode*>(tree.stmt)->var.get()))) {
       *uses_g |= tree.value.per_g != 0;
       *uses_t |= tree.value.per_t != 0;
+      *uses_w |= tree.value.per_w != 0;
     }
-    for (const LaneTree& c : tree.children) lane_terms(c, uses_g, uses_t);
+    for (const LaneTree& c : tree.children) lane_terms(c, uses_g, uses_t, uses_w);
   }
 
   // The variables the statements under a tree print (a fragment's load prints as its
@@ -538,20 +554,23 @@ class KernelPrinter {
   // the bounds some lane's value crosses are tested).
   static std::string lane_range_text(const LaneTree& tree, const std::string& value) {
     const LaneAffine& a = tree.value;
-    const int64_t lowest = a.base + std::min<int64_t>(a.per_g, 0) * 7 + std::min<int64_t>(a.per_t, 0) * 3;
-    const int64_t highest = a.base + std::max<int64_t>(a.per_g, 0) * 7 + std::max<int64_t>(a.per_t, 0) * 3;
+    const int64_t lowest = a.base + std::min<int64_t>(a.per_g, 0) * 7 + std::min<int64_t>(a.per_t, 0) * 3 +
+                           std::min<int64_t>(a.per_w, 0) * 3;
+    const int64_t highest = a.base + std::max<int64_t>(a.per_g, 0) * 7 + std::max<int64_t>(a.per_t, 0) * 3 +
+                            std::max<int64_t>(a.per_w, 0) * 3;
     std::vector<std::string> tests;
     if (lowest < tree.begin) tests.push_back(fmt::format("{} >= {}", value, tree.begin));
     if (highest >= tree.end) tests.push_back(fmt::format("{} < {}", value, tree.end));
     return fmt::format("{}", fmt::join(tests, " && "));
   }
 
-  // base + per_g * g + per_t * t as C.
-  static std::string lane_affine_text(const LaneAffine& a, const std::string& g, const std::string& t) {
+  // base + per_w * w + per_g * g + per_t * t as C.
+  std::string lane_affine_text(const LaneAffine& a, const std::string& g, const std::string& t) const {
     std::vector<std::string> terms;
     auto term = [&](int64_t k, const std::string& name) {
       if (k != 0) terms.push_back(k == 1 ? name : k == -1 ? "-" + name : fmt::format("{} * {}", k, name));
     };
+    term(a.per_w, lane_warp_);
     term(a.per_g, g);
     term(a.per_t, t);
     if (terms.empty()) return std::to_string(a.base);
@@ -904,18 +923,18 @@ class KernelPrinter {
       std::string name = names_.unique(b.name());
       scope_.buffers[b.get()] = name;
       scope_.buffers_by_name[b.name()] = name;
-      if (b.scope() == MemoryScope::Warp) {  // the analysis checked: a whole number of fragments
+      if (b.scope() == MemoryScope::Warp || b.scope() == MemoryScope::Warpgroup) {
+        // (The analysis checked: a whole number of fragments.)
+        const bool group = b.scope() == MemoryScope::Warpgroup;
         auto layout = analysis_.fragment_layouts.find(b.get());
-        const int64_t lane =
-            layout == analysis_.fragment_layouts.end() ? *count / 32 : lane_array_size(layout->second, *count);
-        w_.line(fmt::format("alignas({}) {} {}[{}];  // this lane's part of a warp's {} elements{}", kArrayAlignment,
-                            c_type(b.dtype()), name, lane, *count,
+        const int64_t lane = layout == analysis_.fragment_layouts.end() ? *count / (group ? 128 : 32)
+                                                                        : lane_array_size(layout->second, *count);
+        w_.line(fmt::format("alignas({}) {} {}[{}];  // this {}'s part of a {}'s {} elements{}", kArrayAlignment,
+                            c_type(b.dtype()), name, lane, group ? "thread" : "lane", group ? "warpgroup" : "warp",
+                            *count,
                             layout != analysis_.fragment_layouts.end() && layout->second.rows_only
                                 ? fmt::format(" (one per row of {})", layout->second.origin)
                                 : ""));
-      } else if (b.scope() == MemoryScope::Warpgroup) {
-        w_.line(fmt::format("alignas({}) {} {}[{}];  // this thread's part of a warpgroup's {} elements",
-                            kArrayAlignment, c_type(b.dtype()), name, *count / 128, *count));
       } else if (b.scope() == MemoryScope::Shared && analysis_.dynamic_shared) {
         w_.line(fmt::format("{0}* const {1} = reinterpret_cast<{0}*>({2} + {3});  // {4} elements{5}",
                             c_type(b.dtype()), name, kDynamicSharedArray, next_dynamic_offset(b), *count,
@@ -952,6 +971,7 @@ class KernelPrinter {
   Side side_ = Side::Block;
   bool async_wgmma_ = false;      // a warp-specialized kernel leaves wgmmas in flight
   bool wgmma_in_flight_ = false;  // ... and some may be at the point being printed
+  std::string lane_warp_;         // the warp-in-warpgroup variable of the lane nest being printed (none: "")
   bool releases_safe_ = false;    // the releases being printed follow their wgmmas' wait
   // The register fragments (and their offsets; undefined: any) in-flight wgmmas may read as A.
   std::vector<std::pair<const BufferNode*, Expr>> wgmma_registers_;

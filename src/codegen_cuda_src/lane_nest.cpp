@@ -19,8 +19,7 @@ namespace {
 // A lane's stores get unrolled into straight-line code; beyond this many per lane te
 // refuses rather than print pages of it.
 constexpr int64_t kMaxStoresPerLane = 1024;
-constexpr int kLanes = 32;
-constexpr uint32_t kAllLanes = 0xffffffffu;
+constexpr int kMaxThreads = 128;  // a warpgroup's
 
 bool is_warp(const Buffer& b) { return b.scope() == MemoryScope::Warp || b.scope() == MemoryScope::Warpgroup; }
 
@@ -183,11 +182,20 @@ std::vector<const LoadNode*> run_loads(const Run& r) {
   return loads;
 }
 
-int lowest_lane(uint32_t lanes) {
-  for (int l = 0; l < kLanes; ++l)
-    if (lanes >> l & 1u) return l;
+int lowest_lane(const ThreadSet& lanes) {
+  for (int l = 0; l < kMaxThreads; ++l)
+    if (lanes[l]) return l;
   return -1;
 }
+
+// The first `threads` threads.
+ThreadSet all_threads(int threads) {
+  ThreadSet all;
+  for (int l = 0; l < threads; ++l) all.set(l);
+  return all;
+}
+
+bool is_warpgroup_kind(Fragment f) { return f == Fragment::WgmmaA || f == Fragment::WgmmaD; }
 
 // A lane's part of the nest before it is compared with the others': runs as trees.
 struct LaneNode {
@@ -202,7 +210,10 @@ struct LaneNode {
 class Planner {
  public:
   Planner(const std::map<const BufferNode*, FragmentLayout>& layouts, const std::string& kernel)
-      : layouts_(layouts), kernel_(kernel) {}
+      : layouts_(layouts), kernel_(kernel) {
+    for (const auto& [b, l] : layouts)
+      if (is_warpgroup_kind(l.kind)) threads_ = kMaxThreads;
+  }
 
   LaneNest run(const ForNode* root) {
     Enumerator e(kernel_, [this](const Run& r, const Enumerator::Value& value) { add(r, value); });
@@ -210,9 +221,10 @@ class Planner {
     check_reductions();
     LaneNest nest;
     nest.stores = stores_;
-    nest.lane_stores = *std::max_element(lane_stores_.begin(), lane_stores_.end());
-    nest.fewest_lane_stores = *std::min_element(lane_stores_.begin(), lane_stores_.end());
-    nest.trees = combine(trees_, kAllLanes);
+    nest.lane_stores = *std::max_element(lane_stores_.begin(), lane_stores_.begin() + threads_);
+    nest.fewest_lane_stores = *std::min_element(lane_stores_.begin(), lane_stores_.begin() + threads_);
+    nest.trees = combine(trees_, all_threads(threads_));
+    nest.threads = threads_;
     for (const auto& [key, reduction] : reductions_) nest.reductions.push_back(reduction);
     // (By name, not by address: the butterflies in the same order every run.)
     std::sort(nest.reductions.begin(), nest.reductions.end(), [](const LaneReduction& a, const LaneReduction& b) {
@@ -223,12 +235,6 @@ class Planner {
 
  private:
   const FragmentLayout& layout_of(const Buffer& b) const {
-    if (b.scope() == MemoryScope::Warpgroup)
-      throw Error(
-          fmt::format("CUDA: in kernel '{}', warpgroup buffer '{}' is accessed element by element; only the "
-                      "warp fragments of mma.sync (scope \"warp\") are, so tensorize the stages that read "
-                      "and write it",
-                      kernel_, b.name()));
     auto it = layouts_.find(b.get());
     if (it == layouts_.end())
       throw Error(
@@ -257,10 +263,12 @@ class Planner {
     return {&b, *element, fragment_place(layout_of(b), *element)};
   }
 
-  static std::string lanes_text(uint32_t lanes) {
+  std::string lanes_text(const ThreadSet& lanes) const {
     const int first = lowest_lane(lanes);
-    return lanes == (0xfu << first) && first % 4 == 0 ? fmt::format("lanes {} to {}", first, first + 3)
-                                                      : fmt::format("lane {}", first);
+    const char* what = threads_ == 32 ? "lane" : "thread";
+    return lanes.count() == 4 && first % 4 == 0 && lanes[first + 3]
+               ? fmt::format("{}s {} to {}", what, first, first + 3)
+               : fmt::format("{} {}", what, first);
   }
 
   void add(const Run& r, const Enumerator::Value& value) {
@@ -271,10 +279,11 @@ class Planner {
                       "predicated, atomic or a vector; each lane stores its elements one by one",
                       kernel_, n->buffer.name()));
     // The lanes that run this store: those holding every warp element it touches.
-    uint32_t lanes = kAllLanes;
+    const ThreadSet everyone = all_threads(threads_);
+    ThreadSet lanes = everyone;
     std::string first;
     auto claim = [&](const Access& a) {
-      if ((lanes & a.place.lanes) == 0)
+      if ((lanes & a.place.lanes).none())
         throw Error(fmt::format(
             "CUDA: in kernel '{}', one step of the loop nest over warp fragments touches {}, which {} holds, and "
             "'{}' at {}, which {} holds: a step must stay in one lane (read and write the fragments at the same "
@@ -300,19 +309,19 @@ class Planner {
       claim(a);
       slots[l] = a.place.slot;
     }
-    TE_ICHECK(lanes != kAllLanes, "a store of a lane nest that touches no warp buffer");
+    TE_ICHECK(lanes != everyone, "a store of a lane nest that touches no warp buffer");
     if (target && lanes != target->place.lanes) note_partial(r, *target, lanes);
     if (target) note_write(*target, lanes != target->place.lanes, r);
     for (const LoadNode* l : loads)
       if (l->buffer.get() != n->buffer.get() || !target || lanes == target->place.lanes) note_read(l, value);
     ++stores_;
-    for (int l = 0; l < kLanes; ++l) {
-      if (!(lanes >> l & 1u)) continue;
+    for (int l = 0; l < threads_; ++l) {
+      if (!lanes[l]) continue;
       if (++lane_stores_[l] > kMaxStoresPerLane)
         throw Error(
-            fmt::format("CUDA: in kernel '{}', a loop nest over warp fragments gives lane {} more than {} "
+            fmt::format("CUDA: in kernel '{}', a loop nest over warp fragments gives {} {} more than {} "
                         "stores; each lane's are unrolled, so split the stage into smaller nests",
-                        kernel_, l, kMaxStoresPerLane));
+                        kernel_, threads_ == 32 ? "lane" : "thread", l, kMaxStoresPerLane));
       insert(l, r, slots, target ? target->place.slot : -1);
     }
   }
@@ -344,7 +353,7 @@ class Planner {
 
   // A store in fewer lanes than hold its element: one lane's part of a row reduction,
   // `W = W op x`, combined across the row's lanes after the nest.
-  void note_partial(const Run& r, const Access& target, uint32_t lanes) {
+  void note_partial(const Run& r, const Access& target, const ThreadSet& lanes) {
     const StoreNode* n = r.store;
     const auto* b = n->value.as<BinaryNode>();
     const bool combines = b != nullptr &&
@@ -435,11 +444,12 @@ class Planner {
   }
 
   Error runs_differently(int model, int lane) const {
+    const char* what = threads_ == 32 ? "lane" : "thread";
     return Error(fmt::format(
-        "CUDA: in kernel '{}', a loop nest over warp fragments runs differently in lane {} and lane {}: each lane "
+        "CUDA: in kernel '{}', a loop nest over warp fragments runs differently in {} {} and {} {}: each lane "
         "must run the same steps on the elements it holds, their loops' values differing with the lane's row and "
         "column in its fragments only (a lane skips only iterations its values put past the loop's range)",
-        kernel_, model, lane));
+        kernel_, what, model, what, lane));
   }
 
   // The lanes' trees as one: the same statements in every lane of `active`, loop values
@@ -448,16 +458,16 @@ class Planner {
   // loop's iteration where its value there falls outside the loop's range (the iteration
   // is then guarded), or run an iteration in which every deeper step is so guarded for it.
   // The template is the lane with the most steps; every lane's steps are checked against it.
-  std::vector<LaneTree> combine(const std::array<std::vector<LaneNode>, kLanes>& lanes, uint32_t active) {
+  std::vector<LaneTree> combine(const std::array<std::vector<LaneNode>, kMaxThreads>& lanes, const ThreadSet& active) {
     int first_lane = -1;
-    for (int l = 0; l < kLanes; ++l)
-      if ((active >> l & 1u) && (first_lane < 0 || lanes[l].size() > lanes[first_lane].size())) first_lane = l;
+    for (int l = 0; l < threads_; ++l)
+      if (active[l] && (first_lane < 0 || lanes[l].size() > lanes[first_lane].size())) first_lane = l;
     std::vector<LaneTree> out;
     if (first_lane < 0) return out;
     const std::vector<LaneNode>& model = lanes[first_lane];
-    std::array<size_t, kLanes> next{};
+    std::array<size_t, kMaxThreads> next{};
     auto has = [&](int l, const LaneNode& node) {
-      return (active >> l & 1u) && next[l] < lanes[l].size() && lanes[l][next[l]].stmt == node.stmt;
+      return active[l] && next[l] < lanes[l].size() && lanes[l][next[l]].stmt == node.stmt;
     };
     for (const LaneNode& first : model) {
       LaneTree t;
@@ -465,9 +475,9 @@ class Planner {
       t.load_slots = first.load_slots;
       t.store_slot = first.store_slot;
       const bool is_for = first.stmt->kind == StmtKind::For;
-      const int g0 = first_lane / 4, t0 = first_lane % 4;
-      if (is_for) {  // the value's steps along t and g, from lanes beside the model that run it
-        int64_t per_t = 0, per_g = 0;
+      const int w0 = first_lane / 32, g0 = first_lane % 32 / 4, t0 = first_lane % 4;
+      if (is_for) {  // the value's steps along t, g and w, from threads beside the model that run it
+        int64_t per_t = 0, per_g = 0, per_w = 0;
         for (int dt = -t0; dt < 4 - t0; ++dt)
           if (dt != 0 && has(first_lane + dt, first)) {
             per_t = (lanes[first_lane + dt][next[first_lane + dt]].value - first.value) / dt;
@@ -478,17 +488,23 @@ class Planner {
             per_g = (lanes[first_lane + 4 * dg][next[first_lane + 4 * dg]].value - first.value) / dg;
             break;
           }
-        t.value = {first.value - per_g * g0 - per_t * t0, per_g, per_t};
+        for (int dw = -w0; dw < threads_ / 32 - w0; ++dw)
+          if (dw != 0 && has(first_lane + 32 * dw, first)) {
+            per_w = (lanes[first_lane + 32 * dw][next[first_lane + 32 * dw]].value - first.value) / dw;
+            break;
+          }
+        t.value = {first.value - per_g * g0 - per_t * t0 - per_w * w0, per_g, per_t, per_w};
         t.begin = first.begin;
         t.end = first.end;
       } else if (first.stmt->kind == StmtKind::IfThenElse) {
-        t.value = {first.value, 0, 0};  // the branch, the same in every lane
+        t.value = {first.value, 0, 0, 0};  // the branch, the same in every lane
       }
-      std::array<std::vector<LaneNode>, kLanes> children;
-      uint32_t running = 0;
-      for (int l = 0; l < kLanes; ++l) {
-        if (!(active >> l & 1u)) continue;
-        const int64_t value = t.value.base + t.value.per_g * (l / 4) + t.value.per_t * (l % 4);
+      std::array<std::vector<LaneNode>, kMaxThreads> children;
+      ThreadSet running;
+      for (int l = 0; l < threads_; ++l) {
+        if (!active[l]) continue;
+        const int64_t value =
+            t.value.base + t.value.per_w * (l / 32) + t.value.per_g * (l % 32 / 4) + t.value.per_t * (l % 4);
         const LaneNode* node = next[l] < lanes[l].size() ? &lanes[l][next[l]] : nullptr;
         const bool same = node != nullptr && node->stmt == first.stmt && node->load_slots == first.load_slots &&
                           node->store_slot == first.store_slot && node->value == value;
@@ -501,20 +517,21 @@ class Planner {
         } else if (first.stmt->kind == StmtKind::Store) {
           throw runs_differently(first_lane, l);
         }  // else the lane runs this step with nothing under it: every deeper step guarded for it
-        running |= 1u << l;
+        running.set(l);
       }
       t.children = combine(children, running);
       out.push_back(std::move(t));
     }
-    for (int l = 0; l < kLanes; ++l)
-      if ((active >> l & 1u) && next[l] != lanes[l].size()) throw runs_differently(first_lane, l);
+    for (int l = 0; l < threads_; ++l)
+      if (active[l] && next[l] != lanes[l].size()) throw runs_differently(first_lane, l);
     return out;
   }
 
   const std::map<const BufferNode*, FragmentLayout>& layouts_;
   const std::string& kernel_;
-  std::array<std::vector<LaneNode>, kLanes> trees_;
-  std::array<int64_t, kLanes> lane_stores_{};
+  int threads_ = 32;  // the group whose fragments the nest runs on: a warp, or a warpgroup (128)
+  std::array<std::vector<LaneNode>, kMaxThreads> trees_;
+  std::array<int64_t, kMaxThreads> lane_stores_{};
   int64_t stores_ = 0;
   std::map<std::pair<const BufferNode*, int64_t>, LaneReduction> reductions_;  // by (buffer, slot)
   std::set<std::pair<const BufferNode*, int64_t>> partial_elements_;           // by (buffer, element)
@@ -524,22 +541,33 @@ class Planner {
 }  // namespace
 
 FragmentPlace fragment_place(const FragmentLayout& l, int64_t element) {
-  if (l.rows_only) {  // a row of 16-row tiles: its lanes 4 g .. 4 g + 3, slots 2 per tile
-    const int64_t r = element % 16;
-    return {0xfu << (r % 8 * 4), element / 16 * 2 + r / 8};
+  // A warpgroup's 64-row fragments: warp w holds rows 16 w .. 16 w + 15 as a warp holds an
+  // mma.sync fragment's (the wgmma accumulator figure: each 8 columns as mma's C; its A
+  // register figure: mma's A).
+  const int64_t tile_rows = is_warpgroup_kind(l.kind) ? 64 : 16;
+  auto in_warp = [](int64_t warp, uint64_t lanes) {
+    ThreadSet s;
+    for (int b = 0; b < 32; ++b)
+      if (lanes >> b & 1u) s.set(static_cast<size_t>(warp * 32 + b));
+    return s;
+  };
+  if (l.rows_only) {  // a row of the tiles: its lanes 4 g .. 4 g + 3, slots 2 per tile
+    const int64_t r = element % tile_rows;
+    return {in_warp(r / 16, uint64_t{0xf} << (r % 8 * 4)), element / tile_rows * 2 + r % 16 / 8};
   }
   const Expr slot = fragment_slot(l.shape, make_const(Int(64), element), l.row);  // (kept alive for base)
   const int64_t* base = as_const_int(slot);
   TE_ICHECK(base != nullptr, "a fragment's slot of a constant element is a constant");
-  const int64_t r = element / l.row % l.shape.rows, c = element % l.row % l.shape.cols;
-  auto lane = [](int64_t x) { return 1u << static_cast<unsigned>(x); };
+  const int64_t rr = element / l.row % l.shape.rows, c = element % l.row % l.shape.cols;
+  const int64_t w = rr / 16, r = rr % 16;
+  auto lane = [&](int64_t x) { return in_warp(w, uint64_t{1} << x); };
   switch (l.kind) {
     case Fragment::A:  // 16 x 16: rows g and g + 8, columns 2t, 2t + 1, then the same 8 columns on
-      return {lane(r % 8 * 4 + c % 8 / 2), *base + c / 8 * 4 + r / 8 * 2 + c % 2};
+    case Fragment::WgmmaA: return {lane(r % 8 * 4 + c % 8 / 2), *base + c / 8 * 4 + r / 8 * 2 + c % 2};
     case Fragment::B:  // 16 (k) x 8 (n): column g, rows 2t, 2t + 1, then 8 rows on
       return {lane(c * 4 + r % 8 / 2), *base + r / 8 * 2 + r % 2};
-    case Fragment::C:  // 16 x 8: rows g and g + 8, columns 2t, 2t + 1
-      return {lane(r % 8 * 4 + c / 2), *base + r / 8 * 2 + c % 2};
+    case Fragment::C:  // 16 x 8: rows g and g + 8, columns 2t, 2t + 1; per 8 columns
+    case Fragment::WgmmaD: return {lane(r % 8 * 4 + c % 8 / 2), *base + c / 8 * 4 + r / 8 * 2 + c % 2};
     default: break;
   }
   TE_ICHECK(false, "fragment_place of a layout that is not a warp's mma fragment");
@@ -547,7 +575,8 @@ FragmentPlace fragment_place(const FragmentLayout& l, int64_t element) {
 }
 
 int64_t lane_array_size(const FragmentLayout& l, int64_t elements) {
-  return l.rows_only ? elements / 16 * 2 : elements / 32;
+  const int64_t group = is_warpgroup_kind(l.kind) ? 128 : 32;
+  return l.rows_only ? elements / (group / 2) * 2 : elements / group;
 }
 
 bool is_lane_nest(const ForNode* root) {
@@ -604,7 +633,7 @@ void infer_fragment_layouts(const std::vector<const ForNode*>& nests,
         FragmentLayout l = layouts->at(from);
         auto count = elements.find(b);
         if (rows) {
-          if (count == elements.end() || count->second % 16 != 0) continue;
+          if (count == elements.end() || count->second % (is_warpgroup_kind(l.kind) ? 64 : 16) != 0) continue;
           l.rows_only = true;
           l.row = 1;
         }

@@ -4,8 +4,11 @@
 // accumulators of one mma made the A operand of the next, or a softmax's row max over
 // them, runs in each lane as the steps on the fragment elements that lane holds: no
 // shared-memory staging. A row reduction over fragments ends with a butterfly across the
-// four lanes that share a row (two shuffles).
+// four lanes that share a row (two shuffles). "warpgroup" buffers (wgmma's fragments)
+// the same way, in a warpgroup's 128 threads: warp w holds rows 16 w .. 16 w + 15 of
+// each 64-row fragment as a warp holds mma.sync's.
 #pragma once
+#include <bitset>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -27,10 +30,15 @@ struct FragmentLayout {
   std::string origin;  // the intrinsic that laid it out, or the buffer it was inferred from
 };
 
-// Where element `element` of a buffer laid out so lives: the lanes holding it (a bit per
-// lane: one lane, or a row's four) and its slot in each one's array.
+// A set of a group's threads, a bit each: a warp's 32 lanes, or a warpgroup's 128 threads
+// (thread 32 w + lane: warp w of the group holds rows 16 w .. 16 w + 15 of each 64-row
+// wgmma fragment, as a warp holds an mma.sync fragment's 16).
+using ThreadSet = std::bitset<128>;
+
+// Where element `element` of a buffer laid out so lives: the threads holding it (one, or
+// a row's four lanes) and its slot in each one's array.
 struct FragmentPlace {
-  uint32_t lanes = 0;
+  ThreadSet lanes;
   int64_t slot = 0;
 };
 FragmentPlace fragment_place(const FragmentLayout& layout, int64_t element);
@@ -38,10 +46,11 @@ FragmentPlace fragment_place(const FragmentLayout& layout, int64_t element);
 // The size of a lane's array for a warp buffer of `elements` elements laid out so.
 int64_t lane_array_size(const FragmentLayout& layout, int64_t elements);
 
-// A value of a nest's loop in one lane: base + per_g * g + per_t * t, where the lane is
-// 4 g + t (the PTX ISA's fragment figures).
+// A value of a nest's loop in one thread: base + per_w * w + per_g * g + per_t * t, where
+// the lane is 4 g + t (the PTX ISA's fragment figures) and w the warp within a warpgroup
+// (0 for a warp's fragments).
 struct LaneAffine {
-  int64_t base = 0, per_g = 0, per_t = 0;
+  int64_t base = 0, per_g = 0, per_t = 0, per_w = 0;
 };
 
 // A lane's part of a nest, as a tree: the nest's statements with each loop unrolled into
@@ -71,6 +80,7 @@ struct LaneNest {
   int64_t lane_stores = 0;         // the most stores a lane runs
   int64_t fewest_lane_stores = 0;  // the fewest (fewer where the nest covers part of the fragments)
   int64_t stores = 0;              // the stores of the whole nest, for the comment
+  int threads = 32;                // the group whose fragments it runs on: 32 (a warp) or 128 (a warpgroup)
 };
 
 // Whether root is a loop nest of serial or unrolled For, LetStmt, IfThenElse, Seq and

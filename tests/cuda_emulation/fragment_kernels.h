@@ -3,6 +3,7 @@
 // back to back whose intermediate never leaves the registers.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "te/ops/matmul.h"
 #include "te/te.h"
@@ -67,12 +68,22 @@ inline LoweredFunc mma_epilogue_func(int M, int N, int K, DataType t, const std:
 // H = t(max(A B, 0)) in registers: the first mma's accumulators become, element by
 // element, the A fragments of the second (the layouts put each element in the same lane).
 // One warp per block of 16 rows.
-inline LoweredFunc back_to_back_gemm_func(int M, int N, int K, int P, DataType t, const std::string& name) {
-  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B"), E = placeholder({N, P}, t, "E");
-  Tensor C = ops::matmul(A, B, "C");
-  Tensor H = compute(
+struct BackToBackGemm {
+  Tensor A, B, E, C, H, O;  // C = A B, H = t(max(C, 0)), O = H E
+};
+inline BackToBackGemm back_to_back_gemm(int M, int N, int K, int P, DataType t, const std::string& first) {
+  BackToBackGemm g;
+  g.A = placeholder({M, K}, t, "A"), g.B = placeholder({K, N}, t, "B"), g.E = placeholder({N, P}, t, "E");
+  g.C = ops::matmul(g.A, g.B, first);
+  const Tensor C = g.C;
+  g.H = compute(
       {M, N}, [&](Expr i, Expr j) { return cast(t, max(C(i, j), 0.0f)); }, "H");
-  Tensor O = ops::matmul(H, E, "O");
+  g.O = ops::matmul(g.H, g.E, "O");
+  return g;
+}
+
+inline LoweredFunc back_to_back_gemm_func(int M, int N, int K, int P, DataType t, const std::string& name) {
+  auto [A, B, E, C, H, O] = back_to_back_gemm(M, N, K, P, t, "C");
   Schedule s = create_schedule({O});
   Tensor AF = s.cache_read(A, "warp", {C}), BF = s.cache_read(B, "warp", {C});
   Tensor EF = s.cache_read(E, "warp", {O});
@@ -136,6 +147,93 @@ inline LoweredFunc gemm_softmax_func(int M, int N, int K, DataType t, const std:
   mma_stage(s, S, AF, BF, t, s[Y], block);
   (void)i;
   return lower(s, {A, B, Y}, name);
+}
+
+// wgmma's fragments element by element (sm_90a; each thread's own sums elsewhere): lane
+// nests over "warpgroup" buffers, a warpgroup per 64 rows.
+
+// The wgmma stage S (rows x N, "warpgroup" scope) of A (rows x K, or A's own "warpgroup"
+// fragment when `a_in_registers`) and B (K x N) under loop `at` of `consumer`: B's K-major
+// tile (and A's, unless in registers) in swizzled shared memory, wgmma per 16 of k.
+inline void wgmma_stage(Schedule& s, const Tensor& S, const Tensor& A, const Tensor& B, DataType t, Stage consumer,
+                        const IterVar& at, bool a_in_registers) {
+  const int n = static_cast<int>(*as_const_int(S.shape()[1]));
+  const int K = static_cast<int>(*as_const_int(B.shape()[0]));
+  std::vector<Tensor> tiles = {s.cache_read(B, "shared", {S}, {1, 0})};  // K-major: [N][K]
+  if (!a_in_registers) tiles.push_back(s.cache_read(A, "shared", {S}));
+  s[S].set_scope("warpgroup");
+  s[S].compute_at(consumer, at);
+  auto [kk, k16] = s[S].split(s[S].op()->reduce_axis[0], 16);
+  s[S].reorder({kk, S.axis(0), S.axis(1), k16});
+  s[S].unroll(kk);
+  s[S].tensorize(S.axis(0),
+                 a_in_registers ? intrinsics::cuda_wgmma_m64nNk16_rs(t, n) : intrinsics::cuda_wgmma_m64nNk16(t, n));
+  for (const Tensor& tile : tiles) {
+    s[tile].compute_at(consumer, at);
+    s[tile].swizzle(K * 2);
+    auto [pieces, lanes] = s[tile].split(tile.axis(1), 8);  // 16-byte chunks
+    auto [pass, thread] = s[tile].split(s[tile].fuse(tile.axis(0), pieces), 128);
+    s[tile].bind(thread, thread_axis("threadIdx.x"));
+    s[tile].vectorize(lanes);
+  }
+}
+
+// D = max(A B + bias, 0) (A M x K, B K x N, bias and D float32), a warpgroup per 64
+// rows: each thread stores the elements of D it holds in C's accumulators.
+inline LoweredFunc wgmma_epilogue_func(int M, int N, int K, DataType t, const std::string& name) {
+  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B"), bias = placeholder({N}, Float(32), "bias");
+  Tensor C = ops::matmul(A, B, "C");
+  Tensor D = compute(
+      {M, N}, [&](Expr i, Expr j) { return max(C(i, j) + bias(j), 0.0f); }, "D");
+  Schedule s = create_schedule({D});
+  auto [block, rows] = s[D].split(D.axis(0), 64);
+  s[D].bind(block, thread_axis("blockIdx.x"));
+  wgmma_stage(s, C, A, B, t, s[D], block, false);
+  (void)rows;
+  return lower(s, {A, B, bias, D}, name);
+}
+
+// Y = softmax(A B) along rows, all in registers: the row max and sum reduce across the
+// four lanes of each row (two shuffles each) in every warp of the group.
+inline LoweredFunc wgmma_softmax_func(int M, int N, int K, DataType t, const std::string& name) {
+  Tensor A = placeholder({M, K}, t, "A"), B = placeholder({K, N}, t, "B");
+  Tensor S = ops::matmul(A, B, "S");
+  IterVar j1 = reduce_axis({0, N}, "j"), j2 = reduce_axis({0, N}, "j");
+  Tensor m = compute(
+      {M}, [&](Expr i) { return max(S(i, j1), {j1}); }, "row_max");
+  Tensor p = compute(
+      {M, N}, [&](Expr i, Expr j) { return exp(S(i, j) - m(i)); }, "p");
+  Tensor l = compute(
+      {M}, [&](Expr i) { return sum(p(i, j2), {j2}); }, "row_sum");
+  Tensor Y = compute(
+      {M, N}, [&](Expr i, Expr j) { return p(i, j) / l(i); }, "Y");
+  Schedule s = create_schedule({Y});
+  auto [block, rows] = s[Y].split(Y.axis(0), 64);
+  s[Y].bind(block, thread_axis("blockIdx.x"));
+  for (const Tensor& x : {m, p, l}) {
+    s[x].set_scope("warpgroup");
+    s[x].compute_at(s[Y], block);
+  }
+  wgmma_stage(s, S, A, B, t, s[Y], block, false);
+  (void)rows;
+  return lower(s, {A, B, Y}, name);
+}
+
+// O = max(A B, 0) E (A M x K, B K x N, E N x P): the first wgmma's accumulators become
+// the second's A registers, rounded to t, each thread on the elements it holds.
+inline LoweredFunc wgmma_back_to_back_func(int M, int N, int K, int P, DataType t, const std::string& name) {
+  auto [A, B, E, S, H, O] = back_to_back_gemm(M, N, K, P, t, "S");
+  Tensor Y = compute(
+      {M, P}, [O = O](Expr i, Expr j) { return O(i, j); }, "Y");
+  Schedule s = create_schedule({Y});
+  auto [block, rows] = s[Y].split(Y.axis(0), 64);
+  s[Y].bind(block, thread_axis("blockIdx.x"));
+  s[H].set_scope("warpgroup");
+  s[H].compute_at(s[Y], block);
+  wgmma_stage(s, S, A, B, t, s[Y], block, false);
+  wgmma_stage(s, O, H, E, t, s[Y], block, true);
+  (void)rows;
+  return lower(s, {A, B, E, Y}, name);
 }
 
 }  // namespace te::cuda_test

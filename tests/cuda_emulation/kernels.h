@@ -538,6 +538,9 @@ inline std::vector<TestModule> all_test_modules() {
       {back_to_back_gemm_func(32, 32, 32, 16, BFloat(16), "back_to_back_bf16"), {}},
       {gemm_softmax_func(32, 32, 16, Float(16), "gemm_softmax"), {}},
       {tail_epilogue_func(11, 16, 12, Float(16), "tail_epilogue"), {}},
+      {wgmma_epilogue_func(128, 32, 32, BFloat(16), "wgmma_epilogue"), {}},
+      {wgmma_softmax_func(64, 32, 16, Float(16), "wgmma_softmax"), {}},
+      {wgmma_back_to_back_func(128, 32, 32, 16, Float(16), "wgmma_back_to_back"), {}},
   };
   for (const RowReduceCase& c : emulated_row_reduce_cases()) modules.push_back({row_reduce_func(c), {}});
   for (const ArgRowsCase& c : emulated_arg_rows_cases()) modules.push_back({arg_rows_func(c), {}});
