@@ -3,8 +3,9 @@
 // bit) and must equal interpret() of the same function bit for bit, and both the float64
 // reference within the 16-bit types' tolerance; over causal masks with seq_q != seq_k,
 // grouped-query heads, a bias with a fully masked query (zeros), odd query counts and
-// large scores. nvcc compiles the kernels for sm_80 and sm_90 without spills and with
-// mma.sync and ldmatrix in the PTX. Every refusal is pinned.
+// large scores; the Hopper form (wgmma, a warpgroup per 64 queries) at dims 16 to 128.
+// nvcc compiles the kernels for sm_80 and sm_90 without spills and with mma.sync and
+// ldmatrix in the PTX, the Hopper form for sm_90a with wgmma. Every refusal is pinned.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -44,6 +45,13 @@ std::vector<CudaCase> cases() {
   decode8.key_splits = 8;
   ops::AttentionCudaOptions decode5 = decode;
   decode5.key_splits = 5;
+  ops::AttentionCudaOptions hopper;  // a warpgroup per block
+  hopper.warps = 4;
+  hopper.wgmma = true;
+  ops::AttentionCudaOptions hopper2 = hopper;  // two
+  hopper2.warps = 8;
+  ops::AttentionCudaOptions hopper_plain = hopper;
+  hopper_plain.double_buffer = false;
   ops::AttentionCudaOptions plain;
   plain.double_buffer = false;
   plain.pad = 0;
@@ -72,6 +80,26 @@ std::vector<CudaCase> cases() {
         1.0f, Float(16), 32},
        decode,
        "attn_decode_causal_split"},
+      // Hopper: wgmma from swizzled shared tiles, the probabilities as the A registers.
+      {{"wgmma: float16 64 x 64, dim 32", 1, 2, 2, 64, 64, 32, false, false, 1.0f, Float(16), 32},
+       hopper,
+       "attn_wgmma"},
+      {{"wgmma: bfloat16 causal 40 x 96, dim 64, grouped heads, 2 warpgroups", 1, 4, 2, 40, 96, 64, true, false, 1.0f,
+        BFloat(16), 32},
+       hopper2,
+       "attn_wgmma_causal"},
+      {{"wgmma: float16 bias with a masked query, 5 x 32, dim 16", 2, 2, 1, 5, 32, 16, false, true, 1.0f, Float(16),
+        16},
+       hopper_plain,
+       "attn_wgmma_bias"},
+      {{"wgmma: bfloat16 causal dim 128 (rows in two column blocks, dynamic shared memory)", 1, 1, 1, 64, 128, 128,
+        true, false, 1.0f, BFloat(16), 64},
+       hopper,
+       "attn_wgmma_dim128"},
+      {{"wgmma: float16 dim 48 (32-byte swizzle, three column blocks)", 1, 2, 2, 64, 64, 48, false, false, 1.0f,
+        Float(16), 32},
+       hopper,
+       "attn_wgmma_dim48"},
       // auto_schedule recognises attention: tensor cores with 4 warps; split-K for decoding.
       {{"auto_schedule: float16 causal 64 x 64, dim 32", 1, 2, 2, 64, 64, 32, true, false, 1.0f, Float(16), 32},
        four_warps_split,
@@ -159,8 +187,10 @@ TEST_F(AttentionCuda, EmulatedEqualsInterpretAndTheReference) {
     ASSERT_EQ(r.error, 0) << r.output;
     // One kernel, or with split-K three: the parts, their merge, the output.
     EXPECT_EQ(r.launches.size(), all[n].options.key_splits > 1 ? 3u : 1u);
-    EXPECT_EQ(r.launches[0][3], 32u) << "a warp's lanes on threadIdx.x";
-    EXPECT_EQ(r.launches[0][4], unsigned(all[n].options.warps)) << "the warps on threadIdx.y";
+    const bool wgmma = all[n].options.wgmma;
+    EXPECT_EQ(r.launches[0][3], wgmma ? 128u : 32u) << "a warp's lanes (a warpgroup's threads) on threadIdx.x";
+    EXPECT_EQ(r.launches[0][4], unsigned(all[n].options.warps / (wgmma ? 4 : 1)))
+        << "the warps (warpgroups) on threadIdx.y";
     EXPECT_EQ(cuda_test::compare_arrays(interpreted, r.arrays.back()), "") << "the emulated kernel against interpret()";
   }
 }
@@ -199,6 +229,33 @@ TEST(AttentionCudaNvcc, CompilesWithoutSpills) {
     for (const char* instruction : {"mma.sync.aligned.m16n8k16.row.col.f32", "ldmatrix.sync.aligned", "cp.async"})
       EXPECT_NE(text.find(instruction), std::string::npos) << instruction;
     EXPECT_EQ(text.find("shfl.sync.bfly") != std::string::npos, registers) << c.c.name;
+  }
+}
+
+// The Hopper form: nvcc builds it for sm_90a without spills, the scores and probs · v
+// as wgmmas (the second's A from registers), the rows' max and sum by butterfly shuffles,
+// nothing but the queries, keys and values in shared memory.
+TEST(AttentionCudaNvcc, WgmmaFormCompilesForSm90aWithoutSpills) {
+  const std::string nvcc = cuda_test::nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set TE_NVCC or install the CUDA toolkit)";
+  cuda_test::TempDir dir;
+  for (const CudaCase& c : cases()) {
+    if (!c.options.wgmma) continue;
+    SCOPED_TRACE(c.c.name);
+    const std::string cu = dir.path() + "/" + c.func + ".cu";
+    const CudaModule m = build_cuda(lower_case(c).func);
+    EXPECT_EQ(m.source().find("__shared__ float"), std::string::npos);
+    cuda_test::write_file(cu, m.source());
+    cuda_test::CommandResult r = cuda_test::nvcc_compile(
+        nvcc, cu, "sm_90a", "-cubin --resource-usage -Werror all-warnings", dir.path() + "/" + c.func + ".cubin");
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << r.output;
+    const std::string ptx = dir.path() + "/" + c.func + ".ptx";
+    r = cuda_test::nvcc_compile(nvcc, cu, "sm_90a", "-ptx", ptx);
+    ASSERT_EQ(r.status, 0) << r.output;
+    const std::string text = cuda_test::read_file(ptx);
+    for (const char* instruction : {"wgmma.mma_async.sync.aligned.m64n", "wgmma.wait_group", "shfl.sync.bfly"})
+      EXPECT_NE(text.find(instruction), std::string::npos) << instruction;
   }
 }
 
@@ -248,6 +305,21 @@ TEST(AttentionCudaErrors, WhatTheScheduleRefuses) {
   split.key_splits = 3;
   expect_error([&] { schedule(Float(16), 32, 32, 64, 16, 32, split); },
                {"key_splits (3) must divide the 4 blocks of 16 keys"});
+  ops::AttentionCudaOptions hopper;
+  hopper.wgmma = true;
+  hopper.warps = 2;
+  expect_error([&] { schedule(Float(16), 32, 64, 64, 32, 64, hopper); },
+               {"wgmma takes a warpgroup (4 warps) per 64 queries: warps must be a multiple of 4, got 2"});
+  hopper.warps = 4;
+  expect_error([&] { schedule(Float(16), 272, 64, 64, 32, 64, hopper); },
+               {"wgmma's n is a multiple of 8 up to 256, in column blocks of 16 elements at least: the value dim must "
+                "be a multiple of 16 up to 256, got 272"});
+  hopper.key_splits = 2;
+  expect_error([&] { schedule(Float(16), 32, 64, 64, 32, 64, hopper); },
+               {"wgmma keeps each warpgroup's running state in its registers; key_splits (2) is the mma.sync form's"});
+  hopper.key_splits = 1;
+  expect_error([&] { schedule(Float(16), 32, 64, 512, 512, 64, hopper); },
+               {"wgmma's n is at most 256: the key block is 512"});
   Var n("n");
   Tensor q = placeholder({1, 1, n, 32}, Float(16), "q"), k = placeholder({1, 1, 64, 32}, Float(16), "k");
   Tensor out = ops::attention(q, k, k, {});

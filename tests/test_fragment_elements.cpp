@@ -220,8 +220,8 @@ TEST_F(FragmentElements, NestsOverPartOfTheFragmentsSkipWhatIsPastTheEnd) {
   }
   const std::string both = build_cuda(cuda_test::tail_epilogue_func(5, 16, 12, Float(16), "both")).source();
   for (const char* line : {"// Each lane runs 0 to 4 of these loops' 80 stores", "const int32_t i_inner = g;",
-                           "if (i_inner < 5) {", "const int32_t j_inner_1 = 2 * t + 8;", "if (j_inner_1 < 12) {",
-                           "const int32_t j_inner_1 = 2 * t - 4;", "if (j_inner_1 >= 0) {"})
+                           "if (i_inner < 5) {", "const int32_t j_inner = 2 * t + 8;", "if (j_inner < 12) {",
+                           "const int32_t j_inner = 2 * t - 4;", "if (j_inner >= 0) {"})
     EXPECT_NE(both.find(line), std::string::npos) << line << "\n" << both;
   EXPECT_EQ(both.find("g + 8"), std::string::npos) << "rows 8 to 15 are past the end in every lane:\n" << both;
 }

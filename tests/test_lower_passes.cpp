@@ -217,6 +217,41 @@ TEST(LowerPasses, PartitionOnALowerBoundGuardsTheHead) {
   EXPECT_TRUE(partition_loops(shared).same_as(shared));
 }
 
+// A lane nest (a loop over "warp" or "warpgroup" fragments, spread over the lanes by the
+// CUDA backend) is only narrowed: a split whose guarded part does nothing (rows past a
+// tile's end) is taken, one into two loops that both run (a causal mask) is not.
+TEST(LowerPasses, PartitionOnlyNarrowsALaneNest) {
+  Var i("i"), j("j");
+  for (MemoryScope scope : {MemoryScope::Warp, MemoryScope::Warpgroup}) {
+    Buffer F = buf("F", {64}, scope);
+    Stmt past_end =
+        for_loop(i, 0, 64, ForKind::Serial, if_then_else(likely(i < 40), store(F, make_const(Float(32), 1.0), {i})));
+    EXPECT_EQ(to_string(partition_loops(past_end)),
+              "for (i, 0, 40) {\n"
+              "  F[i] = 1.0f;\n"
+              "}\n");
+    Stmt diagonal = for_loop(
+        i, 0, 8, ForKind::Serial,
+        for_loop(
+            j, 0, 8, ForKind::Serial,
+            store(F, select(likely(i >= 4), make_const(Float(32), 1.0), make_const(Float(32), 0.0)), {i * 8 + j})));
+    EXPECT_EQ(to_string(partition_loops(diagonal)),
+              "for (i, 0, 8) {\n"
+              "  for (j, 0, 8) {\n"
+              "    F[((i * 8) + j)] = select((i >= 4), 1.0f, 0.0f);\n"
+              "  }\n"
+              "}\n");
+  }
+  // The same loop over a local buffer splits in two.
+  Buffer L = buf("L", {64}, MemoryScope::Local);
+  Stmt diagonal = for_loop(
+      i, 0, 8, ForKind::Serial,
+      for_loop(j, 0, 8, ForKind::Serial,
+               store(L, select(likely(i >= 4), make_const(Float(32), 1.0), make_const(Float(32), 0.0)), {i * 8 + j})));
+  EXPECT_NE(to_string(partition_loops(diagonal)).find("for (i, 4, 4)"), std::string::npos)
+      << to_string(partition_loops(diagonal));
+}
+
 // A select(likely(cond), a, b) partitions its loop as a guard does: the blocks where cond
 // holds for every inner iteration take a (a causal mask below its diagonal), the rest keep
 // the select.

@@ -691,11 +691,17 @@ TEST(Wgmma, MisuseIsAnErrorNamingWhatIsWrong) {
   expect_error([&] { build_cuda(wgmma_gemm(unswizzled, "unswizzled")); },
                {"tensor intrinsic 'cuda_wgmma_m64n64k16_f16f32' takes its declaration's 'A' from 'A.shared', a shared "
                 "buffer; wgmma reads K-major tiles of swizzled shared buffers"});
-  Gemm narrow;  // rows of 64 elements (128 bytes) swizzled by 64 bytes
-  narrow.swizzle_b = 64;
+  // K-major rows of 64 elements (128 bytes) swizzled by 64 bytes: two column blocks of 32,
+  // each wgmma's 16 columns in one of them; the emulation runs it against interpret().
+  Gemm blocks;
+  blocks.swizzle_b = 64;
+  EXPECT_EQ(difference(blocks, wgmma_gemm(blocks, "blocks")), "");
+  Gemm narrow;  // rows of 64 elements (128 bytes) swizzled by 128 bytes: narrower than it
+  narrow.tile_k = 32;
+  narrow.swizzle_b = 128;
   expect_error([&] { build_cuda(wgmma_gemm(narrow, "narrow")); },
-               {"from 'B.shared', whose rows are 64 elements of 2 bytes, but it is swizzled by 64 bytes: wgmma's tiles "
-                "need rows of exactly the swizzle's width (32 elements)"});
+               {"from 'B.shared', whose rows are 32 elements of 2 bytes, but it is swizzled by 128 bytes: wgmma's "
+                "tiles need rows of exactly the swizzle's width (64 elements), or whole column blocks of it"});
   Gemm local;
   local.accumulators = "local";
   expect_error([&] { build_cuda(wgmma_gemm(local, "local")); },

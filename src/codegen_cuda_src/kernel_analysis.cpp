@@ -7,6 +7,7 @@
 #include "codegen_cuda_src/index_check.h"
 #include "codegen_cuda_src/stmt_util.h"
 #include "codegen_cuda_src/tensor_intrinsics.h"
+#include "expr/analysis.h"
 #include "expr/buffer_util.h"
 #include "expr/reads_memory.h"
 #include "te/simplify.h"
@@ -107,7 +108,7 @@ class Analyzer : public IRVisitor {
   }
 
   void visit_for(const ForNode* n) override {
-    if (lane_nest_depth_ == 0 && n->for_kind != ForKind::ThreadBinding && !inside_lanes() && is_lane_nest(n)) {
+    if (lane_nest_depth_ == 0 && n->for_kind != ForKind::ThreadBinding && !inside_lanes() && is_fragment_nest(n)) {
       lane_nest_roots_.push_back(n);  // planned once every fragment layout is known
       ++lane_nest_depth_;
       visit_for(n);
@@ -200,7 +201,7 @@ class Analyzer : public IRVisitor {
       const std::string what = fmt::format("tensor intrinsic '{}' takes its declaration's '{}'", name,
                                            k < in.inputs.size() ? in.inputs[k].name() : in.output.name());
       if (f == Fragment::KMajorShared) {
-        check_k_major_tile(b, n->strides[k][0], what);
+        check_k_major_tile(b, n->strides[k][0], n->offsets[k], what);
         use_buffer(b, false);
         continue;
       }
@@ -438,20 +439,33 @@ class Analyzer : public IRVisitor {
   }
 
   // wgmma's operand: a K-major tile of a shared buffer swizzled by w bytes, whose rows
-  // (the tile's stride) are exactly w bytes, so one matrix descriptor describes it.
-  void check_k_major_tile(const Buffer& b, const Expr& stride, const std::string& what) const {
+  // (the tile's stride) are exactly w bytes, or which is kept in column blocks of w bytes
+  // (rows wider than the swizzle, BufferNode::swizzle_row) with the tile's 16 columns in
+  // one block from a row that is a multiple of 8: either way one matrix descriptor (rows
+  // w bytes apart) describes it.
+  void check_k_major_tile(const Buffer& b, const Expr& stride, const Expr& offset, const std::string& what) const {
     if (b.scope() != MemoryScope::Shared || b.swizzle_bytes() == 0)
       throw Error(
           fmt::format("CUDA: in kernel '{}', {} from '{}', a {}{} buffer; wgmma reads K-major tiles of swizzled "
                       "shared buffers (cache_read with \"shared\", then Stage::swizzle of its row bytes)",
                       kernel_, what, b.name(), b.swizzle_bytes() ? "swizzled " : "", scope_name(b.scope())));
+    const int64_t w = b.swizzle_bytes() / b.dtype().bytes();
     const int64_t* row = as_const_int(stride);
-    if (row == nullptr || *row * b.dtype().bytes() != b.swizzle_bytes())
+    if (row == nullptr || (b.swizzle_row() == 0 ? *row != w : *row != b.swizzle_row()))
       throw Error(
           fmt::format("CUDA: in kernel '{}', {} from '{}', whose rows are {} elements of {} bytes, but it is "
-                      "swizzled by {} bytes: wgmma's tiles need rows of exactly the swizzle's width ({} elements)",
-                      kernel_, what, b.name(), to_string(stride), b.dtype().bytes(), b.swizzle_bytes(),
-                      b.swizzle_bytes() / b.dtype().bytes()));
+                      "swizzled by {} bytes: wgmma's tiles need rows of exactly the swizzle's width ({} elements), "
+                      "or whole column blocks of it",
+                      kernel_, what, b.name(), to_string(stride), b.dtype().bytes(), b.swizzle_bytes(), w));
+    if (b.swizzle_row() == 0) return;
+    const DataType t = offset.dtype();
+    const Expr r = make_const(t, *row);
+    if (!can_prove(offset % r % make_const(t, 16) == make_zero(t) && offset / r % make_const(t, 8) == make_zero(t),
+                   var_bounds_of(offset, ranges_)))
+      throw Error(
+          fmt::format("CUDA: in kernel '{}', {} from '{}' at element {}: a K-major tile of a buffer kept in column "
+                      "blocks starts at a row that is a multiple of 8 and a column that is a multiple of 16",
+                      kernel_, what, b.name(), to_string(offset)));
   }
 
   // wgmma's MN-major operand: a K x n tile of a swizzled shared buffer kept in column

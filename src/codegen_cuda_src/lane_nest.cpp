@@ -36,40 +36,6 @@ std::vector<const LoadNode*> warp_loads(const Expr& e) {
   return f.found;
 }
 
-// Whether s holds only serial loops, lets, sequences and stores (*touches: whether one of
-// them loads or stores a warp buffer).
-bool nest_statements(const StmtNode* s, bool* touches) {
-  switch (s->kind) {
-    case StmtKind::For: {
-      auto* n = static_cast<const ForNode*>(s);
-      return n->for_kind != ForKind::ThreadBinding && n->for_kind != ForKind::Vectorized &&
-             nest_statements(n->body.get(), touches);
-    }
-    case StmtKind::LetStmt: {
-      auto* n = static_cast<const LetStmtNode*>(s);
-      *touches |= !warp_loads(n->value).empty();
-      return nest_statements(n->body.get(), touches);
-    }
-    case StmtKind::Seq:
-      for (const Stmt& x : static_cast<const SeqNode*>(s)->seq)
-        if (!nest_statements(x.get(), touches)) return false;
-      return true;
-    case StmtKind::IfThenElse: {
-      auto* n = static_cast<const IfThenElseNode*>(s);
-      *touches |= !warp_loads(n->cond).empty();
-      return nest_statements(n->then_case.get(), touches) &&
-             (!n->else_case.defined() || nest_statements(n->else_case.get(), touches));
-    }
-    case StmtKind::Store: {
-      auto* n = static_cast<const StoreNode*>(s);
-      *touches |= is_warp(n->buffer) || !warp_loads(n->value).empty();
-      for (const Expr& i : n->indices) *touches |= !warp_loads(i).empty();
-      return true;
-    }
-    default: return false;
-  }
-}
-
 // One run of a store of the nest: the loops' values, lets and branches around it,
 // outermost first.
 struct Step {
@@ -488,11 +454,16 @@ class Planner {
             per_g = (lanes[first_lane + 4 * dg][next[first_lane + 4 * dg]].value - first.value) / dg;
             break;
           }
+        bool other_warps_run_it = false;
         for (int dw = -w0; dw < threads_ / 32 - w0; ++dw)
           if (dw != 0 && has(first_lane + 32 * dw, first)) {
             per_w = (lanes[first_lane + 32 * dw][next[first_lane + 32 * dw]].value - first.value) / dw;
+            other_warps_run_it = true;
             break;
           }
+        // Only the model's warp runs the loop (the others' rows all past its end): a step
+        // of the range's length puts every other warp's values outside it.
+        if (!other_warps_run_it && threads_ > 32) per_w = first.end - first.begin;
         t.value = {first.value - per_g * g0 - per_t * t0 - per_w * w0, per_g, per_t, per_w};
         t.begin = first.begin;
         t.end = first.end;
@@ -577,11 +548,6 @@ FragmentPlace fragment_place(const FragmentLayout& l, int64_t element) {
 int64_t lane_array_size(const FragmentLayout& l, int64_t elements) {
   const int64_t group = is_warpgroup_kind(l.kind) ? 128 : 32;
   return l.rows_only ? elements / (group / 2) * 2 : elements / group;
-}
-
-bool is_lane_nest(const ForNode* root) {
-  bool touches = false;
-  return nest_statements(root, &touches) && touches;
 }
 
 void infer_fragment_layouts(const std::vector<const ForNode*>& nests,

@@ -83,10 +83,6 @@ struct LaneNest {
   int threads = 32;                // the group whose fragments it runs on: 32 (a warp) or 128 (a warpgroup)
 };
 
-// Whether root is a loop nest of serial or unrolled For, LetStmt, IfThenElse, Seq and
-// Store statements only that loads or stores a warp buffer (a candidate lane nest).
-bool is_lane_nest(const ForNode* root);
-
 // Gives the warp buffers that no intrinsic lays out the layout of what the nests compute
 // them from: the fragment it reads at the same element, or the rows of the fragment it
 // reads along a row. `elements`: each warp buffer's size.
@@ -94,7 +90,7 @@ void infer_fragment_layouts(const std::vector<const ForNode*>& nests,
                             const std::map<const BufferNode*, int64_t>& elements,
                             std::map<const BufferNode*, FragmentLayout>* layouts);
 
-// Plans the lane nest `root` (is_lane_nest) of kernel `kernel` over the warp buffers'
+// Plans the lane nest `root` (is_fragment_nest) of kernel `kernel` over the warp buffers'
 // layouts. te::Error when a store would touch elements no lane holds together, when an
 // index is not a number the nest's loops fix, or when the lanes' parts differ in shape.
 LaneNest plan_lane_nest(const ForNode* root, const std::map<const BufferNode*, FragmentLayout>& layouts,

@@ -213,8 +213,12 @@ std::vector<std::string> print_tensor_intrinsic(const TensorIntrinsicCallNode* n
     const Fragment f = e->spec.operands[k];
     const Buffer& b = n->buffers[k];
     const Expr& offset = n->offsets[k];
-    if (f == Fragment::KMajorShared) {  // the analysis checked its rows are the swizzle's width
-      args.push_back(fmt::format("{} + {}", buffer(b), print(offset)));
+    if (f == Fragment::KMajorShared) {
+      // The analysis checked its rows are the swizzle's width, or that it starts a pattern
+      // of a column block (where the swizzle moves nothing: its place in the blocks).
+      args.push_back(b.swizzle_row() == 0
+                         ? fmt::format("{} + {}", buffer(b), print(offset))
+                         : fmt::format("{} + {}", buffer(b), swizzled_index(helpers, b, print(offset))));
       swizzles.push_back(std::to_string(b.swizzle_bytes()));
       continue;
     }

@@ -225,6 +225,57 @@ BufferUse buffer_use(const Expr& e) {
 
 namespace {
 
+bool fragment_scope(MemoryScope s) { return s == MemoryScope::Warp || s == MemoryScope::Warpgroup; }
+
+bool loads_fragment(const Expr& e) {
+  for (const BufferNode* b : buffer_use(e).loaded)
+    if (fragment_scope(b->scope)) return true;
+  return false;
+}
+
+// Whether s holds only serial loops, lets, branches, sequences and stores (*touches:
+// whether one of them loads or stores a fragment).
+bool nest_statements(const StmtNode* s, bool* touches) {
+  switch (s->kind) {
+    case StmtKind::For: {
+      auto* n = static_cast<const ForNode*>(s);
+      return n->for_kind != ForKind::ThreadBinding && n->for_kind != ForKind::Vectorized &&
+             nest_statements(n->body.get(), touches);
+    }
+    case StmtKind::LetStmt: {
+      auto* n = static_cast<const LetStmtNode*>(s);
+      *touches |= loads_fragment(n->value);
+      return nest_statements(n->body.get(), touches);
+    }
+    case StmtKind::Seq:
+      for (const Stmt& x : static_cast<const SeqNode*>(s)->seq)
+        if (!nest_statements(x.get(), touches)) return false;
+      return true;
+    case StmtKind::IfThenElse: {
+      auto* n = static_cast<const IfThenElseNode*>(s);
+      *touches |= loads_fragment(n->cond);
+      return nest_statements(n->then_case.get(), touches) &&
+             (!n->else_case.defined() || nest_statements(n->else_case.get(), touches));
+    }
+    case StmtKind::Store: {
+      auto* n = static_cast<const StoreNode*>(s);
+      *touches |= fragment_scope(n->buffer.scope()) || loads_fragment(n->value);
+      for (const Expr& i : n->indices) *touches |= loads_fragment(i);
+      return true;
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool is_fragment_nest(const StmtNode* root) {
+  bool touches = false;
+  return root->kind == StmtKind::For && nest_statements(root, &touches) && touches;
+}
+
+namespace {
+
 class IntEvaluator {
  public:
   explicit IntEvaluator(const VarValue& value_of) : value_of_(value_of) {}

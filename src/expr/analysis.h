@@ -60,6 +60,12 @@ struct BufferUse {
 BufferUse buffer_use(const Stmt& s);
 BufferUse buffer_use(const Expr& e);
 
+// Whether root is a loop nest of serial or unrolled For, LetStmt, IfThenElse, Seq and
+// Store statements only that loads or stores a "warp" or "warpgroup" buffer: a lane nest,
+// whose steps the CUDA backend spreads over the fragments' lanes (each lane runs those on
+// the elements it holds), not a loop each thread runs in order.
+bool is_fragment_nest(const StmtNode* root);
+
 // Whether every element of a's buffer that a's body loads was stored by the body before
 // (the body followed iteration by iteration, its indices by value, in at most `budget`
 // steps): such storage needs no zero-fill. false when unsure: an index of unknown value, a

@@ -3,7 +3,8 @@
 // cond provably holds for every iteration of the loops inside (the guard removed, the
 // select's first value taken) and the rest (the guard kept).
 // Conditions on threadIdx variables of enclosing loops are left alone: a split point
-// that differs between threads would make their control flow diverge.
+// that differs between threads would make their control flow diverge; a lane nest (a
+// loop over "warp" and "warpgroup" fragments, spread over the lanes) is only narrowed.
 #include <optional>
 
 #include "expr/analysis.h"
@@ -225,8 +226,13 @@ class Partitioner : public IRMutator {
       Stmt first = for_loop(n->var, n->min, first_extent, n->for_kind, first_body, n->thread_tag);
       Stmt second = for_loop(n->var, split, second_extent, n->for_kind, second_body, n->thread_tag);
       // Partition the guard-free part further; only look inside the guarded part.
-      *out = upper ? seq({mutate(first), mutate_body_only(second, all)})
-                   : seq({mutate_body_only(first, all), mutate(second)});
+      Stmt guarded = mutate_body_only(upper ? second : first, all);
+      // A lane nest's steps are spread over the fragments' lanes, each running those on
+      // the elements it holds: it stays one loop, whose range a split may only narrow (the
+      // guarded part doing nothing, as for rows past a tile's end). Two loops would give
+      // a lane a row in each (a causal mask's diagonal).
+      if (is_fragment_nest(n) && !is_no_op(guarded)) continue;
+      *out = upper ? seq({mutate(first), guarded}) : seq({guarded, mutate(second)});
       return true;
     }
     return false;

@@ -119,6 +119,9 @@ Stmt inject_virtual_threads(const Stmt& body, const LowerContext& ctx);
 // intrinsic's declaration, becomes a TensorIntrinsicCall (te::Error where it differs).
 Stmt tensorize_stages(const Stmt& body, const LowerContext& ctx);
 
+// Whether s does nothing (no statement, an empty sequence, an expression evaluated).
+bool is_no_op(const Stmt& s);
+
 // loop_partition with known constant bounds of variables (see te::partition_loops).
 Stmt partition_loops(const Stmt& s, const VarBounds& known);
 

@@ -2,17 +2,24 @@
 // whose body does nothing, branches that do nothing, evaluates (expressions have no side
 // effects), allocations and lets around nothing, and stores of an element's own value
 // (a blended update whose condition no lane takes: vectorize's blend_private_store).
+#include "lower/passes.h"
 #include "te/lower.h"
 
 namespace te {
 
-namespace {
+namespace lowering {
 
 bool is_no_op(const Stmt& s) {
   if (!s.defined()) return true;
   if (const auto* q = s.as<SeqNode>()) return q->seq.empty();
   return s.kind() == StmtKind::Evaluate;
 }
+
+}  // namespace lowering
+
+namespace {
+
+using lowering::is_no_op;
 
 Stmt no_op() { return seq({}); }
 

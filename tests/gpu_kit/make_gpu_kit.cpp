@@ -314,7 +314,7 @@ json write_wgmma_corpus(const fs::path& root, DataType t, ops::MatmulWgmmaOption
 // q, k and v in t. The shapes are int (32-bit index arithmetic, as a user's literals give:
 // every buffer has fewer than 2^31 elements).
 LoweredFunc attention_cuda(int batch, int heads, int seq_q, int seq_k, int dim, DataType t, bool causal, int warps,
-                           int key_block, const std::string& name, int key_splits = 1) {
+                           int key_block, const std::string& name, int key_splits = 1, bool wgmma = false) {
   Tensor q = placeholder({batch, heads, seq_q, dim}, t, "q");
   Tensor k = placeholder({batch, heads, seq_k, dim}, t, "k"), v = placeholder({batch, heads, seq_k, dim}, t, "v");
   ops::AttentionOptions o;
@@ -326,14 +326,17 @@ LoweredFunc attention_cuda(int batch, int heads, int seq_q, int seq_k, int dim, 
   ops::AttentionCudaOptions c;
   c.warps = warps;
   c.key_splits = key_splits;
+  c.wgmma = wgmma;
   ops::schedule_attention_cuda(s, out, c);
   return lower(s, {q, k, v, out}, name);
 }
 
-// Small attention kernels for the corpus: odd query counts, causal, both 16-bit types.
-json write_attention_corpus(const fs::path& root, DataType t, bool causal, const std::string& name, std::mt19937& rng) {
+// Small attention kernels for the corpus: odd query counts, causal, both 16-bit types;
+// `wgmma`: the Hopper form (a warpgroup per 64 queries).
+json write_attention_corpus(const fs::path& root, DataType t, bool causal, const std::string& name, std::mt19937& rng,
+                            bool wgmma = false) {
   const int64_t B = 2, H = 2, M = 40, N = 96, D = 64;
-  LoweredFunc f = attention_cuda(B, H, M, N, D, t, causal, 2, 32, name);
+  LoweredFunc f = attention_cuda(B, H, M, N, D, t, causal, wgmma ? 4 : 2, 32, name, 1, wgmma);
   std::vector<Argument> args = {random_array({B, H, M, D}, t, rng), random_array({B, H, N, D}, t, rng),
                                 random_array({B, H, N, D}, t, rng), NDArray::empty({B, H, M, D}, t)};
   std::map<const VarNode*, int64_t> chosen;
@@ -673,19 +676,19 @@ std::vector<BenchCase> bench_cases() {
   // scaled_dot_product_attention (its flash backend where it applies).
   // Prefill at 4 x 32 x 4096 x 128: `warps` warps per block, blocks of `key_block` keys.
   auto prefill = [&](const std::string& name, DataType t, bool causal, int warps, int key_block,
-                     CudaOptions options = {}) {
+                     CudaOptions options = {}, bool wgmma = false) {
     const int64_t B = 4, H = 32, L = 4096, D = 128;
     const std::string type = t == Float(16) ? "float16" : "bfloat16";
     json qkv = {{"shape", {B, H, L, D}}, {"role", "input"}, {"dtype", type}};
     json out = {{"shape", {B, H, L, D}}, {"role", "output"}, {"dtype", type}};
     v.push_back({name,
-                 attention_cuda(B, H, L, L, D, t, causal, warps, key_block, "attention"),
+                 attention_cuda(B, H, L, L, D, t, causal, warps, key_block, "attention", 1, wgmma),
                  causal ? "attention_causal" : "attention",
                  {qkv, qkv, qkv, out},
                  json::array(),
                  2.0 * 4 * B * H * L * D,
                  (causal ? 2.0 : 4.0) * B * H * L * L * D,
-                 "HMMA.16816.F32",
+                 wgmma ? "HGMMA" : "HMMA.16816.F32",
                  options});
   };
   for (DataType t : {Float(16), BFloat(16)})
@@ -703,6 +706,13 @@ std::vector<BenchCase> bench_cases() {
   for (const auto& [warps, key_block] : {std::pair{4, 32}, std::pair{8, 64}})
     prefill(fmt::format("attention_float16_4x32x4096x128_w{}_kb{}", warps, key_block), Float(16), false, warps,
             key_block);
+  // The Hopper form (AttentionCudaOptions::wgmma: a warpgroup per 64 queries, the scores
+  // and probs · v by wgmma, the probabilities as the second's A registers), one and two
+  // warpgroups per block.
+  for (bool causal : {false, true})
+    prefill(fmt::format("attention_wgmma_float16_4x32x4096x128{}", causal ? "_causal" : ""), Float(16), causal, 4, 64,
+            {}, true);
+  prefill("attention_wgmma_float16_4x32x4096x128_w8", Float(16), false, 8, 64, {}, true);
   {
     const int64_t B = 4, H = 32, N = 8192, D = 128;
     json q = {{"shape", {B, H, 1, D}}, {"role", "input"}, {"dtype", "float16"}};
@@ -779,6 +789,8 @@ int main(int argc, char** argv) {
     corpus.push_back(te::write_attention_corpus(root / "corpus", te::Float(16), false, "attention_float16", rng));
     corpus.push_back(
         te::write_attention_corpus(root / "corpus", te::BFloat(16), true, "attention_bfloat16_causal", rng));
+    corpus.push_back(te::write_attention_corpus(root / "corpus", te::BFloat(16), true,
+                                                "attention_wgmma_bfloat16_causal", rng, true));
     std::ofstream(root / "corpus.json") << corpus.dump(1) << "\n";
     nlohmann::json bench = nlohmann::json::array();
     for (const te::BenchCase& b : te::bench_cases()) bench.push_back(te::write_bench(b, root / "bench"));

@@ -25,6 +25,11 @@
 /// decoding (split-K over the blocks of keys, the parts merged after): its parts still keep
 /// the running state in shared memory, a thread per query.
 ///
+/// AttentionCudaOptions::wgmma is the same form on Hopper (sm_90a): a warpgroup per 64
+/// queries, the scores and probs · v by wgmma from swizzled shared tiles of q, k and v as
+/// they lie, the probabilities as the second wgmma's A registers (docs/attention.md, "On
+/// Hopper").
+///
 /// Requirements (te::Error otherwise): float16 or bfloat16 inputs, constant shapes, dim a
 /// multiple of 16 and the value dim of 8, the key block a multiple of 16 dividing seq_k,
 /// the queries in whole tiles of 16 * warps (AttentionOptions::query_block rounds them
@@ -43,7 +48,7 @@ struct AttentionCudaOptions {
   /// Warps per thread block, 16 queries each.
   int warps = 2;
   /// Elements added to each shared row of 16-bit tiles (ldmatrix's rows then fall in
-  /// distinct banks), a multiple of 8.
+  /// distinct banks), a multiple of 8. (mma.sync's tiles: wgmma's are swizzled instead.)
   int pad = 8;
   /// Double-buffer the shared tiles of keys and values (Stage::double_buffer).
   bool double_buffer = true;
@@ -51,6 +56,13 @@ struct AttentionCudaOptions {
   /// keys in this many parts, each part's running state computed by thread blocks of its
   /// own (rfactor of the row reduction), then merged. 1: none.
   int key_splits = 1;
+  /// Hopper's warpgroup MMA (wgmma, sm_90a; each thread's own sums on other GPUs) instead
+  /// of mma.sync: each 4 warps are a warpgroup of 64 queries (warps a multiple of 4), whose
+  /// scores and probs · v are wgmmas from swizzled shared tiles of the queries, keys and
+  /// values as they lie (the probabilities, made in registers, are the second's A), every
+  /// other step each thread on the accumulator elements it holds. The value dim a multiple
+  /// of 16 up to 256 (wgmma's n); not with key_splits.
+  bool wgmma = false;
 };
 
 namespace attention_cuda_detail {
@@ -63,19 +75,19 @@ inline int64_t constant(const Expr& e, const char* what) {
   return *v;
 }
 
-// Spreads a stage's loop `f` (fused elements) over the block's threads: 32 lanes, then
-// the warps.
-inline void spread(Schedule& s, const Tensor& t, const IterVar& f, int warps, int vector = 1) {
+// Spreads a stage's loop `f` (fused elements) over the block's threads: `group` threads
+// on threadIdx.x (a warp's 32 lanes, or a warpgroup's 128), then `groups` on threadIdx.y.
+inline void spread(Schedule& s, const Tensor& t, const IterVar& f, int groups, int vector = 1, int group = 32) {
   IterVar rest = f;
   if (vector > 1) {
     auto [pieces, lanes] = s[t].split(f, vector);
     s[t].vectorize(lanes);
     rest = pieces;
   }
-  auto [pass, thread] = s[t].split(rest, int64_t{32} * warps);
-  auto [warp, lane] = s[t].split(thread, 32);
-  s[t].bind(warp, thread_axis("threadIdx.y"));
-  s[t].bind(lane, thread_axis("threadIdx.x"));
+  auto [pass, thread] = s[t].split(rest, int64_t{group} * groups);
+  auto [which, place] = s[t].split(thread, group);
+  s[t].bind(which, thread_axis("threadIdx.y"));
+  s[t].bind(place, thread_axis("threadIdx.x"));
   (void)pass;
 }
 
@@ -257,6 +269,65 @@ inline void schedule_rows_in_registers(Schedule& s, const AttentionStages& st, S
                  mma_tiles(pv, st.block_pv.axis(2), st.block_pv.axis(4), {st.block_pv.axis(3)}, true, t), t);
 }
 
+// The Hopper form: as the register form, a warpgroup per 64 queries (loop `group` of the
+// output), the scores and probs · v by wgmma. The block's threads copy the tile's queries
+// once and each block's keys and values, as they lie, into shared tiles swizzled by
+// their rows' width (the keys' rows are the scores' K-major B; the values' the second
+// wgmma's MN-major B); the probabilities, each thread making the elements it holds of
+// the scores' accumulators, are that wgmma's A registers.
+inline void schedule_rows_in_warpgroups(Schedule& s, const AttentionStages& st, Stage out, const IterVar& group,
+                                        const AttentionCudaOptions& o, int64_t dim, int64_t dim_v) {
+  const DataType t = st.q.dtype();
+  const int groups = o.warps / 4;
+  Stage rows = s[st.acc];
+  rows.set_scope("warpgroup");
+  rows.compute_at(out, group);
+  rows.reorder({st.acc.axis(0), st.acc.axis(1), st.block, st.acc.axis(2), st.acc.axis(3)});
+  const IterVar& block = st.block;
+  // A shared tile (.., rows, cols) under loop `at`, swizzled by the widest swizzle (32, 64
+  // or 128 bytes) that divides its rows (wider rows: column blocks of the swizzle's width,
+  // BufferNode::swizzle_row), copied 16 bytes a piece by all the block's threads.
+  auto fill = [&](const Tensor& tile, const IterVar& at, int64_t cols) {
+    s[tile].compute_at(rows, at);
+    s[tile].swizzle(cols % 64 == 0 ? 128 : cols % 32 == 0 ? 64 : 32);
+    spread(s, tile, s[tile].fuse(tile.axis(2), tile.axis(3)), groups, 8, 128);
+  };
+  // The tile's queries, once before the blocks.
+  Tensor qs = st.queries.defined() ? st.queries : s.cache_read(st.q, "shared", {st.scores});
+  s[qs].set_scope("shared");
+  fill(qs, st.acc.axis(1), dim);
+  // Per block of keys: the keys and values.
+  Tensor ks = s.cache_read(st.k, "shared", {st.key_t});
+  s[st.key_t].compute_inline();
+  Tensor vs = s.cache_read(st.v, "shared", {st.block_pv});
+  fill(ks, block, dim);
+  fill(vs, block, dim_v);
+  if (o.double_buffer) {
+    s[ks].double_buffer();
+    s[vs].double_buffer();
+  }
+  // wgmma stage m (rows, cols; one reduction, in steps of 16) under the block's loop.
+  auto wgmma = [&](const Tensor& m, const IterVar& r, const IterVar& c, std::vector<IterVar> outer,
+                   const TensorIntrinsic& intrinsic) {
+    s[m].set_scope("warpgroup");
+    s[m].compute_at(rows, block);
+    auto [kk, k16] = s[m].split(s[m].op()->reduce_axis[0], 16);
+    outer.insert(outer.end(), {kk, r, c, k16});
+    s[m].reorder(outer);
+    s[m].unroll(kk);
+    s[m].tensorize(r, intrinsic);
+  };
+  wgmma(st.scores, st.scores.axis(2), st.scores.axis(3), {},
+        intrinsics::cuda_wgmma_m64nNk16(t, static_cast<int>(st.key_block)));
+  // The block's max, probabilities and sum: each thread on the elements it holds.
+  for (const Tensor& x : {st.block_max, st.probs, st.block_sum}) {
+    s[x].set_scope("warpgroup");
+    s[x].compute_at(rows, block);
+  }
+  wgmma(st.block_pv, st.block_pv.axis(2), st.block_pv.axis(4), {st.block_pv.axis(3)},
+        intrinsics::cuda_wgmma_m64nNk16_rs_kn(t, static_cast<int>(dim_v)));
+}
+
 }  // namespace attention_cuda_detail
 
 /// Schedules attention's stages for CUDA tensor cores (see the file's comment).
@@ -279,6 +350,20 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
   if (kb % 16 != 0 || seq_k % kb != 0)
     d::fail("the key block (" + std::to_string(kb) + ") must be a multiple of 16 and divide seq_k (" +
             std::to_string(seq_k) + ")");
+  if (o.wgmma) {
+    if (o.warps % 4 != 0)
+      d::fail("wgmma takes a warpgroup (4 warps) per 64 queries: warps must be a multiple of 4, got " +
+              std::to_string(o.warps));
+    if (o.key_splits > 1)
+      d::fail("wgmma keeps each warpgroup's running state in its registers; key_splits (" +
+              std::to_string(o.key_splits) + ") is the mma.sync form's");
+    if (dim_v % 16 != 0 || dim_v > 256)
+      d::fail(
+          "wgmma's n is a multiple of 8 up to 256, in column blocks of 16 elements at least: the value dim must "
+          "be a multiple of 16 up to 256, got " +
+          std::to_string(dim_v));
+    if (kb > 256) d::fail("wgmma's n is at most 256: the key block is " + std::to_string(kb));
+  }
   const int block_q = 16 * o.warps;
   const int64_t tiles = st.queries.defined() ? d::constant(st.queries.shape()[2], "the queries' extent") : seq_q;
   if (tiles % block_q != 0)
@@ -295,12 +380,15 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
   out.bind(bh, thread_axis("blockIdx.y"));
   out.bind(qo, thread_axis("blockIdx.x"));
   if (o.key_splits <= 1) {
-    // A warp per 16 queries: their running state in its registers, each lane storing the
-    // output elements it holds.
-    auto [warp, rows] = out.split(qi, 16);
+    // A warp per 16 queries (a warpgroup per 64): their running state in its registers,
+    // each lane storing the output elements it holds.
+    auto [warp, rows] = out.split(qi, o.wgmma ? 64 : 16);
     out.bind(warp, thread_axis("threadIdx.y"));
     (void)rows;
-    d::schedule_rows_in_registers(s, st, out, warp, o, dim, dim_v);
+    if (o.wgmma)
+      d::schedule_rows_in_warpgroups(s, st, out, warp, o, dim, dim_v);
+    else
+      d::schedule_rows_in_registers(s, st, out, warp, o, dim, dim_v);
     return;
   }
   d::spread(s, st.out, out.fuse(qi, st.out.axis(3)), o.warps);
