@@ -163,6 +163,11 @@ ThreadSet all_threads(int threads) {
 
 bool is_warpgroup_kind(Fragment f) { return f == Fragment::WgmmaA || f == Fragment::WgmmaD; }
 
+// The threads that hold a fragment laid out as `f` together (a warp's 32, a warpgroup's
+// 128), and the rows of its tiles (2 per lane group: mma.sync's 16, wgmma's 64).
+int group_threads(Fragment f) { return is_warpgroup_kind(f) ? kMaxThreads : 32; }
+int64_t tile_rows(Fragment f) { return group_threads(f) / 2; }
+
 // A lane's part of the nest before it is compared with the others': runs as trees.
 struct LaneNode {
   const StmtNode* stmt = nullptr;
@@ -177,8 +182,7 @@ class Planner {
  public:
   Planner(const std::map<const BufferNode*, FragmentLayout>& layouts, const std::string& kernel)
       : layouts_(layouts), kernel_(kernel) {
-    for (const auto& [b, l] : layouts)
-      if (is_warpgroup_kind(l.kind)) threads_ = kMaxThreads;
+    for (const auto& [b, l] : layouts) threads_ = std::max(threads_, group_threads(l.kind));
   }
 
   LaneNest run(const ForNode* root) {
@@ -229,9 +233,12 @@ class Planner {
     return {&b, *element, fragment_place(layout_of(b), *element)};
   }
 
+  // What the messages call one of the group's threads.
+  const char* thread_word() const { return threads_ == 32 ? "lane" : "thread"; }
+
   std::string lanes_text(const ThreadSet& lanes) const {
     const int first = lowest_lane(lanes);
-    const char* what = threads_ == 32 ? "lane" : "thread";
+    const char* what = thread_word();
     return lanes.count() == 4 && first % 4 == 0 && lanes[first + 3]
                ? fmt::format("{}s {} to {}", what, first, first + 3)
                : fmt::format("{} {}", what, first);
@@ -287,7 +294,7 @@ class Planner {
         throw Error(
             fmt::format("CUDA: in kernel '{}', a loop nest over warp fragments gives {} {} more than {} "
                         "stores; each lane's are unrolled, so split the stage into smaller nests",
-                        kernel_, threads_ == 32 ? "lane" : "thread", l, kMaxStoresPerLane));
+                        kernel_, thread_word(), l, kMaxStoresPerLane));
       insert(l, r, slots, target ? target->place.slot : -1);
     }
   }
@@ -410,7 +417,7 @@ class Planner {
   }
 
   Error runs_differently(int model, int lane) const {
-    const char* what = threads_ == 32 ? "lane" : "thread";
+    const char* what = thread_word();
     return Error(fmt::format(
         "CUDA: in kernel '{}', a loop nest over warp fragments runs differently in {} {} and {} {}: each lane "
         "must run the same steps on the elements it holds, their loops' values differing with the lane's row and "
@@ -515,7 +522,7 @@ FragmentPlace fragment_place(const FragmentLayout& l, int64_t element) {
   // A warpgroup's 64-row fragments: warp w holds rows 16 w .. 16 w + 15 as a warp holds an
   // mma.sync fragment's (the wgmma accumulator figure: each 8 columns as mma's C; its A
   // register figure: mma's A).
-  const int64_t tile_rows = is_warpgroup_kind(l.kind) ? 64 : 16;
+  const int64_t rows = tile_rows(l.kind);
   auto in_warp = [](int64_t warp, uint64_t lanes) {
     ThreadSet s;
     for (int b = 0; b < 32; ++b)
@@ -523,8 +530,8 @@ FragmentPlace fragment_place(const FragmentLayout& l, int64_t element) {
     return s;
   };
   if (l.rows_only) {  // a row of the tiles: its lanes 4 g .. 4 g + 3, slots 2 per tile
-    const int64_t r = element % tile_rows;
-    return {in_warp(r / 16, uint64_t{0xf} << (r % 8 * 4)), element / tile_rows * 2 + r % 16 / 8};
+    const int64_t r = element % rows;
+    return {in_warp(r / 16, uint64_t{0xf} << (r % 8 * 4)), element / rows * 2 + r % 16 / 8};
   }
   const Expr slot = fragment_slot(l.shape, make_const(Int(64), element), l.row);  // (kept alive for base)
   const int64_t* base = as_const_int(slot);
@@ -546,8 +553,7 @@ FragmentPlace fragment_place(const FragmentLayout& l, int64_t element) {
 }
 
 int64_t lane_array_size(const FragmentLayout& l, int64_t elements) {
-  const int64_t group = is_warpgroup_kind(l.kind) ? 128 : 32;
-  return l.rows_only ? elements / (group / 2) * 2 : elements / group;
+  return l.rows_only ? elements / tile_rows(l.kind) * 2 : elements / group_threads(l.kind);
 }
 
 void infer_fragment_layouts(const std::vector<const ForNode*>& nests,
@@ -599,7 +605,7 @@ void infer_fragment_layouts(const std::vector<const ForNode*>& nests,
         FragmentLayout l = layouts->at(from);
         auto count = elements.find(b);
         if (rows) {
-          if (count == elements.end() || count->second % (is_warpgroup_kind(l.kind) ? 64 : 16) != 0) continue;
+          if (count == elements.end() || count->second % tile_rows(l.kind) != 0) continue;
           l.rows_only = true;
           l.row = 1;
         }
