@@ -411,6 +411,7 @@ def run_bench(torch, kit, bench, compiler, only, report, deadline, watchdog):
             copy_gbs = 2 * src.numel() * 4 / copy_ms / 1e6
         note = f"max rel err {err:.2e}" + (f", {spills} B spills" if spills else "") + \
             sass_note(folder, b.get("sass"))
+        # bytes / ms / 1e6 is GB/s; flops / ms / 1e9 is TFLOP/s.
         row(b["name"], te_ms, torch_ms, note, b["bytes"] / te_ms / 1e6, b["flops"] / te_ms / 1e9)
     return rows, copy_gbs
 
@@ -469,7 +470,7 @@ def main():
                "| corpus kernel | result | note |", "|---|---|---|")
     watchdog = Watchdog(report, [name for name, _ in corpus_folders + bench_folders], a.kernel_timeout_s)
     corpus_rows = run_corpus(torch, a.kit, corpus, compiler, a.only, report, watchdog)
-    report.add("", "| bench kernel | te ms | PyTorch ms | te / PyTorch speed | te GB/s | te GFLOP/s | note |",
+    report.add("", "| bench kernel | te ms | PyTorch ms | te / PyTorch speed | te GB/s | te TFLOP/s | note |",
                "|---|---|---|---|---|---|---|")
     bench_rows, copy_gbs = run_bench(torch, a.kit, bench, compiler, a.only, report, start + a.budget_s, watchdog)
     if copy_gbs:

@@ -259,6 +259,50 @@ TEST(AttentionCudaNvcc, WgmmaFormCompilesForSm90aWithoutSpills) {
   }
 }
 
+// auto_schedule's options for CUDA attention, as its note (AutoScheduleOptions::progress)
+// says: mma.sync with 8 warps (128 queries) per block where the grid still fills the GPU,
+// 4 where it would not, and 4 for causal attention (a query tile smaller than 128 would
+// give the 8 warps different counts of key blocks: the kernel could not be built); on
+// sm_90a, wgmma (two warpgroups, one when causal) where the grid fills the GPU without
+// split-K, else mma.sync's split-K (decoding). Each choice lowers and builds.
+TEST(AttentionCudaRule, EightWarpsWhereTheGridStillFillsTheGpuAndWgmmaOnSm90a) {
+  auto notes_for = [](int heads, int query_block, bool causal, const std::string& target = "cuda", int seq_q = 4096) {
+    Tensor q = placeholder({4, heads, seq_q, 128}, Float(16), "q"),
+           k = placeholder({4, heads, 4096, 128}, Float(16), "k"),
+           v = placeholder({4, heads, 4096, 128}, Float(16), "v");
+    ops::AttentionOptions o;
+    o.causal = causal;
+    o.key_block = 64;
+    o.query_block = query_block;
+    Tensor out = ops::attention(q, k, v, o);
+    AutoScheduleOptions a;
+    a.target = target;
+    a.progress = true;
+    testing::internal::CaptureStderr();
+    Schedule s = auto_schedule({out}, a);
+    const std::string notes = testing::internal::GetCapturedStderr();
+    EXPECT_NO_THROW(build_cuda(lower(s, {q, k, v, out}, "attention"))) << notes;  // the choice builds
+    return notes;
+  };
+  auto chose = [](const std::string& notes, int warps, const std::string& form = "") {
+    return notes.find("'attention': attention on tensor cores (" + form + std::to_string(warps) + " warps per block") !=
+           std::string::npos;
+  };
+  std::string notes = notes_for(32, 1, false);  // 4 x 32 x 32 blocks of 128 queries
+  EXPECT_TRUE(chose(notes, 8)) << notes;
+  notes = notes_for(1, 1, false);  // 4 x 1 x 32 blocks of 128 queries: too few
+  EXPECT_TRUE(chose(notes, 4)) << notes;
+  notes = notes_for(32, 64, true);
+  EXPECT_TRUE(chose(notes, 4)) << notes;
+  notes = notes_for(32, 1, false, "cuda -arch=sm_90a");
+  EXPECT_TRUE(chose(notes, 8, "wgmma, ")) << notes;
+  notes = notes_for(32, 64, true, "cuda -arch=sm_90a");
+  EXPECT_TRUE(chose(notes, 4, "wgmma, ")) << notes;
+  notes = notes_for(32, 16, false, "cuda -arch=sm_90a", 1);  // decoding: 128 blocks, split-K
+  EXPECT_TRUE(chose(notes, 1)) << notes;
+  EXPECT_NE(notes.find("keys in 2 parts"), std::string::npos) << notes;
+}
+
 TEST(AttentionCudaErrors, WhatTheScheduleRefuses) {
   auto schedule = [](DataType t, int dim, int seq_q, int seq_k, int key_block, int query_block,
                      ops::AttentionCudaOptions o = {}) {

@@ -276,9 +276,10 @@ TEST(TensorCoresLowered, EveryFragmentAccessIsAnIntrinsic) {
   EXPECT_NE(text.find("A.shared[(i.inner.outer * 768):] strides (24, 1)"), std::string::npos) << text;
 }
 
-// The shared tiles fill through cp.async where the copy runs unconditionally (the
-// double buffer's guarded last fills stay plain), every barrier waits for the copies
-// first, and CudaOptions::async_copies turns it off.
+// The shared tiles fill through cp.async, the double buffer's guarded last fills too
+// (no 16-byte fill passes through registers; only the unaligned fallback copies lane by
+// lane), every barrier waits for the copies first, and CudaOptions::async_copies turns
+// it off.
 TEST(TensorCoresLowered, SharedTilesFillThroughAsyncCopies) {
   const LoweredFunc f = tensor_core_gemm(gemm_cases()[1]);  // 3 k tiles: the last fill is guarded
   const std::string src = build_cuda(f).source();
@@ -289,7 +290,9 @@ TEST(TensorCoresLowered, SharedTilesFillThroughAsyncCopies) {
   };
   const std::string kernel = src.substr(src.find("__global__"));
   EXPECT_GT(count(kernel, "te_cp_async_16("), 0) << kernel;
-  EXPECT_GT(count(kernel, "te_lane] = A["), 0) << "the guarded fills and the unaligned fallback copy lane by lane";
+  EXPECT_GT(count(kernel, "te_lane] = A["), 0) << "the unaligned fallback copies lane by lane";
+  EXPECT_NE(kernel.find("if ("), std::string::npos) << "the last fill is guarded";
+  EXPECT_EQ(count(kernel, "const te_vec<"), 0) << kernel;
   EXPECT_EQ(count(kernel, "te_cp_async_wait_all();\n"), count(kernel, "__syncthreads();"));
   EXPECT_EQ(count(kernel, "te_cp_async_wait_all();\n    __syncthreads();"), count(kernel, "\n    __syncthreads();"));
   CudaOptions sync;

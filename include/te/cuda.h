@@ -66,8 +66,8 @@ struct TE_API CudaOptions {
   /// Copies of 16 bytes from global to shared memory (a vectorized cache_read "shared"
   /// stage) through `cp.async` where the GPU has it (sm_80+; plain loads and stores
   /// elsewhere): the copy skips the registers and overlaps what the thread does next;
-  /// each __syncthreads() of the kernel first waits for the thread's copies. Copies under
-  /// a condition or in a loop of varying bounds stay plain.
+  /// each __syncthreads() of the kernel first waits for the thread's copies (copies under
+  /// a condition too, such as a double buffer's guarded prefetch of the next tile).
   bool async_copies = true;
   /// The GPU the file is for, as Target::arch spells it ("sm_80", "sm_90", "sm_90a";
   /// empty: any). build_cuda refuses a tensor intrinsic that GPU lacks (te::Error naming

@@ -285,14 +285,12 @@ class KernelPrinter {
         std::string cond = printer_.print_bare(n->cond);
         flush_hoisted();
         w_.open(fmt::format("if ({})", cond));
-        ++guards_;
         const unsigned waited = waited_;
         emit(n->then_case, false);
         waited_ = waited;
         emit_else(n->else_case);
         waited_ = 0;
         wgmma_in_flight_ = async_wgmma_;
-        --guards_;
         return;
       }
       case StmtKind::Seq: {
@@ -612,8 +610,6 @@ class KernelPrinter {
     }
     if (n->for_kind == ForKind::Unrolled || n->for_kind == ForKind::Vectorized) w_.line("#pragma unroll");
     w_.open(fmt::format("for ({} {} = {}; {} < {}; ++{})", type, v, min, v, end_text, v));
-    const bool varying = !as_const_int(n->min) || !as_const_int(n->extent);
-    guards_ += varying;
     frames_.push_back({nullptr, 0, n});
     const bool releases = side_ == Side::Consumer && !!has_producer_copy(n->body);
     if (releases) waited_ = 0;        // the previous iteration may have released what was waited for
@@ -624,7 +620,6 @@ class KernelPrinter {
     if (releases) waited_ = 0;
     wgmma_in_flight_ = async_wgmma_;
     frames_.pop_back();
-    guards_ -= varying;
     w_.close();
   }
 
@@ -780,8 +775,11 @@ class KernelPrinter {
   }
 
   void emit_vector_store(const StoreNode* n, int lanes, const std::string& type) {
-    // A copy into shared memory under uniform control flow: te's barriers order it.
-    if (const LoadNode* src = async_copies_ && guards_ == 0 ? async_copy_source(n, lanes) : nullptr;
+    // A copy into shared memory, under conditions too: every barrier first waits for the
+    // thread's copies, and te's barriers order the tiles' writes and reads (a double
+    // buffer's guarded prefetch of the next tile overlaps this tile's work as the
+    // unguarded one does).
+    if (const LoadNode* src = async_copies_ ? async_copy_source(n, lanes) : nullptr;
         src != nullptr && !printer_.index_is_checked(src->buffer, src->indices[0])) {
       std::string dst = address(n->buffer, n->indices[0]), from = address(src->buffer, src->indices[0]);
       flush_hoisted();
@@ -964,7 +962,6 @@ class KernelPrinter {
   ExprPrinter printer_;
   HelperSet& helpers_;
   const bool async_copies_;
-  int guards_ = 0;              // enclosing conditions and loops of varying bounds
   bool used_async_ = false;     // a cp.async was emitted
   bool used_wgmma_ = false;     // a wgmma was issued (and left in flight)
   int64_t dynamic_offset_ = 0;  // where the next shared buffer starts in dynamic shared memory

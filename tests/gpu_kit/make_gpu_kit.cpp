@@ -33,14 +33,15 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 // Values every kernel of the corpus accepts: small integers (indices, divisors, shifts),
-// floats in [-2, 2).
-NDArray random_array(const std::vector<int64_t>& shape, DataType t, std::mt19937& rng) {
+// floats in [-2, 2), or (integer_floats) floats that are integers in [-2, 2].
+NDArray random_array(const std::vector<int64_t>& shape, DataType t, std::mt19937& rng, bool integer_floats = false) {
   NDArray a = NDArray::empty(shape, t);
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   std::uniform_real_distribution<double> real(-2.0, 2.0);
-  std::uniform_int_distribution<int> small(0, 7);
-  for (int64_t i = 0; i < n; ++i) cuda_test::set_element(a, i, t.is_float() ? real(rng) : small(rng));
+  std::uniform_int_distribution<int> small(0, 7), signed_small(-2, 2);
+  for (int64_t i = 0; i < n; ++i)
+    cuda_test::set_element(a, i, !t.is_float() ? small(rng) : integer_floats ? signed_small(rng) : real(rng));
   return a;
 }
 
@@ -127,7 +128,7 @@ json write_module(const cuda_test::TestModule& m, const fs::path& dir, std::mt19
     if (p.is_buffer()) {
       std::vector<int64_t> shape;
       for (const Expr& e : p.buffer.shape()) shape.push_back(eval_extent(e, m.func, chosen));
-      args.emplace_back(random_array(shape, p.buffer.dtype(), rng));
+      args.emplace_back(random_array(shape, p.buffer.dtype(), rng, m.integer_inputs));
     } else if (p.var.dtype().is_float()) {
       args.emplace_back(1.5);
     } else {
@@ -329,6 +330,23 @@ LoweredFunc attention_cuda(int batch, int heads, int seq_q, int seq_k, int dim, 
   c.wgmma = wgmma;
   ops::schedule_attention_cuda(s, out, c);
   return lower(s, {q, k, v, out}, name);
+}
+
+// The same attention as te::auto_schedule gives it for `target` (the options its rule
+// picks: warps, wgmma on sm_90a, split-K), the query tile 64 when causal.
+LoweredFunc attention_auto_func(int batch, int heads, int seq_q, int seq_k, int dim, bool causal,
+                                const std::string& target) {
+  Tensor q = placeholder({batch, heads, seq_q, dim}, Float(16), "q");
+  Tensor k = placeholder({batch, heads, seq_k, dim}, Float(16), "k"),
+         v = placeholder({batch, heads, seq_k, dim}, Float(16), "v");
+  ops::AttentionOptions o;
+  o.causal = causal;
+  o.key_block = 64;
+  o.query_block = causal ? 64 : 16;
+  Tensor out = ops::attention(q, k, v, o);
+  AutoScheduleOptions a;
+  a.target = target;
+  return lower(auto_schedule({out}, a), {q, k, v, out}, "attention");
 }
 
 // Small attention kernels for the corpus: odd query counts, causal, both 16-bit types;
@@ -713,19 +731,42 @@ std::vector<BenchCase> bench_cases() {
     prefill(fmt::format("attention_wgmma_float16_4x32x4096x128{}", causal ? "_causal" : ""), Float(16), causal, 4, 64,
             {}, true);
   prefill("attention_wgmma_float16_4x32x4096x128_w8", Float(16), false, 8, 64, {}, true);
+  // What auto_schedule gives for sm_90a (bench/README.md, session 56: wgmma, two
+  // warpgroups per block; one when causal).
+  for (bool causal : {false, true}) {
+    const int64_t B = 4, H = 32, L = 4096, D = 128;
+    json qkv = {{"shape", {B, H, L, D}}, {"role", "input"}, {"dtype", "float16"}};
+    v.push_back({fmt::format("attention_auto_float16_4x32x4096x128{}", causal ? "_causal" : ""),
+                 attention_auto_func(B, H, L, L, D, causal, "cuda -arch=sm_90a"),
+                 causal ? "attention_causal" : "attention",
+                 {qkv, qkv, qkv, {{"shape", {B, H, L, D}}, {"role", "output"}, {"dtype", "float16"}}},
+                 json::array(),
+                 2.0 * 4 * B * H * L * D,
+                 (causal ? 2.0 : 4.0) * B * H * L * L * D,
+                 "HGMMA"});
+  }
   {
     const int64_t B = 4, H = 32, N = 8192, D = 128;
     json q = {{"shape", {B, H, 1, D}}, {"role", "input"}, {"dtype", "float16"}};
     json kv = {{"shape", {B, H, N, D}}, {"role", "input"}, {"dtype", "float16"}};
     json out = {{"shape", {B, H, 1, D}}, {"role", "output"}, {"dtype", "float16"}};
-    v.push_back({"attention_decoding_float16_4x32x1x8192x128",
-                 attention_cuda(B, H, 1, N, D, Float(16), false, 1, 64, "attention", 16),
-                 "attention",
-                 {q, kv, kv, out},
-                 json::array(),
-                 2.0 * 2 * B * H * N * D,
-                 4.0 * B * H * N * D,
-                 "HMMA.16816.F32"});
+    // Split-K in 16 parts; in 64 (4 x 32 x 64 blocks of 128 keys); as auto_schedule splits
+    // it (until the blocks fill the GPU: 2 parts).
+    const std::pair<std::string, LoweredFunc> forms[] = {
+        {"attention_decoding_float16_4x32x1x8192x128",
+         attention_cuda(B, H, 1, N, D, Float(16), false, 1, 64, "attention", 16)},
+        {"attention_decoding_float16_4x32x1x8192x128_s64",
+         attention_cuda(B, H, 1, N, D, Float(16), false, 1, 64, "attention", 64)},
+        {"attention_decoding_auto_float16_4x32x1x8192x128", attention_auto_func(B, H, 1, N, D, false, "cuda")}};
+    for (const auto& [name, func] : forms)
+      v.push_back({name,
+                   func,
+                   "attention",
+                   {q, kv, kv, out},
+                   json::array(),
+                   2.0 * 2 * B * H * N * D,
+                   4.0 * B * H * N * D,
+                   "HMMA.16816.F32"});
   }
   v.push_back(bev_pool_bench(false));
   v.push_back(bev_pool_bench(true));

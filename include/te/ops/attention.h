@@ -136,6 +136,14 @@ inline Expr scale_of(const Tensor& q, const AttentionOptions& o) {
   return make_const(Float(32), 1.0) / sqrt(cast(Float(32), dim));
 }
 
+// exp(score - m) for a score of a row whose max is m, 0 where the whole row is masked
+// (m = -inf, so every score is -inf). The guard is on m, not on each probability: one
+// select per row that the code generators hoist, instead of a branch per element
+// around the exp (nvcc made one of select(m == -inf, 0, exp(..)) per element).
+inline Expr exp_from_max(const Expr& score, const Expr& m) {
+  return exp(score - select(m == min_value(Float(32)), make_zero(Float(32)), m));
+}
+
 // The score of query i and key j from q · k (raw): scaled, biased (a bias dimension of
 // extent 1 broadcast), -inf where the causal mask hides j.
 inline Expr masked_score(const Expr& raw, const std::vector<Expr>& at, const Tensor& q, const Tensor& k,
@@ -181,7 +189,6 @@ inline AttentionStages attention_stages(const Tensor& q, const Tensor& k, const 
   auto kv_head = [&](const Expr& h) { return group.defined() ? h / group : h; };
   const Expr kb = make_const(seq_k.dtype(), o.key_block);
   const Expr blocks = simplify((seq_k + kb - 1) / kb);
-  const Expr neg_inf = min_value(Float(32));
 
   AttentionStages st;
   st.q = q;
@@ -219,7 +226,7 @@ inline AttentionStages attention_stages(const Tensor& q, const Tensor& k, const 
   st.probs = compute({batch, heads, seq_q_tiles, seq_k},
                      [&](Expr b, Expr h, Expr i, Expr j) {
                        Expr m = st.block_max(b, h, i, j / kb);
-                       Expr p = select(m == neg_inf, make_zero(Float(32)), exp(score(b, h, i, j) - m));
+                       Expr p = attention_detail::exp_from_max(score(b, h, i, j), m);
                        return q.dtype() == Float(32) ? p : cast(q.dtype(), p);
                      },
                      o.name + ".probs", {"b", "h", "i", "j"});

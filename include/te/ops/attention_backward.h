@@ -47,7 +47,6 @@ inline AttentionBackward attention_backward(const Tensor& q, const Tensor& k, co
   const bool grouped = !can_prove(heads == kv_heads);
   const Expr group = grouped ? heads / kv_heads : Expr(make_const(heads.dtype(), 1));
   auto kv_head = [&](const Expr& h) { return grouped ? h / group : h; };
-  const Expr neg_inf = min_value(Float(32));
   const Expr scale = attention_detail::scale_of(q, o);
   const std::string name = o.name + "_backward";
 
@@ -67,7 +66,7 @@ inline AttentionBackward attention_backward(const Tensor& q, const Tensor& k, co
       {batch, heads, seq_q}, [&](Expr b, Expr h, Expr i) { return max(masked(b, h, i, j1), {j1}); }, name + ".max");
   auto unnormalized = [&](const Expr& b, const Expr& h, const Expr& i, const Expr& j) {
     Expr m = row_max(b, h, i);
-    return select(m == neg_inf, make_zero(Float(32)), exp(masked(b, h, i, j) - m));
+    return attention_detail::exp_from_max(masked(b, h, i, j), m);
   };
   IterVar j2 = reduce_axis({make_zero(seq_k.dtype()), seq_k}, "j");
   Tensor row_sum = compute(
