@@ -262,7 +262,8 @@ TEST(AttentionCudaNvcc, WgmmaFormCompilesForSm90aWithoutSpills) {
 // auto_schedule's options for CUDA attention, as its note (AutoScheduleOptions::progress)
 // says: mma.sync with 8 warps (128 queries) per block where the grid still fills the GPU,
 // 4 where it would not, and 4 for causal attention (a query tile smaller than 128 would
-// give the 8 warps different counts of key blocks: the kernel could not be built); on
+// give the 8 warps different counts of key blocks), fewer where the causal query tile is
+// smaller than 4 warps' 64 queries; on
 // sm_90a, wgmma (two warpgroups, one when causal) where the grid fills the GPU without
 // split-K, else mma.sync's split-K (decoding). Each choice lowers and builds.
 TEST(AttentionCudaRule, EightWarpsWhereTheGridStillFillsTheGpuAndWgmmaOnSm90a) {
@@ -346,6 +347,29 @@ TEST(AttentionCudaErrors, WhatTheScheduleRefuses) {
       },
       {"key_splits (2) needs the same keys for every query: causal attention's differ unless its queries fit one "
        "tile (AttentionOptions::query_block = 16 * warps at least seq_q, as when decoding)"});
+  // Causal with a query tile smaller than the block's queries: its warps (a warpgroup's
+  // with wgmma) would visit different counts of key blocks.
+  auto causal = [](int query_block, ops::AttentionCudaOptions o) {
+    Tensor q = placeholder({1, 2, 64, 32}, Float(16), "q"), k = placeholder({1, 2, 128, 32}, Float(16), "k");
+    ops::AttentionOptions a;
+    a.causal = true;
+    a.key_block = 32;
+    a.query_block = query_block;
+    Tensor out = ops::attention(q, k, k, a);
+    Schedule s = create_schedule({out});
+    ops::schedule_attention_cuda(s, out, o);
+  };
+  ops::AttentionCudaOptions four;
+  four.warps = 4;
+  expect_error([&] { causal(1, four); },
+               {"causal attention's queries 0 and 63 (one thread block's 64) visit 3 and 4 blocks of keys: give "
+                "attention() AttentionOptions::query_block = 64 (or a multiple), so that a tile's queries visit its "
+                "last query's blocks"});
+  expect_error([&] { causal(32, four); }, {"queries 0 and 63 (one thread block's 64) visit 3 and 4 blocks"});
+  EXPECT_NO_THROW(causal(64, four));
+  four.wgmma = true;
+  expect_error([&] { causal(16, four); }, {"queries 0 and 63 (one thread block's 64) visit 3 and 4 blocks"});
+  EXPECT_NO_THROW(causal(64, four));
   split.key_splits = 3;
   expect_error([&] { schedule(Float(16), 32, 32, 64, 16, 32, split); },
                {"key_splits (3) must divide the 4 blocks of 16 keys"});

@@ -48,8 +48,8 @@ constexpr int64_t kEnoughBlocks = 256;
 //   with split-K over the keys, in parts that divide the blocks of keys, while the thread
 //   blocks would not fill the GPU.
 // 8 warps only when not causal: a causal query tile smaller than the block's 128 queries
-// gives its warps different counts of key blocks, which the warp-wide steps refuse. None
-// for less than a tile.
+// gives its warps different counts of key blocks, which the schedule refuses. None for
+// less than a tile.
 std::vector<ops::AttentionCudaOptions> cuda_option_candidates(const ops::AttentionStages& st, bool wgmma) {
   const int64_t* batch = as_const_int(st.q.shape()[0]);
   const int64_t* heads = as_const_int(st.q.shape()[1]);
@@ -77,11 +77,10 @@ std::vector<ops::AttentionCudaOptions> cuda_option_candidates(const ops::Attenti
   if (wgmma && same_keys && fills(8)) add(8, true);
   if (wgmma && fills(4)) add(4, true);
   if (same_keys && fills(8)) add(8, false);
+  // The most warps that tile the queries first; fewer where a causal query tile is
+  // smaller than their block's queries (the schedule refuses those).
   for (int warps : {4, 2, 1})
-    if (tiles(warps) && blocks_of(warps) >= 1) {
-      add(warps, false);
-      break;
-    }
+    if (tiles(warps) && blocks_of(warps) >= 1) add(warps, false);
   return out;
 }
 

@@ -372,6 +372,25 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
             "): give attention() AttentionOptions::query_block = " + std::to_string(block_q) +
             ", which rounds seq_q up to whole tiles");
 
+  // Causal: every query of a block must visit the same count of blocks of keys (its warps
+  // meet at the copies' barriers and run each mma whole), which the definition says when
+  // its query tile is a multiple of the block's queries. The count grows with the query,
+  // so a block's first and last queries tell.
+  if (const Expr visits = st.acc.op()->reduce_axis[0].dom().extent; !as_const_int(visits)) {
+    const Var i = st.acc.op()->axis[2].var();
+    auto count = [&](int64_t query) {
+      const int64_t* n = as_const_int(simplify(substitute(visits, {{i, make_const(i.dtype(), query)}})));
+      return n ? *n : -1;
+    };
+    for (int64_t first = 0; first < tiles; first += block_q)
+      if (count(first) < 0 || count(first) != count(first + block_q - 1))
+        d::fail("causal attention's queries " + std::to_string(first) + " and " + std::to_string(first + block_q - 1) +
+                " (one thread block's " + std::to_string(block_q) + ") visit " + std::to_string(count(first)) +
+                " and " + std::to_string(count(first + block_q - 1)) +
+                " blocks of keys: give attention() AttentionOptions::query_block = " + std::to_string(block_q) +
+                " (or a multiple), so that a tile's queries visit its last query's blocks");
+  }
+
   // The output: a block per (batch x head, tile of queries); its threads' elements.
   Stage out = s[st.out];
   IterVar bh = out.fuse(st.out.axis(0), st.out.axis(1));
