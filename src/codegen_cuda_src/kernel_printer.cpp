@@ -380,13 +380,12 @@ class KernelPrinter {
   // fragments; row reductions then combine across the row's four lanes.
   void emit_lane_nest(const LaneNest& nest) {
     // A wgmma writes its accumulators, and reads its A registers, until it completes.
-    if (nest.threads == 128 && wgmma_in_flight_)
-      print_wgmma_wait_all("the fragments' wgmmas, before each thread's own");
+    if (nest.threads != 32 && wgmma_in_flight_) print_wgmma_wait_all("the fragments' wgmmas, before each thread's own");
     w_.open_block();
     const std::string count = nest.fewest_lane_stores == nest.lane_stores
                                   ? std::to_string(nest.lane_stores)
                                   : fmt::format("{} to {}", nest.fewest_lane_stores, nest.lane_stores);
-    const bool group = nest.threads == 128;
+    const bool group = nest.threads != 32;  // a warpgroup's wgmma fragments
     if (group) {
       w_.line(fmt::format("// Each thread runs {} of these loops' {} stores: those on the fragment elements it holds",
                           count, nest.stores));
@@ -923,13 +922,12 @@ class KernelPrinter {
       scope_.buffers_by_name[b.name()] = name;
       if (b.scope() == MemoryScope::Warp || b.scope() == MemoryScope::Warpgroup) {
         // (The analysis checked: a whole number of fragments.)
-        const bool group = b.scope() == MemoryScope::Warpgroup;
+        const int threads = fragment_threads(b.scope());
         auto layout = analysis_.fragment_layouts.find(b.get());
-        const int64_t lane = layout == analysis_.fragment_layouts.end() ? *count / (group ? 128 : 32)
-                                                                        : lane_array_size(layout->second, *count);
+        const int64_t lane =
+            layout == analysis_.fragment_layouts.end() ? *count / threads : lane_array_size(layout->second, *count);
         w_.line(fmt::format("alignas({}) {} {}[{}];  // this {}'s part of a {}'s {} elements{}", kArrayAlignment,
-                            c_type(b.dtype()), name, lane, group ? "thread" : "lane", group ? "warpgroup" : "warp",
-                            *count,
+                            c_type(b.dtype()), name, lane, thread_word(threads), group_word(threads), *count,
                             layout != analysis_.fragment_layouts.end() && layout->second.rows_only
                                 ? fmt::format(" (one per row of {})", layout->second.origin)
                                 : ""));

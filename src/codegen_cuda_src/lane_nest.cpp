@@ -181,11 +181,14 @@ struct LaneNode {
 class Planner {
  public:
   Planner(const std::map<const BufferNode*, FragmentLayout>& layouts, const std::string& kernel)
-      : layouts_(layouts), kernel_(kernel) {
-    for (const auto& [b, l] : layouts) threads_ = std::max(threads_, group_threads(l.kind));
-  }
+      : layouts_(layouts), kernel_(kernel) {}
 
   LaneNest run(const ForNode* root) {
+    // The group: the threads holding the fragments this nest reads and writes (a kernel
+    // may hold a warp's mma.sync fragments and a warpgroup's wgmma ones).
+    const BufferUse use = buffer_use(root->body);
+    for (const auto& [b, l] : layouts_)
+      if (use.loads(b) || use.stores(b)) threads_ = std::max(threads_, group_threads(l.kind));
     Enumerator e(kernel_, [this](const Run& r, const Enumerator::Value& value) { add(r, value); });
     e.walk(root);
     check_reductions();
@@ -234,7 +237,7 @@ class Planner {
   }
 
   // What the messages call one of the group's threads.
-  const char* thread_word() const { return threads_ == 32 ? "lane" : "thread"; }
+  const char* thread_word() const { return te::cuda::thread_word(threads_); }
 
   std::string lanes_text(const ThreadSet& lanes) const {
     const int first = lowest_lane(lanes);
@@ -551,6 +554,8 @@ FragmentPlace fragment_place(const FragmentLayout& l, int64_t element) {
   TE_ICHECK(false, "fragment_place of a layout that is not a warp's mma fragment");
   return {};
 }
+
+int fragment_threads(MemoryScope scope) { return scope == MemoryScope::Warpgroup ? kMaxThreads : 32; }
 
 int64_t lane_array_size(const FragmentLayout& l, int64_t elements) {
   return l.rows_only ? elements / tile_rows(l.kind) * 2 : elements / group_threads(l.kind);

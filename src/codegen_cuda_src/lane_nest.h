@@ -46,6 +46,13 @@ FragmentPlace fragment_place(const FragmentLayout& layout, int64_t element);
 // The size of a lane's array for a warp buffer of `elements` elements laid out so.
 int64_t lane_array_size(const FragmentLayout& layout, int64_t elements);
 
+// The threads that hold a fragment buffer of this scope together: a "warp" buffer's 32
+// lanes, a "warpgroup" buffer's 128 threads; and the words the printed comments and
+// messages use for one of them and for the group.
+int fragment_threads(MemoryScope scope);
+inline const char* thread_word(int threads) { return threads == 32 ? "lane" : "thread"; }
+inline const char* group_word(int threads) { return threads == 32 ? "warp" : "warpgroup"; }
+
 // A value of a nest's loop in one thread: base + per_w * w + per_g * g + per_t * t, where
 // the lane is 4 g + t (the PTX ISA's fragment figures) and w the warp within a warpgroup
 // (0 for a warp's fragments).
