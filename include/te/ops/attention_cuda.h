@@ -382,13 +382,14 @@ inline void schedule_attention_cuda(Schedule& s, const AttentionStages& st, cons
       const int64_t* n = as_const_int(simplify(substitute(visits, {{i, make_const(i.dtype(), query)}})));
       return n ? *n : -1;
     };
-    for (int64_t first = 0; first < tiles; first += block_q)
-      if (count(first) < 0 || count(first) != count(first + block_q - 1))
+    for (int64_t first = 0; first < tiles; first += block_q) {
+      const int64_t at_first = count(first), at_last = count(first + block_q - 1);
+      if (at_first < 0 || at_first != at_last)
         d::fail("causal attention's queries " + std::to_string(first) + " and " + std::to_string(first + block_q - 1) +
-                " (one thread block's " + std::to_string(block_q) + ") visit " + std::to_string(count(first)) +
-                " and " + std::to_string(count(first + block_q - 1)) +
-                " blocks of keys: give attention() AttentionOptions::query_block = " + std::to_string(block_q) +
-                " (or a multiple), so that a tile's queries visit its last query's blocks");
+                " (one thread block's " + std::to_string(block_q) + ") visit " + std::to_string(at_first) + " and " +
+                std::to_string(at_last) + " blocks of keys: give attention() AttentionOptions::query_block = " +
+                std::to_string(block_q) + " (or a multiple), so that a tile's queries visit its last query's blocks");
+    }
   }
 
   // The output: a block per (batch x head, tile of queries); its threads' elements.
